@@ -1,0 +1,30 @@
+# padd developer entry points. GOTOOLCHAIN=local: this machine's Go is the one we build with.
+export GOTOOLCHAIN := local
+GO ?= go
+BIN := bin
+PAD_HOME ?= $(CURDIR)/.padd-home
+
+.PHONY: build run test test-short fuzz bench vet fmt
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+# Builds and runs the daemon in the foreground on an embedded database in $(PAD_HOME).
+run: build
+	PAD_HOME=$(PAD_HOME) $(BIN)/padd
+
+# Everything CI runs: vet, the race-enabled tests (unit, end-to-end with the real
+# binaries), and a short pass of every fuzz target.
+test: vet
+	$(GO) test -race -count=1 ./...
+	./scripts/fuzz-short.sh
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+
+fuzz:
+	FUZZTIME=$${FUZZTIME:-60s} ./scripts/fuzz-short.sh
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...

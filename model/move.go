@@ -1,0 +1,109 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// MigrateFields carries an item's fields into another collection's
+// schema (Pad's move rules): reserved metadata always rides along; a
+// value carries when the destination declares the key with a compatible
+// type (and, for a select, the option); computed fields never receive a
+// value; everything else is dropped and named.
+func MigrateFields(current map[string]any, src, dst Schema) (out map[string]any, dropped []string) {
+	out = map[string]any{}
+	for k, v := range current {
+		if IsReservedField(k) {
+			out[k] = v
+			continue
+		}
+		td, ok := dst.Field(k)
+		if !ok || td.Computed {
+			dropped = append(dropped, k)
+			continue
+		}
+		sd, _ := src.Field(k)
+		if mv, ok := migrateValue(v, sd.Type, td); ok {
+			out[k] = mv
+		} else {
+			dropped = append(dropped, k)
+		}
+	}
+	sort.Strings(dropped)
+	return out, dropped
+}
+
+func migrateValue(v any, srcType string, dst FieldDef) (any, bool) {
+	if srcType == "" {
+		srcType = TypeText
+	}
+	if srcType == dst.Type {
+		if ValidateValue(dst, v) != nil {
+			return nil, false
+		}
+		return v, true
+	}
+	s := fmt.Sprint(v)
+	switch {
+	case srcType == TypeText && dst.Type == TypeURL, srcType == TypeURL && dst.Type == TypeText:
+		return v, true
+	case dst.Type == TypeText && (srcType == TypeNumber || srcType == TypeSelect || srcType == TypeCheckbox || srcType == TypeDate):
+		return s, true
+	case srcType == TypeText && dst.Type == TypeNumber:
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			return fmtNumber(s), true
+		}
+	case srcType == TypeSelect && dst.Type == TypeSelect, srcType == TypeText && dst.Type == TypeSelect:
+		if dst.HasOption(s) || len(dst.Options) == 0 {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+func fmtNumber(s string) any {
+	if v, err := DecodeJSON([]byte(s)); err == nil && IsNumber(v) {
+		return v
+	}
+	return s
+}
+
+// MoveCheck applies a move's overrides and refuses what Pad refuses: an
+// override naming a field the destination does not declare
+// (malformed_override), a reserved key, and a change of state (open,
+// done, abandoned) that does not name the destination's done field
+// (state_change_requires_value). before is the item's fields in its
+// source collection, after what the destination would store. A
+// destination without a done select is exempt from the state rule.
+func MoveCheck(before, after map[string]any, srcColl, dstColl *Collection, overrides map[string]any) error {
+	keys := make([]string, 0, len(overrides))
+	for k := range overrides {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if IsReservedField(k) {
+			return Invalid("field %q is reserved system metadata and cannot be set by a move", k).With("field", k).With("reason", ReasonReserved)
+		}
+		if !dstColl.Schema.Declares(k) {
+			return Errorf(CodeMalformedOverride, 400, "override names field %q, which collection %q does not declare", k, dstColl.Slug).With("field", k)
+		}
+	}
+	if !HasDoneSelect(dstColl.Schema, dstColl.Settings) {
+		return nil
+	}
+	dkey := DoneField(dstColl.Schema, dstColl.Settings)
+	if _, named := overrides[dkey]; named {
+		return nil
+	}
+	from := srcColl.State(before)
+	to := dstColl.State(after)
+	if from != to {
+		def, _ := dstColl.Schema.Field(dkey)
+		return Errorf(CodeStateChangeRequiresValue, 400,
+			"moving to %q would change the item from %s to %s; name the destination's %q value (one of %v)", dstColl.Slug, from, to, dkey, def.Options).
+			With("field", dkey).With("options", def.Options).With("from", string(from)).With("to", string(to))
+	}
+	return nil
+}

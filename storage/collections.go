@@ -1,0 +1,485 @@
+package storage
+
+import (
+	"bytes"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// CollectionCreate is a new collection.
+type CollectionCreate struct {
+	Name        string
+	Slug        string
+	Prefix      string
+	Icon        string
+	Description string
+	Schema      *model.Schema
+	FieldsDSL   string
+	Settings    *model.Settings
+	TracksWork  *bool
+	IsSystem    bool
+	IsDefault   bool
+	SortOrder   *int
+}
+
+// CollectionUpdate changes a collection; nil members are left alone.
+type CollectionUpdate struct {
+	Name              *string
+	Prefix            *string
+	Icon              *string
+	Description       *string
+	Schema            *model.Schema
+	FieldsDSL         *string
+	Settings          *model.Settings
+	TracksWork        *bool
+	SortOrder         *int
+	ExpectedUpdatedAt string
+}
+
+// CollectionInfo is a collection with its live counts.
+type CollectionInfo struct {
+	model.Collection
+	ItemCount       int `json:"item_count"`
+	ActiveItemCount int `json:"active_item_count"`
+}
+
+func getCollection(b *wsb, id []byte) (*model.Collection, error) {
+	v := b.colls.Get(id)
+	if v == nil {
+		return nil, nil
+	}
+	var c model.Collection
+	if err := decode(v, &c); err != nil {
+		return nil, errInternal("collection record unreadable: %v", err)
+	}
+	return &c, nil
+}
+
+func putCollection(b *wsb, c *model.Collection) error {
+	v, err := encode(c)
+	if err != nil {
+		return err
+	}
+	return b.colls.Put(mustID(c.ID), v)
+}
+
+// findCollection resolves a collection by id, exact slug, then its
+// singular/alias forms. Archived collections still claim their names.
+func findCollection(b *wsb, ref string) (*model.Collection, error) {
+	if id, ok := idKey(ref); ok {
+		return getCollection(b, id)
+	}
+	if id := b.collSlugs.Get([]byte(ref)); id != nil {
+		return getCollection(b, id)
+	}
+	for _, alt := range model.CollectionAliases(ref) {
+		if id := b.collSlugs.Get([]byte(alt)); id != nil {
+			return getCollection(b, id)
+		}
+	}
+	return nil, nil
+}
+
+// liveCollection is findCollection that refuses a missing or archived one
+// with Pad's message.
+func liveCollection(b *wsb, ref string) (*model.Collection, error) {
+	c, err := findCollection(b, ref)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil || c.ArchivedAt != nil {
+		return nil, model.NotFound("Collection not found").With("collection", ref)
+	}
+	return c, nil
+}
+
+func collectionsOf(b *wsb) ([]*model.Collection, error) {
+	var out []*model.Collection
+	err := b.colls.ForEach(func(k, _ []byte) error {
+		c, err := getCollection(b, k)
+		if err == nil {
+			out = append(out, c)
+		}
+		return err
+	})
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].SortOrder != out[j].SortOrder {
+			return out[i].SortOrder < out[j].SortOrder
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, err
+}
+
+func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		return nil, model.BadRequest("Collection name is required")
+	}
+	schema, err := schemaFrom(in.Schema, in.FieldsDSL)
+	if err != nil {
+		return nil, err
+	}
+	b := w.ws
+	base := model.CanonicalSlug(in.Slug)
+	if base == "" {
+		base = model.CanonicalSlug(name)
+	}
+	if base == "" {
+		base = "collection"
+	}
+	slug := model.UniqueSlug(base, func(s string) bool { return b.collSlugs.Get([]byte(s)) != nil })
+	id := newID()
+	prefix, err := w.claimPrefix(in.Prefix, name, id)
+	if err != nil {
+		return nil, err
+	}
+	set := model.Settings{}
+	if in.Settings != nil {
+		set = *in.Settings
+	}
+	if in.TracksWork != nil {
+		set.TracksWork = in.TracksWork
+	}
+	if set.TracksWork == nil {
+		tw := model.DefaultTracksWork(in.IsSystem, schema, set)
+		set.TracksWork = &tw
+	}
+	order := b.colls.Stats().KeyN
+	if in.SortOrder != nil {
+		order = *in.SortOrder
+	}
+	c := &model.Collection{ID: id, WorkspaceID: b.id, Name: name, Slug: slug, Prefix: prefix,
+		Icon: in.Icon, Description: in.Description, Schema: schema, Settings: set,
+		IsSystem: in.IsSystem, IsDefault: in.IsDefault, SortOrder: order,
+		CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+	seq, err := w.stamp(model.EntityCollection, model.OpCreated, id, "", id)
+	if err != nil {
+		return nil, err
+	}
+	c.Seq = seq
+	if err := putCollection(b, c); err != nil {
+		return nil, err
+	}
+	if err := b.collSlugs.Put([]byte(slug), mustID(id)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func schemaFrom(s *model.Schema, dsl string) (model.Schema, error) {
+	switch {
+	case s != nil && dsl != "":
+		return model.Schema{}, model.BadRequest("send either schema or fields (the DSL), not both")
+	case dsl != "":
+		return model.ParseFieldDSL(dsl)
+	case s != nil:
+		if err := model.ValidateSchema(*s); err != nil {
+			return model.Schema{}, err
+		}
+		return *s, nil
+	}
+	return model.Schema{Fields: []model.FieldDef{}}, nil
+}
+
+// claimPrefix validates a requested prefix, or derives a free one from
+// the name. A prefix once used keeps pointing at its collection, so old
+// refs resolve; another collection cannot take it.
+func (w *wtx) claimPrefix(requested, name, collID string) (string, error) {
+	p := w.ws.prefixes
+	if requested != "" {
+		req := strings.ToUpper(strings.TrimSpace(requested))
+		if !model.ValidPrefix(req) {
+			return "", model.Invalid("prefix %q must be 1-10 letters or digits, starting with a letter", requested).With("prefix", requested)
+		}
+		if owner := p.Get([]byte(req)); owner != nil && !bytes.Equal(owner, mustID(collID)) {
+			return "", model.Conflict("prefix %q is already used by another collection; choose another", req).With("prefix", req)
+		}
+		return req, p.Put([]byte(req), mustID(collID))
+	}
+	base := model.DerivePrefix(name)
+	cand := base
+	for n := 2; p.Get([]byte(cand)) != nil; n++ {
+		cand = base + strconv.Itoa(n)
+	}
+	return cand, p.Put([]byte(cand), mustID(collID))
+}
+
+// CreateCollection adds a collection to a workspace.
+func (s *Store) CreateCollection(ws string, in CollectionCreate, actor model.Actor) (*model.Collection, error) {
+	var out *model.Collection
+	err := s.write(ws, actor, func(w *wtx) error {
+		c, err := w.createCollection(in)
+		if err != nil {
+			return err
+		}
+		out = c
+		return w.activity(c.Seq, "", "collection_created", map[string]any{"collection": c.Slug})
+	})
+	return out, err
+}
+
+// UpdateCollection changes a collection. Stored item values are never
+// rewritten: a removed field or option stays on its items and is
+// reported in warnings.orphaned.
+func (s *Store) UpdateCollection(ws, ref string, in CollectionUpdate, actor model.Actor) (*model.Collection, model.Warnings, error) {
+	var out *model.Collection
+	var warn model.Warnings
+	err := s.write(ws, actor, func(w *wtx) error {
+		c, err := findCollection(w.ws, ref)
+		if err != nil {
+			return err
+		}
+		if c == nil {
+			return model.NotFound("Collection not found").With("collection", ref)
+		}
+		if in.ExpectedUpdatedAt != "" {
+			t, err := time.Parse(time.RFC3339Nano, in.ExpectedUpdatedAt)
+			if err != nil {
+				return model.BadRequest("expected_updated_at must be an RFC3339 timestamp")
+			}
+			if !t.UTC().Truncate(time.Second).Equal(c.UpdatedAt) {
+				return model.Errorf(model.CodeUpdateConflict, 409, "collection %s was modified by another writer since you last read it; re-read and retry", c.Slug).
+					With("expected_updated_at", in.ExpectedUpdatedAt).With("actual_updated_at", c.UpdatedAt.Format(time.RFC3339))
+			}
+		}
+		if in.Name != nil {
+			n := strings.TrimSpace(*in.Name)
+			if n == "" {
+				return model.BadRequest("Collection name cannot be empty")
+			}
+			c.Name = n
+		}
+		if in.Prefix != nil && strings.ToUpper(strings.TrimSpace(*in.Prefix)) != c.Prefix {
+			old := c.Prefix
+			p, err := w.claimPrefix(*in.Prefix, c.Name, c.ID)
+			if err != nil {
+				return err
+			}
+			c.Prefix = p
+			c.FormerPrefixes = appendUnique(removeString(c.FormerPrefixes, p), old)
+		}
+		if in.Icon != nil {
+			c.Icon = *in.Icon
+		}
+		if in.Description != nil {
+			c.Description = *in.Description
+		}
+		if in.SortOrder != nil {
+			c.SortOrder = *in.SortOrder
+		}
+		if in.Schema != nil || in.FieldsDSL != nil {
+			dsl := ""
+			if in.FieldsDSL != nil {
+				dsl = *in.FieldsDSL
+			}
+			sch, err := schemaFrom(in.Schema, dsl)
+			if err != nil {
+				return err
+			}
+			warn.Orphaned = orphans(w.ws, c, c.Schema, sch)
+			c.Schema = sch
+		}
+		if in.Settings != nil {
+			keep := c.Settings.TracksWork
+			c.Settings = *in.Settings
+			if c.Settings.TracksWork == nil {
+				c.Settings.TracksWork = keep
+			}
+		}
+		if in.TracksWork != nil {
+			c.Settings.TracksWork = in.TracksWork
+		}
+		c.UpdatedAt = tstamp(w.now)
+		seq, err := w.stamp(model.EntityCollection, model.OpUpdated, c.ID, "", c.ID)
+		if err != nil {
+			return err
+		}
+		c.Seq = seq
+		if err := putCollection(w.ws, c); err != nil {
+			return err
+		}
+		out = c
+		return w.activity(seq, "", "collection_updated", map[string]any{"collection": c.Slug})
+	})
+	return out, warn, err
+}
+
+// orphans lists the fields and options a schema change leaves undeclared
+// while live items still hold values, read from the maintained counts.
+func orphans(b *wsb, c *model.Collection, old, new model.Schema) []model.Orphan {
+	var out []model.Orphan
+	for _, f := range old.Fields {
+		nf, still := new.Field(f.Key)
+		values := fieldValueCounts(b, c.ID, f.Key)
+		if !still {
+			total := 0
+			for _, n := range values {
+				total += n
+			}
+			if total > 0 {
+				out = append(out, model.Orphan{Field: f.Key, Items: total})
+			}
+			continue
+		}
+		if (nf.Type == model.TypeSelect || nf.Type == model.TypeMultiSelect) && len(nf.Options) > 0 {
+			for _, o := range f.Options {
+				if !nf.HasOption(o) && values[o] > 0 {
+					out = append(out, model.Orphan{Field: f.Key, Option: o, Items: values[o]})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// ArchiveCollection soft-deletes a collection: its items stay, hidden
+// with it, until RestoreCollection.
+func (s *Store) ArchiveCollection(ws, ref string, actor model.Actor) error {
+	return s.write(ws, actor, func(w *wtx) error {
+		c, err := liveCollection(w.ws, ref)
+		if err != nil {
+			return err
+		}
+		t := tstamp(w.now)
+		c.ArchivedAt = &t
+		c.UpdatedAt = t
+		seq, err := w.stamp(model.EntityCollection, model.OpArchived, c.ID, "", c.ID)
+		if err != nil {
+			return err
+		}
+		c.Seq = seq
+		if err := putCollection(w.ws, c); err != nil {
+			return err
+		}
+		return w.activity(seq, "", "collection_archived", map[string]any{"collection": c.Slug})
+	})
+}
+
+// RestoreCollection un-archives a collection (by id or slug) and its items.
+func (s *Store) RestoreCollection(ws, ref string, actor model.Actor) (*model.Collection, error) {
+	var out *model.Collection
+	err := s.write(ws, actor, func(w *wtx) error {
+		var c *model.Collection
+		var err error
+		if id, ok := idKey(ref); ok {
+			c, err = getCollection(w.ws, id)
+		} else if id := w.ws.collSlugs.Get([]byte(ref)); id != nil {
+			c, err = getCollection(w.ws, id)
+		}
+		if err != nil {
+			return err
+		}
+		if c == nil || c.ArchivedAt == nil {
+			return model.NotFound("%q is not an archived collection of this workspace", ref)
+		}
+		c.ArchivedAt = nil
+		c.UpdatedAt = tstamp(w.now)
+		seq, err := w.stamp(model.EntityCollection, model.OpRestored, c.ID, "", c.ID)
+		if err != nil {
+			return err
+		}
+		c.Seq = seq
+		out = c
+		if err := putCollection(w.ws, c); err != nil {
+			return err
+		}
+		return w.activity(seq, "", "collection_restored", map[string]any{"collection": c.Slug})
+	})
+	return out, err
+}
+
+// ListCollections lists a workspace's live collections with counts.
+func (s *Store) ListCollections(ws string) ([]CollectionInfo, error) {
+	return s.listCollections(ws, false)
+}
+
+// ListArchivedCollections lists archived collections with live item counts.
+func (s *Store) ListArchivedCollections(ws string) ([]CollectionInfo, error) {
+	return s.listCollections(ws, true)
+}
+
+func (s *Store) listCollections(ws string, archived bool) ([]CollectionInfo, error) {
+	var out []CollectionInfo
+	err := s.read(ws, func(r *rtx) error {
+		cs, err := collectionsOf(r.ws)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if (c.ArchivedAt != nil) != archived {
+				continue
+			}
+			out = append(out, collectionInfo(r.ws, c))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// GetCollection resolves one collection (exact slug, then alias), with counts.
+func (s *Store) GetCollection(ws, ref string) (*CollectionInfo, error) {
+	var out *CollectionInfo
+	err := s.read(ws, func(r *rtx) error {
+		c, err := liveCollection(r.ws, ref)
+		if err != nil {
+			return err
+		}
+		ci := collectionInfo(r.ws, c)
+		out = &ci
+		return nil
+	})
+	return out, err
+}
+
+func collectionInfo(b *wsb, c *model.Collection) CollectionInfo {
+	live := int(countOf(b, collPrefix(mustID(c.ID), lifeLive)))
+	key, terms := model.TerminalOptions(c.Schema, c.Settings)
+	values := fieldValueCounts(b, c.ID, key)
+	done := 0
+	for _, t := range terms {
+		done += values[t]
+	}
+	return CollectionInfo{Collection: *c, ItemCount: live, ActiveItemCount: live - done}
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func removeString(list []string, s string) []string {
+	out := list[:0:0]
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// rtx is a read transaction on one live workspace.
+type rtx struct {
+	tx    *bolt.Tx
+	ws    *wsb
+	wsRec *model.Workspace
+}
+
+func (s *Store) read(wsRef string, fn func(r *rtx) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		rec, err := liveWorkspace(tx, wsRef)
+		if err != nil {
+			return err
+		}
+		return fn(&rtx{tx: tx, ws: openWS(tx, rec.ID), wsRec: rec})
+	})
+}

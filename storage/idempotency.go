@@ -1,0 +1,142 @@
+package storage
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// IdemTTL is how long an idempotency key is remembered.
+const IdemTTL = 24 * time.Hour
+
+// Idem names a write's idempotency key (op_key or Idempotency-Key) and a
+// fingerprint of the request: the route, the target and the canonical
+// body. The zero value means the write carries no key.
+type Idem struct {
+	Key     string
+	Request string
+}
+
+// NewIdem fingerprints a request for an idempotency key.
+func NewIdem(key string, parts ...string) Idem {
+	if key == "" {
+		return Idem{}
+	}
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return Idem{Key: key, Request: hex.EncodeToString(h.Sum(nil))}
+}
+
+type idemRecord struct {
+	Request  string           `json:"request"`
+	ItemID   string           `json:"item_id,omitempty"`
+	EntityID string           `json:"entity_id,omitempty"`
+	Appended []map[string]any `json:"appended,omitempty"`
+	Payload  []byte           `json:"payload,omitempty"`
+	At       time.Time        `json:"at"`
+}
+
+// idemReplay looks the key up inside the write's transaction: the first
+// answer of the same request comes back (replay), another request with
+// the same key is refused. A refused write records nothing, so a
+// corrected retry with the same key proceeds.
+func (w *wtx) idemReplay(k Idem) (*idemRecord, error) {
+	if k.Key == "" {
+		return nil, nil
+	}
+	v := w.ws.idem.Get([]byte(k.Key))
+	if v == nil {
+		return nil, nil
+	}
+	var rec idemRecord
+	if err := decode(v, &rec); err != nil {
+		return nil, errInternal("idempotency record unreadable: %v", err)
+	}
+	if w.now.Sub(rec.At) > IdemTTL {
+		return nil, nil
+	}
+	if rec.Request != k.Request {
+		return nil, model.Errorf(model.CodeIdempotencyKeyReused, 422,
+			"idempotency key %q was already used for a different request; use a fresh key for a new request", k.Key).With("key", k.Key)
+	}
+	return &rec, nil
+}
+
+func (w *wtx) idemSave(k Idem, rec idemRecord) error {
+	if k.Key == "" {
+		return nil
+	}
+	rec.Request = k.Request
+	rec.At = w.now
+	v, err := encode(rec)
+	if err != nil {
+		return err
+	}
+	return w.ws.idem.Put([]byte(k.Key), v)
+}
+
+// replayItem answers a replayed item write with the item as it stands now.
+func (w *wtx) replayItem(rec *idemRecord) (*ItemResult, error) {
+	k, ok := idKey(rec.ItemID)
+	if !ok {
+		return nil, errInternal("idempotency record names no item")
+	}
+	it, err := getItem(w.ws, k, true)
+	if err != nil {
+		return nil, err
+	}
+	if it == nil {
+		return nil, model.Errorf(model.CodeIdempotencyTargetGone, 410, "the item this idempotency key created no longer exists")
+	}
+	v, err := view(w.ws, it, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &ItemResult{Item: v, Replayed: true, Appended: rec.Appended}, nil
+}
+
+// SweepIdempotency forgets keys older than IdemTTL in every workspace.
+func (s *Store) SweepIdempotency() (int, error) {
+	n := 0
+	wss, err := s.ListWorkspaces()
+	if err != nil {
+		return 0, err
+	}
+	for _, ws := range wss {
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			b := openWS(tx, ws.ID)
+			if b == nil {
+				return nil
+			}
+			cutoff := s.now().Add(-IdemTTL)
+			var stale [][]byte
+			err := b.idem.ForEach(func(k, v []byte) error {
+				var rec idemRecord
+				if decode(v, &rec) != nil || rec.At.Before(cutoff) {
+					stale = append(stale, append([]byte(nil), k...))
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			for _, k := range stale {
+				if err := b.idem.Delete(k); err != nil {
+					return err
+				}
+			}
+			n += len(stale)
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

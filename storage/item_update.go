@@ -1,0 +1,397 @@
+package storage
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/padd/padd/model"
+)
+
+// ItemUpdate is a partial update; nil members are left alone.
+type ItemUpdate struct {
+	Title             *string
+	Content           *string
+	Fields            map[string]any // full replace; may carry reserved keys unchanged
+	FieldsPatch       map[string]any // per-key merge; nil or "" removes a key
+	Tags              *[]string
+	Parent            *string // ref, slug or id; "" detaches
+	ClearParent       bool
+	Assign            *string // "" does nothing
+	Role              *string // role slug or id
+	ClearAssignedUser bool
+	ClearAgentRole    bool
+	Pinned            *bool
+	SortOrder         *int64
+	ExpectedSeq       *int64
+	ExpectedUpdatedAt string
+	Replace           bool
+	RefuseUndeclared  bool
+	Comment           string // why: kept as the version's change summary
+	AppendNote        *Note
+	AppendDecision    *Decision
+	Idem              Idem
+}
+
+// Note is an implementation-note append.
+type Note struct{ Summary, Details string }
+
+// Decision is a decision-log append.
+type Decision struct{ Decision, Rationale string }
+
+// UpdateItem applies a partial update in one transaction. A stale
+// expected_seq or expected_updated_at is refused with update_conflict and
+// nothing is written.
+func (s *Store) UpdateItem(ws, ref string, in ItemUpdate, actor model.Actor) (*ItemResult, error) {
+	var res *ItemResult
+	err := s.write(ws, actor, func(w *wtx) error {
+		if replay, err := w.idemReplay(in.Idem); err != nil || replay != nil {
+			if replay != nil {
+				res, err = w.replayItem(replay)
+			}
+			return err
+		}
+		r, err := w.updateItem(ref, in)
+		if err != nil {
+			return err
+		}
+		res = r
+		return w.idemSave(in.Idem, idemRecord{ItemID: r.Item.ID, Appended: r.Appended})
+	})
+	return res, err
+}
+
+func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
+	b := w.ws
+	it, c, err := liveItemByRef(b, ref, true)
+	if err != nil {
+		return nil, err
+	}
+	itemRef := refOf(c, it.Number)
+	if err := checkTokens(it, itemRef, in); err != nil {
+		return nil, err
+	}
+	if in.Replace && in.Content == nil {
+		return nil, model.BadRequest("replace needs content: it says the whole body is meant to be replaced")
+	}
+	if in.Fields != nil && (in.AppendNote != nil || in.AppendDecision != nil) {
+		return nil, model.BadRequest("appends cannot be combined with a full fields write; use fields_patch")
+	}
+	if in.ClearParent {
+		if in.Parent != nil {
+			return nil, model.BadRequest("parent and clear_parent name the same link: send one")
+		}
+		if c.Schema.Declares("parent") || c.Schema.Declares("plan") {
+			return nil, model.BadRequest("clear_parent is refused: collection %q declares its own parent/plan field; clear that field instead", c.Slug)
+		}
+	}
+
+	old := *it
+	oldUnpar := isUnparented(b, it)
+	var warn model.Warnings
+	changes := map[string]any{}
+
+	patch := copyMap(in.FieldsPatch)
+	if in.FieldsPatch != nil {
+		p, has, err := splitParentField(c.Schema, patch)
+		if err != nil {
+			return nil, err
+		}
+		if has {
+			if in.Parent != nil && *in.Parent != p || in.ClearParent {
+				return nil, model.BadRequest("the parent link is named twice (parent and fields): send it once")
+			}
+			in.Parent = &p
+		}
+	}
+	if in.Fields != nil || in.FieldsPatch != nil {
+		fw := model.FieldWrite{Schema: c.Schema, Stored: it.Fields, RefuseUndeclared: in.RefuseUndeclared, Resolver: txResolver{b}}
+		supplied := map[string]bool{}
+		if in.Fields != nil {
+			fw.Full = copyMap(in.Fields)
+			if _, _, err := splitParentField(c.Schema, fw.Full); err != nil {
+				return nil, err
+			}
+			for k := range fw.Full {
+				supplied[k] = !model.EqualJSON(fw.Full[k], it.Fields[k])
+			}
+		} else {
+			fw.Patch = patch
+			for k := range patch {
+				supplied[k] = true
+			}
+		}
+		out, wn, err := fw.Apply()
+		if err != nil {
+			return nil, err
+		}
+		warn = wn
+		if err := checkUnique(b, c, out, supplied, it.ID); err != nil {
+			return nil, err
+		}
+		fieldChanges(it.Fields, out, changes)
+		it.Fields = out
+	}
+	if in.Title != nil {
+		t := strings.TrimSpace(*in.Title)
+		if t == "" {
+			return nil, model.BadRequest("Title cannot be empty")
+		}
+		if t != it.Title {
+			changes["title"] = map[string]any{"from": it.Title, "to": t}
+			it.Title = t
+		}
+	}
+	if in.Content != nil && *in.Content != it.Content {
+		changes["content"] = map[string]any{"bytes_from": len(it.Content), "bytes_to": len(*in.Content)}
+		it.Content = *in.Content
+		if in.ExpectedSeq == nil && in.ExpectedUpdatedAt == "" && !in.Replace {
+			warn.UnguardedContentWrite = true
+		}
+	}
+	if in.Tags != nil {
+		t := cleanTags(*in.Tags)
+		if !equalStrings(t, it.Tags) {
+			changes["tags"] = map[string]any{"from": it.Tags, "to": t}
+			it.Tags = t
+		}
+	}
+	if in.ClearParent || in.Parent != nil && *in.Parent == "" {
+		if it.ParentID != "" {
+			changes["parent"] = map[string]any{"from": it.ParentID, "to": nil}
+			it.ParentID = ""
+		}
+	} else if in.Parent != nil {
+		p, err := resolveParent(b, *in.Parent, it.ID)
+		if err != nil {
+			return nil, err
+		}
+		if p.ID != it.ParentID {
+			changes["parent"] = map[string]any{"from": it.ParentID, "to": p.ID}
+			it.ParentID = p.ID
+		}
+	}
+	if in.ClearAssignedUser && it.AssignedUserID != "" {
+		changes["assigned_user_id"] = map[string]any{"from": it.AssignedUserID, "to": nil}
+		it.AssignedUserID = ""
+	} else if in.Assign != nil && *in.Assign != "" && *in.Assign != it.AssignedUserID {
+		changes["assigned_user_id"] = map[string]any{"from": it.AssignedUserID, "to": *in.Assign}
+		it.AssignedUserID = *in.Assign
+	}
+	if in.ClearAgentRole && it.AgentRoleID != "" {
+		changes["agent_role_id"] = map[string]any{"from": it.AgentRoleID, "to": nil}
+		it.AgentRoleID = ""
+	} else if in.Role != nil && *in.Role != "" {
+		id, err := resolveRole(b, *in.Role)
+		if err != nil {
+			return nil, err
+		}
+		if id != it.AgentRoleID {
+			changes["agent_role_id"] = map[string]any{"from": it.AgentRoleID, "to": id}
+			it.AgentRoleID = id
+		}
+	}
+	if in.Pinned != nil && *in.Pinned != it.Pinned {
+		changes["pinned"] = map[string]any{"from": it.Pinned, "to": *in.Pinned}
+		it.Pinned = *in.Pinned
+	}
+	if in.SortOrder != nil && *in.SortOrder != it.SortOrder {
+		changes["sort_order"] = map[string]any{"from": it.SortOrder, "to": *in.SortOrder}
+		it.SortOrder = *in.SortOrder
+	}
+	appended, err := w.appendEntries(it, in)
+	if err != nil {
+		return nil, err
+	}
+
+	if len(changes) == 0 && len(appended) == 0 {
+		v, err := view(b, it, map[string]*model.Collection{c.ID: c})
+		if err != nil {
+			return nil, err
+		}
+		return &ItemResult{Item: v, Warnings: warn}, nil
+	}
+	if it.Title != old.Title {
+		if err := b.slugs.Delete([]byte(old.Slug)); err != nil {
+			return nil, err
+		}
+		it.Slug = model.UniqueSlug(model.ItemSlug(it.Title), func(s string) bool { return b.slugs.Get([]byte(s)) != nil })
+		if err := b.slugs.Put([]byte(it.Slug), mustID(it.ID)); err != nil {
+			return nil, err
+		}
+	}
+	it.UpdatedAt = tstamp(w.now)
+	it.LastModifiedBy = w.actor
+	seq, err := w.stamp(model.EntityItem, model.OpUpdated, it.ID, it.ID, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	it.Seq = seq
+	if err := putDerived(b, &old, c, true); err != nil {
+		return nil, err
+	}
+	if err := putDerived(b, it, c, false); err != nil {
+		return nil, err
+	}
+	if err := putItem(b, it); err != nil {
+		return nil, err
+	}
+	if err := w.reindex(&old, it, oldUnpar, isUnparented(b, it)); err != nil {
+		return nil, err
+	}
+	if it.Title != old.Title || it.Content != old.Content {
+		if err := w.version(it, false, in.Comment); err != nil {
+			return nil, err
+		}
+	}
+	meta := map[string]any{"seq": seq, "prev_seq": old.Seq, "changes": changes}
+	if in.Comment != "" {
+		meta["comment"] = in.Comment
+	}
+	if len(appended) > 0 {
+		meta["appended"] = len(appended)
+	}
+	if err := w.activity(seq, it.ID, "updated", meta); err != nil {
+		return nil, err
+	}
+	v, err := view(b, it, map[string]*model.Collection{c.ID: c})
+	if err != nil {
+		return nil, err
+	}
+	return &ItemResult{Item: v, Warnings: warn, Appended: appended, Changed: true}, nil
+}
+
+// checkTokens applies the optimistic-concurrency tokens: expected_seq
+// (strong) and expected_updated_at (weak, whole seconds).
+func checkTokens(it *model.Item, ref string, in ItemUpdate) error {
+	if in.Replace && (in.ExpectedSeq != nil || in.ExpectedUpdatedAt != "") {
+		return model.BadRequest("replace cannot be combined with expected_seq or expected_updated_at: replace says you mean to overwrite")
+	}
+	contentWrite := in.Content != nil
+	conflict := func(msg string) *model.Error {
+		e := model.Errorf(model.CodeUpdateConflict, 409, "%s was modified by another writer since you last read it (%s); re-read and merge, do not resend", ref, msg).
+			With("ref", ref).With("actual_seq", it.Seq).With("changed_at", it.UpdatedAt.Format(time.RFC3339)).
+			With("changed_by_kind", it.LastModifiedBy.Kind)
+		if contentWrite {
+			e.With("content_write", true)
+		}
+		return e
+	}
+	if in.ExpectedSeq != nil {
+		if *in.ExpectedSeq < 1 {
+			return model.BadRequest("expected_seq must be at least 1 (read the item's seq first)")
+		}
+		if *in.ExpectedSeq != it.Seq {
+			return conflict(fmt.Sprintf("its seq is %d, you expected %d", it.Seq, *in.ExpectedSeq)).With("expected_seq", *in.ExpectedSeq)
+		}
+	}
+	if in.ExpectedUpdatedAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, in.ExpectedUpdatedAt)
+		if err != nil {
+			return model.BadRequest("expected_updated_at must be an RFC3339 timestamp")
+		}
+		if !t.UTC().Truncate(time.Second).Equal(it.UpdatedAt) {
+			return conflict("updated_at is "+it.UpdatedAt.Format(time.RFC3339)).
+				With("expected_updated_at", in.ExpectedUpdatedAt).With("actual_updated_at", it.UpdatedAt.Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// appendEntries appends implementation notes and decisions to their
+// reserved keys and returns the appended entries.
+func (w *wtx) appendEntries(it *model.Item, in ItemUpdate) ([]map[string]any, error) {
+	var out []map[string]any
+	add := func(key string, entry map[string]any) error {
+		list, err := entryList(it.Fields[key], key)
+		if err != nil {
+			return err
+		}
+		entry["id"] = newID()
+		entry["created_at"] = tstamp(w.now).Format(time.RFC3339)
+		entry["created_by"] = w.actor.Kind
+		if w.actor.Kind == model.ActorAgent && w.actor.Name != "" {
+			entry["agent"] = w.actor.Name
+		}
+		if it.Fields == nil {
+			it.Fields = map[string]any{}
+		}
+		it.Fields[key] = append(list, entry)
+		out = append(out, entry)
+		return nil
+	}
+	if n := in.AppendNote; n != nil {
+		if strings.TrimSpace(n.Summary) == "" {
+			return nil, model.BadRequest("an implementation note needs a summary")
+		}
+		if err := add(model.FieldImplementationNotes, map[string]any{"summary": n.Summary, "details": n.Details}); err != nil {
+			return nil, err
+		}
+	}
+	if d := in.AppendDecision; d != nil {
+		if strings.TrimSpace(d.Decision) == "" {
+			return nil, model.BadRequest("a decision entry needs the decision text")
+		}
+		if err := add(model.FieldDecisionLog, map[string]any{"decision": d.Decision, "rationale": d.Rationale}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func entryList(v any, key string) ([]any, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case []any:
+		return x, nil
+	}
+	return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored %s is not a list; it cannot be appended to", key).With("field", key)
+}
+
+func fieldChanges(before, after map[string]any, into map[string]any) {
+	keys := map[string]bool{}
+	for k := range before {
+		keys[k] = true
+	}
+	for k := range after {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		a, aok := before[k]
+		b, bok := after[k]
+		if aok == bok && model.EqualJSON(a, b) {
+			continue
+		}
+		into["fields."+k] = map[string]any{"from": a, "to": b}
+	}
+}
+
+func copyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

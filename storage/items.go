@@ -1,0 +1,624 @@
+package storage
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/padd/padd/model"
+)
+
+// ItemView is an item as readers see it: with its ref, its collection
+// and the facts derived from other records.
+type ItemView struct {
+	model.Item
+	Ref             string
+	Collection      *model.Collection
+	ParentRef       string
+	ParentTitle     string
+	RelationTargets map[string]any
+	HasChildren     bool
+}
+
+// State is the item's lifecycle state under its collection's schema.
+func (v *ItemView) State() model.State { return v.Collection.State(v.Fields) }
+
+// ItemCreate is a new item. Fields is already merged from the door's
+// sources (fields object, key=value entries, dedicated params).
+type ItemCreate struct {
+	Collection       string
+	Title            string
+	Content          string
+	Fields           map[string]any
+	Tags             []string
+	Parent           string // id, ref or slug of the parent item
+	AssignUser       string
+	Role             string // role slug or id
+	Pinned           bool
+	SortOrder        *int64
+	RefuseUndeclared bool
+	Idem             Idem
+}
+
+// ItemResult is a write's answer.
+type ItemResult struct {
+	Item     *ItemView
+	Warnings model.Warnings
+	// Replayed is true when an idempotency key matched an earlier write:
+	// Item is that write's item as it stands now.
+	Replayed bool
+	// Appended echoes note/decision entries an update appended.
+	Appended []map[string]any
+	// Changed is false for an update that changed nothing.
+	Changed bool
+}
+
+func refOf(c *model.Collection, n int64) string { return c.Prefix + "-" + strconv.FormatInt(n, 10) }
+
+func getItem(b *wsb, id []byte, withContent bool) (*model.Item, error) {
+	v := b.items.Get(id)
+	if v == nil {
+		return nil, nil
+	}
+	var it model.Item
+	if err := decode(v, &it); err != nil {
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored item %s is unreadable: %v", idString(id), err)
+	}
+	if withContent {
+		it.Content = string(b.content.Get(id))
+	}
+	return &it, nil
+}
+
+func putItem(b *wsb, it *model.Item) error {
+	rec := *it
+	content := rec.Content
+	rec.Content = ""
+	v, err := encode(rec)
+	if err != nil {
+		return err
+	}
+	id := mustID(it.ID)
+	if err := b.items.Put(id, v); err != nil {
+		return err
+	}
+	return b.content.Put(id, []byte(content))
+}
+
+// findItem resolves a UUID, a ref (old refs included) or a slug to an
+// item id.
+func findItem(b *wsb, ref string) []byte {
+	ref = strings.TrimSpace(ref)
+	if id, ok := idKey(ref); ok {
+		if b.items.Get(id) != nil {
+			return id
+		}
+		return nil
+	}
+	if r, ok := model.ParseRef(ref); ok {
+		if id := b.refs.Get([]byte(r.String())); id != nil {
+			return id
+		}
+		id := b.nums.Get(u64(uint64(r.Number)))
+		if id == nil {
+			return nil
+		}
+		// A ref under a prefix the item's collection once had still resolves.
+		if owner := b.prefixes.Get([]byte(r.Prefix)); owner != nil {
+			if it, _ := getItem(b, id, false); it != nil && bytes.Equal(owner, mustID(it.CollectionID)) {
+				return id
+			}
+		}
+	}
+	if id := b.slugs.Get([]byte(ref)); id != nil {
+		return id
+	}
+	return nil
+}
+
+// itemByRef loads an item (archived included) or refuses with not_found.
+func itemByRef(b *wsb, ref string, withContent bool) (*model.Item, error) {
+	id := findItem(b, ref)
+	if id == nil {
+		return nil, model.NotFound("Item not found: %s", ref).With("ref", ref)
+	}
+	it, err := getItem(b, id, withContent)
+	if err != nil {
+		return nil, err
+	}
+	if it == nil {
+		return nil, model.NotFound("Item not found: %s", ref).With("ref", ref)
+	}
+	return it, nil
+}
+
+// liveItemByRef is itemByRef that refuses archived items and items of
+// archived collections.
+func liveItemByRef(b *wsb, ref string, withContent bool) (*model.Item, *model.Collection, error) {
+	it, err := itemByRef(b, ref, withContent)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := getCollection(b, mustID(it.CollectionID))
+	if err != nil {
+		return nil, nil, err
+	}
+	if it.DeletedAt != nil || c == nil || c.ArchivedAt != nil {
+		return nil, nil, model.NotFound("Item %s is archived; restore it first", refOf(c, it.Number)).With("ref", ref).With("archived", true)
+	}
+	return it, c, nil
+}
+
+// view decorates an item for readers.
+func view(b *wsb, it *model.Item, colls map[string]*model.Collection) (*ItemView, error) {
+	c := colls[it.CollectionID]
+	if c == nil {
+		var err error
+		c, err = getCollection(b, mustID(it.CollectionID))
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return nil, errInternal("item %s names a missing collection", it.ID)
+		}
+		if colls != nil {
+			colls[c.ID] = c
+		}
+	}
+	v := &ItemView{Item: *it, Ref: refOf(c, it.Number), Collection: c}
+	if it.ParentID != "" {
+		if p, _ := getItem(b, mustID(it.ParentID), false); p != nil {
+			if pc, _ := getCollection(b, mustID(p.CollectionID)); pc != nil {
+				v.ParentRef = refOf(pc, p.Number)
+			}
+			v.ParentTitle = p.Title
+		}
+	}
+	v.HasChildren = countOf(b, cat([]byte{kindParent}, mustID(it.ID), []byte{lifeLive})) > 0
+	v.RelationTargets = relationTargets(b, c, it.Fields)
+	return v, nil
+}
+
+// relationTargets resolves stored relation values for display: {id, ref,
+// title}, or {id} alone when the target is gone.
+func relationTargets(b *wsb, c *model.Collection, fields map[string]any) map[string]any {
+	var out map[string]any
+	target := func(id string) map[string]any {
+		t := map[string]any{"id": id}
+		k, ok := idKey(id)
+		if !ok {
+			t["stored_as_text"] = true
+			return t
+		}
+		if it, _ := getItem(b, k, false); it != nil && it.DeletedAt == nil {
+			if tc, _ := getCollection(b, mustID(it.CollectionID)); tc != nil && tc.ArchivedAt == nil {
+				t["ref"] = refOf(tc, it.Number)
+				t["title"] = it.Title
+			}
+		}
+		return t
+	}
+	for _, f := range c.Schema.Fields {
+		v, ok := fields[f.Key]
+		if !ok {
+			continue
+		}
+		switch f.Type {
+		case model.TypeRelation:
+			if s, ok := v.(string); ok && s != "" {
+				if out == nil {
+					out = map[string]any{}
+				}
+				out[f.Key] = target(s)
+			}
+		case model.TypeMultiRelation:
+			if list, ok := v.([]any); ok && len(list) > 0 {
+				arr := make([]any, 0, len(list))
+				for _, e := range list {
+					s, _ := e.(string)
+					arr = append(arr, target(s))
+				}
+				if out == nil {
+					out = map[string]any{}
+				}
+				out[f.Key] = arr
+			}
+		}
+	}
+	return out
+}
+
+// GetItem reads one item by UUID, ref (old refs too) or slug. Archived
+// items are served read-only, with DeletedAt set.
+func (s *Store) GetItem(ws, ref string) (*ItemView, error) {
+	var out *ItemView
+	err := s.read(ws, func(r *rtx) error {
+		it, err := itemByRef(r.ws, ref, true)
+		if err != nil {
+			return err
+		}
+		out, err = view(r.ws, it, nil)
+		return err
+	})
+	return out, err
+}
+
+// txResolver answers relation lookups inside a write transaction.
+type txResolver struct{ b *wsb }
+
+func (r txResolver) ResolveRelation(collSlug, value string) (string, string) {
+	b := r.b
+	id := b.collSlugs.Get([]byte(collSlug))
+	if id == nil {
+		return "", model.ReasonNotFound
+	}
+	c, _ := getCollection(b, id)
+	if c == nil || c.ArchivedAt != nil {
+		return "", model.ReasonNotFound
+	}
+	ok := func(itemID []byte) bool {
+		it, _ := getItem(b, itemID, false)
+		return it != nil && it.DeletedAt == nil && it.CollectionID == c.ID
+	}
+	if k, isID := idKey(value); isID {
+		if ok(k) {
+			return idString(k), ""
+		}
+		return "", model.ReasonNotFound
+	}
+	if ref, isRef := model.ParseRef(value); isRef {
+		if owner := b.prefixes.Get([]byte(ref.Prefix)); owner != nil {
+			// The prefix names a collection: no fallback by number.
+			oc, _ := getCollection(b, owner)
+			if oc != nil && oc.ArchivedAt == nil {
+				if k := findItem(b, ref.String()); k != nil && ok(k) {
+					return idString(k), ""
+				}
+				return "", model.ReasonNotFound
+			}
+		}
+		if k := b.nums.Get(u64(uint64(ref.Number))); k != nil && ok(k) {
+			return idString(k), ""
+		}
+		return "", model.ReasonNotFound
+	}
+	p := cat(mustID(c.ID), lstr(value))
+	cur := b.titles.Cursor()
+	var found []byte
+	n := 0
+	for k, _ := cur.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(k) == len(p)+16; k, _ = cur.Next() {
+		if ok(k[len(p):]) {
+			found = k[len(p):]
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return "", model.ReasonNotFound
+	case 1:
+		return idString(found), ""
+	}
+	return "", model.ReasonAmbiguous
+}
+
+// putDerived writes an item's title and unique-value entries; del
+// removes them.
+func putDerived(b *wsb, it *model.Item, c *model.Collection, del bool) error {
+	tk := cat(mustID(it.CollectionID), lstr(it.Title), mustID(it.ID))
+	if del {
+		if err := b.titles.Delete(tk); err != nil {
+			return err
+		}
+	} else if err := b.titles.Put(tk, nil); err != nil {
+		return err
+	}
+	for _, f := range c.Schema.Fields {
+		if f.UniqueScope == "" {
+			continue
+		}
+		for _, v := range indexValues(it.Fields[f.Key]) {
+			uk := cat(mustID(c.ID), lstr(f.Key), lstr(v))
+			if del {
+				if got := b.unique.Get(uk); bytes.Equal(got, mustID(it.ID)) {
+					if err := b.unique.Delete(uk); err != nil {
+						return err
+					}
+				}
+			} else if err := b.unique.Put(uk, mustID(it.ID)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// uniqueHolder returns the item (other than self) holding value in a
+// unique field of collection c.
+func uniqueHolder(b *wsb, c *model.Collection, key string, v any, self string) []byte {
+	for _, s := range indexValues(v) {
+		if got := b.unique.Get(cat(mustID(c.ID), lstr(key), lstr(s))); got != nil && (self == "" || !bytes.Equal(got, mustID(self))) {
+			if it, _ := getItem(b, got, false); it != nil && it.DeletedAt == nil {
+				return got
+			}
+		}
+	}
+	return nil
+}
+
+// checkUnique refuses supplied values that collide on a unique field
+// (409 conflict).
+func checkUnique(b *wsb, c *model.Collection, fields map[string]any, supplied map[string]bool, self string) error {
+	for _, f := range c.Schema.Fields {
+		if f.UniqueScope == "" || !supplied[f.Key] {
+			continue
+		}
+		if h := uniqueHolder(b, c, f.Key, fields[f.Key], self); h != nil {
+			holder, _ := getItem(b, h, false)
+			e := model.Conflict("field %q value %v is already used by %s in %s; unique values may appear once per collection",
+				f.Key, fields[f.Key], refOf(c, holder.Number), c.Slug).With("field", f.Key)
+			return e.With("holder", refOf(c, holder.Number))
+		}
+	}
+	return nil
+}
+
+// isUnparented: no parent and no outgoing implements link.
+func isUnparented(b *wsb, it *model.Item) bool {
+	if it.ParentID != "" {
+		return false
+	}
+	p := cat(mustID(it.ID), lstr(model.LinkImplements))
+	k, _ := b.linkSrc.Cursor().Seek(p)
+	return !(k != nil && bytes.HasPrefix(k, p))
+}
+
+// resolveParent finds a live parent item for child (empty child on create),
+// refusing itself and cycles.
+func resolveParent(b *wsb, ref, child string) (*model.Item, error) {
+	p, _, err := liveItemByRef(b, ref, false)
+	if err != nil {
+		if model.IsNotFound(err) {
+			return nil, model.Invalid("parent %q names no live item in this workspace", ref).With("field", "parent")
+		}
+		return nil, err
+	}
+	if child != "" {
+		cur := p
+		for depth := 0; cur != nil && depth < 10000; depth++ {
+			if cur.ID == child {
+				return nil, model.Invalid("parent %q would make a cycle: it is this item or one of its descendants", ref).With("field", "parent")
+			}
+			if cur.ParentID == "" {
+				break
+			}
+			cur, _ = getItem(b, mustID(cur.ParentID), false)
+		}
+	}
+	return p, nil
+}
+
+// resolveRole maps a role slug or id to its id.
+func resolveRole(b *wsb, ref string) (string, error) {
+	if k, ok := idKey(ref); ok && b.roles.Get(k) != nil {
+		return idString(k), nil
+	}
+	if id := b.roleSlugs.Get([]byte(ref)); id != nil {
+		return idString(id), nil
+	}
+	return "", model.Invalid("unknown role %q: create it first or pick one from the role list", ref).With("field", "role")
+}
+
+// splitParentField lifts parent/plan out of fields when the schema does
+// not declare them: they name the parent item.
+func splitParentField(schema model.Schema, fields map[string]any) (parent string, has bool, err error) {
+	for _, k := range []string{"parent", "plan"} {
+		if schema.Declares(k) {
+			continue
+		}
+		v, ok := fields[k]
+		if !ok {
+			continue
+		}
+		delete(fields, k)
+		s, isStr := v.(string)
+		if v != nil && !isStr {
+			return "", false, model.Invalid("field %q must name the parent item by ref, slug or id", k).With("field", k)
+		}
+		if has && s != parent {
+			return "", false, model.Invalid("parent and plan name the same link with different values: send one").With("field", "parent")
+		}
+		parent, has = strings.TrimSpace(s), true
+	}
+	return parent, has, nil
+}
+
+// CreateItem creates an item in one transaction with its indexes, first
+// version, activity, change-log entry and idempotency record.
+func (s *Store) CreateItem(ws string, in ItemCreate, actor model.Actor) (*ItemResult, error) {
+	var res *ItemResult
+	err := s.write(ws, actor, func(w *wtx) error {
+		if replay, err := w.idemReplay(in.Idem); err != nil || replay != nil {
+			if replay != nil {
+				res, err = w.replayItem(replay)
+			}
+			return err
+		}
+		r, err := w.createItem(in)
+		if err != nil {
+			return err
+		}
+		res = r
+		return w.idemSave(in.Idem, idemRecord{ItemID: r.Item.ID})
+	})
+	return res, err
+}
+
+func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
+	b := w.ws
+	c, err := liveCollection(b, in.Collection)
+	if err != nil {
+		return nil, err
+	}
+	title := strings.TrimSpace(in.Title)
+	if title == "" {
+		return nil, model.BadRequest("Title is required")
+	}
+	fields := map[string]any{}
+	for k, v := range in.Fields {
+		fields[k] = v
+	}
+	parentRef, hasParentField, err := splitParentField(c.Schema, fields)
+	if err != nil {
+		return nil, err
+	}
+	if hasParentField {
+		if in.Parent != "" && in.Parent != parentRef {
+			return nil, model.Invalid("parent is given twice with different values: send it once").With("field", "parent")
+		}
+		in.Parent = parentRef
+	}
+	out, warn, err := model.FieldWrite{Schema: c.Schema, Patch: fields, Create: true,
+		RefuseUndeclared: in.RefuseUndeclared, Resolver: txResolver{b}}.Apply()
+	if err != nil {
+		return nil, err
+	}
+	supplied := map[string]bool{}
+	for k := range out {
+		supplied[k] = true
+	}
+	if err := checkUnique(b, c, out, supplied, ""); err != nil {
+		return nil, err
+	}
+	it := &model.Item{ID: newID(), WorkspaceID: b.id, CollectionID: c.ID, Title: title,
+		Content: in.Content, Fields: out, Tags: cleanTags(in.Tags), Pinned: in.Pinned,
+		AssignedUserID: in.AssignUser, CreatedBy: w.actor, LastModifiedBy: w.actor,
+		CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+	if in.SortOrder != nil {
+		it.SortOrder = *in.SortOrder
+	}
+	if in.Parent != "" {
+		p, err := resolveParent(b, in.Parent, "")
+		if err != nil {
+			return nil, err
+		}
+		it.ParentID = p.ID
+	}
+	if in.Role != "" {
+		if it.AgentRoleID, err = resolveRole(b, in.Role); err != nil {
+			return nil, err
+		}
+	}
+	if it.Number, err = b.bump(kItemNumber); err != nil {
+		return nil, err
+	}
+	it.Slug = model.UniqueSlug(model.ItemSlug(title), func(s string) bool { return b.slugs.Get([]byte(s)) != nil })
+	seq, err := w.stamp(model.EntityItem, model.OpCreated, it.ID, it.ID, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	it.Seq = seq
+	id := mustID(it.ID)
+	ref := refOf(c, it.Number)
+	for _, put := range []error{
+		putItem(b, it),
+		b.nums.Put(u64(uint64(it.Number)), id),
+		b.refs.Put([]byte(ref), id),
+		b.slugs.Put([]byte(it.Slug), id),
+		putDerived(b, it, c, false),
+		w.reindex(nil, it, false, isUnparented(b, it)),
+		w.version(it, true, ""),
+		w.activity(seq, it.ID, "created", map[string]any{"seq": seq, "ref": ref, "collection": c.Slug}),
+	} {
+		if put != nil {
+			return nil, put
+		}
+	}
+	v, err := view(b, it, map[string]*model.Collection{c.ID: c})
+	if err != nil {
+		return nil, err
+	}
+	return &ItemResult{Item: v, Warnings: warn, Changed: true}, nil
+}
+
+func cleanTags(tags []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range tags {
+		t = strings.TrimSpace(t)
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// DeleteItem archives an item (Pad's soft delete).
+func (s *Store) DeleteItem(ws, ref string, actor model.Actor) (*ItemView, error) {
+	return s.setArchived(ws, ref, actor, true)
+}
+
+// RestoreItem brings an archived item back.
+func (s *Store) RestoreItem(ws, ref string, actor model.Actor) (*ItemView, error) {
+	return s.setArchived(ws, ref, actor, false)
+}
+
+func (s *Store) setArchived(ws, ref string, actor model.Actor, archive bool) (*ItemView, error) {
+	var out *ItemView
+	err := s.write(ws, actor, func(w *wtx) error {
+		b := w.ws
+		it, err := itemByRef(b, ref, true)
+		if err != nil {
+			return err
+		}
+		c, err := getCollection(b, mustID(it.CollectionID))
+		if err != nil {
+			return err
+		}
+		if (it.DeletedAt != nil) == archive {
+			out, err = view(b, it, nil)
+			return err // already so: nothing to do
+		}
+		old := *it
+		op, action := model.OpDeleted, "deleted"
+		if archive {
+			t := tstamp(w.now)
+			it.DeletedAt = &t
+		} else {
+			it.DeletedAt = nil
+			op, action = model.OpRestored, "restored"
+			if c.ArchivedAt != nil {
+				return model.Conflict("item %s is in archived collection %q: restore the collection first", refOf(c, it.Number), c.Slug)
+			}
+		}
+		it.UpdatedAt = tstamp(w.now)
+		it.LastModifiedBy = w.actor
+		seq, err := w.stamp(model.EntityItem, op, it.ID, it.ID, c.ID)
+		if err != nil {
+			return err
+		}
+		prev := it.Seq
+		it.Seq = seq
+		unpar := isUnparented(b, it)
+		for _, e := range []error{
+			putItem(b, it),
+			w.reindex(&old, it, unpar, unpar),
+			putDerived(b, &old, c, true),
+		} {
+			if e != nil {
+				return e
+			}
+		}
+		if !archive {
+			if err := putDerived(b, it, c, false); err != nil {
+				return err
+			}
+		}
+		if err := w.activity(seq, it.ID, action, map[string]any{"seq": seq, "prev_seq": prev}); err != nil {
+			return err
+		}
+		out, err = view(b, it, nil)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,514 @@
+package storage
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+
+	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// MaxFieldFilters bounds the field filters of one list.
+const MaxFieldFilters = 50
+
+// ListParams are Pad's item-list filters. Field filters AND across keys
+// and OR within one key's values.
+type ListParams struct {
+	Collection      string
+	Fields          map[string][]string
+	Tag             string
+	Parent          string
+	Unparented      bool
+	Role            string // role slug or id
+	Assignee        string
+	IncludeArchived bool
+	Sort            string // "" = pinned, updated_at desc; else "key[:asc|desc],..."
+	Limit           int
+	Offset          int
+	WithContent     bool
+	// Only, when set, restricts the list to these item ids (search hits).
+	Only []string
+}
+
+// ListResult is one page.
+type ListResult struct {
+	Items      []*ItemView
+	HasMore    bool
+	NextOffset int
+	// UndeclaredFilterKeys are filter keys no schema in scope declares but
+	// some item stores.
+	UndeclaredFilterKeys []string
+}
+
+// term is one filter as index streams: an entry under any prefix matches.
+// absentOK also matches items that have no value for key.
+type term struct {
+	prefixes   [][]byte
+	count      int64
+	collScoped bool
+	absentOK   bool
+	key        string
+}
+
+// ListItems answers a list from the index: it reads the smallest
+// matching stream in order and probes the others by key.
+func (s *Store) ListItems(ws string, p ListParams) (*ListResult, error) {
+	if p.Limit <= 0 {
+		p.Limit = 1000
+	}
+	if p.Offset < 0 {
+		p.Offset = 0
+	}
+	if p.Unparented && p.Parent != "" {
+		return nil, model.Invalid("unparented cannot be combined with parent")
+	}
+	if len(p.Fields) > MaxFieldFilters {
+		return nil, model.Invalid("invalid list filter: %d field filters, at most %d", len(p.Fields), MaxFieldFilters)
+	}
+	out := &ListResult{}
+	err := s.read(ws, func(r *rtx) error {
+		b := r.ws
+		colls := map[string]*model.Collection{}
+		cs, err := collectionsOf(b)
+		if err != nil {
+			return err
+		}
+		archivedColl := map[string]bool{}
+		for _, c := range cs {
+			colls[c.ID] = c
+			if c.ArchivedAt != nil {
+				archivedColl[c.ID] = true
+			}
+		}
+		var coll *model.Collection
+		if p.Collection != "" {
+			if coll, err = liveCollection(b, p.Collection); err != nil {
+				return err
+			}
+		}
+		lives := []byte{lifeLive}
+		if p.IncludeArchived {
+			lives = []byte{lifeLive, lifeArchived}
+		}
+		terms, undeclared, err := buildTerms(b, p, coll, cs, lives)
+		if err != nil {
+			return err
+		}
+		out.UndeclaredFilterKeys = undeclared
+
+		// The base stream: the collection or the workspace.
+		var base term
+		for _, l := range lives {
+			if coll != nil {
+				base.prefixes = append(base.prefixes, collPrefix(mustID(coll.ID), l))
+			} else {
+				base.prefixes = append(base.prefixes, []byte{kindAll, l})
+			}
+		}
+		base.collScoped = true
+		for _, pr := range base.prefixes {
+			base.count += countOf(b, pr)
+		}
+		driver := &base
+		for i := range terms {
+			if !terms[i].absentOK && terms[i].count < driver.count {
+				driver = &terms[i]
+			}
+		}
+		var only map[string]bool
+		if p.Only != nil {
+			only = map[string]bool{}
+			for _, id := range p.Only {
+				only[id] = true
+			}
+		}
+		accept := func(suffix []byte, collID []byte) (bool, error) {
+			cid := idString(collID)
+			if coll != nil && cid != coll.ID {
+				return false, nil
+			}
+			if archivedColl[cid] && !p.IncludeArchived {
+				return false, nil
+			}
+			id := suffix[9:]
+			if only != nil && !only[idString(id)] {
+				return false, nil
+			}
+			var loaded *model.Item
+			for i := range terms {
+				t := &terms[i]
+				if t == driver {
+					continue
+				}
+				hit := false
+				for _, pr := range t.prefixes {
+					if b.index.Get(cat(pr, suffix)) != nil {
+						hit = true
+						break
+					}
+				}
+				if !hit && t.absentOK {
+					if loaded == nil {
+						var err error
+						if loaded, err = getItem(b, id, false); err != nil || loaded == nil {
+							return false, err
+						}
+					}
+					hit = len(indexValues(loaded.Fields[t.key])) == 0
+				}
+				if !hit {
+					return false, nil
+				}
+			}
+			return true, nil
+		}
+
+		if p.Sort == "" {
+			return pageInIndexOrder(r, driver, accept, p, colls, out)
+		}
+		return pageSorted(r, driver, accept, p, colls, out)
+	})
+	return out, err
+}
+
+func buildTerms(b *wsb, p ListParams, coll *model.Collection, cs []*model.Collection, lives []byte) ([]term, []string, error) {
+	var terms []term
+	var undeclared []string
+	var collKey []byte
+	if coll != nil {
+		collKey = mustID(coll.ID)
+	}
+	fieldTerm := func(key string, values []string) term {
+		t := term{key: key, collScoped: coll != nil}
+		for _, v := range values {
+			if v == "" {
+				t.absentOK = true
+				continue
+			}
+			for _, l := range lives {
+				var pr []byte
+				if coll != nil {
+					pr = cat([]byte{kindField}, collKey, lstr(key), lstr(v), []byte{l})
+				} else {
+					pr = cat([]byte{kindFieldAll}, lstr(key), lstr(v), []byte{l})
+				}
+				t.prefixes = append(t.prefixes, pr)
+				t.count += countOf(b, pr)
+			}
+		}
+		return t
+	}
+	keys := make([]string, 0, len(p.Fields))
+	for k := range p.Fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !model.ValidFieldKey(k) {
+			return nil, nil, model.Invalid("invalid list filter %q: a filter key may contain only letters, digits, '_' and '-'", k).With("key", k)
+		}
+		declared := false
+		for _, c := range cs {
+			if (coll == nil || c.ID == coll.ID) && c.ArchivedAt == nil && c.Schema.Declares(k) {
+				declared = true
+				break
+			}
+		}
+		if !declared {
+			if !keyInUse(b, collKey, k) {
+				return nil, nil, model.Invalid("invalid list filter %q: no collection in scope declares it and no item stores it", k).With("key", k)
+			}
+			undeclared = append(undeclared, k)
+		}
+		values := p.Fields[k]
+		if def, ok := fieldDef(cs, coll, k); ok && def.Type == model.TypeNumber {
+			for i, v := range values {
+				if n, err := model.DecodeJSON([]byte(v)); err == nil && model.IsNumber(n) {
+					values[i] = canonicalNumber(n)
+				}
+			}
+		}
+		if len(values) == 0 {
+			values = []string{""}
+		}
+		terms = append(terms, fieldTerm(k, values))
+	}
+	if p.Tag != "" {
+		t := term{collScoped: coll != nil}
+		for _, l := range lives {
+			var pr []byte
+			if coll != nil {
+				pr = cat([]byte{kindTag}, collKey, lstr(p.Tag), []byte{l})
+			} else {
+				pr = cat([]byte{kindTagAll}, lstr(p.Tag), []byte{l})
+			}
+			t.prefixes = append(t.prefixes, pr)
+			t.count += countOf(b, pr)
+		}
+		terms = append(terms, t)
+	}
+	if p.Parent != "" {
+		id := findItem(b, p.Parent)
+		if id == nil {
+			return nil, nil, model.NotFound("parent %q names no item in this workspace", p.Parent).With("ref", p.Parent)
+		}
+		t := term{}
+		for _, l := range lives {
+			pr := cat([]byte{kindParent}, id, []byte{l})
+			t.prefixes = append(t.prefixes, pr)
+			t.count += countOf(b, pr)
+		}
+		terms = append(terms, t)
+	}
+	if p.Unparented {
+		t := term{collScoped: coll != nil}
+		for _, l := range lives {
+			var pr []byte
+			if coll != nil {
+				pr = cat([]byte{kindUnparented}, collKey, []byte{l})
+			} else {
+				pr = []byte{kindUnparAll, l}
+			}
+			t.prefixes = append(t.prefixes, pr)
+			t.count += countOf(b, pr)
+		}
+		terms = append(terms, t)
+	}
+	if p.Role != "" {
+		id, err := resolveRole(b, p.Role)
+		if err != nil {
+			return nil, nil, err
+		}
+		terms = append(terms, fieldTerm(keyRole, []string{id}))
+	}
+	if p.Assignee != "" {
+		terms = append(terms, fieldTerm(keyAssignee, []string{p.Assignee}))
+	}
+	return terms, undeclared, nil
+}
+
+func fieldDef(cs []*model.Collection, coll *model.Collection, key string) (model.FieldDef, bool) {
+	for _, c := range cs {
+		if coll == nil || c.ID == coll.ID {
+			if f, ok := c.Schema.Field(key); ok {
+				return f, true
+			}
+		}
+	}
+	return model.FieldDef{}, false
+}
+
+// merged iterates several index streams in suffix order.
+type merged struct {
+	curs []*bolt.Cursor
+	pres [][]byte
+	keys [][]byte
+	vals [][]byte
+}
+
+func newMerged(ix *bolt.Bucket, prefixes [][]byte) *merged {
+	m := &merged{}
+	for _, p := range prefixes {
+		c := ix.Cursor()
+		k, v := c.Seek(p)
+		m.curs = append(m.curs, c)
+		m.pres = append(m.pres, p)
+		if k != nil && bytes.HasPrefix(k, p) {
+			m.keys = append(m.keys, k)
+			m.vals = append(m.vals, v)
+		} else {
+			m.keys = append(m.keys, nil)
+			m.vals = append(m.vals, nil)
+		}
+	}
+	return m
+}
+
+// next returns the smallest suffix and its value, or nil at the end.
+func (m *merged) next() (suffix, val []byte) {
+	best := -1
+	for i, k := range m.keys {
+		if k == nil {
+			continue
+		}
+		if best < 0 || bytes.Compare(k[len(k)-suffixLen:], m.keys[best][len(m.keys[best])-suffixLen:]) < 0 {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil, nil
+	}
+	k := m.keys[best]
+	suffix = append([]byte(nil), k[len(k)-suffixLen:]...)
+	val = append([]byte(nil), m.vals[best]...)
+	nk, nv := m.curs[best].Next()
+	if nk != nil && bytes.HasPrefix(nk, m.pres[best]) {
+		m.keys[best], m.vals[best] = nk, nv
+	} else {
+		m.keys[best], m.vals[best] = nil, nil
+	}
+	return suffix, val
+}
+
+type acceptFn func(suffix, collID []byte) (bool, error)
+
+func pageInIndexOrder(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[string]*model.Collection, out *ListResult) error {
+	m := newMerged(r.ws.index, driver.prefixes)
+	skipped := 0
+	for {
+		suffix, collID := m.next()
+		if suffix == nil {
+			break
+		}
+		ok, err := accept(suffix, collID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if skipped < p.Offset {
+			skipped++
+			continue
+		}
+		if len(out.Items) == p.Limit {
+			out.HasMore = true
+			break
+		}
+		it, err := getItem(r.ws, suffix[9:], p.WithContent)
+		if err != nil {
+			return err
+		}
+		v, err := view(r.ws, it, colls)
+		if err != nil {
+			return err
+		}
+		out.Items = append(out.Items, v)
+	}
+	if out.HasMore {
+		out.NextOffset = p.Offset + len(out.Items)
+	}
+	return nil
+}
+
+// pageSorted collects every match of the driver stream, sorts by the
+// requested keys and pages. It reads only the matching items.
+func pageSorted(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[string]*model.Collection, out *ListResult) error {
+	m := newMerged(r.ws.index, driver.prefixes)
+	var all []*model.Item
+	for {
+		suffix, collID := m.next()
+		if suffix == nil {
+			break
+		}
+		ok, err := accept(suffix, collID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		it, err := getItem(r.ws, suffix[9:], false)
+		if err != nil {
+			return err
+		}
+		all = append(all, it)
+	}
+	less := itemLess(p.Sort)
+	sort.SliceStable(all, func(i, j int) bool { return less(all[i], all[j]) })
+	if p.Offset >= len(all) {
+		return nil
+	}
+	end := p.Offset + p.Limit
+	if end < len(all) {
+		out.HasMore = true
+		out.NextOffset = end
+	} else {
+		end = len(all)
+	}
+	for _, it := range all[p.Offset:end] {
+		if p.WithContent {
+			it.Content = string(r.ws.content.Get(mustID(it.ID)))
+		}
+		v, err := view(r.ws, it, colls)
+		if err != nil {
+			return err
+		}
+		out.Items = append(out.Items, v)
+	}
+	return nil
+}
+
+// itemLess orders by "key[:dir],..." (title, created_at, updated_at,
+// sort_order, or a field key), always ending on the id.
+func itemLess(spec string) func(a, b *model.Item) bool {
+	type part struct {
+		key  string
+		desc bool
+	}
+	var parts []part
+	for _, seg := range strings.Split(spec, ",") {
+		seg = strings.TrimSpace(seg)
+		if seg == "" {
+			continue
+		}
+		k, dir, _ := strings.Cut(seg, ":")
+		parts = append(parts, part{k, strings.EqualFold(dir, "desc")})
+	}
+	cmp := func(a, b *model.Item, key string) int {
+		switch key {
+		case "title":
+			return strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title))
+		case "created_at":
+			return a.CreatedAt.Compare(b.CreatedAt)
+		case "updated_at":
+			return a.UpdatedAt.Compare(b.UpdatedAt)
+		case "sort_order":
+			return compareInt(a.SortOrder, b.SortOrder)
+		case "item_number", "number":
+			return compareInt(a.Number, b.Number)
+		}
+		return compareValues(a.Fields[key], b.Fields[key])
+	}
+	return func(a, b *model.Item) bool {
+		for _, p := range parts {
+			c := cmp(a, b, p.key)
+			if p.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c < 0
+			}
+		}
+		return a.ID < b.ID
+	}
+}
+
+func compareInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// compareValues orders field values: absent last, numbers numerically,
+// everything else as text.
+func compareValues(a, b any) int {
+	av, bv := indexValues(a), indexValues(b)
+	switch {
+	case len(av) == 0 && len(bv) == 0:
+		return 0
+	case len(av) == 0:
+		return 1
+	case len(bv) == 0:
+		return -1
+	}
+	if c, ok := model.CompareNumbers(a, b); ok {
+		return c
+	}
+	return strings.Compare(av[0], bv[0])
+}

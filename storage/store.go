@@ -1,0 +1,242 @@
+// Package storage keeps padd's workspaces in one bbolt file. It is the
+// only package that imports bbolt. Every mutation is one transaction
+// that writes the entity, its list indexes, the change-log entry, the
+// activity entry, the version record, the idempotency record and (for
+// a workspace linked to a remote) the sync outbox entry, all at one new
+// workspace seq. Readers that need to follow changes read the change
+// log; Subscribe only says that it grew.
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// SchemaVersion is the on-disk layout version this build writes.
+const SchemaVersion = 1
+
+// ErrLocked means another process holds the database file.
+var ErrLocked = errors.New("database is locked by another process")
+
+// IsLocked reports whether err says the database is held by another process.
+func IsLocked(err error) bool { return errors.Is(err, ErrLocked) }
+
+// Options tune Open.
+type Options struct {
+	// Timeout bounds the wait for the file lock (default 1s). padd never
+	// hangs on a lock held by another process.
+	Timeout time.Duration
+	// Now is the clock (default time.Now); tests control it.
+	Now func() time.Time
+	// Logger receives storage diagnostics (default slog.Default()).
+	Logger *slog.Logger
+	// NoSync skips fsync: for bulk loads and benchmarks only, never in padd.
+	NoSync bool
+}
+
+// Store is an open padd database.
+type Store struct {
+	db  *bolt.DB
+	now func() time.Time
+	log *slog.Logger
+
+	mu   sync.Mutex
+	subs map[int]chan Notification
+	next int
+
+	clockMu sync.Mutex
+	last    time.Time
+}
+
+// Notification says a workspace's change log grew to Seq. Global is the
+// journal position of the same commit (the cursor of the all-workspaces
+// stream).
+type Notification struct {
+	WorkspaceID string
+	Seq         int64
+	Global      int64
+}
+
+// Top-level buckets.
+var (
+	bMeta       = []byte("meta")
+	bWorkspaces = []byte("workspaces")
+	bWSSlugs    = []byte("ws_slugs")
+	bJournal    = []byte("journal")
+	bWS         = []byte("ws")
+)
+
+var kSchemaVersion = []byte("schema_version")
+
+// migrations[i] moves a database from version i to i+1. Version 0 is an
+// empty file.
+var migrations = []func(tx *bolt.Tx) error{
+	func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bMeta, bWorkspaces, bWSSlugs, bJournal, bWS} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+}
+
+// Open opens (creating if needed) the database at path. It fails with
+// ErrLocked rather than wait more than Options.Timeout for another
+// process's lock, and refuses a database written by a newer padd.
+func Open(path string, opt Options) (*Store, error) {
+	if opt.Timeout == 0 {
+		opt.Timeout = time.Second
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:        opt.Timeout,
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+		NoGrowSync:     false,
+	})
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db.NoSync = opt.NoSync
+	s := &Store{db: db, now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{}}
+	if err := s.migrate(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) migrate() error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		v := 0
+		if m := tx.Bucket(bMeta); m != nil {
+			if b := m.Get(kSchemaVersion); len(b) == 8 {
+				v = int(binary.BigEndian.Uint64(b))
+			}
+		}
+		if v > SchemaVersion {
+			return fmt.Errorf("database has layout version %d but this padd understands up to %d: upgrade padd", v, SchemaVersion)
+		}
+		for ; v < SchemaVersion; v++ {
+			if err := migrations[v](tx); err != nil {
+				return fmt.Errorf("migrate database from layout %d to %d: %w", v, v+1, err)
+			}
+			s.log.Info("database migrated", "from", v, "to", v+1)
+		}
+		return tx.Bucket(bMeta).Put(kSchemaVersion, u64(SchemaVersion))
+	})
+}
+
+// Close closes the database. In-flight transactions finish first.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	for id, ch := range s.subs {
+		close(ch)
+		delete(s.subs, id)
+	}
+	s.mu.Unlock()
+	return s.db.Close()
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.db.Path() }
+
+// Check runs bbolt's consistency check; nil means the file is sound.
+func (s *Store) Check() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		var errs []error
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// Size is the database file's size in bytes.
+func (s *Store) Size() (int64, error) {
+	var n int64
+	err := s.db.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil })
+	return n, err
+}
+
+// Subscribe returns a channel told about every commit. A slow reader
+// loses intermediate notifications, never the last one: it re-reads the
+// change log from its own cursor.
+func (s *Store) Subscribe() (<-chan Notification, func()) {
+	ch := make(chan Notification, 64)
+	s.mu.Lock()
+	id := s.next
+	s.next++
+	s.subs[id] = ch
+	s.mu.Unlock()
+	return ch, func() {
+		s.mu.Lock()
+		if c, ok := s.subs[id]; ok {
+			close(c)
+			delete(s.subs, id)
+		}
+		s.mu.Unlock()
+	}
+}
+
+func (s *Store) publish(n Notification) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ch := range s.subs {
+		select {
+		case ch <- n:
+		default:
+			// Full: drop the oldest so the newest position gets through.
+			select {
+			case <-ch:
+			default:
+			}
+			select {
+			case ch <- n:
+			default:
+			}
+		}
+	}
+}
+
+// clock returns now, never earlier than the last time it returned, so
+// change-log times are monotonic even if the wall clock steps back.
+func (s *Store) clock() time.Time {
+	s.clockMu.Lock()
+	defer s.clockMu.Unlock()
+	t := s.now().UTC()
+	if t.Before(s.last) {
+		t = s.last
+	}
+	s.last = t
+	return t
+}
+
+// view runs fn in a read transaction.
+func (s *Store) view(fn func(tx *bolt.Tx) error) error { return s.db.View(fn) }
+
+// ErrNotFound is wrapped by every not_found refusal from storage.
+var errInternal = func(format string, args ...any) error {
+	return model.Errorf(model.CodeServerError, 500, format, args...)
+}

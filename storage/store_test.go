@@ -1,0 +1,124 @@
+package storage
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/model"
+)
+
+// testClock is a controllable clock for storage tests.
+type testClock struct{ t time.Time }
+
+func (c *testClock) now() time.Time          { return c.t }
+func (c *testClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// openTest opens a fresh store in a temp dir and checks the file's
+// consistency when the test ends, as bbolt's own tests do.
+func openTest(t testing.TB) (*Store, *testClock) {
+	t.Helper()
+	clk := &testClock{t: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
+	s, err := Open(filepath.Join(t.TempDir(), "padd.db"), Options{Now: clk.now})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Check(); err != nil {
+			t.Errorf("consistency check: %v", err)
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return s, clk
+}
+
+var user = model.UserActor(model.SourceCLI)
+
+func mustWorkspace(t testing.TB, s *Store, name string) *model.Workspace {
+	t.Helper()
+	ws, err := s.CreateWorkspace(WorkspaceCreate{Name: name}, user)
+	if err != nil {
+		t.Fatalf("create workspace: %v", err)
+	}
+	return ws
+}
+
+func mustCreate(t testing.TB, s *Store, ws, coll, title string, fields map[string]any) *ItemView {
+	t.Helper()
+	r, err := s.CreateItem(ws, ItemCreate{Collection: coll, Title: title, Fields: fields}, user)
+	if err != nil {
+		t.Fatalf("create %q: %v", title, err)
+	}
+	return r.Item
+}
+
+func wantCode(t testing.TB, err error, code string) *model.Error {
+	t.Helper()
+	e, ok := model.AsError(err)
+	if !ok || e.Code != code {
+		t.Fatalf("want %s, got %v", code, err)
+	}
+	return e
+}
+
+func TestCreateGetListUpdate(t *testing.T) {
+	s, clk := openTest(t)
+	ws := mustWorkspace(t, s, "My Project")
+	if ws.Slug != "my-project" {
+		t.Fatalf("slug = %q", ws.Slug)
+	}
+	a := mustCreate(t, s, ws.Slug, "tasks", "Fix login", map[string]any{"priority": "high"})
+	if a.Ref != "TASK-1" || a.Fields["status"] != "open" || a.Fields["priority"] != "high" {
+		t.Fatalf("created %+v", a)
+	}
+	clk.advance(time.Second)
+	b := mustCreate(t, s, ws.Slug, "task", "Write docs", nil)
+	if b.Ref != "TASK-2" {
+		t.Fatalf("alias create ref = %s", b.Ref)
+	}
+	idea := mustCreate(t, s, ws.Slug, "ideas", "Dark mode", nil)
+	if idea.Ref != "IDEA-3" {
+		t.Fatalf("numbers are workspace-wide: got %s", idea.Ref)
+	}
+	for _, ref := range []string{"TASK-1", "task-1", a.ID, a.Slug} {
+		got, err := s.GetItem(ws.Slug, ref)
+		if err != nil || got.ID != a.ID {
+			t.Fatalf("get %q: %v %v", ref, got, err)
+		}
+	}
+	res, err := s.ListItems(ws.Slug, ListParams{Collection: "tasks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 2 || res.Items[0].ID != b.ID {
+		t.Fatalf("default order is updated_at desc: %v", refs(res.Items))
+	}
+	res, err = s.ListItems(ws.Slug, ListParams{Collection: "tasks", Fields: map[string][]string{"priority": {"high", "critical"}}})
+	if err != nil || len(res.Items) != 1 || res.Items[0].ID != a.ID {
+		t.Fatalf("filter: %v %v", refs(res.Items), err)
+	}
+	seq := a.Seq
+	up, err := s.UpdateItem(ws.Slug, "TASK-1", ItemUpdate{FieldsPatch: map[string]any{"status": "done"}, ExpectedSeq: &seq}, user)
+	if err != nil || up.Item.Fields["status"] != "done" || up.Item.Seq <= seq {
+		t.Fatalf("update: %+v %v", up, err)
+	}
+	_, err = s.UpdateItem(ws.Slug, "TASK-1", ItemUpdate{FieldsPatch: map[string]any{"status": "open"}, ExpectedSeq: &seq}, user)
+	e := wantCode(t, err, model.CodeUpdateConflict)
+	if e.Details["actual_seq"] != up.Item.Seq {
+		t.Fatalf("conflict details %v", e.Details)
+	}
+	res, _ = s.ListItems(ws.Slug, ListParams{Collection: "tasks", Fields: map[string][]string{"status": {"open"}}})
+	if len(res.Items) != 1 || res.Items[0].ID != b.ID {
+		t.Fatalf("index follows update: %v", refs(res.Items))
+	}
+}
+
+func refs(items []*ItemView) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Ref)
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package storage
+
+import (
+	"time"
+
+	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// wtx is one mutation: one bbolt transaction on one workspace.
+type wtx struct {
+	s     *Store
+	tx    *bolt.Tx
+	ws    *wsb
+	wsRec *model.Workspace
+	actor model.Actor
+	now   time.Time
+	seq   int64 // the last seq this transaction assigned
+	glob  int64 // the journal position of the last stamp
+}
+
+// write runs fn as one mutation of the live workspace named by ref (slug
+// or id). After a successful commit, subscribers hear the new head.
+func (s *Store) write(wsRef string, actor model.Actor, fn func(w *wtx) error) error {
+	var note *Notification
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		rec, err := liveWorkspace(tx, wsRef)
+		if err != nil {
+			return err
+		}
+		w := &wtx{s: s, tx: tx, ws: openWS(tx, rec.ID), wsRec: rec, actor: actor, now: s.clock()}
+		if err := fn(w); err != nil {
+			return err
+		}
+		if w.seq > 0 {
+			note = &Notification{WorkspaceID: rec.ID, Seq: w.seq, Global: w.glob}
+		}
+		return nil
+	})
+	if err == nil && note != nil {
+		s.publish(*note)
+	}
+	return err
+}
+
+// stamp records one mutation: it bumps the workspace seq, appends the
+// change-log entry and the journal entry, and queues the change for sync
+// when the workspace is linked. It returns the new seq.
+func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
+	seq, err := w.ws.bump(kSeq)
+	if err != nil {
+		return 0, err
+	}
+	ch := model.Change{Seq: seq, Entity: entity, Op: op, ID: id, ItemID: itemID,
+		CollectionID: collID, Actor: w.actor, At: w.now}
+	b, err := encode(ch)
+	if err != nil {
+		return 0, err
+	}
+	if err := w.ws.changes.Put(seqKey(seq), b); err != nil {
+		return 0, err
+	}
+	meta := w.tx.Bucket(bMeta)
+	g := int64(getU64(meta.Get(kGlobal))) + 1
+	if err := meta.Put(kGlobal, u64(uint64(g))); err != nil {
+		return 0, err
+	}
+	if err := w.tx.Bucket(bJournal).Put(u64(uint64(g)), cat(mustID(w.ws.id), seqKey(seq))); err != nil {
+		return 0, err
+	}
+	if w.ws.root.Get(kSyncLinked) != nil && w.actor.Source != model.SourceSync {
+		if err := w.ws.outbox.Put(seqKey(seq), b); err != nil {
+			return 0, err
+		}
+	}
+	w.seq, w.glob = seq, g
+	return seq, nil
+}
+
+// activity appends the feed entry for the mutation stamped at seq.
+func (w *wtx) activity(seq int64, itemID, action string, meta map[string]any) error {
+	a := model.Activity{ID: newID(), WorkspaceID: w.ws.id, ItemID: itemID, Action: action,
+		Actor: w.actor, Metadata: meta, CreatedAt: tstamp(w.now), Seq: seq}
+	b, err := encode(a)
+	if err != nil {
+		return err
+	}
+	if err := w.ws.activity.Put(seqKey(seq), b); err != nil {
+		return err
+	}
+	if k, ok := idKey(itemID); ok {
+		return w.ws.actItem.Put(cat(k, seqKey(seq)), nil)
+	}
+	return nil
+}
+
+// kSyncLinked marks (in the workspace's root bucket) a workspace whose
+// mutations are queued for a remote Pad.
+var kSyncLinked = []byte("sync_linked")

@@ -1,0 +1,68 @@
+package storage
+
+import (
+	"github.com/padd/padd/model"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// version records the item's title and body as they stand after this
+// mutation; a create diffs from the empty body.
+func (w *wtx) version(it *model.Item, isCreate bool, summary string) error {
+	prev := ""
+	if !isCreate {
+		if last := w.lastVersion(it.ID); last != nil {
+			prev = last.Content
+		}
+	}
+	added, removed := lineDelta(prev, it.Content)
+	vseq, err := w.ws.bump(kVersion)
+	if err != nil {
+		return err
+	}
+	v := model.Version{ID: newID(), ItemID: it.ID, VersionSeq: vseq, Title: it.Title,
+		Content: it.Content, Summary: summary, Actor: w.actor, IsCreate: isCreate,
+		LinesAdded: added, LinesRemoved: removed, CreatedAt: tstamp(w.now), Seq: w.seq}
+	b, err := encode(v)
+	if err != nil {
+		return err
+	}
+	return w.ws.versions.Put(cat(mustID(it.ID), u64(uint64(vseq))), b)
+}
+
+func (w *wtx) lastVersion(itemID string) *model.Version {
+	p := mustID(itemID)
+	c := w.ws.versions.Cursor()
+	k, v := c.Seek(cat(p, u64(^uint64(0))))
+	if k == nil {
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
+	if k == nil || len(k) != 24 || string(k[:16]) != string(p) {
+		return nil
+	}
+	var out model.Version
+	if decode(v, &out) != nil {
+		return nil
+	}
+	return &out
+}
+
+// lineDelta counts the lines a change adds and removes (a line diff).
+func lineDelta(before, after string) (added, removed int) {
+	if before == after {
+		return 0, 0
+	}
+	dmp := diffmatchpatch.New()
+	a, b, _ := dmp.DiffLinesToChars(before, after) // one rune per line
+	for _, d := range dmp.DiffMain(a, b, false) {
+		n := len([]rune(d.Text))
+		switch d.Type {
+		case diffmatchpatch.DiffInsert:
+			added += n
+		case diffmatchpatch.DiffDelete:
+			removed += n
+		}
+	}
+	return added, removed
+}
