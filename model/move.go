@@ -69,14 +69,9 @@ func fmtNumber(s string) any {
 	return s
 }
 
-// MoveCheck applies a move's overrides and refuses what Pad refuses: an
-// override naming a field the destination does not declare
-// (malformed_override), a reserved key, and a change of state (open,
-// done, abandoned) that does not name the destination's done field
-// (state_change_requires_value). before is the item's fields in its
-// source collection, after what the destination would store. A
-// destination without a done select is exempt from the state rule.
-func MoveCheck(before, after map[string]any, srcColl, dstColl *Collection, overrides map[string]any) error {
+// CheckMoveOverrides refuses move overrides Pad refuses: a reserved key,
+// or a field the destination does not declare (malformed_override).
+func CheckMoveOverrides(dst *Collection, overrides map[string]any) error {
 	keys := make([]string, 0, len(overrides))
 	for k := range overrides {
 		keys = append(keys, k)
@@ -86,24 +81,32 @@ func MoveCheck(before, after map[string]any, srcColl, dstColl *Collection, overr
 		if IsReservedField(k) {
 			return Invalid("field %q is reserved system metadata and cannot be set by a move", k).With("field", k).With("reason", ReasonReserved)
 		}
-		if !dstColl.Schema.Declares(k) {
-			return Errorf(CodeMalformedOverride, 400, "override names field %q, which collection %q does not declare", k, dstColl.Slug).With("field", k)
+		if !dst.Schema.Declares(k) {
+			return Errorf(CodeMalformedOverride, 400, "override names field %q, which collection %q does not declare", k, dst.Slug).With("field", k)
 		}
 	}
-	if !HasDoneSelect(dstColl.Schema, dstColl.Settings) {
+	return nil
+}
+
+// CheckMoveState refuses a move that changes the item's state (open,
+// done, abandoned) without naming the destination's done field
+// (state_change_requires_value). before is the item's fields in its
+// source collection, after what the destination would store. A
+// destination without a done select is exempt.
+func CheckMoveState(before, after map[string]any, src, dst *Collection, overrides map[string]any) error {
+	if !HasDoneSelect(dst.Schema, dst.Settings) {
 		return nil
 	}
-	dkey := DoneField(dstColl.Schema, dstColl.Settings)
+	dkey := DoneField(dst.Schema, dst.Settings)
 	if _, named := overrides[dkey]; named {
 		return nil
 	}
-	from := srcColl.State(before)
-	to := dstColl.State(after)
-	if from != to {
-		def, _ := dstColl.Schema.Field(dkey)
-		return Errorf(CodeStateChangeRequiresValue, 400,
-			"moving to %q would change the item from %s to %s; name the destination's %q value (one of %v)", dstColl.Slug, from, to, dkey, def.Options).
-			With("field", dkey).With("options", def.Options).With("from", string(from)).With("to", string(to))
+	from, to := src.State(before), dst.State(after)
+	if from == to {
+		return nil
 	}
-	return nil
+	def, _ := dst.Schema.Field(dkey)
+	return Errorf(CodeStateChangeRequiresValue, 400,
+		"moving to %q would change the item from %s to %s; name the destination's %q value (one of %v)", dst.Slug, from, to, dkey, def.Options).
+		With("field", dkey).With("options", def.Options).With("from", string(from)).With("to", string(to))
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"net/url"
@@ -404,8 +405,9 @@ func (w FieldWrite) Apply() (map[string]any, Warnings, error) {
 			written[k] = v
 		}
 		// Reserved keys ride along unchanged; leaving one out would delete it.
-		for k, sv := range w.Stored {
-			if !IsReservedField(k) {
+		for _, k := range ReservedFields() { // fixed order: one refusal, always the same
+			sv, stored := w.Stored[k]
+			if !stored {
 				continue
 			}
 			nv, ok := w.Full[k]
@@ -659,7 +661,8 @@ func DecodeJSON(b []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if dec.More() {
+	// dec.More() would miss a stray ']' or '}': only EOF may follow.
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("trailing data after JSON value")
 	}
 	return v, nil

@@ -28,6 +28,7 @@ type ItemUpdate struct {
 	ExpectedUpdatedAt string
 	Replace           bool
 	RefuseUndeclared  bool
+	Force             bool   // skip the open-children guard
 	Comment           string // why: kept as the version's change summary
 	AppendNote        *Note
 	AppendDecision    *Decision
@@ -129,6 +130,11 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 		warn = wn
 		if err := checkUnique(b, c, out, supplied, it.ID); err != nil {
 			return nil, err
+		}
+		if !in.Force {
+			if err := openChildrenGuard(b, it, c, out); err != nil {
+				return nil, err
+			}
 		}
 		fieldChanges(it.Fields, out, changes)
 		it.Fields = out

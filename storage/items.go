@@ -566,59 +566,66 @@ func (s *Store) RestoreItem(ws, ref string, actor model.Actor) (*ItemView, error
 func (s *Store) setArchived(ws, ref string, actor model.Actor, archive bool) (*ItemView, error) {
 	var out *ItemView
 	err := s.write(ws, actor, func(w *wtx) error {
-		b := w.ws
-		it, err := itemByRef(b, ref, true)
-		if err != nil {
-			return err
+		r, err := w.setArchived(ref, archive)
+		if r != nil {
+			out = r.Item
 		}
-		c, err := getCollection(b, mustID(it.CollectionID))
-		if err != nil {
-			return err
-		}
-		if (it.DeletedAt != nil) == archive {
-			out, err = view(b, it, nil)
-			return err // already so: nothing to do
-		}
-		old := *it
-		op, action := model.OpDeleted, "deleted"
-		if archive {
-			t := tstamp(w.now)
-			it.DeletedAt = &t
-		} else {
-			it.DeletedAt = nil
-			op, action = model.OpRestored, "restored"
-			if c.ArchivedAt != nil {
-				return model.Conflict("item %s is in archived collection %q: restore the collection first", refOf(c, it.Number), c.Slug)
-			}
-		}
-		it.UpdatedAt = tstamp(w.now)
-		it.LastModifiedBy = w.actor
-		seq, err := w.stamp(model.EntityItem, op, it.ID, it.ID, c.ID)
-		if err != nil {
-			return err
-		}
-		prev := it.Seq
-		it.Seq = seq
-		unpar := isUnparented(b, it)
-		for _, e := range []error{
-			putItem(b, it),
-			w.reindex(&old, it, unpar, unpar),
-			putDerived(b, &old, c, true),
-		} {
-			if e != nil {
-				return e
-			}
-		}
-		if !archive {
-			if err := putDerived(b, it, c, false); err != nil {
-				return err
-			}
-		}
-		if err := w.activity(seq, it.ID, action, map[string]any{"seq": seq, "prev_seq": prev}); err != nil {
-			return err
-		}
-		out, err = view(b, it, nil)
 		return err
 	})
 	return out, err
+}
+
+func (w *wtx) setArchived(ref string, archive bool) (*ItemResult, error) {
+	b := w.ws
+	it, err := itemByRef(b, ref, true)
+	if err != nil {
+		return nil, err
+	}
+	c, err := getCollection(b, mustID(it.CollectionID))
+	if err != nil {
+		return nil, err
+	}
+	if (it.DeletedAt != nil) == archive {
+		v, err := view(b, it, nil) // already so: nothing to do
+		return &ItemResult{Item: v}, err
+	}
+	if !archive && c.ArchivedAt != nil {
+		return nil, model.Conflict("item %s is in archived collection %q: restore the collection first", refOf(c, it.Number), c.Slug)
+	}
+	old := *it
+	op, action := model.OpDeleted, "deleted"
+	if archive {
+		t := tstamp(w.now)
+		it.DeletedAt = &t
+	} else {
+		it.DeletedAt = nil
+		op, action = model.OpRestored, "restored"
+	}
+	it.UpdatedAt = tstamp(w.now)
+	it.LastModifiedBy = w.actor
+	seq, err := w.stamp(model.EntityItem, op, it.ID, it.ID, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	it.Seq = seq
+	unpar := isUnparented(b, it)
+	for _, e := range []error{
+		putItem(b, it),
+		w.reindex(&old, it, unpar, unpar),
+		putDerived(b, &old, c, true),
+	} {
+		if e != nil {
+			return nil, e
+		}
+	}
+	if !archive {
+		if err := putDerived(b, it, c, false); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.activity(seq, it.ID, action, map[string]any{"seq": seq, "prev_seq": old.Seq}); err != nil {
+		return nil, err
+	}
+	v, err := view(b, it, nil)
+	return &ItemResult{Item: v, Changed: true}, err
 }

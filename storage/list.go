@@ -23,10 +23,13 @@ type ListParams struct {
 	Role            string // role slug or id
 	Assignee        string
 	IncludeArchived bool
-	Sort            string // "" = pinned, updated_at desc; else "key[:asc|desc],..."
-	Limit           int
-	Offset          int
-	WithContent     bool
+	// NonTerminal leaves out items whose done field holds one of their
+	// collection's terminal values.
+	NonTerminal bool
+	Sort        string // "" = pinned, updated_at desc; else "key[:asc|desc],..."
+	Limit       int
+	Offset      int
+	WithContent bool
 	// Only, when set, restricts the list to these item ids (search hits).
 	Only []string
 }
@@ -123,6 +126,17 @@ func (s *Store) ListItems(ws string, p ListParams) (*ListResult, error) {
 				only[id] = true
 			}
 		}
+		terminal := map[string][][]byte{} // collection id -> terminal-value prefixes
+		if p.NonTerminal {
+			for _, c := range cs {
+				key, terms := model.TerminalOptions(c.Schema, c.Settings)
+				for _, t := range terms {
+					for _, l := range lives {
+						terminal[c.ID] = append(terminal[c.ID], cat([]byte{kindField}, mustID(c.ID), lstr(key), lstr(t), []byte{l}))
+					}
+				}
+			}
+		}
 		accept := func(suffix []byte, collID []byte) (bool, error) {
 			cid := idString(collID)
 			if coll != nil && cid != coll.ID {
@@ -130,6 +144,11 @@ func (s *Store) ListItems(ws string, p ListParams) (*ListResult, error) {
 			}
 			if archivedColl[cid] && !p.IncludeArchived {
 				return false, nil
+			}
+			for _, pr := range terminal[cid] {
+				if b.index.Get(cat(pr, suffix)) != nil {
+					return false, nil
+				}
 			}
 			id := suffix[9:]
 			if only != nil && !only[idString(id)] {

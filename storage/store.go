@@ -124,6 +124,7 @@ func Open(path string, opt Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	_ = db.View(func(tx *bolt.Tx) error { s.last = newestChangeTime(tx); return nil })
 	return s, nil
 }
 

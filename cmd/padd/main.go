@@ -1,0 +1,52 @@
+// Command padd is Pad on a laptop: a per-user daemon that keeps your Pad
+// workspaces on local disk and serves them on loopback to padctl, local
+// AI agents (through `padctl mcp serve`) and Pad's own CLI.
+//
+// With no arguments it runs in the foreground until SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/daemon"
+)
+
+func main() {
+	port := flag.Int("port", 0, "loopback port (default: 7787, else any free port)")
+	debug := flag.Bool("debug", false, "log at debug level")
+	version := flag.Bool("version", false, "print the version and exit")
+	quiet := flag.Bool("quiet", false, "log only to the log file, not to stderr")
+	flag.Parse()
+	if *version {
+		fmt.Println("padd", api.Version)
+		return
+	}
+	dir, err := api.DataDir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "padd:", err)
+		os.Exit(1)
+	}
+	cfg := daemon.Config{DataDir: dir, Port: *port, Stderr: os.Stderr}
+	if *quiet {
+		cfg.Stderr = nil
+	}
+	if *debug {
+		cfg.LogLevel = slog.LevelDebug
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := daemon.Run(ctx, cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "padd:", err)
+		if daemon.IsAlreadyRunning(err) {
+			os.Exit(3)
+		}
+		os.Exit(1)
+	}
+}

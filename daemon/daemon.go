@@ -1,0 +1,255 @@
+// Package daemon is padd's process: it owns the data directory, serves
+// Pad's API on loopback, and runs the background jobs.
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/storage"
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// Config is how padd runs.
+type Config struct {
+	DataDir string
+	// Port to listen on; 0 tries api.DefaultPort, then any free port.
+	Port int
+	// Stderr receives human-readable logs too (nil: file only).
+	Stderr io.Writer
+	// LogLevel is the minimum level logged.
+	LogLevel slog.Level
+	// Ready, when set, is called once padd is serving.
+	Ready func(info *api.Info)
+}
+
+// Files in the data directory.
+const (
+	DBFile    = "padd.db"
+	TokenFile = "token"
+	LogFile   = "padd.log"
+)
+
+// AlreadyRunningError says another padd owns the data directory.
+type AlreadyRunningError struct {
+	DataDir string
+	Info    *api.Info // nil when daemon.json could not be read
+}
+
+func (e *AlreadyRunningError) Error() string {
+	if e.Info != nil {
+		return fmt.Sprintf("padd is already running for %s (pid %d, port %d); use it, or stop it with `padctl daemon stop`",
+			e.DataDir, e.Info.PID, e.Info.Port)
+	}
+	return fmt.Sprintf("another padd holds the database in %s; stop it with `padctl daemon stop`", e.DataDir)
+}
+
+// IsAlreadyRunning reports whether err says another padd owns the data.
+func IsAlreadyRunning(err error) bool {
+	var e *AlreadyRunningError
+	return errors.As(err, &e)
+}
+
+// Run runs padd until ctx is cancelled, then shuts down gracefully:
+// in-flight requests finish, event streams are told, the database closes
+// and daemon.json is removed.
+func Run(ctx context.Context, cfg Config) error {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create data directory %s: %w", cfg.DataDir, err)
+	}
+	_ = os.Chmod(cfg.DataDir, 0o700) // another OS user has no business in here
+	log := newLogger(cfg)
+	store, err := storage.Open(filepath.Join(cfg.DataDir, DBFile), storage.Options{Timeout: time.Second, Logger: log})
+	if storage.IsLocked(err) {
+		info, _ := api.ReadInfo(cfg.DataDir)
+		return &AlreadyRunningError{DataDir: cfg.DataDir, Info: info}
+	}
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	token, err := loadToken(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	ln, err := listen(cfg.Port)
+	if err != nil {
+		return err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	info := &api.Info{PID: os.Getpid(), Port: port, Token: token, Version: api.Version, StartedAt: time.Now().UTC()}
+	b, _ := json.MarshalIndent(info, "", "  ")
+	infoPath := filepath.Join(cfg.DataDir, api.InfoFile)
+	if err := api.WriteFileAtomic(infoPath, b); err != nil {
+		ln.Close()
+		return fmt.Errorf("write %s: %w", infoPath, err)
+	}
+	defer removeInfo(infoPath, info.PID)
+
+	srv := NewServer(store, token, log)
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("padd serving", "addr", ln.Addr().String(), "pid", info.PID, "version", api.Version, "data", cfg.DataDir)
+
+	jobs, stopJobs := context.WithCancel(context.Background())
+	go runJobs(jobs, store, log)
+	if cfg.Ready != nil {
+		cfg.Ready(info)
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		stopJobs()
+		return fmt.Errorf("http server stopped: %w", err)
+	}
+	log.Info("padd shutting down")
+	stopJobs()
+	srv.Close() // event streams say goodbye and return
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		log.Warn("shutdown did not finish in time", "err", err)
+	}
+	log.Info("padd stopped")
+	return nil
+}
+
+// removeInfo deletes daemon.json if it is still ours.
+func removeInfo(path string, pid int) {
+	if i, err := api.ReadInfo(filepath.Dir(path)); err == nil && i.PID == pid {
+		os.Remove(path)
+	}
+}
+
+// listen binds 127.0.0.1 only: the requested port, else padd's default,
+// else any free port.
+func listen(port int) (net.Listener, error) {
+	try := []int{port}
+	if port == 0 {
+		try = []int{api.DefaultPort, 0}
+	}
+	var last error
+	for _, p := range try {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err == nil {
+			return ln, nil
+		}
+		last = err
+	}
+	return nil, fmt.Errorf("listen on 127.0.0.1: %w", last)
+}
+
+// loadToken reads the local API token, minting one (0600) on first start.
+// It is stable across restarts so PAD_TOKEN setups keep working.
+func loadToken(dir string) (string, error) {
+	path := filepath.Join(dir, TokenFile)
+	b, err := os.ReadFile(path)
+	if err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	tok := "padd_" + hex.EncodeToString(raw)
+	if err := api.WriteFileAtomic(path, []byte(tok+"\n")); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return tok, nil
+}
+
+// newLogger logs JSON to a rotating file in the data directory and, when
+// asked, text to stderr.
+func newLogger(cfg Config) *slog.Logger {
+	file := &lumberjack.Logger{Filename: filepath.Join(cfg.DataDir, LogFile), MaxSize: 10, MaxBackups: 3, MaxAge: 28}
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler = slog.NewJSONHandler(file, opts)
+	if cfg.Stderr != nil {
+		h = fanout{h, slog.NewTextHandler(cfg.Stderr, opts)}
+	}
+	l := slog.New(h)
+	slog.SetDefault(l)
+	return l
+}
+
+// fanout sends each record to several handlers.
+type fanout []slog.Handler
+
+func (f fanout) Enabled(ctx context.Context, l slog.Level) bool {
+	for _, h := range f {
+		if h.Enabled(ctx, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f fanout) Handle(ctx context.Context, r slog.Record) error {
+	var errs []error
+	for _, h := range f {
+		if h.Enabled(ctx, r.Level) {
+			errs = append(errs, h.Handle(ctx, r.Clone()))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (f fanout) WithAttrs(as []slog.Attr) slog.Handler {
+	out := make(fanout, len(f))
+	for i, h := range f {
+		out[i] = h.WithAttrs(as)
+	}
+	return out
+}
+
+func (f fanout) WithGroup(name string) slog.Handler {
+	out := make(fanout, len(f))
+	for i, h := range f {
+		out[i] = h.WithGroup(name)
+	}
+	return out
+}
+
+// runJobs runs the periodic maintenance: purging workspaces past their
+// restore window and forgetting old idempotency keys.
+func runJobs(ctx context.Context, store *storage.Store, log *slog.Logger) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		if purged, err := store.PurgeWorkspaces(); err != nil {
+			log.Warn("purge of deleted workspaces failed; will retry in an hour", "err", err)
+		} else if len(purged) > 0 {
+			log.Info("purged workspaces deleted more than 30 days ago", "slugs", purged)
+		}
+		if n, err := store.SweepIdempotency(); err != nil {
+			log.Warn("idempotency sweep failed; will retry in an hour", "err", err)
+		} else if n > 0 {
+			log.Debug("forgot expired idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

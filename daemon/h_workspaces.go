@@ -1,0 +1,126 @@
+package daemon
+
+import (
+	"net/http"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/storage"
+)
+
+func (s *Server) workspaceRoutes() {
+	s.handle("GET /api/v1/workspaces", s.listWorkspaces)
+	s.handle("POST /api/v1/workspaces", s.createWorkspace)
+	s.handle("GET /api/v1/workspaces/deleted", s.listDeletedWorkspaces)
+	s.handle("GET /api/v1/workspaces/{ws}", s.getWorkspace)
+	s.handle("PATCH /api/v1/workspaces/{ws}", s.updateWorkspace)
+	s.handle("DELETE /api/v1/workspaces/{ws}", s.deleteWorkspace)
+	s.handle("POST /api/v1/workspaces/{ws}/restore", s.restoreWorkspace)
+	s.handle("GET /api/v1/workspaces/{ws}/members", s.members)
+	s.handle("GET /api/v1/templates", s.templates)
+}
+
+func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) error {
+	wss, err := s.store.ListWorkspaces()
+	if err != nil {
+		return err
+	}
+	out := make([]api.Workspace, 0, len(wss))
+	for i := range wss {
+		out = append(out, wireWorkspace(&wss[i]))
+	}
+	writeJSON(w, 200, out)
+	return nil
+}
+
+func (s *Server) listDeletedWorkspaces(w http.ResponseWriter, r *http.Request) error {
+	wss, err := s.store.ListDeletedWorkspaces()
+	if err != nil {
+		return err
+	}
+	out := make([]api.Workspace, 0, len(wss))
+	for i := range wss {
+		out = append(out, wireWorkspace(&wss[i]))
+	}
+	writeJSON(w, 200, out)
+	return nil
+}
+
+func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) error {
+	var in api.WorkspaceCreate
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	ws, err := s.store.CreateWorkspace(storage.WorkspaceCreate{Name: in.Name, Slug: in.Slug,
+		Description: in.Description, Template: in.Template}, actor(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 201, wireWorkspace(ws))
+	return nil
+}
+
+func (s *Server) getWorkspace(w http.ResponseWriter, r *http.Request) error {
+	ws, err := s.store.GetWorkspace(r.PathValue("ws"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, wireWorkspace(ws))
+	return nil
+}
+
+func (s *Server) updateWorkspace(w http.ResponseWriter, r *http.Request) error {
+	var in api.WorkspaceUpdate
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	ws, err := s.store.UpdateWorkspace(r.PathValue("ws"), storage.WorkspaceUpdate{Name: in.Name,
+		Description: in.Description, SortOrder: in.SortOrder}, actor(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, wireWorkspace(ws))
+	return nil
+}
+
+func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) error {
+	if err := s.store.DeleteWorkspace(r.PathValue("ws"), actor(r)); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) restoreWorkspace(w http.ResponseWriter, r *http.Request) error {
+	ws, err := s.store.RestoreWorkspace(r.PathValue("ws"), actor(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, wireWorkspace(ws))
+	return nil
+}
+
+// members answers with the one local user, in Pad's envelope.
+func (s *Server) members(w http.ResponseWriter, r *http.Request) error {
+	ws, err := s.store.GetWorkspace(r.PathValue("ws"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, map[string]any{"members": []map[string]any{{
+		"workspace_id": ws.ID, "user_id": "local", "role": "owner", "collection_access": "all",
+		"created_at": ws.CreatedAt, "user_name": localUser["name"], "user_email": "", "user_username": "local",
+	}}, "invitations": []any{}, "apps": []any{}})
+	return nil
+}
+
+func (s *Server) templates(w http.ResponseWriter, r *http.Request) error {
+	var out []map[string]any
+	for _, t := range modelTemplates() {
+		var colls []string
+		for _, c := range t.Collections {
+			colls = append(colls, c.Slug)
+		}
+		out = append(out, map[string]any{"name": t.Name, "description": t.Description, "collections": colls})
+	}
+	writeJSON(w, 200, out)
+	return nil
+}

@@ -1,0 +1,135 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+)
+
+// MaxBody bounds a request body (Pad's downstream cap).
+const MaxBody = 2 << 20
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		slog.Error("encode response", "err", err)
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"server_error","message":"padd could not encode its answer; this is a bug, please report it"}}` + "\n")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// writeError answers with Pad's envelope. Coded errors keep their code and
+// status; anything else is a server_error, logged with what happened.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := model.AsError(err)
+	if !ok {
+		var ae *api.Error
+		if errors.As(err, &ae) {
+			writeJSON(w, ae.Status, api.ErrorEnvelope{Error: ae})
+			return
+		}
+		slog.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		e = model.Errorf(model.CodeServerError, http.StatusInternalServerError,
+			"padd failed to answer: %v; retry, and if it persists check `padctl daemon logs`", err)
+	}
+	status := e.Status
+	if status == 0 {
+		status = http.StatusBadRequest
+	}
+	if status == http.StatusTooManyRequests || e.Code == "idempotency_in_flight" {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, status, api.ErrorEnvelope{Error: &api.Error{Code: e.Code, Message: e.Message, Details: e.Details}})
+}
+
+// readBody reads a bounded body, refusing oversize (413 too_large) and
+// invalid UTF-8. An empty body reads as nil.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBody))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, model.Errorf(model.CodeTooLarge, http.StatusRequestEntityTooLarge,
+			"request body is larger than %d bytes; send less (split bulk work, or move long content to an attachment)", MaxBody).
+			With("reason", "body").With("limit_bytes", MaxBody)
+	}
+	if err != nil {
+		return nil, model.BadRequest("could not read the request body: %v", err)
+	}
+	if !utf8.Valid(b) {
+		return nil, model.BadRequest("request body is not valid UTF-8")
+	}
+	return b, nil
+}
+
+// decodeBody reads a JSON body into v. An empty body leaves v alone.
+// Unknown members are ignored, as Pad does.
+func decodeBody(r *http.Request, v any) error {
+	b, err := readBody(r)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return model.BadRequest("request body is not the JSON this route takes: %v", err)
+	}
+	if dec.More() {
+		return model.BadRequest("request body has data after the JSON value")
+	}
+	return nil
+}
+
+// queryInt parses an integer query parameter; absent gives def.
+func queryInt(r *http.Request, name string, def int) (int, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, model.BadRequest("query parameter %s must be an integer, got %q", name, s).With("param", name)
+	}
+	return n, nil
+}
+
+// pageParams reads Pad's limit/offset: a missing, zero, negative or
+// non-numeric limit means the cap; a negative offset is refused.
+func pageParams(r *http.Request, cap int) (limit, offset int, err error) {
+	limit = cap
+	if s := r.URL.Query().Get("limit"); s != "" {
+		if n, e := strconv.Atoi(s); e == nil && n > 0 {
+			limit = min(n, cap)
+		}
+	}
+	offset, err = queryInt(r, "offset", 0)
+	if err == nil && offset < 0 {
+		err = model.BadRequest("offset must be 0 or more, got %d", offset).With("param", "offset")
+	}
+	return limit, offset, err
+}
+
+// setPaging writes Pad's paging headers for a bare-array list.
+func setPaging(w http.ResponseWriter, hasMore bool, next int) {
+	w.Header().Set("X-Pad-Has-More", strconv.FormatBool(hasMore))
+	if hasMore {
+		w.Header().Set("X-Pad-Next-Offset", strconv.Itoa(next))
+	}
+}

@@ -1,0 +1,189 @@
+package daemon
+
+import (
+	"context"
+	"crypto/subtle"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// Server is padd's loopback HTTP API: Pad's /api/v1 over the store.
+type Server struct {
+	store *storage.Store
+	token string
+	log   *slog.Logger
+	mux   *http.ServeMux
+	// done is closed when the daemon shuts down, so long-lived streams
+	// can say goodbye.
+	done chan struct{}
+	now  func() time.Time
+}
+
+// NewServer builds the API over an open store. token is required on every
+// route but health.
+func NewServer(store *storage.Store, token string, log *slog.Logger) *Server {
+	s := &Server{store: store, token: token, log: log, mux: http.NewServeMux(), done: make(chan struct{}), now: time.Now}
+	s.routes()
+	return s
+}
+
+// Close tells long-lived handlers (event streams) to finish.
+func (s *Server) Close() {
+	select {
+	case <-s.done:
+	default:
+		close(s.done)
+	}
+}
+
+// handle registers a route; every pattern is "METHOD /api/v1/...".
+func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			writeError(w, r, err)
+		}
+	})
+}
+
+// public routes answer without a token.
+var public = map[string]bool{
+	"/api/v1/health":       true,
+	"/api/v1/health/live":  true,
+	"/api/v1/health/ready": true,
+}
+
+// ServeHTTP applies the loopback guards, then routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set(api.VersionHeader, api.Version)
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("handler panicked", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+			writeError(w, r, model.Errorf(model.CodeServerError, 500, "padd hit an internal error answering %s %s; retry, and report it with `padctl daemon logs` if it persists", r.Method, r.URL.Path))
+		}
+	}()
+	if !loopbackHost(r.Host) {
+		writeError(w, r, model.Errorf(model.CodeForbidden, 403, "padd answers only on loopback; Host %q refused (DNS-rebinding protection)", r.Host).With("reason", "host"))
+		return
+	}
+	if r.Header.Get("Origin") != "" {
+		writeError(w, r, model.Errorf(model.CodeForbidden, 403, "requests from web pages are refused: padd's API is for local programs, not browsers").With("reason", "origin"))
+		return
+	}
+	if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path && p != "" {
+		r.URL.Path = p // Pad's router takes both; never redirect (a redirected POST loses its body)
+	}
+	if !public[r.URL.Path] && !s.authorized(r) {
+		writeError(w, r, model.Errorf(model.CodeUnauthorized, 401, "Authentication required: send Authorization: Bearer <token> (the token is in daemon.json in padd's data directory; padctl reads it for you)"))
+		return
+	}
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		s.noRoute(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	h := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.token)) == 1
+}
+
+// noRoute answers an unknown path (404) or a known path with the wrong
+// method (405) in Pad's envelope.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	for _, m := range []string{"GET", "POST", "PATCH", "PUT", "DELETE"} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(context.Background())
+		probe.Method = m
+		if _, p := s.mux.Handler(probe); p != "" {
+			writeError(w, r, model.Errorf("method_not_allowed", 405, "%s is not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+	}
+	writeError(w, r, model.NotFound("no route %s %s", r.Method, r.URL.Path).With("scope", "route"))
+}
+
+// loopbackHost accepts 127.0.0.1, ::1 and localhost (with any port).
+func loopbackHost(host string) bool {
+	h := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		h = hh
+	}
+	h = strings.Trim(h, "[]")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// actor reads who is calling: X-Pad-Agent names an agent, otherwise the
+// local user; X-Padd-Source names the door (cli by default, as Pad
+// treats bearer callers).
+func actor(r *http.Request) model.Actor {
+	src := r.Header.Get("X-Padd-Source")
+	if src == "" {
+		src = model.SourceCLI
+	}
+	a := model.UserActor(src)
+	if name := strings.TrimSpace(r.Header.Get("X-Pad-Agent")); name != "" {
+		a = model.Actor{Kind: model.ActorAgent, Name: name, Source: src}
+	}
+	a.WorkerID = r.Header.Get("X-Pad-Worker")
+	return a
+}
+
+func (s *Server) routes() {
+	s.handle("GET /api/v1/health", s.health)
+	s.handle("GET /api/v1/health/live", s.health)
+	s.handle("GET /api/v1/health/ready", s.health)
+	s.handle("GET /api/v1/server/capabilities", s.capabilities)
+	s.handle("GET /api/v1/auth/session", s.session)
+	s.handle("GET /api/v1/auth/me", s.me)
+
+	s.workspaceRoutes()
+	s.collectionRoutes()
+	s.itemRoutes()
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, 200, map[string]any{"status": "ok", "version": api.Version, "cloud_mode": false})
+	return nil
+}
+
+// Capabilities padd implements, by Pad's names.
+var capabilities = []string{"idempotency_keys", "item_field_append", "item_scoped_comment_writes",
+	"search_collection_resolution"}
+
+func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, 200, api.Capabilities{CollectionResolution: true, Capabilities: capabilities, Version: api.Version})
+	return nil
+}
+
+// The one local user, already signed in.
+var localUser = map[string]any{"id": "local", "email": "", "name": model.LocalUserName, "username": "local", "role": "admin"}
+
+func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, 200, map[string]any{"authenticated": true, "setup_required": false, "auth_method": "local_token",
+		"setup_method": "", "email_configured": false, "cloud_mode": false, "version": api.Version, "user": localUser})
+	return nil
+}
+
+func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, 200, localUser)
+	return nil
+}
