@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"sort"
-	"strconv"
 )
 
 // MigrateFields carries an item's fields into another collection's
@@ -24,7 +23,7 @@ func MigrateFields(current map[string]any, src, dst Schema) (out map[string]any,
 			continue
 		}
 		sd, _ := src.Field(k)
-		if mv, ok := migrateValue(v, sd.Type, td); ok {
+		if mv, ok := migrateValue(v, sd.Type, td); ok && ValidateValue(td, mv) == nil { // a carried value still fits its field
 			out[k] = mv
 		} else {
 			dropped = append(dropped, k)
@@ -51,8 +50,10 @@ func migrateValue(v any, srcType string, dst FieldDef) (any, bool) {
 	case dst.Type == TypeText && (srcType == TypeNumber || srcType == TypeSelect || srcType == TypeCheckbox || srcType == TypeDate):
 		return s, true
 	case srcType == TypeText && dst.Type == TypeNumber:
-		if _, err := strconv.ParseFloat(s, 64); err == nil {
-			return fmtNumber(s), true
+		// Only a JSON number: ParseFloat would pass "Inf", "+5", "0x1p4",
+		// which fmtNumber then leaves a string inside a number field.
+		if n := fmtNumber(s); IsNumber(n) {
+			return n, true
 		}
 	case srcType == TypeSelect && dst.Type == TypeSelect, srcType == TypeText && dst.Type == TypeSelect:
 		if dst.HasOption(s) || len(dst.Options) == 0 {

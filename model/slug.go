@@ -161,7 +161,7 @@ func CollectionAliases(name string) []string {
 	} else if n != "" {
 		out = append(out, n+"s")
 	}
-	if n != name {
+	if n != name && n != "" {
 		out = append([]string{n}, out...)
 	}
 	return out
