@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/searchindex"
 	"github.com/padd/padd/storage"
 	"gopkg.in/natefinch/lumberjack.v2"
 )
@@ -83,6 +84,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer store.Close()
 
+	index, err := searchindex.Open(cfg.DataDir, store, log)
+	if err != nil {
+		return err
+	}
+	defer index.Close()
+
 	token, err := loadToken(cfg.DataDir)
 	if err != nil {
 		return err
@@ -101,13 +108,18 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer removeInfo(infoPath, info.PID)
 
-	srv := NewServer(store, token, log)
+	ctx, stopSelf := context.WithCancel(ctx)
+	defer stopSelf()
+	srv := NewServer(store, index, token, log)
+	srv.stop = stopSelf
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("padd serving", "addr", ln.Addr().String(), "pid", info.PID, "version", api.Version, "data", cfg.DataDir)
 
 	jobs, stopJobs := context.WithCancel(context.Background())
+	indexerDone := make(chan struct{})
+	go func() { index.Run(jobs); close(indexerDone) }()
 	go runJobs(jobs, store, log)
 	if cfg.Ready != nil {
 		cfg.Ready(info)
@@ -117,6 +129,7 @@ func Run(ctx context.Context, cfg Config) error {
 	case <-ctx.Done():
 	case err := <-errc:
 		stopJobs()
+		<-indexerDone
 		return fmt.Errorf("http server stopped: %w", err)
 	}
 	log.Info("padd shutting down")
@@ -127,6 +140,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		log.Warn("shutdown did not finish in time", "err", err)
 	}
+	<-indexerDone
 	log.Info("padd stopped")
 	return nil
 }

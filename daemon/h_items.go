@@ -445,10 +445,12 @@ func (s *Server) listItems(w http.ResponseWriter, r *http.Request) error {
 	if len(fields) > 0 {
 		p.Fields = fields
 	}
-	if q.Get("search") != "" {
-		return model.BadRequest("search is not available on this padd yet; use GET /api/v1/search")
+	var res *storage.ListResult
+	if text := strings.TrimSpace(q.Get("search")); text != "" {
+		res, err = s.listSearch(r, p, text)
+	} else {
+		res, err = s.store.ListItems(r.PathValue("ws"), p)
 	}
-	res, err := s.store.ListItems(r.PathValue("ws"), p)
 	if err != nil {
 		return err
 	}

@@ -6,18 +6,21 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/searchindex"
 	"github.com/padd/padd/storage"
 )
 
 // Server is padd's loopback HTTP API: Pad's /api/v1 over the store.
 type Server struct {
 	store *storage.Store
+	index *searchindex.Index
 	token string
 	log   *slog.Logger
 	mux   *http.ServeMux
@@ -25,12 +28,16 @@ type Server struct {
 	// can say goodbye.
 	done chan struct{}
 	now  func() time.Time
+	// stop asks the daemon to shut down (POST /api/v1/padd/shutdown).
+	stop    func()
+	started time.Time
 }
 
 // NewServer builds the API over an open store. token is required on every
 // route but health.
-func NewServer(store *storage.Store, token string, log *slog.Logger) *Server {
-	s := &Server{store: store, token: token, log: log, mux: http.NewServeMux(), done: make(chan struct{}), now: time.Now}
+func NewServer(store *storage.Store, index *searchindex.Index, token string, log *slog.Logger) *Server {
+	s := &Server{store: store, index: index, token: token, log: log, mux: http.NewServeMux(), done: make(chan struct{}),
+		now: time.Now, started: time.Now().UTC()}
 	s.routes()
 	return s
 }
@@ -103,6 +110,7 @@ func (s *Server) authorized(r *http.Request) bool {
 // noRoute answers an unknown path (404) or a known path with the wrong
 // method (405) in Pad's envelope.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	var allow []string
 	for _, m := range []string{"GET", "POST", "PATCH", "PUT", "DELETE"} {
 		if m == r.Method {
 			continue
@@ -110,9 +118,15 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 		probe := r.Clone(context.Background())
 		probe.Method = m
 		if _, p := s.mux.Handler(probe); p != "" {
-			writeError(w, r, model.Errorf("method_not_allowed", 405, "%s is not allowed on %s", r.Method, r.URL.Path))
-			return
+			allow = append(allow, m)
 		}
+	}
+	if len(allow) > 0 {
+		// RFC 9110 §15.5.6: a 405 names the methods the path takes.
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, r, model.Errorf("method_not_allowed", 405, "%s is not allowed on %s (allowed: %s)",
+			r.Method, r.URL.Path, strings.Join(allow, ", ")))
+		return
 	}
 	writeError(w, r, model.NotFound("no route %s %s", r.Method, r.URL.Path).With("scope", "route"))
 }
@@ -154,10 +168,13 @@ func (s *Server) routes() {
 	s.handle("GET /api/v1/server/capabilities", s.capabilities)
 	s.handle("GET /api/v1/auth/session", s.session)
 	s.handle("GET /api/v1/auth/me", s.me)
+	s.handle("GET /api/v1/padd/status", s.status)
+	s.handle("POST /api/v1/padd/shutdown", s.shutdown)
 
 	s.workspaceRoutes()
 	s.collectionRoutes()
 	s.itemRoutes()
+	s.searchRoutes()
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
@@ -166,8 +183,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Capabilities padd implements, by Pad's names.
-var capabilities = []string{"idempotency_keys", "item_field_append", "item_scoped_comment_writes",
-	"search_collection_resolution"}
+var capabilities = []string{"idempotency_keys", "item_field_append", "search_collection_resolution"}
 
 func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, 200, api.Capabilities{CollectionResolution: true, Capabilities: capabilities, Version: api.Version})
@@ -185,5 +201,31 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, 200, localUser)
+	return nil
+}
+
+// status reports the daemon's own state for `padctl daemon status`.
+func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
+	size, err := s.store.Size()
+	if err != nil {
+		return err
+	}
+	wss, err := s.store.ListWorkspaces()
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, map[string]any{"version": api.Version, "pid": os.Getpid(), "started_at": s.started,
+		"uptime_seconds": int(time.Since(s.started).Seconds()), "db_path": s.store.Path(), "db_bytes": size,
+		"workspaces": len(wss)})
+	return nil
+}
+
+// shutdown stops the daemon gracefully after answering.
+func (s *Server) shutdown(w http.ResponseWriter, r *http.Request) error {
+	if s.stop == nil {
+		return model.Errorf(model.CodeServerError, 503, "this padd cannot be stopped over the API; send it SIGTERM")
+	}
+	writeJSON(w, 202, map[string]any{"status": "stopping"})
+	go s.stop()
 	return nil
 }

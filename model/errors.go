@@ -23,6 +23,7 @@ const (
 	CodeUpdateConflict           = "update_conflict"
 	CodeConflict                 = "conflict"
 	CodeOpenChildren             = "open_children"
+	CodeArchived                 = "archived"
 	CodeCommentDeleted           = "comment_deleted"
 	CodeStoredStateUnreadable    = "stored_state_unreadable"
 	CodeIdempotencyKeyReused     = "idempotency_key_reused"
@@ -100,8 +101,16 @@ func IsCode(err error, code string) bool {
 	return ok && e.Code == code
 }
 
+// ErrorCodeOf is err's Pad code, "" when err is not coded.
+func ErrorCodeOf(err error) string {
+	if e, ok := AsError(err); ok {
+		return e.Code
+	}
+	return ""
+}
+
 // IsNotFound reports whether err is a not_found refusal.
 func IsNotFound(err error) bool { return IsCode(err, CodeNotFound) }
 
-// IsConflict reports whether err is an update_conflict refusal.
+// IsUpdateConflict reports whether err is an update_conflict refusal.
 func IsUpdateConflict(err error) bool { return IsCode(err, CodeUpdateConflict) }

@@ -143,8 +143,11 @@ func liveItemByRef(b *wsb, ref string, withContent bool) (*model.Item, *model.Co
 	if err != nil {
 		return nil, nil, err
 	}
-	if it.DeletedAt != nil || c == nil || c.ArchivedAt != nil {
-		return nil, nil, model.NotFound("Item %s is archived; restore it first", refOf(c, it.Number)).With("ref", ref).With("archived", true)
+	if c == nil {
+		return nil, nil, errInternal("item %s names a missing collection", it.ID)
+	}
+	if it.DeletedAt != nil || c.ArchivedAt != nil {
+		return nil, nil, model.Errorf(model.CodeArchived, 409, "Item %s is archived; restore it first (item restore) to change it", refOf(c, it.Number)).With("ref", refOf(c, it.Number))
 	}
 	return it, c, nil
 }
@@ -377,7 +380,7 @@ func isUnparented(b *wsb, it *model.Item) bool {
 func resolveParent(b *wsb, ref, child string) (*model.Item, error) {
 	p, _, err := liveItemByRef(b, ref, false)
 	if err != nil {
-		if model.IsNotFound(err) {
+		if c := model.ErrorCodeOf(err); c == model.CodeNotFound || c == model.CodeArchived {
 			return nil, model.Invalid("parent %q names no live item in this workspace", ref).With("field", "parent")
 		}
 		return nil, err

@@ -124,6 +124,8 @@ func Open(path string, opt Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	// The clock starts at the newest change on file, so change-log times
+	// never go back across a restart (ChangesByTime relies on it).
 	_ = db.View(func(tx *bolt.Tx) error { s.last = newestChangeTime(tx); return nil })
 	return s, nil
 }

@@ -1,0 +1,241 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/searchindex"
+	"github.com/padd/padd/storage"
+)
+
+// Search limits (Pad's REST search).
+const (
+	searchDefaultLimit = 50
+	searchMaxLimit     = 200
+	// listSearchCap bounds the hits a list's ?search= filters by.
+	listSearchCap = 5000
+	// readYourWrites bounds how long a search waits for the indexer to
+	// reach the writes acknowledged before it.
+	readYourWrites = 3 * time.Second
+)
+
+func (s *Server) searchRoutes() {
+	s.handle("GET /api/v1/search", s.search)
+	s.handle("GET /api/v1/padd/index", s.indexStatus)
+	s.handle("POST /api/v1/padd/index/rebuild", s.indexRebuild)
+}
+
+// SearchResult is one hit of GET /search.
+type SearchResult struct {
+	Item    api.Item `json:"item"`
+	Snippet string   `json:"snippet"`
+	Rank    float64  `json:"rank"`
+}
+
+// SearchResponse is Pad's search answer.
+type SearchResponse struct {
+	Results []SearchResult `json:"results"`
+	Total   uint64         `json:"total"`
+	Limit   int            `json:"limit"`
+	Offset  int            `json:"offset"`
+	Facets  struct {
+		Collections map[string]int `json:"collections"`
+		Statuses    map[string]int `json:"statuses"`
+	} `json:"facets"`
+	Fuzzy bool   `json:"fuzzy,omitempty"`
+	Note  string `json:"note,omitempty"`
+}
+
+// searchScope resolves the workspaces (and collections) a search covers,
+// waits until the index has caught up with their heads, and fills the
+// request's scope fields.
+func (s *Server) searchScope(ctx context.Context, wsRef, collection string, req *searchindex.Request) ([]*model.Workspace, error) {
+	var wss []*model.Workspace
+	if wsRef != "" {
+		ws, err := s.store.GetWorkspace(wsRef)
+		if err != nil {
+			return nil, err
+		}
+		wss = append(wss, ws)
+	} else {
+		all, err := s.store.ListWorkspaces()
+		if err != nil {
+			return nil, err
+		}
+		for i := range all {
+			wss = append(wss, &all[i])
+		}
+	}
+	for _, ws := range wss {
+		req.Workspaces = append(req.Workspaces, ws.ID)
+		if collection != "" {
+			if c, err := s.store.GetCollection(ws.ID, collection); err == nil {
+				req.Collections = appendNew(req.Collections, c.Slug)
+			}
+		}
+		if archived, err := s.store.ListArchivedCollections(ws.ID); err == nil {
+			for _, c := range archived {
+				req.HiddenCollections = append(req.HiddenCollections, c.ID)
+			}
+		}
+	}
+	if collection != "" && len(req.Collections) == 0 {
+		return nil, model.NotFound("Collection not found").With("collection", collection)
+	}
+	if len(req.Workspaces) == 0 {
+		req.Workspaces = []string{"-"} // no workspace: match nothing
+	}
+	wctx, cancel := context.WithTimeout(ctx, readYourWrites)
+	defer cancel()
+	for _, ws := range wss {
+		head, err := s.store.Head(ws.ID)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.index.WaitFor(wctx, ws.ID, head); err != nil {
+			return nil, searchError(err)
+		}
+	}
+	return wss, nil
+}
+
+func appendNew(list []string, v string) []string {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+// searchError turns index trouble into a coded answer.
+func searchError(err error) error {
+	var rb *searchindex.ErrRebuilding
+	if errors.As(err, &rb) {
+		return model.Errorf("index_rebuilding", http.StatusServiceUnavailable, "%s", err.Error()).
+			With("done", rb.Done).With("total", rb.Total)
+	}
+	if _, coded := model.AsError(err); coded {
+		return err
+	}
+	return model.Errorf(model.CodeUnavailable, http.StatusServiceUnavailable, "%s", err.Error())
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	text := strings.TrimSpace(q.Get("q"))
+	if text == "" {
+		return model.BadRequest("q is required: the words to search for").With("param", "q")
+	}
+	limit, offset, err := pageParams(r, searchMaxLimit)
+	if err != nil {
+		return err
+	}
+	if q.Get("limit") == "" {
+		limit = searchDefaultLimit
+	}
+	req := searchindex.Request{Query: text, Statuses: splitList(q.Get("status")), Priorities: splitList(q.Get("priority")),
+		IncludeArchived: q.Get("include_archived") == "true", Limit: limit, Offset: offset}
+	switch sortBy := q.Get("sort"); sortBy {
+	case "", "relevance", "rank":
+	case "created_at", "updated_at", "title":
+		req.Sort = sortBy
+		req.Desc = q.Get("order") == "desc" || (q.Get("order") == "" && sortBy != "title")
+	default:
+		return model.BadRequest("sort must be relevance, created_at, updated_at or title, got %q", sortBy).With("param", "sort")
+	}
+	if _, err := s.searchScope(r.Context(), q.Get("workspace"), q.Get("collection"), &req); err != nil {
+		return err
+	}
+	res, err := s.index.Search(r.Context(), req)
+	if err != nil {
+		return searchError(err)
+	}
+	out := SearchResponse{Results: []SearchResult{}, Total: res.Total, Limit: limit, Offset: offset, Fuzzy: res.Fuzzy}
+	out.Facets.Collections, out.Facets.Statuses = res.Collections, res.Statuses
+	if res.Fuzzy {
+		out.Note = "nothing matched exactly; these results allow for a typo"
+	}
+	for _, h := range res.Hits {
+		v, err := s.store.GetItem(h.Workspace, h.ID)
+		if err != nil {
+			if model.IsNotFound(err) {
+				continue // deleted since it was indexed
+			}
+			return err
+		}
+		it := wireItem(v)
+		it.Content = ""
+		out.Results = append(out.Results, SearchResult{Item: it, Snippet: h.Snippet, Rank: h.Score})
+	}
+	writeJSON(w, 200, out)
+	return nil
+}
+
+// listSearch answers an item list that carries ?search=: the list's
+// filters over the search's hits, in relevance order unless the list
+// asks for another sort.
+func (s *Server) listSearch(r *http.Request, p storage.ListParams, text string) (*storage.ListResult, error) {
+	req := searchindex.Request{Query: text, IncludeArchived: p.IncludeArchived, Limit: listSearchCap, NoSnippets: true}
+	if _, err := s.searchScope(r.Context(), r.PathValue("ws"), "", &req); err != nil {
+		return nil, err
+	}
+	res, err := s.index.Search(r.Context(), req)
+	if err != nil {
+		return nil, searchError(err)
+	}
+	rank := map[string]int{}
+	p.Only = []string{}
+	for i, h := range res.Hits {
+		rank[h.ID] = i
+		p.Only = append(p.Only, h.ID)
+	}
+	limit, offset := p.Limit, p.Offset
+	p.Limit, p.Offset = listSearchCap, 0
+	all, err := s.store.ListItems(r.PathValue("ws"), p)
+	if err != nil {
+		return nil, err
+	}
+	items := all.Items
+	if p.Sort == "" {
+		sort.SliceStable(items, func(i, j int) bool { return rank[items[i].ID] < rank[items[j].ID] })
+	}
+	out := &storage.ListResult{UndeclaredFilterKeys: all.UndeclaredFilterKeys}
+	if offset < len(items) {
+		end := min(offset+limit, len(items))
+		out.Items = items[offset:end]
+		if end < len(items) {
+			out.HasMore, out.NextOffset = true, end
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) indexStatus(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, 200, s.index.Status())
+	return nil
+}
+
+func (s *Server) indexRebuild(w http.ResponseWriter, r *http.Request) error {
+	if err := s.index.Rebuild(); err != nil {
+		return err
+	}
+	writeJSON(w, 202, s.index.Status())
+	return nil
+}

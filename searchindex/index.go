@@ -1,0 +1,528 @@
+package searchindex
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// Dir is the index directory's name inside the data directory.
+const Dir = "search.bleve"
+
+// States of the index.
+const (
+	StateReady      = "ready"
+	StateRebuilding = "rebuilding"
+	StateFailed     = "failed"
+)
+
+const (
+	batchSize     = 500
+	coalesceDelay = 2 * time.Millisecond
+	kFormat       = "padd:format"
+	kWatermark    = "padd:wm:"
+	kBuilding     = "padd:building" // set while a full build runs
+)
+
+// Status is what `padctl index status` shows.
+type Status struct {
+	State      string           `json:"state"`
+	Reason     string           `json:"reason,omitempty"`
+	Done       int              `json:"done"`
+	Total      int              `json:"total"`
+	Docs       uint64           `json:"docs"`
+	SizeBytes  int64            `json:"size_bytes"`
+	Watermarks map[string]int64 `json:"watermarks"`
+	Error      string           `json:"error,omitempty"`
+}
+
+// Index is the search index and its indexer.
+type Index struct {
+	path  string
+	store *storage.Store
+	log   *slog.Logger
+
+	mu      sync.Mutex
+	changed *sync.Cond // signalled when a watermark moves or the state changes
+	bi      bleve.Index
+	wm      map[string]int64
+	state   string
+	reason  string
+	done    int
+	total   int
+	err     error
+	kick    chan struct{}
+}
+
+// Open opens the index in dataDir, or prepares a rebuild when it is
+// missing, unreadable or of another format. Run does the work.
+func Open(dataDir string, store *storage.Store, log *slog.Logger) (*Index, error) {
+	x := &Index{path: filepath.Join(dataDir, Dir), store: store, log: log, wm: map[string]int64{},
+		state: StateReady, kick: make(chan struct{}, 1)}
+	x.changed = sync.NewCond(&x.mu)
+	bi, err := bleve.OpenUsing(x.path, map[string]any{"bolt_timeout": "1s"})
+	switch {
+	case err == nil:
+		if v, _ := bi.GetInternal([]byte(kFormat)); string(v) != FormatVersion {
+			bi.Close()
+			return x, x.fresh(fmt.Sprintf("index format %q is not %q", v, FormatVersion), false)
+		}
+		if v, _ := bi.GetInternal([]byte(kBuilding)); v != nil {
+			bi.Close()
+			return x, x.fresh("the last build did not finish", false)
+		}
+		x.bi = bi
+		if err := x.loadWatermarks(); err != nil {
+			bi.Close()
+			return x, x.fresh("watermarks unreadable: "+err.Error(), true)
+		}
+		return x, nil
+	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist):
+		return x, x.fresh("no index yet", false)
+	default:
+		if strings.Contains(err.Error(), "timeout") {
+			return nil, fmt.Errorf("search index %s is locked by another process: %w", x.path, err)
+		}
+		return x, x.fresh("index unreadable: "+err.Error(), true)
+	}
+}
+
+// fresh replaces whatever is at the index path with an empty index and
+// marks it for a full rebuild. A damaged index is moved aside for a look,
+// not deleted; the index is derived data, so nothing is lost either way.
+func (x *Index) fresh(reason string, damaged bool) error {
+	if _, err := os.Stat(x.path); err == nil {
+		aside := x.path + ".broken-" + time.Now().UTC().Format("20060102T150405")
+		if !damaged || os.Rename(x.path, aside) != nil {
+			os.RemoveAll(x.path)
+		} else {
+			x.log.Warn("search index was unreadable; moved aside and rebuilding", "aside", aside, "reason", reason)
+		}
+	}
+	bi, err := bleve.NewUsing(x.path, buildMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, map[string]any{"bolt_timeout": "1s"})
+	if err != nil {
+		return fmt.Errorf("create search index at %s: %w", x.path, err)
+	}
+	for k, v := range map[string]string{kFormat: FormatVersion, kBuilding: "1"} {
+		if err := bi.SetInternal([]byte(k), []byte(v)); err != nil {
+			bi.Close()
+			return err
+		}
+	}
+	x.bi = bi
+	x.wm = map[string]int64{}
+	x.state, x.reason, x.done, x.total = StateRebuilding, reason, 0, 0
+	x.log.Info("search index will be rebuilt", "reason", reason)
+	return nil
+}
+
+func (x *Index) loadWatermarks() error {
+	wss, err := x.store.ListWorkspaces()
+	if err != nil {
+		return err
+	}
+	for _, ws := range wss {
+		v, err := x.bi.GetInternal([]byte(kWatermark + ws.ID))
+		if err != nil {
+			return err
+		}
+		if len(v) == 8 {
+			x.wm[ws.ID] = int64(binary.BigEndian.Uint64(v))
+		}
+	}
+	return nil
+}
+
+// Close stops using the index. Run must have returned.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.state = StateFailed
+	x.changed.Broadcast()
+	if x.bi == nil {
+		return nil
+	}
+	err := x.bi.Close()
+	x.bi = nil
+	return err
+}
+
+// Status reports the index's state and rebuild progress.
+func (x *Index) Status() Status {
+	x.mu.Lock()
+	st := Status{State: x.state, Reason: x.reason, Done: x.done, Total: x.total, Watermarks: map[string]int64{}}
+	for k, v := range x.wm {
+		st.Watermarks[k] = v
+	}
+	if x.err != nil {
+		st.Error = x.err.Error()
+	}
+	bi := x.bi
+	x.mu.Unlock()
+	if bi != nil {
+		st.Docs, _ = bi.DocCount()
+	}
+	st.SizeBytes = dirSize(x.path)
+	return st
+}
+
+func dirSize(p string) int64 {
+	var n int64
+	filepath.Walk(p, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+// Rebuild throws the index away and builds it again in the background.
+func (x *Index) Rebuild() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.state == StateRebuilding {
+		return nil
+	}
+	if x.bi != nil {
+		x.bi.Close()
+		x.bi = nil
+	}
+	if err := x.fresh("rebuild requested", false); err != nil {
+		x.state, x.err = StateFailed, err
+		return err
+	}
+	x.changed.Broadcast()
+	x.poke()
+	return nil
+}
+
+func (x *Index) poke() {
+	select {
+	case x.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run follows the store until ctx ends: it builds the index when needed,
+// catches up every workspace, then indexes each commit's changes.
+func (x *Index) Run(ctx context.Context) {
+	notes, cancel := x.store.Subscribe()
+	defer cancel()
+	dirty := map[string]bool{}
+	all := true
+	for {
+		x.mu.Lock()
+		rebuilding := x.state == StateRebuilding
+		x.mu.Unlock()
+		if rebuilding {
+			if err := x.rebuild(ctx); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				x.fail(err)
+			}
+			all = true
+		}
+		if err := x.catchUp(ctx, all, dirty); err != nil && ctx.Err() == nil {
+			x.log.Warn("indexing failed; retrying", "err", err)
+			time.Sleep(time.Second)
+			continue
+		}
+		all, dirty = false, map[string]bool{}
+		select {
+		case <-ctx.Done():
+			return
+		case <-x.kick:
+			all = true
+		case n, ok := <-notes:
+			if !ok {
+				return
+			}
+			dirty[n.WorkspaceID] = true
+			// Coalesce a burst of commits into one batch.
+			timer := time.NewTimer(coalesceDelay)
+		drain:
+			for {
+				select {
+				case n, ok := <-notes:
+					if !ok {
+						break drain
+					}
+					dirty[n.WorkspaceID] = true
+				case <-timer.C:
+					break drain
+				}
+			}
+			timer.Stop()
+		}
+	}
+}
+
+func (x *Index) fail(err error) {
+	x.mu.Lock()
+	x.state, x.err = StateFailed, err
+	x.changed.Broadcast()
+	x.mu.Unlock()
+	x.log.Error("search index failed; `padctl index rebuild` retries", "err", err)
+}
+
+// catchUp indexes the changes after each workspace's watermark.
+func (x *Index) catchUp(ctx context.Context, all bool, dirty map[string]bool) error {
+	var ids []string
+	if all {
+		wss, err := x.store.ListWorkspaces()
+		if err != nil {
+			return err
+		}
+		for _, ws := range wss {
+			ids = append(ids, ws.ID)
+		}
+	} else {
+		for id := range dirty {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+	}
+	for _, ws := range ids {
+		if err := x.catchUpWorkspace(ctx, ws); err != nil {
+			if model.IsNotFound(err) {
+				continue // deleted meanwhile
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *Index) catchUpWorkspace(ctx context.Context, ws string) error {
+	for ctx.Err() == nil {
+		x.mu.Lock()
+		from := x.wm[ws]
+		x.mu.Unlock()
+		changes, head, err := x.store.ChangesSince(ws, from, 2000)
+		if err != nil {
+			return err
+		}
+		if len(changes) == 0 {
+			if head > from { // nothing to index, but the log moved (never shrinks)
+				return x.commit(ws, head, nil)
+			}
+			return nil
+		}
+		seen := map[string]bool{}
+		var items []string
+		for _, ch := range changes {
+			if ch.ItemID != "" && !seen[ch.ItemID] {
+				seen[ch.ItemID] = true
+				items = append(items, ch.ItemID)
+			}
+		}
+		docs, err := x.store.IndexDocs(ws, items)
+		if err != nil {
+			return err
+		}
+		if err := x.commit(ws, changes[len(changes)-1].Seq, docs); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// commit writes docs and the workspace's new watermark in one batch.
+func (x *Index) commit(ws string, seq int64, docs []storage.IndexDoc) error {
+	x.mu.Lock()
+	bi := x.bi
+	x.mu.Unlock()
+	if bi == nil {
+		return errors.New("search index is closed")
+	}
+	b := bi.NewBatch()
+	for _, d := range docs {
+		if d.Gone {
+			b.Delete(d.ID)
+			continue
+		}
+		if err := b.Index(d.ID, toDoc(d)); err != nil {
+			return err
+		}
+	}
+	if seq > 0 {
+		wm := make([]byte, 8)
+		binary.BigEndian.PutUint64(wm, uint64(seq))
+		b.SetInternal([]byte(kWatermark+ws), wm)
+	}
+	if err := bi.Batch(b); err != nil {
+		return fmt.Errorf("index batch: %w", err)
+	}
+	x.mu.Lock()
+	if seq > x.wm[ws] {
+		x.wm[ws] = seq
+	}
+	x.changed.Broadcast()
+	x.mu.Unlock()
+	return nil
+}
+
+// rebuild indexes every item of every workspace from scratch, with
+// progress, then records each workspace's head as its watermark.
+func (x *Index) rebuild(ctx context.Context) error {
+	start := time.Now()
+	wss, err := x.store.ListWorkspaces()
+	if err != nil {
+		return err
+	}
+	total := 0
+	for _, ws := range wss {
+		n, err := x.store.ItemCount(ws.ID)
+		if err != nil {
+			return err
+		}
+		total += n
+	}
+	x.mu.Lock()
+	x.total, x.done = total, 0
+	x.mu.Unlock()
+	for _, ws := range wss {
+		head, err := x.store.Head(ws.ID)
+		if err != nil {
+			return err
+		}
+		after := ""
+		for {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			docs, next, err := x.store.ScanItems(ws.ID, after, batchSize)
+			if err != nil {
+				return err
+			}
+			if len(docs) > 0 {
+				if err := x.commit(ws.ID, 0, docs); err != nil {
+					return err
+				}
+			}
+			x.mu.Lock()
+			x.done += len(docs)
+			x.mu.Unlock()
+			if next == "" {
+				break
+			}
+			after = next
+		}
+		// Changes made during the scan are replayed from head on.
+		if err := x.commit(ws.ID, head, nil); err != nil {
+			return err
+		}
+	}
+	x.mu.Lock()
+	bi := x.bi
+	x.mu.Unlock()
+	if err := bi.DeleteInternal([]byte(kBuilding)); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	x.state, x.reason = StateReady, ""
+	x.changed.Broadcast()
+	x.mu.Unlock()
+	x.log.Info("search index built", "items", total, "took", time.Since(start).Round(time.Millisecond).String())
+	return nil
+}
+
+// ErrRebuilding means the index is being built and cannot answer yet.
+type ErrRebuilding struct{ Done, Total int }
+
+func (e *ErrRebuilding) Error() string {
+	return fmt.Sprintf("the search index is being rebuilt (%d of %d items); search again in a moment", e.Done, e.Total)
+}
+
+// WaitFor blocks until the index has caught up with a workspace's seq
+// (and any rebuild has finished), so a caller finds what it just wrote.
+// It gives up when ctx ends.
+func (x *Index) WaitFor(ctx context.Context, ws string, seq int64) error {
+	stop := context.AfterFunc(ctx, func() {
+		x.mu.Lock()
+		x.changed.Broadcast()
+		x.mu.Unlock()
+	})
+	defer stop()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for x.wm[ws] < seq || x.state == StateRebuilding {
+		if x.state == StateFailed {
+			return fmt.Errorf("search index failed: %v; run `padctl index rebuild`", x.err)
+		}
+		if ctx.Err() != nil {
+			if x.state == StateRebuilding {
+				return &ErrRebuilding{Done: x.done, Total: x.total}
+			}
+			return fmt.Errorf("search index is behind (at %d of %d); try again: %w", x.wm[ws], seq, ctx.Err())
+		}
+		x.changed.Wait()
+	}
+	return nil
+}
+
+func toDoc(d storage.IndexDoc) doc {
+	v := d.Item
+	out := doc{Workspace: v.WorkspaceID, Collection: v.Collection.Slug, CollectionID: v.CollectionID,
+		Ref: v.Ref, Title: v.Title, Content: v.Content, Comments: strings.Join(d.Comments, "\n\n"),
+		Tags: v.Tags, State: string(v.State()), Archived: v.DeletedAt != nil,
+		Created: v.CreatedAt, Updated: v.UpdatedAt, TitleSort: strings.ToLower(v.Title)}
+	out.Status, _ = v.Fields["status"].(string)
+	out.Priority, _ = v.Fields["priority"].(string)
+	var text []string
+	for _, k := range sortedKeys(v.Fields) {
+		if k == "status" || k == "priority" || model.IsReservedField(k) {
+			continue
+		}
+		switch val := v.Fields[k].(type) {
+		case string:
+			if _, isID := v.RelationTargets[k]; !isID {
+				text = append(text, val)
+			}
+		case []any:
+			for _, e := range val {
+				if s, ok := e.(string); ok {
+					text = append(text, s)
+				}
+			}
+		}
+	}
+	for _, k := range []string{model.FieldImplementationNotes, model.FieldDecisionLog} {
+		if list, ok := v.Fields[k].([]any); ok {
+			for _, e := range list {
+				if m, ok := e.(map[string]any); ok {
+					for _, f := range []string{"summary", "details", "decision", "rationale"} {
+						if s, ok := m[f].(string); ok && s != "" {
+							text = append(text, s)
+						}
+					}
+				}
+			}
+		}
+	}
+	out.Text = strings.Join(text, "\n")
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

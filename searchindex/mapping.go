@@ -1,0 +1,114 @@
+// Package searchindex is padd's full-text search: one Bleve index in the
+// data directory, derived from storage and rebuildable. It is the only
+// package that imports Bleve.
+//
+// An indexer follows each workspace's change log from a watermark kept
+// inside the index itself (written in the same batch as the documents,
+// so after a crash the index and its watermark agree), in batches, and
+// catches up at start. A missing, corrupt or older-format index is
+// rebuilt in the background while search says so.
+package searchindex
+
+import (
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// FormatVersion changes whenever the mapping or the document shape does;
+// an index of another version is rebuilt.
+const FormatVersion = "padd-search-3"
+
+// doc is one item as indexed.
+type doc struct {
+	Workspace    string    `json:"workspace"`
+	Collection   string    `json:"collection"`
+	CollectionID string    `json:"collection_id"`
+	Ref          string    `json:"ref"`
+	Title        string    `json:"title"`
+	Content      string    `json:"content"`
+	Comments     string    `json:"comments"`
+	Text         string    `json:"text"`
+	Tags         []string  `json:"tag"`
+	Status       string    `json:"status"`
+	Priority     string    `json:"priority"`
+	State        string    `json:"state"`
+	Archived     bool      `json:"archived"`
+	Created      time.Time `json:"created"`
+	Updated      time.Time `json:"updated"`
+	TitleSort    string    `json:"title_sort"`
+}
+
+// Field boosts: a word in the title outranks the same word in the body.
+const (
+	boostTitle    = 3.0
+	boostTag      = 2.0
+	boostContent  = 1.0
+	boostText     = 1.0
+	boostComments = 0.6
+	boostRef      = 30.0
+)
+
+var textFields = []struct {
+	name  string
+	boost float64
+}{{"title", boostTitle}, {"content", boostContent}, {"text", boostText}, {"comments", boostComments}}
+
+func buildMapping() mapping.IndexMapping {
+	text := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = en.AnalyzerName
+		f.Store = store
+		f.IncludeTermVectors = store // highlighting needs both
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	kw := func(docValues bool) *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Store = false
+		f.IncludeTermVectors = false
+		f.IncludeInAll = false
+		f.DocValues = docValues
+		return f
+	}
+	date := bleve.NewDateTimeFieldMapping()
+	date.Store = false
+	date.IncludeInAll = false
+	boolean := bleve.NewBooleanFieldMapping()
+	boolean.Store = false
+	boolean.IncludeInAll = false
+
+	dm := bleve.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt("title", text(false))
+	dm.AddFieldMappingsAt("content", text(true))
+	dm.AddFieldMappingsAt("comments", text(true))
+	dm.AddFieldMappingsAt("text", text(false))
+	ws := kw(false)
+	ws.Store = true // a hit names its workspace without a storage lookup
+	dm.AddFieldMappingsAt("workspace", ws)
+	dm.AddFieldMappingsAt("collection", kw(true))
+	dm.AddFieldMappingsAt("collection_id", kw(false))
+	dm.AddFieldMappingsAt("ref", kw(false))
+	dm.AddFieldMappingsAt("tag", kw(false))
+	dm.AddFieldMappingsAt("status", kw(true))
+	dm.AddFieldMappingsAt("priority", kw(false))
+	dm.AddFieldMappingsAt("state", kw(false))
+	dm.AddFieldMappingsAt("title_sort", kw(true))
+	dm.AddFieldMappingsAt("archived", boolean)
+	dm.AddFieldMappingsAt("created", date)
+	dm.AddFieldMappingsAt("updated", date)
+
+	im := bleve.NewIndexMapping()
+	im.DefaultMapping = dm
+	im.DefaultAnalyzer = en.AnalyzerName
+	im.ScoringModel = "bm25"
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+	return im
+}

@@ -1,0 +1,273 @@
+package searchindex
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/padd/padd/model"
+)
+
+// Request is one search.
+type Request struct {
+	Query string
+	// Workspaces are the workspace ids in scope (at least one).
+	Workspaces []string
+	// Collections restricts to these collection slugs (already resolved).
+	Collections []string
+	Statuses    []string
+	Priorities  []string
+	// HiddenCollections are archived collection ids, left out unless
+	// IncludeArchived.
+	HiddenCollections []string
+	IncludeArchived   bool
+	// Only restricts hits to these item ids (nil: no restriction).
+	Only   []string
+	Limit  int
+	Offset int
+	Sort   string // relevance (default), created_at, updated_at, title
+	Desc   bool   // for the non-relevance sorts
+	// NoSnippets skips highlighting (lists that only need ids).
+	NoSnippets bool
+}
+
+// Hit is one result.
+type Hit struct {
+	ID        string
+	Workspace string
+	Score     float64
+	Snippet   string
+}
+
+// Result is a page of hits with totals and facets.
+type Result struct {
+	Hits        []Hit
+	Total       uint64
+	Collections map[string]int
+	Statuses    map[string]int
+	// Fuzzy is true when nothing matched exactly and these hits tolerate
+	// a typo.
+	Fuzzy bool
+}
+
+// Search answers a query. While the index is being rebuilt it returns
+// *ErrRebuilding rather than partial answers.
+func (x *Index) Search(ctx context.Context, r Request) (*Result, error) {
+	x.mu.Lock()
+	bi, state, done, total, ferr := x.bi, x.state, x.done, x.total, x.err
+	x.mu.Unlock()
+	switch {
+	case state == StateRebuilding:
+		return nil, &ErrRebuilding{Done: done, Total: total}
+	case state == StateFailed || bi == nil:
+		return nil, fmt.Errorf("search index is unavailable (%v); run `padctl index rebuild`", ferr)
+	}
+	p := Parse(r.Query)
+	res, err := x.run(ctx, bi, r, p, false)
+	if err != nil || res.Total > 0 || len(p.Words) == 0 {
+		return res, err
+	}
+	fz, err := x.run(ctx, bi, r, p, true)
+	if err != nil {
+		return nil, err
+	}
+	fz.Fuzzy = fz.Total > 0
+	return fz, nil
+}
+
+func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, fuzzy bool) (*Result, error) {
+	q := build(r, p, fuzzy)
+	size := r.Limit
+	if size <= 0 {
+		size = 50
+	}
+	sr := bleve.NewSearchRequestOptions(q, size, r.Offset, false)
+	sr.Fields = []string{"workspace"}
+	switch r.Sort {
+	case "created_at", "updated_at", "title":
+		field := map[string]string{"created_at": "created", "updated_at": "updated", "title": "title_sort"}[r.Sort]
+		if r.Desc {
+			field = "-" + field
+		}
+		sr.SortBy([]string{field, "_id"})
+	default:
+		sr.SortBy([]string{"-_score", "_id"})
+	}
+	if !r.NoSnippets {
+		sr.Highlight = bleve.NewHighlightWithStyle("html")
+		sr.Highlight.AddField("content")
+		sr.Highlight.AddField("comments")
+		sr.AddFacet("collections", bleve.NewFacetRequest("collection", 50))
+		sr.AddFacet("statuses", bleve.NewFacetRequest("status", 50))
+	}
+	out, err := bi.SearchInContext(ctx, sr)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	res := &Result{Total: out.Total, Collections: map[string]int{}, Statuses: map[string]int{}}
+	for _, h := range out.Hits {
+		ws, _ := h.Fields["workspace"].(string)
+		res.Hits = append(res.Hits, Hit{ID: h.ID, Workspace: ws, Score: h.Score, Snippet: snippet(h)})
+	}
+	if f := out.Facets["collections"]; f != nil && f.Terms != nil {
+		for _, t := range f.Terms.Terms() {
+			res.Collections[t.Term] = t.Count
+		}
+	}
+	if f := out.Facets["statuses"]; f != nil && f.Terms != nil {
+		for _, t := range f.Terms.Terms() {
+			res.Statuses[t.Term] = t.Count
+		}
+	}
+	return res, nil
+}
+
+func snippet(h *search.DocumentMatch) string {
+	for _, f := range []string{"content", "comments"} {
+		if frags := h.Fragments[f]; len(frags) > 0 {
+			return strings.TrimSpace(frags[0])
+		}
+	}
+	return ""
+}
+
+// build turns a parsed query and the request's filters into one Bleve
+// query: every word must match somewhere (title weighs most), phrases
+// match as phrases, refs find their item first, exclusions exclude.
+func build(r Request, p *Parsed, fuzzy bool) query.Query {
+	must := []query.Query{anyTerm("workspace", r.Workspaces)}
+	if len(r.Collections) > 0 {
+		must = append(must, anyTerm("collection", r.Collections))
+	}
+	if len(r.Statuses) > 0 {
+		must = append(must, anyTerm("status", r.Statuses))
+	}
+	if len(r.Priorities) > 0 {
+		must = append(must, anyTerm("priority", r.Priorities))
+	}
+	if r.Only != nil {
+		must = append(must, bleve.NewDocIDQuery(r.Only))
+	}
+	for f, vs := range p.Filters {
+		if f == "collection" {
+			// Both "task" and "tasks" name the Tasks collection.
+			var alts []string
+			for _, v := range vs {
+				alts = append(alts, collectionAlts(v)...)
+			}
+			vs = alts
+		}
+		must = append(must, anyTerm(f, vs))
+	}
+	for _, w := range p.Words {
+		must = append(must, wordQuery(w, fuzzy))
+	}
+	for _, ph := range p.Phrases {
+		must = append(must, phraseQuery(ph))
+	}
+	for _, pre := range p.Prefixes {
+		must = append(must, prefixQuery(pre))
+	}
+	for _, ref := range p.Refs {
+		t := bleve.NewTermQuery(ref)
+		t.SetField("ref")
+		t.SetBoost(boostRef)
+		must = append(must, bleve.NewDisjunctionQuery(t, phraseQuery(ref)))
+	}
+	var mustNot []query.Query
+	for _, ex := range p.Exclude {
+		if strings.Contains(ex, " ") {
+			mustNot = append(mustNot, phraseQuery(ex))
+		} else {
+			mustNot = append(mustNot, wordQuery(ex, false))
+		}
+	}
+	if !r.IncludeArchived {
+		a := bleve.NewBoolFieldQuery(true)
+		a.SetField("archived")
+		mustNot = append(mustNot, a)
+		if len(r.HiddenCollections) > 0 {
+			mustNot = append(mustNot, anyTerm("collection_id", r.HiddenCollections))
+		}
+	}
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(must...)
+	if len(mustNot) > 0 {
+		bq.AddMustNot(mustNot...)
+	}
+	return bq
+}
+
+func anyTerm(field string, values []string) query.Query {
+	qs := make([]query.Query, 0, len(values))
+	for _, v := range values {
+		t := bleve.NewTermQuery(v)
+		t.SetField(field)
+		t.SetBoost(0) // filters do not rank
+		qs = append(qs, t)
+	}
+	if len(qs) == 1 {
+		return qs[0]
+	}
+	return bleve.NewDisjunctionQuery(qs...)
+}
+
+func wordQuery(w string, fuzzy bool) query.Query {
+	var qs []query.Query
+	for _, f := range textFields {
+		m := bleve.NewMatchQuery(w)
+		m.SetField(f.name)
+		m.SetBoost(f.boost)
+		if fuzzy {
+			m.SetFuzziness(fuzziness(w))
+		}
+		qs = append(qs, m)
+	}
+	t := bleve.NewTermQuery(w)
+	t.SetField("tag")
+	t.SetBoost(boostTag)
+	qs = append(qs, t)
+	return bleve.NewDisjunctionQuery(qs...)
+}
+
+func fuzziness(w string) int {
+	switch n := len([]rune(w)); {
+	case n >= 8:
+		return 2
+	case n >= 4:
+		return 1
+	}
+	return 0
+}
+
+func phraseQuery(ph string) query.Query {
+	var qs []query.Query
+	for _, f := range textFields {
+		m := bleve.NewMatchPhraseQuery(ph)
+		m.SetField(f.name)
+		m.SetBoost(f.boost)
+		qs = append(qs, m)
+	}
+	return bleve.NewDisjunctionQuery(qs...)
+}
+
+func prefixQuery(pre string) query.Query {
+	var qs []query.Query
+	for _, f := range textFields {
+		m := bleve.NewPrefixQuery(pre)
+		m.SetField(f.name)
+		m.SetBoost(f.boost)
+		qs = append(qs, m)
+	}
+	return bleve.NewDisjunctionQuery(qs...)
+}
+
+// collectionAlts gives a collection name with its alias spellings
+// ("task" and "tasks" both name Tasks).
+func collectionAlts(v string) []string {
+	v = strings.ToLower(v)
+	return append([]string{v}, model.CollectionAliases(v)...)
+}

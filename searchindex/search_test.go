@@ -1,0 +1,206 @@
+package searchindex
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+var user = model.UserActor(model.SourceCLI)
+
+// fixture is a store, an index following it, and one workspace.
+type fixture struct {
+	t     *testing.T
+	dir   string
+	store *storage.Store
+	idx   *Index
+	ws    *model.Workspace
+	stop  func()
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := storage.Open(filepath.Join(dir, "padd.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := st.CreateWorkspace(storage.WorkspaceCreate{Name: "Search"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, dir: dir, store: st, ws: ws}
+	f.start()
+	t.Cleanup(func() {
+		f.stop()
+		st.Close()
+	})
+	return f
+}
+
+func (f *fixture) start() {
+	idx, err := Open(f.dir, f.store, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { idx.Run(ctx); close(done) }()
+	f.idx = idx
+	f.stop = func() { cancel(); <-done; idx.Close() }
+}
+
+func (f *fixture) create(coll, title, content string, fields map[string]any, tags ...string) *storage.ItemView {
+	f.t.Helper()
+	r, err := f.store.CreateItem(f.ws.Slug, storage.ItemCreate{Collection: coll, Title: title, Content: content, Fields: fields, Tags: tags}, user)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return r.Item
+}
+
+// search waits for the index to reach the workspace head (read your
+// writes), then searches.
+func (f *fixture) search(q string, mod ...func(*Request)) *Result {
+	f.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	head, err := f.store.Head(f.ws.ID)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.idx.WaitFor(ctx, f.ws.ID, head); err != nil {
+		f.t.Fatal(err)
+	}
+	r := Request{Query: q, Workspaces: []string{f.ws.ID}, Limit: 20}
+	for _, m := range mod {
+		m(&r)
+	}
+	res, err := f.idx.Search(ctx, r)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return res
+}
+
+func ids(r *Result) []string {
+	var out []string
+	for _, h := range r.Hits {
+		out = append(out, h.ID)
+	}
+	return out
+}
+
+func wantHits(t *testing.T, q string, r *Result, want ...string) {
+	t.Helper()
+	got := ids(r)
+	if len(got) != len(want) {
+		t.Fatalf("%q: got %d hits %v, want %v", q, len(got), got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%q: hit %d is %s, want %s (all: %v)", q, i, got[i], want[i], got)
+		}
+	}
+}
+
+func TestQueryForms(t *testing.T) {
+	f := newFixture(t)
+	login := f.create("tasks", "Fix login timeout", "Users see a timeout after SSO redirect.", map[string]any{"priority": "high"}, "auth")
+	dark := f.create("ideas", "Dark mode", "A darker theme for night work; login page included.", nil, "ui")
+	deploy := f.create("docs", "Deployment guide", "How we deploy to staging and production.", nil)
+	cache := f.create("tasks", "Cache invalidation", "The cache keeps stale sessions around.", map[string]any{"status": "done"})
+
+	wantHits(t, "login", f.search("login"), login.ID, dark.ID) // title outranks body
+	wantHits(t, "all words", f.search("login timeout"), login.ID)
+	wantHits(t, "phrase", f.search(`"stale sessions"`), cache.ID)
+	wantHits(t, "phrase order", f.search(`"sessions stale"`))
+	wantHits(t, "prefix", f.search("deplo*"), deploy.ID)
+	wantHits(t, "exclude", f.search("login -dark"), login.ID)
+	wantHits(t, "status filter", f.search("status:done"), cache.ID)
+	wantHits(t, "collection filter", f.search("login collection:ideas"), dark.ID)
+	wantHits(t, "collection alias", f.search("login collection:idea"), dark.ID)
+	wantHits(t, "tag filter", f.search("tag:auth"), login.ID)
+	wantHits(t, "is:done", f.search("is:done"), cache.ID)
+	r := f.search(login.Ref)
+	if len(r.Hits) == 0 || r.Hits[0].ID != login.ID {
+		t.Fatalf("a ref finds its item first: %v", ids(r))
+	}
+	r = f.search("timeot")
+	if !r.Fuzzy || len(r.Hits) != 1 || r.Hits[0].ID != login.ID {
+		t.Fatalf("typo retry: fuzzy=%v hits=%v", r.Fuzzy, ids(r))
+	}
+	r = f.search("timeout")
+	if r.Fuzzy || r.Hits[0].Snippet == "" || !contains(r.Hits[0].Snippet, "<mark>timeout</mark>") {
+		t.Fatalf("snippet: %q", r.Hits[0].Snippet)
+	}
+	if r.Collections["tasks"] != 1 || r.Statuses["open"] != 1 {
+		t.Fatalf("facets: %v %v", r.Collections, r.Statuses)
+	}
+}
+
+func contains(s, sub string) bool { return len(s) >= len(sub) && (s == sub || indexOf(s, sub) >= 0) }
+
+func indexOf(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestDeletesCommentsAndMovesFollow(t *testing.T) {
+	f := newFixture(t)
+	a := f.create("tasks", "Flaky upload test", "", nil)
+	wantHits(t, "created", f.search("flaky"), a.ID)
+	if _, err := f.store.AddComment(f.ws.Slug, a.Ref, storage.CommentCreate{Body: "Seen again on the arm64 runner"}, user); err != nil {
+		t.Fatal(err)
+	}
+	wantHits(t, "comment text", f.search("arm64"), a.ID)
+	if _, err := f.store.DeleteItem(f.ws.Slug, a.Ref, user); err != nil {
+		t.Fatal(err)
+	}
+	wantHits(t, "archived hidden", f.search("flaky"))
+	wantHits(t, "archived on request", f.search("flaky", func(r *Request) { r.IncludeArchived = true }), a.ID)
+	if _, err := f.store.RestoreItem(f.ws.Slug, a.Ref, user); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.MoveItem(f.ws.Slug, a.Ref, storage.MoveInput{Target: "ideas", Fields: map[string]any{"status": "new"}}, user); err != nil {
+		t.Fatal(err)
+	}
+	wantHits(t, "moved", f.search("flaky collection:ideas"), a.ID)
+}
+
+func TestRestartCatchesUpAndCorruptIndexRebuilds(t *testing.T) {
+	f := newFixture(t)
+	a := f.create("tasks", "Before restart", "", nil)
+	wantHits(t, "before", f.search("restart"), a.ID)
+	f.stop()
+	b := f.create("tasks", "Written while the indexer was down: restart", "", nil)
+	f.start()
+	r := f.search("restart")
+	if len(r.Hits) != 2 {
+		t.Fatalf("catch-up after restart: %v", ids(r))
+	}
+	f.stop()
+	// Damage the index: its files are derived data, padd must rebuild.
+	if err := os.WriteFile(filepath.Join(f.dir, Dir, "index_meta.json"), []byte("{garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.start()
+	r = f.search("restart")
+	if len(r.Hits) != 2 || (r.Hits[0].ID != a.ID && r.Hits[0].ID != b.ID) {
+		t.Fatalf("after rebuild: %v", ids(r))
+	}
+	matches, _ := filepath.Glob(filepath.Join(f.dir, Dir+".broken-*"))
+	if len(matches) != 1 {
+		t.Fatalf("damaged index kept aside: %v", matches)
+	}
+}

@@ -1,0 +1,326 @@
+package storage
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/padd/padd/model"
+)
+
+// Comments live in two buckets:
+//
+//	comments     item id(16) | comment id(16) -> model.Comment JSON
+//	comment_idx  comment id(16)               -> item id(16)
+//
+// Comment ids are time-ordered (v7), so an item's comments read oldest
+// first straight off the cursor. A comment never changes its item's
+// seq (Pad keeps comments out of the item's concurrency token), but
+// each comment mutation is stamped, so it has its own workspace seq and
+// change-log entry.
+
+// CommentCreate is a new comment or reply.
+type CommentCreate struct {
+	Body    string
+	ReplyTo string // the id of a comment on the same item
+	Idem    Idem
+}
+
+// CommentResult answers AddComment.
+type CommentResult struct {
+	Comment *model.Comment
+	// Replayed is true when an idempotency key matched an earlier add:
+	// Comment is that comment as it stands now.
+	Replayed bool
+}
+
+// CommentDeletion says what DeleteComment did.
+type CommentDeletion struct {
+	// Comment is the deleted comment as it was, or the tombstone it
+	// became.
+	Comment *model.Comment
+	// Tombstoned is true when the comment had replies and stays as a
+	// tombstone.
+	Tombstoned bool
+	// Removed lists the ids that are gone: the comment itself, then any
+	// tombstone ancestors it was the last reply of.
+	Removed []string
+}
+
+func commentKey(c *model.Comment) []byte { return cat(mustID(c.ItemID), mustID(c.ID)) }
+
+func getComment(b *wsb, itemID, id []byte) (*model.Comment, error) {
+	v := b.comments.Get(cat(itemID, id))
+	if v == nil {
+		return nil, nil
+	}
+	var c model.Comment
+	if err := decode(v, &c); err != nil {
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored comment %s is unreadable: %v", idString(id), err)
+	}
+	return &c, nil
+}
+
+func putComment(b *wsb, c *model.Comment) error {
+	v, err := encode(c)
+	if err != nil {
+		return err
+	}
+	return firstErr(b.comments.Put(commentKey(c), v), b.commentIdx.Put(mustID(c.ID), mustID(c.ItemID)))
+}
+
+func delComment(b *wsb, c *model.Comment) error {
+	return firstErr(b.comments.Delete(commentKey(c)), b.commentIdx.Delete(mustID(c.ID)))
+}
+
+// commentsOf reads an item's comments, oldest first.
+func commentsOf(b *wsb, itemID []byte) ([]*model.Comment, error) {
+	var out []*model.Comment
+	c := b.comments.Cursor()
+	for k, v := c.Seek(itemID); k != nil && bytes.HasPrefix(k, itemID); k, v = c.Next() {
+		var cm model.Comment
+		if err := decode(v, &cm); err != nil {
+			return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored comment %s is unreadable: %v", idString(k[16:]), err)
+		}
+		out = append(out, &cm)
+	}
+	return out, nil
+}
+
+func commentNotFound(id string) error {
+	return model.NotFound("Comment not found").With("comment_id", id)
+}
+
+func commentDeleted(id string) error {
+	return model.Errorf(model.CodeCommentDeleted, 409,
+		"comment %s was deleted and only remains as a placeholder for its replies", id).With("comment_id", id)
+}
+
+// findComment resolves a comment id. With itemRef, the comment must be
+// on that item: a comment elsewhere is not found, as Pad's item-scoped
+// routes answer.
+func findComment(b *wsb, itemRef, commentID string) (*model.Comment, error) {
+	k, ok := idKey(strings.TrimSpace(commentID))
+	if !ok {
+		return nil, commentNotFound(commentID)
+	}
+	itemID := b.commentIdx.Get(k)
+	if itemID == nil {
+		return nil, commentNotFound(commentID)
+	}
+	if itemRef != "" {
+		it, err := itemByRef(b, itemRef, false)
+		if err != nil {
+			return nil, err
+		}
+		if it.ID != idString(itemID) {
+			return nil, commentNotFound(commentID)
+		}
+	}
+	c, err := getComment(b, itemID, k)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, commentNotFound(commentID)
+	}
+	return c, nil
+}
+
+// AddComment adds a comment, or a reply when ReplyTo names a live
+// comment on the same item. Archived items take no comments.
+func (s *Store) AddComment(ws, itemRef string, in CommentCreate, actor model.Actor) (*CommentResult, error) {
+	var res *CommentResult
+	err := s.write(ws, actor, func(w *wtx) error {
+		b := w.ws
+		if replay, err := w.idemReplay(in.Idem); err != nil || replay != nil {
+			if replay != nil {
+				res, err = replayComment(b, replay)
+			}
+			return err
+		}
+		it, c, err := liveItemByRef(b, itemRef, false)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(in.Body) == "" {
+			return model.BadRequest("body is required").With("field", "body")
+		}
+		cm := &model.Comment{ID: newID(), WorkspaceID: b.id, ItemID: it.ID, Body: in.Body,
+			Author: w.actor, CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+		meta := map[string]any{"comment_id": cm.ID}
+		if rt := strings.TrimSpace(in.ReplyTo); rt != "" {
+			// Not found here is a bad parameter, not a missing route
+			// target: the Pad CLI rewrites a 404 on this route into
+			// "item not found".
+			parent, err := findComment(b, "", rt)
+			if err != nil || parent.ItemID != it.ID {
+				if err != nil && !model.IsNotFound(err) {
+					return err
+				}
+				return model.Invalid("reply_to %q is not a comment on %s", rt, refOf(c, it.Number)).
+					With("field", "reply_to").With("comment_id", rt)
+			}
+			if parent.DeletedAt != nil {
+				return commentDeleted(parent.ID)
+			}
+			cm.ParentID = parent.ID
+			meta["reply_to"] = parent.ID
+		}
+		seq, err := w.stamp(model.EntityComment, model.OpCreated, cm.ID, it.ID, c.ID)
+		if err != nil {
+			return err
+		}
+		cm.Seq = seq
+		meta["seq"] = seq
+		if err := firstErr(putComment(b, cm), w.activity(seq, it.ID, "commented", meta)); err != nil {
+			return err
+		}
+		res = &CommentResult{Comment: cm}
+		return w.idemSave(in.Idem, idemRecord{ItemID: it.ID, EntityID: cm.ID})
+	})
+	return res, err
+}
+
+// replayComment answers a replayed add with the comment as it stands now.
+func replayComment(b *wsb, rec *idemRecord) (*CommentResult, error) {
+	item, okItem := idKey(rec.ItemID)
+	id, okID := idKey(rec.EntityID)
+	if !okItem || !okID {
+		return nil, errInternal("idempotency record names no comment")
+	}
+	c, err := getComment(b, item, id)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, model.Errorf(model.CodeIdempotencyTargetGone, 410, "the comment this idempotency key created no longer exists")
+	}
+	return &CommentResult{Comment: c, Replayed: true}, nil
+}
+
+// ListComments lists an item's comments oldest first, replies flat with
+// their ParentID. Tombstones are included (empty body, DeletedAt set)
+// so a thread keeps its shape. Archived items can be read.
+func (s *Store) ListComments(ws, itemRef string) ([]model.Comment, error) {
+	var out []model.Comment
+	err := s.read(ws, func(r *rtx) error {
+		it, err := itemByRef(r.ws, itemRef, false)
+		if err != nil {
+			return err
+		}
+		list, err := commentsOf(r.ws, mustID(it.ID))
+		if err != nil {
+			return err
+		}
+		out = make([]model.Comment, 0, len(list))
+		for _, c := range list {
+			out = append(out, *c)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// EditComment replaces a comment's body. itemRef may be "" (the
+// workspace-scoped route); when given, the comment must be on that item.
+// The same body again changes nothing and writes nothing.
+func (s *Store) EditComment(ws, itemRef, commentID, body string, actor model.Actor) (*model.Comment, error) {
+	var out *model.Comment
+	err := s.write(ws, actor, func(w *wtx) error {
+		b := w.ws
+		cm, err := findComment(b, itemRef, commentID)
+		if err != nil {
+			return err
+		}
+		if cm.DeletedAt != nil {
+			return commentDeleted(cm.ID)
+		}
+		it, c, err := liveItemByRef(b, cm.ItemID, false)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(body) == "" {
+			return model.BadRequest("body is required (use delete to remove a comment)").With("field", "body")
+		}
+		out = cm
+		if body == cm.Body {
+			return nil
+		}
+		seq, err := w.stamp(model.EntityComment, model.OpUpdated, cm.ID, it.ID, c.ID)
+		if err != nil {
+			return err
+		}
+		cm.Body, cm.UpdatedAt, cm.Seq = body, tstamp(w.now), seq
+		return firstErr(putComment(b, cm),
+			w.activity(seq, it.ID, "comment_edited", map[string]any{"seq": seq, "comment_id": cm.ID}))
+	})
+	return out, err
+}
+
+// DeleteComment deletes a comment. One with replies becomes a tombstone
+// (body emptied; author and timestamps kept) so the thread survives;
+// otherwise it is removed, and so is every tombstone ancestor it was the
+// last reply of. A tombstone cannot be deleted again (404): it goes by
+// itself with its last reply.
+func (s *Store) DeleteComment(ws, itemRef, commentID string, actor model.Actor) (*CommentDeletion, error) {
+	var out *CommentDeletion
+	err := s.write(ws, actor, func(w *wtx) error {
+		b := w.ws
+		cm, err := findComment(b, itemRef, commentID)
+		if err != nil {
+			return err
+		}
+		if cm.DeletedAt != nil {
+			return commentNotFound(commentID)
+		}
+		it, c, err := liveItemByRef(b, cm.ItemID, false)
+		if err != nil {
+			return err
+		}
+		all, err := commentsOf(b, mustID(it.ID))
+		if err != nil {
+			return err
+		}
+		byID := map[string]*model.Comment{}
+		replies := map[string]int{}
+		for _, x := range all {
+			byID[x.ID] = x
+			if x.ParentID != "" {
+				replies[x.ParentID]++
+			}
+		}
+		seq, err := w.stamp(model.EntityComment, model.OpDeleted, cm.ID, it.ID, c.ID)
+		if err != nil {
+			return err
+		}
+		d := &CommentDeletion{Comment: cm}
+		if replies[cm.ID] > 0 {
+			t := tstamp(w.now)
+			cm.Body, cm.DeletedAt, cm.Seq = "", &t, seq
+			d.Tombstoned = true
+			if err := putComment(b, cm); err != nil {
+				return err
+			}
+		} else {
+			for cur := cm; cur != nil; {
+				if err := delComment(b, cur); err != nil {
+					return err
+				}
+				d.Removed = append(d.Removed, cur.ID)
+				p := byID[cur.ParentID]
+				if p == nil {
+					break
+				}
+				replies[p.ID]--
+				if p.DeletedAt == nil || replies[p.ID] > 0 {
+					break
+				}
+				cur = p
+			}
+		}
+		out = d
+		return w.activity(seq, it.ID, "comment_deleted", map[string]any{"seq": seq, "comment_id": cm.ID,
+			"tombstoned": d.Tombstoned, "removed": d.Removed})
+	})
+	return out, err
+}

@@ -1,0 +1,559 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Links live in three buckets:
+//
+//	links     link id(16)                           -> model.Link JSON (canonical form)
+//	link_src  source id(16) | lstr(type) | link id(16) -> target id(16)
+//	link_dst  target id(16) | lstr(type) | link id(16) -> source id(16)
+//
+// The two edge buckets carry the other end as their value so the graph
+// walks (cycle refusal, deps) never decode a link record. isUnparented
+// probes link_src for source|lstr("implements"), so that layout is fixed.
+
+// The names of a stored link type as its target sees it.
+const (
+	LinkSupersededBy  = "superseded-by"
+	LinkImplementedBy = "implemented-by"
+	LinkSplitInto     = "split-into"
+)
+
+// Link directions from one item's point of view.
+const (
+	DirOut = "out"
+	DirIn  = "in"
+)
+
+var inverseLinkType = map[string]string{
+	model.LinkBlocks:     model.LinkBlockedBy,
+	model.LinkSupersedes: LinkSupersededBy,
+	model.LinkImplements: LinkImplementedBy,
+	model.LinkSplitFrom:  LinkSplitInto,
+}
+
+// Bounds on the deps walk: the graph is acyclic, but one hub item can
+// still fan out to most of a workspace.
+const (
+	MaxDepDepth = 10
+	MaxDepNodes = 200
+)
+
+// ItemBrief is another item as a link, dependency, backlink or star row
+// shows it.
+type ItemBrief struct {
+	ID             string
+	Ref            string
+	Slug           string
+	Title          string
+	Status         string // the value of the collection's done field
+	State          model.State
+	CollectionSlug string
+	CollectionIcon string
+	UpdatedAt      string // RFC 3339, as Pad's backlink rows carry it
+	Archived       bool   // the item or its collection is archived
+}
+
+// LinkResult answers AddLink.
+type LinkResult struct {
+	Link *model.Link
+	// Existing is true when the same link was already stored: nothing
+	// was written and Link is the stored one.
+	Existing bool
+}
+
+// LinkView is one link seen from one of its items.
+type LinkView struct {
+	Link      model.Link
+	Direction string // DirOut when the item is the stored source
+	Type      string // as seen from the item: "B blocks A" reads "blocked-by" from A
+	Other     ItemBrief
+}
+
+// DepNode is one item of the blocking graph around an item.
+type DepNode struct {
+	ItemBrief
+	Depth  int    // 1 for a direct blocker or blockee
+	Via    string // the ref of the item it was reached through; "" at depth 1
+	LinkID string // the blocks link that reached it
+}
+
+// DepGraph is the blocking graph around an item, walked both ways.
+type DepGraph struct {
+	Item      ItemBrief
+	Blocks    []DepNode // items this one blocks, nearest first
+	BlockedBy []DepNode // items blocking this one, nearest first
+	// Truncated says the walk stopped at MaxDepDepth or MaxDepNodes
+	// with more of the graph unread.
+	Truncated bool
+}
+
+// collOf caches collections for a read that touches many items.
+func collOf(b *wsb, colls map[string]*model.Collection, id string) (*model.Collection, error) {
+	if c := colls[id]; c != nil {
+		return c, nil
+	}
+	c, err := getCollection(b, mustID(id))
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, errInternal("item names a missing collection %s", id)
+	}
+	colls[id] = c
+	return c, nil
+}
+
+func briefOf(b *wsb, it *model.Item, colls map[string]*model.Collection) (ItemBrief, error) {
+	c, err := collOf(b, colls, it.CollectionID)
+	if err != nil {
+		return ItemBrief{}, err
+	}
+	status, _ := it.Fields[model.DoneField(c.Schema, c.Settings)].(string)
+	return ItemBrief{ID: it.ID, Ref: refOf(c, it.Number), Slug: it.Slug, Title: it.Title,
+		Status: status, State: c.State(it.Fields), CollectionSlug: c.Slug, CollectionIcon: c.Icon,
+		UpdatedAt: it.UpdatedAt.UTC().Format(time.RFC3339),
+		Archived:  it.DeletedAt != nil || c.ArchivedAt != nil}, nil
+}
+
+// briefByID loads the item behind an edge; a dangling id is unreadable
+// state, not a miss.
+func briefByID(b *wsb, id []byte, colls map[string]*model.Collection) (ItemBrief, error) {
+	it, err := getItem(b, id, false)
+	if err != nil {
+		return ItemBrief{}, err
+	}
+	if it == nil {
+		return ItemBrief{}, model.Errorf(model.CodeStoredStateUnreadable, 409, "a link names item %s, which does not exist", idString(id))
+	}
+	return briefOf(b, it, colls)
+}
+
+// linkTypeOf validates a caller's link type, accepting Pad's wire
+// spellings (split_from, BLOCKED_BY) for the model's hyphenated names.
+func linkTypeOf(raw string) (string, error) {
+	t := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(raw)), "_", "-")
+	if _, _, _, ok := model.CanonicalLink("", "", t); !ok {
+		return "", model.Invalid("invalid link type %q: use one of %s", raw, strings.Join(model.LinkTypes, ", ")).
+			With("field", "link_type").With("valid", model.LinkTypes)
+	}
+	return t, nil
+}
+
+// edge is one entry of link_src or link_dst.
+type edge struct {
+	linkID []byte
+	other  []byte
+	typ    string
+}
+
+// edgesOf lists an item's entries in link_src or link_dst, of one type
+// or (typ "") of all.
+func edgesOf(bk *bolt.Bucket, end []byte, typ string) []edge {
+	p := end
+	if typ != "" {
+		p = cat(end, lstr(typ))
+	}
+	var out []edge
+	c := bk.Cursor()
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		if len(k) < 16+2+16 {
+			continue
+		}
+		n := int(binary.BigEndian.Uint16(k[16:18]))
+		if len(k) != 16+2+n+16 {
+			continue
+		}
+		out = append(out, edge{linkID: append([]byte(nil), k[18+n:]...),
+			other: append([]byte(nil), v...), typ: string(k[18 : 18+n])})
+	}
+	return out
+}
+
+func getLink(b *wsb, id []byte) (*model.Link, error) {
+	v := b.links.Get(id)
+	if v == nil {
+		return nil, nil
+	}
+	var l model.Link
+	if err := decode(v, &l); err != nil {
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored link %s is unreadable: %v", idString(id), err)
+	}
+	return &l, nil
+}
+
+// putLink writes or (del) removes a link with both of its edges.
+func putLink(b *wsb, l *model.Link, del bool) error {
+	id, src, dst := mustID(l.ID), mustID(l.SourceID), mustID(l.TargetID)
+	ks, kd := cat(src, lstr(l.Type), id), cat(dst, lstr(l.Type), id)
+	if del {
+		return firstErr(b.links.Delete(id), b.linkSrc.Delete(ks), b.linkDst.Delete(kd))
+	}
+	v, err := encode(l)
+	if err != nil {
+		return err
+	}
+	return firstErr(b.links.Put(id, v), b.linkSrc.Put(ks, dst), b.linkDst.Put(kd, src))
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// blockReach walks blocks edges breadth first from start: forward
+// follows "start blocks X", backward "X blocks start". visit sees each
+// newly reached item once, with the item it came from; returning false
+// stops the walk. maxDepth and maxNodes (0 = no bound) cut it short,
+// and truncated says whether anything was left unread.
+func blockReach(b *wsb, start []byte, forward bool, maxDepth, maxNodes int,
+	visit func(id, from, linkID []byte, depth int) bool) (truncated bool) {
+	bk := b.linkDst
+	if forward {
+		bk = b.linkSrc
+	}
+	seen := map[string]bool{string(start): true}
+	frontier := [][]byte{start}
+	n := 0
+	for depth := 1; len(frontier) > 0; depth++ {
+		var next [][]byte
+		for _, from := range frontier {
+			for _, e := range edgesOf(bk, from, model.LinkBlocks) {
+				if seen[string(e.other)] {
+					continue
+				}
+				if maxDepth > 0 && depth > maxDepth || maxNodes > 0 && n == maxNodes {
+					return true
+				}
+				seen[string(e.other)] = true
+				n++
+				if !visit(e.other, from, e.linkID, depth) {
+					return false
+				}
+				next = append(next, e.other)
+			}
+		}
+		frontier = next
+	}
+	return false
+}
+
+// blockingCycle returns the items of the cycle that "src blocks dst"
+// would close (src, dst, ..., src), or nil.
+func blockingCycle(b *wsb, src, dst []byte) [][]byte {
+	parent := map[string][]byte{}
+	found := false
+	blockReach(b, dst, true, 0, 0, func(id, from, _ []byte, _ int) bool {
+		parent[string(id)] = from
+		found = bytes.Equal(id, src)
+		return !found
+	})
+	if !found {
+		return nil
+	}
+	// Walk back from src to dst, then read it forwards.
+	path := [][]byte{src}
+	for cur := src; !bytes.Equal(cur, dst); {
+		cur = parent[string(cur)]
+		path = append(path, cur)
+	}
+	out := [][]byte{src}
+	for i := len(path) - 1; i >= 0; i-- {
+		out = append(out, path[i])
+	}
+	return out
+}
+
+// AddLink links source to target with a type of model.LinkTypes
+// ("A blocked-by B" is stored as "B blocks A"). Both items must be live.
+// The same link again answers the stored one and writes nothing; a
+// blocks link that would close a cycle is refused.
+func (s *Store) AddLink(ws, sourceRef, targetRef, linkType string, actor model.Actor) (*LinkResult, error) {
+	var res *LinkResult
+	err := s.write(ws, actor, func(w *wtx) error {
+		b := w.ws
+		typ, err := linkTypeOf(linkType)
+		if err != nil {
+			return err
+		}
+		src, _, err := liveItemByRef(b, sourceRef, false)
+		if err != nil {
+			return err
+		}
+		dst, _, err := liveItemByRef(b, targetRef, false)
+		if err != nil {
+			switch model.ErrorCodeOf(err) {
+			case model.CodeNotFound:
+				// Pad answers a bad target as a bad request: the item the
+				// route names (the source) exists.
+				return model.BadRequest("Target item not found: %s", targetRef).With("field", "target").With("ref", targetRef)
+			case model.CodeArchived:
+				return model.BadRequest("Target item %s is archived; restore it first", targetRef).
+					With("field", "target").With("ref", targetRef).With("archived", true)
+			}
+			return err
+		}
+		if src.ID == dst.ID {
+			return model.BadRequest("cannot link an item to itself").With("ref", sourceRef)
+		}
+		cs, ct, ctyp, _ := model.CanonicalLink(src.ID, dst.ID, typ)
+		csKey, ctKey := mustID(cs), mustID(ct)
+		for _, e := range edgesOf(b.linkSrc, csKey, ctyp) {
+			if bytes.Equal(e.other, ctKey) {
+				l, err := getLink(b, e.linkID)
+				if err != nil {
+					return err
+				}
+				if l == nil {
+					return model.Errorf(model.CodeStoredStateUnreadable, 409, "link index names missing link %s", idString(e.linkID))
+				}
+				res = &LinkResult{Link: l, Existing: true}
+				return nil
+			}
+		}
+		colls := map[string]*model.Collection{}
+		if ctyp == model.LinkBlocks {
+			if cyc := blockingCycle(b, csKey, ctKey); cyc != nil {
+				refs := make([]string, 0, len(cyc))
+				for _, id := range cyc {
+					br, err := briefByID(b, id, colls)
+					if err != nil {
+						return err
+					}
+					refs = append(refs, br.Ref)
+				}
+				return model.Invalid("%s blocks %s would make a blocking cycle: %s",
+					refs[0], refs[1], strings.Join(refs, " blocks ")).
+					With("field", "link_type").With("cycle", refs)
+			}
+		}
+		source := src
+		if cs != src.ID {
+			source = dst // blocked-by swaps the ends
+		}
+		sc, err := collOf(b, colls, source.CollectionID)
+		if err != nil {
+			return err
+		}
+		oldUnpar := isUnparented(b, source)
+		l := &model.Link{ID: newID(), WorkspaceID: b.id, SourceID: cs, TargetID: ct, Type: ctyp,
+			CreatedBy: w.actor, CreatedAt: tstamp(w.now)}
+		seq, err := w.stamp(model.EntityLink, model.OpCreated, l.ID, cs, sc.ID)
+		if err != nil {
+			return err
+		}
+		l.Seq = seq
+		if err := putLink(b, l, false); err != nil {
+			return err
+		}
+		if err := w.linkSideEffects(l, source, oldUnpar, "linked", colls); err != nil {
+			return err
+		}
+		res = &LinkResult{Link: l}
+		return nil
+	})
+	return res, err
+}
+
+// linkSideEffects finishes a link mutation already stamped at w.seq:
+// the source's unparented index entry (an implements link makes it
+// parented) and the activity entry.
+func (w *wtx) linkSideEffects(l *model.Link, source *model.Item, oldUnpar bool, action string, colls map[string]*model.Collection) error {
+	b := w.ws
+	if newUnpar := isUnparented(b, source); newUnpar != oldUnpar {
+		if err := w.reindex(source, source, oldUnpar, newUnpar); err != nil {
+			return err
+		}
+	}
+	meta := map[string]any{"seq": w.seq, "link_id": l.ID, "link_type": l.Type}
+	for key, id := range map[string]string{"source_ref": l.SourceID, "target_ref": l.TargetID} {
+		br, err := briefByID(b, mustID(id), colls)
+		if err != nil {
+			return err
+		}
+		meta[key] = br.Ref
+	}
+	return w.activity(w.seq, l.SourceID, action, meta)
+}
+
+// removeLink deletes a stored link as one stamped mutation.
+func (w *wtx) removeLink(l *model.Link) error {
+	b := w.ws
+	source, err := getItem(b, mustID(l.SourceID), false)
+	if err != nil {
+		return err
+	}
+	if source == nil {
+		return model.Errorf(model.CodeStoredStateUnreadable, 409, "link %s names missing source item %s", l.ID, l.SourceID)
+	}
+	oldUnpar := isUnparented(b, source)
+	if _, err := w.stamp(model.EntityLink, model.OpDeleted, l.ID, l.SourceID, source.CollectionID); err != nil {
+		return err
+	}
+	if err := putLink(b, l, true); err != nil {
+		return err
+	}
+	return w.linkSideEffects(l, source, oldUnpar, "unlinked", map[string]*model.Collection{})
+}
+
+// RemoveLink deletes a link by id. Archived ends do not block it: a
+// dead link should be removable.
+func (s *Store) RemoveLink(ws, linkID string, actor model.Actor) (*model.Link, error) {
+	var out *model.Link
+	err := s.write(ws, actor, func(w *wtx) error {
+		var l *model.Link
+		if k, ok := idKey(strings.TrimSpace(linkID)); ok {
+			var err error
+			if l, err = getLink(w.ws, k); err != nil {
+				return err
+			}
+		}
+		if l == nil {
+			return model.NotFound("Link not found").With("link_id", linkID)
+		}
+		out = l
+		return w.removeLink(l)
+	})
+	return out, err
+}
+
+// RemoveLinkBetween deletes the link "source type target", whichever way
+// it is stored.
+func (s *Store) RemoveLinkBetween(ws, sourceRef, targetRef, linkType string, actor model.Actor) (*model.Link, error) {
+	var out *model.Link
+	err := s.write(ws, actor, func(w *wtx) error {
+		b := w.ws
+		typ, err := linkTypeOf(linkType)
+		if err != nil {
+			return err
+		}
+		src, err := itemByRef(b, sourceRef, false)
+		if err != nil {
+			return err
+		}
+		dst, err := itemByRef(b, targetRef, false)
+		if err != nil {
+			return err
+		}
+		cs, ct, ctyp, _ := model.CanonicalLink(src.ID, dst.ID, typ)
+		for _, e := range edgesOf(b.linkSrc, mustID(cs), ctyp) {
+			if !bytes.Equal(e.other, mustID(ct)) {
+				continue
+			}
+			l, err := getLink(b, e.linkID)
+			if err != nil {
+				return err
+			}
+			if l != nil {
+				out = l
+				return w.removeLink(l)
+			}
+		}
+		return model.NotFound("Link not found: %s %s %s", sourceRef, typ, targetRef).
+			With("source", sourceRef).With("target", targetRef).With("link_type", typ)
+	})
+	return out, err
+}
+
+// ListLinks lists an item's links both ways, oldest first, each typed
+// as the item sees it. Archived items answer too (reads are allowed).
+func (s *Store) ListLinks(ws, itemRef string) ([]LinkView, error) {
+	var out []LinkView
+	err := s.read(ws, func(r *rtx) error {
+		b := r.ws
+		it, err := itemByRef(b, itemRef, false)
+		if err != nil {
+			return err
+		}
+		colls := map[string]*model.Collection{}
+		id := mustID(it.ID)
+		for _, side := range []struct {
+			bk  *bolt.Bucket
+			dir string
+		}{{b.linkSrc, DirOut}, {b.linkDst, DirIn}} {
+			for _, e := range edgesOf(side.bk, id, "") {
+				l, err := getLink(b, e.linkID)
+				if err != nil {
+					return err
+				}
+				if l == nil {
+					continue
+				}
+				other, err := briefByID(b, e.other, colls)
+				if err != nil {
+					return err
+				}
+				typ := l.Type
+				if side.dir == DirIn {
+					typ = inverseLinkType[l.Type]
+				}
+				out = append(out, LinkView{Link: *l, Direction: side.dir, Type: typ, Other: other})
+			}
+		}
+		// Link ids are time-ordered (v7), so this is creation order.
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Link.ID < out[j].Link.ID })
+		return nil
+	})
+	return out, err
+}
+
+// Deps walks the blocking graph around an item: what it blocks and what
+// blocks it, transitively, bounded by MaxDepDepth and MaxDepNodes per
+// direction.
+func (s *Store) Deps(ws, itemRef string) (*DepGraph, error) {
+	var out *DepGraph
+	err := s.read(ws, func(r *rtx) error {
+		b := r.ws
+		it, err := itemByRef(b, itemRef, false)
+		if err != nil {
+			return err
+		}
+		colls := map[string]*model.Collection{}
+		self, err := briefOf(b, it, colls)
+		if err != nil {
+			return err
+		}
+		g := &DepGraph{Item: self}
+		for _, dir := range []struct {
+			forward bool
+			into    *[]DepNode
+		}{{true, &g.Blocks}, {false, &g.BlockedBy}} {
+			refs := map[string]string{string(mustID(it.ID)): self.Ref}
+			var werr error
+			trunc := blockReach(b, mustID(it.ID), dir.forward, MaxDepDepth, MaxDepNodes, func(id, from, linkID []byte, depth int) bool {
+				br, err := briefByID(b, id, colls)
+				if err != nil {
+					werr = err
+					return false
+				}
+				refs[string(id)] = br.Ref
+				n := DepNode{ItemBrief: br, Depth: depth, LinkID: idString(linkID)}
+				if depth > 1 {
+					n.Via = refs[string(from)]
+				}
+				*dir.into = append(*dir.into, n)
+				return true
+			})
+			if werr != nil {
+				return werr
+			}
+			g.Truncated = g.Truncated || trunc
+		}
+		out = g
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,304 @@
+package storage
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+
+	"github.com/padd/padd/model"
+)
+
+// Roles live in two buckets:
+//
+//	roles       role id(16) -> model.Role JSON
+//	role_slugs  slug        -> role id(16)
+//
+// Items point at a role by id (Item.AgentRoleID), and the list index
+// keeps an "@role" pseudo-field stream per role, which is how a role's
+// items are found without a scan.
+
+// RoleCreate is a new role. An empty Slug is derived from Name.
+type RoleCreate struct {
+	Slug        string
+	Name        string
+	Icon        string
+	Description string
+	Tools       string
+	SortOrder   int
+}
+
+// RoleUpdate changes a role; nil members are left alone.
+type RoleUpdate struct {
+	Slug        *string
+	Name        *string
+	Icon        *string
+	Description *string
+	Tools       *string
+	SortOrder   *int
+}
+
+// RoleInfo is a role with the number of live items assigned to it.
+type RoleInfo struct {
+	model.Role
+	ItemCount int
+}
+
+// RoleDeletion says what DeleteRole did.
+type RoleDeletion struct {
+	Role model.Role
+	// Cleared lists the items (archived ones too) that had the role.
+	Cleared []string
+}
+
+func getRole(b *wsb, id []byte) (*model.Role, error) {
+	v := b.roles.Get(id)
+	if v == nil {
+		return nil, nil
+	}
+	var r model.Role
+	if err := decode(v, &r); err != nil {
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored role %s is unreadable: %v", idString(id), err)
+	}
+	return &r, nil
+}
+
+func putRole(b *wsb, r *model.Role) error {
+	v, err := encode(r)
+	if err != nil {
+		return err
+	}
+	return firstErr(b.roles.Put(mustID(r.ID), v), b.roleSlugs.Put([]byte(r.Slug), mustID(r.ID)))
+}
+
+// findRole resolves a role by id or slug, refusing with Pad's not_found.
+func findRole(b *wsb, ref string) (*model.Role, error) {
+	ref = strings.TrimSpace(ref)
+	id, ok := idKey(ref)
+	if !ok {
+		id = b.roleSlugs.Get([]byte(ref))
+		if id == nil {
+			id = b.roleSlugs.Get([]byte(model.CanonicalSlug(ref)))
+		}
+	}
+	if id != nil {
+		r, err := getRole(b, id)
+		if err != nil || r != nil {
+			return r, err
+		}
+	}
+	return nil, model.NotFound("Agent role not found: %s", ref).With("role", ref)
+}
+
+// roleStream is the index prefix of a role's items in one life state.
+func roleStream(roleID string, life byte) []byte {
+	return cat([]byte{kindFieldAll}, lstr(keyRole), lstr(roleID), []byte{life})
+}
+
+func roleInfo(b *wsb, r *model.Role) RoleInfo {
+	return RoleInfo{Role: *r, ItemCount: int(countOf(b, roleStream(r.ID, lifeLive)))}
+}
+
+// claimRoleSlug checks that slug is free for role self ("" on create).
+func claimRoleSlug(b *wsb, slug, self string) error {
+	if slug == "" {
+		return model.BadRequest("role slug must contain a letter or digit").With("field", "slug")
+	}
+	if owner := b.roleSlugs.Get([]byte(slug)); owner != nil && idString(owner) != self {
+		return model.Conflict("role slug %q is already taken; pick another", slug).With("field", "slug").With("slug", slug)
+	}
+	return nil
+}
+
+// CreateRole creates a role. A slug the caller asks for must be free
+// (409 conflict); one derived from the name takes -2, -3, ... as Pad does.
+func (s *Store) CreateRole(ws string, in RoleCreate, actor model.Actor) (*model.Role, error) {
+	var out *model.Role
+	err := s.write(ws, actor, func(w *wtx) error {
+		b := w.ws
+		name := strings.TrimSpace(in.Name)
+		if name == "" {
+			return model.BadRequest("name is required").With("field", "name")
+		}
+		var slug string
+		if strings.TrimSpace(in.Slug) != "" {
+			slug = model.CanonicalSlug(in.Slug)
+			if err := claimRoleSlug(b, slug, ""); err != nil {
+				return err
+			}
+		} else {
+			base := model.CanonicalSlug(name)
+			if base == "" {
+				base = "role"
+			}
+			slug = model.UniqueSlug(base, func(s string) bool { return b.roleSlugs.Get([]byte(s)) != nil })
+		}
+		r := &model.Role{ID: newID(), WorkspaceID: b.id, Slug: slug, Name: name, Icon: in.Icon,
+			Description: in.Description, Tools: in.Tools, SortOrder: in.SortOrder,
+			CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+		seq, err := w.stamp(model.EntityRole, model.OpCreated, r.ID, "", "")
+		if err != nil {
+			return err
+		}
+		r.Seq = seq
+		out = r
+		return firstErr(putRole(b, r), w.activity(seq, "", "role_created", map[string]any{"seq": seq, "role": r.Slug}))
+	})
+	return out, err
+}
+
+// UpdateRole changes a role, its slug included. An update that changes
+// nothing writes nothing.
+func (s *Store) UpdateRole(ws, ref string, in RoleUpdate, actor model.Actor) (*model.Role, error) {
+	var out *model.Role
+	err := s.write(ws, actor, func(w *wtx) error {
+		b := w.ws
+		r, err := findRole(b, ref)
+		if err != nil {
+			return err
+		}
+		next := *r
+		if in.Name != nil {
+			if next.Name = strings.TrimSpace(*in.Name); next.Name == "" {
+				return model.BadRequest("role name cannot be empty").With("field", "name")
+			}
+		}
+		if in.Slug != nil {
+			next.Slug = model.CanonicalSlug(*in.Slug)
+			if err := claimRoleSlug(b, next.Slug, r.ID); err != nil {
+				return err
+			}
+		}
+		for _, f := range []struct {
+			in  *string
+			out *string
+		}{{in.Icon, &next.Icon}, {in.Description, &next.Description}, {in.Tools, &next.Tools}} {
+			if f.in != nil {
+				*f.out = *f.in
+			}
+		}
+		if in.SortOrder != nil {
+			next.SortOrder = *in.SortOrder
+		}
+		out = r
+		if next == *r {
+			return nil
+		}
+		seq, err := w.stamp(model.EntityRole, model.OpUpdated, r.ID, "", "")
+		if err != nil {
+			return err
+		}
+		next.UpdatedAt, next.Seq = tstamp(w.now), seq
+		if next.Slug != r.Slug {
+			if err := b.roleSlugs.Delete([]byte(r.Slug)); err != nil {
+				return err
+			}
+		}
+		out = &next
+		meta := map[string]any{"seq": seq, "role": next.Slug}
+		if next.Slug != r.Slug {
+			meta["slug_from"] = r.Slug
+		}
+		return firstErr(putRole(b, &next), w.activity(seq, "", "role_updated", meta))
+	})
+	return out, err
+}
+
+// DeleteRole deletes a role and clears it from every item that had it,
+// archived ones included. The items keep their updated_at (the role
+// went away, the item was not edited) but take the deletion's seq, so a
+// client holding an older seq sees that the item changed.
+func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, error) {
+	var out *RoleDeletion
+	err := s.write(ws, actor, func(w *wtx) error {
+		b := w.ws
+		r, err := findRole(b, ref)
+		if err != nil {
+			return err
+		}
+		// Collect first: the loop below rewrites the stream it came from.
+		var ids [][]byte
+		for _, life := range []byte{lifeLive, lifeArchived} {
+			p := roleStream(r.ID, life)
+			c := b.index.Cursor()
+			for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+				if len(k) == len(p)+suffixLen {
+					ids = append(ids, append([]byte(nil), k[len(k)-16:]...))
+				}
+			}
+		}
+		seq, err := w.stamp(model.EntityRole, model.OpDeleted, r.ID, "", "")
+		if err != nil {
+			return err
+		}
+		d := &RoleDeletion{Role: *r}
+		for _, id := range ids {
+			it, err := getItem(b, id, true)
+			if err != nil {
+				return err
+			}
+			if it == nil || it.AgentRoleID != r.ID {
+				continue
+			}
+			// Each cleared item is its own change, so followers of the
+			// change log (index, feeds, sync) see it.
+			iseq, err := w.stamp(model.EntityItem, model.OpUpdated, it.ID, it.ID, it.CollectionID)
+			if err != nil {
+				return err
+			}
+			old := *it
+			it.AgentRoleID, it.Seq = "", iseq
+			unpar := isUnparented(b, it)
+			if err := firstErr(putItem(b, it), w.reindex(&old, it, unpar, unpar)); err != nil {
+				return err
+			}
+			d.Cleared = append(d.Cleared, it.ID)
+		}
+		if err := firstErr(b.roles.Delete(mustID(r.ID)), b.roleSlugs.Delete([]byte(r.Slug))); err != nil {
+			return err
+		}
+		out = d
+		return w.activity(seq, "", "role_deleted", map[string]any{"seq": seq, "role": r.Slug, "cleared_items": len(d.Cleared)})
+	})
+	return out, err
+}
+
+// ListRoles lists a workspace's roles by sort order, then name.
+func (s *Store) ListRoles(ws string) ([]RoleInfo, error) {
+	out := []RoleInfo{}
+	err := s.read(ws, func(r *rtx) error {
+		return r.ws.roles.ForEach(func(k, _ []byte) error {
+			role, err := getRole(r.ws, k)
+			if err != nil {
+				return err
+			}
+			out = append(out, roleInfo(r.ws, role))
+			return nil
+		})
+	})
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.SortOrder != b.SortOrder {
+			return a.SortOrder < b.SortOrder
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.ID < b.ID
+	})
+	return out, err
+}
+
+// GetRole reads one role by slug or id.
+func (s *Store) GetRole(ws, ref string) (*RoleInfo, error) {
+	var out *RoleInfo
+	err := s.read(ws, func(r *rtx) error {
+		role, err := findRole(r.ws, ref)
+		if err != nil {
+			return err
+		}
+		ri := roleInfo(r.ws, role)
+		out = &ri
+		return nil
+	})
+	return out, err
+}

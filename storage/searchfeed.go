@@ -1,0 +1,105 @@
+package storage
+
+import (
+	"bytes"
+
+	"github.com/padd/padd/model"
+)
+
+// IndexDoc is what the search index needs to know about one item: its
+// current view and its comments' text. Gone means the item no longer
+// exists (a purged workspace): drop it from the index.
+type IndexDoc struct {
+	ID       string
+	Item     *ItemView
+	Comments []string
+	Gone     bool
+}
+
+// IndexDocs reads the named items (by id) for indexing, in one read
+// transaction.
+func (s *Store) IndexDocs(ws string, ids []string) ([]IndexDoc, error) {
+	out := make([]IndexDoc, 0, len(ids))
+	err := s.read(ws, func(r *rtx) error {
+		colls := map[string]*model.Collection{}
+		for _, id := range ids {
+			k, ok := idKey(id)
+			if !ok {
+				continue
+			}
+			d, err := indexDoc(r.ws, k, colls)
+			if err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func indexDoc(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, error) {
+	it, err := getItem(b, id, true)
+	if err != nil {
+		return IndexDoc{}, err
+	}
+	if it == nil {
+		return IndexDoc{ID: idString(id), Gone: true}, nil
+	}
+	v, err := view(b, it, colls)
+	if err != nil {
+		return IndexDoc{}, err
+	}
+	cs, err := commentsOf(b, id)
+	if err != nil {
+		return IndexDoc{}, err
+	}
+	d := IndexDoc{ID: it.ID, Item: v}
+	for _, c := range cs {
+		if c.DeletedAt == nil && c.Body != "" {
+			d.Comments = append(d.Comments, c.Body)
+		}
+	}
+	return d, nil
+}
+
+// ScanItems reads a workspace's items in id order for a full index
+// build, a page at a time (after: the last id of the previous page), so
+// no read transaction stays open across a long rebuild.
+func (s *Store) ScanItems(ws, after string, limit int) (docs []IndexDoc, next string, err error) {
+	err = s.read(ws, func(r *rtx) error {
+		colls := map[string]*model.Collection{}
+		c := r.ws.items.Cursor()
+		var k []byte
+		if a, ok := idKey(after); ok {
+			k, _ = c.Seek(a)
+			if k != nil && bytes.Equal(k, a) {
+				k, _ = c.Next()
+			}
+		} else {
+			k, _ = c.First()
+		}
+		for ; k != nil && len(docs) < limit; k, _ = c.Next() {
+			d, err := indexDoc(r.ws, k, colls)
+			if err != nil {
+				return err
+			}
+			docs = append(docs, d)
+		}
+		if k != nil && len(docs) > 0 {
+			next = docs[len(docs)-1].ID
+		}
+		return nil
+	})
+	return docs, next, err
+}
+
+// ItemCount is the number of items (live and archived) in a workspace.
+func (s *Store) ItemCount(ws string) (int, error) {
+	n := 0
+	err := s.read(ws, func(r *rtx) error {
+		n = int(countOf(r.ws, []byte{kindAll, lifeLive}) + countOf(r.ws, []byte{kindAll, lifeArchived}))
+		return nil
+	})
+	return n, err
+}
