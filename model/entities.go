@@ -74,8 +74,8 @@ func (c *Collection) State(fields map[string]any) State {
 
 // Item is one item of a collection.
 type Item struct {
-	ID             string         `json:"id"`
-	WorkspaceID    string         `json:"workspace_id"`
+	ID             string         `json:"id,omitempty"`
+	WorkspaceID    string         `json:"workspace_id,omitempty"`
 	CollectionID   string         `json:"collection_id"`
 	Number         int64          `json:"number"`
 	Title          string         `json:"title"`
@@ -164,8 +164,8 @@ type Role struct {
 
 // Activity is one entry of a workspace's activity feed.
 type Activity struct {
-	ID          string         `json:"id"`
-	WorkspaceID string         `json:"workspace_id"`
+	ID          string         `json:"id,omitempty"`
+	WorkspaceID string         `json:"workspace_id,omitempty"`
 	ItemID      string         `json:"item_id,omitempty"`
 	Action      string         `json:"action"`
 	Actor       Actor          `json:"actor"`
@@ -177,11 +177,14 @@ type Activity struct {
 // Version is one point in an item's content history: the body as it
 // stood after the change.
 type Version struct {
-	ID           string    `json:"id"`
-	ItemID       string    `json:"item_id"`
-	VersionSeq   int64     `json:"version_seq"`
-	Title        string    `json:"title"`
-	Content      string    `json:"content"`
+	ID         string `json:"id"`
+	ItemID     string `json:"item_id"`
+	VersionSeq int64  `json:"version_seq"`
+	Title      string `json:"title"`
+	Content    string `json:"content,omitempty"`
+	// Current marks the newest version, whose body is the item's
+	// current content and is not stored twice.
+	Current      bool      `json:"current,omitempty"`
 	Summary      string    `json:"change_summary,omitempty"`
 	Actor        Actor     `json:"actor"`
 	IsCreate     bool      `json:"is_create,omitempty"`

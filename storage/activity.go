@@ -99,9 +99,9 @@ func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) 
 		en := newEnricher(b)
 		// visit takes one entry; false stops the walk.
 		visit := func(raw []byte) (bool, error) {
-			var a model.Activity
-			if err := decode(raw, &a); err != nil {
-				return false, errInternal("activity entry unreadable: %v", err)
+			a, err := decodeActivity(b, raw)
+			if err != nil {
+				return false, err
 			}
 			if !since.IsZero() && a.CreatedAt.Before(since) {
 				return false, nil

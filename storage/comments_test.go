@@ -42,7 +42,8 @@ func lastLog(t testing.TB, s *Store, ws string) (model.Change, model.Activity) {
 	err = s.view(func(tx *bolt.Tx) error {
 		b := openWS(tx, w.ID)
 		_, v := b.changes.Cursor().Last()
-		if err := decode(v, &ch); err != nil {
+		var err error
+		if ch, err = decodeChange(v); err != nil {
 			return err
 		}
 		_, v = b.activity.Cursor().Last()

@@ -35,12 +35,15 @@ type VersionDiff struct {
 	Unified string
 }
 
-func decodeVersion(k, v []byte) (*model.Version, error) {
+func decodeVersion(b *wsb, k, v []byte) (*model.Version, error) {
 	var out model.Version
 	if err := decode(v, &out); err != nil {
 		return nil, model.Errorf(model.CodeVersionUnreconstructable, 409,
 			"version %d of item %s is unreadable: %v", getU64(k[16:]), idString(k[:16]), err).
 			With("reason", "unreadable")
+	}
+	if out.Current {
+		out.Content = string(b.content.Get(k[:16]))
 	}
 	return &out, nil
 }
@@ -57,7 +60,7 @@ func (s *Store) ListVersions(ws, itemRef string, limit int, summary bool) ([]mod
 			return err
 		}
 		return eachReverse(r.ws.versions.Cursor(), mustID(it.ID), nil, func(k, v []byte) (bool, error) {
-			ver, err := decodeVersion(k, v)
+			ver, err := decodeVersion(r.ws, k, v)
 			if err != nil {
 				return false, err
 			}
@@ -85,11 +88,11 @@ func findVersion(b *wsb, itemID, ref string) (ver, prev *model.Version, err erro
 		if k == nil || string(k[:16]) != string(p) || int64(getU64(k[16:])) != n {
 			return nil, nil, notFound
 		}
-		if ver, err = decodeVersion(k, v); err != nil {
+		if ver, err = decodeVersion(b, k, v); err != nil {
 			return nil, nil, err
 		}
 		if k, v = c.Prev(); k != nil && string(k[:16]) == string(p) {
-			if prev, err = decodeVersion(k, v); err != nil {
+			if prev, err = decodeVersion(b, k, v); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -105,12 +108,12 @@ func findVersion(b *wsb, itemID, ref string) (ver, prev *model.Version, err erro
 	var prevK, prevV []byte
 	for k, v := c.Seek(p); k != nil && string(k[:16]) == string(p); k, v = c.Next() {
 		if bytes.Contains(v, []byte(want)) {
-			if ver, err = decodeVersion(k, v); err != nil {
+			if ver, err = decodeVersion(b, k, v); err != nil {
 				return nil, nil, err
 			}
 			if ver.ID == want {
 				if prevK != nil {
-					if prev, err = decodeVersion(prevK, prevV); err != nil {
+					if prev, err = decodeVersion(b, prevK, prevV); err != nil {
 						return nil, nil, err
 					}
 				}

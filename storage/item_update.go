@@ -247,7 +247,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 		return nil, err
 	}
 	if it.Title != old.Title || it.Content != old.Content {
-		if err := w.version(it, false, in.Comment); err != nil {
+		if err := w.version(it, old.Content, false, in.Comment); err != nil {
 			return nil, err
 		}
 	}

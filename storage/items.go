@@ -18,6 +18,8 @@ type ItemView struct {
 	ParentTitle     string
 	RelationTargets map[string]any
 	HasChildren     bool
+	// RoleSlug and RoleName name the item's agent role, when it has one.
+	RoleSlug, RoleName string
 }
 
 // State is the item's lifecycle state under its collection's schema.
@@ -64,6 +66,7 @@ func getItem(b *wsb, id []byte, withContent bool) (*model.Item, error) {
 	if err := decode(v, &it); err != nil {
 		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored item %s is unreadable: %v", idString(id), err)
 	}
+	it.ID, it.WorkspaceID = idString(id), b.id
 	if withContent {
 		it.Content = string(b.content.Get(id))
 	}
@@ -73,7 +76,9 @@ func getItem(b *wsb, id []byte, withContent bool) (*model.Item, error) {
 func putItem(b *wsb, it *model.Item) error {
 	rec := *it
 	content := rec.Content
-	rec.Content = ""
+	// The key holds the id and the bucket the workspace; the body has
+	// its own bucket so lists and summaries never read it.
+	rec.ID, rec.WorkspaceID, rec.Content = "", "", ""
 	v, err := encode(rec)
 	if err != nil {
 		return err
@@ -178,6 +183,11 @@ func view(b *wsb, it *model.Item, colls map[string]*model.Collection) (*ItemView
 		}
 	}
 	v.HasChildren = countOf(b, cat([]byte{kindParent}, mustID(it.ID), []byte{lifeLive})) > 0
+	if k, ok := idKey(it.AgentRoleID); ok {
+		if r, _ := getRole(b, k); r != nil {
+			v.RoleSlug, v.RoleName = r.Slug, r.Name
+		}
+	}
 	v.RelationTargets = relationTargets(b, c, it.Fields)
 	return v, nil
 }
@@ -529,8 +539,8 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 		b.slugs.Put([]byte(it.Slug), id),
 		putDerived(b, it, c, false),
 		w.reindex(nil, it, false, isUnparented(b, it)),
-		w.version(it, true, ""),
-		w.activity(seq, it.ID, "created", map[string]any{"seq": seq, "ref": ref, "collection": c.Slug}),
+		w.version(it, "", true, ""),
+		w.activity(seq, it.ID, "created", map[string]any{"seq": seq}),
 	} {
 		if put != nil {
 			return nil, put
@@ -631,4 +641,38 @@ func (w *wtx) setArchived(ref string, archive bool) (*ItemResult, error) {
 	}
 	v, err := view(b, it, nil)
 	return &ItemResult{Item: v, Changed: true}, err
+}
+
+// CreateItems creates many items, chunk by chunk: each chunk is one
+// transaction (a bulk load or an import). Every item gets what a single
+// create writes; a refused item refuses its whole chunk, and the chunks
+// committed before it stay.
+func (s *Store) CreateItems(ws string, in []ItemCreate, actor model.Actor, chunk int) ([]*ItemView, error) {
+	if chunk <= 0 {
+		chunk = 1000
+	}
+	out := make([]*ItemView, 0, len(in))
+	for start := 0; start < len(in); start += chunk {
+		part := in[start:min(start+chunk, len(in))]
+		var made []*ItemView
+		err := s.write(ws, actor, func(w *wtx) error {
+			made = made[:0] // the transaction may run again
+			for i, c := range part {
+				r, err := w.createItem(c)
+				if err != nil {
+					if e, ok := model.AsError(err); ok {
+						return e.With("index", start+i)
+					}
+					return err
+				}
+				made = append(made, r.Item)
+			}
+			return nil
+		})
+		if err != nil {
+			return out, err
+		}
+		out = append(out, made...)
+	}
+	return out, nil
 }

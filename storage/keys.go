@@ -181,8 +181,18 @@ func openWS(tx *bolt.Tx, wsID string) *wsb {
 	b.outbox = root.Bucket(bOutbox)
 	b.unique = root.Bucket(bUnique)
 	b.titles = root.Bucket(bTitles)
+	if tx.Writable() {
+		// These buckets' keys grow in order (time-ordered ids, seqs), so
+		// pages split full instead of half full: half the file, fewer pages.
+		for _, bk := range []*bolt.Bucket{b.items, b.content, b.nums, b.changes, b.activity, b.versions, b.actItem} {
+			bk.FillPercent = appendFill
+		}
+	}
 	return b
 }
+
+// appendFill is the split fill of buckets written in key order.
+const appendFill = 0.95
 
 func createWSBuckets(tx *bolt.Tx, wsID string) (*wsb, error) {
 	root, err := tx.Bucket(bWS).CreateBucket(mustID(wsID))

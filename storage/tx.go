@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -53,10 +54,7 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 	}
 	ch := model.Change{Seq: seq, Entity: entity, Op: op, ID: id, ItemID: itemID,
 		CollectionID: collID, Actor: w.actor, At: w.now}
-	b, err := encode(ch)
-	if err != nil {
-		return 0, err
-	}
+	b := encodeChange(ch)
 	if err := w.ws.changes.Put(seqKey(seq), b); err != nil {
 		return 0, err
 	}
@@ -65,7 +63,9 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 	if err := meta.Put(kGlobal, u64(uint64(g))); err != nil {
 		return 0, err
 	}
-	if err := w.tx.Bucket(bJournal).Put(u64(uint64(g)), cat(mustID(w.ws.id), seqKey(seq))); err != nil {
+	journal := w.tx.Bucket(bJournal)
+	journal.FillPercent = appendFill
+	if err := journal.Put(u64(uint64(g)), cat(mustID(w.ws.id), seqKey(seq))); err != nil {
 		return 0, err
 	}
 	if w.ws.root.Get(kSyncLinked) != nil && w.actor.Source != model.SourceSync {
@@ -79,8 +79,8 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 
 // activity appends the feed entry for the mutation stamped at seq.
 func (w *wtx) activity(seq int64, itemID, action string, meta map[string]any) error {
-	a := model.Activity{ID: newID(), WorkspaceID: w.ws.id, ItemID: itemID, Action: action,
-		Actor: w.actor, Metadata: meta, CreatedAt: tstamp(w.now), Seq: seq}
+	// The id and workspace are implied by the key and the bucket.
+	a := model.Activity{ItemID: itemID, Action: action, Actor: w.actor, Metadata: meta, CreatedAt: tstamp(w.now), Seq: seq}
 	b, err := encode(a)
 	if err != nil {
 		return err
@@ -97,3 +97,17 @@ func (w *wtx) activity(seq int64, itemID, action string, meta map[string]any) er
 // kSyncLinked marks (in the workspace's root bucket) a workspace whose
 // mutations are queued for a remote Pad.
 var kSyncLinked = []byte("sync_linked")
+
+// decodeActivity reads a feed entry, restoring what the record leaves to
+// its key and bucket: the workspace, and an id derived from the seq.
+func decodeActivity(b *wsb, raw []byte) (model.Activity, error) {
+	var a model.Activity
+	if err := decode(raw, &a); err != nil {
+		return a, errInternal("activity entry unreadable: %v", err)
+	}
+	a.WorkspaceID = b.id
+	if a.ID == "" {
+		a.ID = "act-" + strconv.FormatInt(a.Seq, 10)
+	}
+	return a, nil
+}

@@ -6,21 +6,30 @@ import (
 )
 
 // version records the item's title and body as they stand after this
-// mutation; a create diffs from the empty body.
-func (w *wtx) version(it *model.Item, isCreate bool, summary string) error {
-	prev := ""
+// mutation; before is the body it replaced ("" on a create). The newest
+// version keeps no copy of the body: it is the item's current content,
+// so most items (never edited) store their body once. When a newer
+// version arrives, the previous one gets its body (before) written in.
+func (w *wtx) version(it *model.Item, before string, isCreate bool, summary string) error {
 	if !isCreate {
-		if last := w.lastVersion(it.ID); last != nil {
-			prev = last.Content
+		if k, prev := w.lastVersion(it.ID); prev != nil && prev.Current {
+			prev.Content, prev.Current = before, false
+			b, err := encode(prev)
+			if err != nil {
+				return err
+			}
+			if err := w.ws.versions.Put(k, b); err != nil {
+				return err
+			}
 		}
 	}
-	added, removed := lineDelta(prev, it.Content)
+	added, removed := lineDelta(before, it.Content)
 	vseq, err := w.ws.bump(kVersion)
 	if err != nil {
 		return err
 	}
 	v := model.Version{ID: newID(), ItemID: it.ID, VersionSeq: vseq, Title: it.Title,
-		Content: it.Content, Summary: summary, Actor: w.actor, IsCreate: isCreate,
+		Current: true, Summary: summary, Actor: w.actor, IsCreate: isCreate,
 		LinesAdded: added, LinesRemoved: removed, CreatedAt: tstamp(w.now), Seq: w.seq}
 	b, err := encode(v)
 	if err != nil {
@@ -29,7 +38,8 @@ func (w *wtx) version(it *model.Item, isCreate bool, summary string) error {
 	return w.ws.versions.Put(cat(mustID(it.ID), u64(uint64(vseq))), b)
 }
 
-func (w *wtx) lastVersion(itemID string) *model.Version {
+// lastVersion returns the item's newest version record and its key.
+func (w *wtx) lastVersion(itemID string) ([]byte, *model.Version) {
 	p := mustID(itemID)
 	c := w.ws.versions.Cursor()
 	k, v := c.Seek(cat(p, u64(^uint64(0))))
@@ -39,13 +49,13 @@ func (w *wtx) lastVersion(itemID string) *model.Version {
 		k, v = c.Prev()
 	}
 	if k == nil || len(k) != 24 || string(k[:16]) != string(p) {
-		return nil
+		return nil, nil
 	}
 	var out model.Version
 	if decode(v, &out) != nil {
-		return nil
+		return nil, nil
 	}
-	return &out
+	return append([]byte(nil), k...), &out
 }
 
 // lineDelta counts the lines a change adds and removes (a line diff).

@@ -1,0 +1,253 @@
+package storage
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/model"
+)
+
+// The 100k-item benchmarks share one generated workspace, built once per
+// `go test -bench` run (the build itself is BenchmarkBulkLoad100k's
+// subject) and then copied per benchmark so writes do not pile up.
+
+const benchItems = 100_000
+
+var (
+	fixtureOnce sync.Once
+	fixtureDir  string
+	fixtureErr  error
+	fixtureWS   string
+)
+
+// words makes realistic-looking text from a fixed vocabulary.
+var vocab = strings.Fields(`login timeout cache session deploy staging production
+	migration schema index query latency error retry backoff token refresh sync
+	offline conflict merge release review test flaky build pipeline docker linux
+	macos windows memory leak profile benchmark search ranking snippet dashboard
+	reminder lease worker agent planner implementer reviewer convention playbook`)
+
+func words(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(vocab[r.IntN(len(vocab))])
+	}
+	return b.String()
+}
+
+// GenItems returns n realistic item creates: tasks with status and
+// priority, ideas, plans, and docs with long bodies; some tasks have a
+// plan as parent. Deterministic for a seed.
+func genItems(seed uint64, n int, plans []string) []ItemCreate {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	statuses := []string{"open", "open", "open", "in-progress", "done", "done", "cancelled"}
+	prios := []string{"low", "medium", "medium", "high", "critical"}
+	out := make([]ItemCreate, 0, n)
+	for i := range n {
+		c := ItemCreate{Title: strings.ToUpper(words(r, 1)[:1]) + words(r, 4+r.IntN(4))[1:]}
+		switch k := r.IntN(100); {
+		case k < 65:
+			c.Collection = "tasks"
+			c.Fields = map[string]any{"status": statuses[r.IntN(len(statuses))], "priority": prios[r.IntN(len(prios))]}
+			c.Content = words(r, 20+r.IntN(80))
+			if len(plans) > 0 && r.IntN(3) == 0 {
+				c.Parent = plans[r.IntN(len(plans))]
+			}
+			if r.IntN(4) == 0 {
+				c.Tags = []string{vocab[r.IntN(10)]}
+			}
+		case k < 80:
+			c.Collection = "ideas"
+			c.Content = words(r, 30+r.IntN(60))
+		case k < 82:
+			c.Collection = "plans"
+			c.Fields = map[string]any{"status": "active"}
+			c.Content = words(r, 100)
+		default:
+			c.Collection = "docs"
+			c.Content = words(r, 200+r.IntN(400))
+		}
+		_ = i
+		out = append(out, c)
+	}
+	return out
+}
+
+// buildFixture creates the 100k workspace in dir and reports how long the
+// bulk load took.
+func buildFixture(dir string) (string, time.Duration, error) {
+	s, err := Open(filepath.Join(dir, "padd.db"), Options{})
+	if err != nil {
+		return "", 0, err
+	}
+	defer s.Close()
+	ws, err := s.CreateWorkspace(WorkspaceCreate{Name: "Bench 100k"}, user)
+	if err != nil {
+		return "", 0, err
+	}
+	var plans []string
+	for i := range 200 {
+		r, err := s.CreateItem(ws.Slug, ItemCreate{Collection: "plans", Title: fmt.Sprintf("Plan %d", i),
+			Fields: map[string]any{"status": "active"}}, user)
+		if err != nil {
+			return "", 0, err
+		}
+		plans = append(plans, r.Item.ID)
+	}
+	items := genItems(1, benchItems-len(plans), plans)
+	start := time.Now()
+	if _, err := s.CreateItems(ws.Slug, items, user, 2000); err != nil {
+		return "", 0, err
+	}
+	return ws.Slug, time.Since(start), nil
+}
+
+// benchStore opens a private copy of the 100k fixture.
+func benchStore(b *testing.B) (*Store, string) {
+	b.Helper()
+	fixtureOnce.Do(func() {
+		fixtureDir, fixtureErr = os.MkdirTemp("", "padd-bench-")
+		if fixtureErr == nil {
+			fixtureWS, _, fixtureErr = buildFixture(fixtureDir)
+		}
+	})
+	if fixtureErr != nil {
+		b.Fatal(fixtureErr)
+	}
+	dir := b.TempDir()
+	data, err := os.ReadFile(filepath.Join(fixtureDir, "padd.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "padd.db"), data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	s, err := Open(filepath.Join(dir, "padd.db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s, fixtureWS
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureDir != "" {
+		os.RemoveAll(fixtureDir)
+	}
+	os.Exit(code)
+}
+
+// latencies records per-op durations and reports the median and p99,
+// the numbers the targets are stated in.
+type latencies []time.Duration
+
+func (l *latencies) time(fn func()) {
+	t := time.Now()
+	fn()
+	*l = append(*l, time.Since(t))
+}
+
+func (l latencies) report(b *testing.B, unit string) {
+	if len(l) == 0 {
+		return
+	}
+	slices.Sort(l)
+	div := float64(time.Microsecond)
+	if unit == "ms" {
+		div = float64(time.Millisecond)
+	}
+	b.ReportMetric(float64(l[len(l)/2])/div, "p50-"+unit)
+	b.ReportMetric(float64(l[len(l)*99/100])/div, "p99-"+unit)
+}
+
+// BenchmarkBulkLoad100k loads 100k items (chunks of 2,000 per
+// transaction, fsync on) into a fresh store. Run with -benchtime=1x.
+func BenchmarkBulkLoad100k(b *testing.B) {
+	for b.Loop() {
+		dir := b.TempDir()
+		_, took, err := buildFixture(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fi, _ := os.Stat(filepath.Join(dir, "padd.db"))
+		b.ReportMetric(took.Seconds(), "s/100k")
+		b.ReportMetric(float64(fi.Size())/1e6, "MB-db/100k")
+	}
+}
+
+// BenchmarkCreate100k creates one item per op in a 100k workspace, each
+// its own fsynced transaction.
+func BenchmarkCreate100k(b *testing.B) {
+	s, ws := benchStore(b)
+	var lat latencies
+	i := 0
+	for b.Loop() {
+		i++
+		lat.time(func() {
+			if _, err := s.CreateItem(ws, ItemCreate{Collection: "tasks", Title: fmt.Sprintf("bench create %d", i),
+				Content: "created by the benchmark", Fields: map[string]any{"priority": "high"}}, user); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+	lat.report(b, "ms")
+}
+
+func BenchmarkGetByRef100k(b *testing.B) {
+	s, ws := benchStore(b)
+	r := rand.New(rand.NewPCG(2, 3))
+	var lat latencies
+	for b.Loop() {
+		ref := fmt.Sprintf("TASK-%d", 1+r.IntN(benchItems))
+		lat.time(func() {
+			if _, err := s.GetItem(ws, ref); err != nil && !model.IsNotFound(err) {
+				b.Fatal(err)
+			}
+		})
+	}
+	lat.report(b, "us")
+}
+
+// BenchmarkListFilteredPage100k lists the first 50 open high-priority
+// tasks (Pad's default order) with bodies.
+func BenchmarkListFilteredPage100k(b *testing.B) {
+	s, ws := benchStore(b)
+	var lat latencies
+	for b.Loop() {
+		lat.time(func() {
+			res, err := s.ListItems(ws, ListParams{Collection: "tasks", Limit: 50, WithContent: true,
+				Fields: map[string][]string{"status": {"open", "in-progress"}, "priority": {"high"}}})
+			if err != nil || len(res.Items) != 50 {
+				b.Fatalf("%v %v", len(res.Items), err)
+			}
+		})
+	}
+	lat.report(b, "ms")
+}
+
+// BenchmarkListNonTerminalPage100k is `pad item list`'s default: open
+// work across the workspace, a page of 50.
+func BenchmarkListNonTerminalPage100k(b *testing.B) {
+	s, ws := benchStore(b)
+	var lat latencies
+	for b.Loop() {
+		lat.time(func() {
+			res, err := s.ListItems(ws, ListParams{Limit: 50, NonTerminal: true, WithContent: true})
+			if err != nil || len(res.Items) != 50 {
+				b.Fatalf("%v %v", len(res.Items), err)
+			}
+		})
+	}
+	lat.report(b, "ms")
+}
