@@ -202,6 +202,9 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 		return m
 	}
 	before, after := mk(old, oldUnpar), mk(new, newUnpar)
+	// Entries carry the collection id as their value: a move rewrites
+	// even the entries whose keys stay.
+	moved := old != nil && new != nil && old.CollectionID != new.CollectionID
 	ix, counts := w.ws.index, w.ws.counts
 	for p, e := range before {
 		if a, ok := after[p]; ok && bytes.Equal(a.key, e.key) {
@@ -221,7 +224,7 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 		coll = mustID(new.CollectionID)
 	}
 	for p, e := range after {
-		if b, ok := before[p]; ok && bytes.Equal(b.key, e.key) {
+		if b, ok := before[p]; ok && bytes.Equal(b.key, e.key) && !moved {
 			continue
 		}
 		if err := ix.Put(e.key, coll); err != nil {

@@ -318,12 +318,15 @@ func fieldDef(cs []*model.Collection, coll *model.Collection, key string) (model
 	return model.FieldDef{}, false
 }
 
-// merged iterates several index streams in suffix order.
+// merged iterates several index streams in suffix order. An item in
+// more than one stream (a multi_select holding two of the OR'd values)
+// comes out once.
 type merged struct {
 	curs []*bolt.Cursor
 	pres [][]byte
 	keys [][]byte
 	vals [][]byte
+	last []byte
 }
 
 func newMerged(ix *bolt.Bucket, prefixes [][]byte) *merged {
@@ -346,6 +349,16 @@ func newMerged(ix *bolt.Bucket, prefixes [][]byte) *merged {
 
 // next returns the smallest suffix and its value, or nil at the end.
 func (m *merged) next() (suffix, val []byte) {
+	for {
+		suffix, val = m.advance()
+		if suffix == nil || !bytes.Equal(suffix, m.last) {
+			m.last = suffix
+			return suffix, val
+		}
+	}
+}
+
+func (m *merged) advance() (suffix, val []byte) {
 	best := -1
 	for i, k := range m.keys {
 		if k == nil {

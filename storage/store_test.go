@@ -17,9 +17,20 @@ func (c *testClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 // openTest opens a fresh store in a temp dir and checks the file's
 // consistency when the test ends, as bbolt's own tests do.
 func openTest(t testing.TB) (*Store, *testClock) {
+	return openTestWith(t, Options{})
+}
+
+// openTestNoSync is openTest without fsync, for tests of logic, not
+// durability, that write a lot.
+func openTestNoSync(t testing.TB) (*Store, *testClock) {
+	return openTestWith(t, Options{NoSync: true})
+}
+
+func openTestWith(t testing.TB, opt Options) (*Store, *testClock) {
 	t.Helper()
 	clk := &testClock{t: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)}
-	s, err := Open(filepath.Join(t.TempDir(), "padd.db"), Options{Now: clk.now})
+	opt.Now = clk.now
+	s, err := Open(filepath.Join(t.TempDir(), "padd.db"), opt)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}

@@ -1,0 +1,73 @@
+package storage
+
+import (
+	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// The sync outbox. While a workspace is linked to a remote Pad, every
+// local mutation's change-log entry is also queued here, in the
+// mutation's own transaction, so the sync engine can push it after any
+// crash. Changes that arrive from the remote (actor source "sync") are
+// not queued back.
+
+// SetSyncLinked links or unlinks a workspace for sync. Unlinking drops
+// the queue.
+func (s *Store) SetSyncLinked(ws string, linked bool) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		rec, err := liveWorkspace(tx, ws)
+		if err != nil {
+			return err
+		}
+		b := openWS(tx, rec.ID)
+		if linked {
+			return b.root.Put(kSyncLinked, []byte{1})
+		}
+		if err := b.root.Delete(kSyncLinked); err != nil {
+			return err
+		}
+		c := b.outbox.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if err := c.Delete(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Outbox returns up to limit queued changes after seq (exclusive), oldest
+// first.
+func (s *Store) Outbox(ws string, after int64, limit int) ([]model.Change, error) {
+	var out []model.Change
+	err := s.read(ws, func(r *rtx) error {
+		c := r.ws.outbox.Cursor()
+		for k, v := c.Seek(seqKey(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
+			ch, err := decodeChange(v)
+			if err != nil {
+				return err
+			}
+			out = append(out, ch)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AckOutbox removes the queued changes up to and including seq: the
+// remote has them.
+func (s *Store) AckOutbox(ws string, through int64) error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		rec, err := liveWorkspace(tx, ws)
+		if err != nil {
+			return err
+		}
+		c := openWS(tx, rec.ID).outbox.Cursor()
+		for k, _ := c.First(); k != nil && int64(getU64(k)) <= through; k, _ = c.Next() {
+			if err := c.Delete(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
