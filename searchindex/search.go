@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/padd/padd/model"
@@ -66,6 +67,7 @@ func (x *Index) Search(ctx context.Context, r Request) (*Result, error) {
 		return nil, fmt.Errorf("search index is unavailable (%v); run `padctl index rebuild`", ferr)
 	}
 	p := Parse(r.Query)
+	dropStopwords(bi, p)
 	res, err := x.run(ctx, bi, r, p, false)
 	if err != nil || res.Total > 0 || len(p.Words) == 0 {
 		return res, err
@@ -270,4 +272,20 @@ func prefixQuery(pre string) query.Query {
 func collectionAlts(v string) []string {
 	v = strings.ToLower(v)
 	return append([]string{v}, model.CollectionAliases(v)...)
+}
+
+// dropStopwords removes words the text analyzer throws away ("the",
+// "on", "out"): required as words they would match nothing.
+func dropStopwords(bi bleve.Index, p *Parsed) {
+	an := bi.Mapping().AnalyzerNamed(en.AnalyzerName)
+	if an == nil {
+		return
+	}
+	keep := p.Words[:0]
+	for _, w := range p.Words {
+		if len(an.Analyze([]byte(w))) > 0 {
+			keep = append(keep, w)
+		}
+	}
+	p.Words = keep
 }
