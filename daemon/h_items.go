@@ -244,6 +244,9 @@ func (s *Server) updateItem(w http.ResponseWriter, r *http.Request) error {
 	if res.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
+	if in.Comment != nil {
+		s.commentOnUpdate(ws, res.Item.ID, *in.Comment, actor(r))
+	}
 	writeJSON(w, 200, wireResult(res))
 	return nil
 }

@@ -31,6 +31,7 @@ type Server struct {
 	// stop asks the daemon to shut down (POST /api/v1/padd/shutdown).
 	stop    func()
 	started time.Time
+	sse     sseState // event-stream settings and admission (h_sse.go)
 }
 
 // NewServer builds the API over an open store. token is required on every
@@ -175,6 +176,15 @@ func (s *Server) routes() {
 	s.collectionRoutes()
 	s.itemRoutes()
 	s.searchRoutes()
+	s.commentRoutes()
+	s.linkRoutes()
+	s.roleRoutes()
+	s.starRoutes()
+	s.historyRoutes()
+	s.activityRoutes()
+	s.childrenRoutes()
+	s.feedRoutes()
+	s.sseRoutes()
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
@@ -183,7 +193,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Capabilities padd implements, by Pad's names.
-var capabilities = []string{"idempotency_keys", "item_field_append", "search_collection_resolution"}
+var capabilities = []string{"idempotency_keys", "item_field_append", "item_scoped_comment_writes", "search_collection_resolution"}
 
 func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, 200, api.Capabilities{CollectionResolution: true, Capabilities: capabilities, Version: api.Version})

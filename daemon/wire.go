@@ -57,7 +57,7 @@ func wireItem(v *storage.ItemView) api.Item {
 		tags = []string{}
 	}
 	n := v.Number
-	return api.Item{
+	it := api.Item{
 		ID: v.ID, WorkspaceID: v.WorkspaceID, CollectionID: v.CollectionID, Title: v.Title,
 		Slug: v.Slug, Ref: v.Ref, Content: v.Content, Fields: jsonText(fields), Tags: jsonText(tags),
 		Pinned: v.Pinned, SortOrder: v.SortOrder, ParentID: strp(v.ParentID),
@@ -70,6 +70,8 @@ func wireItem(v *storage.ItemView) api.Item {
 		ParentRef: v.ParentRef, ParentTitle: v.ParentTitle, HasChildren: v.HasChildren,
 		RelationTargets: v.RelationTargets,
 	}
+	wireRole(&it, v)
+	return it
 }
 
 func agentName(a model.Actor) string {

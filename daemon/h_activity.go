@@ -1,0 +1,90 @@
+package daemon
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+func (s *Server) activityRoutes() {
+	s.handle("GET /api/v1/workspaces/{ws}/activity", s.activity)
+	s.handle("GET /api/v1/workspaces/{ws}/items/{ref}/activity", s.activity)
+}
+
+// activity answers the workspace feed and (with {ref}) one item's,
+// newest first, as a bare array (ACT-01). Filters apply before limit.
+// Paging is a keyset: each row carries its seq, and ?before=<seq> (or
+// Pad's ?before_id=<activity id>) continues below it; X-Pad-Has-More and
+// X-Pad-Next-Before say whether and where.
+func (s *Server) activity(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	ws := r.PathValue("ws")
+	query := storage.ActivityQuery{Action: q.Get("action"), Actor: q.Get("actor"), Source: q.Get("source"),
+		Since: q.Get("since"), Collection: q.Get("collection"), ItemRef: r.PathValue("ref"),
+		Limit: limitParam(r, storage.DefaultActivityLimit, storage.MaxActivityLimit)}
+	before, err := s.activityBefore(ws, query.ItemRef, q.Get("before"), q.Get("before_id"))
+	if err != nil {
+		return err
+	}
+	query.Before = before
+	page, err := s.store.ListActivity(ws, query)
+	if err != nil {
+		return err
+	}
+	out := make([]api.Activity, 0, len(page.Entries))
+	for _, e := range page.Entries {
+		out = append(out, wireActivity(e))
+	}
+	w.Header().Set("X-Pad-Has-More", strconv.FormatBool(page.HasMore))
+	if page.HasMore {
+		w.Header().Set("X-Pad-Next-Before", strconv.FormatInt(page.NextBefore, 10))
+	}
+	writeJSON(w, 200, out)
+	return nil
+}
+
+// activityBefore reads the keyset cursor. before is a seq; Pad's web
+// client sends before=<created_at>&before_id=<id> from the last row it
+// holds, and then the id decides: the entry's own seq is the bound.
+func (s *Server) activityBefore(ws, itemRef, before, beforeID string) (int64, error) {
+	if beforeID = strings.TrimSpace(beforeID); beforeID != "" {
+		return s.activitySeqOf(ws, itemRef, beforeID)
+	}
+	if before == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(before, 10, 64)
+	if err != nil || n < 1 {
+		return 0, model.BadRequest("before must be the seq of an activity row (or send before_id with its id), got %q", before).
+			With("param", "before")
+	}
+	return n, nil
+}
+
+// activitySeqOf finds an activity entry's seq by walking the feed down
+// from its head. Entries carry no id index (they are keyed by seq), and
+// a keyset page is asked for from a row the client just read, near the
+// top, so the walk is short in practice.
+func (s *Server) activitySeqOf(ws, itemRef, id string) (int64, error) {
+	var before int64
+	for {
+		page, err := s.store.ListActivity(ws, storage.ActivityQuery{ItemRef: itemRef, Before: before,
+			Limit: storage.MaxActivityLimit})
+		if err != nil {
+			return 0, err
+		}
+		for _, e := range page.Entries {
+			if e.ID == id {
+				return e.Seq, nil
+			}
+		}
+		if !page.HasMore {
+			return 0, model.BadRequest("before_id %q names no activity entry of this feed", id).With("param", "before_id")
+		}
+		before = page.NextBefore
+	}
+}

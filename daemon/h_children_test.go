@@ -1,0 +1,40 @@
+package daemon
+
+import (
+	"testing"
+
+	"github.com/padd/padd/api"
+)
+
+func TestChildrenAndProgress(t *testing.T) {
+	h := newHarness(t)
+	plan := h.create("plans", map[string]any{"title": "Launch"})
+	for _, title := range []string{"one", "two", "three", "four"} {
+		h.task(title, "parent", plan.Ref)
+	}
+	h.create("docs", map[string]any{"title": "Notes", "parent": plan.Ref}) // reference: not progress
+	var kids []api.Item
+	r := h.mustJSON("GET", wsPath("/items/"+plan.Ref+"/children"), nil, 200, &kids)
+	if len(kids) != 5 || kids[0].Title != "one" || kids[0].ParentID == nil || *kids[0].ParentID != plan.ID ||
+		r.header.Get("X-Pad-Has-More") != "false" {
+		t.Fatalf("children = %d (%+v)", len(kids), r.header)
+	}
+	r = h.mustJSON("GET", wsPath("/items/"+plan.Slug+"/children?limit=2&offset=1"), nil, 200, &kids)
+	if len(kids) != 2 || kids[0].Title != "two" || r.header.Get("X-Pad-Has-More") != "true" || r.header.Get("X-Pad-Next-Offset") != "3" {
+		t.Errorf("page = %d %v", len(kids), r.header)
+	}
+	h.mustJSON("PATCH", wsPath("/items/TASK-2"), map[string]any{"fields_patch": map[string]any{"status": "done"}}, 200, nil)
+	h.mustJSON("PATCH", wsPath("/items/TASK-3"), map[string]any{"fields_patch": map[string]any{"status": "cancelled"}}, 200, nil)
+	var p api.Progress
+	h.mustJSON("GET", wsPath("/items/"+plan.Ref+"/progress"), nil, 200, &p)
+	if p != (api.Progress{Total: 4, Done: 2, Percentage: 50, Open: 2, Abandoned: 1}) {
+		t.Errorf("progress = %+v", p)
+	}
+	var leaf []api.Item
+	r = h.mustJSON("GET", wsPath("/items/TASK-2/children"), nil, 200, &leaf)
+	if string(r.body) != "[]\n" {
+		t.Errorf("leaf children body = %q", r.body)
+	}
+	h.wantError("GET", wsPath("/items/TASK-99/children"), nil, 404, "not_found")
+	h.wantError("GET", wsPath("/items/TASK-99/progress"), nil, 404, "not_found")
+}

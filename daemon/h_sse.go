@@ -1,0 +1,417 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// Server-sent events (EVT-01/02). Every event is a change-log entry, read
+// from the log itself: a stream keeps its own cursor and, each time the
+// store says the log grew, reads on from it. So a resume from any id up
+// to the head replays exactly what was missed, in order, and a slow
+// stream loses nothing: the log is the buffer.
+//
+// Event names are Pad's (item_created, item_updated, item_archived,
+// item_restored, comment_created/updated/deleted, collection_updated,
+// workspace_updated, item_starred/unstarred). padd adds item_moved,
+// link_created, link_deleted, role_updated and workspace_deleted, which
+// Pad clients ignore as unknown names.
+
+// SSE defaults (Pad's limits; its keepalive is 30 s, padd's 15 s).
+const (
+	sseDefaultKeepalive    = 15 * time.Second
+	sseDefaultWriteTimeout = 10 * time.Second
+	sseDefaultMaxTotal     = 1000
+	sseDefaultMaxPerWS     = 100
+	sseRetryAfterSeconds   = 5
+	ssePage                = storage.DefaultChangesLimit
+)
+
+// sseState is the streams' settings and admission counts.
+type sseState struct {
+	// keepalive is the idle interval between ": keepalive" comments
+	// (PADD_SSE_KEEPALIVE, a Go duration, overrides it).
+	keepalive time.Duration
+	// writeTimeout bounds each write, so a client that stops reading
+	// releases its goroutine instead of pinning it.
+	writeTimeout    time.Duration
+	maxTotal        int // PAD_SSE_MAX_CONNECTIONS, as Pad names it
+	maxPerWorkspace int // PAD_SSE_MAX_PER_WORKSPACE
+
+	mu    sync.Mutex
+	total int
+	perWS map[string]int
+}
+
+func (s *Server) sseRoutes() {
+	s.sse = sseState{keepalive: sseDefaultKeepalive, writeTimeout: sseDefaultWriteTimeout,
+		maxTotal: sseDefaultMaxTotal, maxPerWorkspace: sseDefaultMaxPerWS, perWS: map[string]int{}}
+	if v := os.Getenv("PADD_SSE_KEEPALIVE"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			s.sse.keepalive = d
+		} else {
+			s.log.Warn("PADD_SSE_KEEPALIVE is not a positive duration (e.g. 15s); using the default", "value", v)
+		}
+	}
+	for env, dst := range map[string]*int{"PAD_SSE_MAX_CONNECTIONS": &s.sse.maxTotal, "PAD_SSE_MAX_PER_WORKSPACE": &s.sse.maxPerWorkspace} {
+		if v := os.Getenv(env); v != "" {
+			if n, err := strconv.Atoi(v); err == nil && n > 0 {
+				*dst = n
+			} else {
+				s.log.Warn(env+" is not a positive integer; using the default", "value", v)
+			}
+		}
+	}
+	s.handle("GET /api/v1/events", s.workspaceEvents)
+	s.handle("GET /api/v1/events/stream", s.allEvents)
+}
+
+// admit takes a stream slot (wsID "" for the all-workspaces stream,
+// which counts only toward the total), or refuses.
+func (a *sseState) admit(wsID string) (release func(), ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.total >= a.maxTotal || wsID != "" && a.perWS[wsID] >= a.maxPerWorkspace {
+		return nil, false
+	}
+	a.total++
+	if wsID != "" {
+		a.perWS[wsID]++
+	}
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.total--
+		if wsID != "" {
+			if a.perWS[wsID]--; a.perWS[wsID] == 0 {
+				delete(a.perWS, wsID)
+			}
+		}
+	}, true
+}
+
+// refuseStream answers Pad's 429. Written here rather than through
+// writeError, which would say Retry-After: 1: Pad asks streams to wait 5.
+func refuseStream(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", strconv.Itoa(sseRetryAfterSeconds))
+	writeJSON(w, http.StatusTooManyRequests, api.ErrorEnvelope{Error: &api.Error{Code: "sse_limit_exceeded",
+		Message: "Streaming connection limit reached; retry after " + strconv.Itoa(sseRetryAfterSeconds) + " seconds"}})
+}
+
+// eventFeed is one log a stream follows.
+type eventFeed struct {
+	// head is the log's last position.
+	head func() (int64, error)
+	// read returns the events after a position, ascending, at most a
+	// page, and the position the next read starts after.
+	read func(after int64) ([]api.Event, int64, error)
+}
+
+func (s *Server) workspaceEvents(w http.ResponseWriter, r *http.Request) error {
+	slug := r.URL.Query().Get("workspace")
+	if slug == "" {
+		return model.BadRequest("workspace query parameter is required").With("param", "workspace")
+	}
+	ws, err := s.store.GetWorkspace(slug)
+	if err != nil {
+		return err
+	}
+	release, ok := s.sse.admit(ws.ID)
+	if !ok {
+		refuseStream(w)
+		return nil
+	}
+	defer release()
+	feed := eventFeed{
+		head: func() (int64, error) { return s.store.Head(ws.ID) },
+		read: func(after int64) ([]api.Event, int64, error) {
+			chs, head, err := s.store.ChangesSince(ws.ID, after, ssePage)
+			if err != nil {
+				return nil, after, err
+			}
+			entries := make([]storage.JournalEntry, len(chs))
+			for i, ch := range chs {
+				entries[i] = storage.JournalEntry{WorkspaceID: ws.ID, Seq: ch.Seq, Change: ch}
+			}
+			evs, err := s.describeEvents(entries, false)
+			return evs, nextAfter(after, head, len(chs), func() int64 { return chs[len(chs)-1].Seq }), err
+		},
+	}
+	connected := map[string]string{"workspace": ws.Slug, "workspace_id": ws.ID}
+	s.stream(w, r, connected, feed, func(sw *sseWriter) {
+		// The workspace was deleted under the stream: say so and end.
+		sw.event(nil, "workspace_deleted", connected)
+	})
+	return nil
+}
+
+func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
+	release, ok := s.sse.admit("")
+	if !ok {
+		refuseStream(w)
+		return nil
+	}
+	defer release()
+	wss, err := s.store.ListWorkspaces()
+	if err != nil {
+		return err
+	}
+	list := make([]map[string]string, 0, len(wss))
+	for _, ws := range wss {
+		list = append(list, map[string]string{"workspace": ws.Slug, "workspace_id": ws.ID})
+	}
+	feed := eventFeed{
+		head: s.store.GlobalHead,
+		read: func(after int64) ([]api.Event, int64, error) {
+			entries, head, err := s.store.JournalSince(after, ssePage)
+			if err != nil {
+				return nil, after, err
+			}
+			evs, err := s.describeEvents(entries, true)
+			// An empty page means caught up (purged workspaces' entries
+			// are skipped), so the cursor may move to the head.
+			return evs, nextAfter(after, head, len(entries), func() int64 { return entries[len(entries)-1].Global }), err
+		},
+	}
+	s.stream(w, r, map[string]any{"user_id": localUserID, "workspaces": list}, feed, nil)
+	return nil
+}
+
+// nextAfter is a feed's next cursor: the last entry read, or the head
+// when there was nothing (never backwards).
+func nextAfter(after, head int64, n int, last func() int64) int64 {
+	if n == 0 {
+		return max(after, head)
+	}
+	return last()
+}
+
+// describeEvents turns log entries into events. global picks the id:
+// the journal position (all workspaces) or the workspace seq.
+func (s *Server) describeEvents(entries []storage.JournalEntry, global bool) ([]api.Event, error) {
+	subjects, err := s.store.DescribeChanges(entries)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.Event, len(entries))
+	for i, e := range entries {
+		ch, subj := e.Change, subjects[i]
+		ev := api.Event{ID: ch.Seq, Type: eventType(ch.Entity, ch.Op), WorkspaceID: e.WorkspaceID,
+			Workspace: subj.WorkspaceSlug, ItemID: ch.ItemID, CollectionID: ch.CollectionID,
+			Collection: subj.CollectionSlug, Title: subj.ItemTitle, Ref: subj.ItemRef, Actor: ch.Actor.Kind,
+			ActorName: ch.Actor.Name, Source: ch.Actor.Source, Timestamp: ch.At.UnixMilli(), Seq: ch.Seq,
+			Entity: ch.Entity, Op: ch.Op}
+		if global {
+			ev.ID = e.Global
+		}
+		if ch.Entity != model.EntityItem {
+			ev.EntityID = ch.ID
+		}
+		out[i] = ev
+	}
+	return out, nil
+}
+
+// eventType names a change-log entry as Pad's event stream does.
+func eventType(entity, op string) string {
+	switch entity {
+	case model.EntityItem:
+		switch op {
+		case model.OpCreated:
+			return "item_created"
+		case model.OpDeleted, model.OpArchived:
+			return "item_archived"
+		case model.OpRestored:
+			return "item_restored"
+		case model.OpMoved:
+			return "item_moved"
+		}
+		return "item_updated"
+	case model.EntityComment:
+		return "comment_" + op
+	case model.EntityCollection:
+		return "collection_updated"
+	case model.EntityWorkspace:
+		if op == model.OpDeleted {
+			return "workspace_deleted"
+		}
+		return "workspace_updated"
+	case model.EntityStar:
+		if op == model.OpDeleted {
+			return "item_unstarred"
+		}
+		return "item_starred"
+	case model.EntityLink:
+		if op == model.OpDeleted {
+			return "link_deleted"
+		}
+		return "link_created"
+	case model.EntityRole:
+		return "role_updated"
+	}
+	return entity + "_" + op
+}
+
+// lastEventID is the resume position a client sent: the Last-Event-ID
+// header (EventSource's), else ?last_event_id= for clients that cannot
+// set headers.
+func lastEventID(r *http.Request) (string, bool) {
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		return v, true
+	}
+	v := r.URL.Query().Get("last_event_id")
+	return v, v != ""
+}
+
+// stream runs one event stream until the client leaves, the daemon
+// shuts down or a write fails. gone, when set, ends a stream whose
+// workspace went away.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, feed eventFeed, gone func(*sseWriter)) {
+	// Subscribe before reading the head: a commit after this point is
+	// heard, one before it is in the log below the head.
+	notes, unsubscribe := s.store.Subscribe()
+	defer unsubscribe()
+	head, err := feed.head()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.sse.writeTimeout}
+	defer sw.clearDeadline()
+	if sw.event(nil, "connected", connected) != nil {
+		return
+	}
+
+	cursor := head // a fresh client hears what happens from now on
+	if raw, ok := lastEventID(r); ok {
+		id, perr := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+		switch {
+		case perr != nil || id < 0:
+			err = sw.syncRequired("Your last event ID could not be read. Full sync required.")
+		case id > head:
+			// Ahead of the log: another padd's id, or a database that was
+			// replaced or restored. Nothing here can vouch for it.
+			err = sw.syncRequired("This instance cannot vouch for events since your last ID. Full sync required.")
+		default:
+			cursor = id // replay exactly what was missed
+		}
+		if err != nil {
+			return
+		}
+	}
+
+	// drain sends everything after the cursor, page by page.
+	drain := func() bool {
+		for {
+			evs, next, err := feed.read(cursor)
+			if err != nil {
+				if gone != nil && isWorkspaceMiss(err) {
+					gone(sw)
+				} else {
+					s.log.Warn("event stream stopped: the change log could not be read", "err", err)
+				}
+				return false
+			}
+			for i := range evs {
+				if sw.event(&evs[i].ID, evs[i].Type, &evs[i]) != nil {
+					return false
+				}
+			}
+			cursor = next
+			if len(evs) < ssePage {
+				return true
+			}
+		}
+	}
+	if !drain() {
+		return
+	}
+	keepalive := time.NewTicker(s.sse.keepalive)
+	defer keepalive.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			sw.event(nil, "shutdown", map[string]string{"reason": "padd is shutting down"})
+			return
+		case _, open := <-notes:
+			if !open {
+				return // the store closed
+			}
+			// Any commit may be ours (a notification for another workspace
+			// can stand for a dropped one of this), and an empty read is
+			// cheap: read on from the cursor.
+			if !drain() {
+				return
+			}
+		case <-keepalive.C:
+			if sw.write([]byte(": keepalive\n\n")) != nil {
+				return
+			}
+		}
+	}
+}
+
+// sseWriter writes frames, each flushed and bounded by a write deadline.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (sw *sseWriter) write(frame []byte) error {
+	if err := sw.rc.SetWriteDeadline(time.Now().Add(sw.timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	if _, err := sw.w.Write(frame); err != nil {
+		return err
+	}
+	return sw.rc.Flush()
+}
+
+// clearDeadline lifts the last write deadline: the server reuses the
+// connection for the client's next request and would inherit it.
+func (sw *sseWriter) clearDeadline() { _ = sw.rc.SetWriteDeadline(time.Time{}) }
+
+// event writes one event; id nil writes none.
+func (sw *sseWriter) event(id *int64, name string, data any) error {
+	var buf bytes.Buffer
+	if id != nil {
+		fmt.Fprintf(&buf, "id: %d\n", *id)
+	}
+	fmt.Fprintf(&buf, "event: %s\ndata: ", name)
+	enc := json.NewEncoder(&buf) // one line: JSON has no raw newlines
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(data); err != nil {
+		return err
+	}
+	buf.WriteString("\n") // Encode ended the data line; this ends the event
+	return sw.write(buf.Bytes())
+}
+
+// syncRequired tells the client its position cannot be served. The empty
+// id field resets the client's last event id (per the SSE spec), so its
+// next reconnect starts fresh after it re-fetches.
+func (sw *sseWriter) syncRequired(reason string) error {
+	b, _ := json.Marshal(map[string]string{"reason": reason})
+	return sw.write([]byte("id: \nevent: sync_required\ndata: " + string(b) + "\n\n"))
+}

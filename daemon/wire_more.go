@@ -1,0 +1,109 @@
+package daemon
+
+import (
+	"strings"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// Storage -> wire conversions for comments, links, roles, versions,
+// activity and the sync feeds.
+
+// localUserID is the one user's id on the wire (see localUser).
+const localUserID = "local"
+
+// wireRole fills the role columns Pad joins onto an item.
+func wireRole(it *api.Item, v *storage.ItemView) {
+	it.AgentRoleSlug, it.AgentRoleName = v.RoleSlug, v.RoleName
+}
+
+// userIDOf is Pad's user_id of a write: the local user's for a human,
+// none for an agent (Pad leaves agent rows without a provable author).
+func userIDOf(a model.Actor) string {
+	if a.Kind == model.ActorUser {
+		return localUserID
+	}
+	return ""
+}
+
+func wireComment(c *model.Comment) api.Comment {
+	return api.Comment{ID: c.ID, ItemID: c.ItemID, WorkspaceID: c.WorkspaceID, Author: c.Author.Name,
+		UserID: userIDOf(c.Author), Body: c.Body, CreatedBy: c.Author.Kind, Source: c.Author.Source,
+		ParentID: c.ParentID, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+		Edited:  model.Truncate1s(c.UpdatedAt).After(model.Truncate1s(c.CreatedAt)),
+		Deleted: c.DeletedAt != nil, Seq: c.Seq}
+}
+
+// wireLinkType spells a stored link type as Pad does (split_from).
+func wireLinkType(t string) string { return strings.ReplaceAll(t, "-", "_") }
+
+// briefOfView describes an item the way storage describes a link's
+// other end, so both ends of a link render alike.
+func briefOfView(v *storage.ItemView) storage.ItemBrief {
+	status, _ := v.Fields[model.DoneField(v.Collection.Schema, v.Collection.Settings)].(string)
+	return storage.ItemBrief{ID: v.ID, Ref: v.Ref, Slug: v.Slug, Title: v.Title, Status: status,
+		State: v.State(), CollectionSlug: v.Collection.Slug, CollectionIcon: v.Collection.Icon,
+		UpdatedAt: v.UpdatedAt.UTC().Format(time.RFC3339),
+		Archived:  v.DeletedAt != nil || v.Collection.ArchivedAt != nil}
+}
+
+// wireLink is a link in its stored direction with both ends described.
+func wireLink(l *model.Link, src, dst storage.ItemBrief) api.ItemLink {
+	return api.ItemLink{ID: l.ID, WorkspaceID: l.WorkspaceID, SourceID: l.SourceID, TargetID: l.TargetID,
+		LinkType: wireLinkType(l.Type), CreatedBy: l.CreatedBy.Kind, CreatedAt: l.CreatedAt,
+		SourceTitle: src.Title, TargetTitle: dst.Title, SourceSlug: src.Slug, TargetSlug: dst.Slug,
+		SourceRef: src.Ref, TargetRef: dst.Ref, SourceCollectionSlug: src.CollectionSlug,
+		TargetCollectionSlug: dst.CollectionSlug, SourceStatus: src.Status, TargetStatus: dst.Status, Seq: l.Seq}
+}
+
+func wireBacklink(b storage.Backlink) api.Backlink {
+	return api.Backlink{SourceItemID: b.Source.ID, SourceRef: b.Source.Ref, SourceTitle: b.Source.Title,
+		SourceCollectionSlug: b.Source.CollectionSlug, SourceCollectionIcon: b.Source.CollectionIcon,
+		Snippet: b.Snippet, DisplayText: b.DisplayText, UpdatedAt: b.Source.UpdatedAt}
+}
+
+func wireLinkedItem(b storage.ItemBrief) api.LinkedItem {
+	return api.LinkedItem{ID: b.ID, Ref: b.Ref, Slug: b.Slug, Title: b.Title, Status: b.Status,
+		State: string(b.State), CollectionSlug: b.CollectionSlug, Archived: b.Archived}
+}
+
+func wireDepNodes(ns []storage.DepNode) []api.DepNode {
+	out := make([]api.DepNode, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, api.DepNode{LinkedItem: wireLinkedItem(n.ItemBrief), Depth: n.Depth, Via: n.Via, LinkID: n.LinkID})
+	}
+	return out
+}
+
+func wireAgentRole(r storage.RoleInfo) api.AgentRole {
+	return api.AgentRole{ID: r.ID, WorkspaceID: r.WorkspaceID, Slug: r.Slug, Name: r.Name,
+		Description: r.Description, Icon: r.Icon, Tools: r.Tools, SortOrder: r.SortOrder,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ItemCount: r.ItemCount}
+}
+
+func wireVersion(v *model.Version) api.ItemVersion {
+	return api.ItemVersion{ID: v.ID, DocumentID: v.ItemID, ItemID: v.ItemID, VersionSeq: v.VersionSeq,
+		Title: v.Title, Content: v.Content, ChangeSummary: v.Summary, CreatedBy: v.Actor.Kind,
+		Source: v.Actor.Source, ActorName: v.Actor.Name, IsCreate: v.IsCreate,
+		LinesAdded: v.LinesAdded, LinesRemoved: v.LinesRemoved, CreatedAt: v.CreatedAt}
+}
+
+// wireActivity is a feed entry as Pad serves it: metadata as JSON text.
+func wireActivity(a storage.ActivityView) api.Activity {
+	out := api.Activity{ID: a.ID, WorkspaceID: a.WorkspaceID, DocumentID: a.ItemID, Action: a.Action,
+		Actor: a.Actor.Kind, Source: a.Actor.Source, UserID: userIDOf(a.Actor), CreatedAt: a.CreatedAt,
+		ItemTitle: a.ItemTitle, ItemSlug: a.ItemSlug, ItemRef: a.ItemRef, CollectionSlug: a.CollectionSlug,
+		ActorName: a.Actor.Name, Seq: a.Seq}
+	if len(a.Metadata) > 0 {
+		out.Metadata = jsonText(a.Metadata)
+	}
+	return out
+}
+
+// wireSyncItem is a body-less feed row; deleted is set on /items-changes.
+func wireSyncItem(it storage.SkinnyItem, deleted *bool) api.SyncItem {
+	return api.SyncItem{Item: wireItem(it.ItemView), IsUnparented: it.Unparented, Deleted: deleted}
+}
