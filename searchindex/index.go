@@ -33,7 +33,6 @@ const (
 	coalesceDelay = 2 * time.Millisecond
 	kFormat       = "padd:format"
 	kWatermark    = "padd:wm:"
-	kBuilding     = "padd:building" // set while a full build runs
 )
 
 // Status is what `padctl index status` shows.
@@ -54,9 +53,14 @@ type Index struct {
 	store *storage.Store
 	log   *slog.Logger
 
+	// use is held (shared) while the Bleve index is searched or written,
+	// and exclusively to close or replace it.
+	use sync.RWMutex
+
 	mu      sync.Mutex
 	changed *sync.Cond // signalled when a watermark moves or the state changes
 	bi      bleve.Index
+	asked   bool // a rebuild was requested
 	wm      map[string]int64
 	state   string
 	reason  string
@@ -72,16 +76,12 @@ func Open(dataDir string, store *storage.Store, log *slog.Logger) (*Index, error
 	x := &Index{path: filepath.Join(dataDir, Dir), store: store, log: log, wm: map[string]int64{},
 		state: StateReady, kick: make(chan struct{}, 1)}
 	x.changed = sync.NewCond(&x.mu)
-	bi, err := bleve.OpenUsing(x.path, map[string]any{"bolt_timeout": "1s"})
+	bi, err := bleve.OpenUsing(x.path, scorchConfig())
 	switch {
 	case err == nil:
 		if v, _ := bi.GetInternal([]byte(kFormat)); string(v) != FormatVersion {
 			bi.Close()
 			return x, x.fresh(fmt.Sprintf("index format %q is not %q", v, FormatVersion), false)
-		}
-		if v, _ := bi.GetInternal([]byte(kBuilding)); v != nil {
-			bi.Close()
-			return x, x.fresh("the last build did not finish", false)
 		}
 		x.bi = bi
 		if err := x.loadWatermarks(); err != nil {
@@ -99,34 +99,32 @@ func Open(dataDir string, store *storage.Store, log *slog.Logger) (*Index, error
 	}
 }
 
-// fresh replaces whatever is at the index path with an empty index and
-// marks it for a full rebuild. A damaged index is moved aside for a look,
-// not deleted; the index is derived data, so nothing is lost either way.
+// fresh throws away whatever is at the index path and marks the index
+// for a full build (Run does it). A damaged index is moved aside for a
+// look, not deleted; the index is derived data, so nothing is lost.
 func (x *Index) fresh(reason string, damaged bool) error {
-	if _, err := os.Stat(x.path); err == nil {
-		aside := x.path + ".broken-" + time.Now().UTC().Format("20060102T150405")
-		if !damaged || os.Rename(x.path, aside) != nil {
-			os.RemoveAll(x.path)
+	for _, p := range []string{x.path, x.building()} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		aside := p + ".broken-" + time.Now().UTC().Format("20060102T150405")
+		if p != x.path || !damaged || os.Rename(p, aside) != nil {
+			if err := os.RemoveAll(p); err != nil {
+				return fmt.Errorf("remove old search index %s: %w", p, err)
+			}
 		} else {
 			x.log.Warn("search index was unreadable; moved aside and rebuilding", "aside", aside, "reason", reason)
 		}
 	}
-	bi, err := bleve.NewUsing(x.path, buildMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, map[string]any{"bolt_timeout": "1s"})
-	if err != nil {
-		return fmt.Errorf("create search index at %s: %w", x.path, err)
-	}
-	for k, v := range map[string]string{kFormat: FormatVersion, kBuilding: "1"} {
-		if err := bi.SetInternal([]byte(k), []byte(v)); err != nil {
-			bi.Close()
-			return err
-		}
-	}
-	x.bi = bi
+	x.bi = nil
 	x.wm = map[string]int64{}
 	x.state, x.reason, x.done, x.total = StateRebuilding, reason, 0, 0
 	x.log.Info("search index will be rebuilt", "reason", reason)
 	return nil
 }
+
+// building is where a full build writes before it takes the index's place.
+func (x *Index) building() string { return x.path + ".building" }
 
 func (x *Index) loadWatermarks() error {
 	wss, err := x.store.ListWorkspaces()
@@ -147,6 +145,8 @@ func (x *Index) loadWatermarks() error {
 
 // Close stops using the index. Run must have returned.
 func (x *Index) Close() error {
+	x.use.Lock()
+	defer x.use.Unlock()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.state = StateFailed
@@ -192,7 +192,20 @@ func dirSize(p string) int64 {
 // Rebuild throws the index away and builds it again in the background.
 func (x *Index) Rebuild() error {
 	x.mu.Lock()
+	x.asked = true
+	x.mu.Unlock()
+	x.poke()
+	return nil
+}
+
+// startRebuild closes the current index and prepares a fresh build. Only
+// Run calls it, so no batch is in flight.
+func (x *Index) startRebuild() error {
+	x.use.Lock()
+	defer x.use.Unlock()
+	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.asked = false
 	if x.state == StateRebuilding {
 		return nil
 	}
@@ -205,7 +218,6 @@ func (x *Index) Rebuild() error {
 		return err
 	}
 	x.changed.Broadcast()
-	x.poke()
 	return nil
 }
 
@@ -224,6 +236,14 @@ func (x *Index) Run(ctx context.Context) {
 	dirty := map[string]bool{}
 	all := true
 	for {
+		x.mu.Lock()
+		asked := x.asked
+		x.mu.Unlock()
+		if asked {
+			if err := x.startRebuild(); err != nil {
+				x.fail(err)
+			}
+		}
 		x.mu.Lock()
 		rebuilding := x.state == StateRebuilding
 		x.mu.Unlock()
@@ -343,6 +363,8 @@ func (x *Index) catchUpWorkspace(ctx context.Context, ws string) error {
 
 // commit writes docs and the workspace's new watermark in one batch.
 func (x *Index) commit(ws string, seq int64, docs []storage.IndexDoc) error {
+	x.use.RLock()
+	defer x.use.RUnlock()
 	x.mu.Lock()
 	bi := x.bi
 	x.mu.Unlock()
@@ -376,8 +398,11 @@ func (x *Index) commit(ws string, seq int64, docs []storage.IndexDoc) error {
 	return nil
 }
 
-// rebuild indexes every item of every workspace from scratch, with
-// progress, then records each workspace's head as its watermark.
+// rebuild indexes every item of every workspace from scratch with
+// Bleve's offline builder (far faster than online batches), beside the
+// live path, then moves it into place, opens it and records each
+// workspace's head (taken before its scan) as its watermark; the
+// changes made during the build are then replayed from the log.
 func (x *Index) rebuild(ctx context.Context) error {
 	start := time.Now()
 	wss, err := x.store.ListWorkspaces()
@@ -395,24 +420,37 @@ func (x *Index) rebuild(ctx context.Context) error {
 	x.mu.Lock()
 	x.total, x.done = total, 0
 	x.mu.Unlock()
+	os.RemoveAll(x.building())
+	bld, err := bleve.NewBuilder(x.building(), buildMapping(), map[string]any{"batchSize": 2000})
+	if err != nil {
+		return fmt.Errorf("start building the search index: %w", err)
+	}
+	heads := map[string]int64{}
+	indexed := 0
 	for _, ws := range wss {
-		head, err := x.store.Head(ws.ID)
-		if err != nil {
+		if heads[ws.ID], err = x.store.Head(ws.ID); err != nil {
+			bld.Close()
 			return err
 		}
-		after := ""
-		for {
+		for after := ""; ; {
 			if ctx.Err() != nil {
+				bld.Close()
 				return ctx.Err()
 			}
 			docs, next, err := x.store.ScanItems(ws.ID, after, batchSize)
 			if err != nil {
+				bld.Close()
 				return err
 			}
-			if len(docs) > 0 {
-				if err := x.commit(ws.ID, 0, docs); err != nil {
-					return err
+			for _, d := range docs {
+				if d.Gone {
+					continue
 				}
+				if err := bld.Index(d.ID, toDoc(d)); err != nil {
+					bld.Close()
+					return fmt.Errorf("index item %s: %w", d.ID, err)
+				}
+				indexed++
 			}
 			x.mu.Lock()
 			x.done += len(docs)
@@ -422,18 +460,43 @@ func (x *Index) rebuild(ctx context.Context) error {
 			}
 			after = next
 		}
-		// Changes made during the scan are replayed from head on.
-		if err := x.commit(ws.ID, head, nil); err != nil {
+	}
+	var bi bleve.Index
+	if indexed == 0 {
+		// Bleve's builder cannot finish an empty index; make one directly.
+		os.RemoveAll(x.building())
+		if bi, err = bleve.NewUsing(x.path, buildMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, scorchConfig()); err != nil {
+			return fmt.Errorf("create the search index: %w", err)
+		}
+	} else {
+		if err := bld.Close(); err != nil {
+			return fmt.Errorf("finish building the search index: %w", err)
+		}
+		if err := os.Rename(x.building(), x.path); err != nil {
 			return err
 		}
+		if bi, err = bleve.OpenUsing(x.path, scorchConfig()); err != nil {
+			return fmt.Errorf("open the built search index: %w", err)
+		}
 	}
-	x.mu.Lock()
-	bi := x.bi
-	x.mu.Unlock()
-	if err := bi.DeleteInternal([]byte(kBuilding)); err != nil {
+	b := bi.NewBatch()
+	for ws, head := range heads {
+		wm := make([]byte, 8)
+		binary.BigEndian.PutUint64(wm, uint64(head))
+		b.SetInternal([]byte(kWatermark+ws), wm)
+	}
+	// The format marks a finished build: a crash before this line leaves
+	// an index that Open rebuilds.
+	b.SetInternal([]byte(kFormat), []byte(FormatVersion))
+	if err := bi.Batch(b); err != nil {
+		bi.Close()
 		return err
 	}
 	x.mu.Lock()
+	x.bi = bi
+	for ws, head := range heads {
+		x.wm[ws] = head
+	}
 	x.state, x.reason = StateReady, ""
 	x.changed.Broadcast()
 	x.mu.Unlock()
@@ -525,4 +588,13 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// scorchConfig: never wait long on another process's lock; and let a
+// batch return once it is searchable rather than once it is on disk. The
+// watermark rides in the same batch, so after a crash the index and its
+// watermark come back together from the last persisted snapshot and the
+// indexer replays the rest from the change log.
+func scorchConfig() map[string]any {
+	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/padd/padd/bench"
 	"github.com/padd/padd/storage"
 )
 
@@ -67,42 +68,10 @@ var needles = []needle{
 		[]string{"rate limiter retries", "quota counted twice", "attempt number key"}, nil},
 }
 
-// common is everyday project prose; topic words (the needles' subjects)
-// appear in filler too, but as rarely as they would in real notes, so
-// distractors compete without drowning the needles.
-var common = strings.Fields(`the a we it this that when after before with for from into about should could
-	would need needs make makes made check update add remove change fix fixed move keep use used using see
-	seen show shows run runs ran work works working team week day today tomorrow later next first last new
-	old small large quick slow still again also only just more less some every other each both same different
-	page screen button form field list table view item items project sprint review note notes idea ideas plan
-	plans task tasks doc docs issue issues bug bugs feature features release releases customer customers user
-	users people meeting call question answer reply thread follow up owner status priority estimate scope
-	goal goals risk risks decision decisions design draft final version copy text link links file files folder
-	setting settings option options default value values number count total report reports summary detail
-	details step steps flow process guide rule rules case cases example examples edge input output result
-	results data model service server client app web site home account profile team's better worse easier
-	harder clear unclear open closed done pending blocked waiting ready started finished ship shipped`)
-
-var topics = strings.Fields(`token session login cache database query index migration deploy build test
-	flaky runner upload export import email notification mobile offline sync queue worker billing pricing
-	contrast dark theme keyboard shortcut memory leak websocket reconnect heap api header deprecation runbook
-	rotate key encryption kubernetes autoscaling onboarding checklist laptop rate limiter retry quota csv
-	emoji spam reset password network conflict latency timeout`)
-
-func word(r *rand.Rand) string {
-	if r.IntN(12) == 0 {
-		return topics[r.IntN(len(topics))]
-	}
-	return common[r.IntN(len(common))]
-}
-
-func sentence(r *rand.Rand, n int) string {
-	w := make([]string, n)
-	for i := range w {
-		w[i] = word(r)
-	}
-	return strings.Join(w, " ")
-}
+// sentence is generated prose (bench.Words): everyday project words with
+// the needles' topic words appearing as rarely as they would in real
+// notes, so distractors compete without drowning the needles.
+func sentence(r *rand.Rand, n int) string { return bench.Words(r, n) }
 
 type corpus struct {
 	f       *fixture

@@ -57,6 +57,8 @@ type Result struct {
 // Search answers a query. While the index is being rebuilt it returns
 // *ErrRebuilding rather than partial answers.
 func (x *Index) Search(ctx context.Context, r Request) (*Result, error) {
+	x.use.RLock()
+	defer x.use.RUnlock()
 	x.mu.Lock()
 	bi, state, done, total, ferr := x.bi, x.state, x.done, x.total, x.err
 	x.mu.Unlock()

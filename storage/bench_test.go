@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/padd/padd/bench"
 	"github.com/padd/padd/model"
 )
 
@@ -27,58 +27,15 @@ var (
 	fixtureWS   string
 )
 
-// words makes realistic-looking text from a fixed vocabulary.
-var vocab = strings.Fields(`login timeout cache session deploy staging production
-	migration schema index query latency error retry backoff token refresh sync
-	offline conflict merge release review test flaky build pipeline docker linux
-	macos windows memory leak profile benchmark search ranking snippet dashboard
-	reminder lease worker agent planner implementer reviewer convention playbook`)
-
-func words(r *rand.Rand, n int) string {
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(' ')
+// creates turns generated items into creates, parents named by the ids
+// of the plans created before them.
+func creates(items []bench.Item, ids []string) []ItemCreate {
+	out := make([]ItemCreate, len(items))
+	for i, it := range items {
+		out[i] = ItemCreate{Collection: it.Collection, Title: it.Title, Content: it.Content, Fields: it.Fields, Tags: it.Tags}
+		if it.Parent >= 0 && it.Parent < len(ids) {
+			out[i].Parent = ids[it.Parent]
 		}
-		b.WriteString(vocab[r.IntN(len(vocab))])
-	}
-	return b.String()
-}
-
-// GenItems returns n realistic item creates: tasks with status and
-// priority, ideas, plans, and docs with long bodies; some tasks have a
-// plan as parent. Deterministic for a seed.
-func genItems(seed uint64, n int, plans []string) []ItemCreate {
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	statuses := []string{"open", "open", "open", "in-progress", "done", "done", "cancelled"}
-	prios := []string{"low", "medium", "medium", "high", "critical"}
-	out := make([]ItemCreate, 0, n)
-	for i := range n {
-		c := ItemCreate{Title: strings.ToUpper(words(r, 1)[:1]) + words(r, 4+r.IntN(4))[1:]}
-		switch k := r.IntN(100); {
-		case k < 65:
-			c.Collection = "tasks"
-			c.Fields = map[string]any{"status": statuses[r.IntN(len(statuses))], "priority": prios[r.IntN(len(prios))]}
-			c.Content = words(r, 20+r.IntN(80))
-			if len(plans) > 0 && r.IntN(3) == 0 {
-				c.Parent = plans[r.IntN(len(plans))]
-			}
-			if r.IntN(4) == 0 {
-				c.Tags = []string{vocab[r.IntN(10)]}
-			}
-		case k < 80:
-			c.Collection = "ideas"
-			c.Content = words(r, 30+r.IntN(60))
-		case k < 82:
-			c.Collection = "plans"
-			c.Fields = map[string]any{"status": "active"}
-			c.Content = words(r, 100)
-		default:
-			c.Collection = "docs"
-			c.Content = words(r, 200+r.IntN(400))
-		}
-		_ = i
-		out = append(out, c)
 	}
 	return out
 }
@@ -95,18 +52,21 @@ func buildFixture(dir string) (string, time.Duration, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	var plans []string
-	for i := range 200 {
-		r, err := s.CreateItem(ws.Slug, ItemCreate{Collection: "plans", Title: fmt.Sprintf("Plan %d", i),
-			Fields: map[string]any{"status": "active"}}, user)
-		if err != nil {
-			return "", 0, err
-		}
-		plans = append(plans, r.Item.ID)
+	gen := bench.Workspace(1, benchItems)
+	nplans := 0
+	for nplans < len(gen) && gen[nplans].Collection == "plans" {
+		nplans++
 	}
-	items := genItems(1, benchItems-len(plans), plans)
 	start := time.Now()
-	if _, err := s.CreateItems(ws.Slug, items, user, 2000); err != nil {
+	plans, err := s.CreateItems(ws.Slug, creates(gen[:nplans], nil), user, 2000)
+	if err != nil {
+		return "", 0, err
+	}
+	ids := make([]string, len(plans))
+	for i, p := range plans {
+		ids[i] = p.ID
+	}
+	if _, err := s.CreateItems(ws.Slug, creates(gen[nplans:], ids), user, 2000); err != nil {
 		return "", 0, err
 	}
 	return ws.Slug, time.Since(start), nil
