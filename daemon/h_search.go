@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
@@ -180,12 +181,42 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 			}
 			return err
 		}
-		it := wireItem(v)
-		it.Content = ""
-		out.Results = append(out.Results, SearchResult{Item: it, Snippet: h.Snippet, Rank: h.Score})
+		out.Results = append(out.Results, SearchResult{Item: skinny(v), Snippet: s.snippet(h.Workspace, v, text), Rank: h.Score})
 	}
 	writeJSON(w, 200, out)
 	return nil
+}
+
+// skinny is an item as search answers carry it: without its body.
+func skinny(v *storage.ItemView) api.Item {
+	it := wireItem(v)
+	it.Content = ""
+	return it
+}
+
+// snippet cuts the excerpt of a hit: from its body, else from its
+// comments, else its body's opening.
+func (s *Server) snippet(ws string, v *storage.ItemView, query string) string {
+	if sn := searchindex.Snippet(v.Content, query); sn != "" {
+		return sn
+	}
+	if cs, err := s.store.ListComments(ws, v.ID); err == nil {
+		for _, c := range cs {
+			if sn := searchindex.Snippet(c.Body, query); sn != "" {
+				return sn
+			}
+		}
+	}
+	body := strings.Join(strings.Fields(v.Content), " ")
+	if len(body) > 160 {
+		cut := strings.LastIndexByte(body[:160], ' ')
+		if cut < 80 {
+			for cut = 160; !utf8.RuneStart(body[cut]); cut-- {
+			}
+		}
+		body = body[:cut] + "…"
+	}
+	return body
 }
 
 // listSearch answers an item list that carries ?search=: the list's

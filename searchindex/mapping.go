@@ -20,7 +20,7 @@ import (
 
 // FormatVersion changes whenever the mapping or the document shape does;
 // an index of another version is rebuilt.
-const FormatVersion = "padd-search-3"
+const FormatVersion = "padd-search-4"
 
 // doc is one item as indexed.
 type doc struct {
@@ -58,11 +58,13 @@ var textFields = []struct {
 }{{"title", boostTitle}, {"content", boostContent}, {"text", boostText}, {"comments", boostComments}}
 
 func buildMapping() mapping.IndexMapping {
-	text := func(store bool) *mapping.FieldMapping {
+	// Text is not stored: snippets are cut from the item at answer time
+	// (snippet.go). Term vectors (positions) stay: phrases need them.
+	text := func() *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = en.AnalyzerName
-		f.Store = store
-		f.IncludeTermVectors = store // highlighting needs both
+		f.Store = false
+		f.IncludeTermVectors = true
 		f.IncludeInAll = false
 		f.DocValues = false
 		return f
@@ -84,10 +86,10 @@ func buildMapping() mapping.IndexMapping {
 	boolean.IncludeInAll = false
 
 	dm := bleve.NewDocumentStaticMapping()
-	dm.AddFieldMappingsAt("title", text(false))
-	dm.AddFieldMappingsAt("content", text(true))
-	dm.AddFieldMappingsAt("comments", text(true))
-	dm.AddFieldMappingsAt("text", text(false))
+	dm.AddFieldMappingsAt("title", text())
+	dm.AddFieldMappingsAt("content", text())
+	dm.AddFieldMappingsAt("comments", text())
+	dm.AddFieldMappingsAt("text", text())
 	ws := kw(false)
 	ws.Store = true // a hit names its workspace without a storage lookup
 	dm.AddFieldMappingsAt("workspace", ws)

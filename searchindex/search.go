@@ -7,7 +7,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/padd/padd/model"
 )
@@ -35,12 +34,11 @@ type Request struct {
 	NoSnippets bool
 }
 
-// Hit is one result.
+// Hit is one result; Snippet (snippet.go) cuts its excerpt.
 type Hit struct {
 	ID        string
 	Workspace string
 	Score     float64
-	Snippet   string
 }
 
 // Result is a page of hits with totals and facets.
@@ -101,9 +99,6 @@ func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, f
 		sr.SortBy([]string{"-_score", "_id"})
 	}
 	if !r.NoSnippets {
-		sr.Highlight = bleve.NewHighlightWithStyle("html")
-		sr.Highlight.AddField("content")
-		sr.Highlight.AddField("comments")
 		sr.AddFacet("collections", bleve.NewFacetRequest("collection", 50))
 		sr.AddFacet("statuses", bleve.NewFacetRequest("status", 50))
 	}
@@ -114,7 +109,7 @@ func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, f
 	res := &Result{Total: out.Total, Collections: map[string]int{}, Statuses: map[string]int{}}
 	for _, h := range out.Hits {
 		ws, _ := h.Fields["workspace"].(string)
-		res.Hits = append(res.Hits, Hit{ID: h.ID, Workspace: ws, Score: h.Score, Snippet: snippet(h)})
+		res.Hits = append(res.Hits, Hit{ID: h.ID, Workspace: ws, Score: h.Score})
 	}
 	if f := out.Facets["collections"]; f != nil && f.Terms != nil {
 		for _, t := range f.Terms.Terms() {
@@ -127,15 +122,6 @@ func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, f
 		}
 	}
 	return res, nil
-}
-
-func snippet(h *search.DocumentMatch) string {
-	for _, f := range []string{"content", "comments"} {
-		if frags := h.Fragments[f]; len(frags) > 0 {
-			return strings.TrimSpace(frags[0])
-		}
-	}
-	return ""
 }
 
 // build turns a parsed query and the request's filters into one Bleve

@@ -137,23 +137,12 @@ func TestQueryForms(t *testing.T) {
 		t.Fatalf("typo retry: fuzzy=%v hits=%v", r.Fuzzy, ids(r))
 	}
 	r = f.search("timeout")
-	if r.Fuzzy || r.Hits[0].Snippet == "" || !contains(r.Hits[0].Snippet, "<mark>timeout</mark>") {
-		t.Fatalf("snippet: %q", r.Hits[0].Snippet)
+	if r.Fuzzy || len(r.Hits) != 1 {
+		t.Fatalf("timeout: fuzzy=%v hits=%v", r.Fuzzy, ids(r))
 	}
 	if r.Collections["tasks"] != 1 || r.Statuses["open"] != 1 {
 		t.Fatalf("facets: %v %v", r.Collections, r.Statuses)
 	}
-}
-
-func contains(s, sub string) bool { return len(s) >= len(sub) && (s == sub || indexOf(s, sub) >= 0) }
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
 
 func TestDeletesCommentsAndMovesFollow(t *testing.T) {

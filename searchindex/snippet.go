@@ -1,0 +1,144 @@
+package searchindex
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/registry"
+)
+
+// Snippets are cut from the item's text at answer time rather than
+// highlighted by Bleve: the index then stores no bodies and no term
+// vectors, which makes it half the size and indexing much faster, and
+// the text cut is the item's current text.
+
+const (
+	snippetBefore = 60  // characters of context before the first match
+	snippetLen    = 200 // characters in a snippet
+)
+
+var enAnalyzer = func() analysis.Analyzer {
+	a, err := registry.NewCache().AnalyzerNamed(en.AnalyzerName)
+	if err != nil {
+		panic("searchindex: english analyzer: " + err.Error())
+	}
+	return a
+}()
+
+// queryTerms are the analyzed terms and raw prefixes a snippet marks.
+type queryTerms struct {
+	terms    map[string]bool
+	prefixes []string
+}
+
+func termsOf(q string) queryTerms {
+	p := Parse(q)
+	qt := queryTerms{terms: map[string]bool{}, prefixes: p.Prefixes}
+	texts := append(append([]string{}, p.Words...), p.Phrases...)
+	texts = append(texts, p.Refs...)
+	for _, t := range texts {
+		for _, tok := range enAnalyzer.Analyze([]byte(t)) {
+			qt.terms[string(tok.Term)] = true
+		}
+	}
+	return qt
+}
+
+// Snippet returns about 200 characters of text around the first place a
+// query matches, matches wrapped in <mark>, or "" when nothing matches.
+func Snippet(text, query string) string {
+	return termsOf(query).snippet(text)
+}
+
+func (qt queryTerms) snippet(text string) string {
+	if text == "" || (len(qt.terms) == 0 && len(qt.prefixes) == 0) {
+		return ""
+	}
+	var hits [][2]int
+	for _, tok := range enAnalyzer.Analyze([]byte(text)) {
+		if qt.terms[string(tok.Term)] || qt.prefixed(strings.ToLower(text[tok.Start:tok.End])) {
+			hits = append(hits, [2]int{tok.Start, tok.End})
+		}
+	}
+	if len(hits) == 0 {
+		return ""
+	}
+	start := wordStart(text, max(0, hits[0][0]-snippetBefore))
+	end := wordEnd(text, min(len(text), start+snippetLen))
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	at := start
+	for _, h := range hits {
+		if h[0] < start || h[1] > end {
+			continue
+		}
+		b.WriteString(flatten(text[at:h[0]]))
+		b.WriteString("<mark>" + text[h[0]:h[1]] + "</mark>")
+		at = h[1]
+	}
+	b.WriteString(flatten(text[at:end]))
+	if end < len(text) {
+		b.WriteString("…")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+func (qt queryTerms) prefixed(word string) bool {
+	for _, p := range qt.prefixes {
+		if strings.HasPrefix(word, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordStart moves i back to the start of the word it is in.
+func wordStart(s string, i int) int {
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(s[:i])
+		if unicode.IsSpace(r) {
+			break
+		}
+		i -= n
+	}
+	return i
+}
+
+// wordEnd moves i forward to the end of the word it is in.
+func wordEnd(s string, i int) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// flatten keeps a snippet on one line: every run of white space
+// (newlines included) becomes one space.
+func flatten(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	if space {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
