@@ -72,7 +72,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create data directory %s: %w", cfg.DataDir, err)
 	}
-	_ = os.Chmod(cfg.DataDir, 0o700) // another OS user has no business in here
+	// Another OS user has no business in here, even if an older file or
+	// a copy left looser modes behind.
+	_ = os.Chmod(cfg.DataDir, 0o700)
+	for _, f := range []string{DBFile, TokenFile, LogFile, api.InfoFile} {
+		_ = os.Chmod(filepath.Join(cfg.DataDir, f), 0o600)
+	}
 	log := newLogger(cfg)
 	store, err := storage.Open(filepath.Join(cfg.DataDir, DBFile), storage.Options{Timeout: time.Second, Logger: log})
 	if storage.IsLocked(err) {
