@@ -72,6 +72,11 @@ func runMain(m *testing.M) int {
 			return 1
 		}
 	}
+	defer func() {
+		if seedDir != "" {
+			os.RemoveAll(seedDir) // the benchmarks' generated workspace
+		}
+	}()
 	return m.Run()
 }
 

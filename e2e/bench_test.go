@@ -1,0 +1,189 @@
+//go:build unix
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/bench"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// Benchmarks of the real padd over loopback HTTP on a 100k-item
+// workspace. The workspace is written straight into a data directory
+// once per run (bench.Workspace), then padd starts on a copy of it and
+// builds its search index before the measurements begin.
+
+const benchItems = 100_000
+
+var (
+	seedOnce sync.Once
+	seedDir  string
+	seedErr  error
+)
+
+// seedHome is a data directory holding the 100k workspace "bench".
+func seedHome(b *testing.B) string {
+	seedOnce.Do(func() {
+		seedDir, seedErr = os.MkdirTemp("", "padd-e2e-bench-")
+		if seedErr != nil {
+			return
+		}
+		st, err := storage.Open(filepath.Join(seedDir, "padd.db"), storage.Options{NoSync: true})
+		if err != nil {
+			seedErr = err
+			return
+		}
+		defer st.Close()
+		user := model.UserActor(model.SourceCLI)
+		ws, err := st.CreateWorkspace(storage.WorkspaceCreate{Name: "Bench", Slug: "bench"}, user)
+		if err != nil {
+			seedErr = err
+			return
+		}
+		gen := bench.Workspace(9, benchItems)
+		in := make([]storage.ItemCreate, len(gen))
+		for i, it := range gen {
+			in[i] = storage.ItemCreate{Collection: it.Collection, Title: it.Title, Content: it.Content, Fields: it.Fields, Tags: it.Tags}
+		}
+		_, seedErr = st.CreateItems(ws.Slug, in, user, 5000)
+	})
+	if seedErr != nil {
+		b.Fatal(seedErr)
+	}
+	home := b.TempDir()
+	data, err := os.ReadFile(filepath.Join(seedDir, "padd.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "padd.db"), data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return home
+}
+
+// readyPadd starts padd on home and waits until its search index is built.
+func readyPadd(b *testing.B, home string) *instance {
+	d := startPadd(b, home)
+	deadline := time.Now().Add(10 * time.Minute)
+	for time.Now().Before(deadline) {
+		r := d.do(b, "GET", "/api/v1/padd/index", nil)
+		if bytes.Contains(r.Body, []byte(`"state":"ready"`)) {
+			return d
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	b.Fatal("search index not ready after 10 minutes")
+	return nil
+}
+
+type lat []time.Duration
+
+func (l lat) report(b *testing.B) {
+	if len(l) == 0 {
+		return
+	}
+	slices.Sort(l)
+	b.ReportMetric(float64(l[len(l)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(l[len(l)*99/100])/1e6, "p99-ms")
+}
+
+// timed sends one request and records its latency; it fails on any
+// answer other than want.
+func (d *instance) timed(b *testing.B, l *lat, want int, method, path string, body []byte) {
+	req := d.request(context.Background(), method, path, body)
+	t := time.Now()
+	r, err := d.send(req)
+	*l = append(*l, time.Since(t))
+	if err != nil || r.Status != want {
+		b.Fatalf("%s %s: %v %v", method, path, r, err)
+	}
+}
+
+func BenchmarkREST100k(b *testing.B) {
+	d := readyPadd(b, seedHome(b))
+	r := rand.New(rand.NewPCG(1, 2))
+	b.Run("create", func(b *testing.B) {
+		var l lat
+		for i := 0; b.Loop(); i++ {
+			body := []byte(fmt.Sprintf(`{"title":"bench create %d","content":"made by the benchmark","fields":{"priority":"high"}}`, i))
+			d.timed(b, &l, 201, "POST", "/api/v1/workspaces/bench/collections/tasks/items", body)
+		}
+		l.report(b)
+	})
+	b.Run("get", func(b *testing.B) {
+		var l lat
+		for b.Loop() {
+			d.timed(b, &l, 200, "GET", "/api/v1/workspaces/bench/items/"+strconv.Itoa(1+r.IntN(benchItems)), nil)
+		}
+		l.report(b)
+	})
+	b.Run("list-page-50", func(b *testing.B) {
+		var l lat
+		for b.Loop() {
+			d.timed(b, &l, 200, "GET", "/api/v1/workspaces/bench/collections/tasks/items?status=open,in-progress&priority=high&limit=50", nil)
+		}
+		l.report(b)
+	})
+	b.Run("search", func(b *testing.B) {
+		var l lat
+		for b.Loop() {
+			q := bench.Topics[r.IntN(len(bench.Topics))]
+			if r.IntN(2) == 0 {
+				q += "+" + bench.Topics[r.IntN(len(bench.Topics))]
+			}
+			d.timed(b, &l, 200, "GET", "/api/v1/search?workspace=bench&limit=20&q="+q, nil)
+		}
+		l.report(b)
+	})
+}
+
+// BenchmarkStartAndRSS100k measures padd's start-up (exec to answering
+// health) on a 100k workspace whose index is already built, and its
+// resident memory when idle after a round of reads. Run with -benchtime=1x.
+func BenchmarkStartAndRSS100k(b *testing.B) {
+	home := seedHome(b)
+	first := readyPadd(b, home) // builds the index once
+	first.stop()
+	for b.Loop() {
+		start := time.Now()
+		d := startPadd(b, home)
+		b.ReportMetric(float64(time.Since(start))/1e6, "start-ms")
+		for i := range 200 {
+			d.do(b, "GET", "/api/v1/workspaces/bench/items/"+strconv.Itoa(1+i*311), nil)
+		}
+		d.do(b, "GET", "/api/v1/workspaces/bench/items?limit=50", nil)
+		d.do(b, "GET", "/api/v1/search?workspace=bench&q=cache", nil)
+		time.Sleep(2 * time.Second) // idle
+		b.ReportMetric(float64(rssKB(b, d.pid()))/1024, "idle-RSS-MB")
+		d.stop()
+	}
+}
+
+func rssKB(b *testing.B, pid int) int {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
+}
+
