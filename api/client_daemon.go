@@ -1,0 +1,50 @@
+package api
+
+import (
+	"context"
+	"time"
+)
+
+// DaemonStatus answers GET /padd/status: the daemon's own state.
+type DaemonStatus struct {
+	Version       string    `json:"version"`
+	PID           int       `json:"pid"`
+	StartedAt     time.Time `json:"started_at"`
+	UptimeSeconds int64     `json:"uptime_seconds"`
+	DBPath        string    `json:"db_path"`
+	DBBytes       int64     `json:"db_bytes"`
+	Workspaces    int       `json:"workspaces"`
+}
+
+// Health answers GET /health (no token needed).
+func (c *Client) Health(ctx context.Context) (*Health, error) {
+	var out Health
+	if _, err := c.Do(ctx, "GET", "/health", nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DaemonStatus answers GET /padd/status.
+func (c *Client) DaemonStatus(ctx context.Context) (*DaemonStatus, error) {
+	var out DaemonStatus
+	if _, err := c.Do(ctx, "GET", "/padd/status", nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Shutdown asks padd to stop (POST /padd/shutdown). It answers before it
+// stops: wait for its pid to exit to know it is gone.
+func (c *Client) Shutdown(ctx context.Context) error {
+	_, err := c.Do(ctx, "POST", "/padd/shutdown", nil, nil, nil)
+	return err
+}
+
+// LogFile is padd's log in its data directory (rotated in place), which
+// `padctl daemon logs` reads.
+const LogFile = "padd.log"
+
+// StartErrFile receives a starting padd's stderr (see Connect): the
+// reason when it dies before its log is open.
+const StartErrFile = "padd.start.err"

@@ -1,0 +1,69 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+)
+
+// PadTomlName is the file that links a directory tree to a workspace, in
+// Pad's format: workspace = "slug" (and optionally url, agent_name).
+const PadTomlName = ".pad.toml"
+
+// PadToml is a .pad.toml that names a workspace.
+type PadToml struct {
+	Path      string `toml:"-"`
+	Workspace string `toml:"workspace"`
+	AgentName string `toml:"agent_name"`
+}
+
+// FindPadToml walks from dir up to the root and returns the nearest
+// .pad.toml that names a workspace, or nil when there is none. A file
+// without `workspace` is skipped, as Pad does; one that is not valid TOML
+// is an error, because guessing past it would silently pick the wrong
+// workspace.
+func FindPadToml(dir string) (*PadToml, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		p, err := ReadPadToml(filepath.Join(dir, PadTomlName))
+		if err != nil {
+			return nil, err
+		}
+		if p != nil && p.Workspace != "" {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, nil
+		}
+		dir = parent
+	}
+}
+
+// ReadPadToml reads one .pad.toml; nil when there is none (or it cannot
+// be read, as a directory we may not enter says nothing about links).
+func ReadPadToml(path string) (*PadToml, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var p PadToml
+	if _, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s is not valid TOML (%v); fix or remove it, it should hold a line like: workspace = \"my-project\"", path, err)
+	}
+	p.Path = path
+	return &p, nil
+}

@@ -1,0 +1,154 @@
+// Package cli is padctl: Pad's command-line vocabulary over the local
+// padd daemon. Commands are kong structs (one file per command group);
+// output is a table for people, stable JSON for scripts, or Markdown.
+//
+// Conventions every command follows:
+//   - results go to stdout, in the --format asked for;
+//   - warnings, notes and errors go to stderr only, so --format json stays
+//     parseable;
+//   - a failure prints `error: <message> (<code>)` and a `hint:` line and
+//     exits 1 (2 for a wrong command line).
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+)
+
+// Root is padctl's command line.
+type Root struct {
+	WorkspaceFlag string `name:"workspace" short:"w" placeholder:"SLUG" predictor:"workspace" help:"Workspace to work in. Default: $$PAD_WORKSPACE, then workspace = \"...\" in the nearest .pad.toml from here upward, then the only workspace."`
+	Format        Format `enum:"table,json,markdown" default:"table" help:"Output format: table (for people), json (for scripts), markdown."`
+
+	Init       InitCmd       `cmd:"" help:"Link this directory to a workspace (creating it if needed) by writing .pad.toml."`
+	Workspace  WorkspaceCmd  `cmd:"" help:"List and manage workspaces."`
+	Collection CollectionCmd `cmd:"" help:"List and manage the collections of a workspace."`
+	Item       ItemCmd       `cmd:"" help:"Create, list, show, update, move and delete items."`
+	Watch      WatchCmd      `cmd:"" help:"Print changes as they happen (padd's event stream) until Ctrl-C."`
+	Daemon     DaemonCmd     `cmd:"" help:"Start, stop and inspect padd, the background service."`
+	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
+	Version    VersionCmd    `cmd:"" help:"Print padctl's version (and padd's, when it is running)."`
+}
+
+// exitPanic carries kong's exit request (after --help) out of the parser
+// so Run can return the code instead of ending the process.
+type exitPanic struct{ code int }
+
+// newParser builds the kong parser over root, writing to the App's
+// streams.
+func newParser(root *Root, a *App) (*kong.Kong, error) {
+	return kong.New(root,
+		kong.Name("padctl"),
+		kong.Description("padctl talks to padd, Pad on your laptop. It starts padd when needed."),
+		kong.Writers(a.out, a.errw),
+		kong.Exit(func(code int) { panic(exitPanic{code}) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
+		kong.Bind(a),
+		kong.Vars{"templates": strings.Join(model.TemplateNames(), ", "), "default_template": model.DefaultTemplate,
+			"link_types": strings.Join(model.LinkTypes, ", ")},
+	)
+}
+
+// Run runs padctl with args (without the program name) and returns the
+// process exit code.
+func Run(ctx context.Context, args []string, env Env) (code int) {
+	a := &App{env: env, out: env.Stdout, errw: env.Stderr, now: env.Now, format: FormatTable}
+	if a.now == nil {
+		panic("cli.Env.Now is required")
+	}
+	if env.Style != nil {
+		a.style = *env.Style
+	} else {
+		a.style = detectStyle(env.Stdout, env.LookupEnv)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			ep, ok := p.(exitPanic)
+			if !ok {
+				panic(p)
+			}
+			code = ep.code
+		}
+	}()
+	var root Root
+	parser, err := newParser(&root, a)
+	if err != nil {
+		// The command structs are wrong: a bug, not a user error.
+		panic(fmt.Sprintf("padctl: bad command model: %v", err))
+	}
+	if line, ok := env.LookupEnv("COMP_LINE"); ok && line != "" {
+		runCompletion(ctx, parser, a)
+		return ExitOK
+	}
+	if len(args) == 0 {
+		args = []string{"--help"} // a bare padctl is a question: answer with the overview
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		return report(a.errw, parseError(err), a.style)
+	}
+	a.format, a.workspaceFlag = root.Format, root.WorkspaceFlag
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	if err := kctx.Run(); err != nil {
+		var ec *exitCode
+		if errors.As(err, &ec) {
+			return ec.code
+		}
+		return report(a.errw, a.explain(err), a.style)
+	}
+	return ExitOK
+}
+
+// parseError turns kong's complaint into a usage error whose hint points
+// at the help of the command being typed.
+func parseError(err error) error {
+	var pe *kong.ParseError
+	path := "padctl"
+	if errors.As(err, &pe) && pe.Context != nil {
+		path = commandPath(pe.Context.Selected())
+	}
+	return usagef("usage", fmt.Sprintf("`%s --help` shows the arguments and flags", path), "%s", err.Error())
+}
+
+// commandPath is "padctl item create" for a selected command node.
+func commandPath(n *kong.Node) string {
+	var parts []string
+	for ; n != nil; n = n.Parent {
+		if n.Type == kong.CommandNode || n.Type == kong.ApplicationNode {
+			parts = append([]string{n.Name}, parts...)
+		}
+	}
+	if len(parts) == 0 {
+		return "padctl"
+	}
+	return strings.Join(parts, " ")
+}
+
+// VersionCmd prints the versions of padctl and, if running, padd.
+type VersionCmd struct{}
+
+// Run prints versions without starting padd.
+func (c *VersionCmd) Run(ctx context.Context, a *App) error {
+	out := map[string]string{"padctl": api.Version}
+	if cl, _, err := a.connect(ctx, false); err == nil {
+		if st, err := cl.DaemonStatus(ctx); err == nil {
+			out["padd"] = st.Version
+		}
+	}
+	return a.emit(out, func(w io.Writer) error {
+		fmt.Fprintf(w, "padctl %s\n", out["padctl"])
+		if v, ok := out["padd"]; ok {
+			fmt.Fprintf(w, "padd   %s\n", v)
+		} else {
+			fmt.Fprintln(w, "padd   not running")
+		}
+		return nil
+	}, nil)
+}

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+)
+
+// InitCmd is `padctl init`: link the working directory to a workspace,
+// creating the workspace when there is none by that name.
+type InitCmd struct {
+	Name     string `help:"Workspace name (default: this directory's name)."`
+	Template string `predictor:"template" help:"Template for a new workspace: ${templates} (default: ${default_template})."`
+	Force    bool   `help:"Relink a directory whose .pad.toml names another workspace."`
+}
+
+// Run finds or creates the workspace and writes .pad.toml.
+func (c *InitCmd) Run(ctx context.Context, a *App) error {
+	dir := a.env.Dir
+	existing, err := readPadToml(filepath.Join(dir, PadTomlName))
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSpace(c.Name)
+	switch {
+	case existing != nil && existing.Workspace != "" && name == "":
+		// A checked-out .pad.toml on a new machine: make sure its
+		// workspace exists here.
+		name = existing.Workspace
+	case name == "":
+		name = filepath.Base(dir)
+	}
+	slug := model.WorkspaceSlug("", name)
+	if existing != nil && existing.Workspace != "" && existing.Workspace != slug && !c.Force {
+		return failf("already_linked", "pass --force to relink it, or run padctl from another directory",
+			"%s already links this directory to workspace %q", existing.Path, existing.Workspace)
+	}
+	cl, err := a.Client(ctx)
+	if err != nil {
+		return err
+	}
+	ws, created, err := findOrCreateWorkspace(ctx, cl, name, slug, c.Template)
+	if err != nil {
+		return err
+	}
+	if !created && c.Template != "" {
+		a.warnf("workspace %s already exists; --template applies only to a new workspace", ws.Slug)
+	}
+	path, err := writePadToml(dir, ws.Slug)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Workspace workspaceOut `json:"workspace"`
+		Created   bool         `json:"created"`
+		PadToml   string       `json:"pad_toml"`
+	}{outWorkspace(ws), created, path}
+	return a.emit(out, func(w io.Writer) error {
+		if created {
+			fmt.Fprintf(w, "Created workspace %s (%s)\n", a.style.paint(ansiBold, clean(ws.Slug)), clean(ws.Name))
+		} else {
+			fmt.Fprintf(w, "Using workspace %s (%s)\n", a.style.paint(ansiBold, clean(ws.Slug)), clean(ws.Name))
+		}
+		_, err := fmt.Fprintf(w, "Linked %s to it; padctl run here or below uses it\n", path)
+		return err
+	}, nil)
+}
+
+// findOrCreateWorkspace returns the workspace with this slug (or,
+// failing that, this name), creating it when there is none.
+func findOrCreateWorkspace(ctx context.Context, cl *api.Client, name, slug, template string) (*api.Workspace, bool, error) {
+	wss, err := cl.ListWorkspaces(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	for i := range wss {
+		if wss[i].Slug == slug {
+			return &wss[i], false, nil
+		}
+	}
+	for i := range wss {
+		if strings.EqualFold(wss[i].Name, name) {
+			return &wss[i], false, nil
+		}
+	}
+	ws, err := cl.CreateWorkspace(ctx, api.WorkspaceCreate{Name: name, Slug: slug, Template: template})
+	return ws, err == nil, err
+}

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/padd/padd/api"
+)
+
+// Exit codes. Scripts can rely on them.
+const (
+	ExitOK    = 0
+	ExitError = 1 // the command failed (padd refused it, or padd is unreachable)
+	ExitUsage = 2 // the command line is wrong
+	// ExitNotRunning is `daemon status` saying padd is not running
+	// (the LSB/systemctl convention).
+	ExitNotRunning = 3
+	// ExitInterrupted follows the shell's 128+SIGINT.
+	ExitInterrupted = 130
+)
+
+// Error is a padctl refusal: what went wrong (Message and a stable Code)
+// and what to do about it (Hint).
+type Error struct {
+	Code    string
+	Message string
+	Hint    string
+	// Detail lines printed between the error and the hint (the open
+	// children that block a close, for instance).
+	Detail []string
+	Exit   int
+	Err    error
+}
+
+func (e *Error) Error() string { return e.Message + " (" + e.Code + ")" }
+func (e *Error) Unwrap() error { return e.Err }
+
+// failf is a failed command (exit 1).
+func failf(code, hint, format string, args ...any) *Error {
+	return &Error{Code: code, Hint: hint, Message: fmt.Sprintf(format, args...), Exit: ExitError}
+}
+
+// usagef is a wrong command line (exit 2).
+func usagef(code, hint, format string, args ...any) *Error {
+	return &Error{Code: code, Hint: hint, Message: fmt.Sprintf(format, args...), Exit: ExitUsage}
+}
+
+// report prints err on w as `error: <message> (<code>)`, any detail lines
+// and a `hint:` line, and returns the exit code.
+func report(w io.Writer, err error, st Style) int {
+	e := explain(err)
+	fmt.Fprintf(w, "%s %s (%s)\n", st.paint(ansiRed+ansiBold, "error:"), clean(e.Message), e.Code)
+	for _, d := range e.Detail {
+		fmt.Fprintf(w, "  %s\n", clean(d))
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(w, "%s %s\n", st.paint(ansiBold, "hint:"), e.Hint)
+	}
+	return e.Exit
+}
+
+// explain turns any error into a coded Error with a hint.
+func explain(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		return &Error{Code: ae.Code, Message: ae.Message, Hint: apiHint(ae), Detail: apiDetail(ae), Exit: ExitError, Err: err}
+	}
+	// Ctrl-C and timeouts first: they also arrive wrapped as transport
+	// errors, but padd is not to blame.
+	if errors.Is(err, context.Canceled) {
+		return &Error{Code: "interrupted", Message: "interrupted", Exit: ExitInterrupted, Err: err}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Code: "timeout", Message: err.Error(), Exit: ExitError, Err: err,
+			Hint: "padd took too long to answer; retry, and see `padctl daemon logs` if it keeps happening"}
+	}
+	if api.IsTransport(err) {
+		return &Error{Code: "padd_unreachable", Message: err.Error(), Exit: ExitError, Err: err,
+			Hint: "padd stopped answering: `padctl daemon status` shows its state, `padctl daemon logs` why, `padctl daemon start` starts it"}
+	}
+	return &Error{Code: "error", Message: err.Error(), Exit: ExitError, Err: err}
+}
+
+// apiHint says what to do about a refusal from padd, by Pad's code and
+// the details padd attaches.
+func apiHint(e *api.Error) string {
+	d := e.Details
+	str := func(k string) string { s, _ := d[k].(string); return s }
+	switch e.Code {
+	case "not_found":
+		switch {
+		case str("scope") == "workspace":
+			return "`padctl workspace list` shows the workspaces; `padctl init` creates one for this directory"
+		case str("scope") == "route":
+			return "this padd does not serve that route; padd and padctl may be different versions: `padctl daemon restart`"
+		case str("collection") != "":
+			return "`padctl collection list` shows this workspace's collections"
+		case d["archived"] == true:
+			return fmt.Sprintf("restore it with `padctl item restore %s`", str("ref"))
+		case str("ref") != "":
+			return "`padctl item list --all` shows the items; a ref looks like TASK-5 (slugs and ids work too)"
+		}
+		return "check the name you gave"
+	case "validation_error", "validation_failed", "bad_request", "malformed_override", "state_change_requires_value":
+		if valid, ok := d["valid"].([]any); ok && len(valid) > 0 {
+			names := make([]string, 0, len(valid))
+			for _, v := range valid {
+				names = append(names, fmt.Sprint(v))
+			}
+			return "use one of: " + strings.Join(names, ", ")
+		}
+		if e.Code == "bad_request" && str("field") == "" {
+			return "check the arguments and flags you gave"
+		}
+		return "fix the value and retry; `padctl collection show <collection>` lists each field's type and options"
+	case "update_conflict":
+		return "the item changed since you read it: `padctl item show <ref>` shows its current seq; retry with that --expected-seq (or without it)"
+	case "open_children":
+		return "close or move the open children first, or pass --force to close it anyway"
+	case "conflict", "same_collection":
+		return "it clashes with what is already there; pick another name or target"
+	case "archived":
+		return "restore it first with `padctl item restore <ref>`"
+	case "unauthorized":
+		return "padd refused padctl's token; `padctl daemon restart` makes them agree again"
+	case "too_large":
+		return "send less: split the content across items"
+	}
+	if e.Status >= 500 {
+		return "padd failed inside; retry, and if it persists see `padctl daemon logs`"
+	}
+	return ""
+}
+
+// apiDetail lists what blocks an open_children refusal.
+func apiDetail(e *api.Error) []string {
+	kids, _ := e.Details["open_children"].([]any)
+	var out []string
+	for _, k := range kids {
+		m, _ := k.(map[string]any)
+		ref, _ := m["ref"].(string)
+		title, _ := m["title"].(string)
+		status, _ := m["status"].(string)
+		out = append(out, strings.TrimSpace(fmt.Sprintf("%s  %s  (%s)", ref, title, status)))
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/BurntSushi/toml"
+	"github.com/padd/padd/api"
+)
+
+// PadTomlName is the file that links a directory tree to a workspace
+// (api.FindPadToml finds it; padctl also writes it).
+const PadTomlName = api.PadTomlName
+
+// padToml is a .pad.toml that names a workspace.
+type padToml = api.PadToml
+
+// findPadToml is api.FindPadToml with a broken file reported as a coded
+// error (bad_pad_toml) and a hint.
+func findPadToml(dir string) (*padToml, error) {
+	p, err := api.FindPadToml(dir)
+	return p, badPadToml(err)
+}
+
+// readPadToml is api.ReadPadToml, errors coded likewise.
+func readPadToml(path string) (*padToml, error) {
+	p, err := api.ReadPadToml(path)
+	return p, badPadToml(err)
+}
+
+func badPadToml(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: "bad_pad_toml", Message: err.Error(), Exit: ExitError, Err: err,
+		Hint: "fix or remove the file; it should hold a line like: workspace = \"my-project\""}
+}
+
+// writePadToml links dir to a workspace. Other keys of an existing file
+// (url, agent_name, [push] ...) are kept; comments are not, as the TOML
+// encoder cannot carry them.
+func writePadToml(dir, workspace string) (string, error) {
+	path := filepath.Join(dir, PadTomlName)
+	doc := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		if _, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err != nil {
+			return "", failf("bad_pad_toml", "fix or remove the file, then run `padctl init` again",
+				"%s is not valid TOML: %v", path, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	doc["workspace"] = workspace
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
+}

@@ -1,0 +1,382 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// ANSI SGR colours used on a terminal. They are written only around
+// already-padded text, so they never disturb the column arithmetic.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiBlue   = "\x1b[34m"
+	ansiCyan   = "\x1b[36m"
+)
+
+// paint wraps s in an SGR colour when the style allows colour.
+func (st Style) paint(color, s string) string {
+	if !st.Color || color == "" || s == "" {
+		return s
+	}
+	return color + s + ansiReset
+}
+
+// Status words by the colour they get. Pad's collections name their
+// states freely, so this is a vocabulary, not a schema: anything unknown
+// stays uncoloured.
+var statusColors = map[string]string{}
+
+func init() {
+	for color, words := range map[string][]string{
+		ansiGreen:  {"done", "completed", "fixed", "implemented", "resolved", "accepted", "published"},
+		ansiYellow: {"in-progress", "exploring", "active", "review", "paused", "blocked"},
+		ansiBlue:   {"open", "new", "draft", "todo", "planned", "proposed"},
+		ansiRed:    {"cancelled", "canceled", "rejected", "wontfix"},
+		ansiDim:    {"archived", "disabled", "deprecated"},
+	} {
+		for _, w := range words {
+			statusColors[w] = color
+		}
+	}
+}
+
+var priorityColors = map[string]string{
+	"critical": ansiRed + ansiBold, "urgent": ansiRed + ansiBold, "high": ansiYellow,
+	"must": ansiYellow, "low": ansiDim,
+}
+
+func statusColor(s string) string {
+	return statusColors[strings.ReplaceAll(strings.ToLower(s), "_", "-")]
+}
+
+func priorityColor(p string) string { return priorityColors[strings.ToLower(p)] }
+
+// clean makes stored text safe and single-line for a table cell: control
+// characters (including ESC, so data cannot drive the terminal) are
+// dropped and line breaks and tabs become spaces.
+func clean(s string) string { return sanitize(s, false) }
+
+// sanitizeBlock is clean for multi-line text (an item's content): line
+// breaks and tabs are kept, carriage returns and other controls dropped.
+func sanitizeBlock(s string) string { return sanitize(s, true) }
+
+func sanitize(s string, block bool) string {
+	if s == "" {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == 0x1b:
+			i = skipEscape(rs, i)
+		case block && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
+		case block && r == '\r':
+			// dropped: CRLF becomes LF
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			// dropped
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// skipEscape returns the index of the last rune of the escape sequence
+// starting at rs[i] (an ESC): a CSI (ESC [ ... final byte), an OSC (ESC ]
+// ... BEL or ESC \\), or a two-rune escape. Dropping the whole sequence
+// leaves no "[31m" litter behind.
+func skipEscape(rs []rune, i int) int {
+	if i+1 >= len(rs) {
+		return i
+	}
+	switch rs[i+1] {
+	case '[':
+		for j := i + 2; j < len(rs); j++ {
+			if rs[j] >= 0x40 && rs[j] <= 0x7e {
+				return j
+			}
+		}
+		return len(rs) - 1
+	case ']':
+		for j := i + 2; j < len(rs); j++ {
+			if rs[j] == 0x07 {
+				return j
+			}
+			if rs[j] == 0x1b && j+1 < len(rs) && rs[j+1] == '\\' {
+				return j + 1
+			}
+		}
+		return len(rs) - 1
+	}
+	return i + 1
+}
+
+// runeWidth approximates the terminal columns of a rune: combining marks,
+// zero-width joiners and variation selectors take none, East Asian wide
+// characters and emoji take two, everything else one.
+func runeWidth(r rune) int {
+	if r < 0x300 { // Latin: the common case, before any combining mark
+		return 1
+	}
+	switch {
+	case r == 0x200d || (r >= 0xfe00 && r <= 0xfe0f) || r == 0x200b:
+		return 0
+	case unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r):
+		return 0
+	case r >= 0x1100 && r <= 0x115f, // Hangul Jamo
+		r >= 0x2e80 && r <= 0xa4cf && r != 0x303f, // CJK ... Yi
+		r >= 0xac00 && r <= 0xd7a3,                // Hangul syllables
+		r >= 0xf900 && r <= 0xfaff,                // CJK compatibility ideographs
+		r >= 0xfe30 && r <= 0xfe4f,                // CJK compatibility forms
+		r >= 0xff00 && r <= 0xff60,                // full-width forms
+		r >= 0xffe0 && r <= 0xffe6,
+		r >= 0x1f300 && r <= 0x1f64f, // pictographs, emoticons
+		r >= 0x1f900 && r <= 0x1f9ff, // supplemental symbols and pictographs
+		r >= 0x1fa70 && r <= 0x1faff,
+		r >= 0x1f680 && r <= 0x1f6ff, // transport and map
+		r >= 0x20000 && r <= 0x3fffd:
+		return 2
+	}
+	return 1
+}
+
+// textWidth is the display width of clean (escape-free) text.
+func textWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+// truncate cuts clean text to at most max columns, marking the cut with
+// an ellipsis.
+func truncate(s string, max int) string {
+	if textWidth(s) <= max {
+		return s
+	}
+	if max <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	w := 0
+	for _, r := range s {
+		rw := runeWidth(r)
+		if w+rw > max-1 {
+			break
+		}
+		b.WriteRune(r)
+		w += rw
+	}
+	return b.String() + "…"
+}
+
+// cell is one table cell: clean text and the colour it is painted with.
+type cell struct {
+	text  string
+	color string
+}
+
+func plain(s string) cell { return cell{text: clean(s)} }
+
+// column describes a table column. One column may be flexible: it takes
+// the width left by the others and is truncated to fit; the others are
+// never cut (a ref or a status must stay whole).
+type column struct {
+	header string
+	flex   bool
+	// min is the width below which the flexible column is not squeezed.
+	min int
+}
+
+// table is a human table laid out to a width.
+type table struct {
+	cols []column
+	rows [][]cell
+}
+
+func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
+
+const colGap = 2
+
+// write renders the table: a header, then rows, columns separated by two
+// spaces, the flexible column squeezed (and its cells truncated) when the
+// natural width exceeds st.Width. Trailing spaces are never written.
+func (t *table) write(w io.Writer, st Style) error {
+	widths := make([]int, len(t.cols))
+	for i, c := range t.cols {
+		widths[i] = textWidth(c.header)
+	}
+	for _, r := range t.rows {
+		for i := range t.cols {
+			if i < len(r) {
+				widths[i] = max(widths[i], textWidth(r[i].text))
+			}
+		}
+	}
+	total := colGap * (len(widths) - 1)
+	flex := -1
+	for i, c := range t.cols {
+		total += widths[i]
+		if c.flex {
+			flex = i
+		}
+	}
+	if flex >= 0 && total > st.Width {
+		floor := max(t.cols[flex].min, textWidth(t.cols[flex].header))
+		widths[flex] = max(floor, widths[flex]-(total-st.Width))
+	}
+	var b strings.Builder
+	line := func(cells []cell, header bool) {
+		b.Reset()
+		last := len(t.cols) - 1
+		for last > 0 && (last >= len(cells) || cells[last].text == "") {
+			last-- // no trailing blank columns
+		}
+		for i := 0; i <= last; i++ {
+			var c cell
+			if i < len(cells) {
+				c = cells[i]
+			}
+			text := c.text
+			if i == flex {
+				text = truncate(text, widths[i])
+			}
+			pad := ""
+			if i < last {
+				pad = strings.Repeat(" ", max(0, widths[i]-textWidth(text))+colGap)
+			}
+			color := c.color
+			if header {
+				color = ansiDim
+			}
+			b.WriteString(st.paint(color, text))
+			b.WriteString(pad)
+		}
+		b.WriteByte('\n')
+		_, _ = io.WriteString(w, b.String())
+	}
+	hdr := make([]cell, len(t.cols))
+	for i, c := range t.cols {
+		hdr[i] = cell{text: c.header}
+	}
+	line(hdr, true)
+	for _, r := range t.rows {
+		line(r, false)
+	}
+	return nil
+}
+
+// writeMarkdown renders the table as a GitHub-flavoured Markdown table,
+// unpadded and uncoloured, every cell escaped.
+func (t *table) writeMarkdown(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("|")
+	for _, c := range t.cols {
+		b.WriteString(" " + mdCell(c.header) + " |")
+	}
+	b.WriteString("\n|")
+	for range t.cols {
+		b.WriteString(" --- |")
+	}
+	b.WriteByte('\n')
+	for _, r := range t.rows {
+		b.WriteString("|")
+		for i := range t.cols {
+			text := ""
+			if i < len(r) {
+				text = r[i].text
+			}
+			b.WriteString(" " + mdCell(text) + " |")
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdEscaper escapes text for a Markdown table cell: a pipe would end
+// the cell, a backslash would escape the next character, and an asterisk
+// (the terminal-option mark) would start emphasis.
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`)
+
+func mdCell(s string) string { return mdEscaper.Replace(clean(s)) }
+
+// keyValues is a two-column list ("status    open") for detail views.
+type keyValues struct {
+	rows [][2]cell
+}
+
+func (kv *keyValues) add(key string, value cell) {
+	if value.text != "" {
+		kv.rows = append(kv.rows, [2]cell{{text: key}, value})
+	}
+}
+
+func (kv *keyValues) write(w io.Writer, st Style, indent string) {
+	width := 0
+	for _, r := range kv.rows {
+		width = max(width, textWidth(r[0].text))
+	}
+	for _, r := range kv.rows {
+		room := st.Width - len(indent) - width - colGap
+		val := r[1].text
+		if room > 10 {
+			val = truncate(val, room)
+		}
+		fmt.Fprintf(w, "%s%s%s%s\n", indent, st.paint(ansiDim, r[0].text),
+			strings.Repeat(" ", width-textWidth(r[0].text)+colGap), st.paint(r[1].color, val))
+	}
+}
+
+// writeMarkdown renders the pairs as a two-column Markdown table.
+func (kv *keyValues) writeMarkdown(w io.Writer) error {
+	t := table{cols: []column{{header: "Field"}, {header: "Value"}}}
+	for _, r := range kv.rows {
+		t.add(r[0], r[1])
+	}
+	return t.writeMarkdown(w)
+}
+
+// ago renders a time relative to now for people: "just now", "5m ago",
+// "3h ago", "2d ago", then the date.
+func ago(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+	return t.UTC().Format("2006-01-02")
+}
+
+// stamp renders a time absolutely, for Markdown (a document outlives
+// "5m ago") and detail views.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
