@@ -96,7 +96,7 @@ func startPadd(ctx context.Context, dir string, o ConnectOptions) (*Client, *Inf
 		return nil, nil, err
 	}
 	// padd's own early failures (before its log is open) land here.
-	errPath := filepath.Join(dir, "padd.start.err")
+	errPath := filepath.Join(dir, StartErrFile)
 	errFile, err := os.OpenFile(errPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, nil, err
@@ -123,13 +123,13 @@ func startPadd(ctx context.Context, dir string, o ConnectOptions) (*Client, *Inf
 				return c, info, nil
 			}
 			msg, _ := os.ReadFile(errPath)
-			return nil, nil, fmt.Errorf("padd exited while starting (%v): %s; see %s", err, strings.TrimSpace(string(msg)), filepath.Join(dir, "padd.log"))
+			return nil, nil, fmt.Errorf("padd exited while starting (%v): %s; see %s", err, strings.TrimSpace(string(msg)), filepath.Join(dir, LogFile))
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		case <-time.After(25 * time.Millisecond):
 		}
 	}
-	return nil, nil, fmt.Errorf("padd did not answer within %s of starting; see %s", o.Wait, filepath.Join(dir, "padd.log"))
+	return nil, nil, fmt.Errorf("padd did not answer within %s of starting; see %s", o.Wait, filepath.Join(dir, LogFile))
 }
 
 func waitAnswering(ctx context.Context, dir string, d time.Duration) (*Client, *Info, error) {

@@ -198,7 +198,7 @@ func (a *App) stopDaemon(ctx context.Context) (dir string, pid int, err error) {
 	if err != nil {
 		return dir, 0, err
 	}
-	if exited(info.PID) {
+	if !api.ProcessAlive(info.PID) {
 		removeStaleInfo(dir, info.PID)
 		return dir, 0, nil
 	}
@@ -215,7 +215,7 @@ func (a *App) stopDaemon(ctx context.Context) (dir string, pid int, err error) {
 	} else {
 		a.notef("padd (pid %d) is still running %s after the stop request; sending it SIGTERM", info.PID, stopWait)
 	}
-	if err := terminate(info.PID); err != nil && !exited(info.PID) {
+	if err := terminate(info.PID); err != nil && api.ProcessAlive(info.PID) {
 		return dir, 0, failf("stop_failed", fmt.Sprintf("stop it by hand: kill %d", info.PID), "cannot signal padd (pid %d): %v", info.PID, err)
 	}
 	if !waitExit(ctx, info.PID, termWait) {
@@ -229,7 +229,7 @@ func (a *App) stopDaemon(ctx context.Context) (dir string, pid int, err error) {
 // waitExit polls until pid has exited or d has passed.
 func waitExit(ctx context.Context, pid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
-	for !exited(pid) {
+	for api.ProcessAlive(pid) {
 		if time.Now().After(deadline) {
 			return false
 		}
@@ -245,7 +245,7 @@ func waitExit(ctx context.Context, pid int, d time.Duration) bool {
 // removeStaleInfo deletes daemon.json when it still names a padd that is
 // gone (one that was killed never removes its own).
 func removeStaleInfo(dir string, pid int) {
-	if i, err := api.ReadInfo(dir); err == nil && i.PID == pid && exited(pid) {
+	if i, err := api.ReadInfo(dir); err == nil && i.PID == pid && !api.ProcessAlive(pid) {
 		os.Remove(filepath.Join(dir, api.InfoFile))
 	}
 }

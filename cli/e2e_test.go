@@ -94,7 +94,7 @@ func binaries(t testing.TB) (padd, padctl string) {
 func stopPaddOf(t testing.TB, home string) {
 	t.Cleanup(func() {
 		info, err := api.ReadInfo(home)
-		if err != nil || exited(info.PID) {
+		if err != nil || !api.ProcessAlive(info.PID) {
 			return
 		}
 		_ = terminate(info.PID)
@@ -227,7 +227,7 @@ func TestE2EWorkflow(t *testing.T) {
 		t.Fatalf(".pad.toml = %q", b)
 	}
 	info, err := api.ReadInfo(home)
-	if err != nil || exited(info.PID) {
+	if err != nil || !api.ProcessAlive(info.PID) {
 		t.Fatalf("padd was not started by the first command: %v", err)
 	}
 	// init again is idempotent: the existing workspace is reused.
@@ -317,7 +317,7 @@ func TestE2EWorkflow(t *testing.T) {
 	if r := ok(t, home, deep, "daemon", "stop"); !strings.Contains(r.stdout, fmt.Sprintf("Stopped padd (pid %d)", info.PID)) {
 		t.Errorf("daemon stop: %s", r)
 	}
-	if !exited(info.PID) {
+	if api.ProcessAlive(info.PID) {
 		t.Errorf("padd pid %d still alive after daemon stop", info.PID)
 	}
 	if _, err := os.Stat(filepath.Join(home, api.InfoFile)); !errors.Is(err, os.ErrNotExist) {
@@ -660,7 +660,7 @@ func TestE2EDaemonCommands(t *testing.T) {
 	}
 	r = ok(t, home, dir, "daemon", "restart")
 	after, err := api.ReadInfo(home)
-	if err != nil || after.PID == before.PID || !exited(before.PID) || exited(after.PID) {
+	if err != nil || after.PID == before.PID || api.ProcessAlive(before.PID) || !api.ProcessAlive(after.PID) {
 		t.Errorf("restart: before %+v after %+v (%v): %s", before, after, err, r)
 	}
 }

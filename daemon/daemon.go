@@ -42,7 +42,6 @@ type Config struct {
 const (
 	DBFile    = "padd.db"
 	TokenFile = "token"
-	LogFile   = "padd.log"
 )
 
 // AlreadyRunningError says another padd owns the data directory.
@@ -75,7 +74,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// Another OS user has no business in here, even if an older file or
 	// a copy left looser modes behind.
 	_ = os.Chmod(cfg.DataDir, 0o700)
-	for _, f := range []string{DBFile, TokenFile, LogFile, api.InfoFile} {
+	for _, f := range []string{DBFile, TokenFile, api.LogFile, api.InfoFile} {
 		_ = os.Chmod(filepath.Join(cfg.DataDir, f), 0o600)
 	}
 	log := newLogger(cfg)
@@ -200,7 +199,7 @@ func loadToken(dir string) (string, error) {
 // newLogger logs JSON to a rotating file in the data directory and, when
 // asked, text to stderr.
 func newLogger(cfg Config) *slog.Logger {
-	file := &lumberjack.Logger{Filename: filepath.Join(cfg.DataDir, LogFile), MaxSize: 10, MaxBackups: 3, MaxAge: 28}
+	file := &lumberjack.Logger{Filename: filepath.Join(cfg.DataDir, api.LogFile), MaxSize: 10, MaxBackups: 3, MaxAge: 28}
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
 	var h slog.Handler = slog.NewJSONHandler(file, opts)
 	if cfg.Stderr != nil {
