@@ -125,6 +125,7 @@ func Run(ctx context.Context, cfg Config) error {
 	indexerDone := make(chan struct{})
 	go func() { index.Run(jobs); close(indexerDone) }()
 	go runJobs(jobs, store, log)
+	go runReminders(jobs, store, log)
 	if cfg.Ready != nil {
 		cfg.Ready(info)
 	}

@@ -184,6 +184,8 @@ func (s *Server) routes() {
 	s.childrenRoutes()
 	s.feedRoutes()
 	s.sseRoutes()
+	s.knowledgeRoutes()
+	s.projectRoutes() // leases, reminders, project views (h_project.go)
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
@@ -192,7 +194,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Capabilities padd implements, by Pad's names.
-var capabilities = []string{"idempotency_keys", "item_field_append", "item_scoped_comment_writes", "search_collection_resolution"}
+var capabilities = []string{"idempotency_keys", "item_field_append", "item_patch", "item_scoped_comment_writes", "library_activate", "search_collection_resolution"}
 
 func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, 200, api.Capabilities{CollectionResolution: true, Capabilities: capabilities, Version: api.Version})

@@ -71,6 +71,7 @@ func wireItem(v *storage.ItemView) api.Item {
 		RelationTargets: v.RelationTargets,
 	}
 	wireRole(&it, v)
+	it.Lease = wireLease(v.Lease)
 	return it
 }
 

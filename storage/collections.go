@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -53,11 +54,54 @@ func getCollection(b *wsb, id []byte) (*model.Collection, error) {
 	if v == nil {
 		return nil, nil
 	}
+	if c, ok := collCache.get(id, v); ok {
+		return c, nil
+	}
 	var c model.Collection
 	if err := decode(v, &c); err != nil {
 		return nil, errInternal("collection record unreadable: %v", err)
 	}
-	return &c, nil
+	collCache.put(id, v, &c)
+	cp := c
+	return &cp, nil
+}
+
+// collCache keeps decoded collections: nearly every read and write needs
+// its item's collection, and decoding a schema costs more than the rest
+// of a point read. An entry is used only while the stored bytes are the
+// ones it was decoded from, so it can never be stale.
+var collCache = &collectionCache{m: map[string]collEntry{}}
+
+type collEntry struct {
+	raw []byte
+	c   *model.Collection
+}
+
+type collectionCache struct {
+	mu sync.RWMutex
+	m  map[string]collEntry
+}
+
+// get returns a copy, so callers may change it.
+func (cc *collectionCache) get(id, raw []byte) (*model.Collection, bool) {
+	cc.mu.RLock()
+	e, ok := cc.m[string(id)]
+	cc.mu.RUnlock()
+	if !ok || !bytes.Equal(e.raw, raw) {
+		return nil, false
+	}
+	cp := *e.c
+	return &cp, true
+}
+
+func (cc *collectionCache) put(id, raw []byte, c *model.Collection) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if len(cc.m) > 10000 { // many stores in one process (tests): start over
+		cc.m = map[string]collEntry{}
+	}
+	cp := *c
+	cc.m[string(id)] = collEntry{raw: append([]byte(nil), raw...), c: &cp}
 }
 
 func putCollection(b *wsb, c *model.Collection) error {
@@ -480,6 +524,8 @@ func (s *Store) read(wsRef string, fn func(r *rtx) error) error {
 		if err != nil {
 			return err
 		}
-		return fn(&rtx{tx: tx, ws: openWS(tx, rec.ID), wsRec: rec})
+		b := openWS(tx, rec.ID)
+		b.now = s.clock()
+		return fn(&rtx{tx: tx, ws: b, wsRec: rec})
 	})
 }

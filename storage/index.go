@@ -236,7 +236,9 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 			}
 		}
 	}
-	return nil
+	// The project views' records (viewdata.go) follow every item write
+	// through this one place.
+	return w.reindexViews(old, new)
 }
 
 func addCount(counts interface {

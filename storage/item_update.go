@@ -33,6 +33,9 @@ type ItemUpdate struct {
 	AppendNote        *Note
 	AppendDecision    *Decision
 	Idem              Idem
+	// ActivityMeta adds system members to the update's activity entry
+	// (a patch's patch_id and patch_edits). Only storage sets it.
+	ActivityMeta map[string]any
 }
 
 // Note is an implementation-note append.
@@ -125,6 +128,11 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 		}
 		out, wn, err := fw.Apply()
 		if err != nil {
+			return nil, err
+		}
+		// ITM-16: a convention's reserved metadata copy follows its
+		// ordinary keys, rebuilt here so it commits with them.
+		if out, err = model.SyncConventionCopy(it.Fields, out); err != nil {
 			return nil, err
 		}
 		warn = wn
@@ -252,6 +260,9 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 		}
 	}
 	meta := map[string]any{"seq": seq, "prev_seq": old.Seq, "changes": changes}
+	for k, v := range in.ActivityMeta {
+		meta[k] = v
+	}
 	if in.Comment != "" {
 		meta["comment"] = in.Comment
 	}

@@ -20,6 +20,8 @@ type ItemView struct {
 	HasChildren     bool
 	// RoleSlug and RoleName name the item's agent role, when it has one.
 	RoleSlug, RoleName string
+	// Lease is the item's live lease, if any (leases.go).
+	Lease *model.Lease
 }
 
 // State is the item's lifecycle state under its collection's schema.
@@ -189,6 +191,7 @@ func view(b *wsb, it *model.Item, colls map[string]*model.Collection) (*ItemView
 		}
 	}
 	v.RelationTargets = relationTargets(b, c, it.Fields)
+	v.Lease = liveLease(b, mustID(it.ID))
 	return v, nil
 }
 

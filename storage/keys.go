@@ -41,11 +41,14 @@ var (
 	bOutbox     = []byte("outbox")
 	bUnique     = []byte("unique")
 	bTitles     = []byte("titles")
+	bPatches    = []byte("patches")        // patch id(16) -> patchRecord (storage/patch.go)
+	bOrigins    = []byte("builtin_origin") // item id(16) -> builtinOrigin (storage/library.go)
 
 	wsSubBuckets = [][]byte{bCounters, bColls, bCollSlugs, bPrefixes, bItems, bContent, bNums,
 		bRefs, bSlugs, bIndex, bCounts, bChanges, bActivity, bActItem, bVersions, bComments,
 		bCommentIdx, bLinks, bLinkSrc, bLinkDst, bRoles, bRoleSlugs, bStars, bStarOrder,
-		bIdem, bOutbox, bUnique, bTitles}
+		bIdem, bOutbox, bUnique, bTitles, bPatches, bOrigins,
+		bSums, bVCounts, bDue, bBlk, bLeases, bReminders, bRemItem, bRemFired, bSeen}
 )
 
 // Counter keys.
@@ -145,6 +148,10 @@ type wsb struct {
 	links, linkSrc, linkDst, roles, roleSlugs *bolt.Bucket
 	stars, starOrder, idem, outbox, unique    *bolt.Bucket
 	titles                                    *bolt.Bucket
+	viewBuckets                               // leases, reminders, the project views' records (viewdata.go)
+	// now is the transaction's clock reading: what a lease's liveness is
+	// judged against when a read decorates an item.
+	now time.Time
 }
 
 func openWS(tx *bolt.Tx, wsID string) *wsb {
@@ -181,6 +188,7 @@ func openWS(tx *bolt.Tx, wsID string) *wsb {
 	b.outbox = root.Bucket(bOutbox)
 	b.unique = root.Bucket(bUnique)
 	b.titles = root.Bucket(bTitles)
+	b.viewBuckets = openViewBuckets(root, tx.Writable())
 	if tx.Writable() {
 		// These buckets' keys grow in order (time-ordered ids, seqs), so
 		// pages split full instead of half full: half the file, fewer pages.

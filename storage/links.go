@@ -378,6 +378,10 @@ func (w *wtx) linkSideEffects(l *model.Link, source *model.Item, oldUnpar bool, 
 			return err
 		}
 	}
+	// The views' blocking-edge states (viewdata.go) follow link writes.
+	if err := w.reindexLink(l, colls); err != nil {
+		return err
+	}
 	meta := map[string]any{"seq": w.seq, "link_id": l.ID, "link_type": l.Type}
 	for key, id := range map[string]string{"source_ref": l.SourceID, "target_ref": l.TargetID} {
 		br, err := briefByID(b, mustID(id), colls)

@@ -22,7 +22,7 @@ import (
 )
 
 // SchemaVersion is the on-disk layout version this build writes.
-const SchemaVersion = 1
+const SchemaVersion = 3
 
 // ErrLocked means another process holds the database file.
 var ErrLocked = errors.New("database is locked by another process")
@@ -88,6 +88,11 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
+	// 1 -> 2: the patches and builtin_origin buckets of every workspace.
+	ensureWSSubBuckets,
+	// 2 -> 3: leases, reminders (and the top-level due index), and the
+	// project views' records, built from each workspace's items.
+	migrateViews,
 }
 
 // Open opens (creating if needed) the database at path. It fails with

@@ -30,6 +30,7 @@ func (s *Store) write(wsRef string, actor model.Actor, fn func(w *wtx) error) er
 			return err
 		}
 		w := &wtx{s: s, tx: tx, ws: openWS(tx, rec.ID), wsRec: rec, actor: actor, now: s.clock()}
+		w.ws.now = w.now
 		if err := fn(w); err != nil {
 			return err
 		}

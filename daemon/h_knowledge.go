@@ -1,0 +1,297 @@
+package daemon
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// What agents read before and while they work: the built-in library,
+// playbooks, the agent bootstrap, the item work brief, and exact-text
+// body patches.
+func (s *Server) knowledgeRoutes() {
+	s.handle("GET /api/v1/convention-library", s.conventionLibrary)
+	s.handle("GET /api/v1/playbook-library", s.playbookLibrary)
+	s.handle("GET /api/v1/library/entry", s.libraryEntry)
+	s.handle("POST /api/v1/workspaces/{ws}/library/activate", s.libraryActivate)
+
+	s.handle("GET /api/v1/workspaces/{ws}/playbooks", s.listPlaybooks)
+	s.handle("POST /api/v1/workspaces/{ws}/playbooks/match", s.matchPlaybook)
+	s.handle("GET /api/v1/workspaces/{ws}/playbooks/{ref}", s.getPlaybook)
+	s.handle("POST /api/v1/workspaces/{ws}/playbooks/{ref}/run", s.runPlaybook)
+
+	s.handle("GET /api/v1/workspaces/{ws}/agent/bootstrap", s.bootstrap)
+	s.handle("GET /api/v1/workspaces/{ws}/items/{ref}/context", s.itemContext)
+	s.handle("POST /api/v1/workspaces/{ws}/items/{ref}/patch", s.patchItem)
+}
+
+// conventionLibrary lists the built-in conventions; ?category= keeps one
+// category (an unknown one gives an empty list, not a 404: the library
+// exists, the filter matched nothing).
+func (s *Server) conventionLibrary(w http.ResponseWriter, r *http.Request) error {
+	cats := []model.ConventionCategory{}
+	want := r.URL.Query().Get("category")
+	for _, c := range model.ConventionLibrary() {
+		if want == "" || c.Name == want {
+			cats = append(cats, c)
+		}
+	}
+	writeJSON(w, 200, map[string]any{"categories": cats})
+	return nil
+}
+
+// playbookLibrary lists the built-in playbooks; ?category= filters and
+// ?summary=true sends each body's summary instead of the body.
+func (s *Server) playbookLibrary(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	summary := q.Get("summary") == "true"
+	cats := []model.PlaybookCategory{}
+	for _, c := range model.PlaybookLibrary() {
+		if want := q.Get("category"); want != "" && c.Name != want {
+			continue
+		}
+		if summary {
+			pbs := make([]model.LibraryPlaybook, len(c.Playbooks))
+			for i, p := range c.Playbooks {
+				p.Summary, p.Content = model.PlaybookSummary(p.Content), ""
+				pbs[i] = p
+			}
+			c.Playbooks = pbs
+		}
+		cats = append(cats, c)
+	}
+	writeJSON(w, 200, map[string]any{"categories": cats})
+	return nil
+}
+
+// libraryEntry answers one entry, by ?key= or by exact ?title=, as
+// {type, convention | playbook}.
+func (s *Server) libraryEntry(w http.ResponseWriter, r *http.Request) error {
+	key, title := r.URL.Query().Get("key"), r.URL.Query().Get("title")
+	if key == "" && title == "" {
+		return model.BadRequest("name the library entry with ?key= or ?title=")
+	}
+	e, ok := model.FindLibraryEntry(key, title)
+	if !ok {
+		return model.LibraryNotFound(key, title)
+	}
+	writeJSON(w, 200, libraryEntryWire(e))
+	return nil
+}
+
+func libraryEntryWire(e model.LibraryEntry) map[string]any {
+	out := map[string]any{"type": e.Kind}
+	if e.Convention != nil {
+		out["convention"] = e.Convention
+	} else {
+		out["playbook"] = e.Playbook
+	}
+	return out
+}
+
+type libraryActivateRequest struct {
+	Key   string `json:"key,omitempty"`
+	Title string `json:"title,omitempty"`
+	OpKey string `json:"op_key,omitempty"`
+}
+
+// activateReply is the created item with the library origin; its
+// warnings add options_added (the trigger/scope words the destination
+// collection gained).
+type activateReply struct {
+	api.Item
+	Warnings *activateWarnings `json:"warnings,omitempty"`
+	Library  activateOrigin    `json:"library"`
+}
+
+type activateWarnings struct {
+	api.Warnings
+	OptionsAdded map[string][]string `json:"options_added,omitempty"`
+}
+
+type activateOrigin struct {
+	Key        string `json:"key"`
+	Kind       string `json:"kind"`
+	SeedHash   string `json:"seed_hash"`
+	Collection string `json:"collection"`
+}
+
+// libraryActivate creates an item from a library entry (201), in the
+// collection that holds the entry's kind.
+func (s *Server) libraryActivate(w http.ResponseWriter, r *http.Request) error {
+	var in libraryActivateRequest
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	in.Key, in.Title = strings.TrimSpace(in.Key), strings.TrimSpace(in.Title)
+	if in.Key == "" && in.Title == "" {
+		return model.BadRequest("name the library entry to activate with key or title")
+	}
+	key, err := idemKey(r, in.OpKey)
+	if err != nil {
+		return err
+	}
+	in.OpKey = ""
+	res, err := s.store.ActivateLibrary(r.PathValue("ws"), storage.LibraryActivate{Key: in.Key, Title: in.Title,
+		Idem: fingerprint(key, r, in)}, actor(r))
+	if err != nil {
+		return err
+	}
+	it := wireItem(res.Item)
+	out := activateReply{Item: it, Library: activateOrigin{Key: res.Entry.Key(), Kind: res.Entry.Kind,
+		SeedHash: res.SeedHash, Collection: res.Item.Collection.Slug}}
+	if ww := wireWarnings(res.Warnings); ww != nil || res.OptionsAdded != nil {
+		out.Warnings = &activateWarnings{OptionsAdded: res.OptionsAdded}
+		if ww != nil {
+			out.Warnings.Warnings = *ww
+		}
+	}
+	if res.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeJSON(w, 201, out)
+	return nil
+}
+
+func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.store.ListPlaybooks(r.PathValue("ws"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, list)
+	return nil
+}
+
+// playbookReply is the full playbook item with its status lifted out of
+// the fields, so the draft gate is readable without parsing them.
+type playbookReply struct {
+	api.Item
+	Status string `json:"status"`
+}
+
+func (s *Server) getPlaybook(w http.ResponseWriter, r *http.Request) error {
+	pb, err := s.store.GetPlaybook(r.PathValue("ws"), r.PathValue("ref"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, playbookReply{Item: wireItem(pb.Item), Status: pb.Status})
+	return nil
+}
+
+type playbookRunRequest struct {
+	Args       map[string]any `json:"args"`
+	RawArgs    []string       `json:"raw_args"`
+	AllowDraft bool           `json:"allow_draft"`
+}
+
+// playbookRunReply is Pad's run answer: the body to follow, the declared
+// arguments, the bound values and the required ones still missing.
+type playbookRunReply struct {
+	Ref         string             `json:"ref"`
+	Slug        string             `json:"slug"`
+	Title       string             `json:"title"`
+	Status      string             `json:"status"`
+	Body        string             `json:"body"`
+	Arguments   []model.ArgSpec    `json:"arguments"`
+	BoundArgs   map[string]any     `json:"bound_args"`
+	Unbound     []model.UnboundArg `json:"unbound,omitempty"`
+	IgnoredArgs []string           `json:"ignored_args,omitempty"`
+}
+
+// runPlaybook binds arguments and answers the body; it stores nothing.
+func (s *Server) runPlaybook(w http.ResponseWriter, r *http.Request) error {
+	var in playbookRunRequest
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	res, err := s.store.RunPlaybook(r.PathValue("ws"), r.PathValue("ref"),
+		storage.PlaybookRun{Args: in.Args, RawArgs: in.RawArgs, AllowDraft: in.AllowDraft})
+	if err != nil {
+		return err
+	}
+	v := res.Item
+	writeJSON(w, 200, playbookRunReply{Ref: v.Ref, Slug: v.Slug, Title: v.Title, Status: res.Status, Body: v.Content,
+		Arguments: res.Arguments, BoundArgs: res.Binding.Bound, Unbound: res.Binding.Unbound, IgnoredArgs: res.Binding.Ignored})
+	return nil
+}
+
+// matchPlaybook is Pad's LLM playbook router; padd has no decision
+// provider, so it answers as Pad does without one.
+func (s *Server) matchPlaybook(w http.ResponseWriter, r *http.Request) error {
+	if _, err := s.store.GetWorkspace(r.PathValue("ws")); err != nil {
+		return err
+	}
+	return model.Errorf(model.CodeDecisionProviderUnavailable, http.StatusNotFound,
+		"playbook match needs an LLM decision provider, and padd has none; pick a playbook from the playbook list by its trigger or invocation slug")
+}
+
+// bootstrap answers the agent bootstrap; its dashboard is the caller's,
+// as GET .../dashboard would answer it, capped.
+func (s *Server) bootstrap(w http.ResponseWriter, r *http.Request) error {
+	who, err := viewer(r)
+	if err != nil {
+		return err
+	}
+	b, err := s.store.Bootstrap(r.PathValue("ws"), storage.DashboardParams{Now: s.now(), Who: who})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, b)
+	return nil
+}
+
+// itemContext answers the item's work brief; ?budget= is characters.
+func (s *Server) itemContext(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	budget := 0
+	if raw := q.Get("budget"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n <= 0 {
+			return model.BadRequest("budget must be a positive number of characters, got %q", raw).With("param", "budget")
+		}
+		budget = n
+	}
+	brief, err := s.store.ItemContext(r.PathValue("ws"), r.PathValue("ref"),
+		storage.ContextQuery{Intent: q.Get("intent"), Role: q.Get("role"), Budget: budget})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, brief)
+	return nil
+}
+
+type patchRequest struct {
+	Edits       []model.PatchEdit `json:"edits,omitempty"`
+	Undo        string            `json:"undo,omitempty"`
+	ExpectedSeq *int64            `json:"expected_seq,omitempty"`
+	OpKey       string            `json:"op_key,omitempty"`
+}
+
+// patchItem applies exact-text edits to an item's body, or undoes an
+// earlier patch; an idempotency key (Idempotency-Key or op_key) makes a
+// retry answer the first result.
+func (s *Server) patchItem(w http.ResponseWriter, r *http.Request) error {
+	var in patchRequest
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	key, err := idemKey(r, in.OpKey)
+	if err != nil {
+		return err
+	}
+	in.OpKey = "" // the key names the request; it is not part of it
+	res, err := s.store.PatchItem(r.PathValue("ws"), r.PathValue("ref"), storage.PatchRequest{Edits: in.Edits,
+		Undo: strings.TrimSpace(in.Undo), ExpectedSeq: in.ExpectedSeq, Idem: fingerprint(key, r, in)}, actor(r))
+	if err != nil {
+		return err
+	}
+	if res.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeJSON(w, 200, res.PatchReply)
+	return nil
+}

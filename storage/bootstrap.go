@@ -1,0 +1,171 @@
+package storage
+
+import (
+	"sort"
+
+	"github.com/padd/padd/model"
+)
+
+// The agent bootstrap (Pad's PRJ-09), read in one transaction from the
+// maintained counts and index streams (the dashboard's included):
+// nothing here scans the items, so its cost follows the number of
+// conventions, playbooks and roles, not the size of the workspace.
+
+// Bootstrap assembles the agent bootstrap of a workspace; p is the
+// dashboard's (the caller, for suggestions, and the time).
+func (s *Store) Bootstrap(ws string, p DashboardParams) (*model.Bootstrap, error) {
+	if p.Now.IsZero() {
+		p.Now = s.clock()
+	}
+	var out *model.Bootstrap
+	err := s.read(ws, func(r *rtx) error {
+		b := r.ws
+		w := r.wsRec
+		out = &model.Bootstrap{
+			Workspace: model.BootstrapWorkspace{ID: w.ID, Slug: w.Slug, Name: w.Name, Description: w.Description},
+			User:      model.BootstrapUser{ID: "local", Name: model.LocalUserName},
+		}
+		cs, err := collectionsOf(b)
+		if err != nil {
+			return err
+		}
+		live := cs[:0:0]
+		out.Collections = []model.BootstrapCollection{}
+		for _, c := range cs {
+			if c.ArchivedAt != nil {
+				continue
+			}
+			live = append(live, c)
+			ci := collectionInfo(b, c)
+			out.Collections = append(out.Collections, model.BootstrapCollection{Slug: c.Slug, Name: c.Name,
+				Prefix: c.Prefix, Icon: c.Icon, Description: c.Description, Schema: model.SlimSchema(c.Schema),
+				SortOrder: c.SortOrder, IsDefault: c.IsDefault, IsSystem: c.IsSystem,
+				ItemCount: ci.ItemCount, ActiveItemCount: ci.ActiveItemCount})
+		}
+		if out.Conventions, out.ConventionIndex, err = bootstrapConventions(b, live); err != nil {
+			return err
+		}
+		if out.Roles, err = bootstrapRoles(b); err != nil {
+			return err
+		}
+		if out.Playbooks, err = playbooksOf(b, live, nil); err != nil {
+			return err
+		}
+		// The workspace dashboard, read in this same transaction, so the
+		// bootstrap is one consistent snapshot.
+		x, err := newViewCtx(b, p.Now)
+		if err != nil {
+			return err
+		}
+		d, err := x.dashboard(p.Who)
+		if err != nil {
+			return err
+		}
+		out.Dashboard = model.CapDashboard(d)
+		// No item yet, live or archived. Templates seed none today; if
+		// they start to, seeds must be left out of this count.
+		out.NeedsOnboarding = countOf(b, []byte{kindAll, lifeLive})+countOf(b, []byte{kindAll, lifeArchived}) == 0
+		out.BuiltinUpdates, err = builtinUpdates(b)
+		return err
+	})
+	return out, err
+}
+
+// activeConventions visits the active conventions among the
+// collections cs, reading only the index stream of status "active" (or,
+// with trigger, of that trigger) of each conventions collection.
+func activeConventions(b *wsb, cs []*model.Collection, trigger string, withContent bool, fn func(it *model.Item, c *model.Collection) error) error {
+	for _, c := range ofKind(cs, model.KindConvention) {
+		statusKey := model.DoneField(c.Schema, c.Settings)
+		stream := fieldStream(c.ID, statusKey, "active")
+		if trigger != "" {
+			stream = fieldStream(c.ID, "trigger", trigger)
+		}
+		err := eachInStreams(b, [][]byte{stream}, withContent, func(it *model.Item) (bool, error) {
+			if strField(it.Fields, statusKey) != "active" {
+				return true, nil
+			}
+			return true, fn(it, c)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// conventionRole is the role a convention is scoped to: its agent-role
+// column, else its role field.
+func conventionRole(b *wsb, it *model.Item) string {
+	if k, ok := idKey(it.AgentRoleID); ok {
+		if r, _ := getRole(b, k); r != nil {
+			return r.Slug
+		}
+	}
+	return strField(it.Fields, "role")
+}
+
+// bootstrapConventions returns the always-on conventions with bodies,
+// must first, and the index of every active convention without bodies.
+func bootstrapConventions(b *wsb, cs []*model.Collection) ([]model.BootstrapConvention, []model.ConventionMeta, error) {
+	always := []model.BootstrapConvention{}
+	rank := map[string]int{}
+	err := activeConventions(b, cs, "always", true, func(it *model.Item, c *model.Collection) error {
+		ref := refOf(c, it.Number)
+		rank[ref] = model.ConventionRank(strField(it.Fields, "priority"))
+		always = append(always, model.BootstrapConvention{Ref: ref, Title: it.Title, Content: it.Content,
+			Priority: strField(it.Fields, "priority"), Scope: strField(it.Fields, "scope"), Trigger: "always"})
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	sort.SliceStable(always, func(i, j int) bool {
+		if a, b := rank[always[i].Ref], rank[always[j].Ref]; a != b {
+			return a < b
+		}
+		return model.RefLess(always[i].Ref, always[j].Ref)
+	})
+	index := []model.ConventionMeta{}
+	err = activeConventions(b, cs, "", false, func(it *model.Item, c *model.Collection) error {
+		index = append(index, model.ConventionMeta{Ref: refOf(c, it.Number), Title: it.Title,
+			Trigger: strField(it.Fields, "trigger"), Role: conventionRole(b, it)})
+		return nil
+	})
+	sort.SliceStable(index, func(i, j int) bool {
+		if index[i].Trigger != index[j].Trigger {
+			return index[i].Trigger < index[j].Trigger
+		}
+		return model.RefLess(index[i].Ref, index[j].Ref)
+	})
+	return always, index, err
+}
+
+// sortedRoles lists the workspace's roles by sort order, then name.
+func sortedRoles(b *wsb) ([]*model.Role, error) {
+	var out []*model.Role
+	err := b.roles.ForEach(func(k, _ []byte) error {
+		r, err := getRole(b, k)
+		if err == nil && r != nil {
+			out = append(out, r)
+		}
+		return err
+	})
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].SortOrder != out[j].SortOrder {
+			return out[i].SortOrder < out[j].SortOrder
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, err
+}
+
+func bootstrapRoles(b *wsb) ([]model.BootstrapRole, error) {
+	roles, err := sortedRoles(b)
+	out := make([]model.BootstrapRole, 0, len(roles))
+	for _, r := range roles {
+		out = append(out, model.BootstrapRole{Slug: r.Slug, Name: r.Name, Description: r.Description,
+			Icon: r.Icon, SortOrder: r.SortOrder, ItemCount: int(countOf(b, roleStream(r.ID, lifeLive)))})
+	}
+	return out, err
+}

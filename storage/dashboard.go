@@ -1,0 +1,522 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/padd/padd/model"
+)
+
+// The dashboard (Pad's PRJ-01). Every section reads counts, index
+// streams, the due index and the item summaries; none reads the
+// workspace's items. Reference collections (tracks_work false) count in
+// the summary totals only.
+
+// Dashboard section sizes, as Pad's.
+const (
+	dashboardActiveItems = 10
+	dashboardRecent      = 10
+	dashboardSuggestions = 3
+)
+
+// DashboardParams are a dashboard request's inputs.
+type DashboardParams struct {
+	Now time.Time
+	// Who is the caller, for suggested_next: work another claimant
+	// holds a lease on is not suggested.
+	Who model.Claimant
+}
+
+// Dashboard computes the workspace's dashboard.
+func (s *Store) Dashboard(ws string, p DashboardParams) (*model.Dashboard, error) {
+	if p.Now.IsZero() {
+		p.Now = s.clock()
+	}
+	var out *model.Dashboard
+	err := s.read(ws, func(r *rtx) error {
+		x, err := newViewCtx(r.ws, p.Now)
+		if err != nil {
+			return err
+		}
+		out, err = x.dashboard(p.Who)
+		return err
+	})
+	return out, err
+}
+
+func (x *viewCtx) dashboard(who model.Claimant) (*model.Dashboard, error) {
+	d := &model.Dashboard{Summary: x.summary(), ActiveItems: []model.DashboardItem{}, ActivePlans: []model.DashboardPlan{},
+		Attention: []model.DashboardNotice{}, RecentActivity: []model.DashboardRecent{}, SuggestedNext: []model.DashboardNotice{},
+		AttentionTotals: map[string]int{}, DegradedSections: []string{}}
+
+	active, _, err := x.suggest(suggestOpts{limit: dashboardActiveItems, tiers: []model.Tier{model.TierInProgress},
+		excludePlans: true, workOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range active {
+		d.ActiveItems = append(d.ActiveItems, model.DashboardItem{Slug: g.sum.Slug, Title: g.sum.Title,
+			CollectionSlug: g.vc.Slug, CollectionIcon: g.vc.Icon, Priority: g.rankV, Status: g.status,
+			UpdatedAt: fmtTime(g.sum.UpdatedAt), ItemRef: x.ref(g.sum, g.vc)})
+	}
+
+	plans, err := x.activePlans()
+	if err != nil {
+		return nil, err
+	}
+	for _, pl := range plans {
+		d.ActivePlans = append(d.ActivePlans, pl.DashboardPlan)
+	}
+
+	// Attention, in Pad's order: stalled, overdue, plan completion,
+	// blocked; each capped, each counted in full.
+	add := func(typ string, items []model.WorkItem, total int) {
+		d.AttentionTotals[typ] = total
+		for _, it := range items {
+			d.Attention = append(d.Attention, it.DashboardNotice)
+		}
+	}
+	stalled, n, err := x.stalled(model.StalledAfter, model.AttentionCap)
+	if err != nil {
+		return nil, err
+	}
+	add(model.NoticeStalled, stalled, n)
+	overdue, n, err := x.overdue(model.AttentionCap)
+	if err != nil {
+		return nil, err
+	}
+	add(model.NoticeOverdue, overdue, n)
+	var done []model.WorkItem
+	for _, pl := range plans {
+		if pl.TaskCount > 0 && pl.DoneCount == pl.TaskCount {
+			done = append(done, x.workItem(model.NoticePlanCompletion, pl.sum, pl.vc, pl.status, model.PlanCompletionReason(pl.TaskCount)))
+		}
+	}
+	add(model.NoticePlanCompletion, done[:min(len(done), model.AttentionCap)], len(done))
+	blocked, n, err := x.blocked(model.AttentionCap)
+	if err != nil {
+		return nil, err
+	}
+	add(model.NoticeBlocked, blocked, n)
+
+	if d.RecentActivity, err = x.recentActivity(dashboardRecent); err != nil {
+		return nil, err
+	}
+	next, _, err := x.suggest(suggestOpts{limit: dashboardSuggestions, who: who, skipBlocked: true, skipLeased: true,
+		tiers: []model.Tier{model.TierMine, model.TierInProgress, model.TierUrgent, model.TierBacklog}})
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range next {
+		d.SuggestedNext = append(d.SuggestedNext, x.notice("", g.sum, g.vc, x.reason(g)))
+	}
+	if d.ByRole, err = x.byRole(); err != nil {
+		return nil, err
+	}
+	d.PendingReminders, err = pendingReminders(x.b)
+	return d, err
+}
+
+// summary counts the live items of live collections per done-field
+// value ("unknown" for items without one), from the maintained counts.
+func (x *viewCtx) summary() model.DashboardSummary {
+	out := model.DashboardSummary{ByCollection: map[string]map[string]int{}}
+	for _, vc := range x.list {
+		live := int(countOf(x.b, collPrefix(vc.key, lifeLive)))
+		if live == 0 {
+			continue
+		}
+		out.TotalItems += live
+		m := make(map[string]int, len(vc.values)+1)
+		with := 0
+		for v, n := range vc.values {
+			m[v] = n
+			with += n
+		}
+		if live > with {
+			m["unknown"] = live - with
+		}
+		out.ByCollection[vc.Slug] = m
+	}
+	return out
+}
+
+// openCount is the open work of a work collection: its live items less
+// those in a terminal state.
+func (x *viewCtx) openCount(vc *vcoll) int {
+	n := int(countOf(x.b, collPrefix(vc.key, lifeLive)))
+	for v, c := range vc.values {
+		if vc.state(v) != model.StateOpen {
+			n -= c
+		}
+	}
+	return n
+}
+
+// planRow is an active plan with the facts attention needs.
+type planRow struct {
+	model.DashboardPlan
+	sum    *itemSum
+	vc     *vcoll
+	status string
+}
+
+// activePlans lists the plans (items of a plans collection) whose done
+// field says active, in list order, with their work children's
+// progress read from the per-parent counts.
+func (x *viewCtx) activePlans() ([]planRow, error) {
+	var out []planRow
+	for _, vc := range x.list {
+		if !model.IsPlanCollection(vc.Collection) || !vc.work {
+			continue
+		}
+		prefixes, _ := vc.statusStreams(func(v string) bool { return model.IsActivePlan(v) && vc.state(v) == model.StateOpen })
+		err := walkStreams(x.b.index, prefixes, false, func(suffix []byte, _ int) (bool, error) {
+			s, err := x.sums.get(suffix[9:])
+			if err != nil || s == nil {
+				return err == nil, err
+			}
+			status, _, _ := s.field(vc.doneKey)
+			row := planRow{DashboardPlan: model.DashboardPlan{Slug: s.Slug, Ref: x.ref(s, vc), Title: s.Title}, sum: s, vc: vc, status: status}
+			row.TaskCount, row.DoneCount = x.progress(suffix[9:])
+			if row.TaskCount > 0 {
+				row.Progress = row.DoneCount * 100 / row.TaskCount
+			} else if row.Progress, err = x.declaredProgress(suffix[9:]); err != nil {
+				return false, err
+			}
+			out = append(out, row)
+			return true, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// progress counts a parent's live children in live work collections and
+// those of them in a terminal state (Pad's done, abandoned included). It
+// reads the parent's counts in place: a dashboard does this for every
+// active plan.
+func (x *viewCtx) progress(parent []byte) (total, done int) {
+	p := cat([]byte{kindParentValue}, parent)
+	c := x.b.vcounts.Cursor()
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		rest := k[len(p):]
+		if len(rest) < 16+2+2+1 || rest[len(rest)-1] != lifeLive {
+			continue
+		}
+		vc := x.byKey[string(rest[:16])]
+		if vc == nil || !vc.work {
+			continue
+		}
+		key, value, ok := splitKeyValueBytes(rest[16 : len(rest)-1])
+		if !ok {
+			continue
+		}
+		switch {
+		case string(key) == keyScopeTotal:
+			total += int(getU64(v))
+		case string(key) == vc.doneKey && vc.state(string(value)) != model.StateOpen:
+			done += int(getU64(v))
+		}
+	}
+	return total, done
+}
+
+// splitKeyValueBytes reads lstr(key) lstr(value) without copying.
+func splitKeyValueBytes(b []byte) (key, value []byte, ok bool) {
+	if len(b) < 2 {
+		return nil, nil, false
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	if len(b) < 2+n+2 {
+		return nil, nil, false
+	}
+	key, rest := b[2:2+n], b[2+n:]
+	m := int(binary.BigEndian.Uint16(rest))
+	if len(rest) != 2+m {
+		return nil, nil, false
+	}
+	return key, rest[2:], true
+}
+
+// declaredProgress is a childless plan's own progress field, as Pad
+// falls back to it.
+func (x *viewCtx) declaredProgress(id []byte) (int, error) {
+	it, err := getItem(x.b, id, false)
+	if err != nil || it == nil {
+		return 0, err
+	}
+	if v := it.Fields["progress"]; model.IsNumber(v) {
+		if f, err := strconv.ParseFloat(canonicalNumber(v), 64); err == nil {
+			return int(f), nil
+		}
+	}
+	return 0, nil
+}
+
+// stalled lists open work in an in-flight status that nobody touched for
+// after, least recently touched first: at most limit entries, with the
+// exact total. It reads index keys only (their sort key holds
+// updated_at), oldest first, and a summary per entry kept.
+func (x *viewCtx) stalled(after time.Duration, limit int) ([]model.WorkItem, int, error) {
+	type hit struct {
+		suffix []byte
+		vc     *vcoll
+		status string
+	}
+	var keep []hit // the least recently touched so far, in order
+	total := 0
+	// before orders suffixes by updated_at ascending (the sort key holds
+	// it inverted), then id.
+	before := func(a, b []byte) bool {
+		if c := bytes.Compare(a[1:9], b[1:9]); c != 0 {
+			return c > 0
+		}
+		return bytes.Compare(a[9:], b[9:]) < 0
+	}
+	cutoff := model.StalledCutoff(x.now, after)
+	for _, vc := range x.list {
+		if !vc.work {
+			continue
+		}
+		for v := range vc.values {
+			// model.Stalled, split: the status once per stream, the time
+			// per entry.
+			if vc.state(v) != model.StateOpen || !model.InFlightStatus(v) {
+				continue
+			}
+			p := vc.valueStream(vc.doneKey, v)
+			for _, section := range []byte{0, 1} { // pinned, then the rest
+				err := eachReverse(x.b.index.Cursor(), cat(p, []byte{section}), nil, func(k, _ []byte) (bool, error) {
+					suffix := suffixOf(k)
+					if !suffixUpdated(suffix).Before(cutoff) {
+						// Backwards is oldest first: the first recent entry
+						// ends the unpinned section; pinned ones are all read.
+						return section == 0, nil
+					}
+					total++
+					if len(keep) == limit && !before(suffix, keep[limit-1].suffix) {
+						return true, nil
+					}
+					i := sort.Search(len(keep), func(i int) bool { return before(suffix, keep[i].suffix) })
+					keep = append(keep, hit{})
+					copy(keep[i+1:], keep[i:])
+					keep[i] = hit{append([]byte(nil), suffix...), vc, v}
+					if len(keep) > limit {
+						keep = keep[:limit]
+					}
+					return true, nil
+				})
+				if err != nil {
+					return nil, 0, err
+				}
+			}
+		}
+	}
+	out := make([]model.WorkItem, 0, len(keep))
+	for _, h := range keep {
+		s, err := x.sums.get(h.suffix[9:])
+		if err != nil {
+			return nil, 0, err
+		}
+		if s != nil {
+			out = append(out, x.workItem(model.NoticeStalled, s, h.vc, h.status, model.StalledReason(s.UpdatedAt, x.now)))
+		}
+	}
+	return out, total, nil
+}
+
+// overdue lists open work whose due_date or end_date has passed,
+// earliest first: at most limit entries, with the exact total. It reads
+// the due index up to today; each entry carries the done value it was
+// written with, so only entries of a collection whose done field changed
+// since read their summary.
+func (x *viewCtx) overdue(limit int) ([]model.WorkItem, int, error) {
+	today := x.today()
+	var out []model.WorkItem
+	total := 0
+	c := x.b.due.Cursor()
+	for k, v := c.First(); k != nil && string(k[:min(len(k), 10)]) < today; k, v = c.Next() {
+		e, ok := decodeDue(k, v)
+		if !ok {
+			continue
+		}
+		vc := x.colls[idString(e.coll)]
+		if vc == nil || !vc.work {
+			continue
+		}
+		status := e.done
+		if e.doneKey != vc.doneKey {
+			_, _, st, open, err := x.openWork(e.id)
+			if err != nil {
+				return nil, 0, err
+			}
+			if !open {
+				continue
+			}
+			status = st
+		} else if vc.state(e.done) != model.StateOpen {
+			continue
+		}
+		total++
+		if len(out) == limit {
+			continue
+		}
+		s, err := x.sums.get(e.id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if s != nil {
+			out = append(out, x.workItem(model.NoticeOverdue, s, vc, status, model.OverdueReason(e.dueKey, e.day)))
+		}
+	}
+	return out, total, nil
+}
+
+// blocked lists open work with an open blocker (a blocks link from
+// unfinished work; LNK-03), newest item first: at most limit entries,
+// with the exact total. It scans the blk index, whose entries carry both
+// ends' states, and reads summaries only for the entries it keeps.
+func (x *viewCtx) blocked(limit int) ([]model.WorkItem, int, error) {
+	type hit struct{ target, blocker []byte }
+	var hits []hit
+	total := 0
+	var cur []byte // the target being read
+	var curOpen, curBlocked bool
+	// Backwards: targets newest first, and each one's links newest first,
+	// so the first open blocker met is the newest, the one Pad names.
+	err := eachReverse(x.b.blk.Cursor(), nil, nil, func(k, v []byte) (bool, error) {
+		if len(k) != 32 {
+			return true, nil
+		}
+		source, src, tgt, ok := decodeBlk(v)
+		if !ok {
+			return false, errInternal("blocking-edge record %x is unreadable", k)
+		}
+		if !bytes.Equal(k[:16], cur) {
+			cur, curBlocked = append(cur[:0:0], k[:16]...), false
+			open, err := x.sideOpen(cur, tgt)
+			if err != nil {
+				return false, err
+			}
+			curOpen = open
+		}
+		if !curOpen || curBlocked {
+			return true, nil
+		}
+		open, err := x.sideOpen(source, src)
+		if err != nil || !open {
+			return err == nil, err
+		}
+		curBlocked = true
+		total++
+		if len(hits) < limit {
+			hits = append(hits, hit{target: cur, blocker: append([]byte(nil), source...)})
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]model.WorkItem, 0, len(hits))
+	for _, h := range hits {
+		s, err := x.sums.get(h.target)
+		if err != nil {
+			return nil, 0, err
+		}
+		b, err := x.sums.get(h.blocker)
+		if err != nil {
+			return nil, 0, err
+		}
+		if s == nil || b == nil {
+			continue
+		}
+		vc, status, _, err := x.classify(s)
+		if err != nil {
+			return nil, 0, err
+		}
+		_, bstatus, _, err := x.classify(b)
+		if err != nil {
+			return nil, 0, err
+		}
+		if vc != nil {
+			out = append(out, x.workItem(model.NoticeBlocked, s, vc, status, model.BlockedReason(b.Title, bstatus)))
+		}
+	}
+	return out, total, nil
+}
+
+// recentActivity is the feed's newest n entries as the dashboard shows
+// them.
+func (x *viewCtx) recentActivity(n int) ([]model.DashboardRecent, error) {
+	out := []model.DashboardRecent{}
+	en := newEnricher(x.b)
+	err := eachReverse(x.b.activity.Cursor(), nil, nil, func(_, raw []byte) (bool, error) {
+		a, err := decodeActivity(x.b, raw)
+		if err != nil {
+			return false, err
+		}
+		av, err := en.view(a)
+		if err != nil {
+			return false, err
+		}
+		if a.ItemID != "" && av.ItemRef == "" || a.Action == ActionLeaseRenewed {
+			return true, nil // its item is gone (no blank row), or a heartbeat
+		}
+		e := model.DashboardRecent{DashboardActivity: model.DashboardActivity{Action: a.Action, Actor: a.Actor.Kind,
+			ActorName: a.Actor.Name, Source: a.Actor.Source, CreatedAt: fmtTime(a.CreatedAt), ItemTitle: av.ItemTitle,
+			ItemSlug: av.ItemSlug, ItemRef: av.ItemRef, CollectionSlug: av.CollectionSlug}}
+		if len(a.Metadata) > 0 {
+			if b, err := encode(a.Metadata); err == nil {
+				e.Metadata = string(b)
+			}
+		}
+		out = append(out, e)
+		return len(out) < n, nil
+	})
+	return out, err
+}
+
+// byRole counts the open work of each role (every role, as Pad lists
+// them) and, last, the open work with no role, from the maintained
+// counts: a role's live items less its items in a terminal state.
+func (x *viewCtx) byRole() ([]model.RoleBreakdown, error) {
+	roles, err := sortedRoles(x.b)
+	if err != nil {
+		return nil, err
+	}
+	openTotal, assigned := 0, 0
+	for _, vc := range x.list {
+		if vc.work {
+			openTotal += x.openCount(vc)
+		}
+	}
+	var out []model.RoleBreakdown
+	for _, r := range roles {
+		rk := mustID(r.ID)
+		n := 0
+		for _, vc := range x.list {
+			if !vc.work {
+				continue
+			}
+			n += int(countOf(x.b, vc.valueStream(keyRole, r.ID)))
+			for v := range vc.values {
+				if vc.state(v) != model.StateOpen {
+					n -= int(getU64(x.b.vcounts.Get(scopeKey(kindRoleValue, rk, vc.key, vc.doneKey, v, lifeLive))))
+				}
+			}
+		}
+		assigned += n
+		id := r.ID
+		out = append(out, model.RoleBreakdown{RoleID: &id, RoleName: r.Name, RoleSlug: r.Slug, RoleIcon: r.Icon, Tools: r.Tools, ItemCount: n})
+	}
+	if rest := openTotal - assigned; rest > 0 {
+		out = append(out, model.RoleBreakdown{RoleName: "Unassigned", RoleSlug: "unassigned", ItemCount: rest})
+	}
+	return out, nil
+}

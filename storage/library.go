@@ -1,0 +1,281 @@
+package storage
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Built-in library activation (Pad's LIB-01) and the origin records of
+// activated items (LIB-02).
+//
+//	builtin_origin  item id(16) -> builtinOrigin JSON
+//
+// The origin lives beside the item rather than in its fields: it is
+// padd's bookkeeping, not something a user edits, exports or filters
+// on, and keeping it out of the fields keeps it out of every write door.
+
+// builtinOrigin says which library entry an item was activated from and
+// which version of it.
+type builtinOrigin struct {
+	Key      string `json:"key"`
+	SeedHash string `json:"seed_hash"`
+	Kind     string `json:"kind"`
+}
+
+// LibraryActivate names the entry to activate: by key, else by title.
+type LibraryActivate struct {
+	Key   string
+	Title string
+	Idem  Idem
+}
+
+// ActivateResult is an activation's answer.
+type ActivateResult struct {
+	*ItemResult
+	Entry    model.LibraryEntry
+	SeedHash string
+	// OptionsAdded lists, per select field, the library words added to
+	// the destination collection's options so the entry's values fit.
+	OptionsAdded map[string][]string
+}
+
+// ensureWSSubBuckets creates every per-workspace sub-bucket a workspace
+// made by an older padd lacks. It is idempotent, so any layout step
+// that only adds buckets to wsSubBuckets can be this function.
+func ensureWSSubBuckets(tx *bolt.Tx) error {
+	root := tx.Bucket(bWS)
+	if root == nil {
+		return nil
+	}
+	return root.ForEachBucket(func(k []byte) error {
+		ws := root.Bucket(k)
+		for _, name := range wsSubBuckets {
+			if _, err := ws.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// sub opens one of the sub-buckets wsb does not carry as a member.
+func (b *wsb) sub(name []byte) (*bolt.Bucket, error) {
+	bk := b.root.Bucket(name)
+	if bk == nil {
+		return nil, errInternal("workspace %s has no %s bucket; restart padd to migrate it", b.id, name)
+	}
+	return bk, nil
+}
+
+// kindCollections lists the live collections holding a library kind,
+// system ones first, then in sort order. The kind is read from the
+// schema (model.CollectionKind), not the slug, so a renamed
+// conventions or playbooks collection keeps its role.
+func kindCollections(b *wsb, kind string) ([]*model.Collection, error) {
+	cs, err := collectionsOf(b)
+	return ofKind(cs, kind), err
+}
+
+// ofKind is kindCollections over collections already read.
+func ofKind(cs []*model.Collection, kind string) []*model.Collection {
+	var out []*model.Collection
+	for _, c := range cs {
+		if c.ArchivedAt == nil && model.CollectionKind(c) == kind {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].IsSystem && !out[j].IsSystem })
+	return out
+}
+
+// ActivateLibrary copies a library entry into the workspace as an item
+// of the collection holding its kind, in one transaction with the
+// item's origin record. A convention also gets its reserved convention
+// metadata. When the destination's trigger or scope select does not
+// list the entry's word, the word is added to the options (Pad's
+// COL-10 widening, limited to library words) and reported. Activating
+// an entry twice makes two items, unless a unique field such as a
+// playbook's invocation_slug refuses (409 conflict).
+func (s *Store) ActivateLibrary(ws string, in LibraryActivate, actor model.Actor) (*ActivateResult, error) {
+	entry, ok := model.FindLibraryEntry(in.Key, in.Title)
+	if !ok {
+		return nil, model.LibraryNotFound(in.Key, in.Title)
+	}
+	var res *ActivateResult
+	err := s.write(ws, actor, func(w *wtx) error {
+		res = &ActivateResult{Entry: entry, SeedHash: entry.Hash()}
+		if replay, err := w.idemReplay(in.Idem); err != nil || replay != nil {
+			if replay != nil {
+				res.ItemResult, err = w.replayItem(replay)
+			}
+			return err
+		}
+		r, added, err := w.activate(entry)
+		if err != nil {
+			return err
+		}
+		res.ItemResult, res.OptionsAdded = r, added
+		return w.idemSave(in.Idem, idemRecord{ItemID: r.Item.ID})
+	})
+	return res, err
+}
+
+func (w *wtx) activate(entry model.LibraryEntry) (*ItemResult, map[string][]string, error) {
+	b := w.ws
+	dests, err := kindCollections(b, entry.Kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(dests) == 0 {
+		return nil, nil, model.NotFound("this workspace has no collection for %ss (one whose schema has the %s fields); create it, or restore an archived one", entry.Kind, entry.Kind).
+			With("kind", entry.Kind)
+	}
+	c := dests[0]
+	fields := map[string]any{}
+	for k, v := range entry.Fields() {
+		if c.Schema.Declares(k) { // what the schema lacks still rides in the reserved copy
+			fields[k] = v
+		}
+	}
+	added, err := w.widenLibraryOptions(c, fields)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := w.createItem(ItemCreate{Collection: c.ID, Title: entry.Title(), Content: entry.Content(), Fields: fields})
+	if err != nil {
+		return nil, nil, err
+	}
+	if cp := entry.ConventionCopy(); len(cp) > 0 {
+		// Reserved keys are refused at every write door, so the system
+		// writes the copy itself, into the record just created, under the
+		// create's own seq.
+		it, err := getItem(b, mustID(r.Item.ID), true)
+		if err != nil {
+			return nil, nil, err
+		}
+		it.Fields[model.FieldConvention] = cp
+		if err := putItem(b, it); err != nil {
+			return nil, nil, err
+		}
+		r.Item.Fields = it.Fields
+	}
+	orig, err := b.sub(bOrigins)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := encode(builtinOrigin{Key: entry.Key(), SeedHash: entry.Hash(), Kind: entry.Kind})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := orig.Put(mustID(r.Item.ID), v); err != nil {
+		return nil, nil, err
+	}
+	return r, added, nil
+}
+
+// widenLibraryOptions adds the entry's trigger and scope words to the
+// destination's select options when they are missing, as one stamped
+// collection update. Other selects are left to the item's validation.
+func (w *wtx) widenLibraryOptions(c *model.Collection, fields map[string]any) (map[string][]string, error) {
+	var added map[string][]string
+	for i, f := range c.Schema.Fields {
+		v, ok := fields[f.Key].(string)
+		if !ok || f.Type != model.TypeSelect || f.Key != "trigger" && f.Key != "scope" || f.HasOption(v) {
+			continue
+		}
+		opts := append([]string(nil), f.Options...)
+		c.Schema.Fields[i].Options = append(opts, v)
+		if added == nil {
+			added = map[string][]string{}
+		}
+		added[f.Key] = append(added[f.Key], v)
+	}
+	if added == nil {
+		return nil, nil
+	}
+	c.UpdatedAt = tstamp(w.now)
+	seq, err := w.stamp(model.EntityCollection, model.OpUpdated, c.ID, "", c.ID)
+	if err != nil {
+		return nil, err
+	}
+	c.Seq = seq
+	if err := putCollection(w.ws, c); err != nil {
+		return nil, err
+	}
+	return added, w.activity(seq, "", "collection_updated", map[string]any{"collection": c.Slug,
+		"options_added": added, "options_added_collection": c.Slug})
+}
+
+// libraryHashes is each library entry's current version, by key.
+var libraryHashes = sync.OnceValue(func() map[string]string {
+	out := map[string]string{}
+	for _, cat := range model.ConventionLibrary() {
+		for i := range cat.Conventions {
+			e := model.LibraryEntry{Kind: model.KindConvention, Convention: &cat.Conventions[i]}
+			out[e.Key()] = e.Hash()
+		}
+	}
+	for _, cat := range model.PlaybookLibrary() {
+		for i := range cat.Playbooks {
+			e := model.LibraryEntry{Kind: model.KindPlaybook, Playbook: &cat.Playbooks[i]}
+			out[e.Key()] = e.Hash()
+		}
+	}
+	return out
+})
+
+// builtinUpdates counts live activated items whose library entry has
+// changed since activation: the updates bootstrap tells the agent about.
+func builtinUpdates(b *wsb) (int, error) {
+	orig, err := b.sub(bOrigins)
+	if err != nil {
+		return 0, err
+	}
+	hashes := libraryHashes()
+	n := 0
+	err = orig.ForEach(func(k, v []byte) error {
+		var o builtinOrigin
+		if decode(v, &o) != nil {
+			return nil // an unreadable origin is unknown_origin, not an update
+		}
+		h, known := hashes[o.Key]
+		if !known || h == o.SeedHash {
+			return nil
+		}
+		if it, err := getItem(b, k, false); err != nil || it == nil || it.DeletedAt != nil {
+			return err
+		}
+		n++
+		return nil
+	})
+	return n, err
+}
+
+// BuiltinOrigin reports the library entry an item was activated from:
+// its key and the version activated; ok is false for other items.
+func (s *Store) BuiltinOrigin(ws, ref string) (key, seedHash string, ok bool, err error) {
+	err = s.read(ws, func(r *rtx) error {
+		it, err := itemByRef(r.ws, ref, false)
+		if err != nil {
+			return err
+		}
+		orig, err := r.ws.sub(bOrigins)
+		if err != nil {
+			return err
+		}
+		raw := orig.Get(mustID(it.ID))
+		if raw == nil {
+			return nil
+		}
+		var o builtinOrigin
+		if err := decode(raw, &o); err != nil {
+			return errInternal("origin record of %s is unreadable: %v", ref, err)
+		}
+		key, seedHash, ok = o.Key, o.SeedHash, true
+		return nil
+	})
+	return key, seedHash, ok, err
+}

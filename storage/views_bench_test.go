@@ -1,0 +1,210 @@
+package storage
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/bench"
+	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// The project views' targets on the 100k workspace: dashboard at most
+// 20 ms median, next and ready at most 5 ms. The shared fixture is
+// augmented once with what the views read beyond items: the generator's
+// blocking links (about 6,000), due dates on 3,000 tasks (half past),
+// roles on 2,000, leases and fired reminders. Every benchmark reads at a
+// time five days after the load, so all in-progress work is stalled and
+// the stalled walk runs at its worst.
+
+var (
+	viewsOnce sync.Once
+	viewsErr  error
+	viewsPath string
+)
+
+// viewsBenchStore opens a private copy of the augmented 100k fixture.
+func viewsBenchStore(b *testing.B) (*Store, string) {
+	b.Helper()
+	var first *Store
+	var ws string
+	viewsOnce.Do(func() {
+		first, ws = benchStore(b)
+		if viewsErr = augmentViewsFixture(first, ws); viewsErr != nil {
+			return
+		}
+		viewsPath = filepath.Join(fixtureDir, "views.db")
+		viewsErr = first.db.View(func(tx *bolt.Tx) error { return tx.CopyFile(viewsPath, 0o600) })
+	})
+	if viewsErr != nil {
+		b.Fatal(viewsErr)
+	}
+	if first != nil {
+		return first, ws
+	}
+	data, err := os.ReadFile(viewsPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "padd.db")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	s, err := Open(path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s, fixtureWS
+}
+
+var benchWho = model.Claimant{Holder: "bench", Worker: "wk_b0000000000000000000000000000001"}
+
+// augmentViewsFixture adds links, due dates, roles, leases and fired
+// reminders to the fixture, without fsync (a setup, not a measurement).
+func augmentViewsFixture(s *Store, ws string) error {
+	s.db.NoSync = true
+	defer func() { s.db.NoSync = false }()
+	gen := bench.Workspace(1, benchItems)
+	prefix := map[string]string{"tasks": "TASK", "plans": "PLAN", "ideas": "IDEA", "docs": "DOC"}
+	ref := func(i int) string { return fmt.Sprintf("%s-%d", prefix[gen[i].Collection], i+1) }
+	var tasks []int
+	for i, it := range gen {
+		if it.Collection == "tasks" {
+			tasks = append(tasks, i)
+		}
+		for _, by := range it.BlockedBy {
+			if _, err := s.AddLink(ws, ref(i), ref(by), model.LinkBlockedBy, user); err != nil {
+				return fmt.Errorf("link %s blocked-by %s: %w", ref(i), ref(by), err)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	var roles []string
+	for _, name := range []string{"Planner", "Implementer", "Reviewer"} {
+		role, err := s.CreateRole(ws, RoleCreate{Name: name}, user)
+		if err != nil {
+			return err
+		}
+		roles = append(roles, role.Slug)
+	}
+	now := time.Now()
+	var ops []BulkOp
+	for n, i := range r.Perm(len(tasks))[:5000] {
+		patch := ItemUpdate{}
+		if n < 3000 {
+			day := now.AddDate(0, 0, r.IntN(60)-30).Format(time.DateOnly)
+			patch.FieldsPatch = map[string]any{"due_date": day}
+		} else {
+			role := roles[r.IntN(len(roles))]
+			patch.Role = &role
+		}
+		ops = append(ops, BulkOp{Ref: ref(tasks[i]), Update: &patch})
+	}
+	if _, err := s.BulkApply(ws, ops, user); err != nil {
+		return err
+	}
+	for n, i := range r.Perm(len(tasks))[:300] {
+		who := model.Claimant{Holder: "other", Worker: "wk_a0000000000000000000000000000002"}
+		if n < 5 {
+			who = benchWho
+		}
+		if _, err := s.Claim(ws, ref(tasks[i]), LeaseClaim{Claimant: who, TTL: 24 * time.Hour}, agent); err != nil &&
+			!model.IsCode(err, model.CodeArchived) {
+			return err
+		}
+	}
+	for _, i := range r.Perm(len(tasks))[:50] {
+		if _, err := s.AddReminder(ws, ref(tasks[i]), now.Add(-time.Hour), user); err != nil {
+			return err
+		}
+	}
+	_, _, err := s.FireDueReminders(now, 1000)
+	return err
+}
+
+// benchNow is when the view benchmarks read: five days after the load.
+func benchNow() time.Time { return time.Now().Add(5 * 24 * time.Hour) }
+
+func BenchmarkDashboard100k(b *testing.B) {
+	s, ws := viewsBenchStore(b)
+	now := benchNow()
+	var lat latencies
+	for b.Loop() {
+		lat.time(func() {
+			d, err := s.Dashboard(ws, DashboardParams{Now: now, Who: benchWho})
+			if err != nil || len(d.SuggestedNext) != 3 || d.AttentionTotals[model.NoticeBlocked] == 0 {
+				b.Fatalf("%v %+v", err, d.AttentionTotals)
+			}
+		})
+	}
+	lat.report(b, "ms")
+}
+
+func BenchmarkNext100k(b *testing.B) {
+	s, ws := viewsBenchStore(b)
+	now := benchNow()
+	var lat latencies
+	for b.Loop() {
+		lat.time(func() {
+			out, err := s.Next(ws, NextParams{Now: now, Who: benchWho, Limit: 3})
+			if err != nil || len(out.Items) != 3 {
+				b.Fatalf("%v %d", err, len(out.Items))
+			}
+		})
+	}
+	lat.report(b, "ms")
+}
+
+// BenchmarkReady100k is the ready list's default page (20).
+func BenchmarkReady100k(b *testing.B) {
+	s, ws := viewsBenchStore(b)
+	now := benchNow()
+	var lat latencies
+	for b.Loop() {
+		lat.time(func() {
+			out, err := s.Next(ws, NextParams{Now: now, Who: benchWho, Limit: 20})
+			if err != nil || len(out.Items) != 20 {
+				b.Fatalf("%v %d", err, len(out.Items))
+			}
+		})
+	}
+	lat.report(b, "ms")
+}
+
+// BenchmarkReadyRole100k is ready for one role (the role's stream drives).
+func BenchmarkReadyRole100k(b *testing.B) {
+	s, ws := viewsBenchStore(b)
+	now := benchNow()
+	var lat latencies
+	for b.Loop() {
+		lat.time(func() {
+			out, err := s.Next(ws, NextParams{Now: now, Who: benchWho, Role: "implementer", Limit: 20})
+			if err != nil || len(out.Items) == 0 {
+				b.Fatalf("%v %d", err, len(out.Items))
+			}
+		})
+	}
+	lat.report(b, "ms")
+}
+
+// BenchmarkStale100k has no target; it shows the cost of the full
+// stale view with its exact totals.
+func BenchmarkStale100k(b *testing.B) {
+	s, ws := viewsBenchStore(b)
+	now := benchNow()
+	var lat latencies
+	for b.Loop() {
+		lat.time(func() {
+			if _, err := s.Stale(ws, StaleParams{Now: now}); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+	lat.report(b, "ms")
+}
