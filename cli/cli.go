@@ -33,6 +33,7 @@ type Root struct {
 	Item       ItemCmd       `cmd:"" help:"Create, list, show, update, move and delete items."`
 	Watch      WatchCmd      `cmd:"" help:"Print changes as they happen (padd's event stream) until Ctrl-C."`
 	Daemon     DaemonCmd     `cmd:"" help:"Start, stop and inspect padd, the background service."`
+	Mcp        MCPCmd        `cmd:"" name:"mcp" help:"Serve Pad's MCP tools to AI agents over stdio, and install them into MCP clients."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
 	Version    VersionCmd    `cmd:"" help:"Print padctl's version (and padd's, when it is running)."`
 }

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/mcpstdio"
+)
+
+// MCPCmd groups the MCP commands: the stdio server agents run, and the
+// installers that register it with their clients.
+type MCPCmd struct {
+	Serve     MCPServeCmd     `cmd:"" help:"Run the MCP server on stdin/stdout (MCP clients start this; it starts padd when needed)."`
+	Install   MCPInstallCmd   `cmd:"" help:"Register padd's MCP server with a client: cursor, windsurf, claude-desktop, claude-code, vscode or codex."`
+	Uninstall MCPUninstallCmd `cmd:"" help:"Remove padd's MCP server from a client's config, and nothing else."`
+	Status    MCPStatusCmd    `cmd:"" help:"Show whether each client (or one) has padd's MCP server installed."`
+}
+
+// MCPServeCmd is `mcp serve`.
+type MCPServeCmd struct{}
+
+// Run serves MCP until the client closes stdin. Stdout is the protocol
+// stream, so everything else goes to stderr.
+func (c *MCPServeCmd) Run(ctx context.Context, a *App) error {
+	return mcpstdio.Serve(ctx, a.env.Stdin, a.out, mcpstdio.Options{
+		Connect: func(ctx context.Context) (*api.Client, error) {
+			cl, _, err := a.connect(ctx, true)
+			return cl, err
+		},
+		Dir:    a.env.Dir,
+		Getenv: a.getenv,
+		Log:    a.errw,
+	})
+}
+
+// The client names are checked by mcpstdio, which owns the list (an
+// unknown one is refused with the list as the hint).
+
+// MCPInstallCmd is `mcp install <client>`.
+type MCPInstallCmd struct {
+	Client string `arg:"" help:"The MCP client (padctl mcp status lists them)."`
+	DryRun bool   `help:"Show the change to the client's config as a diff, and write nothing."`
+}
+
+// Run merges padd's entry into the client's config.
+func (c *MCPInstallCmd) Run(ctx context.Context, a *App) error {
+	o, err := a.installOptions(c.Client, c.DryRun)
+	if err != nil {
+		return err
+	}
+	ch, err := mcpstdio.Install(o)
+	if err != nil {
+		return installFailure(err)
+	}
+	return a.emitChange(ch, c.DryRun)
+}
+
+// MCPUninstallCmd is `mcp uninstall <client>`.
+type MCPUninstallCmd struct {
+	Client string `arg:"" help:"The MCP client (padctl mcp status lists them)."`
+	DryRun bool   `help:"Show the change as a diff, and write nothing."`
+}
+
+// Run removes padd's entry from the client's config.
+func (c *MCPUninstallCmd) Run(ctx context.Context, a *App) error {
+	o, err := a.installOptions(c.Client, c.DryRun)
+	if err != nil {
+		return err
+	}
+	ch, err := mcpstdio.Uninstall(o)
+	if err != nil {
+		return installFailure(err)
+	}
+	return a.emitChange(ch, c.DryRun)
+}
+
+// MCPStatusCmd is `mcp status [client]`.
+type MCPStatusCmd struct {
+	Client string `arg:"" optional:"" help:"One client (default: all)."`
+}
+
+// Run reports each client's entry.
+func (c *MCPStatusCmd) Run(ctx context.Context, a *App) error {
+	o, err := a.installOptions(c.Client, false)
+	if err != nil {
+		return err
+	}
+	sts, err := mcpstdio.Status(o)
+	if err != nil {
+		return installFailure(err)
+	}
+	return a.emit(sts, func(w io.Writer) error {
+		for _, st := range sts {
+			state := "not installed"
+			switch {
+			case st.Problem != "":
+				state = "unreadable: " + st.Problem
+			case st.Installed && st.Current:
+				state = "installed"
+			case st.Installed:
+				state = fmt.Sprintf("installed, but runs %s (`padctl mcp install %s` points it at this padctl)", st.Command, st.Client)
+			}
+			fmt.Fprintf(w, "%-15s %s\n%-15s %s\n", st.Client, state, "", st.Path)
+		}
+		return nil
+	}, nil)
+}
+
+// installOptions reads the home directory and this padctl's path.
+func (a *App) installOptions(client string, dryRun bool) (mcpstdio.InstallOptions, error) {
+	home := a.getenv("HOME")
+	if home == "" {
+		home = a.getenv("USERPROFILE")
+	}
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return mcpstdio.InstallOptions{}, failf("no_home", "set HOME to your home directory", "cannot find your home directory: %v", err)
+		}
+		home = h
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return mcpstdio.InstallOptions{}, failf("no_executable", "run padctl by its full path", "cannot find padctl's own path: %v", err)
+	}
+	if abs, err := filepath.Abs(exe); err == nil {
+		exe = abs
+	}
+	return mcpstdio.InstallOptions{Client: client, Home: home, Getenv: a.getenv, Command: exe, DryRun: dryRun}, nil
+}
+
+func installFailure(err error) error {
+	var ie *mcpstdio.InstallError
+	if errors.As(err, &ie) {
+		return failf(ie.Code, ie.Hint, "%s", ie.Message)
+	}
+	return err
+}
+
+func (a *App) emitChange(ch *mcpstdio.Change, dryRun bool) error {
+	return a.emit(ch, func(w io.Writer) error {
+		switch {
+		case ch.Action == "unchanged":
+			fmt.Fprintf(w, "%s already has padd's MCP server: %s is unchanged\n", ch.Client, ch.Path)
+		case ch.Action == "absent":
+			fmt.Fprintf(w, "%s has no padd MCP server in %s: nothing to remove\n", ch.Client, ch.Path)
+		case dryRun:
+			fmt.Fprintf(w, "Would change %s (dry run, nothing written):\n%s", ch.Path, ch.Diff)
+		default:
+			fmt.Fprintf(w, "%s padd's MCP server for %s in %s\n", map[string]string{"installed": "Installed", "updated": "Updated", "removed": "Removed"}[ch.Action], ch.Client, ch.Path)
+			if ch.Action != "removed" {
+				fmt.Fprintf(w, "Restart %s to load it.\n", ch.Client)
+			}
+		}
+		return nil
+	}, nil)
+}

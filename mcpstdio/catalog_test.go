@@ -1,0 +1,207 @@
+package mcpstdio
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Every catalog action is either carried out (a handler) or declared
+// pending (the notWired table), never both and never neither, and
+// neither table names an action the catalog does not have.
+func TestEveryActionWiredOrDeclared(t *testing.T) {
+	keys := map[string]bool{}
+	for _, tool := range catalog {
+		if len(tool.Actions) == 0 {
+			keys[tool.Name] = true
+		}
+		for i := range tool.Actions {
+			keys[actionKey(tool, &tool.Actions[i])] = true
+		}
+	}
+	for k := range keys {
+		_, wired := handlers[k]
+		_, pending := notWired[k]
+		switch {
+		case wired && pending:
+			t.Errorf("%s has a handler and is in notWired: delete its notWired row", k)
+		case !wired && !pending:
+			t.Errorf("%s has no handler and is not in notWired", k)
+		}
+	}
+	for k := range handlers {
+		if !keys[k] {
+			t.Errorf("handler %s names no catalog action", k)
+		}
+	}
+	for k := range notWired {
+		if !keys[k] {
+			t.Errorf("notWired row %s names no catalog action", k)
+		}
+	}
+}
+
+// The catalog keeps every tool, action and param of the catalog a real
+// Pad served at ToolSurfaceVersion 0.25, with the same JSON types and
+// enums; padd may add, never drop or retype.
+func TestCatalogCoversPad025(t *testing.T) {
+	f, err := os.Open("testdata/pad-mcp-catalog-v0.25.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	toolLine := regexp.MustCompile(`^== (pad_[a-z_]+)\s`)
+	paramRe := regexp.MustCompile(`^([a-z_]+)\*?:([a-z]+)(?:<([a-z]+)>)?(?:\{([^}]*)\})?$`)
+	var cur *toolDef
+	n := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if m := toolLine.FindStringSubmatch(line); m != nil {
+			var ok bool
+			if cur, ok = toolByName(m[1]); !ok {
+				t.Errorf("Pad's tool %s is missing", m[1])
+			}
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, "actions:"):
+			for _, a := range strings.Split(strings.TrimPrefix(line, "actions:"), ",") {
+				name := strings.TrimSuffix(strings.TrimSpace(a), "(ro)")
+				act, ok := cur.action(name)
+				if !ok {
+					t.Errorf("%s: Pad's action %s is missing", cur.Name, name)
+					continue
+				}
+				if ro := strings.HasSuffix(strings.TrimSpace(a), "(ro)"); ro != act.ReadOnly {
+					t.Errorf("%s %s: read-only %v, Pad says %v", cur.Name, name, act.ReadOnly, ro)
+				}
+				n++
+			}
+		case strings.HasPrefix(line, "params ("):
+			_, list, _ := strings.Cut(line, ":")
+			for _, p := range strings.Split(list, ";") {
+				m := paramRe.FindStringSubmatch(strings.TrimSpace(p))
+				if m == nil {
+					t.Fatalf("cannot read param %q", p)
+				}
+				def, ok := cur.param(m[1])
+				if !ok {
+					t.Errorf("%s: Pad's param %s is missing", cur.Name, m[1])
+					continue
+				}
+				if def.Type != m[2] || def.Items != m[3] {
+					t.Errorf("%s.%s: type %s<%s>, Pad says %s<%s>", cur.Name, m[1], def.Type, def.Items, m[2], m[3])
+				}
+				if m[4] != "" && strings.Join(def.Enum, "|") != m[4] {
+					t.Errorf("%s.%s: enum %v, Pad says %s", cur.Name, m[1], def.Enum, m[4])
+				}
+				n++
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("read only %d actions and params from Pad's catalog: the file format changed", n)
+	}
+}
+
+// Every param an action names is declared by its tool, and every declared
+// param is read by some action (a param nothing reads is a lie).
+func TestActionParamsDeclared(t *testing.T) {
+	for _, tool := range catalog {
+		used := map[string]bool{"action": true, "workspace": true}
+		for i := range tool.Actions {
+			a := &tool.Actions[i]
+			for _, p := range a.params() {
+				if _, ok := tool.param(p); !ok {
+					t.Errorf("%s %s reads undeclared param %s", tool.Name, a.Name, p)
+				}
+				used[p] = true
+			}
+		}
+		for _, p := range tool.Params {
+			if !used[p.Name] {
+				t.Errorf("%s declares %s but no action reads it", tool.Name, p.Name)
+			}
+			if p.Desc == "" {
+				t.Errorf("%s.%s has no description", tool.Name, p.Name)
+			}
+		}
+		if !sort.SliceIsSorted(tool.Actions, func(i, j int) bool { return tool.Actions[i].Name < tool.Actions[j].Name }) {
+			t.Errorf("%s: actions are not in name order", tool.Name)
+		}
+	}
+	if !sort.SliceIsSorted(catalog, func(i, j int) bool { return catalog[i].Name < catalog[j].Name }) {
+		t.Error("catalog is not in tool-name order (tools/list order)")
+	}
+}
+
+// Each schema is a JSON object schema whose properties are exactly the
+// declared params, requiring only action (or workspace).
+func TestSchemas(t *testing.T) {
+	for _, tool := range catalog {
+		var s struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		if err := json.Unmarshal(inputSchema(tool), &s); err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+		if s.Type != "object" || len(s.Properties) != len(tool.Params) || len(s.Required) != 1 {
+			t.Errorf("%s: schema %s", tool.Name, inputSchema(tool))
+		}
+	}
+	item, _ := toolByName("pad_item")
+	var s struct {
+		Properties map[string]struct {
+			Enum        []string `json:"enum"`
+			Description string   `json:"description"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(inputSchema(item), &s)
+	if got := s.Properties["action"]; len(got.Enum) != len(item.Actions) || !strings.Contains(got.Description, "create needs collection, title") {
+		t.Errorf("pad_item action param: %+v", got)
+	}
+	if d := toolDescription(item); !strings.Contains(d, "(answer not_implemented): export, import.") {
+		t.Errorf("pad_item description does not name its pending actions: %s", d)
+	}
+}
+
+func TestInstructionsBudget(t *testing.T) {
+	if n := len(instructions); n > instructionsBudget {
+		t.Errorf("instructions are %d bytes, over the %d-byte budget: every agent pays for them on every connection", n, instructionsBudget)
+	}
+	for _, tool := range []string{"pad_set_workspace", "pad_item", "expected_seq"} {
+		if !strings.Contains(instructions, tool) {
+			t.Errorf("instructions do not mention %s", tool)
+		}
+	}
+}
+
+// Annotations say what is true locally: read-only tools are the ones all
+// of whose actions read, and no tool reaches outside the machine.
+func TestAnnotations(t *testing.T) {
+	for _, tool := range catalog {
+		allRead := len(tool.Actions) > 0
+		for _, a := range tool.Actions {
+			allRead = allRead && a.ReadOnly
+		}
+		if tool.Hints.ReadOnly != allRead {
+			t.Errorf("%s: readOnlyHint %v, but all actions read-only is %v", tool.Name, tool.Hints.ReadOnly, allRead)
+		}
+		if tool.Hints.OpenWorld {
+			t.Errorf("%s: openWorldHint, but padd reaches nothing outside this machine", tool.Name)
+		}
+		if tool.Hints.ReadOnly && tool.Hints.Destructive {
+			t.Errorf("%s: read-only and destructive", tool.Name)
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package mcpstdio
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const testPadctl = "/opt/padd/bin/padctl"
+
+func installOpts(t *testing.T, client, home string) InstallOptions {
+	t.Helper()
+	return InstallOptions{Client: client, Home: home, GOOS: "linux", Command: testPadctl}
+}
+
+// seeds are existing configs with other servers, unknown keys and (for
+// VS Code's JSONC and Codex's TOML) comments, which must all survive.
+var seeds = map[string]string{
+	"claude-code": `{
+  "numStartups": 42,
+  "projects": {"/home/me/x": {"allowedTools": []}},
+  "mcpServers": {
+    "github": {"type": "stdio", "command": "gh-mcp", "args": [], "env": {"TOKEN": "s3cret"}}
+  },
+  "big": 9007199254740993123
+}
+`,
+	"claude-desktop": `{"mcpServers":{"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/tmp"]}},"globalShortcut":"Ctrl+Space"}`,
+	"cursor": `{
+    "mcpServers": {
+        "linear": {
+            "url": "https://mcp.linear.app/sse"
+        }
+    }
+}
+`,
+	"windsurf": "{\n\t\"mcpServers\": {}\n}\n",
+	"vscode": `// VS Code user MCP servers
+{
+  "servers": {
+    /* the team's server */
+    "team": {"type": "http", "url": "http://localhost:9000/mcp"},
+  },
+  "inputs": [],
+}
+`,
+	"codex": `# Codex config
+model = "o4-mini"
+
+[mcp_servers.docs]
+command = "docs-mcp"
+args = ["--port", "0"]
+
+# keep me: a comment about the next table
+[profiles.fast]
+model = "gpt-5"
+`,
+}
+
+func TestInstallEveryClient(t *testing.T) {
+	for _, client := range ClientNames() {
+		t.Run(client, func(t *testing.T) {
+			home := t.TempDir()
+			o := installOpts(t, client, home)
+			def, path, err := o.resolve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(path, home) {
+				t.Fatalf("config %s is outside the home %s", path, home)
+			}
+			// Fresh: no file yet.
+			ch, err := Install(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Action != "installed" || !ch.Written {
+				t.Fatalf("fresh install: %+v", ch)
+			}
+			checkEntry(t, def, path)
+			checkMode(t, path)
+
+			// Existing config with other servers: merged, not clobbered.
+			seed := seeds[client]
+			if err := os.WriteFile(path, []byte(seed), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before, err := decodeAny(def, []byte(seed))
+			if err != nil {
+				t.Fatalf("seed does not parse: %v", err)
+			}
+			dry := o
+			dry.DryRun = true
+			ch, err = Install(dry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Written || ch.Action != "installed" || !strings.Contains(ch.Diff, "+") || !strings.Contains(ch.Diff, testPadctl) {
+				t.Fatalf("dry run: %+v", ch)
+			}
+			if b, _ := os.ReadFile(path); string(b) != seed {
+				t.Fatal("dry run wrote the file")
+			}
+			ch, err = Install(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Action != "installed" || !ch.Written {
+				t.Fatalf("install over seed: %+v", ch)
+			}
+			got, _ := os.ReadFile(path)
+			checkEntry(t, def, path)
+			checkMode(t, path)
+			after, _ := decodeAny(def, got)
+			withoutEntry(before, def.Key)
+			withoutEntry(after, def.Key)
+			if !reflect.DeepEqual(normalize(before), normalize(after)) {
+				t.Errorf("other content changed:\nbefore %v\nafter  %v", normalize(before), normalize(after))
+			}
+			for _, keep := range []string{"// VS Code user MCP servers", "/* the team's server */", "# keep me", "9007199254740993123", "s3cret"} {
+				if strings.Contains(seed, keep) && !strings.Contains(string(got), keep) {
+					t.Errorf("lost %q:\n%s", keep, got)
+				}
+			}
+			if !strings.HasPrefix(string(got), seed[:strings.Index(seed, "\n")+1]) && strings.Contains(seed, "\n") {
+				t.Errorf("the file's head moved:\n%s", got)
+			}
+
+			// Idempotent: a second install changes nothing.
+			ch, err = Install(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Action != "unchanged" || ch.Written || ch.Diff != "" {
+				t.Fatalf("second install: %+v", ch)
+			}
+			if again, _ := os.ReadFile(path); string(again) != string(got) {
+				t.Fatal("second install changed the file")
+			}
+
+			// A moved padctl updates the entry in place.
+			moved := o
+			moved.Command = "/usr/local/bin/padctl"
+			if ch, err = Install(moved); err != nil || ch.Action != "updated" {
+				t.Fatalf("update: %+v %v", ch, err)
+			}
+			sts, err := Status(o)
+			if err != nil || len(sts) != 1 || !sts[0].Installed || sts[0].Current {
+				t.Fatalf("status after move: %+v %v", sts, err)
+			}
+
+			// Uninstall removes only our entry and gives back the seed.
+			ch, err = Uninstall(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Action != "removed" || !ch.Written || !strings.Contains(ch.Diff, "-") {
+				t.Fatalf("uninstall: %+v", ch)
+			}
+			final, _ := os.ReadFile(path)
+			if string(final) != seed {
+				t.Errorf("uninstall did not restore the file:\n--- seed\n%s\n--- now\n%s", seed, final)
+			}
+			if ch, err = Uninstall(o); err != nil || ch.Action != "absent" || ch.Written {
+				t.Fatalf("second uninstall: %+v %v", ch, err)
+			}
+			sts, _ = Status(o)
+			if sts[0].Installed {
+				t.Errorf("status after uninstall: %+v", sts[0])
+			}
+		})
+	}
+}
+
+func checkEntry(t *testing.T, def *clientDef, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := serverEntry(def, b)
+	if err != nil || e == nil {
+		t.Fatalf("no padd entry in %s (%v):\n%s", path, err, b)
+	}
+	if e.Command != testPadctl || !reflect.DeepEqual(e.Args, []string{"mcp", "serve"}) {
+		t.Errorf("entry %+v", e)
+	}
+	if (def.Name == "vscode" || def.Name == "claude-code") != (e.Type == "stdio") {
+		t.Errorf("%s entry type %q", def.Name, e.Type)
+	}
+}
+
+func checkMode(t *testing.T, path string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		return
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s has mode %v, want 0600", path, fi.Mode().Perm())
+	}
+}
+
+// Each client's config is where the client reads it, per OS.
+func TestConfigPaths(t *testing.T) {
+	home := "/home/me"
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	cases := []struct{ client, goos, want string }{
+		{"cursor", "linux", "/home/me/.cursor/mcp.json"},
+		{"cursor", "darwin", "/home/me/.cursor/mcp.json"},
+		{"windsurf", "linux", "/home/me/.codeium/windsurf/mcp_config.json"},
+		{"claude-desktop", "darwin", "/home/me/Library/Application Support/Claude/claude_desktop_config.json"},
+		{"claude-desktop", "linux", "/home/me/.config/Claude/claude_desktop_config.json"},
+		{"claude-desktop", "windows", "/home/me/AppData/Roaming/Claude/claude_desktop_config.json"},
+		{"claude-code", "linux", "/home/me/.claude.json"},
+		{"vscode", "darwin", "/home/me/Library/Application Support/Code/User/mcp.json"},
+		{"vscode", "linux", "/home/me/.config/Code/User/mcp.json"},
+		{"vscode", "windows", "/home/me/AppData/Roaming/Code/User/mcp.json"},
+		{"codex", "linux", "/home/me/.codex/config.toml"},
+	}
+	for _, tc := range cases {
+		o := InstallOptions{Client: tc.client, Home: home, GOOS: tc.goos, Getenv: getenv}
+		_, got, err := o.resolve()
+		if err != nil || got != filepath.FromSlash(tc.want) {
+			t.Errorf("%s on %s: %s %v, want %s", tc.client, tc.goos, got, err, tc.want)
+		}
+	}
+	env["APPDATA"], env["XDG_CONFIG_HOME"], env["CODEX_HOME"] = "/w/roaming", "/x/config", "/c/codex"
+	for _, tc := range []struct{ client, goos, want string }{
+		{"claude-desktop", "windows", "/w/roaming/Claude/claude_desktop_config.json"},
+		{"vscode", "linux", "/x/config/Code/User/mcp.json"},
+		{"codex", "darwin", "/c/codex/config.toml"},
+	} {
+		o := InstallOptions{Client: tc.client, Home: home, GOOS: tc.goos, Getenv: getenv}
+		if _, got, _ := o.resolve(); got != filepath.FromSlash(tc.want) {
+			t.Errorf("%s on %s with env: %s, want %s", tc.client, tc.goos, got, tc.want)
+		}
+	}
+}
+
+func TestInstallRefusals(t *testing.T) {
+	home := t.TempDir()
+	if _, err := Install(InstallOptions{Client: "emacs", Home: home, Command: testPadctl}); err == nil || err.(*InstallError).Code != "unknown_client" {
+		t.Errorf("unknown client: %v", err)
+	}
+	if _, err := Install(InstallOptions{Client: "cursor", Home: home, Command: "padctl"}); err == nil || err.(*InstallError).Code != "bad_command" {
+		t.Errorf("relative command: %v", err)
+	}
+	// A file that does not parse is never overwritten.
+	o := installOpts(t, "cursor", home)
+	_, path, _ := o.resolve()
+	_ = os.MkdirAll(filepath.Dir(path), 0o700)
+	broken := `{"mcpServers": {"x": {"command": "a"` // cut short
+	_ = os.WriteFile(path, []byte(broken), 0o600)
+	if _, err := Install(o); err == nil || err.(*InstallError).Code != "unparsable_config" {
+		t.Errorf("broken file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != broken {
+		t.Error("broken file was written")
+	}
+	// mcpServers that is not an object is not replaced.
+	_ = os.WriteFile(path, []byte(`{"mcpServers": null}`), 0o600)
+	if _, err := Install(o); err == nil {
+		t.Error("mcpServers: null was clobbered")
+	}
+	// Codex: an entry written inline is not untangled.
+	co := installOpts(t, "codex", home)
+	_, cpath, _ := co.resolve()
+	_ = os.MkdirAll(filepath.Dir(cpath), 0o700)
+	_ = os.WriteFile(cpath, []byte("[mcp_servers]\npadd = { command = \"x\" }\n"), 0o600)
+	if _, err := Install(co); err == nil {
+		t.Error("inline codex entry was rewritten")
+	}
+	if _, err := Uninstall(co); err == nil {
+		t.Error("inline codex entry was removed")
+	}
+}
+
+// A symlinked config (dotfiles) is edited at its target; the link stays.
+func TestInstallFollowsSymlink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks need privileges on Windows")
+	}
+	home := t.TempDir()
+	dots := t.TempDir()
+	target := filepath.Join(dots, "mcp.json")
+	_ = os.WriteFile(target, []byte(`{"mcpServers":{}}`), 0o600)
+	_ = os.MkdirAll(filepath.Join(home, ".cursor"), 0o700)
+	link := filepath.Join(home, ".cursor", "mcp.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(installOpts(t, "cursor", home)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symlink was replaced by a file")
+	}
+	if b, _ := os.ReadFile(target); !strings.Contains(string(b), testPadctl) {
+		t.Errorf("target not edited: %s", b)
+	}
+}
+
+func TestStatusAll(t *testing.T) {
+	home := t.TempDir()
+	o := installOpts(t, "", home)
+	oo := o
+	oo.Client = "codex"
+	if _, err := Install(oo); err != nil {
+		t.Fatal(err)
+	}
+	sts, err := Status(o)
+	if err != nil || len(sts) != len(clients) {
+		t.Fatalf("%v %v", sts, err)
+	}
+	for _, st := range sts {
+		if st.Installed != (st.Client == "codex") || st.Current != (st.Client == "codex") || st.Exists != (st.Client == "codex") {
+			t.Errorf("%+v", st)
+		}
+	}
+}

@@ -1,0 +1,375 @@
+// Package mcpstdio is padd's MCP server over stdio (`padctl mcp serve`):
+// Pad's tool catalog, resources and prompts, answered by calling padd's
+// loopback API, plus the installers that register it with MCP clients.
+//
+// The server holds no data and no lock. It finds padd through
+// daemon.json (starting it when none answers), so any number of agents
+// can each run their own `padctl mcp serve` side by side, and a client
+// that leaves one running blocks nothing. Stdout carries the protocol and
+// nothing else; logs go to Options.Log (stderr by default).
+package mcpstdio
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/padd/padd/api"
+)
+
+// Options configure Serve. The zero value serves the real environment.
+type Options struct {
+	// Connect reaches padd. nil means api.Connect with Start: padd is
+	// found through daemon.json in PAD_HOME (or the OS data directory)
+	// and started when none answers.
+	Connect func(ctx context.Context) (*api.Client, error)
+	// Dir is where .pad.toml is looked for when the client names no
+	// roots. "" means the process's working directory.
+	Dir string
+	// Getenv reads the environment (PAD_WORKSPACE). nil means os.Getenv.
+	Getenv func(string) string
+	// Log receives the server's log lines. nil means os.Stderr. Never
+	// stdout: that is the protocol stream.
+	Log io.Writer
+}
+
+// Server is one stdio MCP server: the catalog's handlers over a padd
+// connection, plus this session's state (the default workspace).
+type Server struct {
+	opts Options
+	mcp  *server.MCPServer
+	log  *slog.Logger
+
+	// worker is this session's worker id (X-Pad-Worker on every request):
+	// a lease this session claims is held under it, and next/ready leave
+	// out work other sessions hold, even sessions of the same client.
+	worker string
+
+	mu        sync.Mutex
+	base      *api.Client // the connection to padd, made on first use
+	sessionWS string      // set by pad_set_workspace
+	roots     *rootsState // workspace found through the client's roots
+
+	mismatch sync.Once
+}
+
+// Serve runs the MCP server on stdin/stdout until stdin ends (nil) or ctx
+// is cancelled. mcp-go keeps one stdio session per process, so run one
+// Serve at a time.
+func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) error {
+	s := NewServer(opts)
+	stdio := server.NewStdioServer(s.mcp)
+	stdio.SetErrorLogger(log.New(s.logWriter(), "padctl mcp: ", log.LstdFlags))
+	return stdio.Listen(ctx, stdin, stdout)
+}
+
+// NewServer builds the MCP server and registers the catalog, resources
+// and prompts. Serve uses it; tests may drive its MCPServer directly.
+func NewServer(opts Options) *Server {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Dir == "" {
+		opts.Dir, _ = os.Getwd()
+	}
+	s := &Server{opts: opts, worker: newWorkerID()}
+	s.log = slog.New(slog.NewTextHandler(s.logWriter(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+	hooks := &server.Hooks{}
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcpgo.InitializeRequest, _ *mcpgo.InitializeResult) {
+		s.logClient(req.Params.ClientInfo, req.Params.ProtocolVersion)
+	})
+	hooks.AddAfterDiscover(func(ctx context.Context, _ any, req *mcpgo.DiscoverRequest, _ *mcpgo.DiscoverResult) {
+		if req.Params.Meta != nil {
+			if ci := req.Params.Meta.ClientInfo(); ci != nil {
+				s.logClient(*ci, req.Params.Meta.ProtocolVersion())
+			}
+		}
+	})
+	s.mcp = server.NewMCPServer(ServerName, api.Version,
+		server.WithInstructions(instructions),
+		server.WithExperimental(experimental()),
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithPromptCapabilities(false),
+		server.WithHooks(hooks),
+		server.WithRecovery(),
+		server.WithResourceRecovery(),
+		// Roots are asked of the client with roots/list. Protocol
+		// 2026-07-28 replaced server-initiated requests with multi
+		// round-trip results, but mcp-go's roots round trip breaks
+		// go-sdk v1.8.0 clients (docs/notes/mcp-libs.md §4); over stdio
+		// the direct request works in both eras.
+		server.WithLegacyServerInitiatedRequests(),
+	)
+	for _, t := range catalog {
+		s.mcp.AddTool(mcpTool(t), s.toolHandler(t))
+	}
+	s.mcp.AddNotificationHandler(mcpgo.MethodNotificationRootsListChanged, func(context.Context, mcpgo.JSONRPCNotification) {
+		s.forgetRoots()
+	})
+	s.addResources()
+	s.addPrompts()
+	return s
+}
+
+// MCPServer is the underlying mcp-go server.
+func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+
+func (s *Server) logWriter() io.Writer {
+	if s.opts.Log != nil {
+		return s.opts.Log
+	}
+	return os.Stderr
+}
+
+func (s *Server) logClient(ci mcpgo.Implementation, protocol string) {
+	s.log.Info("mcp client initialized", "client_name", ci.Name, "client_version", ci.Version,
+		"protocol_version", protocol, "transport", "stdio")
+}
+
+// unnamedAgent names agent writes of a client that declared no name, as
+// Pad labels them: an agent write is never recorded as the human.
+const unnamedAgent = "mcp-client"
+
+// clientName is clientInfo.name of the request: from the request's own
+// _meta under 2026-07-28, else what the client said at initialize.
+func clientName(ctx context.Context) string {
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientInfo != nil && info.ClientInfo.Name != "" {
+		return info.ClientInfo.Name
+	}
+	if sess, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		if n := sess.GetClientInfo().Name; n != "" {
+			return n
+		}
+	}
+	return ""
+}
+
+// protocolVersion is the MCP protocol version of the request.
+func protocolVersion(ctx context.Context) string {
+	return server.RequestProtocolVersion(ctx)
+}
+
+// paddConn is padd's API as one request of one client sees it: every
+// call names the agent (X-Pad-Agent = clientInfo.name) and the door
+// (X-Padd-Source: mcp), so padd records agent writes by the client.
+type paddConn struct {
+	s     *Server
+	agent string
+}
+
+func (s *Server) conn(ctx context.Context) *paddConn {
+	name := clientName(ctx)
+	if name == "" {
+		name = unnamedAgent
+	}
+	return &paddConn{s: s, agent: name}
+}
+
+// baseClient connects to padd once and keeps the connection (its HTTP
+// client pools keep-alive connections across calls).
+func (s *Server) baseClient(ctx context.Context) (*api.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.base != nil {
+		return s.base, nil
+	}
+	connect := s.opts.Connect
+	if connect == nil {
+		connect = func(ctx context.Context) (*api.Client, error) {
+			c, _, err := api.Connect(ctx, api.ConnectOptions{Start: true})
+			return c, err
+		}
+	}
+	c, err := connect(ctx)
+	if err != nil {
+		return nil, refuse(codeServerError, "padd could not be reached or started; `padctl daemon status` and `padctl daemon logs` say why",
+			"cannot reach padd: %v", err).with("reason", "padd_unreachable")
+	}
+	// Tool calls run five at a time and a get reads three routes at once;
+	// the default transport keeps only two idle connections per host, so
+	// the rest would be dialled and closed on every call.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 16
+	hc := &http.Client{Transport: tr, Timeout: paddTimeout}
+	if c.HTTP != nil && c.HTTP.Timeout > 0 {
+		hc.Timeout = c.HTTP.Timeout
+	}
+	s.base = &api.Client{BaseURL: c.BaseURL, Token: c.Token, HTTP: hc}
+	return s.base, nil
+}
+
+// paddTimeout bounds one request to padd (as padctl's own client does).
+const paddTimeout = 30 * time.Second
+
+// dropBase forgets a connection that stopped answering, so the next call
+// finds padd again (it may have restarted on another port).
+func (s *Server) dropBase(c *api.Client) {
+	s.mu.Lock()
+	if s.base == c {
+		s.base = nil
+	}
+	s.mu.Unlock()
+}
+
+func (s *Server) versionMismatch(server, client string) {
+	s.mismatch.Do(func() {
+		s.log.Warn("padd and padctl versions differ; `padctl daemon restart` runs the padd that matches", "padd", server, "padctl", client)
+	})
+}
+
+// do sends one request to padd as this client. A refused connection means
+// padd went away before the request was sent, so it reconnects (starting
+// padd if needed) and sends it once more; any other failure is returned.
+func (p *paddConn) do(ctx context.Context, method, path string, q url.Values, body, out any) (*api.Response, error) {
+	return p.doHeaders(ctx, method, path, q, nil, body, out)
+}
+
+func (p *paddConn) doHeaders(ctx context.Context, method, path string, q url.Values, hdr http.Header, body, out any) (*api.Response, error) {
+	for attempt := 0; ; attempt++ {
+		base, err := p.s.baseClient(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c := &api.Client{BaseURL: base.BaseURL, Token: base.Token, HTTP: base.HTTP,
+			Agent: p.agent, Source: "mcp", Worker: p.s.worker, OnVersionMismatch: p.s.versionMismatch}
+		resp, err := c.DoHeaders(ctx, method, path, q, hdr, body, out)
+		if err == nil || attempt > 0 {
+			return resp, err
+		}
+		if isDialError(err) || api.IsUnauthorized(err) {
+			// padd restarted: it has a new port or token.
+			p.s.dropBase(base)
+			continue
+		}
+		return resp, err
+	}
+}
+
+// call is one validated tools/call on its way to a handler.
+type call struct {
+	ctx context.Context
+	s   *Server
+	a   args
+	p   *paddConn
+	ws  string // the resolved workspace, for actions that work in one
+}
+
+// result is a handler's answer: value as JSON in the first text block,
+// then notes as further text blocks (a truncated list says so there).
+type result struct {
+	value any
+	notes []string
+}
+
+type handler func(c *call) (*result, error)
+
+// handlers maps "tool.action" (or the bare tool name of
+// pad_set_workspace) to its implementation. Each dispatch file adds its
+// own in init, so the map and the not-wired table (notwired.go) are the
+// two places TestEveryActionWiredOrDeclared reads.
+var handlers = map[string]handler{}
+
+func register(m map[string]handler) {
+	for k, h := range m {
+		if _, dup := handlers[k]; dup {
+			panic("mcpstdio: two handlers for " + k)
+		}
+		handlers[k] = h
+	}
+}
+
+func actionKey(t *toolDef, a *actionDef) string {
+	if a.Name == "" {
+		return t.Name
+	}
+	return t.Name + "." + a.Name
+}
+
+func (s *Server) toolHandler(t *toolDef) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		raw := req.Params.RawArguments
+		if len(raw) == 0 && req.Params.Arguments != nil {
+			// In-process callers hand a map over; the wire always has bytes.
+			raw, _ = json.Marshal(req.Params.Arguments)
+		}
+		act, a, terr := validate(t, raw)
+		if terr != nil {
+			return errorResult(terr), nil
+		}
+		key := actionKey(t, act)
+		if nw, ok := notWired[key]; ok {
+			return errorResult(nw.refusal(key)), nil
+		}
+		h, ok := handlers[key]
+		if !ok {
+			return errorResult(refuse(codeServerError, "this is a bug in padctl; tell the user",
+				"no handler for %s", key)), nil
+		}
+		c := &call{ctx: ctx, s: s, a: a, p: s.conn(ctx)}
+		var from string
+		if !act.NoWorkspace {
+			ws, src, err := s.resolveWorkspace(ctx, c.p, a.str("workspace"))
+			if err != nil {
+				return errorResult(fromAPI(err)), nil
+			}
+			c.ws, from = ws, src
+		}
+		res, err := h(c)
+		if err != nil {
+			return errorResult(explainWorkspace(fromAPI(err), c.ws, from)), nil
+		}
+		return res.mcp(), nil
+	}
+}
+
+// mcp renders a result: compact JSON (agents pay per token), HTML left
+// unescaped.
+func (r *result) mcp() *mcpgo.CallToolResult {
+	out := &mcpgo.CallToolResult{Content: []mcpgo.Content{mcpgo.NewTextContent(jsonText(r.value))}}
+	for _, n := range r.notes {
+		out.Content = append(out.Content, mcpgo.NewTextContent(n))
+	}
+	return out
+}
+
+// errorResult is a refusal as a tool error the model can read: isError
+// with {code, message, hint, details}. Never a JSON-RPC error, which
+// clients show the user instead of the model.
+func errorResult(e *toolError) *mcpgo.CallToolResult {
+	return &mcpgo.CallToolResult{IsError: true, Content: []mcpgo.Content{mcpgo.NewTextContent(jsonText(e))}}
+}
+
+func jsonText(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf(`{"code":"server_error","message":"cannot encode the answer: %v","hint":"this is a bug in padctl; tell the user"}`, err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// newWorkerID mints a worker id: "wk_" and 128 random bits in hex, the
+// form padd accepts, once per server process (one client session).
+func newWorkerID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("mcpstdio: no randomness for a worker id: " + err.Error())
+	}
+	return "wk_" + hex.EncodeToString(b[:])
+}
