@@ -186,4 +186,3 @@ func rssKB(b *testing.B, pid int) int {
 	b.Fatal("no VmRSS")
 	return 0
 }
-
