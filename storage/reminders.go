@@ -311,10 +311,6 @@ func (s *Store) PendingReminders(ws string) ([]model.ReminderView, error) {
 	return out, err
 }
 
-// ErrClosed says the store was closed under a caller (the reminder loop
-// stops on it).
-var ErrClosed = errors.New("storage: the database is closed")
-
 // FiredReminder names a reminder FireDueReminders fired.
 type FiredReminder struct {
 	WorkspaceID string

@@ -27,6 +27,10 @@ const SchemaVersion = 3
 // ErrLocked means another process holds the database file.
 var ErrLocked = errors.New("database is locked by another process")
 
+// ErrClosed says the store was closed under a caller: a write made after
+// Close began, or a background loop that should stop.
+var ErrClosed = errors.New("storage: the database is closed")
+
 // IsLocked reports whether err says the database is held by another process.
 func IsLocked(err error) bool { return errors.Is(err, ErrLocked) }
 
@@ -55,6 +59,12 @@ type Store struct {
 
 	clockMu sync.Mutex
 	last    time.Time
+
+	writes        chan *writeReq
+	closing       chan struct{}
+	committerDone chan struct{}
+	closeMu       sync.RWMutex
+	closed        bool
 }
 
 // Notification says a workspace's change log grew to Seq. Global is the
@@ -124,11 +134,13 @@ func Open(path string, opt Options) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.NoSync = opt.NoSync
-	s := &Store{db: db, now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{}}
+	s := &Store{db: db, now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{},
+		writes: make(chan *writeReq, maxGroup), closing: make(chan struct{}), committerDone: make(chan struct{})}
 	if err := s.migrate(); err != nil {
 		db.Close()
 		return nil, err
 	}
+	go s.committer()
 	// The clock starts at the newest change on file, so change-log times
 	// never go back across a restart (ChangesByTime relies on it).
 	_ = db.View(func(tx *bolt.Tx) error { s.last = newestChangeTime(tx); return nil })
@@ -158,6 +170,13 @@ func (s *Store) migrate() error {
 
 // Close closes the database. In-flight transactions finish first.
 func (s *Store) Close() error {
+	s.closeMu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.closing)
+	}
+	s.closeMu.Unlock()
+	<-s.committerDone // queued writes finish; later ones get ErrClosed
 	s.mu.Lock()
 	for id, ch := range s.subs {
 		close(ch)

@@ -21,28 +21,124 @@ type wtx struct {
 }
 
 // write runs fn as one mutation of the live workspace named by ref (slug
-// or id). After a successful commit, subscribers hear the new head.
+// or id), and returns once it is durable. After the commit, subscribers
+// hear the new head.
+//
+// Writes go through one committer goroutine that runs every write queued
+// while the previous commit was syncing in a single transaction (group
+// commit): a lone write waits for nothing extra, and concurrent writers
+// share one fsync instead of queueing for one each. fn must keep its
+// effects inside the transaction and what it captures: if another write
+// in its group is refused, the group runs again without it.
 func (s *Store) write(wsRef string, actor model.Actor, fn func(w *wtx) error) error {
-	var note *Notification
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		rec, err := liveWorkspace(tx, wsRef)
-		if err != nil {
-			return err
-		}
-		w := &wtx{s: s, tx: tx, ws: openWS(tx, rec.ID), wsRec: rec, actor: actor, now: s.clock()}
-		w.ws.now = w.now
-		if err := fn(w); err != nil {
-			return err
-		}
-		if w.seq > 0 {
-			note = &Notification{WorkspaceID: rec.ID, Seq: w.seq, Global: w.glob}
-		}
-		return nil
-	})
-	if err == nil && note != nil {
-		s.publish(*note)
+	req := &writeReq{wsRef: wsRef, actor: actor, fn: fn, done: make(chan error, 1)}
+	// Enqueue under the read lock: Close takes the write lock before it
+	// stops the committer, so every write enqueued is answered.
+	s.closeMu.RLock()
+	if s.closed {
+		s.closeMu.RUnlock()
+		return ErrClosed
+	}
+	s.writes <- req
+	s.closeMu.RUnlock()
+	err := <-req.done
+	if err == nil && req.note != nil {
+		s.publish(*req.note)
 	}
 	return err
+}
+
+// writeReq is one queued mutation.
+type writeReq struct {
+	wsRef string
+	actor model.Actor
+	fn    func(w *wtx) error
+	done  chan error
+	note  *Notification
+}
+
+// maxGroup bounds how many writes share one transaction.
+const maxGroup = 256
+
+// committer runs queued writes in groups until Close.
+func (s *Store) committer() {
+	defer close(s.committerDone)
+	for {
+		var first *writeReq
+		select {
+		case first = <-s.writes:
+		case <-s.closing:
+			for {
+				select {
+				case r := <-s.writes:
+					r.done <- ErrClosed
+				default:
+					return
+				}
+			}
+		}
+		group := []*writeReq{first}
+	collect:
+		for len(group) < maxGroup {
+			select {
+			case r := <-s.writes:
+				group = append(group, r)
+			default:
+				break collect
+			}
+		}
+		s.commitGroup(group)
+	}
+}
+
+// commitGroup commits a group in one transaction. A write that is refused
+// gets its refusal and the group runs again without it, so a refusal
+// never leaves a trace and never costs the others their write.
+func (s *Store) commitGroup(group []*writeReq) {
+	for len(group) > 0 {
+		failed, ferr := -1, error(nil)
+		err := s.db.Update(func(tx *bolt.Tx) error {
+			for i, r := range group {
+				if err := s.apply(tx, r); err != nil {
+					failed, ferr = i, err
+					return err
+				}
+			}
+			return nil
+		})
+		switch {
+		case err == nil:
+			for _, r := range group {
+				r.done <- nil
+			}
+			return
+		case failed < 0: // the commit itself failed: nobody's write landed
+			for _, r := range group {
+				r.done <- err
+			}
+			return
+		}
+		group[failed].done <- ferr
+		group = append(group[:failed:failed], group[failed+1:]...)
+	}
+}
+
+// apply runs one write inside the group's transaction.
+func (s *Store) apply(tx *bolt.Tx, r *writeReq) error {
+	r.note = nil
+	rec, err := liveWorkspace(tx, r.wsRef)
+	if err != nil {
+		return err
+	}
+	w := &wtx{s: s, tx: tx, ws: openWS(tx, rec.ID), wsRec: rec, actor: r.actor, now: s.clock()}
+	w.ws.now = w.now
+	if err := r.fn(w); err != nil {
+		return err
+	}
+	if w.seq > 0 {
+		r.note = &Notification{WorkspaceID: rec.ID, Seq: w.seq, Global: w.glob}
+	}
+	return nil
 }
 
 // stamp records one mutation: it bumps the workspace seq, appends the
