@@ -152,7 +152,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		limit = searchDefaultLimit
 	}
 	req := searchindex.Request{Query: text, Statuses: splitList(q.Get("status")), Priorities: splitList(q.Get("priority")),
-		IncludeArchived: q.Get("include_archived") == "true", Limit: limit, Offset: offset}
+		IncludeArchived: q.Get("include_archived") == "true", Limit: limit, Offset: offset,
+		NoFacets: q.Get("facets") == "false"} // padd's addition: Pad always sends facets
 	switch sortBy := q.Get("sort"); sortBy {
 	case "", "relevance", "rank":
 	case "created_at", "updated_at", "title":
@@ -223,7 +224,7 @@ func (s *Server) snippet(ws string, v *storage.ItemView, query string) string {
 // filters over the search's hits, in relevance order unless the list
 // asks for another sort.
 func (s *Server) listSearch(r *http.Request, p storage.ListParams, text string) (*storage.ListResult, error) {
-	req := searchindex.Request{Query: text, IncludeArchived: p.IncludeArchived, Limit: listSearchCap, NoSnippets: true}
+	req := searchindex.Request{Query: text, IncludeArchived: p.IncludeArchived, Limit: listSearchCap, NoFacets: true}
 	if _, err := s.searchScope(r.Context(), r.PathValue("ws"), "", &req); err != nil {
 		return nil, err
 	}

@@ -84,6 +84,14 @@ func BenchmarkQuery100k(b *testing.B) {
 	st, ws, dir := benchStore100k(b)
 	idx, stop := runIndex(b, st, dir, ws)
 	defer stop()
+	for _, facets := range []bool{true, false} {
+		b.Run(fmt.Sprintf("facets=%v", facets), func(b *testing.B) { benchQueries(b, idx, ws, facets) })
+	}
+}
+
+// benchQueries runs 1- and 2-word queries of the generator's topic words
+// (each in about 6% of items: the expensive, common case).
+func benchQueries(b *testing.B, idx *Index, ws string, facets bool) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var lat []time.Duration
 	for b.Loop() {
@@ -92,7 +100,7 @@ func BenchmarkQuery100k(b *testing.B) {
 			q += " " + bench.Topics[r.IntN(len(bench.Topics))]
 		}
 		t := time.Now()
-		if _, err := idx.Search(context.Background(), Request{Query: q, Workspaces: []string{ws}, Limit: 20}); err != nil {
+		if _, err := idx.Search(context.Background(), Request{Query: q, Workspaces: []string{ws}, Limit: 20, NoFacets: !facets}); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t))

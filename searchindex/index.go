@@ -541,8 +541,7 @@ func (x *Index) WaitFor(ctx context.Context, ws string, seq int64) error {
 func toDoc(d storage.IndexDoc) doc {
 	v := d.Item
 	out := doc{Workspace: v.WorkspaceID, Collection: v.Collection.Slug, CollectionID: v.CollectionID,
-		Ref: v.Ref, Title: v.Title, Content: v.Content, Comments: strings.Join(d.Comments, "\n\n"),
-		Tags: v.Tags, State: string(v.State()), Archived: v.DeletedAt != nil,
+		Ref: v.Ref, Title: v.Title, Tags: v.Tags, State: string(v.State()), Archived: v.DeletedAt != nil,
 		Created: v.CreatedAt, Updated: v.UpdatedAt, TitleSort: strings.ToLower(v.Title)}
 	out.Status, _ = v.Fields["status"].(string)
 	out.Priority, _ = v.Fields["priority"].(string)
@@ -577,7 +576,10 @@ func toDoc(d storage.IndexDoc) doc {
 			}
 		}
 	}
-	out.Text = strings.Join(text, "\n")
+	body := append([]string{v.Content}, d.Comments...)
+	body = append(body, text...)
+	body = append(body, v.Tags...)
+	out.Body = strings.Join(body, "\n\n")
 	return out
 }
 

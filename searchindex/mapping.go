@@ -20,7 +20,7 @@ import (
 
 // FormatVersion changes whenever the mapping or the document shape does;
 // an index of another version is rebuilt.
-const FormatVersion = "padd-search-4"
+const FormatVersion = "padd-search-5"
 
 // doc is one item as indexed.
 type doc struct {
@@ -29,9 +29,7 @@ type doc struct {
 	CollectionID string    `json:"collection_id"`
 	Ref          string    `json:"ref"`
 	Title        string    `json:"title"`
-	Content      string    `json:"content"`
-	Comments     string    `json:"comments"`
-	Text         string    `json:"text"`
+	Body         string    `json:"body"` // content, comments, other text fields, tags
 	Tags         []string  `json:"tag"`
 	Status       string    `json:"status"`
 	Priority     string    `json:"priority"`
@@ -43,19 +41,19 @@ type doc struct {
 }
 
 // Field boosts: a word in the title outranks the same word in the body.
+// Everything but the title is one body field, so a word is two posting
+// lists to walk, not one per part of the item: queries stay fast at
+// 100k items.
 const (
-	boostTitle    = 3.0
-	boostTag      = 2.0
-	boostContent  = 1.0
-	boostText     = 1.0
-	boostComments = 0.6
-	boostRef      = 30.0
+	boostTitle = 3.0
+	boostBody  = 1.0
+	boostRef   = 30.0
 )
 
 var textFields = []struct {
 	name  string
 	boost float64
-}{{"title", boostTitle}, {"content", boostContent}, {"text", boostText}, {"comments", boostComments}}
+}{{"title", boostTitle}, {"body", boostBody}}
 
 func buildMapping() mapping.IndexMapping {
 	// Text is not stored: snippets are cut from the item at answer time
@@ -87,9 +85,7 @@ func buildMapping() mapping.IndexMapping {
 
 	dm := bleve.NewDocumentStaticMapping()
 	dm.AddFieldMappingsAt("title", text())
-	dm.AddFieldMappingsAt("content", text())
-	dm.AddFieldMappingsAt("comments", text())
-	dm.AddFieldMappingsAt("text", text())
+	dm.AddFieldMappingsAt("body", text())
 	ws := kw(false)
 	ws.Store = true // a hit names its workspace without a storage lookup
 	dm.AddFieldMappingsAt("workspace", ws)

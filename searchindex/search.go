@@ -30,8 +30,10 @@ type Request struct {
 	Offset int
 	Sort   string // relevance (default), created_at, updated_at, title
 	Desc   bool   // for the non-relevance sorts
-	// NoSnippets skips highlighting (lists that only need ids).
-	NoSnippets bool
+	// NoFacets skips the collection and status counts: they cost more
+	// than the rest of a query on a large workspace, and a caller that
+	// shows only hits (a list's ?search=, an agent) has no use for them.
+	NoFacets bool
 }
 
 // Hit is one result; Snippet (snippet.go) cuts its excerpt.
@@ -68,6 +70,11 @@ func (x *Index) Search(ctx context.Context, r Request) (*Result, error) {
 	}
 	p := Parse(r.Query)
 	dropStopwords(bi, p)
+	if x.coversAll(r.Workspaces) {
+		// Every document belongs to a workspace in scope: a filter on the
+		// workspace would walk every document's posting for nothing.
+		r.Workspaces = nil
+	}
 	res, err := x.run(ctx, bi, r, p, false)
 	if err != nil || res.Total > 0 || len(p.Words) == 0 {
 		return res, err
@@ -96,9 +103,11 @@ func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, f
 		}
 		sr.SortBy([]string{field, "_id"})
 	default:
-		sr.SortBy([]string{"-_score", "_id"})
+		// Score alone: a tie-break on _id would cost an id lookup for
+		// every match, the slowest part of a query after facets.
+		sr.SortBy([]string{"-_score"})
 	}
-	if !r.NoSnippets {
+	if !r.NoFacets {
 		sr.AddFacet("collections", bleve.NewFacetRequest("collection", 50))
 		sr.AddFacet("statuses", bleve.NewFacetRequest("status", 50))
 	}
@@ -128,7 +137,10 @@ func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, f
 // query: every word must match somewhere (title weighs most), phrases
 // match as phrases, refs find their item first, exclusions exclude.
 func build(r Request, p *Parsed, fuzzy bool) query.Query {
-	must := []query.Query{anyTerm("workspace", r.Workspaces)}
+	var must []query.Query
+	if r.Workspaces != nil {
+		must = append(must, anyTerm("workspace", r.Workspaces))
+	}
 	if len(r.Collections) > 0 {
 		must = append(must, anyTerm("collection", r.Collections))
 	}
@@ -183,6 +195,9 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 			mustNot = append(mustNot, anyTerm("collection_id", r.HiddenCollections))
 		}
 	}
+	if len(must) == 0 {
+		must = append(must, bleve.NewMatchAllQuery())
+	}
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(must...)
 	if len(mustNot) > 0 {
@@ -216,10 +231,6 @@ func wordQuery(w string, fuzzy bool) query.Query {
 		}
 		qs = append(qs, m)
 	}
-	t := bleve.NewTermQuery(w)
-	t.SetField("tag")
-	t.SetBoost(boostTag)
-	qs = append(qs, t)
 	return bleve.NewDisjunctionQuery(qs...)
 }
 
@@ -276,4 +287,22 @@ func dropStopwords(bi bleve.Index, p *Parsed) {
 		}
 	}
 	p.Words = keep
+}
+
+// coversAll reports whether ws names every workspace the index has ever
+// held documents for since it opened (its watermarks), so no document of
+// another workspace can match.
+func (x *Index) coversAll(ws []string) bool {
+	in := map[string]bool{}
+	for _, w := range ws {
+		in[w] = true
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for w := range x.wm {
+		if !in[w] {
+			return false
+		}
+	}
+	return len(x.wm) > 0
 }
