@@ -108,6 +108,21 @@ func decodeBool(f api.Flex, name string) (*bool, error) {
 	return &b, nil
 }
 
+// collectionParts decodes the members a collection create and update
+// share, each sent as a JSON value or as JSON text.
+func collectionParts(schema, settings, tracksWork api.Flex) (*model.Schema, *model.Settings, *bool, error) {
+	sc, err := decodeSchema(schema)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	set, err := decodeSettings(settings)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tw, err := decodeBool(tracksWork, "tracks_work")
+	return sc, set, tw, err
+}
+
 // remarshal converts a decoded JSON value into a typed struct.
 func remarshal(v any, into any) error {
 	b, err := json.Marshal(v)
@@ -122,15 +137,7 @@ func (s *Server) createCollection(w http.ResponseWriter, r *http.Request) error 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	schema, err := decodeSchema(in.Schema)
-	if err != nil {
-		return err
-	}
-	set, err := decodeSettings(in.Settings)
-	if err != nil {
-		return err
-	}
-	tw, err := decodeBool(in.TracksWork, "tracks_work")
+	schema, set, tw, err := collectionParts(in.Schema, in.Settings, in.TracksWork)
 	if err != nil {
 		return err
 	}
@@ -149,15 +156,7 @@ func (s *Server) updateCollection(w http.ResponseWriter, r *http.Request) error 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	schema, err := decodeSchema(in.Schema)
-	if err != nil {
-		return err
-	}
-	set, err := decodeSettings(in.Settings)
-	if err != nil {
-		return err
-	}
-	tw, err := decodeBool(in.TracksWork, "tracks_work")
+	schema, set, tw, err := collectionParts(in.Schema, in.Settings, in.TracksWork)
 	if err != nil {
 		return err
 	}
@@ -168,7 +167,7 @@ func (s *Server) updateCollection(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	ci, err := s.store.GetCollection(ws, c.ID)
+	ci, err := s.store.GetCollectionAnyState(ws, c.ID)
 	if err != nil {
 		return err
 	}
@@ -187,10 +186,15 @@ func (s *Server) archiveCollection(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) restoreCollection(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.store.RestoreCollection(r.PathValue("ws"), r.PathValue("coll"), actor(r))
+	ws := r.PathValue("ws")
+	c, err := s.store.RestoreCollection(ws, r.PathValue("coll"), actor(r))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, wireCollection(c, 0, 0))
+	ci, err := s.store.GetCollection(ws, c.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, wireCollectionInfo(*ci))
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
 
@@ -20,29 +21,26 @@ func (s *Server) workspaceRoutes() {
 }
 
 func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) error {
-	wss, err := s.store.ListWorkspaces()
-	if err != nil {
-		return err
-	}
-	out := make([]api.Workspace, 0, len(wss))
-	for i := range wss {
-		out = append(out, wireWorkspace(&wss[i]))
-	}
-	writeJSON(w, 200, out)
-	return nil
+	return writeWorkspaces(w)(s.store.ListWorkspaces())
 }
 
 func (s *Server) listDeletedWorkspaces(w http.ResponseWriter, r *http.Request) error {
-	wss, err := s.store.ListDeletedWorkspaces()
-	if err != nil {
-		return err
+	return writeWorkspaces(w)(s.store.ListDeletedWorkspaces())
+}
+
+// writeWorkspaces answers a workspace list as a bare array.
+func writeWorkspaces(w http.ResponseWriter) func([]model.Workspace, error) error {
+	return func(wss []model.Workspace, err error) error {
+		if err != nil {
+			return err
+		}
+		out := make([]api.Workspace, 0, len(wss))
+		for i := range wss {
+			out = append(out, wireWorkspace(&wss[i]))
+		}
+		writeJSON(w, 200, out)
+		return nil
 	}
-	out := make([]api.Workspace, 0, len(wss))
-	for i := range wss {
-		out = append(out, wireWorkspace(&wss[i]))
-	}
-	writeJSON(w, 200, out)
-	return nil
 }
 
 func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) error {

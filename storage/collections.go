@@ -468,9 +468,25 @@ func (s *Store) listCollections(ws string, archived bool) ([]CollectionInfo, err
 
 // GetCollection resolves one collection (exact slug, then alias), with counts.
 func (s *Store) GetCollection(ws, ref string) (*CollectionInfo, error) {
+	return s.getCollectionInfo(ws, ref, liveCollection)
+}
+
+// GetCollectionAnyState is GetCollection that also answers for an
+// archived collection (an update or restore reports it back).
+func (s *Store) GetCollectionAnyState(ws, ref string) (*CollectionInfo, error) {
+	return s.getCollectionInfo(ws, ref, func(b *wsb, ref string) (*model.Collection, error) {
+		c, err := findCollection(b, ref)
+		if err == nil && c == nil {
+			err = model.NotFound("Collection not found").With("collection", ref)
+		}
+		return c, err
+	})
+}
+
+func (s *Store) getCollectionInfo(ws, ref string, find func(*wsb, string) (*model.Collection, error)) (*CollectionInfo, error) {
 	var out *CollectionInfo
 	err := s.read(ws, func(r *rtx) error {
-		c, err := liveCollection(r.ws, ref)
+		c, err := find(r.ws, ref)
 		if err != nil {
 			return err
 		}
