@@ -30,7 +30,14 @@ type Root struct {
 	Init       InitCmd       `cmd:"" help:"Link this directory to a workspace (creating it if needed) by writing .pad.toml."`
 	Workspace  WorkspaceCmd  `cmd:"" help:"List and manage workspaces."`
 	Collection CollectionCmd `cmd:"" help:"List and manage the collections of a workspace."`
-	Item       ItemCmd       `cmd:"" help:"Create, list, show, update, move and delete items."`
+	Item       ItemCmd       `cmd:"" help:"Create, list, show, update, move and delete items; claim, remind, note, patch them."`
+	Search     SearchCmd     `cmd:"" help:"Search items by their words (also: padctl item search)."`
+	Project    ProjectCmd    `cmd:"" help:"Project views: dashboard, next, ready, stale, standup, changelog, report, activity, catch-up."`
+	Playbook   PlaybookCmd   `cmd:"" help:"List, show and run the workspace's playbooks."`
+	Library    LibraryCmd    `cmd:"" help:"The built-in conventions and playbooks: list, show, activate."`
+	Role       RoleCmd       `cmd:"" help:"List and manage agent roles."`
+	Bootstrap  BootstrapCmd  `cmd:"" help:"What an agent reads before it works here: collections, conventions, roles, playbooks, dashboard."`
+	Index      IndexCmd      `cmd:"" help:"padd's search index: status, rebuild."`
 	Watch      WatchCmd      `cmd:"" help:"Print changes as they happen (padd's event stream) until Ctrl-C."`
 	Daemon     DaemonCmd     `cmd:"" help:"Start, stop and inspect padd, the background service."`
 	Mcp        MCPCmd        `cmd:"" name:"mcp" help:"Serve Pad's MCP tools to AI agents over stdio, and install them into MCP clients."`
@@ -53,7 +60,7 @@ func newParser(root *Root, a *App) (*kong.Kong, error) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
 		kong.Bind(a),
 		kong.Vars{"templates": strings.Join(model.TemplateNames(), ", "), "default_template": model.DefaultTemplate,
-			"link_types": strings.Join(model.LinkTypes, ", ")},
+			"link_types": strings.Join(model.LinkTypes, ", "), "worker_file": WorkerFile},
 	)
 }
 

@@ -25,6 +25,26 @@ type ItemCmd struct {
 	Link       ItemLinkCmd       `cmd:"" help:"Link two items: padctl item link TASK-1 blocks TASK-2."`
 	Unlink     ItemUnlinkCmd     `cmd:"" help:"Remove a link between two items."`
 	Links      ItemLinksCmd      `cmd:"" help:"List an item's links, both directions."`
+	Search     SearchCmd         `cmd:"" help:"Search items by their words (the same as padctl search)."`
+
+	Claim       ItemClaimCmd       `cmd:"" help:"Claim an item for a while, so other workers leave it to you."`
+	Release     ItemReleaseCmd     `cmd:"" help:"Release your claim on an item."`
+	Remind      ItemRemindCmd      `cmd:"" help:"Set a reminder on an item (or re-arm one with --rearm)."`
+	Reminders   ItemRemindersCmd   `cmd:"" help:"List an item's reminders."`
+	Unremind    ItemUnremindCmd    `cmd:"" help:"Remove a reminder."`
+	AckReminder ItemAckReminderCmd `cmd:"" name:"ack-reminder" help:"Acknowledge a fired reminder."`
+	Note        ItemNoteCmd        `cmd:"" help:"Add an implementation note to an item: what was done."`
+	Decide      ItemDecideCmd      `cmd:"" help:"Record a decision on an item, and why."`
+	Patch       ItemPatchCmd       `cmd:"" help:"Replace exact text in an item's body (or undo a patch); prints the diff."`
+	Context     ItemContextCmd     `cmd:"" help:"An item's work brief: parents, conventions, playbooks, blockers, decisions, links."`
+	History     ItemHistoryCmd     `cmd:"" help:"List an item's versions, newest first."`
+	Backlinks   ItemBacklinksCmd   `cmd:"" help:"List the items whose text mentions this one."`
+	Deps        ItemDepsCmd        `cmd:"" help:"Show what an item blocks and what blocks it."`
+	Children    ItemChildrenCmd    `cmd:"" help:"List an item's children."`
+	Progress    ItemProgressCmd    `cmd:"" help:"Show how much of an item's work children is done."`
+	Star        ItemStarCmd        `cmd:"" help:"Star an item."`
+	Unstar      ItemUnstarCmd      `cmd:"" help:"Unstar an item."`
+	Starred     ItemStarredCmd     `cmd:"" help:"List starred items (open ones unless --all)."`
 }
 
 // DefaultListLimit and MaxListLimit are Pad's CLI list bounds.

@@ -132,6 +132,25 @@ func apiHint(e *api.Error) string {
 		return "padd refused padctl's token; `padctl daemon restart` makes them agree again"
 	case "too_large":
 		return "send less: split the content across items"
+	case "lease_held":
+		return fmt.Sprintf("another worker holds %s until %s: `padctl project next` suggests other work; to act as a worker you were before, pass its --worker-id",
+			firstNonEmpty(str("ref"), "it"), firstNonEmpty(str("expires_at"), "its claim expires"))
+	case "invalid_worker_id":
+		return "a worker id is wk_ followed by 32 lowercase hex digits; leave --worker-id out to use padctl's own"
+	case "playbook_not_active":
+		return "pass --allow-draft to run it anyway, or make it active: `padctl item update <ref> --status active`"
+	case "patch_anchor_missing":
+		return "`padctl item show <ref>` shows the body as it is now; give --old exactly as it appears there"
+	case "patch_anchor_ambiguous":
+		return "the --old text occurs more than once: give more of the text around it, or --line-hint with one of the lines named"
+	case "patch_not_found":
+		return "give the patch_id that `padctl item patch` printed for this item"
+	case "index_rebuilding":
+		return "search works again when the rebuild is done; `padctl index status` shows its progress"
+	case "unknown_intent":
+		return "use one of the intents named, or leave --intent out"
+	case "unknown_role":
+		return "`padctl role list` shows the role slugs"
 	}
 	if e.Status >= 500 {
 		return "padd failed inside; retry, and if it persists see `padctl daemon logs`"

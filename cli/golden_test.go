@@ -116,7 +116,7 @@ func goldenCases(t *testing.T) []renderCase {
 		{ID: "cm-4", ItemID: "01a2-0001", Author: "Ada", Body: "orphan reply", ParentID: "cm-gone", CreatedAt: before(time.Minute), UpdatedAt: before(time.Minute)},
 	}}
 	jsonOf := func(v any) func(io.Writer) error { return func(w io.Writer) error { return writeJSON(w, v) } }
-	return []renderCase{
+	return append([]renderCase{
 		{"items.table", func(w io.Writer) error { return list.writeTable(w, piped) }},
 		{"items.narrow", func(w io.Writer) error { return list.writeTable(w, narrow) }},
 		{"items.color", func(w io.Writer) error { return list.writeTable(w, colour) }},
@@ -154,7 +154,7 @@ func goldenCases(t *testing.T) []renderCase {
 		{"daemon-stopped.json", func(w io.Writer) error {
 			return writeJSON(w, daemonState{DataDir: "/home/u/.local/share/padd", ClientVersion: "v1.2.0"})
 		}},
-	}
+	}, viewGoldenCases(t)...)
 }
 
 // TestGolden pins padctl's table, markdown and JSON output. After an

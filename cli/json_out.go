@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
 )
 
 // padctl's JSON output is the wire objects with every member that Pad
@@ -86,4 +87,104 @@ func textToJSON(s string) json.RawMessage {
 		return b
 	}
 	return json.RawMessage(s)
+}
+
+// textToJSONOmit is textToJSON for a member the wire leaves out when
+// empty: nil, so an omitempty member stays out.
+func textToJSONOmit(s string) json.RawMessage {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	return textToJSON(s)
+}
+
+// searchOut is a search answer as printed: each hit's item decoded.
+type searchOut struct {
+	*api.SearchResponse
+	Results []searchResultOut `json:"results"`
+}
+
+type searchResultOut struct {
+	*api.SearchResult
+	Item itemOut `json:"item"`
+}
+
+func outSearch(r *api.SearchResponse) searchOut {
+	out := searchOut{SearchResponse: r, Results: make([]searchResultOut, len(r.Results))}
+	for i := range r.Results {
+		out.Results[i] = searchResultOut{SearchResult: &r.Results[i], Item: outItem(&r.Results[i].Item)}
+	}
+	return out
+}
+
+// activityOut is an activity entry as printed: metadata an object.
+type activityOut struct {
+	*api.Activity
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+}
+
+func outActivity(list []api.Activity) []activityOut {
+	out := make([]activityOut, len(list))
+	for i := range list {
+		out[i] = activityOut{Activity: &list[i], Metadata: textToJSONOmit(list[i].Metadata)}
+	}
+	return out
+}
+
+// dashboardOut is a dashboard as printed: the recent activity's
+// metadata objects.
+type dashboardOut struct {
+	*model.Dashboard
+	RecentActivity []recentOut `json:"recent_activity"`
+}
+
+type recentOut struct {
+	model.DashboardRecent
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+}
+
+func outRecent(list []model.DashboardRecent) []recentOut {
+	out := make([]recentOut, len(list))
+	for i, r := range list {
+		out[i] = recentOut{DashboardRecent: r, Metadata: textToJSONOmit(r.Metadata)}
+	}
+	return out
+}
+
+func outDashboard(d *model.Dashboard) dashboardOut {
+	return dashboardOut{Dashboard: d, RecentActivity: outRecent(d.RecentActivity)}
+}
+
+// bootstrapOut is the agent bootstrap as printed: its dashboard's
+// recent activity decoded as in dashboardOut.
+type bootstrapOut struct {
+	*model.Bootstrap
+	Dashboard *bootstrapDashboardOut `json:"dashboard,omitempty"`
+}
+
+type bootstrapDashboardOut struct {
+	*model.BootstrapDashboard
+	RecentActivity []recentOut `json:"recent_activity"`
+}
+
+func outBootstrap(b *model.Bootstrap) bootstrapOut {
+	out := bootstrapOut{Bootstrap: b}
+	if b.Dashboard != nil && b.Dashboard.Dashboard != nil {
+		out.Dashboard = &bootstrapDashboardOut{BootstrapDashboard: b.Dashboard, RecentActivity: outRecent(b.Dashboard.RecentActivity)}
+	}
+	return out
+}
+
+// playbookOut is a playbook as printed: the item, then its status.
+type playbookOut struct {
+	itemOut
+	Status string `json:"status"`
+}
+
+// activationOut is an activated library entry as printed: the item,
+// its warnings (with the options added) and the entry it came from.
+type activationOut struct {
+	itemOut
+	Warnings *api.ActivationWarnings `json:"warnings,omitempty"`
+	Library  api.LibraryOrigin       `json:"library"`
 }

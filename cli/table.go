@@ -186,20 +186,32 @@ func truncate(s string, max int) string {
 }
 
 // cell is one table cell: clean text and the colour it is painted with.
+// md, when set, is the cell as Markdown, already escaped (a search
+// snippet with its matches in bold); Markdown output uses it instead of
+// the escaped text.
 type cell struct {
 	text  string
 	color string
+	md    string
+}
+
+// mdText is the cell as Markdown.
+func (c cell) mdText() string {
+	if c.md != "" {
+		return c.md
+	}
+	return mdCell(c.text)
 }
 
 func plain(s string) cell { return cell{text: clean(s)} }
 
-// column describes a table column. One column may be flexible: it takes
-// the width left by the others and is truncated to fit; the others are
-// never cut (a ref or a status must stay whole).
+// column describes a table column. Flexible columns share the width
+// left by the others and are truncated to fit; the others are never cut
+// (a ref or a status must stay whole).
 type column struct {
 	header string
 	flex   bool
-	// min is the width below which the flexible column is not squeezed.
+	// min is the width below which a flexible column is not squeezed.
 	min int
 }
 
@@ -207,14 +219,27 @@ type column struct {
 type table struct {
 	cols []column
 	rows [][]cell
+	// below holds a line printed under a row (a search hit's snippet),
+	// by row index: indented to the second column and cut to the width.
+	// Markdown tables have no room for it; views that need it there give
+	// it a column of its own.
+	below map[int][]span
 }
 
 func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
 
+// addBelow puts a line under the row added last.
+func (t *table) addBelow(line []span) {
+	if t.below == nil {
+		t.below = map[int][]span{}
+	}
+	t.below[len(t.rows)-1] = line
+}
+
 const colGap = 2
 
 // write renders the table: a header, then rows, columns separated by two
-// spaces, the flexible column squeezed (and its cells truncated) when the
+// spaces, the flexible columns squeezed (and their cells truncated) when the
 // natural width exceeds st.Width. Trailing spaces are never written.
 func (t *table) write(w io.Writer, st Style) error {
 	widths := make([]int, len(t.cols))
@@ -229,16 +254,23 @@ func (t *table) write(w io.Writer, st Style) error {
 		}
 	}
 	total := colGap * (len(widths) - 1)
-	flex := -1
-	for i, c := range t.cols {
+	for i := range t.cols {
 		total += widths[i]
-		if c.flex {
-			flex = i
-		}
 	}
-	if flex >= 0 && total > st.Width {
-		floor := max(t.cols[flex].min, textWidth(t.cols[flex].header))
-		widths[flex] = max(floor, widths[flex]-(total-st.Width))
+	// Squeeze the widest flexible column a column at a time, so several
+	// flexible columns end up sharing the room evenly; none goes below
+	// its floor.
+	for ; total > st.Width; total-- {
+		widest := -1
+		for i, c := range t.cols {
+			if c.flex && widths[i] > max(c.min, textWidth(c.header)) && (widest < 0 || widths[i] > widths[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		widths[widest]--
 	}
 	var b strings.Builder
 	line := func(cells []cell, header bool) {
@@ -253,7 +285,7 @@ func (t *table) write(w io.Writer, st Style) error {
 				c = cells[i]
 			}
 			text := c.text
-			if i == flex {
+			if t.cols[i].flex {
 				text = truncate(text, widths[i])
 			}
 			pad := ""
@@ -275,8 +307,15 @@ func (t *table) write(w io.Writer, st Style) error {
 		hdr[i] = cell{text: c.header}
 	}
 	line(hdr, true)
-	for _, r := range t.rows {
+	indent := 0
+	if len(widths) > 1 {
+		indent = widths[0] + colGap
+	}
+	for i, r := range t.rows {
 		line(r, false)
+		if sp := t.below[i]; len(sp) > 0 {
+			_, _ = io.WriteString(w, strings.Repeat(" ", indent)+writeSpans(sp, st, st.Width-indent)+"\n")
+		}
 	}
 	return nil
 }
@@ -299,9 +338,9 @@ func (t *table) writeMarkdown(w io.Writer) error {
 		for i := range t.cols {
 			text := ""
 			if i < len(r) {
-				text = r[i].text
+				text = r[i].mdText()
 			}
-			b.WriteString(" " + mdCell(text) + " |")
+			b.WriteString(" " + text + " |")
 		}
 		b.WriteByte('\n')
 	}
