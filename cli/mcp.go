@@ -33,9 +33,20 @@ func (c *MCPServeCmd) Run(ctx context.Context, a *App) error {
 			return cl, err
 		},
 		Dir:    a.env.Dir,
-		Getenv: a.getenv,
+		Getenv: a.mcpEnv,
 		Log:    a.errw,
 	})
+}
+
+// mcpEnv is the environment the MCP server reads: padctl's --workspace,
+// when given, stands in for PAD_WORKSPACE (the server's default
+// workspace after the call's own, pad_set_workspace and the client's
+// roots), so `padctl -w slug mcp serve` serves that workspace.
+func (a *App) mcpEnv(name string) string {
+	if name == "PAD_WORKSPACE" && a.workspaceFlag != "" {
+		return a.workspaceFlag
+	}
+	return a.getenv(name)
 }
 
 // The client names are checked by mcpstdio, which owns the list (an

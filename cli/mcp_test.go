@@ -82,3 +82,20 @@ func TestMCPServeStdoutIsProtocol(t *testing.T) {
 		t.Errorf("answers for %v, want 1 and 2", ids)
 	}
 }
+
+// `padctl -w slug mcp serve` serves that workspace: the flag stands in
+// for PAD_WORKSPACE, and the environment applies without it.
+func TestMCPServeWorkspaceFlag(t *testing.T) {
+	env := func(string) (string, bool) { return "from-env", true }
+	a := &App{env: Env{LookupEnv: env}}
+	if got := a.mcpEnv("PAD_WORKSPACE"); got != "from-env" {
+		t.Fatalf("without -w: %q", got)
+	}
+	a.workspaceFlag = "from-flag"
+	if got := a.mcpEnv("PAD_WORKSPACE"); got != "from-flag" {
+		t.Fatalf("with -w: %q", got)
+	}
+	if got := a.mcpEnv("PAD_HOME"); got != "from-env" {
+		t.Fatalf("other variables pass through: %q", got)
+	}
+}

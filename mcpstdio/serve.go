@@ -11,8 +11,6 @@ package mcpstdio
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -86,7 +84,7 @@ func NewServer(opts Options) *Server {
 	if opts.Dir == "" {
 		opts.Dir, _ = os.Getwd()
 	}
-	s := &Server{opts: opts, worker: newWorkerID()}
+	s := &Server{opts: opts, worker: api.NewWorkerID()}
 	s.log = slog.New(slog.NewTextHandler(s.logWriter(), &slog.HandlerOptions{Level: slog.LevelInfo}))
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcpgo.InitializeRequest, _ *mcpgo.InitializeResult) {
@@ -362,14 +360,4 @@ func jsonText(v any) string {
 		return fmt.Sprintf(`{"code":"server_error","message":"cannot encode the answer: %v","hint":"this is a bug in padctl; tell the user"}`, err)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// newWorkerID mints a worker id: "wk_" and 128 random bits in hex, the
-// form padd accepts, once per server process (one client session).
-func newWorkerID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("mcpstdio: no randomness for a worker id: " + err.Error())
-	}
-	return "wk_" + hex.EncodeToString(b[:])
 }
