@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sort"
 	"strings"
 
@@ -425,10 +426,16 @@ func pageInIndexOrder(r *rtx, driver *term, accept acceptFn, p ListParams, colls
 }
 
 // pageSorted collects every match of the driver stream, sorts by the
-// requested keys and pages. It reads only the matching items.
+// requested keys and pages. A match is read only as far as its sort keys
+// need: updated_at comes from the index key itself, title, created_at,
+// number and short text fields from the item's binary summary; only
+// sort_order and other field types read the item. Then only the page's
+// items are read in full.
 func pageSorted(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[string]*model.Collection, out *ListResult) error {
+	parts := parseSort(p.Sort)
+	needSum, needItem := sortNeeds(parts, colls)
 	m := newMerged(r.ws.index, driver.prefixes)
-	var all []*model.Item
+	var rows []*sortRow
 	for {
 		suffix, collID := m.next()
 		if suffix == nil {
@@ -441,27 +448,38 @@ func pageSorted(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[s
 		if !ok {
 			continue
 		}
-		it, err := getItem(r.ws, suffix[9:], false)
-		if err != nil {
-			return err
+		row := &sortRow{id: suffix[9:], updated: int64(^binary.BigEndian.Uint64(suffix[1:9]))}
+		if needItem {
+			if row.item, err = getItem(r.ws, row.id, false); err != nil {
+				return err
+			}
+		} else if needSum {
+			if row.sum, err = getSum(r.ws, row.id); err != nil {
+				return err
+			}
+			if row.sum == nil || row.sum.hasLong(parts) { // read the item for what the summary lacks
+				if row.item, err = getItem(r.ws, row.id, false); err != nil {
+					return err
+				}
+			}
 		}
-		all = append(all, it)
+		rows = append(rows, row)
 	}
-	less := itemLess(p.Sort)
-	sort.SliceStable(all, func(i, j int) bool { return less(all[i], all[j]) })
-	if p.Offset >= len(all) {
+	sort.Slice(rows, func(i, j int) bool { return rowLess(parts, rows[i], rows[j]) }) // a total order: it ends on the id
+	if p.Offset >= len(rows) {
 		return nil
 	}
 	end := p.Offset + p.Limit
-	if end < len(all) {
+	if end < len(rows) {
 		out.HasMore = true
 		out.NextOffset = end
 	} else {
-		end = len(all)
+		end = len(rows)
 	}
-	for _, it := range all[p.Offset:end] {
-		if p.WithContent {
-			it.Content = string(r.ws.content.Get(mustID(it.ID)))
+	for _, row := range rows[p.Offset:end] {
+		it, err := getItem(r.ws, row.id, p.WithContent)
+		if err != nil {
+			return err
 		}
 		v, err := view(r.ws, it, colls)
 		if err != nil {
@@ -472,49 +490,146 @@ func pageSorted(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[s
 	return nil
 }
 
-// itemLess orders by "key[:dir],..." (title, created_at, updated_at,
-// sort_order, or a field key), always ending on the id.
-func itemLess(spec string) func(a, b *model.Item) bool {
-	type part struct {
-		key  string
-		desc bool
-	}
-	var parts []part
+// sortPart is one key of a list's sort: "key[:asc|desc]".
+type sortPart struct {
+	key  string
+	desc bool
+}
+
+func parseSort(spec string) []sortPart {
+	var parts []sortPart
 	for _, seg := range strings.Split(spec, ",") {
 		seg = strings.TrimSpace(seg)
 		if seg == "" {
 			continue
 		}
 		k, dir, _ := strings.Cut(seg, ":")
-		parts = append(parts, part{k, strings.EqualFold(dir, "desc")})
+		parts = append(parts, sortPart{k, strings.EqualFold(dir, "desc")})
 	}
-	cmp := func(a, b *model.Item, key string) int {
-		switch key {
-		case "title":
-			return strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title))
-		case "created_at":
-			return a.CreatedAt.Compare(b.CreatedAt)
+	return parts
+}
+
+// sortNeeds says what each match must be read for: its summary, or the
+// whole item (a sort key the summary does not hold).
+func sortNeeds(parts []sortPart, colls map[string]*model.Collection) (sum, item bool) {
+	for _, p := range parts {
+		switch p.key {
 		case "updated_at":
-			return a.UpdatedAt.Compare(b.UpdatedAt)
+		case "title", "created_at", "item_number", "number":
+			sum = true
 		case "sort_order":
-			return compareInt(a.SortOrder, b.SortOrder)
+			item = true
+		default:
+			// The summary keeps string fields; a key declared with
+			// another type anywhere in scope, or nowhere, needs the item.
+			declared := false
+			for _, c := range colls {
+				if f, ok := c.Schema.Field(p.key); ok {
+					declared = true
+					switch f.Type {
+					case model.TypeText, model.TypeSelect, model.TypeDate, model.TypeURL, model.TypeRelation:
+					default:
+						item = true
+					}
+				}
+			}
+			if !declared {
+				item = true
+			}
+			sum = true
+		}
+	}
+	return sum, item
+}
+
+// sortRow is what ordering needs of one match.
+type sortRow struct {
+	id      []byte
+	updated int64
+	sum     *itemSum
+	item    *model.Item
+	low     string // lower-cased title, made once: sorting compares it often
+	lowDone bool
+}
+
+func (r *sortRow) title() string {
+	if !r.lowDone {
+		if r.item != nil {
+			r.low = strings.ToLower(r.item.Title)
+		} else {
+			r.low = strings.ToLower(r.sum.Title)
+		}
+		r.lowDone = true
+	}
+	return r.low
+}
+
+func (r *sortRow) created() int64 {
+	if r.item != nil {
+		return r.item.CreatedAt.Unix()
+	}
+	return r.sum.CreatedAt.Unix()
+}
+
+func (r *sortRow) number() int64 {
+	if r.item != nil {
+		return r.item.Number
+	}
+	return r.sum.Number
+}
+
+func (r *sortRow) field(key string) any {
+	if r.item != nil {
+		return r.item.Fields[key]
+	}
+	if v, ok, _ := r.sum.field(key); ok {
+		return v
+	}
+	return nil
+}
+
+// hasLong reports whether a field the sort names is too long for the
+// summary to hold: that row's item must be read.
+func (s *itemSum) hasLong(parts []sortPart) bool {
+	for _, p := range parts {
+		if _, ok, long := s.field(p.key); ok && long {
+			return true
+		}
+	}
+	return false
+}
+
+// rowLess orders by the parts, always ending on the id (Pad's rule).
+func rowLess(parts []sortPart, a, b *sortRow) bool {
+	for _, p := range parts {
+		var c int
+		switch p.key {
+		case "title":
+			c = strings.Compare(a.title(), b.title())
+		case "created_at":
+			c = compareInt(a.created(), b.created())
+		case "updated_at":
+			c = compareInt(a.updated, b.updated)
+		case "sort_order":
+			c = compareInt(a.item.SortOrder, b.item.SortOrder)
 		case "item_number", "number":
-			return compareInt(a.Number, b.Number)
-		}
-		return compareValues(a.Fields[key], b.Fields[key])
-	}
-	return func(a, b *model.Item) bool {
-		for _, p := range parts {
-			c := cmp(a, b, p.key)
-			if p.desc {
-				c = -c
+			c = compareInt(a.number(), b.number())
+		default:
+			av, bv := a.field(p.key), b.field(p.key)
+			// Items without the field come last in either direction.
+			if ae, be := len(indexValues(av)) == 0, len(indexValues(bv)) == 0; ae != be {
+				return be
 			}
-			if c != 0 {
-				return c < 0
-			}
+			c = compareValues(av, bv)
 		}
-		return a.ID < b.ID
+		if p.desc {
+			c = -c
+		}
+		if c != 0 {
+			return c < 0
+		}
 	}
+	return bytes.Compare(a.id, b.id) < 0
 }
 
 func compareInt(a, b int64) int {

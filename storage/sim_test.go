@@ -26,6 +26,7 @@ type simItem struct {
 	pinned          bool
 	archived        bool
 	updated         time.Time
+	created         time.Time
 }
 
 type sim struct {
@@ -96,6 +97,7 @@ func (m *sim) create() {
 		it.pinned, in.Pinned = true, true
 	}
 	it.updated = m.tick()
+	it.created = it.updated
 	r, err := m.s.CreateItem(m.ws, in, user)
 	if err != nil {
 		m.t.Fatalf("create %+v: %v", in, err)
@@ -275,6 +277,9 @@ func (m *sim) query() (ListParams, []string) {
 	}
 	p.IncludeArchived = m.r.IntN(4) == 0
 	p.NonTerminal = m.r.IntN(4) == 0
+	if m.r.IntN(3) == 0 {
+		p.Sort = []string{"updated_at:desc", "updated_at", "title", "title:desc", "created_at:desc", "status,title", "priority:desc,updated_at"}[m.r.IntN(7)]
+	}
 
 	coll := p.Collection
 	if coll == "task" {
@@ -300,8 +305,18 @@ func (m *sim) query() (ListParams, []string) {
 		}
 		want = append(want, it)
 	}
-	sort.SliceStable(want, func(i, j int) bool {
-		a, b := want[i], want[j]
+	sort.SliceStable(want, func(i, j int) bool { return simLess(p.Sort, want[i], want[j]) })
+	var ids []string
+	for i := p.Offset; i < len(want) && i < p.Offset+p.Limit; i++ {
+		ids = append(ids, want[i].id)
+	}
+	return p, ids
+}
+
+// simLess is the model's list order: Pad's default (pinned, then
+// updated_at desc), or the requested keys; always ending on the id.
+func simLess(spec string, a, b *simItem) bool {
+	if spec == "" {
 		if a.pinned != b.pinned {
 			return a.pinned
 		}
@@ -309,12 +324,33 @@ func (m *sim) query() (ListParams, []string) {
 			return a.updated.After(b.updated)
 		}
 		return a.id < b.id
-	})
-	var ids []string
-	for i := p.Offset; i < len(want) && i < p.Offset+p.Limit; i++ {
-		ids = append(ids, want[i].id)
 	}
-	return p, ids
+	for _, seg := range strings.Split(spec, ",") {
+		key, dir, _ := strings.Cut(seg, ":")
+		var c int
+		switch key {
+		case "updated_at":
+			c = a.updated.Compare(b.updated)
+		case "created_at":
+			c = a.created.Compare(b.created)
+		case "title":
+			c = strings.Compare(strings.ToLower(a.title), strings.ToLower(b.title))
+		case "status":
+			c = strings.Compare(a.status, b.status)
+		case "priority":
+			if (a.prio == "") != (b.prio == "") {
+				return b.prio == "" // absent last, either direction
+			}
+			c = strings.Compare(a.prio, b.prio)
+		}
+		if dir == "desc" {
+			c = -c
+		}
+		if c != 0 {
+			return c < 0
+		}
+	}
+	return a.id < b.id
 }
 
 func (m *sim) check(step int) {
