@@ -3,6 +3,10 @@
 // AI agents (through `padctl mcp serve`) and Pad's own CLI.
 //
 // With no arguments it runs in the foreground until SIGINT or SIGTERM.
+//
+// PADD_CPUPROFILE=<file> (off by default) writes a CPU profile of the
+// whole run to that file, from start until a clean shutdown: for
+// profiling padd under a load run (scripts/loadrun -cpuprofile).
 package main
 
 import (
@@ -12,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/padd/padd/api"
@@ -42,11 +47,39 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := daemon.Run(ctx, cfg); err != nil {
+	stopProfile := startCPUProfile(os.Getenv("PADD_CPUPROFILE"))
+	err = daemon.Run(ctx, cfg)
+	stopProfile()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "padd:", err)
 		if daemon.IsAlreadyRunning(err) {
 			os.Exit(3)
 		}
 		os.Exit(1)
+	}
+}
+
+// startCPUProfile starts a CPU profile into path ("" does nothing) and
+// returns what stops and writes it. A profile that cannot start is
+// reported and skipped: it never keeps padd from serving.
+func startCPUProfile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "padd: PADD_CPUPROFILE:", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		fmt.Fprintln(os.Stderr, "padd: PADD_CPUPROFILE:", err)
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "padd: PADD_CPUPROFILE:", err)
+		}
 	}
 }

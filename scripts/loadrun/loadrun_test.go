@@ -1,0 +1,110 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// TestLoadRunShort is the load run in miniature, as CI runs it: 2,000
+// items, 2 agents, padctl and the event watcher for 10 s against the
+// real binaries (built with -race when the test is), then every check.
+// It asserts the verification, not the throughput: CI machines vary.
+func TestLoadRunShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the real binaries for about half a minute")
+	}
+	race := false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				race = true
+			}
+		}
+	}
+	var log bytes.Buffer
+	cfg := config{Items: 2000, Agents: 2, Duration: 10 * time.Second, Seed: 9, CLIInterval: 250 * time.Millisecond,
+		SSEDrop: 3 * time.Second, Comments: -1, SortedLists: true, Restart: true, Race: race, Log: &log}
+	selfTested := false
+	cfg.selfTest = func(check func(*ledger, []event) []Check, led *ledger, evs []event) {
+		selfTested = true
+		tamperedChecksFail(t, check, led, evs)
+	}
+	rep, err := runConfig(cfg, "go test ./scripts/loadrun -run TestLoadRunShort")
+	if err != nil {
+		t.Fatalf("the load run could not be carried out: %v\n%s", err, log.String())
+	}
+	var out bytes.Buffer
+	printReport(&out, rep)
+	if !rep.Pass {
+		t.Fatalf("load run failed its checks:\n%s\n%s", out.String(), log.String())
+	}
+	t.Logf("\n%s", out.String())
+	// The run did real work, on every path.
+	want := []string{"mcp pad_project.next", "mcp pad_item.claim", "mcp pad_item.get", "mcp pad_item.update",
+		"mcp pad_item.comment", "mcp pad_item.create", "mcp pad_item.list", "mcp pad_search.query",
+		"mcp pad_item.release", "padctl item-list", "padctl item-show", "padctl item-create"}
+	seen := map[string]int{}
+	for _, o := range rep.Ops {
+		seen[o.Op] = o.OK
+	}
+	for _, op := range want {
+		if seen[op] == 0 {
+			t.Errorf("no successful %s in the run", op)
+		}
+	}
+	if !selfTested {
+		t.Error("the checks were not tried on a tampered ledger")
+	}
+	if n, _ := rep.SSE["reconnects"].(int); n == 0 {
+		t.Errorf("the event watcher never resumed with Last-Event-ID (sse %v)", rep.SSE)
+	}
+}
+
+// tamperedChecksFail proves every check can fail: re-run on the run's own
+// ledger and events they pass; on a ledger claiming writes padd never
+// acknowledged, and an event record with a gap, a duplicate and a swap,
+// each of them fails.
+func tamperedChecksFail(t *testing.T, check func(*ledger, []event) []Check, led *ledger, evs []event) {
+	for _, c := range check(led, evs) {
+		if !c.Pass {
+			t.Errorf("re-check on the run's own record failed: %s: %s %v", c.Name, c.Detail, c.Samples)
+		}
+	}
+	if len(led.creates) == 0 || len(led.updates) == 0 || len(led.comments) == 0 || len(evs) < 10 {
+		t.Fatalf("the run acknowledged too little to tamper with: %d creates, %d updates, %d comments, %d events",
+			len(led.creates), len(led.updates), len(led.comments), len(evs))
+	}
+	bad := newLedger()
+	bad.creates = append([]createAck(nil), led.creates...)
+	bad.updates = append([]updateAck(nil), led.updates...)
+	bad.comments = append([]commentAck(nil), led.comments...)
+	bad.writes = append([]writeAck(nil), led.writes...)
+	for k, v := range led.unsequenced {
+		bad.unsequenced[k] = v
+	}
+	bad.counterAcked = led.counterAcked + 1 // an increment padd never counted
+	bad.creates[0].Content += " (not what was written)"
+	bad.creates = append(bad.creates, createAck{ID: "01900000-0000-7000-8000-000000000000", Ref: "TASK-999999",
+		Title: "never made lrneverwritten", Token: "lrneverwritten", Content: "x", Priority: "low"})
+	for i := range bad.updates {
+		if bad.updates[i].Ref == led.updates[0].Ref {
+			bad.updates[i].Status = "cancelled"
+		}
+	}
+	bad.comments = append(bad.comments, commentAck{ItemRef: led.comments[0].ItemRef, ItemID: led.comments[0].ItemID,
+		CommentID: "01900000-0000-7000-8000-000000000001", Body: "never said"})
+	tampered := append([]event(nil), evs...)
+	mid := len(tampered) / 2
+	tampered = append(tampered[:mid], tampered[mid+1:]...)                            // a gap
+	tampered = append(tampered[:3], append([]event{tampered[2]}, tampered[3:]...)...) // a duplicate
+	tampered[6], tampered[7] = tampered[7], tampered[6]                               // a reordering
+	for _, c := range check(bad, tampered) {
+		if c.Pass {
+			t.Errorf("check passed on a tampered record: %s: %s", c.Name, c.Detail)
+		}
+	}
+}
