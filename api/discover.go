@@ -78,7 +78,40 @@ func ReadInfo(dir string) (*Info, error) {
 	if err := json.Unmarshal(b, &i); err != nil {
 		return nil, fmt.Errorf("%s is unreadable (%v); padd rewrites it when it starts", filepath.Join(dir, InfoFile), err)
 	}
+	if why := i.problem(); why != "" {
+		return nil, fmt.Errorf("%s is unreadable (%s); padd rewrites it when it starts", filepath.Join(dir, InfoFile), why)
+	}
 	return &i, nil
+}
+
+// problem says what makes an Info unusable, or "": a client must never
+// act on a pid it could not own (signals to pid 0 or -1 reach a whole
+// group), dial a port that cannot exist, or send a token that would not
+// be one header value.
+func (i *Info) problem() string {
+	switch {
+	case i.PID <= 0:
+		return fmt.Sprintf("pid %d", i.PID)
+	case i.Port <= 0 || i.Port > 65535:
+		return fmt.Sprintf("port %d", i.Port)
+	case !validToken(i.Token):
+		return "the token is empty or not printable ASCII"
+	}
+	return ""
+}
+
+// validToken: a non-empty run of printable ASCII without spaces, as padd
+// mints them ("padd_" and hex).
+func validToken(t string) bool {
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] <= ' ' || t[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // WriteFileAtomic writes data to path with mode 0600 through a temporary

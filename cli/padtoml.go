@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 	"github.com/padd/padd/api"
@@ -43,6 +44,11 @@ func badPadToml(err error) error {
 // (url, agent_name, [push] ...) are kept; comments are not, as the TOML
 // encoder cannot carry them.
 func writePadToml(dir, workspace string) (string, error) {
+	if !utf8.ValidString(workspace) {
+		// TOML is UTF-8: such a value would be written, then the file
+		// would no longer read (fuzzing found it).
+		return "", failf("bad_workspace", "name the workspace by its slug", "workspace %q is not valid UTF-8", workspace)
+	}
 	path := filepath.Join(dir, PadTomlName)
 	doc := map[string]any{}
 	if b, err := os.ReadFile(path); err == nil {

@@ -108,6 +108,10 @@ func Run(ctx context.Context, cfg Config) error {
 	infoPath := filepath.Join(cfg.DataDir, api.InfoFile)
 	if err := api.WriteFileAtomic(infoPath, b); err != nil {
 		ln.Close()
+		if storage.IsNoSpace(err) {
+			return fmt.Errorf("the disk holding %s is full, so padd cannot announce itself in %s: free some space and start it again (%w)",
+				cfg.DataDir, api.InfoFile, err)
+		}
 		return fmt.Errorf("write %s: %w", infoPath, err)
 	}
 	defer removeInfo(infoPath, info.PID)
@@ -116,7 +120,12 @@ func Run(ctx context.Context, cfg Config) error {
 	defer stopSelf()
 	srv := NewServer(store, index, token, log)
 	srv.stop = stopSelf
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// No ReadTimeout or WriteTimeout: they would cut event streams. A
+	// slow header is bounded here, a slow body by the server (its
+	// bodyTimeout), an idle keep-alive connection by IdleTimeout, and a
+	// stalled stream reader by the stream's own write deadline.
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: 1 << 20, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("padd serving", "addr", ln.Addr().String(), "pid", info.PID, "version", api.Version, "data", cfg.DataDir)

@@ -7,11 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
 )
 
 // MaxBody bounds a request body (Pad's downstream cap).
@@ -37,6 +39,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // status; anything else is a server_error, logged with what happened.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := model.AsError(err)
+	if !ok && storage.IsNoSpace(err) {
+		// A full disk met outside the store's own commit (which codes it
+		// itself): still Pad's 507, never a bare 500.
+		e, ok = storage.NoSpace(err), true
+	}
 	if !ok {
 		var ae *api.Error
 		if errors.As(err, &ae) {
@@ -63,12 +70,17 @@ func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
+	if r.ContentLength > MaxBody { // refused before a byte is read
+		return nil, tooLarge()
+	}
 	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBody))
 	var mbe *http.MaxBytesError
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, model.Errorf(model.CodeRequestTimeout, http.StatusRequestTimeout,
+			"the request body did not arrive within %s; send it in one go", bodyTimeout(r)).With("reason", "body")
+	}
 	if errors.As(err, &mbe) {
-		return nil, model.Errorf(model.CodeTooLarge, http.StatusRequestEntityTooLarge,
-			"request body is larger than %d bytes; send less (split bulk work, or move long content to an attachment)", MaxBody).
-			With("reason", "body").With("limit_bytes", MaxBody)
+		return nil, tooLarge()
 	}
 	if err != nil {
 		return nil, model.BadRequest("could not read the request body: %v", err)
@@ -77,6 +89,12 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, model.BadRequest("request body is not valid UTF-8")
 	}
 	return b, nil
+}
+
+func tooLarge() error {
+	return model.Errorf(model.CodeTooLarge, http.StatusRequestEntityTooLarge,
+		"request body is larger than %d bytes; send less (split bulk work, or move long content to an attachment)", MaxBody).
+		With("reason", "body").With("limit_bytes", MaxBody)
 }
 
 // decodeBody reads a JSON body into v. An empty body leaves v alone.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"crypto/subtle"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
@@ -32,13 +34,35 @@ type Server struct {
 	stop    func()
 	started time.Time
 	sse     sseState // event-stream settings and admission (h_sse.go)
+	// bodyTimeout bounds the read of a request body, so a client that
+	// trickles one (slowloris) cannot hold a connection open for ever.
+	bodyTimeout time.Duration
 }
+
+// Request limits beyond the body's (MaxBody): a longer request target or
+// more header bytes are refused in Pad's envelope. (Past net/http's own
+// 1 MiB header cap, net/http answers a plain 431 before padd sees it.)
+const (
+	MaxURI         = 16 << 10
+	MaxHeaderBytes = 64 << 10
+	// DefaultBodyTimeout bounds reading a request body
+	// (PADD_BODY_TIMEOUT, a Go duration, overrides it). A loopback client
+	// sends MaxBody in milliseconds.
+	DefaultBodyTimeout = 20 * time.Second
+)
 
 // NewServer builds the API over an open store. token is required on every
 // route but health.
 func NewServer(store *storage.Store, index *searchindex.Index, token string, log *slog.Logger) *Server {
 	s := &Server{store: store, index: index, token: token, log: log, mux: http.NewServeMux(), done: make(chan struct{}),
-		now: time.Now, started: time.Now().UTC()}
+		now: time.Now, started: time.Now().UTC(), bodyTimeout: DefaultBodyTimeout}
+	if v := os.Getenv("PADD_BODY_TIMEOUT"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			s.bodyTimeout = d
+		} else {
+			log.Warn("PADD_BODY_TIMEOUT is not a positive duration (e.g. 20s); using the default", "value", v)
+		}
+	}
 	s.routes()
 	return s
 }
@@ -85,12 +109,43 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, model.Errorf(model.CodeForbidden, 403, "requests from web pages are refused: padd's API is for local programs, not browsers").With("reason", "origin"))
 		return
 	}
+	if len(r.RequestURI) > MaxURI {
+		writeError(w, r, model.Errorf(model.CodeTooLarge, http.StatusRequestURITooLong,
+			"the request target is longer than %d bytes; send long values in a body", MaxURI).With("reason", "uri").With("limit_bytes", MaxURI))
+		return
+	}
+	if n := headerBytes(r.Header); n > MaxHeaderBytes {
+		writeError(w, r, model.Errorf(model.CodeTooLarge, http.StatusRequestHeaderFieldsTooLarge,
+			"the request headers are %d bytes, more than padd's %d", n, MaxHeaderBytes).With("reason", "headers").With("limit_bytes", MaxHeaderBytes))
+		return
+	}
 	if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path && p != "" {
 		r.URL.Path = p // Pad's router takes both; never redirect (a redirected POST loses its body)
 	}
 	if !public[r.URL.Path] && !s.authorized(r) {
 		writeError(w, r, model.Errorf(model.CodeUnauthorized, 401, "Authentication required: send Authorization: Bearer <token> (the token is in daemon.json in padd's data directory; padctl reads it for you)"))
 		return
+	}
+	if why := pathProblem(r.URL.Path); why != "" {
+		// The mux would answer with a plain redirect to the cleaned path
+		// (and a redirected POST loses its body); no ref or slug ever
+		// needs one of these.
+		writeError(w, r, model.BadRequest("the request path %s; refs and slugs never need that", why).With("reason", "path"))
+		return
+	}
+	for _, h := range []string{"X-Pad-Agent", "X-Padd-Source", "X-Pad-Worker"} {
+		// net/http refuses control characters in header values, not
+		// bytes that are not UTF-8; these end up in the change log.
+		if v := r.Header.Get(h); !utf8.ValidString(v) {
+			writeError(w, r, model.BadRequest("the %s header is not valid UTF-8", h).With("reason", "header").With("header", h))
+			return
+		}
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) == nil {
+			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc, timeout: s.bodyTimeout}
+		}
 	}
 	if _, pattern := s.mux.Handler(r); pattern == "" {
 		s.noRoute(w, r)
@@ -129,6 +184,74 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeError(w, r, model.NotFound("no route %s %s", r.Method, r.URL.Path).With("scope", "route"))
+}
+
+// headerBytes counts a request's header bytes as they came on the wire.
+func headerBytes(h http.Header) int {
+	n := 0
+	for k, vs := range h {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4 // ": " and CRLF
+		}
+	}
+	return n
+}
+
+// pathProblem says what is wrong with a (decoded) request path, or "":
+// invalid UTF-8, a control character (NUL included), a "." or ".."
+// segment, or an empty one (//).
+func pathProblem(p string) string {
+	if p == "/" {
+		return ""
+	}
+	if !utf8.ValidString(p) {
+		return "is not valid UTF-8"
+	}
+	for _, c := range p {
+		if c < 0x20 || c == 0x7f {
+			return "holds a control character"
+		}
+	}
+	for _, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		switch seg {
+		case ".", "..":
+			return "has a . or .. segment"
+		case "":
+			return "has an empty segment (//)"
+		}
+	}
+	return ""
+}
+
+// deadlineBody is a request body read under a deadline (the server's
+// bodyTimeout). Once the whole body is in, the deadline is lifted:
+// net/http goes on reading the connection in the background while the
+// handler runs, and must not take a stale deadline for the client going
+// away. A body that failed (timed out) keeps it, so net/http's drain of
+// the unread rest fails at once and the refusal goes out, instead of
+// waiting on the trickle.
+type deadlineBody struct {
+	io.ReadCloser
+	rc      *http.ResponseController
+	timeout time.Duration
+	lifted  bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.lifted {
+		b.lifted = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// bodyTimeout is how long the server waited for r's body.
+func bodyTimeout(r *http.Request) time.Duration {
+	if b, ok := r.Body.(*deadlineBody); ok {
+		return b.timeout
+	}
+	return DefaultBodyTimeout
 }
 
 // loopbackHost accepts 127.0.0.1, ::1 and localhost (with any port).

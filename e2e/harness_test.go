@@ -154,6 +154,12 @@ type proc struct {
 // if still running, reap, and fail the test on a data race report.
 func spawn(t testing.TB, home string, args ...string) *proc {
 	t.Helper()
+	return spawnEnv(t, home, nil, args...)
+}
+
+// spawnEnv is spawn with extra environment variables (KEY=value).
+func spawnEnv(t testing.TB, home string, extra []string, args ...string) *proc {
+	t.Helper()
 	cmd := exec.Command(paddBin, args...)
 	env := []string{}
 	for _, kv := range os.Environ() {
@@ -161,7 +167,7 @@ func spawn(t testing.TB, home string, args ...string) *proc {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(env, "PAD_HOME="+home, "GORACE=halt_on_error=0")
+	cmd.Env = append(append(env, "PAD_HOME="+home, "GORACE=halt_on_error=0"), extra...)
 	p := &proc{t: t, home: home, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout = io.Discard
 	cmd.Stderr = p.stderr
@@ -277,9 +283,15 @@ type instance struct {
 // serves: daemon.json names its pid and health answers.
 func startPadd(t testing.TB, home string) *instance {
 	t.Helper()
+	return startPaddEnv(t, home, nil)
+}
+
+// startPaddEnv is startPadd with extra environment variables.
+func startPaddEnv(t testing.TB, home string, env []string) *instance {
+	t.Helper()
 	for attempt := 0; ; attempt++ {
 		port := freePort(t)
-		p := spawn(t, home, "--port", strconv.Itoa(port))
+		p := spawnEnv(t, home, env, "--port", strconv.Itoa(port))
 		p.port = port
 		d, err := waitServing(p, 30*time.Second)
 		if err == nil {

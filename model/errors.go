@@ -34,6 +34,8 @@ const (
 	CodeServerError              = "server_error"
 	CodeUnavailable              = "unavailable"
 	CodeInsufficientStorage      = "insufficient_storage"
+	// padd's own: a request body that did not arrive in time (408).
+	CodeRequestTimeout = "request_timeout"
 )
 
 // Error is a coded refusal. Message says what happened; Details carries

@@ -60,7 +60,8 @@ type Index struct {
 	mu      sync.Mutex
 	changed *sync.Cond // signalled when a watermark moves or the state changes
 	bi      bleve.Index
-	asked   bool // a rebuild was requested
+	asked   bool   // a rebuild was requested
+	damage  string // why the live index was found damaged ("": it was not)
 	wm      map[string]int64
 	state   string
 	reason  string
@@ -76,7 +77,7 @@ func Open(dataDir string, store *storage.Store, log *slog.Logger) (*Index, error
 	x := &Index{path: filepath.Join(dataDir, Dir), store: store, log: log, wm: map[string]int64{},
 		state: StateReady, kick: make(chan struct{}, 1)}
 	x.changed = sync.NewCond(&x.mu)
-	bi, err := bleve.OpenUsing(x.path, scorchConfig())
+	bi, err := openChecked(x.path)
 	switch {
 	case err == nil:
 		if v, _ := bi.GetInternal([]byte(kFormat)); string(v) != FormatVersion {
@@ -163,6 +164,11 @@ func (x *Index) Close() error {
 func (x *Index) Status() Status {
 	x.mu.Lock()
 	st := Status{State: x.state, Reason: x.reason, Done: x.done, Total: x.total, Watermarks: map[string]int64{}}
+	if x.asked && x.state != StateRebuilding {
+		// Requested but not yet started: say so, or a caller waiting for
+		// the rebuild would read "ready" from the old index and stop.
+		st.State, st.Reason, st.Done, st.Total = StateRebuilding, "rebuild requested", 0, 0
+	}
 	for k, v := range x.wm {
 		st.Watermarks[k] = v
 	}
@@ -209,16 +215,44 @@ func (x *Index) startRebuild() error {
 	if x.state == StateRebuilding {
 		return nil
 	}
+	reason, damaged := "rebuild requested", x.damage != ""
+	if damaged {
+		reason = x.damage
+	}
+	x.damage = ""
 	if x.bi != nil {
-		x.bi.Close()
+		closeQuietly(x.bi)
 		x.bi = nil
 	}
-	if err := x.fresh("rebuild requested", false); err != nil {
+	if err := x.fresh(reason, damaged); err != nil {
 		x.state, x.err = StateFailed, err
 		return err
 	}
 	x.changed.Broadcast()
 	return nil
+}
+
+// damaged reports a live index that failed under a search or a batch
+// (Bleve panics on some corrupt segments): it is moved aside and rebuilt
+// in the background, and the caller is told the index is rebuilding.
+func (x *Index) damaged(why string) error {
+	x.log.Error("search index is damaged; moving it aside and rebuilding", "reason", why)
+	x.mu.Lock()
+	x.asked = true
+	if x.damage == "" {
+		x.damage = why
+	}
+	done, total := x.done, x.total
+	x.mu.Unlock()
+	x.poke()
+	return &ErrRebuilding{Done: done, Total: total}
+}
+
+// closeQuietly closes a Bleve index that may be damaged: a panic while
+// closing it is swallowed (the index is being thrown away).
+func closeQuietly(bi bleve.Index) {
+	defer func() { _ = recover() }()
+	bi.Close()
 }
 
 func (x *Index) poke() {
@@ -371,6 +405,26 @@ func (x *Index) commit(ws string, seq int64, docs []storage.IndexDoc) error {
 	if bi == nil {
 		return errors.New("search index is closed")
 	}
+	if err := x.batch(bi, ws, seq, docs); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	if seq > x.wm[ws] {
+		x.wm[ws] = seq
+	}
+	x.changed.Broadcast()
+	x.mu.Unlock()
+	return nil
+}
+
+// batch writes one batch. A panic in Bleve (a damaged index) is an
+// error, and the index is rebuilt.
+func (x *Index) batch(bi bleve.Index, ws string, seq int64, docs []storage.IndexDoc) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = x.damaged(fmt.Sprintf("an index batch panicked: %v", p))
+		}
+	}()
 	b := bi.NewBatch()
 	for _, d := range docs {
 		if d.Gone {
@@ -389,12 +443,6 @@ func (x *Index) commit(ws string, seq int64, docs []storage.IndexDoc) error {
 	if err := bi.Batch(b); err != nil {
 		return fmt.Errorf("index batch: %w", err)
 	}
-	x.mu.Lock()
-	if seq > x.wm[ws] {
-		x.wm[ws] = seq
-	}
-	x.changed.Broadcast()
-	x.mu.Unlock()
 	return nil
 }
 
@@ -427,28 +475,33 @@ func (x *Index) rebuild(ctx context.Context) error {
 	}
 	heads := map[string]int64{}
 	indexed := 0
+	// abandon drops a build that will not finish. Bleve's builder panics
+	// closing an empty build, so one with nothing in it is only removed.
+	abandon := func(err error) error {
+		if indexed > 0 {
+			bld.Close()
+		}
+		os.RemoveAll(x.building())
+		return err
+	}
 	for _, ws := range wss {
 		if heads[ws.ID], err = x.store.Head(ws.ID); err != nil {
-			bld.Close()
-			return err
+			return abandon(err)
 		}
 		for after := ""; ; {
 			if ctx.Err() != nil {
-				bld.Close()
-				return ctx.Err()
+				return abandon(ctx.Err())
 			}
 			docs, next, err := x.store.ScanItems(ws.ID, after, batchSize)
 			if err != nil {
-				bld.Close()
-				return err
+				return abandon(err)
 			}
 			for _, d := range docs {
 				if d.Gone {
 					continue
 				}
 				if err := bld.Index(d.ID, toDoc(d)); err != nil {
-					bld.Close()
-					return fmt.Errorf("index item %s: %w", d.ID, err)
+					return abandon(fmt.Errorf("index item %s: %w", d.ID, err))
 				}
 				indexed++
 			}

@@ -56,9 +56,14 @@ type Result struct {
 
 // Search answers a query. While the index is being rebuilt it returns
 // *ErrRebuilding rather than partial answers.
-func (x *Index) Search(ctx context.Context, r Request) (*Result, error) {
+func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) {
 	x.use.RLock()
 	defer x.use.RUnlock()
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, x.damaged(fmt.Sprintf("a search panicked: %v", p))
+		}
+	}()
 	x.mu.Lock()
 	bi, state, done, total, ferr := x.bi, x.state, x.done, x.total, x.err
 	x.mu.Unlock()
@@ -75,7 +80,7 @@ func (x *Index) Search(ctx context.Context, r Request) (*Result, error) {
 		// workspace would walk every document's posting for nothing.
 		r.Workspaces = nil
 	}
-	res, err := x.run(ctx, bi, r, p, false)
+	res, err = x.run(ctx, bi, r, p, false)
 	if err != nil || res.Total > 0 || len(p.Words) == 0 {
 		return res, err
 	}

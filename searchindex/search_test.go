@@ -193,3 +193,25 @@ func TestRestartCatchesUpAndCorruptIndexRebuilds(t *testing.T) {
 		t.Fatalf("damaged index kept aside: %v", matches)
 	}
 }
+
+// A requested rebuild reads as rebuilding from the moment it is asked
+// for until the new index is ready, never as the old index's "ready".
+func TestRebuildRequestedShowsAtOnce(t *testing.T) {
+	f := newFixture(t)
+	a := f.create("tasks", "Before the rebuild", "", nil)
+	wantHits(t, "before", f.search("rebuild"), a.ID)
+	if err := f.idx.Rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.idx.Status(); st.State != StateRebuilding {
+		t.Fatalf("right after Rebuild: state %q", st.State)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for f.idx.Status().State != StateReady {
+		if time.Now().After(deadline) {
+			t.Fatalf("rebuild did not finish: %+v", f.idx.Status())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	wantHits(t, "after", f.search("rebuild"), a.ID)
+}

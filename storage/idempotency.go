@@ -109,7 +109,7 @@ func (s *Store) SweepIdempotency() (int, error) {
 		return 0, err
 	}
 	for _, ws := range wss {
-		err := s.db.Update(func(tx *bolt.Tx) error {
+		err := s.update(func(tx *bolt.Tx) error {
 			b := openWS(tx, ws.ID)
 			if b == nil {
 				return nil

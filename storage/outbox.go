@@ -14,7 +14,7 @@ import (
 // SetSyncLinked links or unlinks a workspace for sync. Unlinking drops
 // the queue.
 func (s *Store) SetSyncLinked(ws string, linked bool) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		rec, err := liveWorkspace(tx, ws)
 		if err != nil {
 			return err
@@ -57,7 +57,7 @@ func (s *Store) Outbox(ws string, after int64, limit int) ([]model.Change, error
 // AckOutbox removes the queued changes up to and including seq: the
 // remote has them.
 func (s *Store) AckOutbox(ws string, through int64) error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *bolt.Tx) error {
 		rec, err := liveWorkspace(tx, ws)
 		if err != nil {
 			return err

@@ -655,7 +655,7 @@ func (s *Store) MarkSeen(ws string, caller model.Actor, now time.Time) (time.Tim
 		now = s.clock()
 	}
 	at := model.Truncate1s(now)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		rec, err := liveWorkspace(tx, ws)
 		if err != nil {
 			return err

@@ -383,7 +383,7 @@ func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminde
 		return nil, time.Time{}, err
 	}
 	if len(purged) > 0 {
-		if err := s.db.Update(func(tx *bolt.Tx) error {
+		if err := s.update(func(tx *bolt.Tx) error {
 			for _, k := range purged {
 				if err := tx.Bucket(bRemDue).Delete(k); err != nil {
 					return err

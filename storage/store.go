@@ -138,7 +138,7 @@ func Open(path string, opt Options) (*Store, error) {
 		writes: make(chan *writeReq, maxGroup), closing: make(chan struct{}), committerDone: make(chan struct{})}
 	if err := s.migrate(); err != nil {
 		db.Close()
-		return nil, err
+		return nil, classify(err)
 	}
 	go s.committer()
 	// The clock starts at the newest change on file, so change-log times

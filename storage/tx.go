@@ -113,6 +113,7 @@ func (s *Store) commitGroup(group []*writeReq) {
 			}
 			return
 		case failed < 0: // the commit itself failed: nobody's write landed
+			err = classify(err) // a full disk is a coded 507, not a bare failure
 			for _, r := range group {
 				r.done <- err
 			}

@@ -93,7 +93,7 @@ func (s *Store) CreateWorkspace(in WorkspaceCreate, actor model.Actor) (*model.W
 	}
 	var out *model.Workspace
 	var note Notification
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		now := s.clock()
 		slugs := tx.Bucket(bWSSlugs)
 		slug := model.UniqueSlug(model.WorkspaceSlug(in.Slug, name), func(c string) bool { return slugs.Get([]byte(c)) != nil })
@@ -245,7 +245,7 @@ func (s *Store) DeleteWorkspace(ref string, actor model.Actor) error {
 func (s *Store) RestoreWorkspace(ref string, actor model.Actor) (*model.Workspace, error) {
 	var out *model.Workspace
 	var note Notification
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		ws, err := findWorkspace(tx, ref)
 		if err != nil {
 			return err
@@ -282,7 +282,7 @@ func (s *Store) RestoreWorkspace(ref string, actor model.Actor) (*model.Workspac
 // ago, with all their data. It returns the purged slugs.
 func (s *Store) PurgeWorkspaces() ([]string, error) {
 	var purged []string
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		cutoff := s.now().Add(-RestoreWindow)
 		var victims []*model.Workspace
 		err := tx.Bucket(bWorkspaces).ForEach(func(k, _ []byte) error {

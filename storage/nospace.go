@@ -1,0 +1,65 @@
+package storage
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// IsNoSpace reports whether err says the disk refused to store more: the
+// file system is full (ENOSPC), the user's quota is used up (EDQUOT), or
+// a file-size limit was hit (EFBIG). A coded refusal is never one, even
+// when its message happens to quote such words.
+func IsNoSpace(err error) bool {
+	if err == nil {
+		return false
+	}
+	if _, coded := model.AsError(err); coded {
+		return model.IsCode(err, model.CodeInsufficientStorage)
+	}
+	if isNoSpaceErrno(err) {
+		return true
+	}
+	// bbolt reports a failed grow of the file with %s, which drops the
+	// errno; its text is all that is left.
+	msg := strings.ToLower(err.Error())
+	for _, s := range noSpaceTexts {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+var noSpaceTexts = []string{"no space left on device", "disk quota exceeded", "file too large",
+	"not enough space on the disk", "disk is full"}
+
+// NoSpace is the refusal of a write the disk could not hold: 507
+// insufficient_storage. Nothing of the write was kept (a bbolt commit is
+// all or nothing), what was stored before is untouched, reads go on, and
+// writes succeed again as soon as space is freed, without a restart.
+func NoSpace(err error) *model.Error {
+	return model.Errorf(model.CodeInsufficientStorage, http.StatusInsufficientStorage,
+		"the disk holding padd's data is full, so nothing was written (%v); free some space and retry: padd needs no restart", err).
+		With("reason", "disk_full")
+}
+
+// classify turns a disk-full failure into NoSpace; any other error is
+// returned as it is.
+func classify(err error) error {
+	if err == nil || !IsNoSpace(err) {
+		return err
+	}
+	if _, coded := model.AsError(err); coded {
+		return err
+	}
+	return NoSpace(err)
+}
+
+// update runs fn in one read-write transaction, a disk-full commit
+// refused as NoSpace. Every write outside the committer goes through it.
+func (s *Store) update(fn func(tx *bolt.Tx) error) error {
+	return classify(s.db.Update(fn))
+}

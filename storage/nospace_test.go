@@ -1,0 +1,42 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
+	"testing"
+
+	"github.com/padd/padd/model"
+)
+
+func TestIsNoSpace(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{&fs.PathError{Op: "write", Path: "/d/padd.db", Err: syscall.ENOSPC}, true},
+		{fmt.Errorf("commit: %w", &fs.PathError{Op: "write", Path: "/d/padd.db", Err: syscall.EDQUOT}), true},
+		{&fs.PathError{Op: "truncate", Path: "/d/padd.db", Err: syscall.EFBIG}, true},
+		// bbolt's grow formats the cause with %s: only the text is left.
+		{errors.New("file resize error: truncate /d/padd.db: no space left on device"), true},
+		{errors.New("file resize error: truncate /d/padd.db: file too large"), true},
+		{&fs.PathError{Op: "write", Path: "/d/padd.db", Err: syscall.EIO}, false},
+		{errors.New("database not open"), false},
+		// A coded refusal is never reclassified, whatever it quotes.
+		{model.NotFound("Item not found: no space left on device"), false},
+		{NoSpace(syscall.ENOSPC), true},
+	} {
+		if got := IsNoSpace(c.err); got != c.want {
+			t.Errorf("IsNoSpace(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+	e, ok := model.AsError(classify(&fs.PathError{Op: "write", Path: "/d/padd.db", Err: syscall.ENOSPC}))
+	if !ok || e.Code != model.CodeInsufficientStorage || e.Status != 507 || e.Details["reason"] != "disk_full" {
+		t.Fatalf("classify(ENOSPC) = %+v", e)
+	}
+	if err := classify(model.NotFound("x")); !model.IsNotFound(err) {
+		t.Fatalf("classify changed a coded error: %v", err)
+	}
+}

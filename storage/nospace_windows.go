@@ -1,0 +1,13 @@
+//go:build windows
+
+package storage
+
+import (
+	"errors"
+	"syscall"
+)
+
+// ERROR_HANDLE_DISK_FULL (39) and ERROR_DISK_FULL (112).
+func isNoSpaceErrno(err error) bool {
+	return errors.Is(err, syscall.Errno(39)) || errors.Is(err, syscall.Errno(112))
+}
