@@ -379,6 +379,11 @@ func (x *Index) catchUpWorkspace(ctx context.Context, ws string) error {
 		seen := map[string]bool{}
 		var items []string
 		for _, ch := range changes {
+			// Only items and their comments are in the index: a lease, a
+			// star, a reminder or a link changes nothing it holds.
+			if ch.Entity != model.EntityItem && ch.Entity != model.EntityComment {
+				continue
+			}
 			if ch.ItemID != "" && !seen[ch.ItemID] {
 				seen[ch.ItemID] = true
 				items = append(items, ch.ItemID)
@@ -404,6 +409,18 @@ func (x *Index) commit(ws string, seq int64, docs []storage.IndexDoc) error {
 	x.mu.Unlock()
 	if bi == nil {
 		return errors.New("search index is closed")
+	}
+	if len(docs) == 0 && seq > 0 {
+		// Nothing indexed changed: move the watermark in memory only. The
+		// next real batch persists it; a crash before then replays these
+		// few changes, harmlessly.
+		x.mu.Lock()
+		if seq > x.wm[ws] {
+			x.wm[ws] = seq
+		}
+		x.changed.Broadcast()
+		x.mu.Unlock()
+		return nil
 	}
 	if err := x.batch(bi, ws, seq, docs); err != nil {
 		return err
@@ -651,5 +668,8 @@ func sortedKeys(m map[string]any) []string {
 // watermark come back together from the last persisted snapshot and the
 // indexer replays the rest from the change log.
 func scorchConfig() map[string]any {
-	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true}
+	// The persister naps between flushes so a burst of small batches
+	// becomes one segment file on disk, not one each.
+	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true,
+		"scorchPersisterOptions": map[string]any{"persisterNapTimeMSec": 500}}
 }

@@ -57,17 +57,22 @@ func (qt queryTerms) snippet(text string) string {
 	if text == "" || (len(qt.terms) == 0 && len(qt.prefixes) == 0) {
 		return ""
 	}
-	var hits [][2]int
-	for _, tok := range enAnalyzer.Analyze([]byte(text)) {
-		if qt.terms[string(tok.Term)] || qt.prefixed(strings.ToLower(text[tok.Start:tok.End])) {
-			hits = append(hits, [2]int{tok.Start, tok.End})
+	// Analyze a chunk at a time until the first match, then only the
+	// snippet's window: a long body is not analyzed whole for 200 bytes.
+	first := -1
+	for at := 0; at < len(text) && first < 0; {
+		end := wordEnd(text, min(len(text), at+1024))
+		if hits := qt.matches(text, at, end); len(hits) > 0 {
+			first = hits[0][0]
 		}
+		at = end
 	}
-	if len(hits) == 0 {
+	if first < 0 {
 		return ""
 	}
-	start := wordStart(text, max(0, hits[0][0]-snippetBefore))
+	start := wordStart(text, max(0, first-snippetBefore))
 	end := wordEnd(text, min(len(text), start+snippetLen))
+	hits := qt.matches(text, start, end)
 	var b strings.Builder
 	if start > 0 {
 		b.WriteString("…")
@@ -86,6 +91,18 @@ func (qt queryTerms) snippet(text string) string {
 		b.WriteString("…")
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// matches returns the spans of text[from:to] that match the query.
+func (qt queryTerms) matches(text string, from, to int) [][2]int {
+	var hits [][2]int
+	for _, tok := range enAnalyzer.Analyze([]byte(text[from:to])) {
+		s, e := from+tok.Start, from+tok.End
+		if qt.terms[string(tok.Term)] || qt.prefixed(strings.ToLower(text[s:e])) {
+			hits = append(hits, [2]int{s, e})
+		}
+	}
+	return hits
 }
 
 func (qt queryTerms) prefixed(word string) bool {
