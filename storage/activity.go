@@ -130,7 +130,7 @@ func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) 
 			if q.Before > 0 {
 				before = seqKey(q.Before)
 			}
-			return eachReverse(b.activity.Cursor(), nil, before, func(_, v []byte) (bool, error) { return visit(v) })
+			return eachReverse(b.activity().Cursor(), nil, before, func(_, v []byte) (bool, error) { return visit(v) })
 		}
 		it, err := itemByRef(b, q.ItemRef, false)
 		if err != nil {
@@ -140,8 +140,8 @@ func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) 
 		if q.Before > 0 {
 			before = cat(p, seqKey(q.Before))
 		}
-		return eachReverse(b.actItem.Cursor(), p, before, func(k, _ []byte) (bool, error) {
-			raw := b.activity.Get(k[16:])
+		return eachReverse(b.actItem().Cursor(), p, before, func(k, _ []byte) (bool, error) {
+			raw := b.activity().Get(k[16:])
 			if raw == nil {
 				return false, errInternal("activity index names a missing entry %d", getU64(k[16:]))
 			}

@@ -96,7 +96,7 @@ func (s *Store) Backlinks(ws, itemRef string, limit, offset int) (*BacklinkPage,
 		}
 		tid := mustID(target.ID)
 		hidden := map[string]bool{target.ID: true, target.ParentID: true}
-		for _, bk := range [][]edge{edgesOf(b.linkSrc, tid, model.LinkImplements), edgesOf(b.linkDst, tid, model.LinkImplements)} {
+		for _, bk := range [][]edge{edgesOf(b.linkSrc(), tid, model.LinkImplements), edgesOf(b.linkDst(), tid, model.LinkImplements)} {
 			for _, e := range bk {
 				hidden[idString(e.other)] = true
 			}
@@ -106,10 +106,10 @@ func (s *Store) Backlinks(ws, itemRef string, limit, offset int) (*BacklinkPage,
 		var hits []Backlink
 		var updated []int64 // the source's updated_at, for the order
 		p := []byte{kindAll, lifeLive}
-		c := b.index.Cursor()
+		c := b.index().Cursor()
 		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
 			id := k[len(k)-16:]
-			body := b.content.Get(id)
+			body := b.content().Get(id)
 			if !bytes.Contains(body, []byte("[[")) || hidden[idString(id)] {
 				continue
 			}

@@ -144,7 +144,7 @@ func bootstrapConventions(b *wsb, cs []*model.Collection) ([]model.BootstrapConv
 // sortedRoles lists the workspace's roles by sort order, then name.
 func sortedRoles(b *wsb) ([]*model.Role, error) {
 	var out []*model.Role
-	err := b.roles.ForEach(func(k, _ []byte) error {
+	err := b.roles().ForEach(func(k, _ []byte) error {
 		r, err := getRole(b, k)
 		if err == nil && r != nil {
 			out = append(out, r)

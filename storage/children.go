@@ -59,7 +59,7 @@ func (s *Store) Children(ws, parentRef string, limit, offset int) (*ChildrenPage
 			out.NextOffset = offset + limit
 		}
 		for _, it := range page {
-			it.Content = string(b.content.Get(mustID(it.ID)))
+			it.Content = string(b.content().Get(mustID(it.ID)))
 			v, err := view(b, it, colls)
 			if err != nil {
 				return err

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -50,66 +49,24 @@ type CollectionInfo struct {
 }
 
 func getCollection(b *wsb, id []byte) (*model.Collection, error) {
-	v := b.colls.Get(id)
+	v := b.colls().Get(id)
 	if v == nil {
 		return nil, nil
 	}
-	if c, ok := collCache.get(id, v); ok {
-		return c, nil
-	}
-	var c model.Collection
-	if err := decode(v, &c); err != nil {
-		return nil, errInternal("collection record unreadable: %v", err)
-	}
-	collCache.put(id, v, &c)
-	cp := c
-	return &cp, nil
+	return collCache.decode(id, v, "collection")
 }
 
 // collCache keeps decoded collections: nearly every read and write needs
 // its item's collection, and decoding a schema costs more than the rest
-// of a point read. An entry is used only while the stored bytes are the
-// ones it was decoded from, so it can never be stale.
-var collCache = &collectionCache{m: map[string]collEntry{}}
-
-type collEntry struct {
-	raw []byte
-	c   *model.Collection
-}
-
-type collectionCache struct {
-	mu sync.RWMutex
-	m  map[string]collEntry
-}
-
-// get returns a copy, so callers may change it.
-func (cc *collectionCache) get(id, raw []byte) (*model.Collection, bool) {
-	cc.mu.RLock()
-	e, ok := cc.m[string(id)]
-	cc.mu.RUnlock()
-	if !ok || !bytes.Equal(e.raw, raw) {
-		return nil, false
-	}
-	cp := *e.c
-	return &cp, true
-}
-
-func (cc *collectionCache) put(id, raw []byte, c *model.Collection) {
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	if len(cc.m) > 10000 { // many stores in one process (tests): start over
-		cc.m = map[string]collEntry{}
-	}
-	cp := *c
-	cc.m[string(id)] = collEntry{raw: append([]byte(nil), raw...), c: &cp}
-}
+// of a point read.
+var collCache = newDecodedCache[model.Collection]()
 
 func putCollection(b *wsb, c *model.Collection) error {
 	v, err := encode(c)
 	if err != nil {
 		return err
 	}
-	return b.colls.Put(mustID(c.ID), v)
+	return b.colls().Put(mustID(c.ID), v)
 }
 
 // findCollection resolves a collection by id, exact slug, then its
@@ -118,11 +75,11 @@ func findCollection(b *wsb, ref string) (*model.Collection, error) {
 	if id, ok := idKey(ref); ok {
 		return getCollection(b, id)
 	}
-	if id := b.collSlugs.Get([]byte(ref)); id != nil {
+	if id := b.collSlugs().Get([]byte(ref)); id != nil {
 		return getCollection(b, id)
 	}
 	for _, alt := range model.CollectionAliases(ref) {
-		if id := b.collSlugs.Get([]byte(alt)); id != nil {
+		if id := b.collSlugs().Get([]byte(alt)); id != nil {
 			return getCollection(b, id)
 		}
 	}
@@ -144,7 +101,7 @@ func liveCollection(b *wsb, ref string) (*model.Collection, error) {
 
 func collectionsOf(b *wsb) ([]*model.Collection, error) {
 	var out []*model.Collection
-	err := b.colls.ForEach(func(k, _ []byte) error {
+	err := b.colls().ForEach(func(k, _ []byte) error {
 		c, err := getCollection(b, k)
 		if err == nil {
 			out = append(out, c)
@@ -177,7 +134,7 @@ func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
 	if base == "" {
 		base = "collection"
 	}
-	slug := model.UniqueSlug(base, func(s string) bool { return b.collSlugs.Get([]byte(s)) != nil })
+	slug := model.UniqueSlug(base, func(s string) bool { return b.collSlugs().Get([]byte(s)) != nil })
 	id := newID()
 	prefix, err := w.claimPrefix(in.Prefix, name, id)
 	if err != nil {
@@ -194,7 +151,7 @@ func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
 		tw := model.DefaultTracksWork(in.IsSystem, schema, set)
 		set.TracksWork = &tw
 	}
-	order := b.colls.Stats().KeyN
+	order := b.colls().Stats().KeyN
 	if in.SortOrder != nil {
 		order = *in.SortOrder
 	}
@@ -210,7 +167,7 @@ func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
 	if err := putCollection(b, c); err != nil {
 		return nil, err
 	}
-	if err := b.collSlugs.Put([]byte(slug), mustID(id)); err != nil {
+	if err := b.collSlugs().Put([]byte(slug), mustID(id)); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -235,7 +192,7 @@ func schemaFrom(s *model.Schema, dsl string) (model.Schema, error) {
 // the name. A prefix once used keeps pointing at its collection, so old
 // refs resolve; another collection cannot take it.
 func (w *wtx) claimPrefix(requested, name, collID string) (string, error) {
-	p := w.ws.prefixes
+	p := w.ws.prefixes()
 	if requested != "" {
 		req := strings.ToUpper(strings.TrimSpace(requested))
 		if !model.ValidPrefix(req) {
@@ -413,7 +370,7 @@ func (s *Store) RestoreCollection(ws, ref string, actor model.Actor) (*model.Col
 		var err error
 		if id, ok := idKey(ref); ok {
 			c, err = getCollection(w.ws, id)
-		} else if id := w.ws.collSlugs.Get([]byte(ref)); id != nil {
+		} else if id := w.ws.collSlugs().Get([]byte(ref)); id != nil {
 			c, err = getCollection(w.ws, id)
 		}
 		if err != nil {

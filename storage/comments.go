@@ -49,7 +49,7 @@ type CommentDeletion struct {
 func commentKey(c *model.Comment) []byte { return cat(mustID(c.ItemID), mustID(c.ID)) }
 
 func getComment(b *wsb, itemID, id []byte) (*model.Comment, error) {
-	v := b.comments.Get(cat(itemID, id))
+	v := b.comments().Get(cat(itemID, id))
 	if v == nil {
 		return nil, nil
 	}
@@ -65,17 +65,17 @@ func putComment(b *wsb, c *model.Comment) error {
 	if err != nil {
 		return err
 	}
-	return firstErr(b.comments.Put(commentKey(c), v), b.commentIdx.Put(mustID(c.ID), mustID(c.ItemID)))
+	return firstErr(b.comments().Put(commentKey(c), v), b.commentIdx().Put(mustID(c.ID), mustID(c.ItemID)))
 }
 
 func delComment(b *wsb, c *model.Comment) error {
-	return firstErr(b.comments.Delete(commentKey(c)), b.commentIdx.Delete(mustID(c.ID)))
+	return firstErr(b.comments().Delete(commentKey(c)), b.commentIdx().Delete(mustID(c.ID)))
 }
 
 // commentsOf reads an item's comments, oldest first.
 func commentsOf(b *wsb, itemID []byte) ([]*model.Comment, error) {
 	var out []*model.Comment
-	c := b.comments.Cursor()
+	c := b.comments().Cursor()
 	for k, v := c.Seek(itemID); k != nil && bytes.HasPrefix(k, itemID); k, v = c.Next() {
 		var cm model.Comment
 		if err := decode(v, &cm); err != nil {
@@ -103,7 +103,7 @@ func findComment(b *wsb, itemRef, commentID string) (*model.Comment, error) {
 	if !ok {
 		return nil, commentNotFound(commentID)
 	}
-	itemID := b.commentIdx.Get(k)
+	itemID := b.commentIdx().Get(k)
 	if itemID == nil {
 		return nil, commentNotFound(commentID)
 	}

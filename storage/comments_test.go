@@ -41,12 +41,12 @@ func lastLog(t testing.TB, s *Store, ws string) (model.Change, model.Activity) {
 	}
 	err = s.view(func(tx *bolt.Tx) error {
 		b := openWS(tx, w.ID)
-		_, v := b.changes.Cursor().Last()
+		_, v := b.changes().Cursor().Last()
 		var err error
 		if ch, err = decodeChange(v); err != nil {
 			return err
 		}
-		_, v = b.activity.Cursor().Last()
+		_, v = b.activity().Cursor().Last()
 		return decode(v, &act)
 	})
 	if err != nil {

@@ -160,7 +160,7 @@ func (s *Store) ItemContext(ws, ref string, q ContextQuery) (*model.ContextBrief
 
 // checkContextRole accepts "" or a role slug of the workspace.
 func checkContextRole(b *wsb, role string) error {
-	if role == "" || b.roleSlugs.Get([]byte(role)) != nil {
+	if role == "" || b.roleSlugs().Get([]byte(role)) != nil {
 		return nil
 	}
 	roles, err := sortedRoles(b)
@@ -316,7 +316,7 @@ func (cx *contextReader) deps() (blocks, blockedBy []model.ContextDep, err error
 	for _, side := range []struct {
 		edges []edge
 		into  *[]model.ContextDep
-	}{{edgesOf(cx.b.linkSrc, id, model.LinkBlocks), &blocks}, {edgesOf(cx.b.linkDst, id, model.LinkBlocks), &blockedBy}} {
+	}{{edgesOf(cx.b.linkSrc(), id, model.LinkBlocks), &blocks}, {edgesOf(cx.b.linkDst(), id, model.LinkBlocks), &blockedBy}} {
 		for _, e := range side.edges {
 			o, c, err := cx.liveNeighbour(e.other, false)
 			if err != nil {
@@ -360,7 +360,7 @@ func (cx *contextReader) links() ([]model.ContextLink, error) {
 	for _, side := range []struct {
 		edges   []edge
 		inverse bool
-	}{{edgesOf(cx.b.linkSrc, id, ""), false}, {edgesOf(cx.b.linkDst, id, ""), true}} {
+	}{{edgesOf(cx.b.linkSrc(), id, ""), false}, {edgesOf(cx.b.linkDst(), id, ""), true}} {
 		for _, e := range side.edges {
 			if e.typ == model.LinkBlocks {
 				continue

@@ -174,7 +174,7 @@ func (x *viewCtx) activePlans() ([]planRow, error) {
 			continue
 		}
 		prefixes, _ := vc.statusStreams(func(v string) bool { return model.IsActivePlan(v) && vc.state(v) == model.StateOpen })
-		err := walkStreams(x.b.index, prefixes, false, func(suffix []byte, _ int) (bool, error) {
+		err := walkStreams(x.b.index(), prefixes, false, func(suffix []byte, _ int) (bool, error) {
 			s, err := x.sums.get(suffix[9:])
 			if err != nil || s == nil {
 				return err == nil, err
@@ -203,7 +203,7 @@ func (x *viewCtx) activePlans() ([]planRow, error) {
 // active plan.
 func (x *viewCtx) progress(parent []byte) (total, done int) {
 	p := cat([]byte{kindParentValue}, parent)
-	c := x.b.vcounts.Cursor()
+	c := x.b.vcounts().Cursor()
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
 		rest := k[len(p):]
 		if len(rest) < 16+2+2+1 || rest[len(rest)-1] != lifeLive {
@@ -292,7 +292,7 @@ func (x *viewCtx) stalled(after time.Duration, limit int) ([]model.WorkItem, int
 			}
 			p := vc.valueStream(vc.doneKey, v)
 			for _, section := range []byte{0, 1} { // pinned, then the rest
-				err := eachReverse(x.b.index.Cursor(), cat(p, []byte{section}), nil, func(k, _ []byte) (bool, error) {
+				err := eachReverse(x.b.index().Cursor(), cat(p, []byte{section}), nil, func(k, _ []byte) (bool, error) {
 					suffix := suffixOf(k)
 					if !suffixUpdated(suffix).Before(cutoff) {
 						// Backwards is oldest first: the first recent entry
@@ -340,7 +340,7 @@ func (x *viewCtx) overdue(limit int) ([]model.WorkItem, int, error) {
 	today := x.today()
 	var out []model.WorkItem
 	total := 0
-	c := x.b.due.Cursor()
+	c := x.b.due().Cursor()
 	for k, v := c.First(); k != nil && string(k[:min(len(k), 10)]) < today; k, v = c.Next() {
 		e, ok := decodeDue(k, v)
 		if !ok {
@@ -390,7 +390,7 @@ func (x *viewCtx) blocked(limit int) ([]model.WorkItem, int, error) {
 	var curOpen, curBlocked bool
 	// Backwards: targets newest first, and each one's links newest first,
 	// so the first open blocker met is the newest, the one Pad names.
-	err := eachReverse(x.b.blk.Cursor(), nil, nil, func(k, v []byte) (bool, error) {
+	err := eachReverse(x.b.blk().Cursor(), nil, nil, func(k, v []byte) (bool, error) {
 		if len(k) != 32 {
 			return true, nil
 		}
@@ -456,7 +456,7 @@ func (x *viewCtx) blocked(limit int) ([]model.WorkItem, int, error) {
 func (x *viewCtx) recentActivity(n int) ([]model.DashboardRecent, error) {
 	out := []model.DashboardRecent{}
 	en := newEnricher(x.b)
-	err := eachReverse(x.b.activity.Cursor(), nil, nil, func(_, raw []byte) (bool, error) {
+	err := eachReverse(x.b.activity().Cursor(), nil, nil, func(_, raw []byte) (bool, error) {
 		a, err := decodeActivity(x.b, raw)
 		if err != nil {
 			return false, err
@@ -507,7 +507,7 @@ func (x *viewCtx) byRole() ([]model.RoleBreakdown, error) {
 			n += int(countOf(x.b, vc.valueStream(keyRole, r.ID)))
 			for v := range vc.values {
 				if vc.state(v) != model.StateOpen {
-					n -= int(getU64(x.b.vcounts.Get(scopeKey(kindRoleValue, rk, vc.key, vc.doneKey, v, lifeLive))))
+					n -= int(getU64(x.b.vcounts().Get(scopeKey(kindRoleValue, rk, vc.key, vc.doneKey, v, lifeLive))))
 				}
 			}
 		}

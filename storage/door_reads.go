@@ -28,7 +28,7 @@ func (s *Store) IsStarred(ws, itemRef string) (bool, error) {
 		if err != nil {
 			return err
 		}
-		out = r.ws.stars.Get(mustID(it.ID)) != nil
+		out = r.ws.stars().Get(mustID(it.ID)) != nil
 		return nil
 	})
 	return out, err

@@ -104,7 +104,7 @@ func (s *Store) ChangesSince(ws string, afterSeq int64, limit int) ([]model.Chan
 			return nil
 		}
 		out = make([]model.Change, 0, min(int64(limit), head-afterSeq))
-		c := r.ws.changes.Cursor()
+		c := r.ws.changes().Cursor()
 		for k, v := c.Seek(seqKey(afterSeq + 1)); k != nil && len(out) < limit; k, v = c.Next() {
 			ch, err := decodeChange(v)
 			if err != nil {
@@ -158,7 +158,7 @@ func (s *Store) JournalSince(afterGlobal int64, limit int) ([]JournalEntry, int6
 			if b == nil {
 				continue
 			}
-			raw := b.changes.Get(v[16:])
+			raw := b.changes().Get(v[16:])
 			if raw == nil {
 				return errInternal("journal entry %d names change %d of workspace %s, which is missing", getU64(k), getU64(v[16:]), b.id)
 			}
@@ -276,7 +276,7 @@ func (w *itemWalk) at(ch *model.Change) (*model.Item, error) {
 	// item): then this, its last own entry, must.
 	d, known := w.deferred[id]
 	if !known {
-		if raw := w.b.changes.Get(seqKey(it.Seq)); raw != nil {
+		if raw := w.b.changes().Get(seqKey(it.Seq)); raw != nil {
 			later, err := decodeChange(raw)
 			if err != nil {
 				return nil, err
@@ -304,7 +304,7 @@ func (s *Store) ItemsChangedSince(ws string, afterSeq int64, limit int) (*ItemCh
 		head := b.counter(kSeq)
 		walk := newItemWalk(b)
 		colls := map[string]*model.Collection{}
-		c := b.changes.Cursor()
+		c := b.changes().Cursor()
 		k, v := c.Seek(seqKey(afterSeq + 1))
 		for ; k != nil && len(out.Changes) < limit; k, v = c.Next() {
 			ch, err := decodeChange(v)
@@ -371,7 +371,7 @@ func (s *Store) ItemsIndex(ws, collection string, includeArchived bool) (*ItemsI
 			}
 		}
 		colls := map[string]*model.Collection{}
-		m := newMerged(b.index, prefixes)
+		m := newMerged(b.index(), prefixes)
 		for suffix, collID := m.next(); suffix != nil; suffix, collID = m.next() {
 			c := colls[idString(collID)]
 			if c == nil {
@@ -491,21 +491,21 @@ func (s *Store) ChangesByTime(ws string, sinceUnixMs int64, cursor string, limit
 			// flight as this walk began is invisible to it but gets a later
 			// time (writes take the clock in commit order), so a follower
 			// that sends ServerTime as its next since cannot skip it.
-			if raw := b.changes.Get(seqKey(cur.bound)); raw != nil {
+			if raw := b.changes().Get(seqKey(cur.bound)); raw != nil {
 				ch, err := decodeChange(raw)
 				if err != nil {
 					return err
 				}
 				cur.serverTime = ch.At.UnixMilli()
 			}
-			cur.pos = firstAtOrAfter(b.changes, time.UnixMilli(sinceUnixMs).UTC().Truncate(time.Second), cur.bound) - 1
+			cur.pos = firstAtOrAfter(b.changes(), time.UnixMilli(sinceUnixMs).UTC().Truncate(time.Second), cur.bound) - 1
 		} else if cur.ws != b.id {
 			return model.BadRequest("cursor belongs to another workspace's walk").With("cursor", cursor)
 		}
 		out.ServerTime = cur.serverTime
 		walk := newItemWalk(b)
 		colls := map[string]*model.Collection{}
-		c := b.changes.Cursor()
+		c := b.changes().Cursor()
 		for k, v := c.Seek(seqKey(cur.pos + 1)); k != nil && int64(getU64(k)) <= cur.bound; k, v = c.Next() {
 			ch, err := decodeChange(v)
 			if err != nil {
@@ -523,7 +523,7 @@ func (s *Store) ChangesByTime(ws string, sinceUnixMs int64, cursor string, limit
 				break
 			}
 			walk.emitted[it.ID] = true
-			it.Content = string(b.content.Get(mustID(it.ID)))
+			it.Content = string(b.content().Get(mustID(it.ID)))
 			iv, err := view(b, it, colls)
 			if err != nil {
 				return err

@@ -43,7 +43,7 @@ func decodeVersion(b *wsb, k, v []byte) (*model.Version, error) {
 			With("reason", "unreadable")
 	}
 	if out.Current {
-		out.Content = string(b.content.Get(k[:16]))
+		out.Content = string(b.content().Get(k[:16]))
 	}
 	return &out, nil
 }
@@ -59,7 +59,7 @@ func (s *Store) ListVersions(ws, itemRef string, limit int, summary bool) ([]mod
 		if err != nil {
 			return err
 		}
-		return eachReverse(r.ws.versions.Cursor(), mustID(it.ID), nil, func(k, v []byte) (bool, error) {
+		return eachReverse(r.ws.versions().Cursor(), mustID(it.ID), nil, func(k, v []byte) (bool, error) {
 			ver, err := decodeVersion(r.ws, k, v)
 			if err != nil {
 				return false, err
@@ -79,7 +79,7 @@ func (s *Store) ListVersions(ws, itemRef string, limit int, summary bool) ([]mod
 func findVersion(b *wsb, itemID, ref string) (ver, prev *model.Version, err error) {
 	p := mustID(itemID)
 	notFound := model.NotFound("Version not found: %s", ref).With("version", ref)
-	c := b.versions.Cursor()
+	c := b.versions().Cursor()
 	if n, perr := strconv.ParseInt(strings.TrimSpace(ref), 10, 64); perr == nil {
 		if n < 1 {
 			return nil, nil, notFound

@@ -50,7 +50,7 @@ func (w *wtx) idemReplay(k Idem) (*idemRecord, error) {
 	if k.Key == "" {
 		return nil, nil
 	}
-	v := w.ws.idem.Get([]byte(k.Key))
+	v := w.ws.idem().Get([]byte(k.Key))
 	if v == nil {
 		return nil, nil
 	}
@@ -78,7 +78,7 @@ func (w *wtx) idemSave(k Idem, rec idemRecord) error {
 	if err != nil {
 		return err
 	}
-	return w.ws.idem.Put([]byte(k.Key), v)
+	return w.ws.idem().Put([]byte(k.Key), v)
 }
 
 // replayItem answers a replayed item write with the item as it stands now.
@@ -116,7 +116,7 @@ func (s *Store) SweepIdempotency() (int, error) {
 			}
 			cutoff := s.now().Add(-IdemTTL)
 			var stale [][]byte
-			err := b.idem.ForEach(func(k, v []byte) error {
+			err := b.idem().ForEach(func(k, v []byte) error {
 				var rec idemRecord
 				if decode(v, &rec) != nil || rec.At.Before(cutoff) {
 					stale = append(stale, append([]byte(nil), k...))
@@ -127,7 +127,7 @@ func (s *Store) SweepIdempotency() (int, error) {
 				return err
 			}
 			for _, k := range stale {
-				if err := b.idem.Delete(k); err != nil {
+				if err := b.idem().Delete(k); err != nil {
 					return err
 				}
 			}

@@ -205,7 +205,7 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 	// Entries carry the collection id as their value: a move rewrites
 	// even the entries whose keys stay.
 	moved := old != nil && new != nil && old.CollectionID != new.CollectionID
-	ix, counts := w.ws.index, w.ws.counts
+	ix, counts := w.ws.index(), w.ws.counts()
 	for p, e := range before {
 		if a, ok := after[p]; ok && bytes.Equal(a.key, e.key) {
 			continue
@@ -253,14 +253,14 @@ func addCount(counts interface {
 	return counts.Put(prefix, u64(uint64(n)))
 }
 
-func countOf(b *wsb, prefix []byte) int64 { return int64(getU64(b.counts.Get(prefix))) }
+func countOf(b *wsb, prefix []byte) int64 { return int64(getU64(b.counts().Get(prefix))) }
 
 // fieldValueCounts returns, for live items of a collection, how many hold
 // each value of a field.
 func fieldValueCounts(b *wsb, collID, key string) map[string]int {
 	out := map[string]int{}
 	p := cat([]byte{kindField}, mustID(collID), lstr(key))
-	c := b.counts.Cursor()
+	c := b.counts().Cursor()
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
 		rest := k[len(p):]
 		if len(rest) < 3 || rest[len(rest)-1] != lifeLive {
@@ -284,6 +284,6 @@ func keyInUse(b *wsb, coll []byte, key string) bool {
 	} else {
 		p = cat([]byte{kindFieldAll}, lstr(key))
 	}
-	k, _ := b.counts.Cursor().Seek(p)
+	k, _ := b.counts().Cursor().Seek(p)
 	return k != nil && bytes.HasPrefix(k, p)
 }

@@ -102,7 +102,7 @@ func (w *wtx) moveItem(ref string, in MoveInput) (*ItemResult, error) {
 		putDerived(b, &old, src, true),
 		putDerived(b, it, dst, false),
 		putItem(b, it),
-		b.refs.Put([]byte(newRef), mustID(it.ID)),
+		b.refs().Put([]byte(newRef), mustID(it.ID)),
 		w.reindex(&old, it, unpar, unpar),
 		w.activity(seq, it.ID, "moved", map[string]any{"seq": seq, "prev_seq": old.Seq,
 			"from": src.Slug, "to": dst.Slug, "from_ref": oldRef, "to_ref": newRef, "dropped_fields": warn.DroppedFields}),
@@ -182,7 +182,7 @@ func openChildrenGuard(b *wsb, it *model.Item, c *model.Collection, newFields ma
 func eachChild(b *wsb, parentID string, fn func(*model.Item, *model.Collection) error) error {
 	p := cat([]byte{kindParent}, mustID(parentID), []byte{lifeLive})
 	colls := map[string]*model.Collection{}
-	m := newMerged(b.index, [][]byte{p})
+	m := newMerged(b.index(), [][]byte{p})
 	for {
 		suffix, _ := m.next()
 		if suffix == nil {

@@ -227,11 +227,11 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 		return &ItemResult{Item: v, Warnings: warn}, nil
 	}
 	if it.Title != old.Title {
-		if err := b.slugs.Delete([]byte(old.Slug)); err != nil {
+		if err := b.slugs().Delete([]byte(old.Slug)); err != nil {
 			return nil, err
 		}
-		it.Slug = model.UniqueSlug(model.ItemSlug(it.Title), func(s string) bool { return b.slugs.Get([]byte(s)) != nil })
-		if err := b.slugs.Put([]byte(it.Slug), mustID(it.ID)); err != nil {
+		it.Slug = model.UniqueSlug(model.ItemSlug(it.Title), func(s string) bool { return b.slugs().Get([]byte(s)) != nil })
+		if err := b.slugs().Put([]byte(it.Slug), mustID(it.ID)); err != nil {
 			return nil, err
 		}
 	}

@@ -60,7 +60,7 @@ type ItemResult struct {
 func refOf(c *model.Collection, n int64) string { return c.Prefix + "-" + strconv.FormatInt(n, 10) }
 
 func getItem(b *wsb, id []byte, withContent bool) (*model.Item, error) {
-	v := b.items.Get(id)
+	v := b.items().Get(id)
 	if v == nil {
 		return nil, nil
 	}
@@ -70,7 +70,7 @@ func getItem(b *wsb, id []byte, withContent bool) (*model.Item, error) {
 	}
 	it.ID, it.WorkspaceID = idString(id), b.id
 	if withContent {
-		it.Content = string(b.content.Get(id))
+		it.Content = string(b.content().Get(id))
 	}
 	return &it, nil
 }
@@ -86,10 +86,10 @@ func putItem(b *wsb, it *model.Item) error {
 		return err
 	}
 	id := mustID(it.ID)
-	if err := b.items.Put(id, v); err != nil {
+	if err := b.items().Put(id, v); err != nil {
 		return err
 	}
-	return b.content.Put(id, []byte(content))
+	return b.content().Put(id, []byte(content))
 }
 
 // findItem resolves a UUID, a ref (old refs included) or a slug to an
@@ -97,27 +97,27 @@ func putItem(b *wsb, it *model.Item) error {
 func findItem(b *wsb, ref string) []byte {
 	ref = strings.TrimSpace(ref)
 	if id, ok := idKey(ref); ok {
-		if b.items.Get(id) != nil {
+		if b.items().Get(id) != nil {
 			return id
 		}
 		return nil
 	}
 	if r, ok := model.ParseRef(ref); ok {
-		if id := b.refs.Get([]byte(r.String())); id != nil {
+		if id := b.refs().Get([]byte(r.String())); id != nil {
 			return id
 		}
-		id := b.nums.Get(u64(uint64(r.Number)))
+		id := b.nums().Get(u64(uint64(r.Number)))
 		if id == nil {
 			return nil
 		}
 		// A ref under a prefix the item's collection once had still resolves.
-		if owner := b.prefixes.Get([]byte(r.Prefix)); owner != nil {
+		if owner := b.prefixes().Get([]byte(r.Prefix)); owner != nil {
 			if it, _ := getItem(b, id, false); it != nil && bytes.Equal(owner, mustID(it.CollectionID)) {
 				return id
 			}
 		}
 	}
-	if id := b.slugs.Get([]byte(ref)); id != nil {
+	if id := b.slugs().Get([]byte(ref)); id != nil {
 		return id
 	}
 	return nil
@@ -264,7 +264,7 @@ type txResolver struct{ b *wsb }
 
 func (r txResolver) ResolveRelation(collSlug, value string) (string, string) {
 	b := r.b
-	id := b.collSlugs.Get([]byte(collSlug))
+	id := b.collSlugs().Get([]byte(collSlug))
 	if id == nil {
 		return "", model.ReasonNotFound
 	}
@@ -283,7 +283,7 @@ func (r txResolver) ResolveRelation(collSlug, value string) (string, string) {
 		return "", model.ReasonNotFound
 	}
 	if ref, isRef := model.ParseRef(value); isRef {
-		if owner := b.prefixes.Get([]byte(ref.Prefix)); owner != nil {
+		if owner := b.prefixes().Get([]byte(ref.Prefix)); owner != nil {
 			// The prefix names a collection: no fallback by number.
 			oc, _ := getCollection(b, owner)
 			if oc != nil && oc.ArchivedAt == nil {
@@ -293,13 +293,13 @@ func (r txResolver) ResolveRelation(collSlug, value string) (string, string) {
 				return "", model.ReasonNotFound
 			}
 		}
-		if k := b.nums.Get(u64(uint64(ref.Number))); k != nil && ok(k) {
+		if k := b.nums().Get(u64(uint64(ref.Number))); k != nil && ok(k) {
 			return idString(k), ""
 		}
 		return "", model.ReasonNotFound
 	}
 	p := cat(mustID(c.ID), lstr(value))
-	cur := b.titles.Cursor()
+	cur := b.titles().Cursor()
 	var found []byte
 	n := 0
 	for k, _ := cur.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(k) == len(p)+16; k, _ = cur.Next() {
@@ -322,10 +322,10 @@ func (r txResolver) ResolveRelation(collSlug, value string) (string, string) {
 func putDerived(b *wsb, it *model.Item, c *model.Collection, del bool) error {
 	tk := cat(mustID(it.CollectionID), lstr(it.Title), mustID(it.ID))
 	if del {
-		if err := b.titles.Delete(tk); err != nil {
+		if err := b.titles().Delete(tk); err != nil {
 			return err
 		}
-	} else if err := b.titles.Put(tk, nil); err != nil {
+	} else if err := b.titles().Put(tk, nil); err != nil {
 		return err
 	}
 	for _, f := range c.Schema.Fields {
@@ -335,12 +335,12 @@ func putDerived(b *wsb, it *model.Item, c *model.Collection, del bool) error {
 		for _, v := range indexValues(it.Fields[f.Key]) {
 			uk := cat(mustID(c.ID), lstr(f.Key), lstr(v))
 			if del {
-				if got := b.unique.Get(uk); bytes.Equal(got, mustID(it.ID)) {
-					if err := b.unique.Delete(uk); err != nil {
+				if got := b.unique().Get(uk); bytes.Equal(got, mustID(it.ID)) {
+					if err := b.unique().Delete(uk); err != nil {
 						return err
 					}
 				}
-			} else if err := b.unique.Put(uk, mustID(it.ID)); err != nil {
+			} else if err := b.unique().Put(uk, mustID(it.ID)); err != nil {
 				return err
 			}
 		}
@@ -352,7 +352,7 @@ func putDerived(b *wsb, it *model.Item, c *model.Collection, del bool) error {
 // unique field of collection c.
 func uniqueHolder(b *wsb, c *model.Collection, key string, v any, self string) []byte {
 	for _, s := range indexValues(v) {
-		if got := b.unique.Get(cat(mustID(c.ID), lstr(key), lstr(s))); got != nil && (self == "" || !bytes.Equal(got, mustID(self))) {
+		if got := b.unique().Get(cat(mustID(c.ID), lstr(key), lstr(s))); got != nil && (self == "" || !bytes.Equal(got, mustID(self))) {
 			if it, _ := getItem(b, got, false); it != nil && it.DeletedAt == nil {
 				return got
 			}
@@ -384,7 +384,7 @@ func isUnparented(b *wsb, it *model.Item) bool {
 		return false
 	}
 	p := cat(mustID(it.ID), lstr(model.LinkImplements))
-	k, _ := b.linkSrc.Cursor().Seek(p)
+	k, _ := b.linkSrc().Cursor().Seek(p)
 	return !(k != nil && bytes.HasPrefix(k, p))
 }
 
@@ -415,10 +415,10 @@ func resolveParent(b *wsb, ref, child string) (*model.Item, error) {
 
 // resolveRole maps a role slug or id to its id.
 func resolveRole(b *wsb, ref string) (string, error) {
-	if k, ok := idKey(ref); ok && b.roles.Get(k) != nil {
+	if k, ok := idKey(ref); ok && b.roles().Get(k) != nil {
 		return idString(k), nil
 	}
-	if id := b.roleSlugs.Get([]byte(ref)); id != nil {
+	if id := b.roleSlugs().Get([]byte(ref)); id != nil {
 		return idString(id), nil
 	}
 	return "", model.Invalid("unknown role %q: create it first or pick one from the role list", ref).With("field", "role")
@@ -527,7 +527,7 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 	if it.Number, err = b.bump(kItemNumber); err != nil {
 		return nil, err
 	}
-	it.Slug = model.UniqueSlug(model.ItemSlug(title), func(s string) bool { return b.slugs.Get([]byte(s)) != nil })
+	it.Slug = model.UniqueSlug(model.ItemSlug(title), func(s string) bool { return b.slugs().Get([]byte(s)) != nil })
 	seq, err := w.stamp(model.EntityItem, model.OpCreated, it.ID, it.ID, c.ID)
 	if err != nil {
 		return nil, err
@@ -537,9 +537,9 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 	ref := refOf(c, it.Number)
 	for _, put := range []error{
 		putItem(b, it),
-		b.nums.Put(u64(uint64(it.Number)), id),
-		b.refs.Put([]byte(ref), id),
-		b.slugs.Put([]byte(it.Slug), id),
+		b.nums().Put(u64(uint64(it.Number)), id),
+		b.refs().Put([]byte(ref), id),
+		b.slugs().Put([]byte(it.Slug), id),
 		putDerived(b, it, c, false),
 		w.reindex(nil, it, false, isUnparented(b, it)),
 		w.version(it, "", true, ""),

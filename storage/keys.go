@@ -137,18 +137,52 @@ func decode(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func tstamp(t time.Time) time.Time { return model.Truncate1s(t) }
 
-// wsb holds one workspace's buckets for a transaction.
+// wsb is one workspace's buckets in a transaction. Each is opened on
+// first use: a point read touches a handful of the workspace's dozens of
+// buckets, and opening them all cost more than the read itself.
 type wsb struct {
-	root                                      *bolt.Bucket
-	id                                        string
-	counters, colls, collSlugs, prefixes      *bolt.Bucket
-	items, content, nums, refs, slugs         *bolt.Bucket
-	index, counts, changes, activity, actItem *bolt.Bucket
-	versions, comments, commentIdx            *bolt.Bucket
-	links, linkSrc, linkDst, roles, roleSlugs *bolt.Bucket
-	stars, starOrder, idem, outbox, unique    *bolt.Bucket
-	titles                                    *bolt.Bucket
-	viewBuckets                               // leases, reminders, the project views' records (viewdata.go)
+	root     *bolt.Bucket
+	id       string
+	writable bool
+	open     struct {
+		counters   *bolt.Bucket
+		colls      *bolt.Bucket
+		collSlugs  *bolt.Bucket
+		prefixes   *bolt.Bucket
+		items      *bolt.Bucket
+		content    *bolt.Bucket
+		nums       *bolt.Bucket
+		refs       *bolt.Bucket
+		slugs      *bolt.Bucket
+		index      *bolt.Bucket
+		counts     *bolt.Bucket
+		changes    *bolt.Bucket
+		activity   *bolt.Bucket
+		actItem    *bolt.Bucket
+		versions   *bolt.Bucket
+		comments   *bolt.Bucket
+		commentIdx *bolt.Bucket
+		links      *bolt.Bucket
+		linkSrc    *bolt.Bucket
+		linkDst    *bolt.Bucket
+		roles      *bolt.Bucket
+		roleSlugs  *bolt.Bucket
+		stars      *bolt.Bucket
+		starOrder  *bolt.Bucket
+		idem       *bolt.Bucket
+		outbox     *bolt.Bucket
+		unique     *bolt.Bucket
+		titles     *bolt.Bucket
+		sums       *bolt.Bucket
+		vcounts    *bolt.Bucket
+		due        *bolt.Bucket
+		blk        *bolt.Bucket
+		leases     *bolt.Bucket
+		reminders  *bolt.Bucket
+		remItem    *bolt.Bucket
+		remFired   *bolt.Bucket
+		seen       *bolt.Bucket
+	}
 	// now is the transaction's clock reading: what a lease's liveness is
 	// judged against when a read decorates an item.
 	now time.Time
@@ -159,45 +193,61 @@ func openWS(tx *bolt.Tx, wsID string) *wsb {
 	if root == nil {
 		return nil
 	}
-	b := &wsb{root: root, id: wsID}
-	b.counters = root.Bucket(bCounters)
-	b.colls = root.Bucket(bColls)
-	b.collSlugs = root.Bucket(bCollSlugs)
-	b.prefixes = root.Bucket(bPrefixes)
-	b.items = root.Bucket(bItems)
-	b.content = root.Bucket(bContent)
-	b.nums = root.Bucket(bNums)
-	b.refs = root.Bucket(bRefs)
-	b.slugs = root.Bucket(bSlugs)
-	b.index = root.Bucket(bIndex)
-	b.counts = root.Bucket(bCounts)
-	b.changes = root.Bucket(bChanges)
-	b.activity = root.Bucket(bActivity)
-	b.actItem = root.Bucket(bActItem)
-	b.versions = root.Bucket(bVersions)
-	b.comments = root.Bucket(bComments)
-	b.commentIdx = root.Bucket(bCommentIdx)
-	b.links = root.Bucket(bLinks)
-	b.linkSrc = root.Bucket(bLinkSrc)
-	b.linkDst = root.Bucket(bLinkDst)
-	b.roles = root.Bucket(bRoles)
-	b.roleSlugs = root.Bucket(bRoleSlugs)
-	b.stars = root.Bucket(bStars)
-	b.starOrder = root.Bucket(bStarOrder)
-	b.idem = root.Bucket(bIdem)
-	b.outbox = root.Bucket(bOutbox)
-	b.unique = root.Bucket(bUnique)
-	b.titles = root.Bucket(bTitles)
-	b.viewBuckets = openViewBuckets(root, tx.Writable())
-	if tx.Writable() {
-		// These buckets' keys grow in order (time-ordered ids, seqs), so
-		// pages split full instead of half full: half the file, fewer pages.
-		for _, bk := range []*bolt.Bucket{b.items, b.content, b.nums, b.changes, b.activity, b.versions, b.actItem} {
-			bk.FillPercent = appendFill
+	return &wsb{root: root, id: wsID, writable: tx.Writable()}
+}
+
+// appendOrdered are the buckets whose keys grow in order (time-ordered
+// ids, seqs): their pages split full instead of half full, for half the
+// file and fewer pages.
+var appendOrdered = map[string]bool{string(bItems): true, string(bContent): true, string(bNums): true, string(bChanges): true, string(bActivity): true, string(bActItem): true, string(bVersions): true, string(bSums): true}
+
+func (b *wsb) lazy(slot **bolt.Bucket, name []byte) *bolt.Bucket {
+	if *slot == nil {
+		*slot = b.root.Bucket(name)
+		if *slot != nil && b.writable && appendOrdered[string(name)] {
+			(*slot).FillPercent = appendFill
 		}
 	}
-	return b
+	return *slot
 }
+
+func (b *wsb) counters() *bolt.Bucket   { return b.lazy(&b.open.counters, bCounters) }
+func (b *wsb) colls() *bolt.Bucket      { return b.lazy(&b.open.colls, bColls) }
+func (b *wsb) collSlugs() *bolt.Bucket  { return b.lazy(&b.open.collSlugs, bCollSlugs) }
+func (b *wsb) prefixes() *bolt.Bucket   { return b.lazy(&b.open.prefixes, bPrefixes) }
+func (b *wsb) items() *bolt.Bucket      { return b.lazy(&b.open.items, bItems) }
+func (b *wsb) content() *bolt.Bucket    { return b.lazy(&b.open.content, bContent) }
+func (b *wsb) nums() *bolt.Bucket       { return b.lazy(&b.open.nums, bNums) }
+func (b *wsb) refs() *bolt.Bucket       { return b.lazy(&b.open.refs, bRefs) }
+func (b *wsb) slugs() *bolt.Bucket      { return b.lazy(&b.open.slugs, bSlugs) }
+func (b *wsb) index() *bolt.Bucket      { return b.lazy(&b.open.index, bIndex) }
+func (b *wsb) counts() *bolt.Bucket     { return b.lazy(&b.open.counts, bCounts) }
+func (b *wsb) changes() *bolt.Bucket    { return b.lazy(&b.open.changes, bChanges) }
+func (b *wsb) activity() *bolt.Bucket   { return b.lazy(&b.open.activity, bActivity) }
+func (b *wsb) actItem() *bolt.Bucket    { return b.lazy(&b.open.actItem, bActItem) }
+func (b *wsb) versions() *bolt.Bucket   { return b.lazy(&b.open.versions, bVersions) }
+func (b *wsb) comments() *bolt.Bucket   { return b.lazy(&b.open.comments, bComments) }
+func (b *wsb) commentIdx() *bolt.Bucket { return b.lazy(&b.open.commentIdx, bCommentIdx) }
+func (b *wsb) links() *bolt.Bucket      { return b.lazy(&b.open.links, bLinks) }
+func (b *wsb) linkSrc() *bolt.Bucket    { return b.lazy(&b.open.linkSrc, bLinkSrc) }
+func (b *wsb) linkDst() *bolt.Bucket    { return b.lazy(&b.open.linkDst, bLinkDst) }
+func (b *wsb) roles() *bolt.Bucket      { return b.lazy(&b.open.roles, bRoles) }
+func (b *wsb) roleSlugs() *bolt.Bucket  { return b.lazy(&b.open.roleSlugs, bRoleSlugs) }
+func (b *wsb) stars() *bolt.Bucket      { return b.lazy(&b.open.stars, bStars) }
+func (b *wsb) starOrder() *bolt.Bucket  { return b.lazy(&b.open.starOrder, bStarOrder) }
+func (b *wsb) idem() *bolt.Bucket       { return b.lazy(&b.open.idem, bIdem) }
+func (b *wsb) outbox() *bolt.Bucket     { return b.lazy(&b.open.outbox, bOutbox) }
+func (b *wsb) unique() *bolt.Bucket     { return b.lazy(&b.open.unique, bUnique) }
+func (b *wsb) titles() *bolt.Bucket     { return b.lazy(&b.open.titles, bTitles) }
+func (b *wsb) sums() *bolt.Bucket       { return b.lazy(&b.open.sums, bSums) }
+func (b *wsb) vcounts() *bolt.Bucket    { return b.lazy(&b.open.vcounts, bVCounts) }
+func (b *wsb) due() *bolt.Bucket        { return b.lazy(&b.open.due, bDue) }
+func (b *wsb) blk() *bolt.Bucket        { return b.lazy(&b.open.blk, bBlk) }
+func (b *wsb) leases() *bolt.Bucket     { return b.lazy(&b.open.leases, bLeases) }
+func (b *wsb) reminders() *bolt.Bucket  { return b.lazy(&b.open.reminders, bReminders) }
+func (b *wsb) remItem() *bolt.Bucket    { return b.lazy(&b.open.remItem, bRemItem) }
+func (b *wsb) remFired() *bolt.Bucket   { return b.lazy(&b.open.remFired, bRemFired) }
+func (b *wsb) seen() *bolt.Bucket       { return b.lazy(&b.open.seen, bSeen) }
 
 // appendFill is the split fill of buckets written in key order.
 const appendFill = 0.95
@@ -215,9 +265,9 @@ func createWSBuckets(tx *bolt.Tx, wsID string) (*wsb, error) {
 	return openWS(tx, wsID), nil
 }
 
-func (b *wsb) counter(k []byte) int64 { return int64(getU64(b.counters.Get(k))) }
+func (b *wsb) counter(k []byte) int64 { return int64(getU64(b.counters().Get(k))) }
 
 func (b *wsb) bump(k []byte) (int64, error) {
 	n := b.counter(k) + 1
-	return n, b.counters.Put(k, u64(uint64(n)))
+	return n, b.counters().Put(k, u64(uint64(n)))
 }

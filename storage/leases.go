@@ -69,7 +69,7 @@ func decodeLease(id, raw []byte) (*model.Lease, error) {
 }
 
 func getLease(b *wsb, id []byte) (*model.Lease, error) {
-	raw := b.leases.Get(id)
+	raw := b.leases().Get(id)
 	if raw == nil {
 		return nil, nil
 	}
@@ -79,7 +79,7 @@ func getLease(b *wsb, id []byte) (*model.Lease, error) {
 // liveLease is an item's lease if it holds at the transaction's time,
 // for decorating reads; an unreadable lease decorates nothing.
 func liveLease(b *wsb, id []byte) *model.Lease {
-	if b.leases == nil {
+	if b.leases() == nil {
 		return nil
 	}
 	now := b.now
@@ -137,7 +137,7 @@ func (s *Store) Claim(ws, ref string, in LeaseClaim, actor model.Actor) (*LeaseR
 		if err != nil {
 			return err
 		}
-		if err := b.leases.Put(id, encodeLease(l)); err != nil {
+		if err := b.leases().Put(id, encodeLease(l)); err != nil {
 			return err
 		}
 		out = &LeaseResult{ItemID: it.ID, Ref: itemRef, Lease: l, Renewed: op == model.OpRenewed}
@@ -184,7 +184,7 @@ func (s *Store) Release(ws, ref string, who model.Claimant, actor model.Actor) (
 		if err != nil {
 			return err
 		}
-		if err := b.leases.Delete(id); err != nil {
+		if err := b.leases().Delete(id); err != nil {
 			return err
 		}
 		out.Released = true
@@ -217,7 +217,7 @@ func (s *Store) GetLease(ws, ref string) (*model.Lease, error) {
 
 // eachLiveLease visits the workspace's leases that hold at now.
 func eachLiveLease(b *wsb, now time.Time, fn func(itemID []byte, l *model.Lease) error) error {
-	c := b.leases.Cursor()
+	c := b.leases().Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		l, err := decodeLease(k, v)
 		if err != nil {

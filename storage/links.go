@@ -180,7 +180,7 @@ func edgesOf(bk *bolt.Bucket, end []byte, typ string) []edge {
 }
 
 func getLink(b *wsb, id []byte) (*model.Link, error) {
-	v := b.links.Get(id)
+	v := b.links().Get(id)
 	if v == nil {
 		return nil, nil
 	}
@@ -196,13 +196,13 @@ func putLink(b *wsb, l *model.Link, del bool) error {
 	id, src, dst := mustID(l.ID), mustID(l.SourceID), mustID(l.TargetID)
 	ks, kd := cat(src, lstr(l.Type), id), cat(dst, lstr(l.Type), id)
 	if del {
-		return firstErr(b.links.Delete(id), b.linkSrc.Delete(ks), b.linkDst.Delete(kd))
+		return firstErr(b.links().Delete(id), b.linkSrc().Delete(ks), b.linkDst().Delete(kd))
 	}
 	v, err := encode(l)
 	if err != nil {
 		return err
 	}
-	return firstErr(b.links.Put(id, v), b.linkSrc.Put(ks, dst), b.linkDst.Put(kd, src))
+	return firstErr(b.links().Put(id, v), b.linkSrc().Put(ks, dst), b.linkDst().Put(kd, src))
 }
 
 func firstErr(errs ...error) error {
@@ -221,9 +221,9 @@ func firstErr(errs ...error) error {
 // and truncated says whether anything was left unread.
 func blockReach(b *wsb, start []byte, forward bool, maxDepth, maxNodes int,
 	visit func(id, from, linkID []byte, depth int) bool) (truncated bool) {
-	bk := b.linkDst
+	bk := b.linkDst()
 	if forward {
-		bk = b.linkSrc
+		bk = b.linkSrc()
 	}
 	seen := map[string]bool{string(start): true}
 	frontier := [][]byte{start}
@@ -311,7 +311,7 @@ func (s *Store) AddLink(ws, sourceRef, targetRef, linkType string, actor model.A
 		}
 		cs, ct, ctyp, _ := model.CanonicalLink(src.ID, dst.ID, typ)
 		csKey, ctKey := mustID(cs), mustID(ct)
-		for _, e := range edgesOf(b.linkSrc, csKey, ctyp) {
+		for _, e := range edgesOf(b.linkSrc(), csKey, ctyp) {
 			if bytes.Equal(e.other, ctKey) {
 				l, err := getLink(b, e.linkID)
 				if err != nil {
@@ -453,7 +453,7 @@ func (s *Store) RemoveLinkBetween(ws, sourceRef, targetRef, linkType string, act
 			return err
 		}
 		cs, ct, ctyp, _ := model.CanonicalLink(src.ID, dst.ID, typ)
-		for _, e := range edgesOf(b.linkSrc, mustID(cs), ctyp) {
+		for _, e := range edgesOf(b.linkSrc(), mustID(cs), ctyp) {
 			if !bytes.Equal(e.other, mustID(ct)) {
 				continue
 			}
@@ -487,7 +487,7 @@ func (s *Store) ListLinks(ws, itemRef string) ([]LinkView, error) {
 		for _, side := range []struct {
 			bk  *bolt.Bucket
 			dir string
-		}{{b.linkSrc, DirOut}, {b.linkDst, DirIn}} {
+		}{{b.linkSrc(), DirOut}, {b.linkDst(), DirIn}} {
 			for _, e := range edgesOf(side.bk, id, "") {
 				l, err := getLink(b, e.linkID)
 				if err != nil {

@@ -147,7 +147,7 @@ func (s *Store) ListItems(ws string, p ListParams) (*ListResult, error) {
 				return false, nil
 			}
 			for _, pr := range terminal[cid] {
-				if b.index.Get(cat(pr, suffix)) != nil {
+				if b.index().Get(cat(pr, suffix)) != nil {
 					return false, nil
 				}
 			}
@@ -163,7 +163,7 @@ func (s *Store) ListItems(ws string, p ListParams) (*ListResult, error) {
 				}
 				hit := false
 				for _, pr := range t.prefixes {
-					if b.index.Get(cat(pr, suffix)) != nil {
+					if b.index().Get(cat(pr, suffix)) != nil {
 						hit = true
 						break
 					}
@@ -387,7 +387,7 @@ func (m *merged) advance() (suffix, val []byte) {
 type acceptFn func(suffix, collID []byte) (bool, error)
 
 func pageInIndexOrder(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[string]*model.Collection, out *ListResult) error {
-	m := newMerged(r.ws.index, driver.prefixes)
+	m := newMerged(r.ws.index(), driver.prefixes)
 	skipped := 0
 	for {
 		suffix, collID := m.next()
@@ -434,7 +434,7 @@ func pageInIndexOrder(r *rtx, driver *term, accept acceptFn, p ListParams, colls
 func pageSorted(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[string]*model.Collection, out *ListResult) error {
 	parts := parseSort(p.Sort)
 	needSum, needItem := sortNeeds(parts, colls)
-	m := newMerged(r.ws.index, driver.prefixes)
+	m := newMerged(r.ws.index(), driver.prefixes)
 	var rows []*sortRow
 	for {
 		suffix, collID := m.next()

@@ -26,7 +26,7 @@ func (s *Store) SetSyncLinked(ws string, linked bool) error {
 		if err := b.root.Delete(kSyncLinked); err != nil {
 			return err
 		}
-		c := b.outbox.Cursor()
+		c := b.outbox().Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			if err := c.Delete(); err != nil {
 				return err
@@ -41,7 +41,7 @@ func (s *Store) SetSyncLinked(ws string, linked bool) error {
 func (s *Store) Outbox(ws string, after int64, limit int) ([]model.Change, error) {
 	var out []model.Change
 	err := s.read(ws, func(r *rtx) error {
-		c := r.ws.outbox.Cursor()
+		c := r.ws.outbox().Cursor()
 		for k, v := c.Seek(seqKey(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
 			ch, err := decodeChange(v)
 			if err != nil {
@@ -62,7 +62,7 @@ func (s *Store) AckOutbox(ws string, through int64) error {
 		if err != nil {
 			return err
 		}
-		c := openWS(tx, rec.ID).outbox.Cursor()
+		c := openWS(tx, rec.ID).outbox().Cursor()
 		for k, _ := c.First(); k != nil && int64(getU64(k)) <= through; k, _ = c.Next() {
 			if err := c.Delete(); err != nil {
 				return err

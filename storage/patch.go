@@ -195,7 +195,7 @@ func intervening(b *wsb, itemID string, from, to int64) (*model.Intervening, err
 	var changes []model.InterveningChange
 	cur := to
 	for cur > from {
-		raw := b.activity.Get(seqKey(cur))
+		raw := b.activity().Get(seqKey(cur))
 		if raw == nil {
 			break
 		}
@@ -238,7 +238,7 @@ func intervening(b *wsb, itemID string, from, to int64) (*model.Intervening, err
 // written after seq from, reading its versions newest first.
 func versionIDsSince(b *wsb, itemID string, from int64) (map[int64]string, error) {
 	out := map[int64]string{}
-	err := eachReverse(b.versions.Cursor(), mustID(itemID), nil, func(_, v []byte) (bool, error) {
+	err := eachReverse(b.versions().Cursor(), mustID(itemID), nil, func(_, v []byte) (bool, error) {
 		var ver struct {
 			ID  string `json:"id"`
 			Seq int64  `json:"seq"`

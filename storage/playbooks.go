@@ -20,7 +20,7 @@ func fieldStream(collID, key, value string) []byte {
 // list order (pinned, then most recently updated); fn returning false
 // stops. Callers pick streams of live collections.
 func eachInStreams(b *wsb, prefixes [][]byte, withContent bool, fn func(*model.Item) (bool, error)) error {
-	m := newMerged(b.index, prefixes)
+	m := newMerged(b.index(), prefixes)
 	for {
 		suffix, _ := m.next()
 		if suffix == nil {

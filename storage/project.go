@@ -30,11 +30,11 @@ const (
 // fn returns false to stop.
 func eachActivity(b *wsb, since, until time.Time, fn func(a model.Activity) (bool, error)) error {
 	head := b.counter(kSeq)
-	lo, hi := firstAtOrAfter(b.changes, since, head), firstAtOrAfter(b.changes, until, head)
+	lo, hi := firstAtOrAfter(b.changes(), since, head), firstAtOrAfter(b.changes(), until, head)
 	if lo >= hi {
 		return nil
 	}
-	return eachReverse(b.activity.Cursor(), nil, seqKey(hi), func(k, v []byte) (bool, error) {
+	return eachReverse(b.activity().Cursor(), nil, seqKey(hi), func(k, v []byte) (bool, error) {
 		if int64(getU64(k)) < lo {
 			return false, nil
 		}
@@ -195,7 +195,7 @@ func (x *viewCtx) outOfWorkflow(limit int) ([]model.WorkItem, int, error) {
 		sort.Strings(vals)
 		for _, v := range vals {
 			if len(out) < limit {
-				err := walkStreams(x.b.index, [][]byte{vc.valueStream(vc.doneKey, v)}, false, func(suffix []byte, _ int) (bool, error) {
+				err := walkStreams(x.b.index(), [][]byte{vc.valueStream(vc.doneKey, v)}, false, func(suffix []byte, _ int) (bool, error) {
 					return keep(suffix, vc, v)
 				})
 				if err != nil {
@@ -218,9 +218,9 @@ func (x *viewCtx) outOfWorkflow(limit int) ([]model.WorkItem, int, error) {
 			valueStreams = append(valueStreams, vc.valueStream(vc.doneKey, v))
 		}
 		found := 0
-		err := walkStreams(x.b.index, [][]byte{collPrefix(vc.key, lifeLive)}, false, func(suffix []byte, _ int) (bool, error) {
+		err := walkStreams(x.b.index(), [][]byte{collPrefix(vc.key, lifeLive)}, false, func(suffix []byte, _ int) (bool, error) {
 			for _, p := range valueStreams {
-				if x.b.index.Get(cat(p, suffix)) != nil {
+				if x.b.index().Get(cat(p, suffix)) != nil {
 					return true, nil
 				}
 			}
@@ -578,7 +578,7 @@ func (x *viewCtx) reportSnapshot(scope map[string]*vcoll, out *model.Report) err
 				open = append(open, vc.valueStream(vc.doneKey, v))
 			}
 		}
-		err := walkStreams(x.b.index, open, false, func(suffix []byte, _ int) (bool, error) {
+		err := walkStreams(x.b.index(), open, false, func(suffix []byte, _ int) (bool, error) {
 			s, err := x.sums.get(suffix[9:])
 			if err != nil || s == nil {
 				return err == nil, err
@@ -639,7 +639,7 @@ func seenKey(caller model.Actor) []byte {
 }
 
 func readSeen(b *wsb, caller model.Actor) *time.Time {
-	raw := b.seen.Get(seenKey(caller))
+	raw := b.seen().Get(seenKey(caller))
 	if len(raw) != 8 {
 		return nil
 	}
@@ -665,7 +665,7 @@ func (s *Store) MarkSeen(ws string, caller model.Actor, now time.Time) (time.Tim
 			at = *cur
 			return nil
 		}
-		return b.seen.Put(seenKey(caller), u64(uint64(at.Unix())))
+		return b.seen().Put(seenKey(caller), u64(uint64(at.Unix())))
 	})
 	return at, err
 }
@@ -804,13 +804,13 @@ func (x *viewCtx) needsYou(caller model.Actor, sec *model.CatchUpSection, add fu
 	} else {
 		p := cat([]byte{kindFieldAll}, lstr(keyAssignee))
 		var streams [][]byte
-		c := x.b.counts.Cursor()
+		c := x.b.counts().Cursor()
 		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
 			if k[len(k)-1] == lifeLive {
 				streams = append(streams, append([]byte(nil), k...))
 			}
 		}
-		err := walkStreams(x.b.index, streams, false, func(suffix []byte, _ int) (bool, error) {
+		err := walkStreams(x.b.index(), streams, false, func(suffix []byte, _ int) (bool, error) {
 			ids = append(ids, append([]byte(nil), suffix[9:]...))
 			return true, nil
 		})

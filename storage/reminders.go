@@ -27,7 +27,7 @@ func remDueKey(at time.Time, wsID, remID string) []byte {
 func remDueTime(k []byte) time.Time { return time.Unix(int64(getU64(k[:8])^1<<63), 0).UTC() }
 
 func getReminder(b *wsb, id []byte) (*model.Reminder, error) {
-	raw := b.reminders.Get(id)
+	raw := b.reminders().Get(id)
 	if raw == nil {
 		return nil, nil
 	}
@@ -46,7 +46,7 @@ func putReminder(b *wsb, r *model.Reminder) error {
 	if err != nil {
 		return err
 	}
-	return b.reminders.Put(mustID(r.ID), raw)
+	return b.reminders().Put(mustID(r.ID), raw)
 }
 
 // findReminder resolves a reminder id in this workspace or refuses 404.
@@ -134,7 +134,7 @@ func (s *Store) AddReminder(ws, ref string, at time.Time, actor model.Actor) (*m
 		if r.Seq, err = w.reminderWrite(r, model.OpCreated, "reminder_set"); err != nil {
 			return err
 		}
-		if err := firstErr(putReminder(b, r), b.remItem.Put(cat(mustID(it.ID), mustID(r.ID)), nil), w.arm(r)); err != nil {
+		if err := firstErr(putReminder(b, r), b.remItem().Put(cat(mustID(it.ID), mustID(r.ID)), nil), w.arm(r)); err != nil {
 			return err
 		}
 		out, err = reminderView(b, r, map[string]*model.Collection{})
@@ -155,7 +155,7 @@ func (s *Store) ListReminders(ws, ref string) ([]model.ReminderView, error) {
 		}
 		p := mustID(it.ID)
 		var rs []*model.Reminder
-		c := b.remItem.Cursor()
+		c := b.remItem().Cursor()
 		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
 			rem, err := getReminder(b, k[16:])
 			if err != nil {
@@ -204,7 +204,7 @@ func (s *Store) AckReminder(ws, id string, actor model.Actor) (*model.ReminderVi
 		r.AcknowledgedAt = &t
 		seq, err := w.reminderWrite(r, model.OpAcknowledged, "reminder_acknowledged")
 		r.Seq = seq
-		return true, firstErr(err, w.ws.remFired.Delete(mustID(r.ID)))
+		return true, firstErr(err, w.ws.remFired().Delete(mustID(r.ID)))
 	})
 }
 
@@ -223,7 +223,7 @@ func (s *Store) RearmReminder(ws, id string, at *time.Time, actor model.Actor) (
 		r.FiredAt, r.AcknowledgedAt = nil, nil
 		seq, err := w.reminderWrite(r, model.OpUpdated, "reminder_rearmed")
 		r.Seq = seq
-		return true, firstErr(err, w.ws.remFired.Delete(mustID(r.ID)), w.arm(r))
+		return true, firstErr(err, w.ws.remFired().Delete(mustID(r.ID)), w.arm(r))
 	})
 }
 
@@ -244,8 +244,8 @@ func (s *Store) RemoveReminder(ws, id string, actor model.Actor) (*model.Reminde
 			return err
 		}
 		out = &v
-		return firstErr(w.disarm(r), b.remFired.Delete(mustID(r.ID)),
-			b.remItem.Delete(cat(mustID(r.ItemID), mustID(r.ID))), b.reminders.Delete(mustID(r.ID)))
+		return firstErr(w.disarm(r), b.remFired().Delete(mustID(r.ID)),
+			b.remItem().Delete(cat(mustID(r.ItemID), mustID(r.ID))), b.reminders().Delete(mustID(r.ID)))
 	})
 	return out, err
 }
@@ -277,7 +277,7 @@ func (s *Store) reminderOp(ws, id string, actor model.Actor, fn func(w *wtx, r *
 // by due time.
 func pendingReminders(b *wsb) ([]model.ReminderView, error) {
 	var rs []*model.Reminder
-	c := b.remFired.Cursor()
+	c := b.remFired().Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		r, err := getReminder(b, k)
 		if err != nil {
@@ -418,7 +418,7 @@ func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminde
 					return err
 				}
 				r.Seq = seq
-				if err := firstErr(putReminder(w.ws, r), w.disarm(r), w.ws.remFired.Put(mustID(r.ID), nil)); err != nil {
+				if err := firstErr(putReminder(w.ws, r), w.disarm(r), w.ws.remFired().Put(mustID(r.ID), nil)); err != nil {
 					return err
 				}
 				batch = append(batch, FiredReminder{WorkspaceID: wsID, ReminderID: r.ID, ItemID: r.ItemID, RemindAt: r.RemindAt})

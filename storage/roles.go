@@ -51,7 +51,7 @@ type RoleDeletion struct {
 }
 
 func getRole(b *wsb, id []byte) (*model.Role, error) {
-	v := b.roles.Get(id)
+	v := b.roles().Get(id)
 	if v == nil {
 		return nil, nil
 	}
@@ -67,7 +67,7 @@ func putRole(b *wsb, r *model.Role) error {
 	if err != nil {
 		return err
 	}
-	return firstErr(b.roles.Put(mustID(r.ID), v), b.roleSlugs.Put([]byte(r.Slug), mustID(r.ID)))
+	return firstErr(b.roles().Put(mustID(r.ID), v), b.roleSlugs().Put([]byte(r.Slug), mustID(r.ID)))
 }
 
 // findRole resolves a role by id or slug, refusing with Pad's not_found.
@@ -75,9 +75,9 @@ func findRole(b *wsb, ref string) (*model.Role, error) {
 	ref = strings.TrimSpace(ref)
 	id, ok := idKey(ref)
 	if !ok {
-		id = b.roleSlugs.Get([]byte(ref))
+		id = b.roleSlugs().Get([]byte(ref))
 		if id == nil {
-			id = b.roleSlugs.Get([]byte(model.CanonicalSlug(ref)))
+			id = b.roleSlugs().Get([]byte(model.CanonicalSlug(ref)))
 		}
 	}
 	if id != nil {
@@ -103,7 +103,7 @@ func claimRoleSlug(b *wsb, slug, self string) error {
 	if slug == "" {
 		return model.BadRequest("role slug must contain a letter or digit").With("field", "slug")
 	}
-	if owner := b.roleSlugs.Get([]byte(slug)); owner != nil && idString(owner) != self {
+	if owner := b.roleSlugs().Get([]byte(slug)); owner != nil && idString(owner) != self {
 		return model.Conflict("role slug %q is already taken; pick another", slug).With("field", "slug").With("slug", slug)
 	}
 	return nil
@@ -130,7 +130,7 @@ func (s *Store) CreateRole(ws string, in RoleCreate, actor model.Actor) (*model.
 			if base == "" {
 				base = "role"
 			}
-			slug = model.UniqueSlug(base, func(s string) bool { return b.roleSlugs.Get([]byte(s)) != nil })
+			slug = model.UniqueSlug(base, func(s string) bool { return b.roleSlugs().Get([]byte(s)) != nil })
 		}
 		r := &model.Role{ID: newID(), WorkspaceID: b.id, Slug: slug, Name: name, Icon: in.Icon,
 			Description: in.Description, Tools: in.Tools, SortOrder: in.SortOrder,
@@ -189,7 +189,7 @@ func (s *Store) UpdateRole(ws, ref string, in RoleUpdate, actor model.Actor) (*m
 		}
 		next.UpdatedAt, next.Seq = tstamp(w.now), seq
 		if next.Slug != r.Slug {
-			if err := b.roleSlugs.Delete([]byte(r.Slug)); err != nil {
+			if err := b.roleSlugs().Delete([]byte(r.Slug)); err != nil {
 				return err
 			}
 		}
@@ -219,7 +219,7 @@ func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, er
 		var ids [][]byte
 		for _, life := range []byte{lifeLive, lifeArchived} {
 			p := roleStream(r.ID, life)
-			c := b.index.Cursor()
+			c := b.index().Cursor()
 			for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
 				if len(k) == len(p)+suffixLen {
 					ids = append(ids, append([]byte(nil), k[len(k)-16:]...))
@@ -253,7 +253,7 @@ func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, er
 			}
 			d.Cleared = append(d.Cleared, it.ID)
 		}
-		if err := firstErr(b.roles.Delete(mustID(r.ID)), b.roleSlugs.Delete([]byte(r.Slug))); err != nil {
+		if err := firstErr(b.roles().Delete(mustID(r.ID)), b.roleSlugs().Delete([]byte(r.Slug))); err != nil {
 			return err
 		}
 		out = d
@@ -266,7 +266,7 @@ func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, er
 func (s *Store) ListRoles(ws string) ([]RoleInfo, error) {
 	out := []RoleInfo{}
 	err := s.read(ws, func(r *rtx) error {
-		return r.ws.roles.ForEach(func(k, _ []byte) error {
+		return r.ws.roles().ForEach(func(k, _ []byte) error {
 			role, err := getRole(r.ws, k)
 			if err != nil {
 				return err

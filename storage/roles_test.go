@@ -185,7 +185,7 @@ func TestDeleteRoleClearsAssignments(t *testing.T) {
 	err = s.read(ws, func(r *rtx) error {
 		for _, life := range []byte{lifeLive, lifeArchived} {
 			p := roleStream(planner.ID, life)
-			if k, _ := r.ws.index.Cursor().Seek(p); k != nil && bytes.HasPrefix(k, p) {
+			if k, _ := r.ws.index().Cursor().Seek(p); k != nil && bytes.HasPrefix(k, p) {
 				t.Errorf("index entry left: %q", k)
 			}
 			if n := countOf(r.ws, p); n != 0 {

@@ -69,7 +69,7 @@ func indexDoc(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, 
 func (s *Store) ScanItems(ws, after string, limit int) (docs []IndexDoc, next string, err error) {
 	err = s.read(ws, func(r *rtx) error {
 		colls := map[string]*model.Collection{}
-		c := r.ws.items.Cursor()
+		c := r.ws.items().Cursor()
 		var k []byte
 		if a, ok := idKey(after); ok {
 			k, _ = c.Seek(a)

@@ -80,7 +80,7 @@ func (s *Store) setStar(ws, itemRef string, actor model.Actor, star bool) (*Star
 			return err
 		}
 		id := mustID(it.ID)
-		prev := b.stars.Get(id)
+		prev := b.stars().Get(id)
 		out = &StarResult{ItemID: it.ID, Ref: refOf(c, it.Number), Starred: star}
 		if (prev != nil) == star {
 			return nil
@@ -96,9 +96,9 @@ func (s *Store) setStar(ws, itemRef string, actor model.Actor, star bool) (*Star
 		out.Changed = true
 		if star {
 			at := uint64(w.now.UnixNano())
-			err = firstErr(b.stars.Put(id, u64(at)), b.starOrder.Put(starOrderKey(at, id), nil))
+			err = firstErr(b.stars().Put(id, u64(at)), b.starOrder().Put(starOrderKey(at, id), nil))
 		} else {
-			err = firstErr(b.stars.Delete(id), b.starOrder.Delete(starOrderKey(getU64(prev), id)))
+			err = firstErr(b.stars().Delete(id), b.starOrder().Delete(starOrderKey(getU64(prev), id)))
 		}
 		if err != nil {
 			return err
@@ -123,7 +123,7 @@ func (s *Store) Starred(ws string, p StarredParams) (*StarredResult, error) {
 		b := r.ws
 		colls := map[string]*model.Collection{}
 		skipped := 0
-		c := b.starOrder.Cursor()
+		c := b.starOrder().Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			if len(k) != 8+16 {
 				continue

@@ -123,7 +123,7 @@ func Open(path string, opt Options) (*Store, error) {
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:        opt.Timeout,
-		NoFreelistSync: true,
+		NoFreelistSync: false,
 		FreelistType:   bolt.FreelistMapType,
 		NoGrowSync:     false,
 	})

@@ -153,7 +153,7 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 	ch := model.Change{Seq: seq, Entity: entity, Op: op, ID: id, ItemID: itemID,
 		CollectionID: collID, Actor: w.actor, At: w.now}
 	b := encodeChange(ch)
-	if err := w.ws.changes.Put(seqKey(seq), b); err != nil {
+	if err := w.ws.changes().Put(seqKey(seq), b); err != nil {
 		return 0, err
 	}
 	meta := w.tx.Bucket(bMeta)
@@ -167,7 +167,7 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 		return 0, err
 	}
 	if w.ws.root.Get(kSyncLinked) != nil && w.actor.Source != model.SourceSync {
-		if err := w.ws.outbox.Put(seqKey(seq), b); err != nil {
+		if err := w.ws.outbox().Put(seqKey(seq), b); err != nil {
 			return 0, err
 		}
 	}
@@ -183,11 +183,11 @@ func (w *wtx) activity(seq int64, itemID, action string, meta map[string]any) er
 	if err != nil {
 		return err
 	}
-	if err := w.ws.activity.Put(seqKey(seq), b); err != nil {
+	if err := w.ws.activity().Put(seqKey(seq), b); err != nil {
 		return err
 	}
 	if k, ok := idKey(itemID); ok {
-		return w.ws.actItem.Put(cat(k, seqKey(seq)), nil)
+		return w.ws.actItem().Put(cat(k, seqKey(seq)), nil)
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ func (w *wtx) version(it *model.Item, before string, isCreate bool, summary stri
 			if err != nil {
 				return err
 			}
-			if err := w.ws.versions.Put(k, b); err != nil {
+			if err := w.ws.versions().Put(k, b); err != nil {
 				return err
 			}
 		}
@@ -35,13 +35,13 @@ func (w *wtx) version(it *model.Item, before string, isCreate bool, summary stri
 	if err != nil {
 		return err
 	}
-	return w.ws.versions.Put(cat(mustID(it.ID), u64(uint64(vseq))), b)
+	return w.ws.versions().Put(cat(mustID(it.ID), u64(uint64(vseq))), b)
 }
 
 // lastVersion returns the item's newest version record and its key.
 func (w *wtx) lastVersion(itemID string) ([]byte, *model.Version) {
 	p := mustID(itemID)
-	c := w.ws.versions.Cursor()
+	c := w.ws.versions().Cursor()
 	k, v := c.Seek(cat(p, u64(^uint64(0))))
 	if k == nil {
 		k, v = c.Last()

@@ -58,23 +58,6 @@ var (
 	bRemDue    = []byte("rem_due")
 )
 
-// viewBuckets are a workspace's buckets of this file, opened with the
-// others by openWS.
-type viewBuckets struct {
-	sums, vcounts, due, blk, leases    *bolt.Bucket
-	reminders, remItem, remFired, seen *bolt.Bucket
-}
-
-func openViewBuckets(root *bolt.Bucket, writable bool) viewBuckets {
-	v := viewBuckets{sums: root.Bucket(bSums), vcounts: root.Bucket(bVCounts), due: root.Bucket(bDue), blk: root.Bucket(bBlk),
-		leases: root.Bucket(bLeases), reminders: root.Bucket(bReminders), remItem: root.Bucket(bRemItem),
-		remFired: root.Bucket(bRemFired), seen: root.Bucket(bSeen)}
-	if writable && v.sums != nil {
-		v.sums.FillPercent = appendFill // keyed by time-ordered ids, like items
-	}
-	return v
-}
-
 // Scoped-count kinds and the pseudo key of a scope's total.
 const (
 	kindParentValue = 'q'
@@ -197,7 +180,7 @@ func decodeSum(id, raw []byte) (*itemSum, error) {
 
 // getSum reads an item's summary; nil when there is none.
 func getSum(b *wsb, id []byte) (*itemSum, error) {
-	raw := b.sums.Get(id)
+	raw := b.sums().Get(id)
 	if raw == nil {
 		return nil, nil
 	}
@@ -290,23 +273,23 @@ func dueKeyOf(it *model.Item) (k []byte, key string) {
 // be nil). colls caches collections across calls (may be nil).
 func putViewData(b *wsb, old, new *model.Item, colls map[string]*model.Collection) error {
 	if new == nil {
-		if err := b.sums.Delete(mustID(old.ID)); err != nil {
+		if err := b.sums().Delete(mustID(old.ID)); err != nil {
 			return err
 		}
-	} else if err := b.sums.Put(mustID(new.ID), encodeSum(new)); err != nil {
+	} else if err := b.sums().Put(mustID(new.ID), encodeSum(new)); err != nil {
 		return err
 	}
 	before, after := scopedCountKeys(old), scopedCountKeys(new)
 	for k := range before {
 		if !after[k] {
-			if err := addCount(b.vcounts, []byte(k), -1); err != nil {
+			if err := addCount(b.vcounts(), []byte(k), -1); err != nil {
 				return err
 			}
 		}
 	}
 	for k := range after {
 		if !before[k] {
-			if err := addCount(b.vcounts, []byte(k), 1); err != nil {
+			if err := addCount(b.vcounts(), []byte(k), 1); err != nil {
 				return err
 			}
 		}
@@ -314,7 +297,7 @@ func putViewData(b *wsb, old, new *model.Item, colls map[string]*model.Collectio
 	od, _ := dueKeyOf(old)
 	nd, dueKey := dueKeyOf(new)
 	if od != nil && !bytes.Equal(od, nd) {
-		if err := b.due.Delete(od); err != nil {
+		if err := b.due().Delete(od); err != nil {
 			return err
 		}
 	}
@@ -326,7 +309,7 @@ func putViewData(b *wsb, old, new *model.Item, colls map[string]*model.Collectio
 		if err != nil {
 			return err
 		}
-		if err := b.due.Put(nd, cat(side.coll, lstr(side.doneKey), lstr(side.done), lstr(dueKey))); err != nil {
+		if err := b.due().Put(nd, cat(side.coll, lstr(side.doneKey), lstr(side.done), lstr(dueKey))); err != nil {
 			return err
 		}
 	}
@@ -417,11 +400,11 @@ func decodeBlk(v []byte) (source []byte, src, tgt blkSide, ok bool) {
 func putBlkEnds(b *wsb, it *model.Item, colls map[string]*model.Collection) error {
 	id := mustID(it.ID)
 	var asTarget [][]byte
-	c := b.blk.Cursor()
+	c := b.blk().Cursor()
 	for k, _ := c.Seek(id); k != nil && bytes.HasPrefix(k, id); k, _ = c.Next() {
 		asTarget = append(asTarget, append([]byte(nil), k...))
 	}
-	asSource := edgesOf(b.linkSrc, id, model.LinkBlocks)
+	asSource := edgesOf(b.linkSrc(), id, model.LinkBlocks)
 	if len(asTarget) == 0 && len(asSource) == 0 {
 		return nil
 	}
@@ -430,7 +413,7 @@ func putBlkEnds(b *wsb, it *model.Item, colls map[string]*model.Collection) erro
 		return err
 	}
 	rewrite := func(k []byte, asSrc bool) error {
-		v := b.blk.Get(k)
+		v := b.blk().Get(k)
 		if v == nil {
 			return nil // the link's own write makes the entry
 		}
@@ -443,7 +426,7 @@ func putBlkEnds(b *wsb, it *model.Item, colls map[string]*model.Collection) erro
 		} else {
 			tgt = side
 		}
-		return b.blk.Put(k, encodeBlk(source, src, tgt))
+		return b.blk().Put(k, encodeBlk(source, src, tgt))
 	}
 	for _, k := range asTarget {
 		if err := rewrite(k, false); err != nil {
@@ -465,8 +448,8 @@ func putBlkLink(b *wsb, l *model.Link, colls map[string]*model.Collection) error
 		return nil
 	}
 	k := cat(mustID(l.TargetID), mustID(l.ID))
-	if b.links.Get(mustID(l.ID)) == nil {
-		return b.blk.Delete(k)
+	if b.links().Get(mustID(l.ID)) == nil {
+		return b.blk().Delete(k)
 	}
 	var sides [2]blkSide
 	for i, id := range []string{l.SourceID, l.TargetID} {
@@ -481,7 +464,7 @@ func putBlkLink(b *wsb, l *model.Link, colls map[string]*model.Collection) error
 			return err
 		}
 	}
-	return b.blk.Put(k, encodeBlk(mustID(l.SourceID), sides[0], sides[1]))
+	return b.blk().Put(k, encodeBlk(mustID(l.SourceID), sides[0], sides[1]))
 }
 
 // reindexLink keeps blk in step with a link write; linkSideEffects calls
@@ -544,7 +527,7 @@ func rebuildViewData(tx *bolt.Tx, wsID string) error {
 	}
 	b := openWS(tx, wsID)
 	colls := map[string]*model.Collection{}
-	c := b.items.Cursor()
+	c := b.items().Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		it, err := getItem(b, k, false)
 		if err != nil {
@@ -554,7 +537,7 @@ func rebuildViewData(tx *bolt.Tx, wsID string) error {
 			return err
 		}
 	}
-	lc := b.links.Cursor()
+	lc := b.links().Cursor()
 	for k, _ := lc.First(); k != nil; k, _ = lc.Next() {
 		l, err := getLink(b, k)
 		if err != nil {

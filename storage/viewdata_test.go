@@ -17,7 +17,7 @@ func dumpViewData(t *testing.T, s *Store, wsID string) map[string]string {
 	out := map[string]string{}
 	err := s.view(func(tx *bolt.Tx) error {
 		b := openWS(tx, wsID)
-		for name, bk := range map[string]*bolt.Bucket{"isum": b.sums, "vcounts": b.vcounts, "due": b.due, "blk": b.blk} {
+		for name, bk := range map[string]*bolt.Bucket{"isum": b.sums(), "vcounts": b.vcounts(), "due": b.due(), "blk": b.blk()} {
 			if err := bk.ForEach(func(k, v []byte) error {
 				out[name+"/"+string(k)] = string(v)
 				return nil

@@ -125,7 +125,7 @@ func (x *viewCtx) sideOpen(id []byte, s blkSide) (bool, error) {
 func (x *viewCtx) openBlockerID(id []byte) ([]byte, string, error) {
 	var found []byte
 	status := ""
-	err := eachReverse(x.b.blk.Cursor(), id, nil, func(_, v []byte) (bool, error) {
+	err := eachReverse(x.b.blk().Cursor(), id, nil, func(_, v []byte) (bool, error) {
 		source, src, _, ok := decodeBlk(v)
 		if !ok {
 			return false, errInternal("blocking-edge record of %s is unreadable", idString(id))
@@ -523,9 +523,9 @@ func (x *viewCtx) suggest(o suggestOpts) ([]suggestion, bool, error) {
 			if len(prefixes) == 0 {
 				continue
 			}
-			err := walkStreams(x.b.index, prefixes, t.OldestFirst(), func(suffix []byte, i int) (bool, error) {
+			err := walkStreams(x.b.index(), prefixes, t.OldestFirst(), func(suffix []byte, i int) (bool, error) {
 				q := owners[i]
-				if !q.accepts(x.b.index, suffix) {
+				if !q.accepts(x.b.index(), suffix) {
 					return true, nil
 				}
 				s, err := x.sums.get(suffix[9:])

@@ -33,15 +33,19 @@ func getWorkspace(tx *bolt.Tx, id []byte) (*model.Workspace, error) {
 	if b == nil {
 		return nil, nil
 	}
-	var w model.Workspace
-	if err := decode(b, &w); err != nil {
-		return nil, errInternal("workspace record unreadable: %v", err)
+	w, err := wsCache.decode(id, b, "workspace")
+	if err != nil {
+		return nil, err
 	}
 	if ws := openWS(tx, w.ID); ws != nil {
 		w.Seq = ws.counter(kSeq)
 	}
-	return &w, nil
+	return w, nil
 }
+
+// wsCache keeps decoded workspace records: every request resolves its
+// workspace first.
+var wsCache = newDecodedCache[model.Workspace]()
 
 // findWorkspace resolves a slug or id to a workspace record, deleted or not.
 func findWorkspace(tx *bolt.Tx, ref string) (*model.Workspace, error) {
