@@ -59,8 +59,14 @@ func (qt queryTerms) snippet(text string) string {
 	}
 	// Analyze a chunk at a time until the first match, then only the
 	// snippet's window: a long body is not analyzed whole for 200 bytes.
+	// A cheap look for the terms' text first says where to start, or
+	// that there is nothing to find (a hit on the title alone).
+	from, ok := qt.firstCandidate(text)
+	if !ok {
+		return ""
+	}
 	first := -1
-	for at := 0; at < len(text) && first < 0; {
+	for at := wordStart(text, from); at < len(text) && first < 0; {
 		end := wordEnd(text, min(len(text), at+1024))
 		if hits := qt.matches(text, at, end); len(hits) > 0 {
 			first = hits[0][0]
@@ -91,6 +97,37 @@ func (qt queryTerms) snippet(text string) string {
 		b.WriteString("…")
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// firstCandidate finds where the earliest query term could start: the
+// first place its text (a stem, so a prefix of the word, less its last
+// letter to allow for stemming's changes) appears, case-insensitively.
+// ok is false when no term can occur at all. Non-ASCII text, whose
+// lower-casing can move byte offsets, starts from the beginning.
+func (qt queryTerms) firstCandidate(text string) (int, bool) {
+	lower := strings.ToLower(text)
+	first := -1
+	look := func(probe string) {
+		if i := strings.Index(lower, probe); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	for t := range qt.terms {
+		if len(t) > 3 {
+			t = t[:len(t)-1]
+		}
+		look(t)
+	}
+	for _, p := range qt.prefixes {
+		look(p)
+	}
+	switch {
+	case first < 0:
+		return 0, false
+	case len(lower) != len(text):
+		return 0, true
+	}
+	return first, true
 }
 
 // matches returns the spans of text[from:to] that match the query.
