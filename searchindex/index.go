@@ -535,7 +535,7 @@ func (x *Index) rebuild(ctx context.Context) error {
 	if indexed == 0 {
 		// Bleve's builder cannot finish an empty index; make one directly.
 		os.RemoveAll(x.building())
-		if bi, err = bleve.NewUsing(x.path, buildMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, scorchConfig()); err != nil {
+		if bi, err = bleve.NewUsing(x.path, buildMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, durableConfig()); err != nil {
 			return fmt.Errorf("create the search index: %w", err)
 		}
 	} else {
@@ -545,7 +545,7 @@ func (x *Index) rebuild(ctx context.Context) error {
 		if err := os.Rename(x.building(), x.path); err != nil {
 			return err
 		}
-		if bi, err = bleve.OpenUsing(x.path, scorchConfig()); err != nil {
+		if bi, err = bleve.OpenUsing(x.path, durableConfig()); err != nil {
 			return fmt.Errorf("open the built search index: %w", err)
 		}
 	}
@@ -555,12 +555,20 @@ func (x *Index) rebuild(ctx context.Context) error {
 		binary.BigEndian.PutUint64(wm, uint64(head))
 		b.SetInternal([]byte(kWatermark+ws), wm)
 	}
-	// The format marks a finished build: a crash before this line leaves
-	// an index that Open rebuilds.
+	// The format marks a finished build: a crash before this batch is on
+	// disk leaves an index that Open rebuilds. This one batch waits for
+	// the disk (durableConfig), then the index reopens for the fast,
+	// searchable-when-introduced batches of normal work.
 	b.SetInternal([]byte(kFormat), []byte(FormatVersion))
 	if err := bi.Batch(b); err != nil {
 		bi.Close()
 		return err
+	}
+	if err := bi.Close(); err != nil {
+		return err
+	}
+	if bi, err = bleve.OpenUsing(x.path, scorchConfig()); err != nil {
+		return fmt.Errorf("open the built search index: %w", err)
 	}
 	x.mu.Lock()
 	x.bi = bi
@@ -660,6 +668,13 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// durableConfig is scorchConfig whose batches return once on disk.
+func durableConfig() map[string]any {
+	c := scorchConfig()
+	delete(c, "unsafe_batch")
+	return c
 }
 
 // scorchConfig: never wait long on another process's lock; and let a

@@ -215,3 +215,23 @@ func TestRebuildRequestedShowsAtOnce(t *testing.T) {
 	}
 	wantHits(t, "after", f.search("rebuild"), a.ID)
 }
+
+// A full build survives a clean restart right after it: the batch that
+// marks the build finished must be on disk, not only searchable, or
+// every restart soon after a build starts another.
+func TestRestartRightAfterBuildKeepsIndex(t *testing.T) {
+	f := newFixture(t)
+	a := f.create("tasks", "Persisted build", "", nil)
+	wantHits(t, "first", f.search("persisted"), a.ID)
+	f.stop()
+	if err := os.RemoveAll(filepath.Join(f.dir, Dir)); err != nil { // the next start builds with the builder
+		t.Fatal(err)
+	}
+	f.start()
+	wantHits(t, "built", f.search("persisted"), a.ID)
+	f.stop()
+	f.start()
+	if st := f.idx.Status(); st.State != StateReady {
+		t.Fatalf("after a clean restart the index is %q (%s): the build did not persist", st.State, st.Reason)
+	}
+}
