@@ -152,6 +152,16 @@ func TestDiskFull(t *testing.T) {
 	var c api.Comment
 	decode(t, d.do(t, "POST", "/api/v1/workspaces/"+ws+"/items/"+first+"/comments", mustJSON(t, map[string]string{"body": "kept comment"})), &c)
 
+	// Indexed before the disk fills (a search waits for the index to
+	// reach the workspace's head), so it must stay searchable after.
+	var before struct {
+		Total int `json:"total"`
+	}
+	decode(t, d.do(t, "GET", "/api/v1/search?q=kept&workspace="+ws+"&limit=1", nil), &before)
+	if before.Total != 20 {
+		t.Fatalf("search for \"kept\" before the disk fills finds %d, want 20", before.Total)
+	}
+
 	df.fill(t, d, 1<<20)
 
 	// Write until the disk is full: 64 KiB items.

@@ -77,17 +77,22 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 			}
 		}
 	}
+	// mayRollBack: Bleve skips a snapshot whose segment files are missing
+	// or cut short and opens an older one (or an empty index). padd then
+	// catches up from that snapshot's own watermark (or from the start),
+	// which is as good as a rebuild: nothing is moved aside.
 	cases := []struct {
-		name    string
-		corrupt func(t *testing.T, idx string)
+		name        string
+		corrupt     func(t *testing.T, idx string)
+		mayRollBack bool
 	}{
-		{"index_meta.json garbage", write("index_meta.json", "garbage")},
-		{"root.bolt garbage", write("store/root.bolt", strings.Repeat("\x5a", 64<<10))},
-		{"segment bytes flipped near the start", flip(0)},
-		{"segment bytes flipped in the middle", flip(20000)},
+		{"index_meta.json garbage", write("index_meta.json", "garbage"), false},
+		{"root.bolt garbage", write("store/root.bolt", strings.Repeat("\x5a", 64<<10)), false},
+		{"segment bytes flipped near the start", flip(0), false},
+		{"segment bytes flipped in the middle", flip(20000), false},
 		// Bleve panicked opening this one (slice bounds out of range in
 		// zap's loadField), and padd with it: a crash loop at every start.
-		{"segment bytes flipped near the footer", flip(-123)},
+		{"segment bytes flipped near the footer", flip(-123), false},
 		{"segment truncated", func(t *testing.T, idx string) {
 			segs, _ := filepath.Glob(filepath.Join(idx, "store", "*.zap"))
 			for _, s := range segs {
@@ -95,17 +100,17 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-		}},
+		}, true},
 		{"segment deleted", func(t *testing.T, idx string) {
 			segs, _ := filepath.Glob(filepath.Join(idx, "store", "*.zap"))
 			for _, s := range segs {
 				os.Remove(s)
 			}
-		}},
+		}, true},
 		{"index directory replaced by a file", func(t *testing.T, idx string) {
 			os.RemoveAll(idx)
 			write("", "not a directory")(t, idx)
-		}},
+		}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,18 +133,21 @@ func TestCorruptIndexRebuilt(t *testing.T) {
 				t.Errorf("search for one item's codeword: %+v", res)
 			}
 			aside, _ := filepath.Glob(filepath.Join(home, searchindex.Dir+".broken-*"))
-			if len(aside) != 1 {
+			switch {
+			case len(aside) == 0 && tc.mayRollBack:
+				// An older snapshot opened; the search above proves the
+				// catch-up from it.
+			case len(aside) != 1:
 				t.Errorf("the damaged index was not moved aside (found %v)", aside)
-			}
-			if !strings.Contains(d.stderr.String(), "moved aside and rebuilding") {
+			case !strings.Contains(d.stderr.String(), "moved aside and rebuilding"):
 				t.Errorf("padd did not say it rebuilt the index:\n%s", tail(d.stderr.String(), 2000))
 			}
-			// The rebuilt index is sound: a clean restart uses it as it is.
+			// The repaired index is sound: a clean restart uses it as it is.
 			d.stop()
 			d = startPadd(t, home)
 			verifySearch(t, d, ws, items)
-			if again, _ := filepath.Glob(filepath.Join(home, searchindex.Dir+".broken-*")); len(again) != 1 {
-				t.Errorf("the rebuilt index was found damaged again: %v", again)
+			if again, _ := filepath.Glob(filepath.Join(home, searchindex.Dir+".broken-*")); len(again) != len(aside) {
+				t.Errorf("the repaired index was found damaged again: %v", again)
 			}
 		})
 	}

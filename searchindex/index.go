@@ -33,6 +33,7 @@ const (
 	coalesceDelay = 2 * time.Millisecond
 	kFormat       = "padd:format"
 	kWatermark    = "padd:wm:"
+	kFlush        = "padd:flushed" // written at close, to wait for the persister
 )
 
 // Status is what `padctl index status` shows.
@@ -155,9 +156,33 @@ func (x *Index) Close() error {
 	if x.bi == nil {
 		return nil
 	}
+	x.flush(x.bi)
 	err := x.bi.Close()
 	x.bi = nil
 	return err
+}
+
+// flush waits (a bounded time) until what the index holds in memory is
+// on disk: batches return once searchable and Bleve's Close drops what
+// its persister has not written yet, so without this a clean stop would
+// leave the next start to re-index the last moments from the log.
+func (x *Index) flush(bi bleve.Index) {
+	done := make(chan error, 1)
+	b := bi.NewBatch()
+	b.SetInternal([]byte(kFlush), []byte(time.Now().UTC().Format(time.RFC3339Nano)))
+	b.SetPersistedCallback(func(err error) { done <- err })
+	if err := bi.Batch(b); err != nil {
+		x.log.Warn("search index not flushed at close; it catches up at the next start", "err", err)
+		return
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			x.log.Warn("search index not flushed at close; it catches up at the next start", "err", err)
+		}
+	case <-time.After(5 * time.Second):
+		x.log.Warn("search index flush at close timed out; it catches up at the next start")
+	}
 }
 
 // Status reports the index's state and rebuild progress.
@@ -263,19 +288,28 @@ func (x *Index) poke() {
 }
 
 // Run follows the store until ctx ends: it builds the index when needed,
-// catches up every workspace, then indexes each commit's changes.
+// catches up every workspace, then indexes each commit's changes. A
+// failure (a full disk, say) is retried with a growing pause: the index
+// is derived data, so it recovers on its own once the cause is gone.
 func (x *Index) Run(ctx context.Context) {
 	notes, cancel := x.store.Subscribe()
 	defer cancel()
 	dirty := map[string]bool{}
 	all := true
+	var retry <-chan time.Time
+	pause := minRetry
+	failed := func(err error) {
+		x.fail(err, pause)
+		retry = time.After(pause)
+		pause = min(2*pause, maxRetry)
+	}
 	for {
 		x.mu.Lock()
 		asked := x.asked
 		x.mu.Unlock()
 		if asked {
 			if err := x.startRebuild(); err != nil {
-				x.fail(err)
+				failed(err)
 			}
 		}
 		x.mu.Lock()
@@ -286,19 +320,31 @@ func (x *Index) Run(ctx context.Context) {
 				if ctx.Err() != nil {
 					return
 				}
-				x.fail(err)
+				failed(err)
+			} else {
+				retry, pause = nil, minRetry
 			}
 			all = true
 		}
-		if err := x.catchUp(ctx, all, dirty); err != nil && ctx.Err() == nil {
-			x.log.Warn("indexing failed; retrying", "err", err)
-			time.Sleep(time.Second)
-			continue
+		if retry == nil {
+			if err := x.catchUp(ctx, all, dirty); err != nil && ctx.Err() == nil {
+				x.log.Warn("indexing failed; retrying", "err", err, "in", pause.String())
+				retry = time.After(pause)
+				pause = min(2*pause, maxRetry)
+			} else {
+				all, dirty, pause = false, map[string]bool{}, minRetry
+			}
 		}
-		all, dirty = false, map[string]bool{}
 		select {
 		case <-ctx.Done():
 			return
+		case <-retry:
+			retry, all = nil, true
+			x.mu.Lock()
+			if x.state == StateFailed {
+				x.asked = true // the index itself failed: build it again
+			}
+			x.mu.Unlock()
 		case <-x.kick:
 			all = true
 		case n, ok := <-notes:
@@ -325,12 +371,19 @@ func (x *Index) Run(ctx context.Context) {
 	}
 }
 
-func (x *Index) fail(err error) {
+// The pause before retrying a failed build or batch doubles from
+// minRetry up to maxRetry, so a long outage costs two log lines a minute.
+const (
+	minRetry = time.Second
+	maxRetry = 30 * time.Second
+)
+
+func (x *Index) fail(err error, retryIn time.Duration) {
 	x.mu.Lock()
 	x.state, x.err = StateFailed, err
 	x.changed.Broadcast()
 	x.mu.Unlock()
-	x.log.Error("search index failed; `padctl index rebuild` retries", "err", err)
+	x.log.Error("search index failed; padd retries on its own, `padctl index rebuild` retries now", "err", err, "retry_in", retryIn.String())
 }
 
 // catchUp indexes the changes after each workspace's watermark.
@@ -485,8 +538,18 @@ func (x *Index) rebuild(ctx context.Context) error {
 	x.mu.Lock()
 	x.total, x.done = total, 0
 	x.mu.Unlock()
-	os.RemoveAll(x.building())
-	bld, err := bleve.NewBuilder(x.building(), buildMapping(), map[string]any{"batchSize": 2000})
+	// The builder writes its segments in a scratch directory and renames
+	// them into place: beside the index, that is the same filesystem (a
+	// rename across filesystems fails) and not a RAM-backed /tmp.
+	scratch := x.path + ".scratch"
+	for _, p := range []string{x.building(), scratch} {
+		os.RemoveAll(p)
+	}
+	defer os.RemoveAll(scratch)
+	if err := os.Mkdir(scratch, 0o700); err != nil {
+		return fmt.Errorf("start building the search index: %w", err)
+	}
+	bld, err := bleve.NewBuilder(x.building(), buildMapping(), map[string]any{"batchSize": 2000, "buildPathPrefix": scratch})
 	if err != nil {
 		return fmt.Errorf("start building the search index: %w", err)
 	}
@@ -603,7 +666,7 @@ func (x *Index) WaitFor(ctx context.Context, ws string, seq int64) error {
 	defer x.mu.Unlock()
 	for x.wm[ws] < seq || x.state == StateRebuilding {
 		if x.state == StateFailed {
-			return fmt.Errorf("search index failed: %v; run `padctl index rebuild`", x.err)
+			return fmt.Errorf("search index failed: %v; padd retries on its own, `padctl index rebuild` retries now", x.err)
 		}
 		if ctx.Err() != nil {
 			if x.state == StateRebuilding {

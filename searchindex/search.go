@@ -71,7 +71,7 @@ func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) 
 	case state == StateRebuilding:
 		return nil, &ErrRebuilding{Done: done, Total: total}
 	case state == StateFailed || bi == nil:
-		return nil, fmt.Errorf("search index is unavailable (%v); run `padctl index rebuild`", ferr)
+		return nil, fmt.Errorf("search index is unavailable (%v); padd retries on its own, `padctl index rebuild` retries now", ferr)
 	}
 	p := Parse(r.Query)
 	dropStopwords(bi, p)

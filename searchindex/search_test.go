@@ -235,3 +235,22 @@ func TestRestartRightAfterBuildKeepsIndex(t *testing.T) {
 		t.Fatalf("after a clean restart the index is %q (%s): the build did not persist", st.State, st.Reason)
 	}
 }
+
+// A full build writes only beside the index: the system's temp directory
+// may be another filesystem (a rename into place fails) or RAM-backed.
+func TestBuildStaysInDataDir(t *testing.T) {
+	f := newFixture(t)
+	a := f.create("tasks", "Scratch space", "", nil)
+	wantHits(t, "first", f.search("scratch"), a.ID)
+	f.stop()
+	if err := os.RemoveAll(filepath.Join(f.dir, Dir)); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", filepath.Join(f.dir, "no-such-tmp"))
+	f.start()
+	wantHits(t, "built", f.search("scratch"), a.ID)
+	left, _ := filepath.Glob(filepath.Join(f.dir, Dir+".*"))
+	if len(left) != 0 {
+		t.Fatalf("the build left %v behind", left)
+	}
+}

@@ -3,6 +3,8 @@ package searchindex
 import (
 	"fmt"
 	"hash/crc32"
+	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/blevesearch/bleve/v2"
@@ -43,14 +45,37 @@ func (e errDamaged) Unwrap() error { return e.error }
 // zapSegment is what a persisted segment of every zap version offers.
 type zapSegment interface {
 	Path() string
-	Data() []byte // the whole file, mapped
-	CRC() uint32  // the CRC-32 its footer carries
+	CRC() uint32 // the CRC-32 its footer carries
+}
+
+// fileCRC is the CRC-32 of a segment file but its last four bytes (where
+// the footer keeps the expected value). It reads the file rather than the
+// segment's mapping, so checking a large index at start does not leave
+// all of it resident in padd's memory.
+func fileCRC(path string) (uint32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if fi.Size() < 4 {
+		return 0, fmt.Errorf("segment %s is truncated (%d bytes)", filepath.Base(path), fi.Size())
+	}
+	h := crc32.NewIEEE()
+	if _, err := io.Copy(h, io.LimitReader(f, fi.Size()-4)); err != nil {
+		return 0, fmt.Errorf("read segment %s: %w", filepath.Base(path), err)
+	}
+	return h.Sum32(), nil
 }
 
 // verifySegments checks every segment of the index's current snapshot
 // against the CRC-32 (IEEE) its last four bytes carry: the checksum of
-// everything before them. Reading the mapped files costs about a
-// millisecond per 10 MB.
+// everything before them. Reading the files costs about a millisecond
+// per 10 MB.
 func verifySegments(bi bleve.Index) error {
 	adv, err := bi.Advanced()
 	if err != nil {
@@ -70,11 +95,11 @@ func verifySegments(bi bleve.Index) error {
 		if !ok {
 			continue
 		}
-		data := seg.Data()
-		if len(data) < 4 {
-			return fmt.Errorf("segment %s is truncated (%d bytes)", filepath.Base(seg.Path()), len(data))
+		got, err := fileCRC(seg.Path())
+		if err != nil {
+			return err
 		}
-		if got := crc32.ChecksumIEEE(data[:len(data)-4]); got != seg.CRC() {
+		if got != seg.CRC() {
 			return fmt.Errorf("segment %s fails its checksum (%08x; its footer says %08x)", filepath.Base(seg.Path()), got, seg.CRC())
 		}
 	}
