@@ -165,26 +165,43 @@ func BenchmarkStartAndRSS100k(b *testing.B) {
 		start := time.Now()
 		d := startPadd(b, home)
 		b.ReportMetric(float64(time.Since(start))/1e6, "start-ms")
+		b.Logf("started: %s", rssLine(b, d.pid()))
 		d.do(b, "GET", "/api/v1/workspaces/bench/items?limit=200", nil)
 		d.do(b, "GET", "/api/v1/workspaces/bench/items?limit=50", nil)
+		b.Logf("after two lists: %s", rssLine(b, d.pid()))
 		d.do(b, "GET", "/api/v1/search?workspace=bench&q=cache", nil)
+		b.Logf("after a search: %s", rssLine(b, d.pid()))
 		time.Sleep(2 * time.Second) // idle
-		b.ReportMetric(float64(rssKB(b, d.pid()))/1024, "idle-RSS-MB")
+		b.ReportMetric(float64(procStatus(b, d.pid())["VmRSS"])/1024, "idle-RSS-MB")
+		// Anonymous memory is padd's own; file-backed pages are the
+		// mapped database and index, shared with the page cache and
+		// given back by the kernel under memory pressure.
+		b.ReportMetric(float64(procStatus(b, d.pid())["RssAnon"])/1024, "idle-anon-MB")
+		b.ReportMetric(float64(procStatus(b, d.pid())["RssFile"])/1024, "idle-file-MB")
 		d.stop()
 	}
 }
 
-func rssKB(b *testing.B, pid int) int {
+// procStatus reads the kB figures of /proc/<pid>/status (VmRSS,
+// RssAnon, RssFile, VmHWM...).
+func procStatus(b *testing.B, pid int) map[string]int {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		b.Fatal(err)
 	}
+	out := map[string]int{}
 	for _, line := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			n, _ := strconv.Atoi(f[1])
-			return n
+		if f := strings.Fields(line); len(f) == 3 && f[2] == "kB" {
+			out[strings.TrimSuffix(f[0], ":")], _ = strconv.Atoi(f[1])
 		}
 	}
-	b.Fatal("no VmRSS")
-	return 0
+	if _, ok := out["VmRSS"]; !ok {
+		b.Fatal("no VmRSS in /proc/<pid>/status")
+	}
+	return out
+}
+
+func rssLine(b *testing.B, pid int) string {
+	st := procStatus(b, pid)
+	return fmt.Sprintf("RSS %d MB (anon %d, file %d)", st["VmRSS"]/1024, st["RssAnon"]/1024, st["RssFile"]/1024)
 }
