@@ -57,22 +57,7 @@ func (qt queryTerms) snippet(text string) string {
 	if text == "" || (len(qt.terms) == 0 && len(qt.prefixes) == 0) {
 		return ""
 	}
-	// Analyze a chunk at a time until the first match, then only the
-	// snippet's window: a long body is not analyzed whole for 200 bytes.
-	// A cheap look for the terms' text first says where to start, or
-	// that there is nothing to find (a hit on the title alone).
-	from, ok := qt.firstCandidate(text)
-	if !ok {
-		return ""
-	}
-	first := -1
-	for at := wordStart(text, from); at < len(text) && first < 0; {
-		end := wordEnd(text, min(len(text), at+1024))
-		if hits := qt.matches(text, at, end); len(hits) > 0 {
-			first = hits[0][0]
-		}
-		at = end
-	}
+	first := qt.firstMatch(text)
 	if first < 0 {
 		return ""
 	}
@@ -99,35 +84,71 @@ func (qt queryTerms) snippet(text string) string {
 	return strings.TrimSpace(b.String())
 }
 
-// firstCandidate finds where the earliest query term could start: the
-// first place its text (a stem, so a prefix of the word, less its last
-// letter to allow for stemming's changes) appears, case-insensitively.
-// ok is false when no term can occur at all. Non-ASCII text, whose
-// lower-casing can move byte offsets, starts from the beginning.
-func (qt queryTerms) firstCandidate(text string) (int, bool) {
+// firstMatch returns where the first token matching the query starts, or
+// -1. A long body is not analyzed whole for one 200-byte snippet: a
+// cheap look for the terms' text (its "probes") finds the places a match
+// can be, and only the words around each are analyzed, until one
+// matches. A probe is a term less its last letter (stemming changes word
+// ends: "studies" is "studi"), lower-cased, or a query prefix.
+func (qt queryTerms) firstMatch(text string) int {
 	lower := strings.ToLower(text)
-	first := -1
-	look := func(probe string) {
-		if i := strings.Index(lower, probe); i >= 0 && (first < 0 || i < first) {
-			first = i
-		}
+	if len(lower) != len(text) {
+		// Lower-casing moved byte offsets (some non-ASCII letters): walk
+		// the text a chunk at a time instead.
+		return qt.firstMatchFrom(text, 0)
 	}
+	var probes []string
 	for t := range qt.terms {
-		if len(t) > 3 {
-			t = t[:len(t)-1]
+		if len(t) > 2 {
+			t = t[:len(t)-1] // "fly" is "fli"
 		}
-		look(t)
+		probes = append(probes, t)
 	}
-	for _, p := range qt.prefixes {
-		look(p)
+	probes = append(probes, qt.prefixes...)
+	// next[i] is where probe i next occurs at or after the current
+	// position (-1: nowhere), so each probe scans the text once.
+	next := make([]int, len(probes))
+	for i, p := range probes {
+		next[i] = strings.Index(lower, p)
 	}
-	switch {
-	case first < 0:
-		return 0, false
-	case len(lower) != len(text):
-		return 0, true
+	for at := 0; ; {
+		pos, plen := -1, 0
+		for i, p := range probes {
+			if next[i] >= 0 && next[i] < at {
+				if j := strings.Index(lower[at:], p); j >= 0 {
+					next[i] = at + j
+				} else {
+					next[i] = -1
+				}
+			}
+			if next[i] >= 0 && (pos < 0 || next[i] < pos) {
+				pos, plen = next[i], len(p)
+			}
+		}
+		if pos < 0 {
+			return -1
+		}
+		from, to := wordStart(text, pos), wordEnd(text, pos+plen)
+		if hits := qt.matches(text, from, to); len(hits) > 0 {
+			return hits[0][0]
+		}
+		// Nothing in these words: go on after them, so no byte is
+		// analyzed twice (a long run without spaces is one "word").
+		at = max(pos+1, to)
 	}
-	return first, true
+}
+
+// firstMatchFrom analyzes text a chunk at a time from byte at until the
+// first match.
+func (qt queryTerms) firstMatchFrom(text string, at int) int {
+	for at = wordStart(text, at); at < len(text); {
+		end := wordEnd(text, min(len(text), at+1024))
+		if hits := qt.matches(text, at, end); len(hits) > 0 {
+			return hits[0][0]
+		}
+		at = end
+	}
+	return -1
 }
 
 // matches returns the spans of text[from:to] that match the query.

@@ -3,6 +3,8 @@ package searchindex
 import (
 	"strings"
 	"testing"
+
+	"github.com/padd/padd/bench"
 )
 
 func TestSnippet(t *testing.T) {
@@ -41,5 +43,31 @@ func FuzzSnippet(f *testing.F) {
 		if s != "" && strings.Count(s, "<mark>") != strings.Count(s, "</mark>") {
 			t.Fatalf("unbalanced marks in %q", s)
 		}
+		if qt := termsOf(q); len(qt.terms)+len(qt.prefixes) > 0 {
+			if got, want := qt.firstMatch(text), qt.firstMatchFrom(text, 0); got != want {
+				t.Fatalf("query %q: first match at %d, a full scan says %d", q, got, want)
+			}
+		}
 	})
+}
+
+// The probe-guided search for a snippet's first match finds the same
+// match as analyzing the whole text, over generated bodies and words
+// whose stems differ from their text.
+func TestFirstMatchAgreesWithFullScan(t *testing.T) {
+	queries := append([]string{"fly", "flies", "studies", "relational", "sensibility", "organization",
+		"running", "happy", "test", "tests", "deplo*", "cach*", `"rotate the key"`}, bench.Topics...)
+	texts := []string{"The flies fly over relational, sensible organizations; happily testing the latest tests.",
+		"pre-caching and re-deployment: studying tested studies", "ünïcode flies ñ organization"}
+	for _, it := range bench.Workspace(7, 300) {
+		texts = append(texts, it.Title+"\n"+it.Content)
+	}
+	for _, q := range queries {
+		qt := termsOf(q)
+		for _, text := range texts {
+			if got, want := qt.firstMatch(text), qt.firstMatchFrom(text, 0); got != want {
+				t.Fatalf("query %q: first match at %d, a full scan says %d, in %q", q, got, want, text)
+			}
+		}
+	}
 }
