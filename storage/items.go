@@ -65,7 +65,7 @@ func getItem(b *wsb, id []byte, withContent bool) (*model.Item, error) {
 		return nil, nil
 	}
 	var it model.Item
-	if err := decode(v, &it); err != nil {
+	if err := decodeItem(v, &it); err != nil {
 		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored item %s is unreadable: %v", idString(id), err)
 	}
 	it.ID, it.WorkspaceID = idString(id), b.id
@@ -76,12 +76,10 @@ func getItem(b *wsb, id []byte, withContent bool) (*model.Item, error) {
 }
 
 func putItem(b *wsb, it *model.Item) error {
-	rec := *it
-	content := rec.Content
 	// The key holds the id and the bucket the workspace; the body has
 	// its own bucket so lists and summaries never read it.
-	rec.ID, rec.WorkspaceID, rec.Content = "", "", ""
-	v, err := encode(rec)
+	content := it.Content
+	v, err := encodeItem(it)
 	if err != nil {
 		return err
 	}
