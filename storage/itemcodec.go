@@ -41,8 +41,10 @@ const (
 )
 
 // maxValueDepth bounds nesting in a field value, so a damaged record
-// cannot recurse without end.
-const maxValueDepth = 64
+// cannot recurse without end. It is encoding/json's own bound: every
+// value the API can accept fits, and the encoder refuses a deeper one
+// rather than write a record it could not read back.
+const maxValueDepth = 10000
 
 func encodeItem(it *model.Item) ([]byte, error) {
 	b := make([]byte, 0, 192+len(it.Title)+len(it.Slug))
@@ -55,7 +57,7 @@ func encodeItem(it *model.Item) ([]byte, error) {
 	for _, k := range slices.Sorted(maps.Keys(it.Fields)) {
 		b = appendStr(b, k)
 		var err error
-		if b, err = appendValue(b, it.Fields[k]); err != nil {
+		if b, err = appendValue(b, it.Fields[k], 0); err != nil {
 			return nil, err
 		}
 	}
@@ -146,7 +148,10 @@ func appendTime(b []byte, t time.Time) []byte {
 	return binary.AppendUvarint(b, uint64(t.Nanosecond()))
 }
 
-func appendValue(b []byte, v any) ([]byte, error) {
+func appendValue(b []byte, v any, depth int) ([]byte, error) {
+	if depth > maxValueDepth {
+		return nil, model.Invalid("a field value is nested more than %d deep", maxValueDepth)
+	}
 	switch v := v.(type) {
 	case nil:
 		return append(b, valNull), nil
@@ -163,7 +168,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		b = binary.AppendUvarint(append(b, valArray), uint64(len(v)))
 		for _, e := range v {
 			var err error
-			if b, err = appendValue(b, e); err != nil {
+			if b, err = appendValue(b, e, depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -173,7 +178,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		for _, k := range slices.Sorted(maps.Keys(v)) {
 			b = appendStr(b, k)
 			var err error
-			if b, err = appendValue(b, v[k]); err != nil {
+			if b, err = appendValue(b, v[k], depth+1); err != nil {
 				return nil, err
 			}
 		}

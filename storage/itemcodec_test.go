@@ -203,3 +203,69 @@ func normalizeTimes(it model.Item) model.Item {
 	}
 	return it
 }
+
+// Anything the API accepts (encoding/json allows 10,000 levels in a
+// request) reads back; a deeper value is refused at write, never stored
+// unreadable.
+func TestItemCodecDeepValues(t *testing.T) {
+	nest := func(n int) any {
+		var v any = []any{}
+		for range n - 1 {
+			v = []any{v}
+		}
+		return v
+	}
+	it := &model.Item{Title: "deep", Fields: map[string]any{"x": nest(9998)}}
+	raw, err := encodeItem(it)
+	if err != nil {
+		t.Fatalf("encode a 9,998-deep value: %v", err)
+	}
+	var got model.Item
+	if err := decodeItem(raw, &got); err != nil {
+		t.Fatalf("a 9,998-deep value does not read back: %v", err)
+	}
+	if !reflect.DeepEqual(got.Fields, it.Fields) {
+		t.Fatal("the 9,998-deep value read back different")
+	}
+	if _, err := encodeItem(&model.Item{Fields: map[string]any{"x": nest(maxValueDepth + 2)}}); err == nil {
+		t.Fatal("a value deeper than the decoder reads was encoded")
+	}
+}
+
+// One damaged item record does not stop the search feed: the item reads
+// as gone to the indexer (and stored_state_unreadable to a reader), the
+// others index as usual.
+func TestDamagedItemLeftOutOfIndexFeed(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Damaged")
+	bad := mustCreate(t, s, ws.Slug, "tasks", "Damaged record", nil)
+	good := mustCreate(t, s, ws.Slug, "tasks", "Sound record", nil)
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		return openWS(tx, ws.ID).items().Put(mustID(bad.ID), []byte{itemFormat1, 0xff})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.GetItem(ws.Slug, bad.ID)
+	wantCode(t, err, model.CodeStoredStateUnreadable)
+	docs, err := s.IndexDocs(ws.ID, []string{bad.ID, good.ID})
+	if err != nil {
+		t.Fatalf("IndexDocs with one damaged record: %v", err)
+	}
+	if len(docs) != 2 || !docs[0].Gone || docs[1].Gone || docs[1].Item.Title != good.Title {
+		t.Fatalf("docs %+v: want the damaged one gone and the sound one indexed", docs)
+	}
+	scanned, _, err := s.ScanItems(ws.ID, "", 100)
+	if err != nil {
+		t.Fatalf("ScanItems with one damaged record: %v", err)
+	}
+	live := 0
+	for _, d := range scanned {
+		if !d.Gone {
+			live++
+		}
+	}
+	if live != 1 {
+		t.Fatalf("ScanItems found %d readable items, want 1", live)
+	}
+}

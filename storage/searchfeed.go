@@ -27,7 +27,7 @@ func (s *Store) IndexDocs(ws string, ids []string) ([]IndexDoc, error) {
 			if !ok {
 				continue
 			}
-			d, err := indexDoc(r.ws, k, colls)
+			d, err := s.indexDocOrSkip(r.ws, k, colls)
 			if err != nil {
 				return err
 			}
@@ -36,6 +36,19 @@ func (s *Store) IndexDocs(ws string, ids []string) ([]IndexDoc, error) {
 		return nil
 	})
 	return out, err
+}
+
+// indexDocOrSkip is indexDoc, except that an item whose stored record
+// cannot be read is left out of the index (as if gone) and logged: one
+// damaged record must not stop every other item from being indexed.
+func (s *Store) indexDocOrSkip(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, error) {
+	d, err := indexDoc(b, id, colls)
+	if e, ok := model.AsError(err); ok && e.Code == model.CodeStoredStateUnreadable {
+		s.log.Error("item left out of the search index: its stored record is unreadable; reading it answers stored_state_unreadable too",
+			"workspace", b.id, "item", idString(id), "err", err)
+		return IndexDoc{ID: idString(id), Gone: true}, nil
+	}
+	return d, err
 }
 
 func indexDoc(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, error) {
@@ -80,7 +93,7 @@ func (s *Store) ScanItems(ws, after string, limit int) (docs []IndexDoc, next st
 			k, _ = c.First()
 		}
 		for ; k != nil && len(docs) < limit; k, _ = c.Next() {
-			d, err := indexDoc(r.ws, k, colls)
+			d, err := s.indexDocOrSkip(r.ws, k, colls)
 			if err != nil {
 				return err
 			}
