@@ -686,6 +686,7 @@ func toDoc(d storage.IndexDoc) doc {
 		Created: v.CreatedAt, Updated: v.UpdatedAt, TitleSort: strings.ToLower(v.Title)}
 	out.Status, _ = v.Fields["status"].(string)
 	out.Priority, _ = v.Fields["priority"].(string)
+	out.Facet = out.Collection + facetSep + out.Status
 	var text []string
 	for _, k := range sortedKeys(v.Fields) {
 		if k == "status" || k == "priority" || model.IsReservedField(k) {

@@ -92,6 +92,10 @@ func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) 
 	return fz, nil
 }
 
+// maxFacetPairs bounds the (collection, status) pairs a search counts;
+// a workspace has a few dozen at most.
+const maxFacetPairs = 10000
+
 func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, fuzzy bool) (*Result, error) {
 	q := build(r, p, fuzzy)
 	size := r.Limit
@@ -113,8 +117,8 @@ func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, f
 		sr.SortBy([]string{"-_score"})
 	}
 	if !r.NoFacets {
-		sr.AddFacet("collections", bleve.NewFacetRequest("collection", 50))
-		sr.AddFacet("statuses", bleve.NewFacetRequest("status", 50))
+		// Every (collection, status) pair the matches hold: a handful.
+		sr.AddFacet("facet", bleve.NewFacetRequest("facet", maxFacetPairs))
 	}
 	out, err := bi.SearchInContext(ctx, sr)
 	if err != nil {
@@ -125,14 +129,13 @@ func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, f
 		ws, _ := h.Fields["workspace"].(string)
 		res.Hits = append(res.Hits, Hit{ID: h.ID, Workspace: ws, Score: h.Score})
 	}
-	if f := out.Facets["collections"]; f != nil && f.Terms != nil {
+	if f := out.Facets["facet"]; f != nil && f.Terms != nil {
 		for _, t := range f.Terms.Terms() {
-			res.Collections[t.Term] = t.Count
-		}
-	}
-	if f := out.Facets["statuses"]; f != nil && f.Terms != nil {
-		for _, t := range f.Terms.Terms() {
-			res.Statuses[t.Term] = t.Count
+			coll, status, _ := strings.Cut(t.Term, facetSep)
+			res.Collections[coll] += t.Count
+			if status != "" {
+				res.Statuses[status] += t.Count
+			}
 		}
 	}
 	return res, nil

@@ -2,7 +2,9 @@ package searchindex
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -252,5 +254,33 @@ func TestBuildStaysInDataDir(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(f.dir, Dir+".*"))
 	if len(left) != 0 {
 		t.Fatalf("the build left %v behind", left)
+	}
+}
+
+// Facets count every match, not only the page: by collection and by
+// status.
+func TestFacetsCountEveryMatch(t *testing.T) {
+	f := newFixture(t)
+	for i := range 7 {
+		f.create("tasks", fmt.Sprintf("Quota task %d", i), "", map[string]any{"status": []string{"open", "done", "in-progress"}[i%3]})
+	}
+	f.create("ideas", "Quota idea", "", nil)
+	f.create("docs", "Quota doc", "a doc has no status", nil)
+	f.create("docs", "Unrelated", "", nil)
+	r := f.search("quota", func(r *Request) { r.Limit = 2 })
+	if len(r.Hits) != 2 || r.Total != 9 {
+		t.Fatalf("hits %d of %d, want 2 of 9", len(r.Hits), r.Total)
+	}
+	want := map[string]int{"tasks": 7, "ideas": 1, "docs": 1}
+	if !maps.Equal(r.Collections, want) {
+		t.Errorf("collections facet %v, want %v", r.Collections, want)
+	}
+	// Ideas start "new" and docs "draft" (their collections' defaults).
+	if want := map[string]int{"open": 3, "done": 2, "in-progress": 2, "new": 1, "draft": 1}; !maps.Equal(r.Statuses, want) {
+		t.Errorf("statuses facet %v, want %v", r.Statuses, want)
+	}
+	r = f.search("quota", func(r *Request) { r.NoFacets = true })
+	if len(r.Collections)+len(r.Statuses) != 0 {
+		t.Errorf("facets asked off, got %v %v", r.Collections, r.Statuses)
 	}
 }
