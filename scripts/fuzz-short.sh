@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
 # Runs every Go fuzz target in the module for a short time (FUZZTIME, default 5s).
 # CI runs it briefly; run it longer by hand: FUZZTIME=10m scripts/fuzz-short.sh
+#
+# A failing input fails the run at once (Go writes it under testdata/fuzz; commit
+# it with the fix). A run that fails without one is the fuzzing engine itself (a
+# worker that did not answer in time on a loaded machine): its output is shown
+# and the target is run once more.
 set -euo pipefail
 export GOTOOLCHAIN=local
 cd "$(dirname "$0")/.."
 t="${FUZZTIME:-5s}"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+fuzz() { go test -run '^$' -fuzz "^$2\$" -fuzztime "$t" "$1" >"$log" 2>&1; }
 for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   for fz in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
     echo "fuzz $pkg $fz ($t)"
-    go test -run '^$' -fuzz "^${fz}\$" -fuzztime "$t" "$pkg" >/dev/null
+    fuzz "$pkg" "$fz" && continue
+    if grep -q 'Failing input written to' "$log"; then
+      cat "$log"
+      exit 1
+    fi
+    echo "fuzz $pkg $fz: the fuzzing engine failed without a failing input; once more. Its output:"
+    tail -n 20 "$log"
+    if ! fuzz "$pkg" "$fz"; then
+      cat "$log"
+      exit 1
+    fi
   done
 done
