@@ -7,9 +7,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -282,5 +284,34 @@ func TestFacetsCountEveryMatch(t *testing.T) {
 	r = f.search("quota", func(r *Request) { r.NoFacets = true })
 	if len(r.Collections)+len(r.Statuses) != 0 {
 		t.Errorf("facets asked off, got %v %v", r.Collections, r.Statuses)
+	}
+}
+
+// An index written by a padd with another index format (a mapping or
+// document change, like the facet field) is rebuilt at start, not used.
+func TestOlderFormatRebuilt(t *testing.T) {
+	f := newFixture(t)
+	a := f.create("tasks", "Format change", "", nil)
+	wantHits(t, "first", f.search("format"), a.ID)
+	f.stop()
+	bi, err := bleve.OpenUsing(filepath.Join(f.dir, Dir), scorchConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bi.SetInternal([]byte(kFormat), []byte("padd-search-5")); err != nil {
+		t.Fatal(err)
+	}
+	if err := bi.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.start()
+	st := f.idx.Status()
+	if st.State != StateRebuilding || !strings.Contains(st.Reason, "padd-search-5") {
+		t.Fatalf("an index of the older format opened as %q (%s), want rebuilding with the format as the reason", st.State, st.Reason)
+	}
+	wantHits(t, "rebuilt", f.search("format"), a.ID)
+	r := f.search("format")
+	if r.Collections["tasks"] != 1 {
+		t.Fatalf("after the rebuild the facets read %v", r.Collections)
 	}
 }
