@@ -208,3 +208,34 @@ func BenchmarkStale100k(b *testing.B) {
 	}
 	lat.report(b, "ms")
 }
+
+// BenchmarkReadyAfterBurst100k is ready right after agents finished the
+// top of the backlog, as in the load run: the 2,000 tasks just marked
+// done are the newest entries of the priority streams the walk reads.
+func BenchmarkReadyAfterBurst100k(b *testing.B) {
+	s, ws := viewsBenchStore(b)
+	now := benchNow()
+	for range 100 {
+		out, err := s.Next(ws, NextParams{Now: now, Who: benchWho, Limit: 20})
+		if err != nil || len(out.Items) == 0 {
+			b.Fatalf("%v %d", err, len(out.Items))
+		}
+		ops := make([]BulkOp, len(out.Items))
+		for i, it := range out.Items {
+			ops[i] = BulkOp{Ref: it.ItemRef, Update: &ItemUpdate{FieldsPatch: map[string]any{"status": "done"}, Force: true}}
+		}
+		if _, err := s.BulkApply(ws, ops, user); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var lat latencies
+	for b.Loop() {
+		lat.time(func() {
+			out, err := s.Next(ws, NextParams{Now: now, Who: benchWho, Limit: 20})
+			if err != nil || len(out.Items) != 20 {
+				b.Fatalf("%v %d", err, len(out.Items))
+			}
+		})
+	}
+	lat.report(b, "ms")
+}
