@@ -2,7 +2,9 @@ package storage
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -267,5 +269,28 @@ func TestDamagedItemLeftOutOfIndexFeed(t *testing.T) {
 	}
 	if live != 1 {
 		t.Fatalf("ScanItems found %d readable items, want 1", live)
+	}
+}
+
+// A database written by a newer padd (a layout this build does not know)
+// is refused at open with what to do, never half read: that is what
+// keeps a padd from before binary item records (layout 3) off a layout-4
+// file.
+func TestNewerLayoutRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "padd.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bMeta).Put(kSchemaVersion, u64(SchemaVersion+1))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = Open(path, Options{})
+	if err == nil || !strings.Contains(err.Error(), "upgrade padd") {
+		t.Fatalf("opening a layout-%d database: %v, want a refusal that says to upgrade padd", SchemaVersion+1, err)
 	}
 }

@@ -22,7 +22,7 @@ import (
 )
 
 // SchemaVersion is the on-disk layout version this build writes.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // ErrLocked means another process holds the database file.
 var ErrLocked = errors.New("database is locked by another process")
@@ -103,6 +103,11 @@ var migrations = []func(tx *bolt.Tx) error{
 	// 2 -> 3: leases, reminders (and the top-level due index), and the
 	// project views' records, built from each workspace's items.
 	migrateViews,
+	// 3 -> 4: item records may be binary (storage/itemcodec.go). Nothing
+	// to rewrite: JSON records still read and turn binary when their item
+	// next changes. The version is what makes an older padd refuse this
+	// database ("upgrade padd") instead of failing on every binary item.
+	func(*bolt.Tx) error { return nil },
 }
 
 // Open opens (creating if needed) the database at path. It fails with
