@@ -294,7 +294,9 @@ func TestOlderFormatRebuilt(t *testing.T) {
 	a := f.create("tasks", "Format change", "", nil)
 	wantHits(t, "first", f.search("format"), a.ID)
 	f.stop()
-	bi, err := bleve.OpenUsing(filepath.Join(f.dir, Dir), scorchConfig())
+	// durableConfig: the write must be on disk before Close, which drops
+	// whatever the persister has not written yet.
+	bi, err := bleve.OpenUsing(filepath.Join(f.dir, Dir), durableConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
