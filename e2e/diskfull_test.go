@@ -347,3 +347,57 @@ func countItems(t *testing.T, d *instance, ws string) int {
 		offset += len(page)
 	}
 }
+
+// TestIndexBuildRetriesAfterDiskFull: a search index that cannot be
+// built because the disk is full is built again by padd on its own once
+// there is room; nobody has to run `padctl index rebuild`.
+func TestIndexBuildRetriesAfterDiskFull(t *testing.T) {
+	t.Parallel()
+	df := newDiskFull(t)
+	if df.mode != "tmpfs" {
+		// The rlimit stand-in caps file sizes at the database's, which a
+		// fresh index stays under: it cannot make this build fail.
+		t.Skip("needs a tmpfs to fill (root): the RLIMIT_FSIZE stand-in cannot fail an index build")
+	}
+	home := filepath.Join(df.mnt, "home")
+	d := startPadd(t, home)
+	ws := d.mkWorkspace(t, "Retry")
+	body := strings.Repeat("ledger reconciliation notes ", 32<<10/28)
+	for i := range 40 {
+		d.createItem(t, ws, "tasks", api.ItemCreate{Title: fmt.Sprintf("retry %d %s", i, searchMarker), Content: body})
+	}
+	d.stop()
+	// No index: the next start builds one from the 40 items, about a
+	// megabyte of text, on a disk with 64 KiB left.
+	if err := os.RemoveAll(filepath.Join(home, "search.bleve")); err != nil {
+		t.Fatal(err)
+	}
+	df.fill(t, d, 64<<10)
+	d = startPadd(t, home)
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(d.stderr.String(), "padd retries on its own") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the index build on a full disk did not fail as this test needs:\n%s", tail(d.stderr.String(), 3000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	df.free(t, d)
+	freed := time.Now()
+	for {
+		var res struct {
+			Total int `json:"total"`
+		}
+		r := d.do(t, "GET", "/api/v1/search?q="+searchMarker+"&workspace="+ws, nil)
+		if r.Status == 200 {
+			decode(t, r, &res)
+			if res.Total == 40 {
+				t.Logf("search answered all 40 items %s after the space was freed", time.Since(freed).Round(time.Millisecond))
+				break
+			}
+		}
+		if time.Since(freed) > 40*time.Second {
+			t.Fatalf("40 s after the space was freed search still answers %s", r)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
