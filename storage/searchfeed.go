@@ -44,7 +44,8 @@ func (s *Store) IndexDocs(ws string, ids []string) ([]IndexDoc, error) {
 func (s *Store) indexDocOrSkip(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, error) {
 	d, err := indexDoc(b, id, colls)
 	if e, ok := model.AsError(err); ok && e.Code == model.CodeStoredStateUnreadable {
-		s.log.Error("item left out of the search index: its stored record is unreadable; reading it answers stored_state_unreadable too",
+		s.log.Error("item left out of the search index: its stored record is unreadable (reading it answers stored_state_unreadable); "+
+			"every other item is indexed as usual. Keep a copy of padd.db and report this with padd's log",
 			"workspace", b.id, "item", idString(id), "err", err)
 		return IndexDoc{ID: idString(id), Gone: true}, nil
 	}
