@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -27,6 +26,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testbin"
 )
 
 var (
@@ -47,33 +47,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// raceEnabled reports whether this test binary was built with -race; the
-// binaries under test are then built with it too.
-func raceEnabled() bool {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "-race" && s.Value == "true" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // goBuild builds packages of this module into out (a directory, or a
-// file for one package), with extra go build flags.
+// file for one package), with extra go build flags, and -race when this
+// test binary has it.
 func goBuild(out string, flags []string, pkgs ...string) error {
-	args := append([]string{"build", "-o", out}, flags...)
-	if raceEnabled() {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command("go", append(args, pkgs...)...)
-	cmd.Dir = ".." // the module root
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go %s: %v\n%s", strings.Join(cmd.Args[1:], " "), err, b)
-	}
-	return nil
+	return testbin.GoBuild("..", out, testbin.Race(), flags, pkgs...)
 }
 
 // binaries builds padd and padctl once for all tests.
@@ -442,7 +420,7 @@ func startPadd(t testing.TB, bin string) string {
 // one, with a fixed style, and returns what it printed.
 func runInProcess(t testing.TB, home, dir string, envVars map[string]string, args ...string) result {
 	t.Helper()
-	var out, errb syncBuffer
+	var out, errb testbin.Buffer
 	code := Run(context.Background(), args, inProcessEnv(home, dir, envVars, &out, &errb))
 	return result{out.String(), errb.String(), code}
 }
@@ -453,24 +431,6 @@ func inProcessEnv(home, dir string, envVars map[string]string, out, errw io.Writ
 		Connect: func(ctx context.Context, start bool) (*api.Client, *api.Info, error) {
 			return api.Connect(ctx, api.ConnectOptions{DataDir: home})
 		}}
-}
-
-// syncBuffer is a bytes.Buffer safe to read while a command writes it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestWorkspaceResolution runs padctl in-process against a real padd:
@@ -734,7 +694,7 @@ func TestCommentsLinksWatch(t *testing.T) {
 	// Watch: events as they happen, filtered to one item, one JSON
 	// object per line; Ctrl-C (the context) ends it with exit 0.
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, errb syncBuffer
+	var out, errb testbin.Buffer
 	done := make(chan int)
 	go func() {
 		done <- Run(ctx, []string{"watch", "TASK-2", "--format", "json"}, inProcessEnv(home, dir, nil, &out, &errb))

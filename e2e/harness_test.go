@@ -17,12 +17,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,11 +29,12 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testbin"
 )
 
 var (
 	paddBin   string // the padd binary under test
-	padctlBin string // the padctl binary, "" until cmd/padctl has a main
+	padctlBin string // the padctl binary
 	raceBuild bool   // binaries were built with -race
 )
 
@@ -53,24 +52,10 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "-race" && s.Value == "true" {
-				raceBuild = true
-			}
-		}
-	}
-	paddBin = filepath.Join(dir, "padd")
-	if err := goBuild(root, paddBin, "./cmd/padd"); err != nil {
+	raceBuild = testbin.Race()
+	if paddBin, padctlBin, err = testbin.BuildPadd(root, dir, raceBuild); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
-	}
-	if hasMain(filepath.Join(root, "cmd", "padctl")) {
-		padctlBin = filepath.Join(dir, "padctl")
-		if err := goBuild(root, padctlBin, "./cmd/padctl"); err != nil {
-			fmt.Fprintln(os.Stderr, "e2e:", err)
-			return 1
-		}
 	}
 	defer func() {
 		if seedDir != "" {
@@ -92,60 +77,13 @@ func moduleRoot() (string, error) {
 	return dir, nil
 }
 
-// hasMain reports whether dir holds a non-test Go file.
-func hasMain(dir string) bool {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
-			return true
-		}
-	}
-	return false
-}
-
-func goBuild(root, out, pkg string) error {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		return fmt.Errorf("cannot find the go command to build %s: %w", pkg, err)
-	}
-	args := []string{"build", "-o", out}
-	if raceBuild {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command(gobin, append(args, pkg)...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
-	}
-	return nil
-}
-
-// syncBuffer collects a process's output while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // proc is one started padd process.
 type proc struct {
 	t      testing.TB
 	home   string
 	port   int
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testbin.Buffer
 	exited chan struct{} // closed once the process is reaped
 	state  *os.ProcessState
 }
@@ -168,7 +106,7 @@ func spawnEnv(t testing.TB, home string, extra []string, args ...string) *proc {
 		}
 	}
 	cmd.Env = append(append(env, "PAD_HOME="+home, "GORACE=halt_on_error=0"), extra...)
-	p := &proc{t: t, home: home, cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &proc{t: t, home: home, cmd: cmd, stderr: &testbin.Buffer{}, exited: make(chan struct{})}
 	cmd.Stdout = io.Discard
 	cmd.Stderr = p.stderr
 	cmd.SysProcAttr = sysProcAttr()
@@ -262,12 +200,11 @@ func (p *proc) stop() {
 // freePort returns a loopback port that was free a moment ago.
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := testbin.FreePort()
 	if err != nil {
-		t.Fatalf("find a free port: %v", err)
+		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // instance is a padd that is serving.

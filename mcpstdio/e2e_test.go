@@ -21,6 +21,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testbin"
 	"github.com/padd/padd/mcpstdio"
 )
 
@@ -650,7 +651,7 @@ func startRawB(t testing.TB, home string) *rpc {
 	cmd := exec.Command(padctlBin, "mcp", "serve")
 	cmd.Env = childEnv(home)
 	cmd.Dir = t.TempDir()
-	stderr := &lockedBuffer{}
+	stderr := &testbin.Buffer{}
 	cmd.Stderr = stderr
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

@@ -9,7 +9,6 @@ package mcpstdio_test
 // and a data race reported on any child's stderr fails the test.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,15 +16,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testbin"
 )
 
 var (
@@ -49,51 +47,17 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "-race" && s.Value == "true" {
-				raceBuild = true
-			}
-		}
-	}
-	paddBin, padctlBin = filepath.Join(dir, "padd"), filepath.Join(dir, "padctl")
-	for bin, pkg := range map[string]string{paddBin: "./cmd/padd", padctlBin: "./cmd/padctl"} {
-		args := []string{"build", "-o", bin}
-		if raceBuild {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command("go", append(args, pkg)...)
-		cmd.Dir = ".."
-		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, out)
-			return 1
-		}
+	raceBuild = testbin.Race()
+	if paddBin, padctlBin, err = testbin.BuildPadd("..", dir, raceBuild); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	return m.Run()
 }
 
-// lockedBuffer collects a child's stderr while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // checkChild fails the test on a race report in a child's stderr, and
 // shows the stderr when the test failed anyway.
-func checkChild(t testing.TB, what string, stderr *lockedBuffer) {
+func checkChild(t testing.TB, what string, stderr *testbin.Buffer) {
 	out := stderr.String()
 	if strings.Contains(out, "WARNING: DATA RACE") {
 		t.Errorf("%s reported a data race:\n%s", what, out)
@@ -130,7 +94,7 @@ func newEnv(t testing.TB) *env {
 	home := t.TempDir()
 	cmd := exec.Command(paddBin)
 	cmd.Env = childEnv(home)
-	stderr := &lockedBuffer{}
+	stderr := &testbin.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -209,7 +173,7 @@ func (e *env) session(o sessionOpts) *sdk.ClientSession {
 	cmd := exec.Command(padctlBin, "mcp", "serve")
 	cmd.Env = childEnv(e.home, o.env...)
 	cmd.Dir = o.dir
-	stderr := &lockedBuffer{}
+	stderr := &testbin.Buffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

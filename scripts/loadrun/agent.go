@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/padd/padd/bench"
+	"github.com/padd/padd/internal/testbin"
 )
 
 // An agent is what a coding agent does to padd: the official go-sdk MCP
@@ -35,7 +36,7 @@ type agent struct {
 	name   string
 	cs     *sdk.ClientSession
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testbin.Buffer
 	run    *runner
 	r      *rand.Rand
 	made   int // creates so far (the token counter)
@@ -58,7 +59,7 @@ func (rn *runner) startAgent(idx int) (*agent, error) {
 	cmd := exec.Command(rn.padctl, "mcp", "serve")
 	cmd.Env = childEnv(rn.home, "PAD_WORKSPACE="+rn.seed.Slug)
 	cmd.Dir = rn.home
-	stderr := &lockedBuffer{}
+	stderr := &testbin.Buffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -7,18 +7,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testbin"
 )
 
 // Building and running the real binaries.
@@ -43,42 +42,6 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// buildBinaries builds padd and padctl into dir (with -race when asked).
-func buildBinaries(root, dir string, race bool) (padd, padctl string, err error) {
-	padd, padctl = filepath.Join(dir, "padd"), filepath.Join(dir, "padctl")
-	for bin, pkg := range map[string]string{padd: "./cmd/padd", padctl: "./cmd/padctl"} {
-		args := []string{"build", "-o", bin}
-		if race {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command("go", append(args, pkg)...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return "", "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
-	return padd, padctl, nil
-}
-
-// lockedBuffer collects a child's stderr while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // childEnv is a child's environment: ours without what would point it at
 // the user's own padd, workspace or profile, plus PAD_HOME and extra.
 func childEnv(home string, extra ...string) []string {
@@ -97,7 +60,7 @@ func childEnv(home string, extra ...string) []string {
 // paddProc is one running padd.
 type paddProc struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testbin.Buffer
 	exited chan struct{}
 	client *api.Client
 	base   string
@@ -114,26 +77,17 @@ func (p *paddProc) done() bool {
 	}
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // startPadd starts padd on home and waits until it answers health. It
 // dies with this process (Pdeathsig).
 func startPadd(bin, home string, extraEnv ...string) (*paddProc, error) {
 	for attempt := 0; ; attempt++ {
-		port, err := freePort()
+		port, err := testbin.FreePort()
 		if err != nil {
 			return nil, err
 		}
 		cmd := exec.Command(bin, "--port", strconv.Itoa(port))
 		cmd.Env = childEnv(home, extraEnv...)
-		p := &paddProc{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+		p := &paddProc{cmd: cmd, stderr: &testbin.Buffer{}, exited: make(chan struct{})}
 		cmd.Stderr = p.stderr
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := cmd.Start(); err != nil {

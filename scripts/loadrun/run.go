@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/padd/padd/internal/testbin"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -133,7 +134,7 @@ func run(cfg config) (rep *Report, err error) {
 		return nil, err
 	}
 	rn.logf("building padd and padctl")
-	if rn.padd, rn.padctl, err = buildBinaries(root, tmp, cfg.Race); err != nil {
+	if rn.padd, rn.padctl, err = testbin.BuildPadd(root, tmp, cfg.Race); err != nil {
 		return nil, err
 	}
 

@@ -1,0 +1,91 @@
+// Package testbin builds and watches padd's real binaries for the tests
+// and scripts that run them (e2e, the CLI's and MCP's end-to-end tests,
+// the load run): one place for how they are built and observed.
+package testbin
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+)
+
+// Race reports whether the running binary was built with -race; the
+// binaries a test builds should match it, so their data races fail the
+// test too.
+func Race() bool {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// GoBuild runs `go build -o out [flags] [-race] pkgs...` in the module
+// root (out: a file for one package, a directory ending in / for more),
+// with this machine's Go (GOTOOLCHAIN=local).
+func GoBuild(root, out string, race bool, flags []string, pkgs ...string) error {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("cannot find the go command to build %s: %w", strings.Join(pkgs, " "), err)
+	}
+	args := append([]string{"build", "-o", out}, flags...)
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command(gobin, append(args, pkgs...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(cmd.Args[1:], " "), err, b)
+	}
+	return nil
+}
+
+// BuildPadd builds padd and padctl into dir.
+func BuildPadd(root, dir string, race bool) (padd, padctl string, err error) {
+	padd, padctl = filepath.Join(dir, "padd"), filepath.Join(dir, "padctl")
+	for bin, pkg := range map[string]string{padd: "./cmd/padd", padctl: "./cmd/padctl"} {
+		if err := GoBuild(root, bin, race, nil, pkg); err != nil {
+			return "", "", err
+		}
+	}
+	return padd, padctl, nil
+}
+
+// FreePort returns a loopback port that was free a moment ago.
+func FreePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Buffer collects a child's output while it runs; safe to read at any
+// time.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
