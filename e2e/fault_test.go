@@ -22,6 +22,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/daemon"
+	"github.com/padd/padd/internal/faultreport"
 	"github.com/padd/padd/storage"
 )
 
@@ -80,41 +81,6 @@ func (m *faultModel) adopt(it *faultItem) {
 	m.owned[it.owner] = append(m.owned[it.owner], it)
 }
 
-// faultCycle is one cycle's measurements (the report's rows).
-type faultCycle struct {
-	Cycle            int     `json:"cycle"`
-	KillAfterMS      int64   `json:"kill_after_ms"`
-	Creates          int     `json:"acked_creates"`
-	Updates          int     `json:"acked_updates"`
-	Comments         int     `json:"acked_comments"`
-	UnackedCommitted int     `json:"unacked_creates_committed"`
-	PendingCommitted int     `json:"unacked_updates_committed"`
-	PendingDropped   int     `json:"unacked_updates_not_committed"`
-	SSEEvents        int     `json:"sse_events_live"`
-	Head             int64   `json:"workspace_head"`
-	Items            int     `json:"items"`
-	CheckMS          float64 `json:"offline_check_ms"`
-	RestartMS        int64   `json:"restart_ms"`
-	SearchMS         int64   `json:"search_caught_up_ms"`
-	Lost             int     `json:"lost"`
-}
-
-// faultResult is the whole run (written with -fault.report).
-type faultResult struct {
-	Seed        uint64       `json:"seed"`
-	Writers     int          `json:"writers"`
-	Race        bool         `json:"race"`
-	Cycles      []faultCycle `json:"cycles"`
-	Items       int          `json:"items"`
-	Comments    int          `json:"comments"`
-	Head        int64        `json:"workspace_head"`
-	GlobalHead  int64        `json:"journal_head"`
-	Lost        int          `json:"lost"`
-	Errors      []string     `json:"errors,omitempty"`
-	Passed      bool         `json:"passed"`
-	DurationSec float64      `json:"duration_s"`
-}
-
 // TestFaultRun: writers create, update and comment concurrently (each
 // answer recorded) while an event stream follows the workspace; padd is
 // killed with SIGKILL at a random point, the stopped database passes
@@ -133,7 +99,7 @@ func TestFaultRun(t *testing.T) {
 	t.Logf("fault run: %d cycles, %d writers, kill within %s, seed %d (rerun: -fault.seed=%d)",
 		*faultCycles, writers, *faultMaxKill, seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	res := &faultResult{Seed: seed, Writers: writers, Race: raceBuild}
+	res := &faultreport.Result{Seed: seed, Writers: writers, Race: raceBuild}
 	start := time.Now()
 	defer func() {
 		res.DurationSec = time.Since(start).Seconds()
@@ -154,7 +120,7 @@ func TestFaultRun(t *testing.T) {
 	sseSeen := map[int64]string{} // seq -> entity/op/item as the stream told it
 
 	for c := 1; c <= *faultCycles; c++ {
-		row := faultCycle{Cycle: c}
+		row := faultreport.Cycle{Cycle: c}
 		m.mu.Lock()
 		m.creates, m.updates, m.commented = 0, 0, 0
 		m.mu.Unlock()
@@ -498,7 +464,7 @@ func offlineCheck(t *testing.T, home, ws string, seen map[int64]string) (head, g
 // answer never came may have landed or not; either is accepted and the
 // ledger follows what is there. Items created without an answer that
 // did land are adopted, so later cycles check them too.
-func (d *instance) verifyFault(t *testing.T, ws string, m *faultModel, row *faultCycle) {
+func (d *instance) verifyFault(t *testing.T, ws string, m *faultModel, row *faultreport.Cycle) {
 	t.Helper()
 	listed := map[string]api.Item{}
 	for offset := 0; ; {
@@ -576,7 +542,7 @@ func (d *instance) verifyFault(t *testing.T, ws string, m *faultModel, row *faul
 // straight after a restart: the search waits for the index to catch up
 // with the log (a 503 while it rebuilds is retried, within a bound). It
 // returns the ids found and the total the index reports.
-func (d *instance) searchAll(t *testing.T, ws string, row *faultCycle) (map[string]bool, int64) {
+func (d *instance) searchAll(t *testing.T, ws string, row *faultreport.Cycle) (map[string]bool, int64) {
 	t.Helper()
 	const bound = 60 * time.Second
 	from := time.Now()

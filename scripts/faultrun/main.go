@@ -21,39 +21,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/padd/padd/internal/faultreport"
 )
-
-type cycle struct {
-	Cycle            int     `json:"cycle"`
-	KillAfterMS      int64   `json:"kill_after_ms"`
-	Creates          int     `json:"acked_creates"`
-	Updates          int     `json:"acked_updates"`
-	Comments         int     `json:"acked_comments"`
-	UnackedCommitted int     `json:"unacked_creates_committed"`
-	PendingCommitted int     `json:"unacked_updates_committed"`
-	PendingDropped   int     `json:"unacked_updates_not_committed"`
-	SSEEvents        int     `json:"sse_events_live"`
-	Head             int64   `json:"workspace_head"`
-	Items            int     `json:"items"`
-	CheckMS          float64 `json:"offline_check_ms"`
-	RestartMS        int64   `json:"restart_ms"`
-	SearchMS         int64   `json:"search_caught_up_ms"`
-	Lost             int     `json:"lost"`
-}
-
-type result struct {
-	Seed        uint64  `json:"seed"`
-	Writers     int     `json:"writers"`
-	Race        bool    `json:"race"`
-	Cycles      []cycle `json:"cycles"`
-	Items       int     `json:"items"`
-	Comments    int     `json:"comments"`
-	Head        int64   `json:"workspace_head"`
-	GlobalHead  int64   `json:"journal_head"`
-	Lost        int     `json:"lost"`
-	Passed      bool    `json:"passed"`
-	DurationSec float64 `json:"duration_s"`
-}
 
 func main() {
 	cycles := flag.Int("cycles", 20, "kill -9 cycles")
@@ -98,7 +68,7 @@ func main() {
 	runErr := cmd.Run()
 
 	b, err := os.ReadFile(out)
-	var res result
+	var res faultreport.Result
 	if err != nil || len(b) == 0 || json.Unmarshal(b, &res) != nil {
 		fail(fmt.Errorf("the test wrote no results (%v); its log above says why", runErr))
 	}
@@ -110,7 +80,7 @@ func main() {
 	fmt.Println("PASS")
 }
 
-func summarize(r result) {
+func summarize(r faultreport.Result) {
 	fmt.Printf("\nfault run: %d cycles, %d writers, seed %d, race %v, %.1fs\n", len(r.Cycles), r.Writers, r.Seed, r.Race, r.DurationSec)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "cycle\tkill ms\tcreates\tupdates\tcomments\tunacked landed\tunacked upd landed/not\thead\titems\tcheck ms\trestart ms\tsearch ms\tstream live\tlost\t")
