@@ -140,17 +140,19 @@ func ValidateSchema(s Schema) error {
 				f.Key, f.Type).With("field", f.Key)
 		}
 		seen[f.Key] = true
-		if f.Type == TypeSelect || f.Type == TypeMultiSelect {
-			opts := map[string]bool{}
-			for _, o := range f.Options {
-				if strings.TrimSpace(o) == "" {
-					return Invalid("field %q lists an empty option", f.Key).With("field", f.Key)
-				}
-				if opts[o] {
-					return Invalid("field %q lists the option %q more than once", f.Key, o).With("field", f.Key).With("option", o)
-				}
-				opts[o] = true
+		// Options are checked whatever the type lists them ("n:number:,0"
+		// is refused too, not stored with an empty option).
+		opts := map[string]bool{}
+		for _, o := range f.Options {
+			if strings.TrimSpace(o) == "" {
+				return Invalid("field %q lists an empty option", f.Key).With("field", f.Key)
 			}
+			if opts[o] {
+				return Invalid("field %q lists the option %q more than once", f.Key, o).With("field", f.Key).With("option", o)
+			}
+			opts[o] = true
+		}
+		if f.Type == TypeSelect || f.Type == TypeMultiSelect {
 			for _, t := range f.TerminalOptions {
 				if len(f.Options) > 0 && !opts[t] {
 					return Invalid("field %q names terminal option %q, which is not one of its options", f.Key, t).With("field", f.Key).With("option", t)

@@ -189,6 +189,7 @@ func TestParseFieldDSLRefuses(t *testing.T) {
 		{"status:select:open,open", map[string]any{"field": "status", "option": "open"}, `field "status" lists the option "open" more than once`},
 		{"status:select:open,,done", map[string]any{"field": "status"}, "empty option"},
 		{"status:select:open,done,", map[string]any{"field": "status"}, "empty option"},
+		{"estimate:number:,0", map[string]any{"field": "estimate"}, "empty option"},
 		{"a:text;a:number", map[string]any{"field": "a"}, `field key "a" is defined more than once`},
 		{"x:blob", map[string]any{"field": "x"}, `unknown type "blob"`},
 		{"x:", map[string]any{"field": "x"}, "has no type"},
