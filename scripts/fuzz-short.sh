@@ -4,8 +4,9 @@
 #
 # A failing input fails the run at once (Go writes it under testdata/fuzz; commit
 # it with the fix). A run that fails without one is the fuzzing engine itself (a
-# worker that did not answer in time on a loaded machine): its output is shown
-# and the target is run once more.
+# worker that did not answer in time on a loaded machine, reported as "context
+# deadline exceeded"): its output is shown and the target runs again, three
+# attempts in all.
 set -euo pipefail
 export GOTOOLCHAIN=local
 cd "$(dirname "$0")/.."
@@ -17,16 +18,14 @@ for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   for fz in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
     echo "fuzz $pkg $fz ($t)"
-    fuzz "$pkg" "$fz" && continue
-    if grep -q 'Failing input written to' "$log"; then
-      cat "$log"
-      exit 1
-    fi
-    echo "fuzz $pkg $fz: the fuzzing engine failed without a failing input; once more. Its output:"
-    tail -n 20 "$log"
-    if ! fuzz "$pkg" "$fz"; then
-      cat "$log"
-      exit 1
-    fi
+    for attempt in 1 2 3; do
+      fuzz "$pkg" "$fz" && continue 2
+      if grep -q 'Failing input written to' "$log" || [ "$attempt" = 3 ]; then
+        cat "$log"
+        exit 1
+      fi
+      echo "fuzz $pkg $fz: the fuzzing engine failed without a failing input (attempt $attempt of 3). Its output:"
+      tail -n 8 "$log"
+    done
   done
 done
