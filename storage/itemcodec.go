@@ -86,7 +86,18 @@ func encodeItem(it *model.Item) ([]byte, error) {
 // Content are left alone).
 func decodeItem(v []byte, it *model.Item) error {
 	if len(v) > 0 && v[0] == '{' {
-		return decode(v, it)
+		if err := decode(v, it); err != nil {
+			return err
+		}
+		// An empty "fields" or "tags" reads as none, as the binary form
+		// does, so a record reads the same before and after its rewrite.
+		if len(it.Fields) == 0 {
+			it.Fields = nil
+		}
+		if len(it.Tags) == 0 {
+			it.Tags = nil
+		}
+		return nil
 	}
 	if len(v) == 0 || v[0] != itemFormat1 {
 		return errors.New("item record has an unknown format; is this database from a newer padd?")
