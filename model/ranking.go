@@ -41,10 +41,14 @@ func PriorityRank(v string) Rank {
 	return RankNone
 }
 
+// RankKeys are the fields a collection can rank its work by, in the
+// order RankKey prefers them.
+var RankKeys = []string{"priority", "severity"}
+
 // RankKey is the field a collection ranks its items by: "priority" when
 // it declares one, else "severity", else none.
 func RankKey(s Schema) string {
-	for _, k := range []string{"priority", "severity"} {
+	for _, k := range RankKeys {
 		if s.Declares(k) {
 			return k
 		}

@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/padd/padd/model"
+	bolt "go.etcd.io/bbolt"
 )
 
 // The list index. Every item has entries of the form
@@ -37,8 +39,14 @@ const (
 	kindParent     = 'p'
 	kindUnparented = 'u'
 	kindUnparAll   = 'U'
+	kindPair       = 'q'
 
 	suffixLen = 9 + 16
+
+	// pairStatusKey is the done field the (status, rank) pair streams
+	// follow. It is the done field of every collection that does not
+	// group its board by another select (model.DoneField).
+	pairStatusKey = "status"
 
 	// Pseudo field keys for the assignment columns; '@' cannot start a
 	// real field key.
@@ -160,6 +168,7 @@ func itemStreams(it *model.Item, unparented bool) [][]byte {
 			}
 		}
 	}
+	out = append(out, pairStreams(coll, it.Fields, L)...)
 	if it.AgentRoleID != "" {
 		addField(keyRole, it.AgentRoleID)
 	}
@@ -181,6 +190,75 @@ func itemStreams(it *model.Item, unparented bool) [][]byte {
 		out = append(out, cat([]byte{kindUnparented}, coll, L), cat([]byte{kindUnparAll}, L))
 	}
 	return out
+}
+
+// pairStreams are the streams of an item's (status, rank) value pairs,
+// one per rank key it holds (model.RankKey). next and ready read the
+// pair streams of exactly the statuses and ranks a tier wants; with
+// one stream per field they would read one and probe the other per
+// entry, and once agents have closed the top of the backlog the
+// newest entries of a rank's stream are all closed items, rejected one
+// probe at a time.
+func pairStreams(coll []byte, fields map[string]any, life []byte) [][]byte {
+	statuses := indexValues(fields[pairStatusKey])
+	if len(statuses) == 0 {
+		return nil
+	}
+	var out [][]byte
+	for _, rk := range model.RankKeys {
+		ranks := indexValues(fields[rk])
+		for i, s := range statuses {
+			if slices.Contains(statuses[:i], s) {
+				continue
+			}
+			for j, r := range ranks {
+				if !slices.Contains(ranks[:j], r) {
+					out = append(out, pairStream(coll, rk, s, r, life[0]))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// pairStream is the stream of a collection's items whose status is
+// status and whose rank field rankKey holds rank.
+func pairStream(coll []byte, rankKey, status, rank string, life byte) []byte {
+	return cat([]byte{kindPair}, coll, lstr(rankKey), lstr(status), lstr(rank), []byte{life})
+}
+
+// migratePairStreams is the layout step that adds the pair streams of
+// every stored item (live and archived) with their counts.
+func migratePairStreams(tx *bolt.Tx) error {
+	root := tx.Bucket(bWS)
+	if root == nil {
+		return nil
+	}
+	return root.ForEachBucket(func(k []byte) error {
+		b := openWS(tx, idString(k))
+		ix, counts := b.index(), b.counts()
+		c := b.items().Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			it, err := getItem(b, k, false)
+			if err != nil {
+				return err
+			}
+			coll := mustID(it.CollectionID)
+			for _, p := range pairStreams(coll, it.Fields, []byte{lifeOf(it)}) {
+				key := cat(p, sortKey(it), k)
+				if ix.Get(key) != nil {
+					continue // already there: a migration that ran again
+				}
+				if err := ix.Put(key, coll); err != nil {
+					return err
+				}
+				if err := addCount(counts, p, 1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
 }
 
 // reindex moves an item's index entries from its old state to its new

@@ -417,6 +417,11 @@ func TestRandomOpsAgainstModel(t *testing.T) {
 				}
 				m.check(step)
 			}
+			w, err := s.GetWorkspace(m.ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkListIndex(t, s, w.ID)
 		})
 	}
 }

@@ -22,7 +22,7 @@ import (
 )
 
 // SchemaVersion is the on-disk layout version this build writes.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // ErrLocked means another process holds the database file.
 var ErrLocked = errors.New("database is locked by another process")
@@ -108,6 +108,9 @@ var migrations = []func(tx *bolt.Tx) error{
 	// next changes. The version is what makes an older padd refuse this
 	// database ("upgrade padd") instead of failing on every binary item.
 	func(*bolt.Tx) error { return nil },
+	// 4 -> 5: the (status, rank) pair streams next and ready read
+	// (index.go), for every stored item.
+	migratePairStreams,
 }
 
 // Open opens (creating if needed) the database at path. It fails with

@@ -114,6 +114,7 @@ func TestViewDataFollowsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	checkListIndex(t, s, ws.ID)
 	kept := dumpViewData(t, s, ws.ID)
 	if len(kept) == 0 {
 		t.Fatal("no view records were written")
@@ -192,6 +193,7 @@ func TestMigrationBuildsViewData(t *testing.T) {
 	if err := s.migrate(); err != nil {
 		t.Fatal(err)
 	}
+	checkListIndex(t, s, ws.ID) // the pair streams were there; layout 5 adds none twice
 	got := dumpViewData(t, s, ws.ID)
 	if len(got) != len(want) {
 		t.Fatalf("migration built %d records, want %d", len(got), len(want))

@@ -3,6 +3,8 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -414,7 +416,14 @@ func (x *viewCtx) groupStreams(f groupFilter, rank model.Rank) (prefixes [][]byt
 				if inN == 0 {
 					continue
 				}
-				terms = append(terms, term{in, inN})
+				if pairs, pn := x.pairTerm(vc, f.status(vc, rank), rank); pairs != nil {
+					if pn == 0 {
+						continue
+					}
+					terms[0] = term{pairs, pn} // exactly the candidates: nothing to probe
+				} else {
+					terms = append(terms, term{in, inN})
+				}
 			}
 		} else if rank != model.RankNone {
 			continue // an unranked collection's items are all RankNone
@@ -444,6 +453,32 @@ func (x *viewCtx) groupStreams(f groupFilter, rank model.Rank) (prefixes [][]byt
 		}
 	}
 	return prefixes, owners
+}
+
+// pairTerm is the (status, rank) pair streams of a collection's items
+// whose status keep accepts and whose rank is rank, with their total
+// count; nil when the collection's done field is not the one pair
+// streams follow.
+func (x *viewCtx) pairTerm(vc *vcoll, keep func(string) bool, rank model.Rank) (prefixes [][]byte, n int) {
+	if vc.doneKey != pairStatusKey {
+		return nil, 0
+	}
+	prefixes = [][]byte{}
+	for _, s := range slices.Sorted(maps.Keys(vc.values)) {
+		if !keep(s) {
+			continue
+		}
+		for _, r := range slices.Sorted(maps.Keys(vc.ranks)) {
+			if model.PriorityRank(r) != rank {
+				continue
+			}
+			p := pairStream(vc.key, vc.rankKey, s, r, lifeLive)
+			if c := int(countOf(x.b, p)); c > 0 {
+				prefixes, n = append(prefixes, p), n+c
+			}
+		}
+	}
+	return prefixes, n
 }
 
 // suggestion is one ranked item.

@@ -1,0 +1,132 @@
+package storage
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// checkListIndex is the list index's consistency check: the entries and
+// counts kept on write must equal the ones computed afresh from the
+// stored items (itemStreams), entry for entry.
+func checkListIndex(t *testing.T, s *Store, wsID string) {
+	t.Helper()
+	err := s.view(func(tx *bolt.Tx) error {
+		b := openWS(tx, wsID)
+		want, wantCounts := map[string]string{}, map[string]int64{}
+		c := b.items().Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			it, err := getItem(b, k, false)
+			if err != nil {
+				return err
+			}
+			for _, p := range itemStreams(it, isUnparented(b, it)) {
+				want[string(cat(p, sortKey(it), k))] = string(mustID(it.CollectionID))
+				wantCounts[string(p)]++
+			}
+		}
+		got, gotCounts := map[string]string{}, map[string]int64{}
+		if err := b.index().ForEach(func(k, v []byte) error { got[string(k)] = string(v); return nil }); err != nil {
+			return err
+		}
+		if err := b.counts().ForEach(func(k, v []byte) error { gotCounts[string(k)] = int64(getU64(v)); return nil }); err != nil {
+			return err
+		}
+		for k, v := range want {
+			if g, ok := got[k]; !ok || g != v {
+				t.Errorf("list index lacks %q (or holds the wrong collection)", k)
+			}
+		}
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				t.Errorf("list index holds %q, which no item has", k)
+			}
+		}
+		for p, n := range wantCounts {
+			if gotCounts[p] != n {
+				t.Errorf("count of stream %q is %d, want %d", p, gotCounts[p], n)
+			}
+		}
+		for p, n := range gotCounts {
+			if _, ok := wantCounts[p]; !ok {
+				t.Errorf("count of stream %q is %d, but no item is in it", p, n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrationAddsPairStreams takes a database back to layout 4 (no
+// pair streams) and checks that opening it adds them, once, and that
+// next then finds the work it found before.
+func TestMigrationAddsPairStreams(t *testing.T) {
+	s, _ := openTestNoSync(t)
+	ws := mustWorkspace(t, s, "Pairs")
+	for i, f := range []map[string]any{
+		{"status": "open", "priority": "critical"},
+		{"status": "in-progress", "priority": "high"},
+		{"status": "done", "priority": "high"},
+		{"status": "open"},
+	} {
+		mustCreate(t, s, ws.Slug, "tasks", fmt.Sprintf("Task %d", i), f)
+	}
+	if _, err := s.DeleteItem(ws.Slug, "TASK-1", user); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Next(ws.Slug, NextParams{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.db.Update(func(tx *bolt.Tx) error {
+		b := openWS(tx, ws.ID)
+		for _, bk := range []*bolt.Bucket{b.index(), b.counts()} {
+			var del [][]byte
+			if err := bk.ForEach(func(k, _ []byte) error {
+				if k[0] == kindPair {
+					del = append(del, bytes.Clone(k))
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+			if len(del) == 0 {
+				t.Fatal("no pair stream entries to take away")
+			}
+			for _, k := range del {
+				if err := bk.Delete(k); err != nil {
+					return err
+				}
+			}
+		}
+		return tx.Bucket(bMeta).Put(kSchemaVersion, u64(4))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // a second run finds the entries there and adds nothing
+		if err := s.migrate(); err != nil {
+			t.Fatal(err)
+		}
+		checkListIndex(t, s, ws.ID)
+		if err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bMeta).Put(kSchemaVersion, u64(4)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := s.Next(ws.Slug, NextParams{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Items) != len(before.Items) || len(after.Items) != 2 {
+		t.Fatalf("next after the migration offers %d items, before %d; want 2", len(after.Items), len(before.Items))
+	}
+	for i := range after.Items {
+		if after.Items[i].ItemRef != before.Items[i].ItemRef {
+			t.Errorf("next item %d is %s after the migration, %s before", i, after.Items[i].ItemRef, before.Items[i].ItemRef)
+		}
+	}
+}
