@@ -70,6 +70,8 @@ type Index struct {
 	total   int
 	err     error
 	kick    chan struct{}
+
+	facets facetTables // per-segment facet terms of bi's segments
 }
 
 // Open opens the index in dataDir, or prepares a rebuild when it is
@@ -119,6 +121,7 @@ func (x *Index) fresh(reason string, damaged bool) error {
 		}
 	}
 	x.bi = nil
+	x.facets.reset()
 	x.wm = map[string]int64{}
 	x.state, x.reason, x.done, x.total = StateRebuilding, reason, 0, 0
 	x.log.Info("search index will be rebuilt", "reason", reason)
@@ -159,6 +162,7 @@ func (x *Index) Close() error {
 	x.flush(x.bi)
 	err := x.bi.Close()
 	x.bi = nil
+	x.facets.reset()
 	return err
 }
 

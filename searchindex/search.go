@@ -2,11 +2,13 @@ package searchindex
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/padd/padd/model"
 )
@@ -97,6 +99,17 @@ func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) 
 const maxFacetPairs = 10000
 
 func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, fuzzy bool) (*Result, error) {
+	res, err := x.runCounting(ctx, bi, r, p, fuzzy, true)
+	if errors.Is(err, errFacetTable) {
+		x.log.Warn("search facets counted by Bleve", "reason", err)
+		return x.runCounting(ctx, bi, r, p, fuzzy, false)
+	}
+	return res, err
+}
+
+// runCounting runs one query; ownFacets counts the facets from the
+// segment tables (facets.go) rather than by Bleve.
+func (x *Index) runCounting(ctx context.Context, bi bleve.Index, r Request, p *Parsed, fuzzy, ownFacets bool) (*Result, error) {
 	q := build(r, p, fuzzy)
 	size := r.Limit
 	if size <= 0 {
@@ -116,12 +129,21 @@ func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, f
 		// every match, the slowest part of a query after facets.
 		sr.SortBy([]string{"-_score"})
 	}
-	if !r.NoFacets {
+	var fc *facetCount
+	switch {
+	case r.NoFacets:
+	case ownFacets:
+		fc = &facetCount{tables: &x.facets}
+		ctx = context.WithValue(ctx, search.MakeDocumentMatchHandlerKey, search.MakeDocumentMatchHandler(fc.handler))
+	default:
 		// Every (collection, status) pair the matches hold: a handful.
-		sr.AddFacet("facet", bleve.NewFacetRequest("facet", maxFacetPairs))
+		sr.AddFacet(facetField, bleve.NewFacetRequest(facetField, maxFacetPairs))
 	}
 	out, err := bi.SearchInContext(ctx, sr)
 	if err != nil {
+		if fc != nil && fc.failed {
+			return nil, fmt.Errorf("search: %w", errFacetTable)
+		}
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	res := &Result{Total: out.Total, Collections: map[string]int{}, Statuses: map[string]int{}}
@@ -129,13 +151,17 @@ func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, f
 		ws, _ := h.Fields["workspace"].(string)
 		res.Hits = append(res.Hits, Hit{ID: h.ID, Workspace: ws, Score: h.Score})
 	}
-	if f := out.Facets["facet"]; f != nil && f.Terms != nil {
-		for _, t := range f.Terms.Terms() {
-			coll, status, _ := strings.Cut(t.Term, facetSep)
-			res.Collections[coll] += t.Count
-			if status != "" {
-				res.Statuses[status] += t.Count
-			}
+	var terms []*search.TermFacet
+	if fc != nil {
+		terms = fc.terms(maxFacetPairs)
+	} else if f := out.Facets[facetField]; f != nil && f.Terms != nil {
+		terms = f.Terms.Terms()
+	}
+	for _, t := range terms {
+		coll, status, _ := strings.Cut(t.Term, facetSep)
+		res.Collections[coll] += t.Count
+		if status != "" {
+			res.Statuses[status] += t.Count
 		}
 	}
 	return res, nil
