@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -26,16 +27,18 @@ import (
 const facetField = "facet"
 
 // errFacetTable says a search's reader cannot be counted from tables
-// (not a scorch snapshot, or a document with more than one facet term);
-// the search is asked again with Bleve counting.
+// (not a scorch snapshot, a document with more than one facet term, a
+// segment with too many terms); the search is asked again with Bleve
+// counting.
 var errFacetTable = errors.New("facet counts cannot come from segment tables")
 
 // segFacets is one segment's facet term of each document.
 type segFacets struct {
 	terms []string // ordinal-1 → term
-	// ord[n] is document n's term ordinal, 0 for none; one byte would
-	// do for most workspaces but a segment may hold many pairs.
-	ord []uint32
+	// ord[n] is document n's term ordinal, 0 for none. Two bytes: a
+	// workspace has a few dozen (collection, status) pairs, and a
+	// segment with more than 65,535 is counted by Bleve.
+	ord []uint16
 }
 
 // facetTables caches segFacets by segment, for as long as the segment
@@ -114,7 +117,7 @@ func (t *facetTables) reset() {
 // lists, which cover deleted documents too: a deleted document never
 // matches, so its entry is never read.
 func buildSegFacets(seg segment.Segment) (*segFacets, error) {
-	sf := &segFacets{ord: make([]uint32, seg.Count())}
+	sf := &segFacets{ord: make([]uint16, seg.Count())}
 	dict, err := seg.Dictionary(facetField)
 	if err != nil {
 		return nil, fmt.Errorf("facet dictionary: %w", err)
@@ -130,8 +133,11 @@ func buildSegFacets(seg segment.Segment) (*segFacets, error) {
 		if e == nil {
 			break
 		}
+		if len(sf.terms) == math.MaxUint16 {
+			return nil, errFacetTable
+		}
 		sf.terms = append(sf.terms, e.Term)
-		ord := uint32(len(sf.terms))
+		ord := uint16(len(sf.terms))
 		if pl, err = dict.PostingsList([]byte(e.Term), nil, pl); err != nil {
 			return nil, fmt.Errorf("facet postings: %w", err)
 		}
