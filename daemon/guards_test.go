@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testbin"
 )
 
 // A body that trickles in is refused at the body timeout with 408, at
@@ -69,5 +71,24 @@ func TestPathProblem(t *testing.T) {
 		if got := pathProblem(p) != ""; got != bad {
 			t.Errorf("pathProblem(%q) = %q, want refused=%v", p, pathProblem(p), bad)
 		}
+	}
+}
+
+// An answer slower than slowAfter leaves a line in padd's log naming the
+// route and the time, so a client's timeout can be explained; a quick
+// one leaves none.
+func TestSlowRequestLogged(t *testing.T) {
+	h := newHarness(t)
+	var logs testbin.Buffer
+	h.srv.log = slog.New(slog.NewTextHandler(&logs, nil))
+	h.mustJSON("GET", "/api/v1/workspaces/w/items", nil, 200, nil)
+	if strings.Contains(logs.String(), "slow request") {
+		t.Fatalf("a quick list was logged as slow:\n%s", logs.String())
+	}
+	h.srv.slowAfter = time.Nanosecond
+	h.mustJSON("GET", "/api/v1/workspaces/w/items", nil, 200, nil)
+	got := logs.String()
+	if !strings.Contains(got, "slow request") || !strings.Contains(got, "path=/api/v1/workspaces/w/items") || !strings.Contains(got, "took=") {
+		t.Fatalf("a list slower than slowAfter left no slow-request line naming its path and time:\n%s", got)
 	}
 }

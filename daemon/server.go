@@ -37,6 +37,11 @@ type Server struct {
 	// bodyTimeout bounds the read of a request body, so a client that
 	// trickles one (slowloris) cannot hold a connection open for ever.
 	bodyTimeout time.Duration
+	// slowAfter is how long an answer may take before padd logs it
+	// (DefaultSlowAfter): every route but the event streams answers in
+	// milliseconds, so one that takes seconds is worth a log line that
+	// explains a client's timeout.
+	slowAfter time.Duration
 }
 
 // Request limits beyond the body's (MaxBody): a longer request target or
@@ -49,13 +54,14 @@ const (
 	// (PADD_BODY_TIMEOUT, a Go duration, overrides it). A loopback client
 	// sends MaxBody in milliseconds.
 	DefaultBodyTimeout = 20 * time.Second
+	DefaultSlowAfter   = 2 * time.Second
 )
 
 // NewServer builds the API over an open store. token is required on every
 // route but health.
 func NewServer(store *storage.Store, index *searchindex.Index, token string, log *slog.Logger) *Server {
 	s := &Server{store: store, index: index, token: token, log: log, mux: http.NewServeMux(), done: make(chan struct{}),
-		now: time.Now, started: time.Now().UTC(), bodyTimeout: DefaultBodyTimeout}
+		now: time.Now, started: time.Now().UTC(), bodyTimeout: DefaultBodyTimeout, slowAfter: DefaultSlowAfter}
 	if v := os.Getenv("PADD_BODY_TIMEOUT"); v != "" {
 		if d, err := time.ParseDuration(v); err == nil && d > 0 {
 			s.bodyTimeout = d
@@ -85,6 +91,9 @@ func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Re
 	})
 }
 
+// streams are the routes that stay open by design.
+var streams = map[string]bool{"/api/v1/events": true, "/api/v1/events/stream": true}
+
 // public routes answer without a token.
 var public = map[string]bool{
 	"/api/v1/health":       true,
@@ -95,7 +104,11 @@ var public = map[string]bool{
 // ServeHTTP applies the loopback guards, then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(api.VersionHeader, api.Version)
+	start := time.Now()
 	defer func() {
+		if d := time.Since(start); d > s.slowAfter && !streams[r.URL.Path] {
+			s.log.Warn("slow request: padd took this long to answer it", "method", r.Method, "path", r.URL.Path, "took", d.Round(time.Millisecond))
+		}
 		if p := recover(); p != nil {
 			s.log.Error("handler panicked", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
 			writeError(w, r, model.Errorf(model.CodeServerError, 500, "padd hit an internal error answering %s %s; retry, and report it with `padctl daemon logs` if it persists", r.Method, r.URL.Path))

@@ -214,6 +214,10 @@ func (s *Server) baseClient(ctx context.Context) (*api.Client, error) {
 // paddTimeout bounds one request to padd (as padctl's own client does).
 const paddTimeout = 30 * time.Second
 
+// slowPadd is how long a request to padd may take before it is logged:
+// padd answers in milliseconds, so seconds explain an agent's timeout.
+const slowPadd = 2 * time.Second
+
 // dropBase forgets a connection that stopped answering, so the next call
 // finds padd again (it may have restarted on another port).
 func (s *Server) dropBase(c *api.Client) {
@@ -245,7 +249,12 @@ func (p *paddConn) doHeaders(ctx context.Context, method, path string, q url.Val
 		}
 		c := &api.Client{BaseURL: base.BaseURL, Token: base.Token, HTTP: base.HTTP,
 			Agent: p.agent, Source: "mcp", Worker: p.s.worker, OnVersionMismatch: p.s.versionMismatch}
+		start := time.Now()
 		resp, err := c.DoHeaders(ctx, method, path, q, hdr, body, out)
+		if d := time.Since(start); d > slowPadd {
+			p.s.log.Warn("padd was slow to answer; `padctl daemon logs` may say why", "method", method, "path", path,
+				"took", d.Round(time.Millisecond), "err", err)
+		}
 		if err == nil || attempt > 0 {
 			return resp, err
 		}

@@ -81,7 +81,8 @@ func (a *agent) call(tool string, args map[string]any) (answer, bool) {
 	res, err := a.cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	d := time.Since(start)
 	if err != nil {
-		a.run.st.record(op, d, outFailed, "protocol_error", err.Error())
+		// What the agent's padctl mcp serve logged says which side stalled.
+		a.run.st.record(op, d, outFailed, "protocol_error", fmt.Sprintf("%v; its MCP server logged: %s", err, tail(a.stderr.String(), 1500)))
 		return answer{code: "protocol_error"}, false
 	}
 	var ans answer
