@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -315,5 +316,40 @@ func TestOlderFormatRebuilt(t *testing.T) {
 	r := f.search("format")
 	if r.Collections["tasks"] != 1 {
 		t.Fatalf("after the rebuild the facets read %v", r.Collections)
+	}
+}
+
+// A search asked for one workspace finds only that workspace's items,
+// whether or not the index holds another; one asked for several finds
+// items of each.
+func TestWorkspaceScope(t *testing.T) {
+	f := newFixture(t)
+	a := f.create("tasks", "Zebra crossing", "apple", nil)
+	wantHits(t, "zebra", f.search("zebra"), a.ID)
+
+	other, err := f.store.CreateWorkspace(storage.WorkspaceCreate{Name: "Other"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.store.CreateItem(other.Slug, storage.ItemCreate{Collection: "tasks", Title: "Zebra stripes", Content: "banana"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	head, err := f.store.Head(other.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.idx.WaitFor(ctx, other.ID, head); err != nil {
+		t.Fatal(err)
+	}
+	wantHits(t, "zebra in the first workspace", f.search("zebra"), a.ID)
+	both := f.search("zebra", func(r *Request) { r.Workspaces = []string{f.ws.ID, other.ID} })
+	if got := ids(both); len(got) != 2 || !slices.Contains(got, a.ID) || !slices.Contains(got, b.Item.ID) {
+		t.Fatalf("zebra in both workspaces: hits %v, want %s and %s", got, a.ID, b.Item.ID)
+	}
+	if res := f.search("zebra", func(r *Request) { r.Workspaces = []string{"-"} }); len(res.Hits) != 0 || res.Total != 0 {
+		t.Fatalf("a search in no workspace found %d hits", res.Total)
 	}
 }
