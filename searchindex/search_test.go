@@ -7,8 +7,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
