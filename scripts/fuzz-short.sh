@@ -5,7 +5,7 @@
 # A failing input fails the run at once (Go writes it under testdata/fuzz; commit
 # it with the fix). A run that fails without one is the fuzzing engine itself (a
 # worker that did not answer in time on a loaded machine, reported as "context
-# deadline exceeded"): its output is shown and the target runs again, three
+# deadline exceeded"): its output is shown and the target runs again, five
 # attempts in all.
 set -euo pipefail
 export GOTOOLCHAIN=local
@@ -18,13 +18,13 @@ for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   for fz in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
     echo "fuzz $pkg $fz ($t)"
-    for attempt in 1 2 3; do
+    for attempt in 1 2 3 4 5; do
       fuzz "$pkg" "$fz" && continue 2
-      if grep -q 'Failing input written to' "$log" || [ "$attempt" = 3 ]; then
+      if grep -q 'Failing input written to' "$log" || [ "$attempt" = 5 ]; then
         cat "$log"
         exit 1
       fi
-      echo "fuzz $pkg $fz: the fuzzing engine failed without a failing input (attempt $attempt of 3). Its output:"
+      echo "fuzz $pkg $fz: the fuzzing engine failed without a failing input (attempt $attempt of 5). Its output:"
       tail -n 8 "$log"
     done
   done
