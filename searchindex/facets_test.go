@@ -42,17 +42,20 @@ func TestFacetTablesAgreeWithBleve(t *testing.T) {
 		}
 	}
 	var items []*storage.ItemView
-	// Chunks indexed one after another land in separate segments.
-	for range 6 {
-		in := make([]storage.ItemCreate, 60)
+	addItems := func(n int) {
+		in := make([]storage.ItemCreate, n)
 		for i := range in {
 			in[i] = newItem()
 		}
-		made, err := f.store.CreateItems(f.ws.Slug, in, user, 60)
+		made, err := f.store.CreateItems(f.ws.Slug, in, user, n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		items = append(items, made...)
+	}
+	// Chunks indexed one after another land in separate segments.
+	for range 6 {
+		addItems(60)
 		f.search("harbor")
 	}
 
@@ -145,15 +148,7 @@ func TestFacetTablesAgreeWithBleve(t *testing.T) {
 				t.Fatalf("round %d: %s: %v", round, it.Ref, err)
 			}
 		}
-		in := make([]storage.ItemCreate, 20)
-		for i := range in {
-			in[i] = newItem()
-		}
-		made, err := f.store.CreateItems(f.ws.Slug, in, user, 20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, made...)
+		addItems(20)
 		check(round)
 	}
 }
