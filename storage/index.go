@@ -168,7 +168,7 @@ func itemStreams(it *model.Item, unparented bool) [][]byte {
 			}
 		}
 	}
-	out = append(out, pairStreams(coll, it.Fields, L)...)
+	out = append(out, pairStreams(coll, it.Fields, life)...)
 	if it.AgentRoleID != "" {
 		addField(keyRole, it.AgentRoleID)
 	}
@@ -199,7 +199,7 @@ func itemStreams(it *model.Item, unparented bool) [][]byte {
 // entry, and once agents have closed the top of the backlog the
 // newest entries of a rank's stream are all closed items, rejected one
 // probe at a time.
-func pairStreams(coll []byte, fields map[string]any, life []byte) [][]byte {
+func pairStreams(coll []byte, fields map[string]any, life byte) [][]byte {
 	statuses := indexValues(fields[pairStatusKey])
 	if len(statuses) == 0 {
 		return nil
@@ -213,7 +213,7 @@ func pairStreams(coll []byte, fields map[string]any, life []byte) [][]byte {
 			}
 			for j, r := range ranks {
 				if !slices.Contains(ranks[:j], r) {
-					out = append(out, pairStream(coll, rk, s, r, life[0]))
+					out = append(out, pairStream(coll, rk, s, r, life))
 				}
 			}
 		}
@@ -244,7 +244,7 @@ func migratePairStreams(tx *bolt.Tx) error {
 				return err
 			}
 			coll := mustID(it.CollectionID)
-			for _, p := range pairStreams(coll, it.Fields, []byte{lifeOf(it)}) {
+			for _, p := range pairStreams(coll, it.Fields, lifeOf(it)) {
 				key := cat(p, sortKey(it), k)
 				if ix.Get(key) != nil {
 					continue // already there: a migration that ran again
