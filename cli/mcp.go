@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/padd/padd/api"
-	"github.com/padd/padd/mcpstdio"
+	"github.com/padd/padd/mcpinstall"
 )
 
 // MCPCmd groups the MCP commands: the stdio server agents run, and the
@@ -24,18 +26,42 @@ type MCPCmd struct {
 // MCPServeCmd is `mcp serve`.
 type MCPServeCmd struct{}
 
-// Run serves MCP until the client closes stdin. Stdout is the protocol
-// stream, so everything else goes to stderr.
+// Run serves MCP until the client closes stdin. The server is padd's
+// binary (`padd mcp-serve`, found as padctl finds padd to start it) on
+// this process's stdin, stdout and stderr: padctl itself does not link
+// mcp-go, so every other padctl command starts faster. Stdout is the
+// protocol stream, so everything else goes to stderr.
 func (c *MCPServeCmd) Run(ctx context.Context, a *App) error {
-	return mcpstdio.Serve(ctx, a.env.Stdin, a.out, mcpstdio.Options{
-		Connect: func(ctx context.Context) (*api.Client, error) {
-			cl, _, err := a.connect(ctx, true)
-			return cl, err
-		},
-		Dir:    a.env.Dir,
-		Getenv: a.mcpEnv,
-		Log:    a.errw,
-	})
+	bin, err := api.PaddPath("")
+	if err != nil {
+		return failf("no_padd", "install padd beside padctl or on PATH",
+			"padctl mcp serve runs padd's MCP server: %v", err)
+	}
+	cmd := exec.CommandContext(ctx, bin, "mcp-serve")
+	// Told to stop (the client's SIGTERM reached padctl), padd's server
+	// gets the same chance to finish; a server that ignores it is killed.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 5 * time.Second
+	dieWithParent(cmd)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.env.Stdin, a.out, a.errw
+	cmd.Dir = a.env.Dir
+	cmd.Env = os.Environ()
+	if ws := a.mcpEnv("PAD_WORKSPACE"); ws != "" {
+		cmd.Env = append(cmd.Env, "PAD_WORKSPACE="+ws)
+	}
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return nil
+	case errors.As(err, &exit):
+		// padd's server said why on stderr.
+		return &Error{Code: "mcp_serve_failed", Message: fmt.Sprintf("padd's MCP server (%s) exited with status %d", bin, exit.ExitCode()),
+			Hint: "its message is above; `padctl daemon logs` shows padd's side", Exit: ExitError, Err: err}
+	default:
+		return failf("mcp_serve_failed", "check that "+bin+" is padd and can run",
+			"cannot run padd's MCP server %s: %v", bin, err)
+	}
 }
 
 // mcpEnv is the environment the MCP server reads: padctl's --workspace,
@@ -49,7 +75,7 @@ func (a *App) mcpEnv(name string) string {
 	return a.getenv(name)
 }
 
-// The client names are checked by mcpstdio, which owns the list (an
+// The client names are checked by mcpinstall, which owns the list (an
 // unknown one is refused with the list as the hint).
 
 // MCPInstallCmd is `mcp install <client>`.
@@ -64,7 +90,7 @@ func (c *MCPInstallCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	ch, err := mcpstdio.Install(o)
+	ch, err := mcpinstall.Install(o)
 	if err != nil {
 		return installFailure(err)
 	}
@@ -83,7 +109,7 @@ func (c *MCPUninstallCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	ch, err := mcpstdio.Uninstall(o)
+	ch, err := mcpinstall.Uninstall(o)
 	if err != nil {
 		return installFailure(err)
 	}
@@ -101,7 +127,7 @@ func (c *MCPStatusCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	sts, err := mcpstdio.Status(o)
+	sts, err := mcpinstall.Status(o)
 	if err != nil {
 		return installFailure(err)
 	}
@@ -123,7 +149,7 @@ func (c *MCPStatusCmd) Run(ctx context.Context, a *App) error {
 }
 
 // installOptions reads the home directory and this padctl's path.
-func (a *App) installOptions(client string, dryRun bool) (mcpstdio.InstallOptions, error) {
+func (a *App) installOptions(client string, dryRun bool) (mcpinstall.InstallOptions, error) {
 	home := a.getenv("HOME")
 	if home == "" {
 		home = a.getenv("USERPROFILE")
@@ -131,29 +157,29 @@ func (a *App) installOptions(client string, dryRun bool) (mcpstdio.InstallOption
 	if home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return mcpstdio.InstallOptions{}, failf("no_home", "set HOME to your home directory", "cannot find your home directory: %v", err)
+			return mcpinstall.InstallOptions{}, failf("no_home", "set HOME to your home directory", "cannot find your home directory: %v", err)
 		}
 		home = h
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return mcpstdio.InstallOptions{}, failf("no_executable", "run padctl by its full path", "cannot find padctl's own path: %v", err)
+		return mcpinstall.InstallOptions{}, failf("no_executable", "run padctl by its full path", "cannot find padctl's own path: %v", err)
 	}
 	if abs, err := filepath.Abs(exe); err == nil {
 		exe = abs
 	}
-	return mcpstdio.InstallOptions{Client: client, Home: home, Getenv: a.getenv, Command: exe, DryRun: dryRun}, nil
+	return mcpinstall.InstallOptions{Client: client, Home: home, Getenv: a.getenv, Command: exe, DryRun: dryRun}, nil
 }
 
 func installFailure(err error) error {
-	var ie *mcpstdio.InstallError
+	var ie *mcpinstall.InstallError
 	if errors.As(err, &ie) {
 		return failf(ie.Code, ie.Hint, "%s", ie.Message)
 	}
 	return err
 }
 
-func (a *App) emitChange(ch *mcpstdio.Change, dryRun bool) error {
+func (a *App) emitChange(ch *mcpinstall.Change, dryRun bool) error {
 	return a.emit(ch, func(w io.Writer) error {
 		switch {
 		case ch.Action == "unchanged":

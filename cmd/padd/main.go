@@ -3,6 +3,7 @@
 // AI agents (through `padctl mcp serve`) and Pad's own CLI.
 //
 // With no arguments it runs in the foreground until SIGINT or SIGTERM.
+// `padd mcp-serve` is the stdio MCP server behind `padctl mcp serve`.
 //
 // PADD_CPUPROFILE=<file> (off by default) writes a CPU profile of the
 // whole run to that file, from start until a clean shutdown: for
@@ -24,6 +25,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "mcp-serve" {
+		os.Exit(mcpServe())
+	}
 	port := flag.Int("port", 0, "loopback port (default: 7787, else any free port)")
 	debug := flag.Bool("debug", false, "log at debug level")
 	version := flag.Bool("version", false, "print the version and exit")

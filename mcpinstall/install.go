@@ -1,4 +1,4 @@
-package mcpstdio
+package mcpinstall
 
 import (
 	"bytes"

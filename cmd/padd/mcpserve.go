@@ -1,0 +1,26 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/padd/padd/mcpstdio"
+)
+
+// mcpServe is `padd mcp-serve`: the stdio MCP server that `padctl mcp
+// serve` runs. It lives in padd's binary so that padctl does not link
+// mcp-go, whose JSON Schema dependency compiles its meta-schemas at init
+// (4 ms of every padctl command). It holds no data and no lock: it talks
+// to the padd daemon over loopback, starting it when none answers.
+func mcpServe() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := mcpstdio.Serve(ctx, os.Stdin, os.Stdout, mcpstdio.Options{}); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, "padd mcp-serve:", err)
+		return 1
+	}
+	return 0
+}
