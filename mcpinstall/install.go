@@ -1,3 +1,7 @@
+// Package mcpinstall registers padd's MCP server (`padctl mcp serve`)
+// with MCP clients (Cursor, Windsurf, Claude Desktop and Code, VS Code,
+// Codex) by editing their own config files in place, and takes it out
+// again. It does not link the MCP server, so padctl stays light.
 package mcpinstall
 
 import (

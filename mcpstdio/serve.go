@@ -1,6 +1,7 @@
-// Package mcpstdio is padd's MCP server over stdio (`padctl mcp serve`):
-// Pad's tool catalog, resources and prompts, answered by calling padd's
-// loopback API, plus the installers that register it with MCP clients.
+// Package mcpstdio is padd's MCP server over stdio (`padctl mcp serve`,
+// which runs `padd mcp-serve`): Pad's tool catalog, resources and
+// prompts, answered by calling padd's loopback API. The installers that
+// register it with MCP clients are package mcpinstall.
 //
 // The server holds no data and no lock. It finds padd through
 // daemon.json (starting it when none answers), so any number of agents
