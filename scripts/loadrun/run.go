@@ -216,7 +216,7 @@ func run(cfg config) (rep *Report, err error) {
 	mcpCPU := func() time.Duration {
 		var sum time.Duration
 		for _, a := range agents {
-			if d, err := procCPU(a.cmd.Process.Pid); err == nil {
+			if d, err := treeCPU(a.cmd.Process.Pid); err == nil {
 				sum += d
 			}
 		}
