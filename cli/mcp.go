@@ -45,9 +45,13 @@ func (c *MCPServeCmd) Run(ctx context.Context, a *App) error {
 	dieWithParent(cmd)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.env.Stdin, a.out, a.errw
 	cmd.Dir = a.env.Dir
+	// The environment padctl sees (its -w flag as PAD_WORKSPACE) is the
+	// server's: the later of two equal keys wins.
 	cmd.Env = os.Environ()
-	if ws := a.mcpEnv("PAD_WORKSPACE"); ws != "" {
-		cmd.Env = append(cmd.Env, "PAD_WORKSPACE="+ws)
+	for _, k := range []string{"PAD_HOME", "PAD_WORKSPACE"} {
+		if v := a.mcpEnv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
 	}
 	err = cmd.Run()
 	var exit *exec.ExitError
