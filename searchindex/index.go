@@ -637,6 +637,9 @@ func (x *Index) rebuild(ctx context.Context) error {
 	if bi, err = bleve.OpenUsing(x.path, scorchConfig()); err != nil {
 		return fmt.Errorf("open the built search index: %w", err)
 	}
+	// Gone before the index says it is ready, not after (the deferred
+	// removal is for the builds that fail).
+	os.RemoveAll(scratch)
 	x.mu.Lock()
 	x.bi = bi
 	for ws, head := range heads {
