@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
@@ -58,6 +59,14 @@ func writePadToml(dir, workspace string) (string, error) {
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", err
+	}
+	// The reader matches keys without regard to case (as TOML decoding
+	// into a struct does), so a "Workspace" line would still name the
+	// workspace beside the new one: the link replaces it.
+	for k := range doc {
+		if strings.EqualFold(k, "workspace") {
+			delete(doc, k)
+		}
 	}
 	doc["workspace"] = workspace
 	var buf bytes.Buffer
