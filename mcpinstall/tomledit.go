@@ -123,19 +123,55 @@ func tomlLines(src []byte) (lines []string, header [][]string) {
 				header[i] = p
 			}
 		}
-		for _, q := range []string{`"""`, `'''`} {
-			if inMulti == "" || inMulti == q {
-				if strings.Count(l, q)%2 == 1 {
-					if inMulti == "" {
-						inMulti = q
-					} else {
-						inMulti = ""
-					}
-				}
-			}
-		}
+		inMulti = multiAfter(l, inMulti)
 	}
 	return lines, header
+}
+
+// multiAfter returns the multi-line string still open at the end of
+// line l (its delimiter: three double or three single quotes; "" for
+// none), given the one open at its start. It lexes as much TOML as that
+// takes: a delimiter in a comment or inside a one-line string opens
+// nothing (fuzzing found a comment of three single quotes hiding the
+// rest of the file), escapes in basic strings, and the one or two quotes
+// a multi-line string may hold just before its closing delimiter.
+func multiAfter(l, open string) string {
+	for i := 0; i < len(l); {
+		switch {
+		case open != "":
+			if open == `"""` && l[i] == '\\' {
+				i += 2
+				continue
+			}
+			if strings.HasPrefix(l[i:], open) {
+				n := 3
+				for n < 5 && i+n < len(l) && l[i+n] == open[0] {
+					n++
+				}
+				open, i = "", i+n
+				continue
+			}
+			i++
+		case l[i] == '#':
+			return ""
+		case strings.HasPrefix(l[i:], `"""`), strings.HasPrefix(l[i:], `'''`):
+			open, i = l[i:i+3], i+3
+		case l[i] == '"':
+			for i++; i < len(l) && l[i] != '"'; i++ {
+				if l[i] == '\\' {
+					i++
+				}
+			}
+			i++
+		case l[i] == '\'':
+			for i++; i < len(l) && l[i] != '\''; i++ {
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return open
 }
 
 // ourSection finds the lines of [key.name] and its subtables: from the
