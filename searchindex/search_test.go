@@ -61,6 +61,16 @@ func (f *fixture) start() {
 	f.stop = func() { cancel(); <-done; idx.Close() }
 }
 
+// dropIndex stops the index and deletes it: the next start builds it
+// afresh with Bleve's offline builder.
+func (f *fixture) dropIndex() {
+	f.t.Helper()
+	f.stop()
+	if err := os.RemoveAll(filepath.Join(f.dir, Dir)); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 func (f *fixture) create(coll, title, content string, fields map[string]any, tags ...string) *storage.ItemView {
 	f.t.Helper()
 	r, err := f.store.CreateItem(f.ws.Slug, storage.ItemCreate{Collection: coll, Title: title, Content: content, Fields: fields, Tags: tags}, user)
@@ -228,10 +238,7 @@ func TestRestartRightAfterBuildKeepsIndex(t *testing.T) {
 	f := newFixture(t)
 	a := f.create("tasks", "Persisted build", "", nil)
 	wantHits(t, "first", f.search("persisted"), a.ID)
-	f.stop()
-	if err := os.RemoveAll(filepath.Join(f.dir, Dir)); err != nil { // the next start builds with the builder
-		t.Fatal(err)
-	}
+	f.dropIndex() // the next start builds with the builder
 	f.start()
 	wantHits(t, "built", f.search("persisted"), a.ID)
 	f.stop()
@@ -247,10 +254,7 @@ func TestBuildStaysInDataDir(t *testing.T) {
 	f := newFixture(t)
 	a := f.create("tasks", "Scratch space", "", nil)
 	wantHits(t, "first", f.search("scratch"), a.ID)
-	f.stop()
-	if err := os.RemoveAll(filepath.Join(f.dir, Dir)); err != nil {
-		t.Fatal(err)
-	}
+	f.dropIndex()
 	t.Setenv("TMPDIR", filepath.Join(f.dir, "no-such-tmp"))
 	f.start()
 	wantHits(t, "built", f.search("scratch"), a.ID)

@@ -463,15 +463,18 @@ func (x *viewCtx) pairTerm(vc *vcoll, keep func(string) bool, rank model.Rank) (
 	if vc.doneKey != pairStatusKey {
 		return nil, 0
 	}
+	var ranks []string
+	for _, r := range slices.Sorted(maps.Keys(vc.ranks)) {
+		if model.PriorityRank(r) == rank {
+			ranks = append(ranks, r)
+		}
+	}
 	prefixes = [][]byte{}
 	for _, s := range slices.Sorted(maps.Keys(vc.values)) {
 		if !keep(s) {
 			continue
 		}
-		for _, r := range slices.Sorted(maps.Keys(vc.ranks)) {
-			if model.PriorityRank(r) != rank {
-				continue
-			}
+		for _, r := range ranks {
 			p := pairStream(vc.key, vc.rankKey, s, r, lifeLive)
 			if c := int(countOf(x.b, p)); c > 0 {
 				prefixes, n = append(prefixes, p), n+c
