@@ -69,7 +69,7 @@ func TestChildrenOrderAndPaging(t *testing.T) {
 
 func TestChildrenLimitCap(t *testing.T) {
 	s, _ := openTest(t)
-	s.db.NoSync = true // setup speed
+	s.setNoSync(true) // setup speed
 	ws := mustWorkspace(t, s, "Big").Slug
 	plan := mustCreate(t, s, ws, "plans", "Plan", nil)
 	for i := range DefaultChildrenLimit + 1 {

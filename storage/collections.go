@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // CollectionCreate is a new collection.
@@ -486,13 +485,13 @@ func removeString(list []string, s string) []string {
 
 // rtx is a read transaction on one live workspace.
 type rtx struct {
-	tx    *bolt.Tx
+	tx    *txn
 	ws    *wsb
 	wsRec *model.Workspace
 }
 
 func (s *Store) read(wsRef string, fn func(r *rtx) error) error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *txn) error {
 		rec, err := liveWorkspace(tx, wsRef)
 		if err != nil {
 			return err

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // wsSeq is the workspace's head seq.
@@ -39,7 +38,7 @@ func lastLog(t testing.TB, s *Store, ws string) (model.Change, model.Activity) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.view(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *txn) error {
 		b := openWS(tx, w.ID)
 		_, v := b.changes().Cursor().Last()
 		var err error

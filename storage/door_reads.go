@@ -2,7 +2,6 @@ package storage
 
 import (
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Reads the HTTP door needs beside the entity APIs: a comment by id
@@ -49,7 +48,7 @@ type ChangeSubject struct {
 // deleted one can still be described; a purged one describes as empty.
 func (s *Store) DescribeChanges(entries []JournalEntry) ([]ChangeSubject, error) {
 	out := make([]ChangeSubject, len(entries))
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *txn) error {
 		type space struct {
 			b     *wsb
 			slug  string

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The change-log readers. Every follower (the indexer, the sync engine,
@@ -38,7 +37,7 @@ func boundLimit(n, def, ceiling int) int {
 // eachReverse visits the keys under prefix from the largest down,
 // starting strictly below before (nil: from the largest key under
 // prefix). fn returns false to stop.
-func eachReverse(c *bolt.Cursor, prefix, before []byte, fn func(k, v []byte) (bool, error)) error {
+func eachReverse(c *cursor, prefix, before []byte, fn func(k, v []byte) (bool, error)) error {
 	if before == nil {
 		before = prefixEnd(prefix)
 	}
@@ -82,7 +81,7 @@ func (s *Store) Head(ws string) (int64, error) {
 // GlobalHead is the journal's last position (all workspaces).
 func (s *Store) GlobalHead() (int64, error) {
 	var head int64
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *txn) error {
 		head = int64(getU64(tx.Bucket(bMeta).Get(kGlobal)))
 		return nil
 	})
@@ -135,7 +134,7 @@ func (s *Store) JournalSince(afterGlobal int64, limit int) ([]JournalEntry, int6
 	afterGlobal = max(afterGlobal, 0)
 	var out []JournalEntry
 	var head int64
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *txn) error {
 		head = int64(getU64(tx.Bucket(bMeta).Get(kGlobal)))
 		if afterGlobal >= head {
 			return nil
@@ -177,7 +176,7 @@ func (s *Store) JournalSince(afterGlobal int64, limit int) ([]JournalEntry, int6
 // seeds the store's clock with it so change-log times stay monotonic in
 // seq across a restart with the wall clock stepped back: ChangesByTime
 // binary-searches on them.
-func newestChangeTime(tx *bolt.Tx) time.Time {
+func newestChangeTime(tx *txn) time.Time {
 	c := tx.Bucket(bJournal).Cursor()
 	for k, v := c.Last(); k != nil; k, v = c.Prev() {
 		if len(v) != 24 {
@@ -545,7 +544,7 @@ func (s *Store) ChangesByTime(ws string, sinceUnixMs int64, cursor string, limit
 // firstAtOrAfter binary-searches the change log (times are
 // non-decreasing in seq: the store's clock never goes back) for the
 // first seq at or after t, or bound+1 when there is none.
-func firstAtOrAfter(changes *bolt.Bucket, t time.Time, bound int64) int64 {
+func firstAtOrAfter(changes *bucket, t time.Time, bound int64) int64 {
 	c := changes.Cursor()
 	// reached reports whether the first entry at or after seq x is at or
 	// after t; it is monotone in x.

@@ -415,7 +415,7 @@ func TestChangesByTimeBoundariesAndPaging(t *testing.T) {
 
 func TestChangesByTimeLimit(t *testing.T) {
 	s, _ := openTest(t)
-	s.db.NoSync = true // setup speed: a thousand separate creates
+	s.setNoSync(true) // setup speed: a thousand separate creates
 	ws := mustWorkspace(t, s, "Many").Slug
 	for i := range DefaultTimeChangesLimit + 5 {
 		if _, err := s.CreateItem(ws, ItemCreate{Collection: "tasks", Title: "t" + strconv.Itoa(i)}, user); err != nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // IdemTTL is how long an idempotency key is remembered.
@@ -109,7 +108,7 @@ func (s *Store) SweepIdempotency() (int, error) {
 		return 0, err
 	}
 	for _, ws := range wss {
-		err := s.update(func(tx *bolt.Tx) error {
+		err := s.update(func(tx *txn) error {
 			b := openWS(tx, ws.ID)
 			if b == nil {
 				return nil

@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The list index. Every item has entries of the form
@@ -229,7 +228,7 @@ func pairStream(coll []byte, rankKey, status, rank string, life byte) []byte {
 
 // migratePairStreams is the layout step that adds the pair streams of
 // every stored item (live and archived) with their counts.
-func migratePairStreams(tx *bolt.Tx) error {
+func migratePairStreams(tx *txn) error {
 	root := tx.Bucket(bWS)
 	if root == nil {
 		return nil

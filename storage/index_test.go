@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // checkListIndex is the list index's consistency check: the entries and
@@ -13,7 +11,7 @@ import (
 // stored items (itemStreams), entry for entry.
 func checkListIndex(t *testing.T, s *Store, wsID string) {
 	t.Helper()
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *txn) error {
 		b := openWS(tx, wsID)
 		want, wantCounts := map[string]string{}, map[string]int64{}
 		c := b.items().Cursor()
@@ -82,9 +80,9 @@ func TestMigrationAddsPairStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *txn) error {
 		b := openWS(tx, ws.ID)
-		for _, bk := range []*bolt.Bucket{b.index(), b.counts()} {
+		for _, bk := range []*bucket{b.index(), b.counts()} {
 			var del [][]byte
 			if err := bk.ForEach(func(k, _ []byte) error {
 				if k[0] == kindPair {
@@ -113,7 +111,7 @@ func TestMigrationAddsPairStreams(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkListIndex(t, s, ws.ID)
-		if err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bMeta).Put(kSchemaVersion, u64(4)) }); err != nil {
+		if err := s.update(func(tx *txn) error { return tx.Bucket(bMeta).Put(kSchemaVersion, u64(4)) }); err != nil {
 			t.Fatal(err)
 		}
 	}

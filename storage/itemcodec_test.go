@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // notInRecord are the Item fields the record leaves out on purpose: the
@@ -128,7 +127,7 @@ func TestItemJSONRecordsStillRead(t *testing.T) {
 	ws := mustWorkspace(t, s, "Old records")
 	v := mustCreate(t, s, ws.Slug, "tasks", "Written by an older padd", map[string]any{"priority": "high"})
 	id := mustID(v.ID)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *txn) error {
 		b := openWS(tx, ws.ID)
 		it, err := getItem(b, id, false)
 		if err != nil {
@@ -155,7 +154,7 @@ func TestItemJSONRecordsStillRead(t *testing.T) {
 	if _, err := s.UpdateItem(ws.Slug, v.Ref, ItemUpdate{Title: &title}, user); err != nil {
 		t.Fatal(err)
 	}
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *txn) error {
 		if raw := openWS(tx, ws.ID).items().Get(id); len(raw) == 0 || raw[0] != itemFormat1 {
 			t.Errorf("after an update the record starts with %q, want the binary form", raw[:1])
 		}
@@ -242,7 +241,7 @@ func TestDamagedItemLeftOutOfIndexFeed(t *testing.T) {
 	ws := mustWorkspace(t, s, "Damaged")
 	bad := mustCreate(t, s, ws.Slug, "tasks", "Damaged record", nil)
 	good := mustCreate(t, s, ws.Slug, "tasks", "Sound record", nil)
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *txn) error {
 		return openWS(tx, ws.ID).items().Put(mustID(bad.ID), []byte{itemFormat1, 0xff})
 	})
 	if err != nil {
@@ -282,7 +281,7 @@ func TestNewerLayoutRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *txn) error {
 		return tx.Bucket(bMeta).Put(kSchemaVersion, u64(SchemaVersion+1))
 	})
 	if err != nil {

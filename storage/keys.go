@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Per-workspace sub-buckets, under ws/<workspace id>.
@@ -141,54 +140,54 @@ func tstamp(t time.Time) time.Time { return model.Truncate1s(t) }
 // first use: a point read touches a handful of the workspace's dozens of
 // buckets, and opening them all cost more than the read itself.
 type wsb struct {
-	root     *bolt.Bucket
+	root     *bucket
 	id       string
 	writable bool
 	open     struct {
-		counters   *bolt.Bucket
-		colls      *bolt.Bucket
-		collSlugs  *bolt.Bucket
-		prefixes   *bolt.Bucket
-		items      *bolt.Bucket
-		content    *bolt.Bucket
-		nums       *bolt.Bucket
-		refs       *bolt.Bucket
-		slugs      *bolt.Bucket
-		index      *bolt.Bucket
-		counts     *bolt.Bucket
-		changes    *bolt.Bucket
-		activity   *bolt.Bucket
-		actItem    *bolt.Bucket
-		versions   *bolt.Bucket
-		comments   *bolt.Bucket
-		commentIdx *bolt.Bucket
-		links      *bolt.Bucket
-		linkSrc    *bolt.Bucket
-		linkDst    *bolt.Bucket
-		roles      *bolt.Bucket
-		roleSlugs  *bolt.Bucket
-		stars      *bolt.Bucket
-		starOrder  *bolt.Bucket
-		idem       *bolt.Bucket
-		outbox     *bolt.Bucket
-		unique     *bolt.Bucket
-		titles     *bolt.Bucket
-		sums       *bolt.Bucket
-		vcounts    *bolt.Bucket
-		due        *bolt.Bucket
-		blk        *bolt.Bucket
-		leases     *bolt.Bucket
-		reminders  *bolt.Bucket
-		remItem    *bolt.Bucket
-		remFired   *bolt.Bucket
-		seen       *bolt.Bucket
+		counters   *bucket
+		colls      *bucket
+		collSlugs  *bucket
+		prefixes   *bucket
+		items      *bucket
+		content    *bucket
+		nums       *bucket
+		refs       *bucket
+		slugs      *bucket
+		index      *bucket
+		counts     *bucket
+		changes    *bucket
+		activity   *bucket
+		actItem    *bucket
+		versions   *bucket
+		comments   *bucket
+		commentIdx *bucket
+		links      *bucket
+		linkSrc    *bucket
+		linkDst    *bucket
+		roles      *bucket
+		roleSlugs  *bucket
+		stars      *bucket
+		starOrder  *bucket
+		idem       *bucket
+		outbox     *bucket
+		unique     *bucket
+		titles     *bucket
+		sums       *bucket
+		vcounts    *bucket
+		due        *bucket
+		blk        *bucket
+		leases     *bucket
+		reminders  *bucket
+		remItem    *bucket
+		remFired   *bucket
+		seen       *bucket
 	}
 	// now is the transaction's clock reading: what a lease's liveness is
 	// judged against when a read decorates an item.
 	now time.Time
 }
 
-func openWS(tx *bolt.Tx, wsID string) *wsb {
+func openWS(tx *txn, wsID string) *wsb {
 	root := tx.Bucket(bWS).Bucket(mustID(wsID))
 	if root == nil {
 		return nil
@@ -201,7 +200,7 @@ func openWS(tx *bolt.Tx, wsID string) *wsb {
 // file and fewer pages.
 var appendOrdered = map[string]bool{string(bItems): true, string(bContent): true, string(bNums): true, string(bChanges): true, string(bActivity): true, string(bActItem): true, string(bVersions): true, string(bSums): true}
 
-func (b *wsb) lazy(slot **bolt.Bucket, name []byte) *bolt.Bucket {
+func (b *wsb) lazy(slot **bucket, name []byte) *bucket {
 	if *slot == nil {
 		*slot = b.root.Bucket(name)
 		if *slot != nil && b.writable && appendOrdered[string(name)] {
@@ -211,48 +210,48 @@ func (b *wsb) lazy(slot **bolt.Bucket, name []byte) *bolt.Bucket {
 	return *slot
 }
 
-func (b *wsb) counters() *bolt.Bucket   { return b.lazy(&b.open.counters, bCounters) }
-func (b *wsb) colls() *bolt.Bucket      { return b.lazy(&b.open.colls, bColls) }
-func (b *wsb) collSlugs() *bolt.Bucket  { return b.lazy(&b.open.collSlugs, bCollSlugs) }
-func (b *wsb) prefixes() *bolt.Bucket   { return b.lazy(&b.open.prefixes, bPrefixes) }
-func (b *wsb) items() *bolt.Bucket      { return b.lazy(&b.open.items, bItems) }
-func (b *wsb) content() *bolt.Bucket    { return b.lazy(&b.open.content, bContent) }
-func (b *wsb) nums() *bolt.Bucket       { return b.lazy(&b.open.nums, bNums) }
-func (b *wsb) refs() *bolt.Bucket       { return b.lazy(&b.open.refs, bRefs) }
-func (b *wsb) slugs() *bolt.Bucket      { return b.lazy(&b.open.slugs, bSlugs) }
-func (b *wsb) index() *bolt.Bucket      { return b.lazy(&b.open.index, bIndex) }
-func (b *wsb) counts() *bolt.Bucket     { return b.lazy(&b.open.counts, bCounts) }
-func (b *wsb) changes() *bolt.Bucket    { return b.lazy(&b.open.changes, bChanges) }
-func (b *wsb) activity() *bolt.Bucket   { return b.lazy(&b.open.activity, bActivity) }
-func (b *wsb) actItem() *bolt.Bucket    { return b.lazy(&b.open.actItem, bActItem) }
-func (b *wsb) versions() *bolt.Bucket   { return b.lazy(&b.open.versions, bVersions) }
-func (b *wsb) comments() *bolt.Bucket   { return b.lazy(&b.open.comments, bComments) }
-func (b *wsb) commentIdx() *bolt.Bucket { return b.lazy(&b.open.commentIdx, bCommentIdx) }
-func (b *wsb) links() *bolt.Bucket      { return b.lazy(&b.open.links, bLinks) }
-func (b *wsb) linkSrc() *bolt.Bucket    { return b.lazy(&b.open.linkSrc, bLinkSrc) }
-func (b *wsb) linkDst() *bolt.Bucket    { return b.lazy(&b.open.linkDst, bLinkDst) }
-func (b *wsb) roles() *bolt.Bucket      { return b.lazy(&b.open.roles, bRoles) }
-func (b *wsb) roleSlugs() *bolt.Bucket  { return b.lazy(&b.open.roleSlugs, bRoleSlugs) }
-func (b *wsb) stars() *bolt.Bucket      { return b.lazy(&b.open.stars, bStars) }
-func (b *wsb) starOrder() *bolt.Bucket  { return b.lazy(&b.open.starOrder, bStarOrder) }
-func (b *wsb) idem() *bolt.Bucket       { return b.lazy(&b.open.idem, bIdem) }
-func (b *wsb) outbox() *bolt.Bucket     { return b.lazy(&b.open.outbox, bOutbox) }
-func (b *wsb) unique() *bolt.Bucket     { return b.lazy(&b.open.unique, bUnique) }
-func (b *wsb) titles() *bolt.Bucket     { return b.lazy(&b.open.titles, bTitles) }
-func (b *wsb) sums() *bolt.Bucket       { return b.lazy(&b.open.sums, bSums) }
-func (b *wsb) vcounts() *bolt.Bucket    { return b.lazy(&b.open.vcounts, bVCounts) }
-func (b *wsb) due() *bolt.Bucket        { return b.lazy(&b.open.due, bDue) }
-func (b *wsb) blk() *bolt.Bucket        { return b.lazy(&b.open.blk, bBlk) }
-func (b *wsb) leases() *bolt.Bucket     { return b.lazy(&b.open.leases, bLeases) }
-func (b *wsb) reminders() *bolt.Bucket  { return b.lazy(&b.open.reminders, bReminders) }
-func (b *wsb) remItem() *bolt.Bucket    { return b.lazy(&b.open.remItem, bRemItem) }
-func (b *wsb) remFired() *bolt.Bucket   { return b.lazy(&b.open.remFired, bRemFired) }
-func (b *wsb) seen() *bolt.Bucket       { return b.lazy(&b.open.seen, bSeen) }
+func (b *wsb) counters() *bucket   { return b.lazy(&b.open.counters, bCounters) }
+func (b *wsb) colls() *bucket      { return b.lazy(&b.open.colls, bColls) }
+func (b *wsb) collSlugs() *bucket  { return b.lazy(&b.open.collSlugs, bCollSlugs) }
+func (b *wsb) prefixes() *bucket   { return b.lazy(&b.open.prefixes, bPrefixes) }
+func (b *wsb) items() *bucket      { return b.lazy(&b.open.items, bItems) }
+func (b *wsb) content() *bucket    { return b.lazy(&b.open.content, bContent) }
+func (b *wsb) nums() *bucket       { return b.lazy(&b.open.nums, bNums) }
+func (b *wsb) refs() *bucket       { return b.lazy(&b.open.refs, bRefs) }
+func (b *wsb) slugs() *bucket      { return b.lazy(&b.open.slugs, bSlugs) }
+func (b *wsb) index() *bucket      { return b.lazy(&b.open.index, bIndex) }
+func (b *wsb) counts() *bucket     { return b.lazy(&b.open.counts, bCounts) }
+func (b *wsb) changes() *bucket    { return b.lazy(&b.open.changes, bChanges) }
+func (b *wsb) activity() *bucket   { return b.lazy(&b.open.activity, bActivity) }
+func (b *wsb) actItem() *bucket    { return b.lazy(&b.open.actItem, bActItem) }
+func (b *wsb) versions() *bucket   { return b.lazy(&b.open.versions, bVersions) }
+func (b *wsb) comments() *bucket   { return b.lazy(&b.open.comments, bComments) }
+func (b *wsb) commentIdx() *bucket { return b.lazy(&b.open.commentIdx, bCommentIdx) }
+func (b *wsb) links() *bucket      { return b.lazy(&b.open.links, bLinks) }
+func (b *wsb) linkSrc() *bucket    { return b.lazy(&b.open.linkSrc, bLinkSrc) }
+func (b *wsb) linkDst() *bucket    { return b.lazy(&b.open.linkDst, bLinkDst) }
+func (b *wsb) roles() *bucket      { return b.lazy(&b.open.roles, bRoles) }
+func (b *wsb) roleSlugs() *bucket  { return b.lazy(&b.open.roleSlugs, bRoleSlugs) }
+func (b *wsb) stars() *bucket      { return b.lazy(&b.open.stars, bStars) }
+func (b *wsb) starOrder() *bucket  { return b.lazy(&b.open.starOrder, bStarOrder) }
+func (b *wsb) idem() *bucket       { return b.lazy(&b.open.idem, bIdem) }
+func (b *wsb) outbox() *bucket     { return b.lazy(&b.open.outbox, bOutbox) }
+func (b *wsb) unique() *bucket     { return b.lazy(&b.open.unique, bUnique) }
+func (b *wsb) titles() *bucket     { return b.lazy(&b.open.titles, bTitles) }
+func (b *wsb) sums() *bucket       { return b.lazy(&b.open.sums, bSums) }
+func (b *wsb) vcounts() *bucket    { return b.lazy(&b.open.vcounts, bVCounts) }
+func (b *wsb) due() *bucket        { return b.lazy(&b.open.due, bDue) }
+func (b *wsb) blk() *bucket        { return b.lazy(&b.open.blk, bBlk) }
+func (b *wsb) leases() *bucket     { return b.lazy(&b.open.leases, bLeases) }
+func (b *wsb) reminders() *bucket  { return b.lazy(&b.open.reminders, bReminders) }
+func (b *wsb) remItem() *bucket    { return b.lazy(&b.open.remItem, bRemItem) }
+func (b *wsb) remFired() *bucket   { return b.lazy(&b.open.remFired, bRemFired) }
+func (b *wsb) seen() *bucket       { return b.lazy(&b.open.seen, bSeen) }
 
 // appendFill is the split fill of buckets written in key order.
 const appendFill = 0.95
 
-func createWSBuckets(tx *bolt.Tx, wsID string) (*wsb, error) {
+func createWSBuckets(tx *txn, wsID string) (*wsb, error) {
 	root, err := tx.Bucket(bWS).CreateBucket(mustID(wsID))
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Built-in library activation (Pad's LIB-01) and the origin records of
@@ -45,7 +44,7 @@ type ActivateResult struct {
 // ensureWSSubBuckets creates every per-workspace sub-bucket a workspace
 // made by an older padd lacks. It is idempotent, so any layout step
 // that only adds buckets to wsSubBuckets can be this function.
-func ensureWSSubBuckets(tx *bolt.Tx) error {
+func ensureWSSubBuckets(tx *txn) error {
 	root := tx.Bucket(bWS)
 	if root == nil {
 		return nil
@@ -62,7 +61,7 @@ func ensureWSSubBuckets(tx *bolt.Tx) error {
 }
 
 // sub opens one of the sub-buckets wsb does not carry as a member.
-func (b *wsb) sub(name []byte) (*bolt.Bucket, error) {
+func (b *wsb) sub(name []byte) (*bucket, error) {
 	bk := b.root.Bucket(name)
 	if bk == nil {
 		return nil, errInternal("workspace %s has no %s bucket; restart padd to migrate it", b.id, name)

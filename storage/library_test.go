@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 func activate(t testing.TB, s *Store, ws, title string) *ActivateResult {
@@ -203,7 +202,7 @@ func TestMigrationAddsWorkspaceBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Make it look like a layout-1 file.
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *txn) error {
 		root := tx.Bucket(bWS).Bucket(mustID(w.ID))
 		for _, name := range [][]byte{bPatches, bOrigins} {
 			if err := root.DeleteBucket(name); err != nil {
@@ -223,7 +222,7 @@ func TestMigrationAddsWorkspaceBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *txn) error {
 		root := tx.Bucket(bWS).Bucket(mustID(w.ID))
 		if root.Bucket(bPatches) == nil || root.Bucket(bOrigins) == nil {
 			t.Fatal("buckets not created by the migration")

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Links live in three buckets:
@@ -158,7 +157,7 @@ type edge struct {
 
 // edgesOf lists an item's entries in link_src or link_dst, of one type
 // or (typ "") of all.
-func edgesOf(bk *bolt.Bucket, end []byte, typ string) []edge {
+func edgesOf(bk *bucket, end []byte, typ string) []edge {
 	p := end
 	if typ != "" {
 		p = cat(end, lstr(typ))
@@ -485,7 +484,7 @@ func (s *Store) ListLinks(ws, itemRef string) ([]LinkView, error) {
 		colls := map[string]*model.Collection{}
 		id := mustID(it.ID)
 		for _, side := range []struct {
-			bk  *bolt.Bucket
+			bk  *bucket
 			dir string
 		}{{b.linkSrc(), DirOut}, {b.linkDst(), DirIn}} {
 			for _, e := range edgesOf(side.bk, id, "") {

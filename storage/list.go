@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // MaxFieldFilters bounds the field filters of one list.
@@ -323,14 +322,14 @@ func fieldDef(cs []*model.Collection, coll *model.Collection, key string) (model
 // more than one stream (a multi_select holding two of the OR'd values)
 // comes out once.
 type merged struct {
-	curs []*bolt.Cursor
+	curs []*cursor
 	pres [][]byte
 	keys [][]byte
 	vals [][]byte
 	last []byte
 }
 
-func newMerged(ix *bolt.Bucket, prefixes [][]byte) *merged {
+func newMerged(ix *bucket, prefixes [][]byte) *merged {
 	m := &merged{}
 	for _, p := range prefixes {
 		c := ix.Cursor()

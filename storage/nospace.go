@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // IsNoSpace reports whether err says the disk refused to store more: the
@@ -56,10 +55,4 @@ func classify(err error) error {
 		return err
 	}
 	return NoSpace(err)
-}
-
-// update runs fn in one read-write transaction, a disk-full commit
-// refused as NoSpace. Every write outside the committer goes through it.
-func (s *Store) update(fn func(tx *bolt.Tx) error) error {
-	return classify(s.db.Update(fn))
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The sync outbox. While a workspace is linked to a remote Pad, every
@@ -14,7 +13,7 @@ import (
 // SetSyncLinked links or unlinks a workspace for sync. Unlinking drops
 // the queue.
 func (s *Store) SetSyncLinked(ws string, linked bool) error {
-	return s.update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *txn) error {
 		rec, err := liveWorkspace(tx, ws)
 		if err != nil {
 			return err
@@ -57,7 +56,7 @@ func (s *Store) Outbox(ws string, after int64, limit int) ([]model.Change, error
 // AckOutbox removes the queued changes up to and including seq: the
 // remote has them.
 func (s *Store) AckOutbox(ws string, through int64) error {
-	return s.update(func(tx *bolt.Tx) error {
+	return s.update(func(tx *txn) error {
 		rec, err := liveWorkspace(tx, ws)
 		if err != nil {
 			return err

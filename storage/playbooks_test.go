@@ -1,7 +1,6 @@
 package storage
 
 import (
-	bolt "go.etcd.io/bbolt"
 	"testing"
 
 	"github.com/padd/padd/model"
@@ -144,7 +143,7 @@ func TestBootstrap(t *testing.T) {
 	}
 
 	// A library entry that changed since activation is an update to offer.
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = s.update(func(tx *txn) error {
 		b := openWS(tx, ws.ID)
 		orig := b.root.Bucket(bOrigins)
 		k, v := orig.Cursor().First()

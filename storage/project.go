@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The project views beyond the dashboard (PRJ-03..08): stale, standup,
@@ -655,7 +654,7 @@ func (s *Store) MarkSeen(ws string, caller model.Actor, now time.Time) (time.Tim
 		now = s.clock()
 	}
 	at := model.Truncate1s(now)
-	err := s.update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *txn) error {
 		rec, err := liveWorkspace(tx, ws)
 		if err != nil {
 			return err

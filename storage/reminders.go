@@ -336,7 +336,7 @@ func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminde
 	byWS := map[string][][]byte{}
 	var order []string
 	var purged [][]byte
-	err = s.view(func(tx *bolt.Tx) error {
+	err = s.view(func(tx *txn) error {
 		states := map[string]int{} // 0 live, 1 deleted, 2 purged
 		c := tx.Bucket(bRemDue).Cursor()
 		n := 0
@@ -383,7 +383,7 @@ func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminde
 		return nil, time.Time{}, err
 	}
 	if len(purged) > 0 {
-		if err := s.update(func(tx *bolt.Tx) error {
+		if err := s.update(func(tx *txn) error {
 			for _, k := range purged {
 				if err := tx.Bucket(bRemDue).Delete(k); err != nil {
 					return err

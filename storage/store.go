@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -60,6 +61,15 @@ type Store struct {
 	clockMu sync.Mutex
 	last    time.Time
 
+	wal       *wal
+	lsn       uint64 // the last log record written (committer's)
+	b         batch  // the open batch (committer's)
+	stuck     error  // why writes are refused, until a checkpoint succeeds (committer's)
+	ckptAge   time.Duration // checkpointAge; tests hold a batch open longer
+	batchOpen atomic.Bool
+	reads     chan *readReq
+	ckpts     chan chan error
+
 	writes        chan *writeReq
 	closing       chan struct{}
 	committerDone chan struct{}
@@ -89,8 +99,8 @@ var kSchemaVersion = []byte("schema_version")
 
 // migrations[i] moves a database from version i to i+1. Version 0 is an
 // empty file.
-var migrations = []func(tx *bolt.Tx) error{
-	func(tx *bolt.Tx) error {
+var migrations = []func(tx *txn) error{
+	func(tx *txn) error {
 		for _, b := range [][]byte{bMeta, bWorkspaces, bWSSlugs, bJournal, bWS} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -107,7 +117,7 @@ var migrations = []func(tx *bolt.Tx) error{
 	// to rewrite: JSON records still read and turn binary when their item
 	// next changes. The version is what makes an older padd refuse this
 	// database ("upgrade padd") instead of failing on every binary item.
-	func(*bolt.Tx) error { return nil },
+	func(*txn) error { return nil },
 	// 4 -> 5: the (status, rank) pair streams next and ready read
 	// (index.go), for every stored item.
 	migratePairStreams,
@@ -149,20 +159,34 @@ func Open(path string, opt Options) (*Store, error) {
 	}
 	db.NoSync = opt.NoSync
 	s := &Store{db: db, now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{},
-		writes: make(chan *writeReq, maxGroup), closing: make(chan struct{}), committerDone: make(chan struct{})}
+		writes: make(chan *writeReq, maxGroup), reads: make(chan *readReq, maxGroup), ckpts: make(chan chan error, 1), ckptAge: checkpointAge,
+		closing: make(chan struct{}), committerDone: make(chan struct{})}
+	// The log is replayed before any migration: its records were made on
+	// the layout the file has now.
+	if s.wal, err = openWAL(path+".wal", opt.NoSync); err == nil {
+		if err = s.recoverWAL(); err != nil {
+			s.wal.close()
+		}
+	}
+	if err != nil {
+		db.Close()
+		return nil, classify(err)
+	}
 	if err := s.migrate(); err != nil {
+		s.wal.close()
 		db.Close()
 		return nil, classify(err)
 	}
 	go s.committer()
 	// The clock starts at the newest change on file, so change-log times
 	// never go back across a restart (ChangesByTime relies on it).
-	_ = db.View(func(tx *bolt.Tx) error { s.last = newestChangeTime(tx); return nil })
+	_ = s.view(func(tx *txn) error { s.last = newestChangeTime(tx); return nil })
 	return s, nil
 }
 
 func (s *Store) migrate() error {
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.db.Update(func(btx *bolt.Tx) error {
+		tx := wrapTx(btx, nil) // before the log: committed directly, synced
 		v := 0
 		if m := tx.Bucket(bMeta); m != nil {
 			if b := m.Get(kSchemaVersion); len(b) == 8 {
@@ -197,7 +221,8 @@ func (s *Store) Close() error {
 		delete(s.subs, id)
 	}
 	s.mu.Unlock()
-	return s.db.Close()
+	werr := s.wal.close()
+	return errors.Join(s.db.Close(), werr)
 }
 
 // Path is the database file.
@@ -205,7 +230,7 @@ func (s *Store) Path() string { return s.db.Path() }
 
 // Check runs bbolt's consistency check; nil means the file is sound.
 func (s *Store) Check() error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.viewSettled(func(tx *txn) error {
 		var errs []error
 		for err := range tx.Check() {
 			errs = append(errs, err)
@@ -217,7 +242,7 @@ func (s *Store) Check() error {
 // Size is the database file's size in bytes.
 func (s *Store) Size() (int64, error) {
 	var n int64
-	err := s.db.View(func(tx *bolt.Tx) error { n = tx.Size(); return nil })
+	err := s.view(func(tx *txn) error { n = tx.Size(); return nil })
 	return n, err
 }
 
@@ -273,9 +298,6 @@ func (s *Store) clock() time.Time {
 	s.last = t
 	return t
 }
-
-// view runs fn in a read transaction.
-func (s *Store) view(fn func(tx *bolt.Tx) error) error { return s.db.View(fn) }
 
 // ErrNotFound is wrapped by every not_found refusal from storage.
 var errInternal = func(format string, args ...any) error {

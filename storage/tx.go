@@ -11,7 +11,7 @@ import (
 // wtx is one mutation: one bbolt transaction on one workspace.
 type wtx struct {
 	s     *Store
-	tx    *bolt.Tx
+	tx    *txn
 	ws    *wsb
 	wsRec *model.Workspace
 	actor model.Actor
@@ -21,111 +21,93 @@ type wtx struct {
 }
 
 // write runs fn as one mutation of the live workspace named by ref (slug
-// or id), and returns once it is durable. After the commit, subscribers
-// hear the new head.
-//
-// Writes go through one committer goroutine that runs every write queued
-// while the previous commit was syncing in a single transaction (group
-// commit): a lone write waits for nothing extra, and concurrent writers
-// share one fsync instead of queueing for one each. fn must keep its
-// effects inside the transaction and what it captures: if another write
-// in its group is refused, the group runs again without it.
+// or id), and returns once it is durable. After that, subscribers hear
+// the new head.
 func (s *Store) write(wsRef string, actor model.Actor, fn func(w *wtx) error) error {
-	req := &writeReq{wsRef: wsRef, actor: actor, fn: fn, done: make(chan error, 1)}
-	// Enqueue under the read lock: Close takes the write lock before it
-	// stops the committer, so every write enqueued is answered.
-	s.closeMu.RLock()
-	if s.closed {
-		s.closeMu.RUnlock()
-		return ErrClosed
-	}
-	s.writes <- req
-	s.closeMu.RUnlock()
-	err := <-req.done
+	req := &writeReq{wsRef: wsRef, actor: actor, fn: fn}
+	err := s.submit(req)
 	if err == nil && req.note != nil {
 		s.publish(*req.note)
 	}
 	return err
 }
 
-// writeReq is one queued mutation.
+// update runs fn as one mutation outside any workspace's seq (workspace
+// records, sync bookkeeping), durable when it returns. A disk-full
+// failure is refused as NoSpace.
+func (s *Store) update(fn func(tx *txn) error) error {
+	return classify(s.submit(&writeReq{raw: fn}))
+}
+
+// view runs fn in a read transaction that sees every acknowledged write.
+// While acknowledged writes wait in the open batch (batch.go), fn runs
+// inside it, on the committer; otherwise in a bbolt read transaction of
+// its own, beside others. Never call it from inside a write: the write
+// holds the committer that would run it.
+func (s *Store) view(fn func(tx *txn) error) error {
+	if s.batchOpen.Load() {
+		q := &readReq{fn: fn, done: make(chan error, 1)}
+		if err := s.enqueue(func() { s.reads <- q }); err != nil {
+			return err
+		}
+		return <-q.done
+	}
+	return s.db.View(func(tx *bolt.Tx) error { return fn(wrapTx(tx, nil)) })
+}
+
+// viewSettled runs fn in a bbolt read transaction after the open batch
+// has committed: for long reads (a whole-file check) that should not hold
+// the committer.
+func (s *Store) viewSettled(fn func(tx *txn) error) error {
+	if err := s.Checkpoint(); err != nil {
+		return err
+	}
+	return s.db.View(func(tx *bolt.Tx) error { return fn(wrapTx(tx, nil)) })
+}
+
+// submit queues req for the committer and waits for its answer.
+func (s *Store) submit(req *writeReq) error {
+	req.done = make(chan error, 1)
+	if err := s.enqueue(func() { s.writes <- req }); err != nil {
+		return err
+	}
+	return <-req.done
+}
+
+// enqueue runs send under the read lock: Close takes the write lock before
+// it stops the committer, so everything enqueued is answered.
+func (s *Store) enqueue(send func()) error {
+	s.closeMu.RLock()
+	defer s.closeMu.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	send()
+	return nil
+}
+
+// writeReq is one queued mutation: fn on a workspace, or raw.
 type writeReq struct {
 	wsRef string
 	actor model.Actor
 	fn    func(w *wtx) error
+	raw   func(tx *txn) error
 	done  chan error
 	note  *Notification
+	rec   recorder
 }
 
-// maxGroup bounds how many writes share one transaction.
-const maxGroup = 256
+// readReq is a read to run inside the open batch.
+type readReq struct {
+	fn   func(tx *txn) error
+	done chan error
+}
 
-// committer runs queued writes in groups until Close.
-func (s *Store) committer() {
-	defer close(s.committerDone)
-	for {
-		var first *writeReq
-		select {
-		case first = <-s.writes:
-		case <-s.closing:
-			for {
-				select {
-				case r := <-s.writes:
-					r.done <- ErrClosed
-				default:
-					return
-				}
-			}
-		}
-		group := []*writeReq{first}
-	collect:
-		for len(group) < maxGroup {
-			select {
-			case r := <-s.writes:
-				group = append(group, r)
-			default:
-				break collect
-			}
-		}
-		s.commitGroup(group)
+// apply runs one write inside the batch's transaction.
+func (s *Store) apply(tx *txn, r *writeReq) error {
+	if r.raw != nil {
+		return r.raw(tx)
 	}
-}
-
-// commitGroup commits a group in one transaction. A write that is refused
-// gets its refusal and the group runs again without it, so a refusal
-// never leaves a trace and never costs the others their write.
-func (s *Store) commitGroup(group []*writeReq) {
-	for len(group) > 0 {
-		failed, ferr := -1, error(nil)
-		err := s.db.Update(func(tx *bolt.Tx) error {
-			for i, r := range group {
-				if err := s.apply(tx, r); err != nil {
-					failed, ferr = i, err
-					return err
-				}
-			}
-			return nil
-		})
-		switch {
-		case err == nil:
-			for _, r := range group {
-				r.done <- nil
-			}
-			return
-		case failed < 0: // the commit itself failed: nobody's write landed
-			err = classify(err) // a full disk is a coded 507, not a bare failure
-			for _, r := range group {
-				r.done <- err
-			}
-			return
-		}
-		group[failed].done <- ferr
-		group = append(group[:failed:failed], group[failed+1:]...)
-	}
-}
-
-// apply runs one write inside the group's transaction.
-func (s *Store) apply(tx *bolt.Tx, r *writeReq) error {
 	r.note = nil
 	rec, err := liveWorkspace(tx, r.wsRef)
 	if err != nil {

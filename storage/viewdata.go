@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The project views (dashboard, next, ready, stale...) answer from
@@ -513,7 +512,7 @@ func decodeDue(k, v []byte) (dueEntry, bool) {
 
 // rebuildViewData recomputes a workspace's view records from its items:
 // the layout migration that introduced them, and a repair.
-func rebuildViewData(tx *bolt.Tx, wsID string) error {
+func rebuildViewData(tx *txn, wsID string) error {
 	root := tx.Bucket(bWS).Bucket(mustID(wsID))
 	for _, name := range [][]byte{bSums, bVCounts, bDue, bBlk} {
 		if root.Bucket(name) != nil {
@@ -553,7 +552,7 @@ func rebuildViewData(tx *bolt.Tx, wsID string) error {
 // migrateViews is the layout step that adds leases, reminders and the
 // views' records: the new buckets, and the records of every existing
 // workspace's items.
-func migrateViews(tx *bolt.Tx) error {
+func migrateViews(tx *txn) error {
 	if _, err := tx.CreateBucketIfNotExists(bRemDue); err != nil {
 		return err
 	}

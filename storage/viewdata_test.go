@@ -8,16 +8,15 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // dumpViewData reads a workspace's view records as key -> value.
 func dumpViewData(t *testing.T, s *Store, wsID string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *txn) error {
 		b := openWS(tx, wsID)
-		for name, bk := range map[string]*bolt.Bucket{"isum": b.sums(), "vcounts": b.vcounts(), "due": b.due(), "blk": b.blk()} {
+		for name, bk := range map[string]*bucket{"isum": b.sums(), "vcounts": b.vcounts(), "due": b.due(), "blk": b.blk()} {
 			if err := bk.ForEach(func(k, v []byte) error {
 				out[name+"/"+string(k)] = string(v)
 				return nil
@@ -119,7 +118,7 @@ func TestViewDataFollowsWrites(t *testing.T) {
 	if len(kept) == 0 {
 		t.Fatal("no view records were written")
 	}
-	if err := s.db.Update(func(tx *bolt.Tx) error { return rebuildViewData(tx, ws.ID) }); err != nil {
+	if err := s.update(func(tx *txn) error { return rebuildViewData(tx, ws.ID) }); err != nil {
 		t.Fatal(err)
 	}
 	rebuilt := dumpViewData(t, s, ws.ID)
@@ -175,7 +174,7 @@ func TestMigrationBuildsViewData(t *testing.T) {
 	}
 	want := dumpViewData(t, s, ws.ID)
 	// Take the database back to layout 2: no view buckets, no due index.
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *txn) error {
 		root := tx.Bucket(bWS).Bucket(mustID(ws.ID))
 		for _, name := range [][]byte{bSums, bVCounts, bDue, bBlk, bLeases, bReminders, bRemItem, bRemFired, bSeen} {
 			if err := root.DeleteBucket(name); err != nil {

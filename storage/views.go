@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The project views read the list index and the records of viewdata.go.
@@ -198,14 +197,14 @@ func suffixPinned(suffix []byte) bool { return suffix[0] == 0 }
 // streams merges index streams in suffix order, forwards or backwards,
 // each stream tagged so a caller knows which one an entry came from.
 type streams struct {
-	curs []*bolt.Cursor
+	curs []*cursor
 	pres [][]byte
 	keys [][]byte
 	back bool
 	last []byte
 }
 
-func newStreams(ix *bolt.Bucket, prefixes [][]byte, back bool) *streams {
+func newStreams(ix *bucket, prefixes [][]byte, back bool) *streams {
 	m := &streams{back: back}
 	for _, p := range prefixes {
 		c := ix.Cursor()
@@ -270,7 +269,7 @@ func (m *streams) next() ([]byte, int) {
 // walkStreams visits the entries of streams in the list's order (pinned
 // first, then most recently updated) or, oldestFirst, pinned first and
 // then least recently updated. fn returns false to stop.
-func walkStreams(ix *bolt.Bucket, prefixes [][]byte, oldestFirst bool, fn func(suffix []byte, stream int) (bool, error)) error {
+func walkStreams(ix *bucket, prefixes [][]byte, oldestFirst bool, fn func(suffix []byte, stream int) (bool, error)) error {
 	sections := [][]byte{nil}
 	if oldestFirst {
 		// Backwards, the unpinned section would come first: read the
@@ -332,7 +331,7 @@ type collQuery struct {
 	mustNot [][]byte   // the entry is in none of these
 }
 
-func (q *collQuery) accepts(ix *bolt.Bucket, suffix []byte) bool {
+func (q *collQuery) accepts(ix *bucket, suffix []byte) bool {
 	for _, term := range q.must {
 		hit := false
 		for _, p := range term {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/padd/padd/bench"
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The project views' targets on the 100k workspace: dashboard at most
@@ -39,7 +38,7 @@ func viewsBenchStore(b *testing.B) (*Store, string) {
 			return
 		}
 		viewsPath = filepath.Join(fixtureDir, "views.db")
-		viewsErr = first.db.View(func(tx *bolt.Tx) error { return tx.CopyFile(viewsPath, 0o600) })
+		viewsErr = first.viewSettled(func(tx *txn) error { return tx.CopyFile(viewsPath, 0o600) })
 	})
 	if viewsErr != nil {
 		b.Fatal(viewsErr)
@@ -68,8 +67,8 @@ var benchWho = model.Claimant{Holder: "bench", Worker: "wk_b00000000000000000000
 // augmentViewsFixture adds links, due dates, roles, leases and fired
 // reminders to the fixture, without fsync (a setup, not a measurement).
 func augmentViewsFixture(s *Store, ws string) error {
-	s.db.NoSync = true
-	defer func() { s.db.NoSync = false }()
+	s.setNoSync(true)
+	defer func() { s.setNoSync(false) }()
 	gen := bench.Workspace(1, benchItems)
 	prefix := map[string]string{"tasks": "TASK", "plans": "PLAN", "ideas": "IDEA", "docs": "DOC"}
 	ref := func(i int) string { return fmt.Sprintf("%s-%d", prefix[gen[i].Collection], i+1) }

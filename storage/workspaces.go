@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // RestoreWindow is how long a deleted workspace can be restored.
@@ -28,7 +27,7 @@ type WorkspaceUpdate struct {
 	SortOrder   *int
 }
 
-func getWorkspace(tx *bolt.Tx, id []byte) (*model.Workspace, error) {
+func getWorkspace(tx *txn, id []byte) (*model.Workspace, error) {
 	b := tx.Bucket(bWorkspaces).Get(id)
 	if b == nil {
 		return nil, nil
@@ -48,7 +47,7 @@ func getWorkspace(tx *bolt.Tx, id []byte) (*model.Workspace, error) {
 var wsCache = newDecodedCache[model.Workspace]()
 
 // findWorkspace resolves a slug or id to a workspace record, deleted or not.
-func findWorkspace(tx *bolt.Tx, ref string) (*model.Workspace, error) {
+func findWorkspace(tx *txn, ref string) (*model.Workspace, error) {
 	if id, ok := idKey(ref); ok {
 		return getWorkspace(tx, id)
 	}
@@ -64,7 +63,7 @@ func findWorkspace(tx *bolt.Tx, ref string) (*model.Workspace, error) {
 	return getWorkspace(tx, id)
 }
 
-func liveWorkspace(tx *bolt.Tx, ref string) (*model.Workspace, error) {
+func liveWorkspace(tx *txn, ref string) (*model.Workspace, error) {
 	w, err := findWorkspace(tx, ref)
 	if err != nil {
 		return nil, err
@@ -75,7 +74,7 @@ func liveWorkspace(tx *bolt.Tx, ref string) (*model.Workspace, error) {
 	return w, nil
 }
 
-func putWorkspace(tx *bolt.Tx, w *model.Workspace) error {
+func putWorkspace(tx *txn, w *model.Workspace) error {
 	rec := *w
 	rec.Seq = 0 // the head lives in the counters bucket
 	b, err := encode(rec)
@@ -97,7 +96,7 @@ func (s *Store) CreateWorkspace(in WorkspaceCreate, actor model.Actor) (*model.W
 	}
 	var out *model.Workspace
 	var note Notification
-	err := s.update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *txn) error {
 		now := s.clock()
 		slugs := tx.Bucket(bWSSlugs)
 		slug := model.UniqueSlug(model.WorkspaceSlug(in.Slug, name), func(c string) bool { return slugs.Get([]byte(c)) != nil })
@@ -162,7 +161,7 @@ func (s *Store) ListDeletedWorkspaces() ([]model.Workspace, error) {
 
 func (s *Store) listWorkspaces(keep func(*model.Workspace) bool) ([]model.Workspace, error) {
 	var out []model.Workspace
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *txn) error {
 		return tx.Bucket(bWorkspaces).ForEach(func(k, _ []byte) error {
 			w, err := getWorkspace(tx, k)
 			if err != nil {
@@ -186,7 +185,7 @@ func (s *Store) listWorkspaces(keep func(*model.Workspace) bool) ([]model.Worksp
 // GetWorkspace resolves a live workspace by slug or id.
 func (s *Store) GetWorkspace(ref string) (*model.Workspace, error) {
 	var out *model.Workspace
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *txn) error {
 		w, err := liveWorkspace(tx, ref)
 		out = w
 		return err
@@ -249,7 +248,7 @@ func (s *Store) DeleteWorkspace(ref string, actor model.Actor) error {
 func (s *Store) RestoreWorkspace(ref string, actor model.Actor) (*model.Workspace, error) {
 	var out *model.Workspace
 	var note Notification
-	err := s.update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *txn) error {
 		ws, err := findWorkspace(tx, ref)
 		if err != nil {
 			return err
@@ -286,7 +285,7 @@ func (s *Store) RestoreWorkspace(ref string, actor model.Actor) (*model.Workspac
 // ago, with all their data. It returns the purged slugs.
 func (s *Store) PurgeWorkspaces() ([]string, error) {
 	var purged []string
-	err := s.update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *txn) error {
 		cutoff := s.now().Add(-RestoreWindow)
 		var victims []*model.Workspace
 		err := tx.Bucket(bWorkspaces).ForEach(func(k, _ []byte) error {

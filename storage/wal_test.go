@@ -1,0 +1,264 @@
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/model"
+)
+
+// crashCopy copies s's database and log to a new directory as they are on
+// disk now, while s runs: what a kill -9 at this moment would leave.
+func crashCopy(t *testing.T, s *Store) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{s.Path(), s.Path() + ".wal"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(name)), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, filepath.Base(s.Path()))
+}
+
+// openHeld opens a store whose batches commit only when asked, so a test
+// decides what is in the file and what only in the log.
+func openHeld(t *testing.T) *Store {
+	t.Helper()
+	s, _ := openTest(t)
+	s.ckptAge = time.Hour
+	return s
+}
+
+func reopen(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Check(); err != nil {
+			t.Errorf("consistency check: %v", err)
+		}
+		s.Close()
+	})
+	return s
+}
+
+// Writes acknowledged but not yet checkpointed are in the log only; a
+// crash then loses none of them.
+func TestWALReplaysAcknowledgedWrites(t *testing.T) {
+	s := openHeld(t)
+	ws := mustWorkspace(t, s, "Crash")
+	if err := s.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for i := range 30 {
+		it := mustCreate(t, s, ws.Slug, "tasks", "survives "+string(rune('a'+i%26)), map[string]any{"priority": "high"})
+		refs = append(refs, it.Ref)
+	}
+	if _, err := s.UpdateItem(ws.Slug, refs[0], ItemUpdate{Title: ptrTo("renamed before the crash")}, user); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteItem(ws.Slug, refs[1], user); err != nil {
+		t.Fatal(err)
+	}
+	if !s.batchOpen.Load() {
+		t.Fatal("the writes were checkpointed: the test would not exercise the log")
+	}
+	head, _ := s.Head(ws.Slug)
+
+	r := reopen(t, crashCopy(t, s))
+	if got, _ := r.Head(ws.Slug); got != head {
+		t.Fatalf("head after replay = %d, want %d", got, head)
+	}
+	v, err := r.GetItem(ws.Slug, refs[0])
+	if err != nil || v.Title != "renamed before the crash" {
+		t.Fatalf("updated item after replay: %v %+v", err, v)
+	}
+	if v, err := r.GetItem(ws.Slug, refs[1]); err != nil || v.DeletedAt == nil {
+		t.Fatalf("deleted item after replay: %v %+v", err, v)
+	}
+	for _, ref := range refs[2:] {
+		if _, err := r.GetItem(ws.Slug, ref); err != nil {
+			t.Fatalf("%s after replay: %v", ref, err)
+		}
+	}
+	checkListIndex(t, r, ws.ID)
+	// The next write after a replay continues the sequence.
+	it := mustCreate(t, r, ws.Slug, "tasks", "after replay", nil)
+	if it.Ref == refs[len(refs)-1] {
+		t.Fatalf("ref %s reused after replay", it.Ref)
+	}
+}
+
+// A record torn by a crash was never acknowledged: it is dropped, and
+// everything before it is replayed.
+func TestWALTornTail(t *testing.T) {
+	s := openHeld(t)
+	ws := mustWorkspace(t, s, "Torn")
+	if err := s.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	a := mustCreate(t, s, ws.Slug, "tasks", "kept", nil)
+	off := s.walOffset()
+	b := mustCreate(t, s, ws.Slug, "tasks", "torn", nil)
+	path := crashCopy(t, s)
+	end := s.walOffset()
+	f, err := os.OpenFile(path+".wal", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Half the last record reached the disk, and garbage after it.
+	mid := off + (end-off)/2
+	if _, err := f.WriteAt([]byte(strings.Repeat("\xff", int(end-mid)+64)), mid); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	r := reopen(t, path)
+	if _, err := r.GetItem(ws.Slug, a.Ref); err != nil {
+		t.Fatalf("record before the torn one: %v", err)
+	}
+	if _, err := r.GetItem(ws.Slug, b.Ref); !model.IsCode(err, model.CodeNotFound) {
+		t.Fatalf("torn record replayed: %v", err)
+	}
+	checkListIndex(t, r, ws.ID)
+}
+
+// A write refused after it changed something leaves no trace, and the
+// acknowledged writes beside it in the batch stay.
+func TestRefusalInOpenBatchUndoesOnlyItself(t *testing.T) {
+	s := openHeld(t)
+	ws := mustWorkspace(t, s, "Refuse")
+	a := mustCreate(t, s, ws.Slug, "tasks", "acknowledged", nil)
+	refused := errors.New("refused after writing")
+	err := s.write(ws.Slug, user, func(w *wtx) error {
+		if _, err := w.createItem(ItemCreate{Collection: "tasks", Title: "half done"}); err != nil {
+			return err
+		}
+		return refused
+	})
+	if !errors.Is(err, refused) {
+		t.Fatalf("write = %v, want the refusal", err)
+	}
+	b := mustCreate(t, s, ws.Slug, "tasks", "after the refusal", nil)
+	check := func(st *Store) {
+		t.Helper()
+		for _, ref := range []string{a.Ref, b.Ref} {
+			if _, err := st.GetItem(ws.Slug, ref); err != nil {
+				t.Fatalf("%s: %v", ref, err)
+			}
+		}
+		page, err := st.ListItems(ws.Slug, ListParams{Collection: "tasks", Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range page.Items {
+			if it.Title == "half done" {
+				t.Fatal("the refused write left its item")
+			}
+		}
+		if len(page.Items) != 2 {
+			t.Fatalf("%d tasks, want 2", len(page.Items))
+		}
+		checkListIndex(t, st, ws.ID)
+	}
+	check(s)
+	check(reopen(t, crashCopy(t, s)))
+	if err := s.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	check(s)
+}
+
+// A log that starts past the file's checkpoint has lost records: padd
+// refuses to open rather than replay around a hole.
+func TestWALGapRefused(t *testing.T) {
+	s := openHeld(t)
+	ws := mustWorkspace(t, s, "Gap")
+	if err := s.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, s, ws.Slug, "tasks", "one", nil)
+	path := crashCopy(t, s)
+	// Renumber the record as if the ones before it were missing.
+	f, err := os.OpenFile(path+".wal", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := make([]byte, walHeader)
+	if _, err := f.ReadAt(hdr, 0); err != nil {
+		t.Fatal(err)
+	}
+	payload := make([]byte, binary.BigEndian.Uint32(hdr))
+	if _, err := f.ReadAt(payload, walHeader); err != nil {
+		t.Fatal(err)
+	}
+	w := &wal{f: f, size: walPrealloc}
+	if err := w.append(binary.BigEndian.Uint64(hdr[8:])+5, payload); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = Open(path, Options{})
+	if err == nil || !strings.Contains(err.Error(), "records are missing") {
+		t.Fatalf("open with a gap = %v", err)
+	}
+}
+
+// Reads while a batch is open see the batch; after the checkpoint they run
+// beside it again, and see the same.
+func TestReadsSeeOpenBatch(t *testing.T) {
+	s := openHeld(t)
+	ws := mustWorkspace(t, s, "Reads")
+	it := mustCreate(t, s, ws.Slug, "tasks", "visible at once", nil)
+	if !s.batchOpen.Load() {
+		t.Fatal("no open batch")
+	}
+	if v, err := s.GetItem(ws.Slug, it.Ref); err != nil || v.Title != "visible at once" {
+		t.Fatalf("read in the open batch: %v", err)
+	}
+	if err := s.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if s.batchOpen.Load() {
+		t.Fatal("batch still open after the checkpoint")
+	}
+	if v, err := s.GetItem(ws.Slug, it.Ref); err != nil || v.Title != "visible at once" {
+		t.Fatalf("read after the checkpoint: %v", err)
+	}
+}
+
+// A mutation record that does not parse is refused, never a panic.
+func FuzzReplay(f *testing.F) {
+	rec := &recorder{}
+	rec.op(opCreateBucket, nil, []byte("a"), nil)
+	rec.op(opPut, pathJoin(nil, []byte("a")), []byte("k"), []byte("v"))
+	rec.op(opSetSequence, pathJoin(nil, []byte("a")), []byte("\x00\x00\x00\x00\x00\x00\x00\x07"), nil)
+	rec.op(opDelete, pathJoin(nil, []byte("a")), []byte("k"), nil)
+	rec.op(opDeleteBucket, nil, []byte("a"), nil)
+	f.Add(rec.buf)
+	f.Add([]byte{opPut, 0x80})
+	s, _ := openTestNoSync(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// Run inside a write that is always refused, so nothing stays.
+		err := s.update(func(tx *txn) error {
+			if err := replay(tx.Tx, data); err != nil {
+				return err
+			}
+			return errors.New("rolled back")
+		})
+		if err == nil {
+			t.Fatal("the refused write succeeded")
+		}
+	})
+}
