@@ -62,9 +62,9 @@ type Store struct {
 	last    time.Time
 
 	wal       *wal
-	lsn       uint64 // the last log record written (committer's)
-	b         batch  // the open batch (committer's)
-	stuck     error  // why writes are refused, until a checkpoint succeeds (committer's)
+	lsn       uint64        // the last log record written (committer's)
+	b         batch         // the open batch (committer's)
+	stuck     error         // why writes are refused, until a checkpoint succeeds (committer's)
 	ckptAge   time.Duration // checkpointAge; tests hold a batch open longer
 	batchOpen atomic.Bool
 	reads     chan *readReq
