@@ -41,6 +41,7 @@ type Config struct {
 // Files in the data directory.
 const (
 	DBFile    = "padd.db"
+	WALFile   = DBFile + storage.WALSuffix // the write-ahead log beside it
 	TokenFile = "token"
 )
 
@@ -74,7 +75,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// Another OS user has no business in here, even if an older file or
 	// a copy left looser modes behind.
 	_ = os.Chmod(cfg.DataDir, 0o700)
-	for _, f := range []string{DBFile, TokenFile, api.LogFile, api.InfoFile} {
+	for _, f := range []string{DBFile, WALFile, TokenFile, api.LogFile, api.InfoFile} {
 		_ = os.Chmod(filepath.Join(cfg.DataDir, f), 0o600)
 	}
 	log := newLogger(cfg)

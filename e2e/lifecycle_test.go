@@ -67,6 +67,7 @@ func TestDaemonJSONLifecycle(t *testing.T) {
 
 	// The token file holds the same token; data files and dir are private.
 	wantMode(t, filepath.Join(home, daemon.DBFile), 0o600)
+	wantMode(t, filepath.Join(home, daemon.WALFile), 0o600)
 	wantMode(t, filepath.Join(home, daemon.TokenFile), 0o600)
 	if st, err := os.Stat(home); err != nil || st.Mode().Perm() != 0o700 {
 		t.Errorf("data directory mode %v (err %v), want 0700", st.Mode().Perm(), err)

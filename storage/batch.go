@@ -127,6 +127,9 @@ func (s *Store) runRead(fn func(*txn) error) (err error) {
 			err = errInternal("read failed: %v", p)
 		}
 	}()
+	if s.broken != nil {
+		return s.broken // the file lacks acknowledged writes: answer nothing rather than wrong
+	}
 	if s.b.tx == nil {
 		return s.db.View(func(tx *bolt.Tx) error { return fn(wrapTx(tx, nil)) })
 	}
@@ -147,26 +150,18 @@ func (s *Store) applySafe(r *writeReq) (err error) {
 // commitGroup runs a group in the open batch, logs the mutations of those
 // that succeeded as one record, and answers each.
 func (s *Store) commitGroup(group []*writeReq) {
-	fail := func(rs []*writeReq, err error) {
+	answer := func(rs []*writeReq, err error) {
 		for _, r := range rs {
 			r.done <- err
 		}
 	}
-	if s.stuck != nil {
-		// The last checkpoint failed (a full disk): try again before
-		// taking more writes into the log.
-		if err := s.checkpoint(); err != nil {
-			fail(group, err)
-			return
-		}
-	}
-	if err := s.begin(); err != nil {
-		fail(group, err)
+	if err := s.writable(); err != nil {
+		answer(group, err)
 		return
 	}
 	var ok []*writeReq
 	size := 0
-	for _, r := range group {
+	for i, r := range group {
 		r.rec.buf = r.rec.buf[:0]
 		err := s.applySafe(r)
 		if err == nil {
@@ -176,7 +171,7 @@ func (s *Store) commitGroup(group []*writeReq) {
 		}
 		if len(r.rec.buf) > 0 {
 			if rerr := s.rebuild(ok); rerr != nil {
-				fail(append(ok, r), rerr)
+				answer(append(ok, group[i:]...), rerr)
 				return
 			}
 		}
@@ -184,7 +179,7 @@ func (s *Store) commitGroup(group []*writeReq) {
 	}
 	if size >= directBytes {
 		s.b.dirty = true
-		fail(ok, s.checkpoint()) // on failure the group is rolled back with the commit
+		answer(ok, s.checkpoint()) // on failure the group is rolled back with the commit
 		return
 	}
 	if size > 0 {
@@ -200,7 +195,7 @@ func (s *Store) commitGroup(group []*writeReq) {
 			if rerr := s.rebuild(nil); rerr != nil {
 				err = rerr
 			}
-			fail(ok, err)
+			answer(ok, err)
 			return
 		}
 		s.lsn++
@@ -208,7 +203,22 @@ func (s *Store) commitGroup(group []*writeReq) {
 		s.b.bytes += len(rec)
 		s.b.dirty = true
 	}
-	fail(ok, nil)
+	answer(ok, nil)
+}
+
+// writable opens the batch for the next group, or says why no write can
+// be taken: the open batch was lost (restart padd), or the last
+// checkpoint failed and a retry fails too (a full disk).
+func (s *Store) writable() error {
+	if s.broken != nil {
+		return s.broken
+	}
+	if s.stuck != nil {
+		if err := s.checkpoint(); err != nil {
+			return err
+		}
+	}
+	return s.begin()
 }
 
 // begin opens the batch if none is open.
@@ -253,9 +263,9 @@ func (s *Store) rebuild(extra []*writeReq) error {
 	if err != nil {
 		// The acknowledged writes are safe in the log, but this process
 		// can no longer show them: stop writing, so nothing diverges.
-		s.stuck = errInternal("padd could not rebuild its open batch of writes (%v); the writes are safe in the write-ahead log: restart padd to replay them", err)
+		s.broken = errInternal("padd could not rebuild its open batch of writes (%v); the writes are safe in the write-ahead log: restart padd to replay them", err)
 		s.log.Error("open batch lost; restart padd to replay the write-ahead log", "err", err)
-		return s.stuck
+		return s.broken
 	}
 	s.b.tx = tx
 	s.b.dirty = len(s.b.recs) > 0 || len(extra) > 0
@@ -265,15 +275,18 @@ func (s *Store) rebuild(extra []*writeReq) error {
 // checkpoint commits the open batch (synced) with the LSN of its last
 // record, and starts the log over.
 func (s *Store) checkpoint() error {
-	if s.b.tx == nil {
-		return s.stuck
+	if s.broken != nil {
+		return s.broken
 	}
-	if !s.b.dirty {
-		// Nothing acknowledged: the transaction changed nothing.
-		_ = s.b.tx.Rollback()
+	if s.b.tx == nil || !s.b.dirty {
+		// Nothing acknowledged waits: the transaction changed nothing.
+		if s.b.tx != nil {
+			_ = s.b.tx.Rollback()
+		}
 		s.b = batch{}
 		s.batchOpen.Store(false)
-		return s.stuck
+		s.stuck = nil
+		return nil
 	}
 	err := s.b.tx.Bucket(bMeta).Put(kWALApplied, u64(s.lsn))
 	if err == nil {

@@ -66,6 +66,7 @@ type Store struct {
 	b         batch         // the open batch (committer's)
 	stuck     error         // why writes are refused, until a checkpoint succeeds (committer's)
 	ckptAge   time.Duration // checkpointAge; tests hold a batch open longer
+	broken    error         // the open batch was lost: every write is refused until a restart (committer's)
 	batchOpen atomic.Bool
 	reads     chan *readReq
 	ckpts     chan chan error
@@ -163,7 +164,7 @@ func Open(path string, opt Options) (*Store, error) {
 		closing: make(chan struct{}), committerDone: make(chan struct{})}
 	// The log is replayed before any migration: its records were made on
 	// the layout the file has now.
-	if s.wal, err = openWAL(path+".wal", opt.NoSync); err == nil {
+	if s.wal, err = openWAL(path+WALSuffix, opt.NoSync); err == nil {
 		if err = s.recoverWAL(); err != nil {
 			s.wal.close()
 		}

@@ -34,6 +34,9 @@ type wal struct {
 	buf    []byte
 }
 
+// WALSuffix names the log: the database file's name with it appended.
+const WALSuffix = ".wal"
+
 const (
 	walHeader = 16
 	// walPrealloc is written as zeros when the log is created, so a
