@@ -136,7 +136,8 @@ func (s *Store) runRead(fn func(*txn) error) (err error) {
 	return fn(wrapTx(s.b.tx, nil))
 }
 
-// applySafe runs one write, turning a panic into a refusal.
+// applySafe runs one write, turning a panic into a refusal. A bulk write
+// is not recorded.
 func (s *Store) applySafe(r *writeReq) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -144,7 +145,30 @@ func (s *Store) applySafe(r *writeReq) (err error) {
 			r.rec.buf = append(r.rec.buf, 0) // its changes, if any, must be undone
 		}
 	}()
-	return s.apply(wrapTx(s.b.tx, &r.rec), r)
+	rec := &r.rec
+	if r.bulk {
+		rec = nil
+	}
+	return s.apply(wrapTx(s.b.tx, rec), r)
+}
+
+// commitBulk runs a bulk write in the open batch and commits the batch
+// with it: it was not logged, so the commit is what makes it durable.
+func (s *Store) commitBulk(r *writeReq) {
+	if err := s.writable(); err != nil {
+		r.done <- err
+		return
+	}
+	if err := s.applySafe(r); err != nil {
+		// Unrecorded: whatever it changed goes with a rebuild.
+		if rerr := s.rebuild(nil); rerr != nil {
+			err = rerr
+		}
+		r.done <- err
+		return
+	}
+	s.b.dirty = true
+	r.done <- s.checkpoint() // a failed commit rebuilds the batch without it
 }
 
 // commitGroup runs a group in the open batch, logs the mutations of those
@@ -159,9 +183,18 @@ func (s *Store) commitGroup(group []*writeReq) {
 		answer(group, err)
 		return
 	}
-	var ok []*writeReq
+	var ok, bulk []*writeReq
+	defer func() {
+		for _, r := range bulk {
+			s.commitBulk(r)
+		}
+	}()
 	size := 0
 	for i, r := range group {
+		if r.bulk {
+			bulk = append(bulk, r)
+			continue
+		}
 		r.rec.buf = r.rec.buf[:0]
 		err := s.applySafe(r)
 		if err == nil {

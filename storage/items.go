@@ -656,7 +656,7 @@ func (s *Store) CreateItems(ws string, in []ItemCreate, actor model.Actor, chunk
 	for start := 0; start < len(in); start += chunk {
 		part := in[start:min(start+chunk, len(in))]
 		var made []*ItemView
-		err := s.write(ws, actor, func(w *wtx) error {
+		err := s.writeBulk(ws, actor, func(w *wtx) error {
 			made = made[:0] // the transaction may run again
 			for i, c := range part {
 				r, err := w.createItem(c)

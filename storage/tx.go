@@ -24,7 +24,16 @@ type wtx struct {
 // or id), and returns once it is durable. After that, subscribers hear
 // the new head.
 func (s *Store) write(wsRef string, actor model.Actor, fn func(w *wtx) error) error {
-	req := &writeReq{wsRef: wsRef, actor: actor, fn: fn}
+	return s.writeReq(&writeReq{wsRef: wsRef, actor: actor, fn: fn})
+}
+
+// writeBulk is write for a mutation too large to log (a bulk load): it
+// commits straight to bbolt, and nothing of it is recorded.
+func (s *Store) writeBulk(wsRef string, actor model.Actor, fn func(w *wtx) error) error {
+	return s.writeReq(&writeReq{wsRef: wsRef, actor: actor, fn: fn, bulk: true})
+}
+
+func (s *Store) writeReq(req *writeReq) error {
 	err := s.submit(req)
 	if err == nil && req.note != nil {
 		s.publish(*req.note)
@@ -92,6 +101,7 @@ type writeReq struct {
 	actor model.Actor
 	fn    func(w *wtx) error
 	raw   func(tx *txn) error
+	bulk  bool
 	done  chan error
 	note  *Notification
 	rec   recorder

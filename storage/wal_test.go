@@ -262,3 +262,38 @@ func FuzzReplay(f *testing.F) {
 		}
 	})
 }
+
+// A bulk load commits straight to the file, unlogged; a refused one
+// leaves nothing, and the logged writes beside it in the batch stay.
+func TestBulkWriteBesideLoggedWrites(t *testing.T) {
+	s := openHeld(t)
+	ws := mustWorkspace(t, s, "Bulk")
+	logged := mustCreate(t, s, ws.Slug, "tasks", "logged before", nil)
+	bad := []ItemCreate{{Collection: "tasks", Title: "bulk one"}, {Collection: "tasks", Title: "bulk bad", Fields: map[string]any{"priority": "not-a-priority"}}}
+	if _, err := s.CreateItems(ws.Slug, bad, user, 10); err == nil {
+		t.Fatal("a bulk load with an invalid item succeeded")
+	}
+	good := []ItemCreate{{Collection: "tasks", Title: "bulk two"}, {Collection: "tasks", Title: "bulk three"}}
+	made, err := s.CreateItems(ws.Slug, good, user, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.batchOpen.Load() {
+		t.Fatal("the bulk write left the batch open: it was not committed")
+	}
+	after := mustCreate(t, s, ws.Slug, "tasks", "logged after", nil)
+	r := reopen(t, crashCopy(t, s))
+	for _, ref := range []string{logged.Ref, made[0].Ref, made[1].Ref, after.Ref} {
+		if _, err := r.GetItem(ws.Slug, ref); err != nil {
+			t.Fatalf("%s after a crash: %v", ref, err)
+		}
+	}
+	page, err := r.ListItems(ws.Slug, ListParams{Collection: "tasks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 4 {
+		t.Fatalf("%d tasks after a crash, want 4 (the refused bulk load left something)", len(page.Items))
+	}
+	checkListIndex(t, r, ws.ID)
+}
