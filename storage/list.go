@@ -186,6 +186,9 @@ func (s *Store) ListItems(ws string, p ListParams) (*ListResult, error) {
 		if p.Sort == "" {
 			return pageInIndexOrder(r, driver, accept, p, colls, out)
 		}
+		if parts := parseSort(p.Sort); len(parts) == 1 && parts[0].key == "updated_at" && byUpdatedFromIndex {
+			return pageByUpdated(r, driver, accept, p, colls, out, parts[0].desc)
+		}
 		return pageSorted(r, driver, accept, p, colls, out)
 	})
 	return out, err
@@ -327,13 +330,24 @@ type merged struct {
 	keys [][]byte
 	vals [][]byte
 	last []byte
+	from int  // where in the suffix the comparison starts
+	rev  bool // largest first
 }
 
-func newMerged(ix *bucket, prefixes [][]byte) *merged {
-	m := &merged{}
+func newMerged(ix *bucket, prefixes [][]byte) *merged { return newMergedOrder(ix, prefixes, 0, false) }
+
+// newMergedOrder merges the streams by their suffixes from byte from on,
+// smallest first, or largest first with rev.
+func newMergedOrder(ix *bucket, prefixes [][]byte, from int, rev bool) *merged {
+	m := &merged{from: from, rev: rev}
 	for _, p := range prefixes {
 		c := ix.Cursor()
-		k, v := c.Seek(p)
+		var k, v []byte
+		if rev {
+			k, v = seekLast(c, p)
+		} else {
+			k, v = c.Seek(p)
+		}
 		m.curs = append(m.curs, c)
 		m.pres = append(m.pres, p)
 		if k != nil && bytes.HasPrefix(k, p) {
@@ -347,7 +361,24 @@ func newMerged(ix *bucket, prefixes [][]byte) *merged {
 	return m
 }
 
-// next returns the smallest suffix and its value, or nil at the end.
+// seekLast puts c on the last key with prefix p (or a key before it).
+func seekLast(c *cursor, p []byte) ([]byte, []byte) {
+	end := bytes.Clone(p)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			end = end[:i+1]
+			if k, _ := c.Seek(end); k != nil {
+				return c.Prev()
+			}
+			return c.Last()
+		}
+	}
+	return c.Last()
+}
+
+// next returns the next suffix in the merge's order and its value, or nil
+// at the end.
 func (m *merged) next() (suffix, val []byte) {
 	for {
 		suffix, val = m.advance()
@@ -364,7 +395,12 @@ func (m *merged) advance() (suffix, val []byte) {
 		if k == nil {
 			continue
 		}
-		if best < 0 || bytes.Compare(k[len(k)-suffixLen:], m.keys[best][len(m.keys[best])-suffixLen:]) < 0 {
+		if best < 0 {
+			best = i
+			continue
+		}
+		c := bytes.Compare(k[len(k)-suffixLen+m.from:], m.keys[best][len(m.keys[best])-suffixLen+m.from:])
+		if (c < 0) != m.rev && c != 0 {
 			best = i
 		}
 	}
@@ -374,7 +410,12 @@ func (m *merged) advance() (suffix, val []byte) {
 	k := m.keys[best]
 	suffix = append([]byte(nil), k[len(k)-suffixLen:]...)
 	val = append([]byte(nil), m.vals[best]...)
-	nk, nv := m.curs[best].Next()
+	var nk, nv []byte
+	if m.rev {
+		nk, nv = m.curs[best].Prev()
+	} else {
+		nk, nv = m.curs[best].Next()
+	}
 	if nk != nil && bytes.HasPrefix(nk, m.pres[best]) {
 		m.keys[best], m.vals[best] = nk, nv
 	} else {
@@ -387,41 +428,105 @@ type acceptFn func(suffix, collID []byte) (bool, error)
 
 func pageInIndexOrder(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[string]*model.Collection, out *ListResult) error {
 	m := newMerged(r.ws.index(), driver.prefixes)
-	skipped := 0
+	pg := pager{r: r, accept: accept, p: p, colls: colls, out: out}
 	for {
 		suffix, collID := m.next()
 		if suffix == nil {
 			break
 		}
-		ok, err := accept(suffix, collID)
-		if err != nil {
+		if done, err := pg.offer(suffix, collID); done || err != nil {
 			return err
 		}
-		if !ok {
-			continue
-		}
-		if skipped < p.Offset {
-			skipped++
-			continue
-		}
-		if len(out.Items) == p.Limit {
-			out.HasMore = true
-			break
-		}
-		it, err := getItem(r.ws, suffix[9:], p.WithContent)
-		if err != nil {
-			return err
-		}
-		v, err := view(r.ws, it, colls)
-		if err != nil {
-			return err
-		}
-		out.Items = append(out.Items, v)
-	}
-	if out.HasMore {
-		out.NextOffset = p.Offset + len(out.Items)
 	}
 	return nil
+}
+
+// byUpdatedFromIndex turns pageByUpdated on; its test compares it with
+// pageSorted.
+var byUpdatedFromIndex = true
+
+// pageByUpdated pages a list sorted by updated_at alone straight from the
+// index, whose streams are in (pinned, updated_at descending, id) order:
+// it merges each stream's pinned and unpinned halves by (updated_at, id)
+// and stops at the page's end, where pageSorted would read every match.
+// Ascending, it walks the streams backwards, which gives equal times in
+// descending id order: each such run is turned around, so ties still
+// break by id ascending, as pageSorted's order does.
+func pageByUpdated(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[string]*model.Collection, out *ListResult, desc bool) error {
+	var halves [][]byte
+	for _, pr := range driver.prefixes {
+		halves = append(halves, cat(pr, []byte{0}), cat(pr, []byte{1}))
+	}
+	m := newMergedOrder(r.ws.index(), halves, 1, !desc)
+	pg := pager{r: r, accept: accept, p: p, colls: colls, out: out}
+	var run [][2][]byte // ascending: the matches of one updated_at, ids descending
+	flush := func() (bool, error) {
+		for i := len(run) - 1; i >= 0; i-- {
+			if done, err := pg.offer(run[i][0], run[i][1]); done || err != nil {
+				return true, err
+			}
+		}
+		run = run[:0]
+		return false, nil
+	}
+	for {
+		suffix, collID := m.next()
+		if suffix == nil {
+			break
+		}
+		if desc {
+			if done, err := pg.offer(suffix, collID); done || err != nil {
+				return err
+			}
+			continue
+		}
+		if len(run) > 0 && !bytes.Equal(run[0][0][1:9], suffix[1:9]) {
+			if done, err := flush(); done || err != nil {
+				return err
+			}
+		}
+		run = append(run, [2][]byte{suffix, collID})
+	}
+	_, err := flush()
+	return err
+}
+
+// pager fills a page from matches offered in order.
+type pager struct {
+	r       *rtx
+	accept  acceptFn
+	p       ListParams
+	colls   map[string]*model.Collection
+	out     *ListResult
+	skipped int
+}
+
+// offer takes the next match in order; done says the page is full and
+// whether more follow is known.
+func (g *pager) offer(suffix, collID []byte) (done bool, err error) {
+	ok, err := g.accept(suffix, collID)
+	if err != nil || !ok {
+		return false, err
+	}
+	if g.skipped < g.p.Offset {
+		g.skipped++
+		return false, nil
+	}
+	if len(g.out.Items) == g.p.Limit {
+		g.out.HasMore = true
+		g.out.NextOffset = g.p.Offset + len(g.out.Items)
+		return true, nil
+	}
+	it, err := getItem(g.r.ws, suffix[9:], g.p.WithContent)
+	if err != nil {
+		return true, err
+	}
+	v, err := view(g.r.ws, it, g.colls)
+	if err != nil {
+		return true, err
+	}
+	g.out.Items = append(g.out.Items, v)
+	return false, nil
 }
 
 // pageSorted collects every match of the driver stream, sorts by the

@@ -1,0 +1,78 @@
+package storage
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// pageByUpdated must page exactly as pageSorted does, in both directions,
+// with pinned items, ties within a second, filters, offsets and archived
+// items in scope.
+func TestPageByUpdatedMatchesFullSort(t *testing.T) {
+	s, clk := openTestNoSync(t)
+	ws := mustWorkspace(t, s, "Sorted")
+	r := rand.New(rand.NewPCG(7, 8))
+	statuses := []string{"open", "in-progress", "done"}
+	var refs []string
+	for i := range 300 {
+		if r.IntN(3) == 0 {
+			clk.advance(time.Second) // others share a second: ties on updated_at
+		}
+		coll := "tasks"
+		fields := map[string]any{"status": statuses[r.IntN(3)]}
+		if i%4 == 0 {
+			coll, fields = "ideas", nil
+		}
+		res, err := s.CreateItem(ws.Slug, ItemCreate{Collection: coll, Title: fmt.Sprintf("item %d", i), Fields: fields, Pinned: r.IntN(8) == 0}, user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, res.Item.Ref)
+	}
+	for range 60 { // touch some again, out of creation order
+		clk.advance(time.Duration(r.IntN(2)) * time.Second)
+		ref := refs[r.IntN(len(refs))]
+		if _, err := s.UpdateItem(ws.Slug, ref, ItemUpdate{Title: ptrTo("touched " + ref)}, user); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ref := range refs[:10] {
+		if _, err := s.DeleteItem(ws.Slug, ref, user); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(res *ListResult) []string {
+		var out []string
+		for _, it := range res.Items {
+			out = append(out, it.ID)
+		}
+		return out
+	}
+	queries := []ListParams{
+		{}, {Collection: "tasks"}, {Collection: "tasks", Fields: map[string][]string{"status": {"open", "done"}}},
+		{IncludeArchived: true}, {Collection: "ideas", IncludeArchived: true},
+	}
+	for _, q := range queries {
+		for _, sort := range []string{"updated_at", "updated_at:desc", "updated_at:asc"} {
+			for _, page := range [][2]int{{0, 10}, {7, 25}, {0, 1000}, {290, 20}, {400, 5}} {
+				q := q
+				q.Sort, q.Offset, q.Limit = sort, page[0], page[1]
+				byUpdatedFromIndex = true
+				fast, err := s.ListItems(ws.Slug, q)
+				byUpdatedFromIndex = false
+				slow, err2 := s.ListItems(ws.Slug, q)
+				byUpdatedFromIndex = true
+				if err != nil || err2 != nil {
+					t.Fatalf("%+v: %v / %v", q, err, err2)
+				}
+				if !slices.Equal(ids(fast), ids(slow)) || fast.HasMore != slow.HasMore || fast.NextOffset != slow.NextOffset {
+					t.Fatalf("%+v: from the index %v (more %v, next %d), full sort %v (more %v, next %d)",
+						q, ids(fast), fast.HasMore, fast.NextOffset, ids(slow), slow.HasMore, slow.NextOffset)
+				}
+			}
+		}
+	}
+}
