@@ -74,10 +74,14 @@ func (s *Store) committer() {
 				}
 			}
 			s.commitGroup(group)
+			if s.b.bytes >= checkpointBytes {
+				_ = s.checkpoint() // a failure keeps the batch and sets stuck
+			}
 			switch {
-			case s.b.bytes >= checkpointBytes:
-				s.checkpoint()
-			case s.b.tx != nil:
+			case s.b.tx == nil:
+			case s.stuck != nil:
+				arm(retryAfter)
+			default:
 				arm(s.ckptAge)
 			}
 		case q := <-s.reads:
@@ -247,6 +251,9 @@ func (s *Store) writable() error {
 		return s.broken
 	}
 	if s.stuck != nil {
+		if time.Since(s.stuckAt) < retryAfter {
+			return s.stuck // a retry a moment ago failed: refuse without another
+		}
 		if err := s.checkpoint(); err != nil {
 			return err
 		}
@@ -336,7 +343,7 @@ func (s *Store) checkpoint() error {
 		if s.stuck == nil {
 			s.log.Warn("the database could not take the latest writes; they are safe in the write-ahead log, and new writes are refused until it can", "err", err)
 		}
-		s.stuck = err
+		s.stuck, s.stuckAt = err, time.Now()
 		return err
 	}
 	s.b = batch{}

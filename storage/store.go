@@ -66,6 +66,7 @@ type Store struct {
 	b         batch         // the open batch (committer's)
 	stuck     error         // why writes are refused, until a checkpoint succeeds (committer's)
 	ckptAge   time.Duration // checkpointAge; tests hold a batch open longer
+	stuckAt   time.Time     // when a checkpoint last failed (committer's)
 	broken    error         // the open batch was lost: every write is refused until a restart (committer's)
 	batchOpen atomic.Bool
 	reads     chan *readReq
