@@ -3,6 +3,8 @@ package storage
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,4 +298,86 @@ func TestBulkWriteBesideLoggedWrites(t *testing.T) {
 		t.Fatalf("%d tasks after a crash, want 4 (the refused bulk load left something)", len(page.Items))
 	}
 	checkListIndex(t, r, ws.ID)
+}
+
+// walSnapshot is what a user could read back: every item with its title,
+// fields, state and comments, and the change log.
+func walSnapshot(t *testing.T, s *Store, ws string) string {
+	t.Helper()
+	page, err := s.ListItems(ws, ListParams{IncludeArchived: true, Limit: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, it := range page.Items {
+		cs, err := s.ListComments(ws, it.Ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %q %v deleted=%v comments=%d\n", it.Ref, it.Title, it.Fields, it.DeletedAt != nil, len(cs))
+	}
+	changes, head, err := s.ChangesSince(ws, 0, 1000000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "changes=%d head=%d\n", len(changes), head)
+	return b.String()
+}
+
+// Random writes, refusals and checkpoints, with a kill -9 at random
+// moments: what comes back is exactly what was acknowledged.
+func TestWALCrashAtRandomPoints(t *testing.T) {
+	s := openHeld(t)
+	wsRec := mustWorkspace(t, s, "Random")
+	ws := wsRec.Slug
+	r := rand.New(rand.NewPCG(11, 12))
+	var refs []string
+	pick := func() string { return refs[r.IntN(len(refs))] }
+	statuses := []string{"open", "in-progress", "done", "not-a-status"}
+	crashes := 0
+	for step := range 400 {
+		switch op := r.IntN(10); {
+		case op < 3 || len(refs) == 0:
+			res, err := s.CreateItem(ws, ItemCreate{Collection: "tasks", Title: fmt.Sprintf("task %d", step),
+				Fields: map[string]any{"status": statuses[r.IntN(len(statuses))]}}, user)
+			if err == nil {
+				refs = append(refs, res.Item.Ref)
+			}
+		case op < 5:
+			_, _ = s.UpdateItem(ws, pick(), ItemUpdate{Title: ptrTo(fmt.Sprintf("renamed %d", step)),
+				FieldsPatch: map[string]any{"status": statuses[r.IntN(len(statuses))]}}, user)
+		case op < 6:
+			if r.IntN(2) == 0 {
+				_, _ = s.DeleteItem(ws, pick(), user)
+			} else {
+				_, _ = s.RestoreItem(ws, pick(), user)
+			}
+		case op < 8:
+			_, _ = s.AddComment(ws, pick(), CommentCreate{Body: fmt.Sprintf("comment %d", step)}, user)
+		case op < 9:
+			// A write that changes things and is then refused.
+			_ = s.write(ws, user, func(w *wtx) error {
+				if _, err := w.createItem(ItemCreate{Collection: "tasks", Title: "never"}); err != nil {
+					return err
+				}
+				return errors.New("refused after writing")
+			})
+		default:
+			if err := s.Checkpoint(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.IntN(25) == 0 {
+			crashes++
+			want := walSnapshot(t, s, ws)
+			got := walSnapshot(t, reopen(t, crashCopy(t, s)), ws)
+			if got != want {
+				t.Fatalf("step %d: after a crash the store reads\n%s\nwant\n%s", step, got, want)
+			}
+		}
+	}
+	if crashes == 0 {
+		t.Fatal("no crash was simulated")
+	}
+	checkListIndex(t, s, wsRec.ID)
 }
