@@ -725,7 +725,9 @@ func toDoc(d storage.IndexDoc) doc {
 			}
 		}
 	}
-	body := append([]string{v.Content}, d.Comments...)
+	// The body holds the title too: a word is one posting list to walk
+	// (body), and the title's weight comes from an optional title clause.
+	body := append([]string{v.Title, v.Content}, d.Comments...)
 	body = append(body, text...)
 	body = append(body, v.Tags...)
 	out.Body = strings.Join(body, "\n\n")

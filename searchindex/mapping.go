@@ -20,7 +20,7 @@ import (
 
 // FormatVersion changes whenever the mapping or the document shape does;
 // an index of another version is rebuilt.
-const FormatVersion = "padd-search-6"
+const FormatVersion = "padd-search-7"
 
 // doc is one item as indexed.
 type doc struct {

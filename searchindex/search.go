@@ -198,8 +198,10 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 		}
 		must = append(must, anyTerm(f, vs))
 	}
+	var should []query.Query
 	for _, w := range p.Words {
-		must = append(must, wordQuery(w, fuzzy))
+		must = append(must, wordMatch("body", boostBody, w, fuzzy))
+		should = append(should, wordMatch("title", boostTitle, w, fuzzy))
 	}
 	for _, ph := range p.Phrases {
 		must = append(must, phraseQuery(ph))
@@ -218,7 +220,7 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 		if strings.Contains(ex, " ") {
 			mustNot = append(mustNot, phraseQuery(ex))
 		} else {
-			mustNot = append(mustNot, wordQuery(ex, false))
+			mustNot = append(mustNot, wordMatch("body", boostBody, ex, false))
 		}
 	}
 	if !r.IncludeArchived {
@@ -234,6 +236,9 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 	}
 	bq := bleve.NewBooleanQuery()
 	bq.AddMust(must...)
+	if len(should) > 0 {
+		bq.AddShould(should...) // optional: ranks title matches first
+	}
 	if len(mustNot) > 0 {
 		bq.AddMustNot(mustNot...)
 	}
@@ -254,18 +259,14 @@ func anyTerm(field string, values []string) query.Query {
 	return bleve.NewDisjunctionQuery(qs...)
 }
 
-func wordQuery(w string, fuzzy bool) query.Query {
-	var qs []query.Query
-	for _, f := range textFields {
-		m := bleve.NewMatchQuery(w)
-		m.SetField(f.name)
-		m.SetBoost(f.boost)
-		if fuzzy {
-			m.SetFuzziness(fuzziness(w))
-		}
-		qs = append(qs, m)
+func wordMatch(field string, boost float64, w string, fuzzy bool) query.Query {
+	m := bleve.NewMatchQuery(w)
+	m.SetField(field)
+	m.SetBoost(boost)
+	if fuzzy {
+		m.SetFuzziness(fuzziness(w))
 	}
-	return bleve.NewDisjunctionQuery(qs...)
+	return m
 }
 
 func fuzziness(w string) int {
