@@ -174,6 +174,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if res.Fuzzy {
 		out.Note = "nothing matched exactly; these results allow for a typo"
 	}
+	sn := searchindex.NewSnippeter(text)
 	for _, h := range res.Hits {
 		v, err := s.store.GetItem(h.Workspace, h.ID)
 		if err != nil {
@@ -182,7 +183,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 			}
 			return err
 		}
-		out.Results = append(out.Results, SearchResult{Item: skinny(v), Snippet: s.snippet(h.Workspace, v, text), Rank: h.Score})
+		out.Results = append(out.Results, SearchResult{Item: skinny(v), Snippet: s.snippet(h.Workspace, v, sn), Rank: h.Score})
 	}
 	writeJSON(w, 200, out)
 	return nil
@@ -197,13 +198,13 @@ func skinny(v *storage.ItemView) api.Item {
 
 // snippet cuts the excerpt of a hit: from its body, else from its
 // comments, else its body's opening.
-func (s *Server) snippet(ws string, v *storage.ItemView, query string) string {
-	if sn := searchindex.Snippet(v.Content, query); sn != "" {
+func (s *Server) snippet(ws string, v *storage.ItemView, q searchindex.Snippeter) string {
+	if sn := q.Snippet(v.Content); sn != "" {
 		return sn
 	}
 	if cs, err := s.store.ListComments(ws, v.ID); err == nil {
 		for _, c := range cs {
-			if sn := searchindex.Snippet(c.Body, query); sn != "" {
+			if sn := q.Snippet(c.Body); sn != "" {
 				return sn
 			}
 		}

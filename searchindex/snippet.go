@@ -50,8 +50,17 @@ func termsOf(q string) queryTerms {
 // Snippet returns about 200 characters of text around the first place a
 // query matches, matches wrapped in <mark>, or "" when nothing matches.
 func Snippet(text, query string) string {
-	return termsOf(query).snippet(text)
+	return NewSnippeter(query).Snippet(text)
 }
+
+// Snippeter cuts the snippets of one query's hits; the query is parsed
+// and analyzed once, not once per hit.
+type Snippeter struct{ qt queryTerms }
+
+func NewSnippeter(query string) Snippeter { return Snippeter{termsOf(query)} }
+
+// Snippet is the package's Snippet for this query.
+func (s Snippeter) Snippet(text string) string { return s.qt.snippet(text) }
 
 func (qt queryTerms) snippet(text string) string {
 	if text == "" || (len(qt.terms) == 0 && len(qt.prefixes) == 0) {
