@@ -17,6 +17,11 @@ type Parsed struct {
 	Refs     []string // upper-case refs
 	Exclude  []string // words or phrases that must not match
 	Filters  map[string][]string
+
+	// terms[i] is Words[i] as the index holds it, when it analyzes to
+	// exactly one term ("" otherwise): the query then looks that term up
+	// itself instead of through a match query's one-term disjunction.
+	terms []string
 }
 
 // filterFields are the field:value names the language knows.

@@ -199,9 +199,13 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 		must = append(must, anyTerm(f, vs))
 	}
 	var should []query.Query
-	for _, w := range p.Words {
-		must = append(must, wordMatch("body", boostBody, w, fuzzy))
-		should = append(should, wordMatch("title", boostTitle, w, fuzzy))
+	for i, w := range p.Words {
+		term := ""
+		if i < len(p.terms) && !fuzzy {
+			term = p.terms[i]
+		}
+		must = append(must, wordMatch("body", boostBody, w, term, fuzzy))
+		should = append(should, wordMatch("title", boostTitle, w, term, fuzzy))
 	}
 	for _, ph := range p.Phrases {
 		must = append(must, phraseQuery(ph))
@@ -220,7 +224,7 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 		if strings.Contains(ex, " ") {
 			mustNot = append(mustNot, phraseQuery(ex))
 		} else {
-			mustNot = append(mustNot, wordMatch("body", boostBody, ex, false))
+			mustNot = append(mustNot, wordMatch("body", boostBody, ex, "", false))
 		}
 	}
 	if !r.IncludeArchived {
@@ -259,7 +263,15 @@ func anyTerm(field string, values []string) query.Query {
 	return bleve.NewDisjunctionQuery(qs...)
 }
 
-func wordMatch(field string, boost float64, w string, fuzzy bool) query.Query {
+// wordMatch matches a word in field: its analyzed term when known, else
+// Bleve's match query (which analyzes it, and tolerates typos if fuzzy).
+func wordMatch(field string, boost float64, w, term string, fuzzy bool) query.Query {
+	if term != "" {
+		t := bleve.NewTermQuery(term)
+		t.SetField(field)
+		t.SetBoost(boost)
+		return t
+	}
 	m := bleve.NewMatchQuery(w)
 	m.SetField(field)
 	m.SetBoost(boost)
@@ -316,10 +328,18 @@ func dropStopwords(bi bleve.Index, p *Parsed) {
 		return
 	}
 	keep := p.Words[:0]
+	p.terms = p.terms[:0]
 	for _, w := range p.Words {
-		if len(an.Analyze([]byte(w))) > 0 {
-			keep = append(keep, w)
+		toks := an.Analyze([]byte(w))
+		if len(toks) == 0 {
+			continue
 		}
+		keep = append(keep, w)
+		term := ""
+		if len(toks) == 1 {
+			term = string(toks[0].Term)
+		}
+		p.terms = append(p.terms, term)
 	}
 	p.Words = keep
 }
