@@ -65,14 +65,16 @@ func (r *recorder) op(code byte, path, key, val []byte) {
 
 func wrapTx(tx *bolt.Tx, rec *recorder) *txn { return &txn{Tx: tx, rec: rec} }
 
-func (t *txn) wrap(b *bolt.Bucket, name []byte) *bucket {
-	if b == nil {
+// wrapBucket wraps c, the bucket name under the bucket at parent (nil:
+// the root). Without a recorder no path is kept: reads need none.
+func wrapBucket(c *bolt.Bucket, rec *recorder, parent, name []byte) *bucket {
+	if c == nil {
 		return nil
 	}
-	if t.rec == nil {
-		return &bucket{boltBucket: b} // a read: no path to record
+	if rec == nil {
+		return &bucket{boltBucket: c}
 	}
-	return &bucket{boltBucket: b, rec: t.rec, path: pathJoin(nil, name)}
+	return &bucket{boltBucket: c, rec: rec, path: pathJoin(parent, name)}
 }
 
 func pathJoin(parent, name []byte) []byte {
@@ -82,70 +84,56 @@ func pathJoin(parent, name []byte) []byte {
 	return append(p, name...)
 }
 
-func (t *txn) Bucket(name []byte) *bucket { return t.wrap(t.Tx.Bucket(name), name) }
-
-func (t *txn) CreateBucket(name []byte) (*bucket, error) {
-	b, err := t.Tx.CreateBucket(name)
+// created records a bucket made under parent, and wraps it.
+func created(rec *recorder, parent, name []byte, c *bolt.Bucket, err error) (*bucket, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.rec.op(opCreateBucket, nil, name, nil)
-	return t.wrap(b, name), nil
+	rec.op(opCreateBucket, parent, name, nil)
+	return wrapBucket(c, rec, parent, name), nil
 }
 
-func (t *txn) CreateBucketIfNotExists(name []byte) (*bucket, error) {
-	b, err := t.Tx.CreateBucketIfNotExists(name)
+// deleted records a bucket removed from parent.
+func deleted(rec *recorder, parent, name []byte, err error) error {
 	if err != nil {
-		return nil, err
-	}
-	t.rec.op(opCreateBucket, nil, name, nil)
-	return t.wrap(b, name), nil
-}
-
-func (t *txn) DeleteBucket(name []byte) error {
-	if err := t.Tx.DeleteBucket(name); err != nil {
 		return err
 	}
-	t.rec.op(opDeleteBucket, nil, name, nil)
+	rec.op(opDeleteBucket, parent, name, nil)
 	return nil
 }
 
-func (b *bucket) wrap(c *bolt.Bucket, name []byte) *bucket {
-	if c == nil {
-		return nil
-	}
-	if b.rec == nil {
-		return &bucket{boltBucket: c}
-	}
-	return &bucket{boltBucket: c, rec: b.rec, path: pathJoin(b.path, name)}
+func (t *txn) Bucket(name []byte) *bucket { return wrapBucket(t.Tx.Bucket(name), t.rec, nil, name) }
+
+func (t *txn) CreateBucket(name []byte) (*bucket, error) {
+	c, err := t.Tx.CreateBucket(name)
+	return created(t.rec, nil, name, c, err)
 }
 
-func (b *bucket) Bucket(name []byte) *bucket { return b.wrap(b.boltBucket.Bucket(name), name) }
+func (t *txn) CreateBucketIfNotExists(name []byte) (*bucket, error) {
+	c, err := t.Tx.CreateBucketIfNotExists(name)
+	return created(t.rec, nil, name, c, err)
+}
+
+func (t *txn) DeleteBucket(name []byte) error {
+	return deleted(t.rec, nil, name, t.Tx.DeleteBucket(name))
+}
+
+func (b *bucket) Bucket(name []byte) *bucket {
+	return wrapBucket(b.boltBucket.Bucket(name), b.rec, b.path, name)
+}
 
 func (b *bucket) CreateBucket(name []byte) (*bucket, error) {
 	c, err := b.boltBucket.CreateBucket(name)
-	if err != nil {
-		return nil, err
-	}
-	b.rec.op(opCreateBucket, b.path, name, nil)
-	return b.wrap(c, name), nil
+	return created(b.rec, b.path, name, c, err)
 }
 
 func (b *bucket) CreateBucketIfNotExists(name []byte) (*bucket, error) {
 	c, err := b.boltBucket.CreateBucketIfNotExists(name)
-	if err != nil {
-		return nil, err
-	}
-	b.rec.op(opCreateBucket, b.path, name, nil)
-	return b.wrap(c, name), nil
+	return created(b.rec, b.path, name, c, err)
 }
 
 func (b *bucket) DeleteBucket(name []byte) error {
-	if err := b.boltBucket.DeleteBucket(name); err != nil {
-		return err
-	}
-	b.rec.op(opDeleteBucket, b.path, name, nil)
-	return nil
+	return deleted(b.rec, b.path, name, b.boltBucket.DeleteBucket(name))
 }
 
 func (b *bucket) Put(key, val []byte) error {

@@ -362,3 +362,16 @@ func TestWALCrashAtRandomPoints(t *testing.T) {
 	}
 	checkListIndex(t, s, wsRec.ID)
 }
+
+// setNoSync turns fsync off or on for the log and the checkpoints: for
+// benchmark and test setup only. Call it between writes.
+func (s *Store) setNoSync(on bool) {
+	s.db.NoSync = on
+	s.wal.noSync = on
+}
+
+// walOffset is where the next log record goes (tests).
+func (s *Store) walOffset() (off int64) {
+	_ = s.view(func(*txn) error { off = s.wal.off; return nil })
+	return off
+}
