@@ -1,10 +1,12 @@
 // Package storage keeps padd's workspaces in one bbolt file. It is the
-// only package that imports bbolt. Every mutation is one transaction
-// that writes the entity, its list indexes, the change-log entry, the
-// activity entry, the version record, the idempotency record and (for
-// a workspace linked to a remote) the sync outbox entry, all at one new
-// workspace seq. Readers that need to follow changes read the change
-// log; Subscribe only says that it grew.
+// only package that imports bbolt. Every mutation writes the entity, its
+// list indexes, the change-log entry, the activity entry, the version
+// record, the idempotency record and (for a workspace linked to a remote)
+// the sync outbox entry, all at one new workspace seq, in the committer's
+// open transaction; it is answered once its record is in the write-ahead
+// log (batch.go, wal.go), and the transaction commits to the file in
+// batches. Readers that need to follow changes read the change log;
+// Subscribe only says that it grew.
 package storage
 
 import (
