@@ -231,7 +231,6 @@ type BulkOutcome struct {
 func (s *Store) BulkApply(ws string, ops []BulkOp, actor model.Actor) ([]BulkOutcome, error) {
 	out := make([]BulkOutcome, 0, len(ops))
 	err := s.write(ws, actor, func(w *wtx) error {
-		out = out[:0] // the transaction may run again (group commit)
 		for _, op := range ops {
 			var r *ItemResult
 			var err error

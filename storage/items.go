@@ -657,7 +657,6 @@ func (s *Store) CreateItems(ws string, in []ItemCreate, actor model.Actor, chunk
 		part := in[start:min(start+chunk, len(in))]
 		var made []*ItemView
 		err := s.writeBulk(ws, actor, func(w *wtx) error {
-			made = made[:0] // the transaction may run again
 			for i, c := range part {
 				r, err := w.createItem(c)
 				if err != nil {
