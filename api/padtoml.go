@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -61,9 +62,36 @@ func ReadPadToml(path string) (*PadToml, error) {
 		return nil, err
 	}
 	var p PadToml
-	if _, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&p); err != nil {
+	md, err := toml.NewDecoder(bytes.NewReader(b)).Decode(&p)
+	if err != nil {
 		return nil, fmt.Errorf("%s is not valid TOML (%v); fix or remove it, it should hold a line like: workspace = \"my-project\"", path, err)
+	}
+	if a, b, ok := sameKey(md.Keys()); ok {
+		// The decoder matches keys to fields without regard to case, and
+		// which of the two it keeps is left to chance.
+		return nil, fmt.Errorf("%s has both %q and %q, which padd reads as one key; keep one of them", path, a, b)
 	}
 	p.Path = path
 	return &p, nil
+}
+
+// sameKey finds two different top-level keys that both read as one of
+// PadToml's fields.
+func sameKey(keys []toml.Key) (string, string, bool) {
+	seen := map[string]string{} // field -> the key that set it
+	for _, k := range keys {
+		if len(k) != 1 {
+			continue
+		}
+		for _, field := range []string{"workspace", "agent_name"} {
+			if !strings.EqualFold(k[0], field) {
+				continue
+			}
+			if first, ok := seen[field]; ok && first != k[0] {
+				return first, k[0], true
+			}
+			seen[field] = k[0]
+		}
+	}
+	return "", "", false
 }

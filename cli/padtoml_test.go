@@ -49,6 +49,18 @@ func TestFindPadTomlRefusesBadTOML(t *testing.T) {
 	}
 }
 
+// Two keys that differ only in case would each set the workspace, and
+// the TOML decoder keeps one of them at random: refused, naming both.
+func TestFindPadTomlRefusesKeysThatDifferInCase(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, PadTomlName), "workspace = \"a\"\nWorkspace = \"b\"\n")
+	_, err := findPadToml(dir)
+	e := explain(err)
+	if e.Code != "bad_pad_toml" || !strings.Contains(e.Message, `"workspace"`) || !strings.Contains(e.Message, `"Workspace"`) {
+		t.Errorf("keys differing in case gave %+v", e)
+	}
+}
+
 func TestWritePadTomlKeepsOtherKeys(t *testing.T) {
 	dir := t.TempDir()
 	path, err := writePadToml(dir, "first")
