@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -149,7 +150,13 @@ func (x *Index) runCounting(ctx context.Context, bi bleve.Index, r Request, p *P
 	res := &Result{Total: out.Total, Collections: map[string]int{}, Statuses: map[string]int{}}
 	for _, h := range out.Hits {
 		ws, _ := h.Fields["workspace"].(string)
-		res.Hits = append(res.Hits, Hit{ID: h.ID, Workspace: ws, Score: h.Score})
+		score := h.Score
+		if math.IsNaN(score) || math.IsInf(score, 0) {
+			// A query of filters alone (every word a stop word) scores with
+			// zero weights, which Bleve's query norm turns into NaN.
+			score = 0
+		}
+		res.Hits = append(res.Hits, Hit{ID: h.ID, Workspace: ws, Score: score})
 	}
 	var terms []*search.TermFacet
 	if fc != nil {

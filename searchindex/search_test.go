@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -355,5 +356,21 @@ func TestWorkspaceScope(t *testing.T) {
 	}
 	if res := f.search("zebra", func(r *Request) { r.Workspaces = []string{"-"} }); len(res.Hits) != 0 || res.Total != 0 {
 		t.Fatalf("a search in no workspace found %d hits", res.Total)
+	}
+}
+
+// A query whose words are all stop words leaves only its filters, which
+// Bleve scores with zero weights: the hits still carry a finite score
+// (a NaN cannot be sent as JSON; the REST answer was a 500).
+func TestStopWordsAndFiltersScoreFinite(t *testing.T) {
+	f := newFixture(t)
+	a := f.create("tasks", "Alpha", "first", map[string]any{"priority": "high"})
+	f.create("tasks", "Beta", "second", map[string]any{"priority": "low"})
+	for _, sort := range []string{"", "created_at"} {
+		r := f.search("a the", func(r *Request) { r.Priorities = []string{"high"}; r.Sort = sort; r.Desc = true; r.NoFacets = true })
+		wantHits(t, "a the priority:high", r, a.ID)
+		if s := r.Hits[0].Score; math.IsNaN(s) || math.IsInf(s, 0) {
+			t.Fatalf("sort %q: score %v", sort, s)
+		}
 	}
 }
