@@ -10,10 +10,11 @@
 #
 # New interesting inputs are minimized for at most 500 runs each
 # (-fuzzminimizetime 500x), not Go's default of 60 s: a minimization still
-# running when the fuzz time ends is what made the engine miss its
-# deadline, most runs for some targets (FuzzReadInfo's workers sat in
-# minimization from its fifth second on). Minimizing only keeps the corpus
-# small; a failing input is reported either way.
+# running when the fuzz time ends was the commonest way the engine missed
+# its deadline (FuzzReadInfo's workers sat in minimization from its fifth
+# second on, and failed every first attempt). It still happens now and
+# then, hence the attempts. Minimizing only keeps the corpus small; a
+# failing input is reported either way.
 set -euo pipefail
 export GOTOOLCHAIN=local
 cd "$(dirname "$0")/.."
