@@ -169,7 +169,7 @@ func (w *wal) scan(applied uint64) ([]walRecord, error) {
 		if first && lsn > applied+1 {
 			// The log starts past the checkpoint: records in between are
 			// gone, so replaying these would leave a hole.
-			return nil, fmt.Errorf("write-ahead log starts at record %d but the database holds up to %d: records are missing; restore the data directory from a backup", lsn, applied)
+			return nil, fmt.Errorf("write-ahead log %s starts at record %d but the database holds up to %d: records are missing, so replaying it would leave a hole. If the database file was restored from a backup on purpose, move the log aside and start padd again; otherwise restore the whole data directory from a backup", w.f.Name(), lsn, applied)
 		}
 		first, prev = false, lsn
 		off += walHeader + int64(n)
