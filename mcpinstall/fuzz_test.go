@@ -25,26 +25,14 @@ func FuzzConfigEdit(f *testing.F) {
 			return // Install refuses a file it cannot read, and says why
 		}
 		entry := def.Entry("/usr/local/bin/padctl", []string{"mcp", "serve"})
-		var next []byte
-		var err error
-		if def.TOML {
-			next, err = tomlSetServer(src, def.Key, ServerEntryName, entry)
-		} else {
-			next, err = setServer(src, def.Key, ServerEntryName, entry)
-		}
+		next, err := setEntry(def, src, entry)
 		if err != nil {
 			return // a refusal (servers is not an object, an inline entry): fine
 		}
 		if err := verifyEdit(def, src, next, &entry); err != nil {
 			t.Fatalf("%s: install on a readable file fails its own check: %v\nbefore: %q\nafter:  %q", def.Name, err, src, next)
 		}
-		var out []byte
-		var found bool
-		if def.TOML {
-			out, found, err = tomlRemoveServer(next, def.Key, ServerEntryName)
-		} else {
-			out, found, err = removeServer(next, def.Key, ServerEntryName)
-		}
+		out, found, err := removeEntry(def, next)
 		if err != nil || !found {
 			t.Fatalf("%s: uninstall after install: found %v, %v\nfile: %q", def.Name, found, err, next)
 		}

@@ -112,12 +112,7 @@ func Install(o InstallOptions) (*Change, error) {
 		return nil, err
 	}
 	entry := def.Entry(o.Command, o.args())
-	var next []byte
-	if def.TOML {
-		next, err = tomlSetServer(old, def.Key, ServerEntryName, entry)
-	} else {
-		next, err = setServer(old, def.Key, ServerEntryName, entry)
-	}
+	next, err := setEntry(def, old, entry)
 	if err == nil {
 		err = verifyEdit(def, old, next, &entry)
 	}
@@ -142,13 +137,7 @@ func Uninstall(o InstallOptions) (*Change, error) {
 		return nil, err
 	}
 	ch := &Change{Client: def.Name, Path: path, Action: "absent"}
-	var next []byte
-	var found bool
-	if def.TOML {
-		next, found, err = tomlRemoveServer(old, def.Key, ServerEntryName)
-	} else {
-		next, found, err = removeServer(old, def.Key, ServerEntryName)
-	}
+	next, found, err := removeEntry(def, old)
 	if err == nil && found {
 		err = verifyEdit(def, old, next, nil)
 	}
@@ -259,6 +248,22 @@ func apply(ch *Change, dryRun bool, old, next []byte, exists bool) error {
 }
 
 // decodeAny decodes a config in the client's format.
+// setEntry writes padd's server entry into a config in the client's
+// format; removeEntry takes it out.
+func setEntry(def *clientDef, src []byte, entry stdioEntry) ([]byte, error) {
+	if def.TOML {
+		return tomlSetServer(src, def.Key, ServerEntryName, entry)
+	}
+	return setServer(src, def.Key, ServerEntryName, entry)
+}
+
+func removeEntry(def *clientDef, src []byte) ([]byte, bool, error) {
+	if def.TOML {
+		return tomlRemoveServer(src, def.Key, ServerEntryName)
+	}
+	return removeServer(src, def.Key, ServerEntryName)
+}
+
 func decodeAny(def *clientDef, src []byte) (map[string]any, error) {
 	if def.TOML {
 		return decodeTOML(src)
