@@ -174,19 +174,45 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if res.Fuzzy {
 		out.Note = "nothing matched exactly; these results allow for a typo"
 	}
+	views, err := s.hitItems(res.Hits)
+	if err != nil {
+		return err
+	}
 	sn := searchindex.NewSnippeter(text)
-	for _, h := range res.Hits {
-		v, err := s.store.GetItem(h.Workspace, h.ID)
-		if err != nil {
-			if model.IsNotFound(err) {
-				continue // deleted since it was indexed
-			}
-			return err
+	for i, h := range res.Hits {
+		if v := views[i]; v != nil {
+			out.Results = append(out.Results, SearchResult{Item: skinny(v), Snippet: s.snippet(h.Workspace, v, sn), Rank: h.Score})
 		}
-		out.Results = append(out.Results, SearchResult{Item: skinny(v), Snippet: s.snippet(h.Workspace, v, sn), Rank: h.Score})
 	}
 	writeJSON(w, 200, out)
 	return nil
+}
+
+// hitItems reads the hits' items, one read per workspace; an item
+// deleted since it was indexed is nil.
+func (s *Server) hitItems(hits []searchindex.Hit) ([]*storage.ItemView, error) {
+	views := make([]*storage.ItemView, len(hits))
+	byWS := map[string][]int{}
+	for i, h := range hits {
+		byWS[h.Workspace] = append(byWS[h.Workspace], i)
+	}
+	for ws, at := range byWS {
+		ids := make([]string, len(at))
+		for j, i := range at {
+			ids[j] = hits[i].ID
+		}
+		vs, err := s.store.GetItems(ws, ids)
+		if model.IsNotFound(err) {
+			continue // the workspace went since
+		}
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range at {
+			views[i] = vs[j]
+		}
+	}
+	return views, nil
 }
 
 // skinny is an item as search answers carry it: without its body.

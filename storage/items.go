@@ -257,6 +257,29 @@ func (s *Store) GetItem(ws, ref string) (*ItemView, error) {
 	return out, err
 }
 
+// GetItems reads the items of ws that refs name (ids, refs or slugs), in
+// one read: out[i] is refs[i]'s item, nil if it names none.
+func (s *Store) GetItems(ws string, refs []string) ([]*ItemView, error) {
+	out := make([]*ItemView, len(refs))
+	err := s.read(ws, func(r *rtx) error {
+		colls := map[string]*model.Collection{}
+		for i, ref := range refs {
+			it, err := itemByRef(r.ws, ref, true)
+			if model.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if out[i], err = view(r.ws, it, colls); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
 // txResolver answers relation lookups inside a write transaction.
 type txResolver struct{ b *wsb }
 

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -132,4 +133,48 @@ func refs(items []*ItemView) []string {
 		out = append(out, it.Ref)
 	}
 	return out
+}
+
+// GetItems answers what GetItem answers for each ref, in order, with nil
+// for a ref that names nothing (an item deleted since a search indexed
+// it is purged, or never was).
+func TestGetItemsMatchesGetItem(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Batch")
+	plan := mustCreate(t, s, ws.Slug, "plans", "The plan", nil)
+	a := mustCreate(t, s, ws.Slug, "tasks", "First", map[string]any{"priority": "high"})
+	parent := plan.Ref
+	if _, err := s.UpdateItem(ws.Slug, a.Ref, ItemUpdate{Parent: &parent}, user); err != nil {
+		t.Fatal(err)
+	}
+	b := mustCreate(t, s, ws.Slug, "ideas", "Second", nil)
+	refs := []string{b.ID, a.Ref, "TASK-999", plan.ID, "not-a-ref"}
+	got, err := s.GetItems(ws.Slug, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(refs) {
+		t.Fatalf("%d views for %d refs", len(got), len(refs))
+	}
+	for i, ref := range refs {
+		want, err := s.GetItem(ws.Slug, ref)
+		if model.IsNotFound(err) {
+			if got[i] != nil {
+				t.Errorf("%s names nothing, GetItems gave %s", ref, got[i].Ref)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[i] == nil || !reflect.DeepEqual(got[i], want) {
+			t.Errorf("%s: GetItems %+v, GetItem %+v", ref, got[i], want)
+		}
+	}
+	if got[1].ParentRef != plan.Ref {
+		t.Errorf("parent ref %q, want %s", got[1].ParentRef, plan.Ref)
+	}
+	if _, err := s.GetItems("nowhere", refs); !model.IsNotFound(err) {
+		t.Errorf("GetItems of a missing workspace: %v, want not found", err)
+	}
 }
