@@ -66,13 +66,14 @@ func (qt queryTerms) snippet(text string) string {
 	if text == "" || (len(qt.terms) == 0 && len(qt.prefixes) == 0) {
 		return ""
 	}
-	first := qt.firstMatch(text)
+	f := qt.finder(text)
+	first := f.firstMatch()
 	if first < 0 {
 		return ""
 	}
 	start := wordStart(text, max(0, first-snippetBefore))
 	end := wordEnd(text, min(len(text), start+snippetLen))
-	hits := qt.matches(text, start, end)
+	hits := f.matches(start, end)
 	var b strings.Builder
 	if start > 0 {
 		b.WriteString("…")
@@ -93,36 +94,76 @@ func (qt queryTerms) snippet(text string) string {
 	return strings.TrimSpace(b.String())
 }
 
-// firstMatch returns where the first token matching the query starts, or
-// -1. A long body is not analyzed whole for one 200-byte snippet: a
-// cheap look for the terms' text (its "probes") finds the places a match
-// can be, and only the words around each are analyzed, until one
-// matches. A probe is a term less its last letter (stemming changes word
-// ends: "studies" is "studi"), lower-cased, or a query prefix.
-func (qt queryTerms) firstMatch(text string) int {
+// finder finds a query's matches in one text. A long body is not
+// analyzed whole for one 200-byte snippet: a cheap look for the terms'
+// text (its "probes") finds the places a match can be, and only the
+// words around each are analyzed. A probe is a term less its last letter
+// (stemming changes word ends: "studies" is "studi"), lower-cased, or a
+// query prefix.
+type finder struct {
+	qt     queryTerms
+	text   string
+	lower  string // text lower-cased, "" if that moved byte offsets
+	probes []string
+}
+
+func (qt queryTerms) finder(text string) finder {
+	f := finder{qt: qt, text: text}
 	lower := strings.ToLower(text)
 	if len(lower) != len(text) {
-		// Lower-casing moved byte offsets (some non-ASCII letters): walk
-		// the text a chunk at a time instead.
-		return qt.firstMatchFrom(text, 0)
+		// Lower-casing moved byte offsets (some non-ASCII letters): the
+		// text is analyzed a chunk at a time instead.
+		return f
 	}
-	var probes []string
+	f.lower = lower
 	for t := range qt.terms {
 		if len(t) > 2 {
 			t = t[:len(t)-1] // "fly" is "fli"
 		}
-		probes = append(probes, t)
+		f.probes = append(f.probes, t)
 	}
-	probes = append(probes, qt.prefixes...)
+	f.probes = append(f.probes, qt.prefixes...)
+	return f
+}
+
+// firstMatch returns where the first token matching the query starts, or
+// -1.
+func (f finder) firstMatch() int {
+	if f.lower == "" {
+		return f.qt.firstMatchFrom(f.text, 0)
+	}
+	if hits := f.scan(0, len(f.text), true); len(hits) > 0 {
+		return hits[0][0]
+	}
+	return -1
+}
+
+// matches returns the spans of text[from:to] that match the query; from
+// and to are word boundaries.
+func (f finder) matches(from, to int) [][2]int {
+	if f.lower == "" {
+		return f.qt.matches(f.text, from, to)
+	}
+	return f.scan(from, to, false)
+}
+
+// scan analyzes the words of text[from:to] where a probe occurs, in
+// order, and returns their matches: only the first word's that has any
+// if first.
+func (f finder) scan(from, to int, first bool) [][2]int {
+	lower := f.lower[:to]
 	// next[i] is where probe i next occurs at or after the current
 	// position (-1: nowhere), so each probe scans the text once.
-	next := make([]int, len(probes))
-	for i, p := range probes {
-		next[i] = strings.Index(lower, p)
+	next := make([]int, len(f.probes))
+	for i, p := range f.probes {
+		if next[i] = strings.Index(lower[from:], p); next[i] >= 0 {
+			next[i] += from
+		}
 	}
-	for at := 0; ; {
+	var hits [][2]int
+	for at := from; ; {
 		pos, plen := -1, 0
-		for i, p := range probes {
+		for i, p := range f.probes {
 			if next[i] >= 0 && next[i] < at {
 				if j := strings.Index(lower[at:], p); j >= 0 {
 					next[i] = at + j
@@ -135,15 +176,18 @@ func (qt queryTerms) firstMatch(text string) int {
 			}
 		}
 		if pos < 0 {
-			return -1
+			return hits
 		}
-		from, to := wordStart(text, pos), wordEnd(text, pos+plen)
-		if hits := qt.matches(text, from, to); len(hits) > 0 {
-			return hits[0][0]
+		wfrom, wto := max(from, wordStart(f.text, pos)), min(to, wordEnd(f.text, pos+plen))
+		if h := f.qt.matches(f.text, wfrom, wto); len(h) > 0 {
+			hits = append(hits, h...)
+			if first {
+				return hits
+			}
 		}
-		// Nothing in these words: go on after them, so no byte is
-		// analyzed twice (a long run without spaces is one "word").
-		at = max(pos+1, to)
+		// Go on after these words, so no byte is analyzed twice (a long
+		// run without spaces is one "word").
+		at = max(pos+1, wto)
 	}
 }
 

@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,16 +45,16 @@ func FuzzSnippet(f *testing.F) {
 			t.Fatalf("unbalanced marks in %q", s)
 		}
 		if qt := termsOf(q); len(qt.terms)+len(qt.prefixes) > 0 {
-			if got, want := qt.firstMatch(text), qt.firstMatchFrom(text, 0); got != want {
-				t.Fatalf("query %q: first match at %d, a full scan says %d", q, got, want)
+			if err := probesAgree(qt, text); err != "" {
+				t.Fatalf("query %q: %s", q, err)
 			}
 		}
 	})
 }
 
-// The probe-guided search for a snippet's first match finds the same
-// match as analyzing the whole text, over generated bodies and words
-// whose stems differ from their text.
+// The probe-guided search for a snippet's first match, and for the
+// matches in its window, finds what analyzing the whole text finds, over
+// generated bodies and words whose stems differ from their text.
 func TestFirstMatchAgreesWithFullScan(t *testing.T) {
 	queries := append([]string{"fly", "flies", "studies", "relational", "sensibility", "organization",
 		"running", "happy", "test", "tests", "deplo*", "cach*", `"rotate the key"`}, bench.Topics...)
@@ -65,9 +66,31 @@ func TestFirstMatchAgreesWithFullScan(t *testing.T) {
 	for _, q := range queries {
 		qt := termsOf(q)
 		for _, text := range texts {
-			if got, want := qt.firstMatch(text), qt.firstMatchFrom(text, 0); got != want {
-				t.Fatalf("query %q: first match at %d, a full scan says %d, in %q", q, got, want, text)
+			if err := probesAgree(qt, text); err != "" {
+				t.Fatalf("query %q: %s, in %q", q, err, text)
 			}
 		}
 	}
+}
+
+// probesAgree compares the probe-guided matches in text with a full
+// analysis: the first match, and every match of the snippet's window
+// and of the whole text. It returns what differs, or "".
+func probesAgree(qt queryTerms, text string) string {
+	f := qt.finder(text)
+	first, want := f.firstMatch(), qt.firstMatchFrom(text, 0)
+	if first != want {
+		return fmt.Sprintf("first match at %d, a full scan says %d", first, want)
+	}
+	windows := [][2]int{{0, len(text)}}
+	if first >= 0 {
+		start := wordStart(text, max(0, first-snippetBefore))
+		windows = append(windows, [2]int{start, wordEnd(text, min(len(text), start+snippetLen))})
+	}
+	for _, w := range windows {
+		if got, want := f.matches(w[0], w[1]), qt.matches(text, w[0], w[1]); fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Sprintf("matches in [%d,%d) %v, a full scan says %v", w[0], w[1], got, want)
+		}
+	}
+	return ""
 }
