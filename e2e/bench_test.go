@@ -114,6 +114,7 @@ func (d *instance) timed(b *testing.B, l *lat, want int, method, path string, bo
 
 func BenchmarkREST100k(b *testing.B) {
 	d := readyPadd(b, seedHome(b))
+	defer d.stop() // a clean exit writes PADD_CPUPROFILE
 	r := rand.New(rand.NewPCG(1, 2))
 	b.Run("create", func(b *testing.B) {
 		var l lat
