@@ -184,10 +184,26 @@ func (c *facetCount) handler(sctx *search.SearchContext) (search.DocumentMatchHa
 		c.failed = true
 		return nil, false, errFacetTable
 	}
-	segs, err := c.tables.forSnapshot(snap)
-	if err != nil {
+	if err := c.prepare(snap); err != nil {
 		c.failed = errors.Is(err, errFacetTable)
 		return nil, false, err
+	}
+	return func(d *search.DocumentMatch) error {
+		if d != nil {
+			// Before inner: it may hand d back to the pool.
+			if err := c.add(d.IndexInternalID.Value()); err != nil {
+				return err
+			}
+		}
+		return inner(d)
+	}, loadID, nil
+}
+
+// prepare readies the count for a search of snap.
+func (c *facetCount) prepare(snap *scorch.IndexSnapshot) error {
+	segs, err := c.tables.forSnapshot(snap)
+	if err != nil {
+		return err
 	}
 	c.segs = segs
 	c.starts = make([]uint64, len(segs))
@@ -201,17 +217,15 @@ func (c *facetCount) handler(sctx *search.SearchContext) (search.DocumentMatchHa
 		c.counts[i] = make([]int, len(sf.terms)+1)
 	}
 	c.cur, c.lo, c.hi = -1, 1, 0
-	return func(d *search.DocumentMatch) error {
-		if d != nil {
-			// Before inner: it may hand d back to the pool.
-			if err := c.add(d.IndexInternalID.Value()); err != nil {
-				return err
-			}
-		}
-		return inner(d)
-	}, loadID, nil
+	return nil
 }
 
+// addLocal counts document num of the snapshot's segment seg.
+func (c *facetCount) addLocal(seg int, num uint64) {
+	c.counts[seg][c.segs[seg].ord[num]]++
+}
+
+// add counts the document of global number num.
 func (c *facetCount) add(num uint64) error {
 	if num < c.lo || num >= c.hi {
 		i := sort.Search(len(c.starts), func(i int) bool { return c.starts[i] > num }) - 1

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 	"github.com/padd/padd/storage"
@@ -20,45 +21,8 @@ import (
 // after their first segment was counted (a stale table would show).
 func TestFacetTablesAgreeWithBleve(t *testing.T) {
 	f := newFixture(t)
-	r := rand.New(rand.NewPCG(3, 4))
-	words := []string{"harbor", "lantern", "quartz", "meadow", "signal", "copper"}
-	text := func() string {
-		var b []string
-		for range 2 + r.IntN(3) {
-			b = append(b, words[r.IntN(len(words))])
-		}
-		return strings.Join(b, " ")
-	}
-	taskStatuses := []string{"open", "in-progress", "done"}
-	newItem := func() storage.ItemCreate {
-		switch c := []string{"tasks", "tasks", "ideas", "docs", "plans"}[r.IntN(5)]; c {
-		case "tasks":
-			return storage.ItemCreate{Collection: c, Title: text(), Content: text(),
-				Fields: map[string]any{"status": taskStatuses[r.IntN(3)]}}
-		case "plans":
-			return storage.ItemCreate{Collection: c, Title: text(), Content: text(), Fields: map[string]any{"status": "active"}}
-		default:
-			return storage.ItemCreate{Collection: c, Title: text(), Content: text()}
-		}
-	}
-	var items []*storage.ItemView
-	addItems := func(n int) {
-		in := make([]storage.ItemCreate, n)
-		for i := range in {
-			in[i] = newItem()
-		}
-		made, err := f.store.CreateItems(f.ws.Slug, in, user, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		items = append(items, made...)
-	}
-	// Chunks indexed one after another land in separate segments.
-	for range 6 {
-		addItems(60)
-		f.search("harbor")
-	}
-
+	c := newChurn(t, f, 3)
+	words := c.words
 	queries := append([]string{"", "collection:tasks", "harbor lantern", "quartz -meadow", "signal status:done"}, words...)
 	check := func(round int) {
 		t.Helper()
@@ -66,25 +30,7 @@ func TestFacetTablesAgreeWithBleve(t *testing.T) {
 		f.idx.mu.Lock()
 		bi := f.idx.bi
 		f.idx.mu.Unlock()
-		// Merges run in the background and move scores and tie order
-		// (deleted documents leave the statistics), so the two searches
-		// are compared only when no merge came between them.
-		snapshot := func() []segment.Segment {
-			adv, err := bi.Advanced()
-			if err != nil {
-				t.Fatal(err)
-			}
-			rd, err := adv.Reader()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rd.Close()
-			var out []segment.Segment
-			for _, s := range rd.(*scorch.IndexSnapshot).Segments() {
-				out = append(out, s.Segment())
-			}
-			return out
-		}
+		snapshot := func() []segment.Segment { return segmentsOf(t, bi) }
 		segs := len(snapshot())
 		t.Logf("round %d: %d segments", round, segs)
 		if round == 0 && segs < 2 {
@@ -129,26 +75,120 @@ func TestFacetTablesAgreeWithBleve(t *testing.T) {
 
 	check(0)
 	for round := 1; round <= 3; round++ {
-		for range 25 {
-			it := items[r.IntN(len(items))]
-			var err error
-			switch op := r.IntN(4); {
-			case op == 0 && it.Collection.Slug == "tasks":
-				_, err = f.store.UpdateItem(f.ws.Slug, it.Ref, storage.ItemUpdate{
-					FieldsPatch: map[string]any{"status": taskStatuses[r.IntN(3)]}}, user)
-			case op == 1:
-				_, err = f.store.DeleteItem(f.ws.Slug, it.Ref, user)
-			case op == 2 && it.Collection.Slug == "tasks":
-				_, err = f.store.MoveItem(f.ws.Slug, it.Ref, storage.MoveInput{Target: "ideas", Fields: map[string]any{"status": "new"}}, user)
-			default:
-				title := text()
-				_, err = f.store.UpdateItem(f.ws.Slug, it.Ref, storage.ItemUpdate{Title: &title}, user)
-			}
-			if err != nil && !strings.Contains(err.Error(), "archived") && !strings.Contains(err.Error(), "deleted") {
-				t.Fatalf("round %d: %s: %v", round, it.Ref, err)
-			}
-		}
-		addItems(20)
+		c.mutate(25)
+		c.add(20)
 		check(round)
 	}
+}
+
+// churn fills a fixture's workspace with items of a few words from a
+// small vocabulary, in several segments, and changes them the ways that
+// leave stale data behind in an index: status updates, deletions, moves
+// between collections, new titles.
+type churn struct {
+	t     *testing.T
+	f     *fixture
+	r     *rand.Rand
+	words []string
+	items []*storage.ItemView
+}
+
+var taskStatuses = []string{"open", "in-progress", "done"}
+
+func newChurn(t *testing.T, f *fixture, seed uint64) *churn {
+	c := &churn{t: t, f: f, r: rand.New(rand.NewPCG(seed, seed+1)),
+		words: []string{"harbor", "lantern", "quartz", "meadow", "signal", "copper"}}
+	// Chunks indexed one after another land in separate segments.
+	for range 6 {
+		c.add(60)
+		f.search("harbor")
+	}
+	return c
+}
+
+func (c *churn) text() string {
+	var b []string
+	for range 2 + c.r.IntN(3) {
+		b = append(b, c.words[c.r.IntN(len(c.words))])
+	}
+	return strings.Join(b, " ")
+}
+
+func (c *churn) newItem() storage.ItemCreate {
+	switch coll := []string{"tasks", "tasks", "ideas", "docs", "plans"}[c.r.IntN(5)]; coll {
+	case "tasks":
+		return storage.ItemCreate{Collection: coll, Title: c.text(), Content: c.text(),
+			Fields: map[string]any{"status": taskStatuses[c.r.IntN(3)], "priority": []string{"low", "medium", "high"}[c.r.IntN(3)]},
+			Tags:   []string{[]string{"ops", "ui"}[c.r.IntN(2)]}}
+	case "plans":
+		return storage.ItemCreate{Collection: coll, Title: c.text(), Content: c.text(), Fields: map[string]any{"status": "active"}}
+	default:
+		return storage.ItemCreate{Collection: coll, Title: c.text(), Content: c.text()}
+	}
+}
+
+// add creates n items in one bulk load.
+func (c *churn) add(n int) {
+	c.t.Helper()
+	in := make([]storage.ItemCreate, n)
+	for i := range in {
+		in[i] = c.newItem()
+	}
+	made, err := c.f.store.CreateItems(c.f.ws.Slug, in, user, n)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.items = append(c.items, made...)
+}
+
+// mutate changes n random items.
+func (c *churn) mutate(n int) {
+	c.t.Helper()
+	f := c.f
+	for range n {
+		i := c.r.IntN(len(c.items))
+		it := c.items[i]
+		var err error
+		switch op := c.r.IntN(4); {
+		case op == 0 && it.Collection.Slug == "tasks":
+			_, err = f.store.UpdateItem(f.ws.Slug, it.Ref, storage.ItemUpdate{
+				FieldsPatch: map[string]any{"status": taskStatuses[c.r.IntN(3)]}}, user)
+		case op == 1:
+			_, err = f.store.DeleteItem(f.ws.Slug, it.Ref, user)
+		case op == 2 && it.Collection.Slug == "tasks":
+			var moved *storage.ItemResult
+			moved, err = f.store.MoveItem(f.ws.Slug, it.Ref, storage.MoveInput{Target: "ideas", Fields: map[string]any{"status": "new"}}, user)
+			if err == nil {
+				c.items[i] = moved.Item
+			}
+		default:
+			title := c.text()
+			_, err = f.store.UpdateItem(f.ws.Slug, it.Ref, storage.ItemUpdate{Title: &title}, user)
+		}
+		if err != nil && !strings.Contains(err.Error(), "archived") && !strings.Contains(err.Error(), "deleted") {
+			c.t.Fatalf("%s: %v", it.Ref, err)
+		}
+	}
+}
+
+// segmentsOf lists the segments of bi's current snapshot. Merges run in
+// the background and move scores and tie order (deleted documents leave
+// the statistics), so two searches are compared only when no merge came
+// between them.
+func segmentsOf(t *testing.T, bi bleve.Index) []segment.Segment {
+	t.Helper()
+	adv, err := bi.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var out []segment.Segment
+	for _, s := range rd.(*scorch.IndexSnapshot).Segments() {
+		out = append(out, s.Segment())
+	}
+	return out
 }

@@ -100,6 +100,12 @@ func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) 
 const maxFacetPairs = 10000
 
 func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, fuzzy bool) (*Result, error) {
+	if q := plainOf(r, p, fuzzy); q != nil {
+		res, err := x.searchPlain(ctx, bi, r, q)
+		if !errors.Is(err, errNotPlain) {
+			return res, err
+		}
+	}
 	res, err := x.runCounting(ctx, bi, r, p, fuzzy, true)
 	if errors.Is(err, errFacetTable) {
 		x.log.Warn("search facets counted by Bleve", "reason", err)
@@ -164,6 +170,13 @@ func (x *Index) runCounting(ctx context.Context, bi bleve.Index, r Request, p *P
 	} else if f := out.Facets[facetField]; f != nil && f.Terms != nil {
 		terms = f.Terms.Terms()
 	}
+	addFacets(res, terms)
+	return res, nil
+}
+
+// addFacets adds facet terms' counts to a result's collection and
+// status counts.
+func addFacets(res *Result, terms []*search.TermFacet) {
 	for _, t := range terms {
 		coll, status, _ := strings.Cut(t.Term, facetSep)
 		res.Collections[coll] += t.Count
@@ -171,28 +184,31 @@ func (x *Index) runCounting(ctx context.Context, bi bleve.Index, r Request, p *P
 			res.Statuses[status] += t.Count
 		}
 	}
-	return res, nil
 }
 
-// build turns a parsed query and the request's filters into one Bleve
-// query: every word must match somewhere (title weighs most), phrases
-// match as phrases, refs find their item first, exclusions exclude.
-func build(r Request, p *Parsed, fuzzy bool) query.Query {
-	var must []query.Query
+// termFilter keeps the documents whose field holds any of terms.
+type termFilter struct {
+	field string
+	terms []string
+}
+
+// archivedTerm is how Bleve indexes a true boolean field.
+const archivedTerm = "T"
+
+// filters gives a request's keyword filters: a hit matches each of must
+// and none of mustNot. They select; they do not rank.
+func filters(r Request, p *Parsed) (must, mustNot []termFilter) {
 	if r.Workspaces != nil {
-		must = append(must, anyTerm("workspace", r.Workspaces))
+		must = append(must, termFilter{"workspace", r.Workspaces})
 	}
 	if len(r.Collections) > 0 {
-		must = append(must, anyTerm("collection", r.Collections))
+		must = append(must, termFilter{"collection", r.Collections})
 	}
 	if len(r.Statuses) > 0 {
-		must = append(must, anyTerm("status", r.Statuses))
+		must = append(must, termFilter{"status", r.Statuses})
 	}
 	if len(r.Priorities) > 0 {
-		must = append(must, anyTerm("priority", r.Priorities))
-	}
-	if r.Only != nil {
-		must = append(must, bleve.NewDocIDQuery(r.Only))
+		must = append(must, termFilter{"priority", r.Priorities})
 	}
 	for f, vs := range p.Filters {
 		if f == "collection" {
@@ -203,7 +219,28 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 			}
 			vs = alts
 		}
-		must = append(must, anyTerm(f, vs))
+		must = append(must, termFilter{f, vs})
+	}
+	if !r.IncludeArchived {
+		mustNot = append(mustNot, termFilter{"archived", []string{archivedTerm}})
+		if len(r.HiddenCollections) > 0 {
+			mustNot = append(mustNot, termFilter{"collection_id", r.HiddenCollections})
+		}
+	}
+	return must, mustNot
+}
+
+// build turns a parsed query and the request's filters into one Bleve
+// query: every word must match somewhere (title weighs most), phrases
+// match as phrases, refs find their item first, exclusions exclude.
+func build(r Request, p *Parsed, fuzzy bool) query.Query {
+	mustF, mustNotF := filters(r, p)
+	var must []query.Query
+	for _, f := range mustF {
+		must = append(must, anyTerm(f.field, f.terms))
+	}
+	if r.Only != nil {
+		must = append(must, bleve.NewDocIDQuery(r.Only))
 	}
 	var should []query.Query
 	for i, w := range p.Words {
@@ -234,13 +271,8 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 			mustNot = append(mustNot, wordMatch("body", boostBody, ex, "", false))
 		}
 	}
-	if !r.IncludeArchived {
-		a := bleve.NewBoolFieldQuery(true)
-		a.SetField("archived")
-		mustNot = append(mustNot, a)
-		if len(r.HiddenCollections) > 0 {
-			mustNot = append(mustNot, anyTerm("collection_id", r.HiddenCollections))
-		}
+	for _, f := range mustNotF {
+		mustNot = append(mustNot, anyTerm(f.field, f.terms))
 	}
 	if len(must) == 0 {
 		must = append(must, bleve.NewMatchAllQuery())

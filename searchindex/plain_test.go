@@ -1,0 +1,210 @@
+package searchindex
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/storage"
+)
+
+// padd's own scoring of plain-word searches must give Bleve's answer to
+// the same search bit for bit: the same total, the same hits in the same
+// order with the same scores, the same facets. It is compared over
+// words alone and together, every kind of keyword filter, archived
+// items and collections, offsets, two workspaces, and an index of
+// several segments with deleted and moved documents in them.
+func TestPlainAgreesWithBleve(t *testing.T) {
+	f := newFixture(t)
+	c := newChurn(t, f, 7)
+	// A second workspace whose documents a workspace filter must leave out.
+	other, err := f.store.CreateWorkspace(storage.WorkspaceCreate{Name: "Other"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make([]storage.ItemCreate, 80)
+	for i := range in {
+		in[i] = c.newItem()
+	}
+	if _, err := f.store.CreateItems(other.Slug, in, user, len(in)); err != nil {
+		t.Fatal(err)
+	}
+	ideas, err := f.store.GetCollection(f.ws.Slug, "ideas")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var queries []string
+	for i, a := range c.words {
+		queries = append(queries, a, a+" "+c.words[(i+1)%len(c.words)], a+" "+a,
+			a+" "+c.words[(i+2)%len(c.words)]+" "+c.words[(i+3)%len(c.words)])
+	}
+	queries = append(queries, "harbor status:done", "lantern in:tasks", "quartz tag:ui", "meadow priority:high",
+		"signal copper status:open,done", "the harbor", "HARBOR Lanterns", "nowhere", "harbor nowhere")
+	requests := func(q string) []Request {
+		var out []Request
+		for _, ws := range [][]string{{f.ws.ID}, {f.ws.ID, other.ID}, nil} {
+			base := Request{Query: q, Workspaces: ws}
+			out = append(out, base)
+			r := base
+			r.Limit, r.Offset = 4, 3
+			out = append(out, r)
+			r = base
+			r.IncludeArchived = true
+			out = append(out, r)
+			r = base
+			r.HiddenCollections = []string{ideas.ID}
+			r.Statuses = []string{"open", "new"}
+			out = append(out, r)
+			r = base
+			r.Collections, r.Priorities, r.NoFacets = []string{"tasks"}, []string{"low", "high"}, true
+			out = append(out, r)
+		}
+		return out
+	}
+
+	matched, skipped := 0, 0 // searches that matched; that scored only title matches
+	check := func(round int) {
+		t.Helper()
+		f.search("") // wait for the index to reach the head
+		f.idx.mu.Lock()
+		bi := f.idx.bi
+		f.idx.mu.Unlock()
+		segs := len(segmentsOf(t, bi))
+		if round == 0 && segs < 2 {
+			t.Fatalf("the index has %d segments; the test needs several", segs)
+		}
+		for _, q := range queries {
+			for _, req := range requests(q) {
+				p := Parse(q)
+				dropStopwords(bi, p)
+				pq := plainOf(req, p, false)
+				if pq == nil {
+					t.Fatalf("%q is not a plain search", q)
+				}
+				var own, theirs *Result
+				var scored uint64
+				for attempt := 0; ; attempt++ {
+					before := segmentsOf(t, bi)
+					if own, scored, err = f.idx.searchPlainScoring(context.Background(), bi, req, pq); err != nil {
+						t.Fatalf("round %d %q: %v", round, q, err)
+					}
+					if theirs, err = f.idx.runCounting(context.Background(), bi, req, p, false, true); err != nil {
+						t.Fatal(err)
+					}
+					if slices.Equal(before, segmentsOf(t, bi)) {
+						break
+					}
+					if attempt == 100 {
+						t.Fatal("the index kept merging")
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				what := fmt.Sprintf("round %d (%d segments), %q %+v", round, segs, q, req)
+				if own.Total != theirs.Total || fmt.Sprint(own.Hits) != fmt.Sprint(theirs.Hits) {
+					t.Errorf("%s:\nown   %d %v\nBleve %d %v", what, own.Total, own.Hits, theirs.Total, theirs.Hits)
+				}
+				if !maps.Equal(own.Collections, theirs.Collections) || !maps.Equal(own.Statuses, theirs.Statuses) {
+					t.Errorf("%s: facets %v %v, Bleve %v %v", what, own.Collections, own.Statuses, theirs.Collections, theirs.Statuses)
+				}
+				if theirs.Total > 0 {
+					matched++
+				}
+				if scored < own.Total {
+					skipped++
+				}
+			}
+		}
+	}
+	check(0)
+	for round := 1; round <= 3; round++ {
+		c.mutate(30)
+		c.add(20)
+		check(round)
+	}
+	if matched < 500 || skipped < 50 {
+		t.Errorf("of the compared searches, %d matched anything and %d scored only title matches; the test needs more", matched, skipped)
+	}
+	t.Logf("%d searches matched, %d scored only title matches", matched, skipped)
+}
+
+// Searches that are not plain words go to Bleve.
+func TestPlainOf(t *testing.T) {
+	f := newFixture(t)
+	f.search("") // the index is open
+	f.idx.mu.Lock()
+	bi := f.idx.bi
+	f.idx.mu.Unlock()
+	for q, want := range map[string]bool{
+		"harbor":             true,
+		"harbor lantern":     true,
+		"harbor status:done": true,
+		`"harbor lantern"`:   false,
+		"harb*":              false,
+		"TASK-4":             false,
+		"harbor -lantern":    false,
+		"the":                false, // no words left
+		"e-mail":             false, // two terms
+		strings.Repeat("harbor ", maxPlainWords+1): false,
+	} {
+		p := Parse(q)
+		dropStopwords(bi, p)
+		if got := plainOf(Request{Query: q}, p, false) != nil; got != want {
+			t.Errorf("%q: plain %v, want %v", q, got, want)
+		}
+	}
+	p := Parse("harbor")
+	dropStopwords(bi, p)
+	if plainOf(Request{Sort: "updated_at"}, p, false) != nil || plainOf(Request{}, p, true) != nil ||
+		plainOf(Request{Only: []string{"x"}}, p, false) != nil {
+		t.Error("a sorted, fuzzy or restricted search is plain")
+	}
+}
+
+// A match without the words in its title can still outrank title matches
+// (a short body that repeats the word, against long titles and bodies
+// that hold it once), and then every match must be scored: the bound
+// that lets a search score title matches alone must not be too low.
+func TestPlainScoresBodyMatchesThatCanWin(t *testing.T) {
+	f := newFixture(t)
+	filler := func(n int) string { return strings.Repeat("meadow lantern copper ", n/3) }
+	var in []storage.ItemCreate
+	for i := range 30 {
+		in = append(in, storage.ItemCreate{Collection: "docs",
+			Title: "zephyr " + filler(3*i), Content: filler(300)})
+	}
+	for i := range 300 { // zephyr is rare
+		in = append(in, storage.ItemCreate{Collection: "docs", Title: fmt.Sprintf("filler %d", i), Content: filler(300)})
+	}
+	in = append(in, storage.ItemCreate{Collection: "docs", Title: "note", Content: "zephyr zephyr zephyr"})
+	made, err := f.store.CreateItems(f.ws.Slug, in, user, len(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodyOnly := made[len(made)-1].ID
+	f.search("")
+	f.idx.mu.Lock()
+	bi := f.idx.bi
+	f.idx.mu.Unlock()
+	req := Request{Query: "zephyr", Workspaces: []string{f.ws.ID}, Limit: 20}
+	p := Parse(req.Query)
+	dropStopwords(bi, p)
+	theirs, err := f.idx.runCounting(context.Background(), bi, req, p, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(theirs.Hits, func(h Hit) bool { return h.ID == bodyOnly }) {
+		t.Fatalf("Bleve does not rank the short body in the top 20: the test shows nothing; hits %v", theirs.Hits)
+	}
+	own, scored, err := f.idx.searchPlainScoring(context.Background(), bi, req, plainOf(req, p, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scored != own.Total || fmt.Sprint(own.Hits) != fmt.Sprint(theirs.Hits) {
+		t.Errorf("scored %d of %d matches; hits\nown   %v\nBleve %v", scored, own.Total, own.Hits, theirs.Hits)
+	}
+}
