@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,10 +54,26 @@ type SearchResponse struct {
 	Note  string `json:"note,omitempty"`
 }
 
+// minSeq reads padd's min_seq: the search need only see the changes up
+// to that seq (the caller's own last write, from api.SeqHeader), not
+// every write other callers made before it. Without it a search waits
+// for the head. -1 means none.
+func minSeq(r *http.Request) (int64, error) {
+	v := r.URL.Query().Get("min_seq")
+	if v == "" {
+		return -1, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, model.BadRequest("min_seq must be a seq (an integer of 0 or more), got %q", v).With("param", "min_seq")
+	}
+	return n, nil
+}
+
 // searchScope resolves the workspaces (and collections) a search covers,
-// waits until the index has caught up with their heads, and fills the
-// request's scope fields.
-func (s *Server) searchScope(ctx context.Context, wsRef, collection string, req *searchindex.Request) ([]*model.Workspace, error) {
+// waits until the index has caught up with their heads (or with upTo, if
+// it is not -1 and lower), and fills the request's scope fields.
+func (s *Server) searchScope(ctx context.Context, wsRef, collection string, upTo int64, req *searchindex.Request) ([]*model.Workspace, error) {
 	var wss []*model.Workspace
 	if wsRef != "" {
 		ws, err := s.store.GetWorkspace(wsRef)
@@ -98,6 +115,9 @@ func (s *Server) searchScope(ctx context.Context, wsRef, collection string, req 
 		head, err := s.store.Head(ws.ID)
 		if err != nil {
 			return nil, err
+		}
+		if upTo >= 0 {
+			head = min(head, upTo)
 		}
 		if err := s.index.WaitFor(wctx, ws.ID, head); err != nil {
 			return nil, searchError(err)
@@ -162,7 +182,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return model.BadRequest("sort must be relevance, created_at, updated_at or title, got %q", sortBy).With("param", "sort")
 	}
-	if _, err := s.searchScope(r.Context(), q.Get("workspace"), q.Get("collection"), &req); err != nil {
+	upTo, err := minSeq(r)
+	if err != nil {
+		return err
+	}
+	if _, err := s.searchScope(r.Context(), q.Get("workspace"), q.Get("collection"), upTo, &req); err != nil {
 		return err
 	}
 	res, err := s.index.Search(r.Context(), req)
@@ -252,7 +276,11 @@ func (s *Server) snippet(ws string, v *storage.ItemView, q searchindex.Snippeter
 // asks for another sort.
 func (s *Server) listSearch(r *http.Request, p storage.ListParams, text string) (*storage.ListResult, error) {
 	req := searchindex.Request{Query: text, IncludeArchived: p.IncludeArchived, Limit: listSearchCap, NoFacets: true}
-	if _, err := s.searchScope(r.Context(), r.PathValue("ws"), "", &req); err != nil {
+	upTo, err := minSeq(r)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.searchScope(r.Context(), r.PathValue("ws"), "", upTo, &req); err != nil {
 		return nil, err
 	}
 	res, err := s.index.Search(r.Context(), req)

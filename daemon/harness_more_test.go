@@ -29,6 +29,9 @@ type harness struct {
 	store *storage.Store
 	token string
 	clock *testClock
+	// stopIndexer stops the indexer (the index stays open): searches
+	// then see only what it indexed before.
+	stopIndexer func()
 }
 
 // testClock is the store's clock: real time plus an offset tests move,
@@ -79,7 +82,8 @@ func newHarness(t *testing.T) *harness {
 		index.Close()
 		store.Close()
 	})
-	h := &harness{t: t, srv: srv, ts: ts, store: store, token: testToken, clock: clock}
+	h := &harness{t: t, srv: srv, ts: ts, store: store, token: testToken, clock: clock,
+		stopIndexer: func() { stop(); <-indexed }}
 	h.mustJSON("POST", "/api/v1/workspaces", map[string]any{"name": "Work", "slug": "w"}, 201, nil)
 	return h
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -85,11 +86,41 @@ func (s *Server) Close() {
 // handle registers a route; every pattern is "METHOD /api/v1/...".
 func (s *Server) handle(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if ws := r.PathValue("ws"); ws != "" && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w = &seqWriter{ResponseWriter: w, store: s.store, ws: ws}
+		}
 		if err := h(w, r); err != nil {
 			writeError(w, r, err)
 		}
 	})
 }
+
+// seqWriter adds api.SeqHeader to a successful write's answer.
+type seqWriter struct {
+	http.ResponseWriter
+	store  *storage.Store
+	ws     string
+	header bool // WriteHeader was called
+}
+
+func (w *seqWriter) WriteHeader(code int) {
+	if !w.header && code < 300 {
+		if seq, ok := w.store.WrittenSeq(w.ws); ok {
+			w.Header().Set(api.SeqHeader, strconv.FormatInt(seq, 10))
+		}
+	}
+	w.header = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *seqWriter) Write(b []byte) (int, error) {
+	if !w.header {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *seqWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // streams are the routes that stay open by design.
 var streams = map[string]bool{"/api/v1/events": true, "/api/v1/events/stream": true}

@@ -158,6 +158,12 @@ func agentSession(t *testing.T, proto string) {
 	if r := ok(t, cs, "pad_search", map[string]any{"action": "query", "query": "unicorn"}); r.str("total") != "1" || r.str("items", "0", "ref") != tasks[2] {
 		t.Errorf("search: %s", r.texts[0])
 	}
+	// An agent finds what it wrote the moment it searches: its search
+	// waits for the index to hold the session's writes.
+	fresh := ok(t, cs, "pad_item", map[string]any{"action": "create", "collection": "ideas", "title": "Zebrafinch migration notes"}).str("ref")
+	if r := ok(t, cs, "pad_search", map[string]any{"action": "query", "query": "zebrafinch"}); r.str("total") != "1" || r.str("items", "0", "ref") != fresh {
+		t.Errorf("search right after a create: %s", r.texts[0])
+	}
 
 	// Update with expected_seq; a stale seq is an update_conflict.
 	seq := got.str("item", "seq")

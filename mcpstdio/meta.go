@@ -107,7 +107,9 @@ func searchQuery(c *call) (*result, error) {
 	// An agent gets hits, not counts by collection: skip the facets, the
 	// costly part of a search on a large workspace.
 	q := url.Values{"q": {c.a.str("query")}, "workspace": {c.ws}, "limit": {strconv.Itoa(limit)},
-		"offset": {strconv.FormatInt(offset, 10)}, "facets": {"false"}}
+		"offset": {strconv.FormatInt(offset, 10)}, "facets": {"false"},
+		// Read-your-writes for this session's own writes only.
+		"min_seq": {strconv.FormatInt(c.s.written.Load(), 10)}}
 	for _, k := range []string{"collection", "status", "priority", "sort"} {
 		if v := c.a.str(k); v != "" {
 			q.Set(k, v)

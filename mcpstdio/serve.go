@@ -20,8 +20,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -64,6 +66,11 @@ type Server struct {
 	roots     *rootsState // workspace found through the client's roots
 
 	mismatch sync.Once
+
+	// written is the highest api.SeqHeader padd answered this session's
+	// writes with: its searches wait for the index to hold those writes,
+	// not every write other agents made meanwhile.
+	written atomic.Int64
 }
 
 // Serve runs the MCP server on stdin/stdout until stdin ends (nil) or ctx
@@ -256,6 +263,9 @@ func (p *paddConn) doHeaders(ctx context.Context, method, path string, q url.Val
 			p.s.log.Warn("padd was slow to answer; `padctl daemon logs` may say why", "method", method, "path", path,
 				"took", d.Round(time.Millisecond), "err", err)
 		}
+		if err == nil && resp != nil {
+			p.s.noteWritten(resp.Header.Get(api.SeqHeader))
+		}
 		if err == nil || attempt > 0 {
 			return resp, err
 		}
@@ -265,6 +275,20 @@ func (p *paddConn) doHeaders(ctx context.Context, method, path string, q url.Val
 			continue
 		}
 		return resp, err
+	}
+}
+
+// noteWritten raises written to the seq in a write's api.SeqHeader.
+func (s *Server) noteWritten(header string) {
+	seq, err := strconv.ParseInt(header, 10, 64)
+	if header == "" || err != nil {
+		return
+	}
+	for {
+		cur := s.written.Load()
+		if cur >= seq || s.written.CompareAndSwap(cur, seq) {
+			return
+		}
 	}
 }
 

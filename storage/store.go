@@ -60,6 +60,11 @@ type Store struct {
 	subs map[int]chan Notification
 	next int
 
+	// written maps a workspace, by every id or slug a write named it
+	// with, to its seq after the last write acknowledged through that
+	// name (see WrittenSeq).
+	written sync.Map
+
 	clockMu sync.Mutex
 	last    time.Time
 

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -36,9 +37,35 @@ func (s *Store) writeBulk(wsRef string, actor model.Actor, fn func(w *wtx) error
 func (s *Store) writeReq(req *writeReq) error {
 	err := s.submit(req)
 	if err == nil && req.note != nil {
+		s.noteWritten(req.wsRef, req.note.Seq)
 		s.publish(*req.note)
 	}
 	return err
+}
+
+// noteWritten raises the seq WrittenSeq answers for wsRef to seq.
+func (s *Store) noteWritten(wsRef string, seq int64) {
+	v, _ := s.written.LoadOrStore(wsRef, new(atomic.Int64))
+	last := v.(*atomic.Int64)
+	for {
+		cur := last.Load()
+		if cur >= seq || last.CompareAndSwap(cur, seq) {
+			return
+		}
+	}
+}
+
+// WrittenSeq is the workspace seq after the last acknowledged write that
+// named the workspace wsRef (an id or a slug, as given to the write): at
+// least the seq of each of them, without a read. A caller that hands it
+// to a reader lets that reader wait for exactly the writes it made
+// (search's read-your-writes) rather than for the head.
+func (s *Store) WrittenSeq(wsRef string) (int64, bool) {
+	v, ok := s.written.Load(wsRef)
+	if !ok {
+		return 0, false
+	}
+	return v.(*atomic.Int64).Load(), true
 }
 
 // update runs fn as one mutation outside any workspace's seq (workspace
