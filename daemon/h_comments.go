@@ -30,16 +30,25 @@ func commentOut(c *model.Comment, item *storage.ItemView) api.Comment {
 }
 
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.store.ListComments(r.PathValue("ws"), r.PathValue("ref"))
+	out, err := s.itemComments(r.PathValue("ws"), r.PathValue("ref"))
 	if err != nil {
 		return err
+	}
+	writeJSON(w, 200, out)
+	return nil
+}
+
+// itemComments is an item's comments as Pad answers them.
+func (s *Server) itemComments(ws, ref string) ([]api.Comment, error) {
+	list, err := s.store.ListComments(ws, ref)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]api.Comment, 0, len(list))
 	for i := range list {
 		out = append(out, wireComment(&list[i]))
 	}
-	writeJSON(w, 200, out)
-	return nil
+	return out, nil
 }
 
 func (s *Server) createComment(w http.ResponseWriter, r *http.Request) error {

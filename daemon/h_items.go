@@ -205,12 +205,46 @@ func (s *Server) createItem(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getItem(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.store.GetItem(r.PathValue("ws"), r.PathValue("ref"))
+	ws := r.PathValue("ws")
+	v, err := s.store.GetItem(ws, r.PathValue("ref"))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, wireItem(v))
+	include := r.URL.Query().Get("include")
+	if include == "" {
+		writeJSON(w, 200, wireItem(v))
+		return nil
+	}
+	// padd's addition: the item with its comments and links, as their
+	// own routes answer them, in one request (an agent's get).
+	out := itemWith{Item: wireItem(v)}
+	for _, part := range splitList(include) {
+		switch part {
+		case "comments":
+			cs, err := s.itemComments(ws, v.ID)
+			if err != nil {
+				return err
+			}
+			out.Comments = &cs
+		case "links":
+			ls, err := s.itemLinks(ws, v)
+			if err != nil {
+				return err
+			}
+			out.Links = &ls
+		default:
+			return model.BadRequest("include takes comments and links, got %q", part).With("param", "include")
+		}
+	}
+	writeJSON(w, 200, out)
 	return nil
+}
+
+// itemWith is an item with the parts ?include= asked for.
+type itemWith struct {
+	api.Item
+	Comments *[]api.Comment  `json:"comments,omitempty"`
+	Links    *[]api.ItemLink `json:"links,omitempty"`
 }
 
 func (s *Server) updateItem(w http.ResponseWriter, r *http.Request) error {

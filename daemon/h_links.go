@@ -50,14 +50,24 @@ func linkTypeParam(raw string) (string, error) {
 }
 
 func (s *Server) listLinks(w http.ResponseWriter, r *http.Request) error {
-	ws, ref := r.PathValue("ws"), r.PathValue("ref")
-	self, err := s.store.GetItem(ws, ref)
+	ws := r.PathValue("ws")
+	self, err := s.store.GetItem(ws, r.PathValue("ref"))
 	if err != nil {
 		return err
 	}
-	views, err := s.store.ListLinks(ws, self.ID)
+	out, err := s.itemLinks(ws, self)
 	if err != nil {
 		return err
+	}
+	writeJSON(w, 200, out)
+	return nil
+}
+
+// itemLinks is self's links as Pad answers them.
+func (s *Server) itemLinks(ws string, self *storage.ItemView) ([]api.ItemLink, error) {
+	views, err := s.store.ListLinks(ws, self.ID)
+	if err != nil {
+		return nil, err
 	}
 	me := briefOfView(self)
 	out := make([]api.ItemLink, 0, len(views))
@@ -69,8 +79,7 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request) error {
 		}
 		out = append(out, wireLink(&v.Link, src, dst))
 	}
-	writeJSON(w, 200, out)
-	return nil
+	return out, nil
 }
 
 func (s *Server) createLink(w http.ResponseWriter, r *http.Request) error {

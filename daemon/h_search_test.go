@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,5 +67,41 @@ func TestSearchMinSeqWaitsForOwnWrites(t *testing.T) {
 		if e.Details["param"] != "min_seq" {
 			t.Errorf("min_seq=%s: details %v", bad, e.Details)
 		}
+	}
+}
+
+// GET item with ?include=comments,links answers the item with its
+// comments and links exactly as their own routes answer them.
+func TestGetItemInclude(t *testing.T) {
+	h := newHarness(t)
+	a, b := h.task("include a"), h.task("include b")
+	h.mustJSON("POST", wsPath("/items/"+a.Ref+"/comments"), map[string]any{"body": "first word"}, 201, nil)
+	h.mustJSON("POST", wsPath("/items/"+a.Ref+"/links"), map[string]any{"target_id": b.ID, "link_type": "blocks"}, 201, nil)
+	var got map[string]json.RawMessage
+	h.mustJSON("GET", wsPath("/items/"+a.Ref+"?include=comments,links"), nil, 200, &got)
+	var plain map[string]json.RawMessage
+	h.mustJSON("GET", wsPath("/items/"+a.Ref), nil, 200, &plain)
+	for k, v := range plain {
+		if string(got[k]) != string(v) {
+			t.Errorf("member %s: %s with include, %s without", k, got[k], v)
+		}
+	}
+	for _, part := range []string{"comments", "links"} {
+		own := h.call("GET", wsPath("/items/"+a.Ref+"/"+part), nil)
+		if strings.TrimSpace(string(own.body)) != string(got[part]) || !strings.Contains(string(got[part]), "{") {
+			t.Errorf("%s: %s with include, %s from its route", part, got[part], own.body)
+		}
+	}
+	var bare map[string]json.RawMessage
+	h.mustJSON("GET", wsPath("/items/"+b.Ref+"?include=comments"), nil, 200, &bare)
+	if string(bare["comments"]) != "[]" || bare["links"] != nil {
+		t.Errorf("include=comments of an item without any: comments %s, links %s", bare["comments"], bare["links"])
+	}
+	if _, has := plain["comments"]; has {
+		t.Error("a get without include carries comments")
+	}
+	e := h.wantError("GET", wsPath("/items/"+a.Ref+"?include=history"), nil, 400, "bad_request")
+	if e.Details["param"] != "include" {
+		t.Errorf("include=history: details %v", e.Details)
 	}
 }

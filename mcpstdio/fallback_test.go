@@ -43,6 +43,13 @@ func oldPadd(t *testing.T) (*httptest.Server, *[]http.Header) {
 		}
 		fmt.Fprint(w, "["+strings.Join(rows, ",")+"]")
 	})
+	// An item get without ?include=, and comments without links.
+	mux.HandleFunc("GET /api/v1/workspaces/old/items/TASK-1", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, item(1, "tasks"))
+	})
+	mux.HandleFunc("GET /api/v1/workspaces/old/items/TASK-1/comments", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `[{"id":"c1","body":"an old comment"}]`)
+	})
 	mux.HandleFunc("GET /api/v1/workspaces/old/collections/plans/items", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "["+item(20, "plans")+"]")
 	})
@@ -153,5 +160,30 @@ func TestRefusalIsToolResult(t *testing.T) {
 	tools, _ := res["tools"].([]any)
 	if len(tools) != len(catalog) {
 		t.Errorf("tools/list has %d tools", len(tools))
+	}
+}
+
+// Against a padd that ignores ?include=, an item get asks for the
+// comments and links on their own routes; a route it lacks is left out.
+func TestItemGetFallback(t *testing.T) {
+	srv, _ := oldPadd(t)
+	s := NewServer(Options{Connect: func(context.Context) (*api.Client, error) { return api.NewClient(srv.URL, "tok"), nil },
+		Getenv: func(string) string { return "" }, Dir: t.TempDir()})
+	text, isErr := toolText(t, handle(t, s, "tools/call", `{"name":"pad_item","arguments":{"action":"get","ref":"TASK-1","workspace":"old"}}`))
+	if isErr {
+		t.Fatal(text)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(text), &got); err != nil {
+		t.Fatal(err)
+	}
+	if cs, _ := got["comments"].([]any); len(cs) != 1 || !strings.Contains(fmt.Sprint(cs), "an old comment") {
+		t.Errorf("comments: %v", got["comments"])
+	}
+	if _, has := got["links"]; has {
+		t.Errorf("links from a padd without the route: %v", got["links"])
+	}
+	if item, _ := got["item"].(map[string]any); item["ref"] != "TASK-1" {
+		t.Errorf("item: %v", got["item"])
 	}
 }

@@ -161,43 +161,53 @@ func groupItems(items []api.Item, key string) ([]api.Item, []map[string]any) {
 	return out, groups
 }
 
-// itemGet answers the item with its body, comments and links. The three
-// reads are independent, so they go to padd at once: a get costs one
-// round trip, not three.
+// itemGet answers the item with its body, comments and links: one
+// request to padd (?include=comments,links). A padd that ignores include
+// gets the two lists asked for on their own routes, at once.
 func itemGet(c *call) (*result, error) {
+	var got struct {
+		api.Item
+		Comments *[]any `json:"comments"`
+		Links    *[]any `json:"links"`
+	}
+	path, ref := c.itemPath(), c.a.str("ref")
+	if _, err := c.p.do(c.ctx, "GET", path, url.Values{"include": {"comments,links"}}, nil, &got); err != nil {
+		return nil, err
+	}
+	out := map[string]any{"item": fullItem(got.Item)}
+	parts := map[string]*[]any{"comments": got.Comments, "links": got.Links}
 	var (
-		it        api.Item
-		wg        sync.WaitGroup
-		itemErr   error
-		subs      = [2]string{"comments", "links"}
-		rows      [2][]any
-		errs      [2]error
-		path, ref = c.itemPath(), c.a.str("ref")
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
 	)
-	for i, sub := range subs {
+	for sub, rows := range parts {
+		if rows != nil {
+			out[sub] = *rows
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = c.p.do(c.ctx, "GET", path+"/"+sub, nil, nil, &rows[i])
+			var rows []any
+			_, err := c.p.do(c.ctx, "GET", path+"/"+sub, nil, nil, &rows)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil && noRoute(err):
+				// This padd does not serve them yet.
+			case err != nil:
+				errs = append(errs, fmt.Errorf("%s of %s: %w", sub, ref, err))
+			case rows == nil:
+				out[sub] = []any{}
+			default:
+				out[sub] = rows
+			}
 		}()
 	}
-	_, itemErr = c.p.do(c.ctx, "GET", path, nil, nil, &it)
 	wg.Wait()
-	if itemErr != nil {
-		return nil, itemErr
-	}
-	out := map[string]any{"item": fullItem(it)}
-	for i, sub := range subs {
-		switch {
-		case errs[i] != nil && noRoute(errs[i]):
-			// This padd does not serve them yet.
-		case errs[i] != nil:
-			return nil, fmt.Errorf("%s of %s: %w", sub, ref, errs[i])
-		case rows[i] == nil:
-			out[sub] = []any{}
-		default:
-			out[sub] = rows[i]
-		}
+	if len(errs) > 0 {
+		return nil, errs[0]
 	}
 	return &result{value: out}, nil
 }
