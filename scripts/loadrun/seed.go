@@ -66,7 +66,7 @@ func seedWorkspace(home string, n int, seed uint64, maxComments int) (_ *seeded,
 	for plans < len(gen) && gen[plans].Collection == "plans" {
 		plans++
 	}
-	made, err := st.CreateItems(ws.Slug, in[:plans], user, 5000)
+	made, err := st.CreateItems(ws.Slug, in[:plans], user, 0)
 	if err != nil {
 		return nil, fmt.Errorf("seed plans: %w", err)
 	}
@@ -75,7 +75,7 @@ func seedWorkspace(home string, n int, seed uint64, maxComments int) (_ *seeded,
 			in[i].Parent = made[p].ID
 		}
 	}
-	rest, err := st.CreateItems(ws.Slug, in[plans:], user, 5000)
+	rest, err := st.CreateItems(ws.Slug, in[plans:], user, 0)
 	if err != nil {
 		return nil, fmt.Errorf("seed items: %w", err)
 	}
