@@ -30,8 +30,7 @@ func TestFacetTablesAgreeWithBleve(t *testing.T) {
 		f.idx.mu.Lock()
 		bi := f.idx.bi
 		f.idx.mu.Unlock()
-		snapshot := func() []segment.Segment { return segmentsOf(t, bi) }
-		segs := len(snapshot())
+		segs := len(segmentsOf(t, bi))
 		t.Logf("round %d: %d segments", round, segs)
 		if round == 0 && segs < 2 {
 			t.Fatalf("the index has %d segments; the test needs several", segs)
@@ -41,30 +40,12 @@ func TestFacetTablesAgreeWithBleve(t *testing.T) {
 				req := Request{Query: q, Workspaces: []string{f.ws.ID}, Limit: 7, IncludeArchived: archived}
 				p := Parse(q)
 				dropStopwords(bi, p)
-				var own, theirs *Result
-				for attempt := 0; ; attempt++ {
-					before := snapshot()
-					var err error
-					if own, err = f.idx.runCounting(context.Background(), bi, req, p, false, true); err != nil {
-						t.Fatalf("round %d %q: %v", round, q, err)
-					}
-					if theirs, err = f.idx.runCounting(context.Background(), bi, req, p, false, false); err != nil {
-						t.Fatal(err)
-					}
-					if slices.Equal(before, snapshot()) {
-						break
-					}
-					if attempt == 100 {
-						t.Fatal("the index kept merging")
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
+				own, theirs := stableRun(t, bi,
+					func() (*Result, error) { return f.idx.runCounting(context.Background(), bi, req, p, false, true) },
+					func() (*Result, error) { return f.idx.runCounting(context.Background(), bi, req, p, false, false) })
 				what := fmt.Sprintf("round %d (%d segments), %q archived=%v", round, segs, q, archived)
-				if own.Total != theirs.Total || fmt.Sprint(own.Hits) != fmt.Sprint(theirs.Hits) {
-					t.Errorf("%s: hits %d %v, Bleve %d %v", what, own.Total, own.Hits, theirs.Total, theirs.Hits)
-				}
-				if !maps.Equal(own.Collections, theirs.Collections) || !maps.Equal(own.Statuses, theirs.Statuses) {
-					t.Errorf("%s: facets %v %v, Bleve %v %v", what, own.Collections, own.Statuses, theirs.Collections, theirs.Statuses)
+				if d := resultsDiffer(own, theirs); d != "" {
+					t.Errorf("%s: %s", what, d)
 				}
 				if theirs.Total > 0 && len(theirs.Collections) == 0 {
 					t.Errorf("%s: no facets counted", what)
@@ -191,4 +172,39 @@ func segmentsOf(t *testing.T, bi bleve.Index) []segment.Segment {
 		out = append(out, s.Segment())
 	}
 	return out
+}
+
+// stableRun runs two searches, again until no merge came between them,
+// and returns their results.
+func stableRun(t *testing.T, bi bleve.Index, a, b func() (*Result, error)) (*Result, *Result) {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		before := segmentsOf(t, bi)
+		ra, err := a()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := b()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(before, segmentsOf(t, bi)) {
+			return ra, rb
+		}
+		if attempt == 100 {
+			t.Fatal("the index kept merging")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// resultsDiffer says how a search's result differs from Bleve's, or "".
+func resultsDiffer(own, bleve *Result) string {
+	if own.Total != bleve.Total || fmt.Sprint(own.Hits) != fmt.Sprint(bleve.Hits) {
+		return fmt.Sprintf("hits\nown   %d %v\nBleve %d %v", own.Total, own.Hits, bleve.Total, bleve.Hits)
+	}
+	if !maps.Equal(own.Collections, bleve.Collections) || !maps.Equal(own.Statuses, bleve.Statuses) {
+		return fmt.Sprintf("facets %v %v, Bleve %v %v", own.Collections, own.Statuses, bleve.Collections, bleve.Statuses)
+	}
+	return ""
 }
