@@ -3,11 +3,9 @@ package searchindex
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/padd/padd/storage"
 )
