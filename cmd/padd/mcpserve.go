@@ -15,9 +15,12 @@ import (
 // mcp-go, whose JSON Schema dependency compiles its meta-schemas at init
 // (4 ms of every padctl command). It holds no data and no lock: it talks
 // to the padd daemon over loopback, starting it when none answers.
+//
+// PADD_MCP_CPUPROFILE=<file> profiles it, as PADD_CPUPROFILE does padd.
 func mcpServe() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer startCPUProfile(os.Getenv("PADD_MCP_CPUPROFILE"))()
 	if err := mcpstdio.Serve(ctx, os.Stdin, os.Stdout, mcpstdio.Options{}); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "padd mcp-serve:", err)
 		return 1
