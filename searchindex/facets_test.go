@@ -67,7 +67,7 @@ func TestFacetTablesAgreeWithBleve(t *testing.T) {
 // leave stale data behind in an index: status updates, deletions, moves
 // between collections, new titles.
 type churn struct {
-	t     *testing.T
+	t     testing.TB
 	f     *fixture
 	r     *rand.Rand
 	words []string
@@ -76,7 +76,7 @@ type churn struct {
 
 var taskStatuses = []string{"open", "in-progress", "done"}
 
-func newChurn(t *testing.T, f *fixture, seed uint64) *churn {
+func newChurn(t testing.TB, f *fixture, seed uint64) *churn {
 	c := &churn{t: t, f: f, r: rand.New(rand.NewPCG(seed, seed+1)),
 		words: []string{"harbor", "lantern", "quartz", "meadow", "signal", "copper"}}
 	// Chunks indexed one after another land in separate segments.

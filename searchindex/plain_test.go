@@ -193,3 +193,39 @@ func TestPlainScoresBodyMatchesThatCanWin(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// Whatever query the fuzzer makes, a search padd scores itself answers
+// as Bleve does, under the filters, archive and paging the second
+// argument's bits pick.
+func FuzzPlainAgreesWithBleve(f *testing.F) {
+	for _, q := range []string{"harbor", "harbor lantern", "quartz status:done", "meadow in:tasks tag:ui",
+		"Signal copper priority:high", "the harbor", "harbors LANTERN lantern"} {
+		f.Add(q, uint8(0))
+		f.Add(q, uint8(0xff))
+	}
+	fx := newFixture(f)
+	newChurn(f, fx, 11)
+	fx.search("")
+	fx.idx.mu.Lock()
+	bi := fx.idx.bi
+	fx.idx.mu.Unlock()
+	f.Fuzz(func(t *testing.T, q string, bits uint8) {
+		req := Request{Query: q, Workspaces: []string{fx.ws.ID}, Limit: 1 + int(bits%8), Offset: int(bits>>3) % 4,
+			IncludeArchived: bits&0x20 != 0, NoFacets: bits&0x40 != 0}
+		if bits&0x80 != 0 {
+			req.Statuses = []string{"open", "done"}
+		}
+		p := Parse(q)
+		dropStopwords(bi, p)
+		pq := plainOf(req, p, false)
+		if pq == nil {
+			return
+		}
+		own, theirs := stableRun(t, bi,
+			func() (*Result, error) { return fx.idx.searchPlain(context.Background(), bi, req, pq) },
+			func() (*Result, error) { return fx.idx.runCounting(context.Background(), bi, req, p, false, true) })
+		if d := resultsDiffer(own, theirs); d != "" {
+			t.Errorf("%q %+v: %s", q, req, d)
+		}
+	})
+}

@@ -22,7 +22,7 @@ var user = model.UserActor(model.SourceCLI)
 
 // fixture is a store, an index following it, and one workspace.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	store *storage.Store
 	idx   *Index
@@ -30,7 +30,7 @@ type fixture struct {
 	stop  func()
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := storage.Open(filepath.Join(dir, "padd.db"), storage.Options{})
