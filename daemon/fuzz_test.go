@@ -340,6 +340,8 @@ func FuzzRESTQuery(f *testing.F) {
 		{"field=status:done&fields=priority&search=first&sort=title", "builder"}, {"collection=tasks&include_archived=true", "tasks"},
 		{"since=-1&limit=-1", "w"}, {"since=99999999999999999999", "keep"}, {"key=playbook/triage&title=Haiku", "triage"},
 		{"last_event_id=5&workspace=w", "\x00"}, {"q=" + strings.Repeat("a ", 200), strings.Repeat("x", 300)},
+		{"q=alpha&workspace=w&min_seq=3", "{item}"}, {"q=alpha&min_seq=-1&search=beta", "TASK-1"},
+		{"include=comments,links", "{item}"}, {"include=comments,,history", "{item}"},
 	}
 	for i, s := range seeds {
 		f.Add(uint8(i%len(queryRoutes)), fx.path(s.q), fx.path(s.ref))

@@ -60,9 +60,9 @@ type Store struct {
 	subs map[int]chan Notification
 	next int
 
-	// written maps a workspace, by every id or slug a write named it
-	// with, to its seq after the last write acknowledged through that
-	// name (see WrittenSeq).
+	// written maps a workspace's names (id, slug, and any name a write
+	// was given) to its seq after the last acknowledged write (see
+	// WrittenSeq).
 	written sync.Map
 
 	clockMu sync.Mutex

@@ -178,3 +178,26 @@ func TestGetItemsMatchesGetItem(t *testing.T) {
 		t.Errorf("GetItems of a missing workspace: %v, want not found", err)
 	}
 }
+
+// WrittenSeq answers, by the workspace's id or slug whichever the write
+// named, at least the seq of every acknowledged write, without a read.
+func TestWrittenSeq(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Written")
+	if _, ok := s.WrittenSeq(ws.Slug); ok {
+		t.Fatal("a seq before any write to the workspace")
+	}
+	a := mustCreate(t, s, ws.Slug, "tasks", "first", nil)
+	b := mustCreate(t, s, ws.ID, "tasks", "second", nil)
+	for _, name := range []string{ws.Slug, ws.ID} {
+		if seq, ok := s.WrittenSeq(name); !ok || seq != b.Seq || seq <= a.Seq {
+			t.Errorf("WrittenSeq(%s) = %d, %v; the writes had seqs %d and %d", name, seq, ok, a.Seq, b.Seq)
+		}
+	}
+	if _, err := s.CreateItem(ws.Slug, ItemCreate{Collection: "nowhere", Title: "refused"}, user); err == nil {
+		t.Fatal("a create in a missing collection succeeded")
+	}
+	if seq, _ := s.WrittenSeq(ws.Slug); seq != b.Seq {
+		t.Errorf("a refused write moved WrittenSeq to %d", seq)
+	}
+}

@@ -37,7 +37,9 @@ func (s *Store) writeBulk(wsRef string, actor model.Actor, fn func(w *wtx) error
 func (s *Store) writeReq(req *writeReq) error {
 	err := s.submit(req)
 	if err == nil && req.note != nil {
-		s.noteWritten(req.wsRef, req.note.Seq)
+		for _, name := range req.names {
+			s.noteWritten(name, req.note.Seq)
+		}
 		s.publish(*req.note)
 	}
 	return err
@@ -55,9 +57,9 @@ func (s *Store) noteWritten(wsRef string, seq int64) {
 	}
 }
 
-// WrittenSeq is the workspace seq after the last acknowledged write that
-// named the workspace wsRef (an id or a slug, as given to the write): at
-// least the seq of each of them, without a read. A caller that hands it
+// WrittenSeq is the workspace seq after the last acknowledged write to
+// the workspace wsRef names (its id, its slug, or the name the write was
+// given): at least the seq of each of them, without a read. A caller that hands it
 // to a reader lets that reader wait for exactly the writes it made
 // (search's read-your-writes) rather than for the head.
 func (s *Store) WrittenSeq(wsRef string) (int64, bool) {
@@ -131,6 +133,7 @@ type writeReq struct {
 	bulk  bool
 	done  chan error
 	note  *Notification
+	names []string // the workspace's names, for WrittenSeq
 	rec   recorder
 }
 
@@ -157,6 +160,7 @@ func (s *Store) apply(tx *txn, r *writeReq) error {
 	}
 	if w.seq > 0 {
 		r.note = &Notification{WorkspaceID: rec.ID, Seq: w.seq, Global: w.glob}
+		r.names = []string{r.wsRef, rec.ID, w.wsRec.Slug}
 	}
 	return nil
 }
