@@ -55,8 +55,16 @@ func plainOf(r Request, p *Parsed, fuzzy bool) *plainQuery {
 		return nil
 	}
 	must, mustNot := filters(r, p)
+	if len(must)+len(p.terms) > stableSortMax {
+		return nil
+	}
 	return &plainQuery{terms: p.terms, must: must, mustNot: mustNot}
 }
+
+// stableSortMax is the most clauses Bleve's conjunction sorts the way
+// byCount does: sort.Sort sorts up to 12 elements by insertion, which
+// keeps clauses of equal counts in their order.
+const stableSortMax = 12
 
 // clause is one word's term in one field, with Bleve's statistics and
 // weights for it.
