@@ -23,9 +23,10 @@ type fakeClock struct {
 }
 
 type fakeTimer struct {
-	c    chan time.Time
-	at   time.Time
-	done bool
+	clock *fakeClock
+	c     chan time.Time
+	at    time.Time
+	done  bool // guarded by clock.mu: the clock fires it, the loop stops it
 }
 
 func newFakeClock(t time.Time) *fakeClock { return &fakeClock{now: t, armed: make(chan time.Time, 64)} }
@@ -38,7 +39,7 @@ func (c *fakeClock) Now() time.Time {
 
 func (c *fakeClock) NewTimer(d time.Duration) Timer {
 	c.mu.Lock()
-	t := &fakeTimer{c: make(chan time.Time, 1), at: c.now.Add(d)}
+	t := &fakeTimer{clock: c, c: make(chan time.Time, 1), at: c.now.Add(d)}
 	c.timers = append(c.timers, t)
 	c.fireLocked()
 	c.mu.Unlock()
@@ -65,6 +66,8 @@ func (c *fakeClock) fireLocked() {
 func (t *fakeTimer) C() <-chan time.Time { return t.c }
 
 func (t *fakeTimer) Stop() bool {
+	t.clock.mu.Lock()
+	defer t.clock.mu.Unlock()
 	was := !t.done
 	t.done = true
 	return was

@@ -68,10 +68,7 @@ func TestPlainAgreesWithBleve(t *testing.T) {
 	matched, skipped := 0, 0 // searches that matched; that scored only title matches
 	check := func(round int) {
 		t.Helper()
-		f.search("") // wait for the index to reach the head
-		f.idx.mu.Lock()
-		bi := f.idx.bi
-		f.idx.mu.Unlock()
+		bi := f.current()
 		segs := len(segmentsOf(t, bi))
 		if round == 0 && segs < 2 {
 			t.Fatalf("the index has %d segments; the test needs several", segs)
@@ -117,10 +114,7 @@ func TestPlainAgreesWithBleve(t *testing.T) {
 // Searches that are not plain words go to Bleve.
 func TestPlainOf(t *testing.T) {
 	f := newFixture(t)
-	f.search("") // the index is open
-	f.idx.mu.Lock()
-	bi := f.idx.bi
-	f.idx.mu.Unlock()
+	bi := f.current()
 	for q, want := range map[string]bool{
 		"harbor":             true,
 		"harbor lantern":     true,
@@ -169,10 +163,7 @@ func TestPlainScoresBodyMatchesThatCanWin(t *testing.T) {
 		t.Fatal(err)
 	}
 	bodyOnly := made[len(made)-1].ID
-	f.search("")
-	f.idx.mu.Lock()
-	bi := f.idx.bi
-	f.idx.mu.Unlock()
+	bi := f.current()
 	req := Request{Query: "zephyr", Workspaces: []string{f.ws.ID}, Limit: 20}
 	p := Parse(req.Query)
 	dropStopwords(bi, p)
@@ -206,10 +197,7 @@ func FuzzPlainAgreesWithBleve(f *testing.F) {
 	}
 	fx := newFixture(f)
 	newChurn(f, fx, 11)
-	fx.search("")
-	fx.idx.mu.Lock()
-	bi := fx.idx.bi
-	fx.idx.mu.Unlock()
+	bi := fx.current()
 	f.Fuzz(func(t *testing.T, q string, bits uint8) {
 		req := Request{Query: q, Workspaces: []string{fx.ws.ID}, Limit: 1 + int(bits%8), Offset: int(bits>>3) % 4,
 			IncludeArchived: bits&0x20 != 0, NoFacets: bits&0x40 != 0}

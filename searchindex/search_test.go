@@ -50,6 +50,15 @@ func newFixture(t testing.TB) *fixture {
 	return f
 }
 
+// current waits for the index to reach every write made so far and
+// returns its Bleve index.
+func (f *fixture) current() bleve.Index {
+	f.search("")
+	f.idx.mu.Lock()
+	defer f.idx.mu.Unlock()
+	return f.idx.bi
+}
+
 func (f *fixture) start() {
 	idx, err := Open(f.dir, f.store, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
