@@ -1,14 +1,19 @@
 package searchindex
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/util"
+	zap "github.com/blevesearch/zapx/v17"
+	bolt "go.etcd.io/bbolt"
 )
 
 // openChecked opens the Bleve index at path and checks it, so a damaged
@@ -26,6 +31,9 @@ func openChecked(path string) (bi bleve.Index, err error) {
 			bi, err = nil, fmt.Errorf("opening the index panicked (a damaged segment): %v", p)
 		}
 	}()
+	if err := checkNewestSnapshot(path); err != nil {
+		return nil, errDamaged{err}
+	}
 	bi, err = bleve.OpenUsing(path, scorchConfig())
 	if err != nil {
 		return nil, err
@@ -104,4 +112,55 @@ func verifySegments(bi bleve.Index) error {
 		}
 	}
 	return nil
+}
+
+// checkNewestSnapshot makes sure Bleve will open the index's newest
+// snapshot: that every segment file it names is there and opens. Bleve
+// skips a snapshot it cannot load and opens an older one, and the
+// snapshots it then writes reuse the skipped ones' numbers: one can land
+// in the leftovers of a broken one, and the next start finds no usable
+// snapshot, not even the index's mapping. An index that would roll back
+// is rebuilt instead. Only zap v17 snapshots are checked; others are
+// left to Bleve.
+func checkNewestSnapshot(path string) error {
+	db, err := bolt.Open(filepath.Join(path, "store", "root.bolt"), 0, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return nil // Bleve reports what is wrong with it
+	}
+	defer db.Close()
+	return db.View(func(tx *bolt.Tx) error {
+		snaps := tx.Bucket(util.BoltSnapshotsBucket)
+		if snaps == nil {
+			return nil
+		}
+		key, _ := snaps.Cursor().Last()
+		if key == nil {
+			return nil
+		}
+		snap := snaps.Bucket(key)
+		if snap == nil {
+			return fmt.Errorf("the newest snapshot %x has no contents", key)
+		}
+		meta := snap.Bucket(util.BoltMetaDataKey)
+		if meta == nil || string(meta.Get(util.BoltMetaDataSegmentTypeKey)) != zap.Type {
+			return nil
+		}
+		if v := meta.Get(util.BoltMetaDataSegmentVersionKey); len(v) < 4 || binary.BigEndian.Uint32(v[:4]) != zap.Version {
+			return nil
+		}
+		return snap.ForEachBucket(func(k []byte) error {
+			if k[0] == util.BoltInternalKey[0] || k[0] == util.BoltMetaDataKey[0] {
+				return nil
+			}
+			name := snap.Bucket(k).Get(util.BoltPathKey)
+			if len(name) == 0 {
+				return fmt.Errorf("the newest snapshot %x names a segment without a file", key)
+			}
+			seg, err := (&zap.ZapPlugin{}).Open(filepath.Join(path, "store", string(name)))
+			if err != nil {
+				return fmt.Errorf("the newest snapshot's segment %s does not open: %w", name, err)
+			}
+			return seg.Close()
+		})
+	})
 }
