@@ -846,6 +846,28 @@ func BenchmarkToolsListRawPipe(b *testing.B) {
 	})
 }
 
+// BenchmarkToolsListClientDecode is the go-sdk client's own share of a
+// tools/list round trip that padd cannot touch: decoding the catalog's
+// JSON into its types, in process, no pipe and no server (the SDK also
+// re-reads each tool's schema for header annotations after this).
+func BenchmarkToolsListClientDecode(b *testing.B) {
+	var compact bytes.Buffer
+	raw, err := os.ReadFile(filepath.Join("testdata", "golden", "tools_list.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := json.Compact(&compact, raw); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(compact.Len()))
+	for b.Loop() {
+		var res sdk.ListToolsResult
+		if err := json.Unmarshal(compact.Bytes(), &res); err != nil || len(res.Tools) == 0 {
+			b.Fatalf("decode: %v, %d tools", err, len(res.Tools))
+		}
+	}
+}
+
 func BenchmarkPaddGetBaseline(b *testing.B) {
 	e := newEnv(b)
 	ws := e.workspace("Bench")
