@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -59,15 +58,11 @@ type SearchResponse struct {
 // every write other callers made before it. Without it a search waits
 // for the head. -1 means none.
 func minSeq(r *http.Request) (int64, error) {
-	v := r.URL.Query().Get("min_seq")
-	if v == "" {
-		return -1, nil
+	n, err := queryInt(r, "min_seq", -1)
+	if err == nil && n < 0 && r.URL.Query().Has("min_seq") {
+		err = model.BadRequest("min_seq must be a seq (0 or more), got %d", n).With("param", "min_seq")
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return 0, model.BadRequest("min_seq must be a seq (an integer of 0 or more), got %q", v).With("param", "min_seq")
-	}
-	return n, nil
+	return int64(n), err
 }
 
 // searchScope resolves the workspaces (and collections) a search covers,

@@ -402,12 +402,8 @@ func (x *Index) searchPlainScoring(ctx context.Context, bi bleve.Index, r Reques
 	}
 	noTitle *= 1 + 1e-9 // rounding
 
-	want := r.Limit
-	if want <= 0 {
-		want = 50
-	}
 	sc := &plainScorer{body: body, title: title, bodyOrder: bodyOrder, titleOrder: titleOrder,
-		keep: want + max(r.Offset, 0)}
+		keep: r.pageSize() + max(r.Offset, 0)}
 	matches := make([]segMatches, len(segs))
 	var total, titled uint64
 	for s, ss := range segs {

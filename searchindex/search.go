@@ -39,6 +39,14 @@ type Request struct {
 	NoFacets bool
 }
 
+// pageSize is how many hits a page holds: Limit, or 50.
+func (r Request) pageSize() int {
+	if r.Limit <= 0 {
+		return 50
+	}
+	return r.Limit
+}
+
 // Hit is one result; Snippet (snippet.go) cuts its excerpt.
 type Hit struct {
 	ID        string
@@ -118,10 +126,7 @@ func (x *Index) run(ctx context.Context, bi bleve.Index, r Request, p *Parsed, f
 // segment tables (facets.go) rather than by Bleve.
 func (x *Index) runCounting(ctx context.Context, bi bleve.Index, r Request, p *Parsed, fuzzy, ownFacets bool) (*Result, error) {
 	q := build(r, p, fuzzy)
-	size := r.Limit
-	if size <= 0 {
-		size = 50
-	}
+	size := r.pageSize()
 	sr := bleve.NewSearchRequestOptions(q, size, r.Offset, false)
 	sr.Fields = []string{"workspace"}
 	switch r.Sort {
