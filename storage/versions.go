@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"strings"
+
 	"github.com/padd/padd/model"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
@@ -59,9 +61,26 @@ func (w *wtx) lastVersion(itemID string) ([]byte, *model.Version) {
 }
 
 // lineDelta counts the lines a change adds and removes (a line diff).
+// lineCount counts lines as the diff does: each newline ends one, and
+// text after the last newline is one more.
+func lineCount(s string) int {
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
 func lineDelta(before, after string) (added, removed int) {
 	if before == after {
 		return 0, 0
+	}
+	// A create (or a body cleared) adds (removes) every line: no diff.
+	if before == "" {
+		return lineCount(after), 0
+	}
+	if after == "" {
+		return 0, lineCount(before)
 	}
 	dmp := diffmatchpatch.New()
 	a, b, _ := dmp.DiffLinesToChars(before, after) // one rune per line
