@@ -507,7 +507,7 @@ func (x *viewCtx) byRole() ([]model.RoleBreakdown, error) {
 			n += int(countOf(x.b, vc.valueStream(keyRole, r.ID)))
 			for v := range vc.values {
 				if vc.state(v) != model.StateOpen {
-					n -= int(getU64(x.b.vcounts().Get(scopeKey(kindRoleValue, rk, vc.key, vc.doneKey, v, lifeLive))))
+					n -= int(vcountOf(x.b, scopeKey(kindRoleValue, rk, vc.key, vc.doneKey, v, lifeLive)))
 				}
 			}
 		}

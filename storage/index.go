@@ -282,7 +282,7 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 	// Entries carry the collection id as their value: a move rewrites
 	// even the entries whose keys stay.
 	moved := old != nil && new != nil && old.CollectionID != new.CollectionID
-	ix, counts := w.ws.index(), w.ws.counts()
+	ix := w.ws.index()
 	for p, e := range before {
 		if a, ok := after[p]; ok && bytes.Equal(a.key, e.key) {
 			continue
@@ -291,7 +291,7 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 			return err
 		}
 		if _, still := after[p]; !still {
-			if err := addCount(counts, e.prefix, -1); err != nil {
+			if err := w.ws.addCount(e.prefix, -1); err != nil {
 				return err
 			}
 		}
@@ -308,7 +308,7 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 			return err
 		}
 		if _, was := before[p]; !was {
-			if err := addCount(counts, e.prefix, 1); err != nil {
+			if err := w.ws.addCount(e.prefix, 1); err != nil {
 				return err
 			}
 		}
@@ -329,8 +329,6 @@ func addCount(counts interface {
 	}
 	return counts.Put(prefix, u64(uint64(n)))
 }
-
-func countOf(b *wsb, prefix []byte) int64 { return int64(getU64(b.counts().Get(prefix))) }
 
 // fieldValueCounts returns, for live items of a collection, how many hold
 // each value of a field.

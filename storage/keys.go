@@ -182,6 +182,8 @@ type wsb struct {
 		remFired   *bucket
 		seen       *bucket
 	}
+	// held is a bulk write's count changes not yet put (tally.go).
+	held *heldCounts
 	// now is the transaction's clock reading: what a lease's liveness is
 	// judged against when a read decorates an item.
 	now time.Time
@@ -224,7 +226,6 @@ func (b *wsb) nums() *bucket       { return b.lazy(&b.open.nums, bNums) }
 func (b *wsb) refs() *bucket       { return b.lazy(&b.open.refs, bRefs) }
 func (b *wsb) slugs() *bucket      { return b.lazy(&b.open.slugs, bSlugs) }
 func (b *wsb) index() *bucket      { return b.lazy(&b.open.index, bIndex) }
-func (b *wsb) counts() *bucket     { return b.lazy(&b.open.counts, bCounts) }
 func (b *wsb) changes() *bucket    { return b.lazy(&b.open.changes, bChanges) }
 func (b *wsb) activity() *bucket   { return b.lazy(&b.open.activity, bActivity) }
 func (b *wsb) actItem() *bucket    { return b.lazy(&b.open.actItem, bActItem) }
@@ -243,7 +244,6 @@ func (b *wsb) outbox() *bucket     { return b.lazy(&b.open.outbox, bOutbox) }
 func (b *wsb) unique() *bucket     { return b.lazy(&b.open.unique, bUnique) }
 func (b *wsb) titles() *bucket     { return b.lazy(&b.open.titles, bTitles) }
 func (b *wsb) sums() *bucket       { return b.lazy(&b.open.sums, bSums) }
-func (b *wsb) vcounts() *bucket    { return b.lazy(&b.open.vcounts, bVCounts) }
 func (b *wsb) due() *bucket        { return b.lazy(&b.open.due, bDue) }
 func (b *wsb) blk() *bucket        { return b.lazy(&b.open.blk, bBlk) }
 func (b *wsb) leases() *bucket     { return b.lazy(&b.open.leases, bLeases) }

@@ -281,14 +281,14 @@ func putViewData(b *wsb, old, new *model.Item, colls map[string]*model.Collectio
 	before, after := scopedCountKeys(old), scopedCountKeys(new)
 	for k := range before {
 		if !after[k] {
-			if err := addCount(b.vcounts(), []byte(k), -1); err != nil {
+			if err := b.addVCount([]byte(k), -1); err != nil {
 				return err
 			}
 		}
 	}
 	for k := range after {
 		if !before[k] {
-			if err := addCount(b.vcounts(), []byte(k), 1); err != nil {
+			if err := b.addVCount([]byte(k), 1); err != nil {
 				return err
 			}
 		}
