@@ -159,10 +159,9 @@ func itemStreams(it *model.Item, unparented bool) [][]byte {
 		if model.IsReservedField(k) {
 			continue
 		}
-		seen := map[string]bool{}
-		for _, v := range indexValues(it.Fields[k]) {
-			if !seen[v] {
-				seen[v] = true
+		vals := indexValues(it.Fields[k])
+		for i, v := range vals {
+			if !slices.Contains(vals[:i], v) {
 				addField(k, v)
 			}
 		}
@@ -174,12 +173,10 @@ func itemStreams(it *model.Item, unparented bool) [][]byte {
 	if it.AssignedUserID != "" {
 		addField(keyAssignee, it.AssignedUserID)
 	}
-	seen := map[string]bool{}
-	for _, t := range it.Tags {
-		if t == "" || seen[t] {
+	for i, t := range it.Tags {
+		if t == "" || slices.Contains(it.Tags[:i], t) {
 			continue
 		}
-		seen[t] = true
 		out = append(out, cat([]byte{kindTag}, coll, lstr(t), L), cat([]byte{kindTagAll}, lstr(t), L))
 	}
 	if it.ParentID != "" {
@@ -263,34 +260,46 @@ func migratePairStreams(tx *txn) error {
 // reindex moves an item's index entries from its old state to its new
 // one (either may be nil), keeping the per-stream counts.
 func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
+	// An item is in a dozen streams or so: slices searched in line cost
+	// less than maps here, and a bulk load runs this per item.
 	type entry struct {
 		prefix []byte
 		key    []byte
 	}
-	mk := func(it *model.Item, unpar bool) map[string]entry {
-		m := map[string]entry{}
+	entries := func(it *model.Item, unpar bool) []entry {
 		if it == nil {
-			return m
+			return nil
 		}
 		suffix := cat(sortKey(it), mustID(it.ID))
-		for _, p := range itemStreams(it, unpar) {
-			m[string(p)] = entry{p, cat(p, suffix)}
+		streams := itemStreams(it, unpar)
+		out := make([]entry, len(streams))
+		for i, p := range streams {
+			out[i] = entry{p, cat(p, suffix)}
 		}
-		return m
+		return out
 	}
-	before, after := mk(old, oldUnpar), mk(new, newUnpar)
+	find := func(es []entry, prefix []byte) *entry {
+		for i := range es {
+			if bytes.Equal(es[i].prefix, prefix) {
+				return &es[i]
+			}
+		}
+		return nil
+	}
+	before, after := entries(old, oldUnpar), entries(new, newUnpar)
 	// Entries carry the collection id as their value: a move rewrites
 	// even the entries whose keys stay.
 	moved := old != nil && new != nil && old.CollectionID != new.CollectionID
 	ix := w.ws.index()
-	for p, e := range before {
-		if a, ok := after[p]; ok && bytes.Equal(a.key, e.key) {
+	for _, e := range before {
+		a := find(after, e.prefix)
+		if a != nil && bytes.Equal(a.key, e.key) {
 			continue
 		}
 		if err := ix.Delete(e.key); err != nil {
 			return err
 		}
-		if _, still := after[p]; !still {
+		if a == nil {
 			if err := w.ws.addCount(e.prefix, -1); err != nil {
 				return err
 			}
@@ -300,14 +309,15 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 	if new != nil {
 		coll = mustID(new.CollectionID)
 	}
-	for p, e := range after {
-		if b, ok := before[p]; ok && bytes.Equal(b.key, e.key) && !moved {
+	for _, e := range after {
+		b := find(before, e.prefix)
+		if b != nil && bytes.Equal(b.key, e.key) && !moved {
 			continue
 		}
 		if err := ix.Put(e.key, coll); err != nil {
 			return err
 		}
-		if _, was := before[p]; !was {
+		if b == nil {
 			if err := w.ws.addCount(e.prefix, 1); err != nil {
 				return err
 			}
