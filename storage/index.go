@@ -290,13 +290,12 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 	// Entries carry the collection id as their value: a move rewrites
 	// even the entries whose keys stay.
 	moved := old != nil && new != nil && old.CollectionID != new.CollectionID
-	ix := w.ws.index()
 	for _, e := range before {
 		a := find(after, e.prefix)
 		if a != nil && bytes.Equal(a.key, e.key) {
 			continue
 		}
-		if err := ix.Delete(e.key); err != nil {
+		if err := w.ws.putIndex(e.key, nil); err != nil {
 			return err
 		}
 		if a == nil {
@@ -314,7 +313,7 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 		if b != nil && bytes.Equal(b.key, e.key) && !moved {
 			continue
 		}
-		if err := ix.Put(e.key, coll); err != nil {
+		if err := w.ws.putIndex(e.key, coll); err != nil {
 			return err
 		}
 		if b == nil {

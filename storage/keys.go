@@ -182,8 +182,8 @@ type wsb struct {
 		remFired   *bucket
 		seen       *bucket
 	}
-	// held is a bulk write's count changes not yet put (tally.go).
-	held *heldCounts
+	// held is what a bulk write has not yet written (held.go).
+	held *held
 	// now is the transaction's clock reading: what a lease's liveness is
 	// judged against when a read decorates an item.
 	now time.Time
@@ -225,7 +225,6 @@ func (b *wsb) content() *bucket    { return b.lazy(&b.open.content, bContent) }
 func (b *wsb) nums() *bucket       { return b.lazy(&b.open.nums, bNums) }
 func (b *wsb) refs() *bucket       { return b.lazy(&b.open.refs, bRefs) }
 func (b *wsb) slugs() *bucket      { return b.lazy(&b.open.slugs, bSlugs) }
-func (b *wsb) index() *bucket      { return b.lazy(&b.open.index, bIndex) }
 func (b *wsb) changes() *bucket    { return b.lazy(&b.open.changes, bChanges) }
 func (b *wsb) activity() *bucket   { return b.lazy(&b.open.activity, bActivity) }
 func (b *wsb) actItem() *bucket    { return b.lazy(&b.open.actItem, bActItem) }

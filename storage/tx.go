@@ -156,12 +156,12 @@ func (s *Store) apply(tx *txn, r *writeReq) error {
 	w := &wtx{s: s, tx: tx, ws: openWS(tx, rec.ID), wsRec: rec, actor: r.actor, now: s.clock()}
 	w.ws.now = w.now
 	if r.bulk {
-		w.ws.holdCounts()
+		w.ws.hold()
 	}
 	if err := r.fn(w); err != nil {
 		return err
 	}
-	if err := w.ws.flushCounts(); err != nil {
+	if err := w.ws.flushHeld(); err != nil {
 		return err
 	}
 	if w.seq > 0 {

@@ -1,14 +1,16 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 )
 
-// A bulk load holds its count changes until it ends (tally.go): the
-// stored counts afterwards must be what the items say, whatever the
-// chunk size, and the load's own reads must see the held changes.
-func TestBulkCreateKeepsCounts(t *testing.T) {
+// A bulk load holds its counts and list-index writes until it ends
+// (held.go): the stored index and counts afterwards must be what the
+// items say, whatever the chunk size, and the load's own reads must see
+// what is held.
+func TestBulkCreateHeldWrites(t *testing.T) {
 	s, _ := openTestNoSync(t)
 	ws := mustWorkspace(t, s, "Bulk")
 	role, err := s.CreateRole(ws.Slug, RoleCreate{Name: "Implementer"}, user)
@@ -82,6 +84,17 @@ func TestBulkCreateKeepsCounts(t *testing.T) {
 		}
 		if got := fieldValueCounts(w.ws, c.ID, "status")["open"]; got != 14+3 {
 			t.Errorf("open tasks read in order inside the load: %d, want %d", got, 14+3)
+		}
+		if _, err := w.createItem(ItemCreate{Collection: "tasks", Title: "Last"}); err != nil {
+			return err
+		}
+		entries := 0
+		cur := w.ws.index().Cursor()
+		for k, _ := cur.Seek(live); k != nil && bytes.HasPrefix(k, live); k, _ = cur.Next() {
+			entries++
+		}
+		if want := int(before) + 4; entries != want {
+			t.Errorf("list index read in order inside the load: %d tasks, want %d", entries, want)
 		}
 		return nil
 	})

@@ -1,0 +1,145 @@
+package storage
+
+import (
+	"bytes"
+	"maps"
+	"slices"
+)
+
+// A bulk load writes the same few stream counts with every item it
+// creates, and its list-index entries land all over the index: 5,000
+// items a chunk each get and put about a dozen of the same count keys and
+// put a dozen index entries in no order. A bulk write therefore holds
+// both until something reads them in order or the write ends, then puts
+// each changed count once and the index entries in key order, so each
+// B+tree path is walked while it is still in the CPU's caches. Point
+// reads of a count (countOf) add the held change, so nothing inside the
+// write sees a stale count.
+type held struct {
+	counts, vcounts map[string]int64
+	ix              []heldPut
+	err             error // a failed flush, reported when the write ends
+}
+
+// heldPut is a held list-index write; a nil val deletes.
+type heldPut struct {
+	key, val []byte
+}
+
+// hold makes the rest of this write hold its counts and list-index
+// writes until flushHeld.
+func (b *wsb) hold() {
+	b.held = &held{counts: map[string]int64{}, vcounts: map[string]int64{}}
+}
+
+// addCount changes the size of the list-index stream prefix by d.
+func (b *wsb) addCount(prefix []byte, d int64) error {
+	if b.held != nil {
+		b.held.counts[string(prefix)] += d
+		return nil
+	}
+	return addCount(b.countsBucket(), prefix, d)
+}
+
+// addVCount changes the project views' count under key by d.
+func (b *wsb) addVCount(key []byte, d int64) error {
+	if b.held != nil {
+		b.held.vcounts[string(key)] += d
+		return nil
+	}
+	return addCount(b.vcountsBucket(), key, d)
+}
+
+// putIndex writes a list-index entry; a nil val deletes it.
+func (b *wsb) putIndex(key, val []byte) error {
+	if b.held != nil {
+		b.held.ix = append(b.held.ix, heldPut{key, val})
+		return nil
+	}
+	if val == nil {
+		return b.indexBucket().Delete(key)
+	}
+	return b.indexBucket().Put(key, val)
+}
+
+// flushHeld writes what is held. The write keeps holding.
+func (b *wsb) flushHeld() error {
+	h := b.held
+	if h == nil {
+		return nil
+	}
+	if h.err != nil {
+		return h.err
+	}
+	// Stable, so that of two writes of one key the later one wins.
+	slices.SortStableFunc(h.ix, func(x, y heldPut) int { return bytes.Compare(x.key, y.key) })
+	ix := b.indexBucket()
+	for _, p := range h.ix {
+		var err error
+		if p.val == nil {
+			err = ix.Delete(p.key)
+		} else {
+			err = ix.Put(p.key, p.val)
+		}
+		if err != nil {
+			h.err = err
+			return err
+		}
+	}
+	h.ix = h.ix[:0]
+	for _, t := range []struct {
+		held map[string]int64
+		b    *bucket
+	}{{h.counts, b.countsBucket()}, {h.vcounts, b.vcountsBucket()}} {
+		for _, k := range slices.Sorted(maps.Keys(t.held)) {
+			if d := t.held[k]; d != 0 {
+				if err := addCount(t.b, []byte(k), d); err != nil {
+					h.err = err
+					return err
+				}
+			}
+			delete(t.held, k)
+		}
+	}
+	return nil
+}
+
+func (b *wsb) indexBucket() *bucket   { return b.lazy(&b.open.index, bIndex) }
+func (b *wsb) countsBucket() *bucket  { return b.lazy(&b.open.counts, bCounts) }
+func (b *wsb) vcountsBucket() *bucket { return b.lazy(&b.open.vcounts, bVCounts) }
+
+// index is the list index for reads, with what is held written first. A
+// failure to write it fails the write when it ends.
+func (b *wsb) index() *bucket {
+	b.flushHeld()
+	return b.indexBucket()
+}
+
+// counts is index for the stream counts.
+func (b *wsb) counts() *bucket {
+	b.flushHeld()
+	return b.countsBucket()
+}
+
+// vcounts is index for the project views' counts.
+func (b *wsb) vcounts() *bucket {
+	b.flushHeld()
+	return b.vcountsBucket()
+}
+
+func countOf(b *wsb, prefix []byte) int64 {
+	n := int64(getU64(b.countsBucket().Get(prefix)))
+	if b.held != nil {
+		n += b.held.counts[string(prefix)]
+	}
+	return n
+}
+
+// vcountOf is countOf for the project views' counts.
+func vcountOf(b *wsb, key []byte) int64 {
+	n := int64(getU64(b.vcountsBucket().Get(key)))
+	if b.held != nil {
+		n += b.held.vcounts[string(key)]
+	}
+	return n
+}
