@@ -40,12 +40,8 @@ const (
 )
 
 const (
-	batchSize = 500
-	// coalesceDelay is how long the indexer gathers commits into one
-	// batch while nobody waits for them: each batch is a new segment to
-	// build and merge, so bigger, fewer batches cost less CPU. A search
-	// that has to wait (WaitFor) cuts the gathering short.
-	coalesceDelay = 20 * time.Millisecond
+	batchSize     = 500
+	coalesceDelay = 2 * time.Millisecond
 	kFormat       = "padd:format"
 	kWatermark    = "padd:wm:"
 	kFlush        = "padd:flushed" // written at close, to wait for the persister
@@ -85,8 +81,6 @@ type Index struct {
 	total   int
 	err     error
 	kick    chan struct{}
-	hurry   chan struct{} // a search waits: index what has been gathered now
-	gather  time.Duration // coalesceDelay; tests lengthen it
 
 	facets facetTables // per-segment facet terms of bi's segments
 }
@@ -95,7 +89,7 @@ type Index struct {
 // missing, unreadable or of another format. Run does the work.
 func Open(dataDir string, store *storage.Store, log *slog.Logger) (*Index, error) {
 	x := &Index{path: filepath.Join(dataDir, Dir), store: store, log: log, wm: map[string]int64{},
-		state: StateReady, kick: make(chan struct{}, 1), hurry: make(chan struct{}, 1), gather: coalesceDelay}
+		state: StateReady, kick: make(chan struct{}, 1)}
 	x.changed = sync.NewCond(&x.mu)
 	bi, err := openChecked(x.path)
 	switch {
@@ -373,9 +367,8 @@ func (x *Index) Run(ctx context.Context) {
 				return
 			}
 			dirty[n.WorkspaceID] = true
-			// Gather a burst of commits into one batch, unless a search
-			// waits for them.
-			timer := time.NewTimer(x.gather)
+			// Coalesce a burst of commits into one batch.
+			timer := time.NewTimer(coalesceDelay)
 		drain:
 			for {
 				select {
@@ -384,21 +377,11 @@ func (x *Index) Run(ctx context.Context) {
 						break drain
 					}
 					dirty[n.WorkspaceID] = true
-				case <-x.hurry:
-					break drain
 				case <-timer.C:
-					break drain
-				case <-ctx.Done():
 					break drain
 				}
 			}
 			timer.Stop()
-			// A waiter that asked before this batch is served by it, or
-			// asks again when woken still behind.
-			select {
-			case <-x.hurry:
-			default:
-			}
 		}
 	}
 }
@@ -700,10 +683,6 @@ func (x *Index) WaitFor(ctx context.Context, ws string, seq int64) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for x.wm[ws] < seq || x.state == StateRebuilding {
-		select {
-		case x.hurry <- struct{}{}:
-		default:
-		}
 		if x.state == StateFailed {
 			return fmt.Errorf("search index failed: %v; padd retries on its own, `padctl index rebuild` retries now", x.err)
 		}

@@ -28,7 +28,6 @@ type fixture struct {
 	idx   *Index
 	ws    *model.Workspace
 	stop  func()
-	tune  func(*Index) // applied before the index runs
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -64,9 +63,6 @@ func (f *fixture) start() {
 	idx, err := Open(f.dir, f.store, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		f.t.Fatal(err)
-	}
-	if f.tune != nil {
-		f.tune(idx)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -384,23 +380,6 @@ func TestStopWordsAndFiltersScoreFinite(t *testing.T) {
 		wantHits(t, "a the priority:high", r, a.ID)
 		if s := r.Hits[0].Score; math.IsNaN(s) || math.IsInf(s, 0) {
 			t.Fatalf("sort %q: score %v", sort, s)
-		}
-	}
-}
-
-// The indexer gathers commits while nobody waits for them; a search that
-// waits has them indexed at once. With an hour's gathering, searches for
-// fresh writes would time out if waiting did not cut it short.
-func TestWaitingSearchCutsGatheringShort(t *testing.T) {
-	f := newFixture(t)
-	f.stop()
-	f.tune = func(x *Index) { x.gather = time.Hour }
-	f.start()
-	for i := range 3 {
-		title := fmt.Sprintf("gathered%d", i)
-		f.create("tasks", title, "", nil)
-		if res := f.search(title); res.Total != 1 {
-			t.Fatalf("search %q found %d items, want the one just written", title, res.Total)
 		}
 	}
 }
