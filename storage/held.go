@@ -11,14 +11,15 @@ import (
 // items a chunk each get and put about a dozen of the same count keys and
 // put a dozen index entries in no order. A bulk write therefore holds
 // both until something reads them in order or the write ends, then puts
-// each changed count once and the index entries in key order, so each
-// B+tree path is walked while it is still in the CPU's caches. Point
+// each changed count once and the index entries stream by stream in key
+// order, so each B+tree path is walked while it is still in the CPU's
+// caches. Point
 // reads of a count (countOf) add the held change, so nothing inside the
 // write sees a stale count.
 type held struct {
 	counts, vcounts map[string]int64
-	ix              []heldPut
-	err             error // a failed flush, reported when the write ends
+	ix              map[string][]heldPut // by stream prefix, in write order
+	err             error                // a failed flush, reported when the write ends
 }
 
 // heldPut is a held list-index write; a nil val deletes.
@@ -29,7 +30,7 @@ type heldPut struct {
 // hold makes the rest of this write hold its counts and list-index
 // writes until flushHeld.
 func (b *wsb) hold() {
-	b.held = &held{counts: map[string]int64{}, vcounts: map[string]int64{}}
+	b.held = &held{counts: map[string]int64{}, vcounts: map[string]int64{}, ix: map[string][]heldPut{}}
 }
 
 // addCount changes the size of the list-index stream prefix by d.
@@ -50,10 +51,11 @@ func (b *wsb) addVCount(key []byte, d int64) error {
 	return addCount(b.vcountsBucket(), key, d)
 }
 
-// putIndex writes a list-index entry; a nil val deletes it.
-func (b *wsb) putIndex(key, val []byte) error {
-	if b.held != nil {
-		b.held.ix = append(b.held.ix, heldPut{key, val})
+// putIndex writes the list-index entry key of the stream prefix; a nil
+// val deletes it.
+func (b *wsb) putIndex(prefix, key, val []byte) error {
+	if h := b.held; h != nil {
+		h.ix[string(prefix)] = append(h.ix[string(prefix)], heldPut{key, val})
 		return nil
 	}
 	if val == nil {
@@ -71,22 +73,28 @@ func (b *wsb) flushHeld() error {
 	if h.err != nil {
 		return h.err
 	}
-	// Stable, so that of two writes of one key the later one wins.
-	slices.SortStableFunc(h.ix, func(x, y heldPut) int { return bytes.Compare(x.key, y.key) })
 	ix := b.indexBucket()
-	for _, p := range h.ix {
-		var err error
-		if p.val == nil {
-			err = ix.Delete(p.key)
-		} else {
-			err = ix.Put(p.key, p.val)
+	for _, stream := range slices.Sorted(maps.Keys(h.ix)) {
+		puts := h.ix[stream]
+		// A stream's keys differ after its prefix. Stable, so that of
+		// two writes of one key the later one wins.
+		slices.SortStableFunc(puts, func(x, y heldPut) int {
+			return bytes.Compare(x.key[len(stream):], y.key[len(stream):])
+		})
+		for _, p := range puts {
+			var err error
+			if p.val == nil {
+				err = ix.Delete(p.key)
+			} else {
+				err = ix.Put(p.key, p.val)
+			}
+			if err != nil {
+				h.err = err
+				return err
+			}
 		}
-		if err != nil {
-			h.err = err
-			return err
-		}
+		delete(h.ix, stream)
 	}
-	h.ix = h.ix[:0]
 	for _, t := range []struct {
 		held map[string]int64
 		b    *bucket

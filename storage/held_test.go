@@ -104,3 +104,35 @@ func TestBulkCreateHeldWrites(t *testing.T) {
 	checkListIndex(t, s, ws.ID)
 	checkViewData(t, s, ws.ID)
 }
+
+// Of two held writes of one list-index key, the later one wins.
+func TestHeldIndexWritesLaterWins(t *testing.T) {
+	s, _ := openTestNoSync(t)
+	ws := mustWorkspace(t, s, "Held")
+	prefix := []byte{kindAll, lifeLive}
+	k1, k2 := cat(prefix, []byte("k1")), cat(prefix, []byte("k2"))
+	err := s.writeBulk(ws.Slug, user, func(w *wtx) error {
+		for _, p := range []struct{ key, val []byte }{{k1, []byte("a")}, {k1, nil}, {k2, nil}, {k2, []byte("b")}} {
+			if err := w.ws.putIndex(prefix, p.key, p.val); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.view(func(tx *txn) error {
+		ix := openWS(tx, ws.ID).index()
+		if v := ix.Get(k1); v != nil {
+			t.Errorf("k1 was put, then deleted: it holds %q", v)
+		}
+		if v := ix.Get(k2); string(v) != "b" {
+			t.Errorf("k2 was deleted, then put: it holds %q", v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -295,7 +295,7 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 		if a != nil && bytes.Equal(a.key, e.key) {
 			continue
 		}
-		if err := w.ws.putIndex(e.key, nil); err != nil {
+		if err := w.ws.putIndex(e.prefix, e.key, nil); err != nil {
 			return err
 		}
 		if a == nil {
@@ -313,7 +313,7 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 		if b != nil && bytes.Equal(b.key, e.key) && !moved {
 			continue
 		}
-		if err := w.ws.putIndex(e.key, coll); err != nil {
+		if err := w.ws.putIndex(e.prefix, e.key, coll); err != nil {
 			return err
 		}
 		if b == nil {
