@@ -37,7 +37,7 @@ type VersionDiff struct {
 
 func decodeVersion(b *wsb, k, v []byte) (*model.Version, error) {
 	var out model.Version
-	if err := decode(v, &out); err != nil {
+	if err := decodeVersionRecord(v, &out); err != nil {
 		return nil, model.Errorf(model.CodeVersionUnreconstructable, 409,
 			"version %d of item %s is unreadable: %v", getU64(k[16:]), idString(k[:16]), err).
 			With("reason", "unreadable")
@@ -102,12 +102,12 @@ func findVersion(b *wsb, itemID, ref string) (ver, prev *model.Version, err erro
 	if !ok {
 		return nil, nil, notFound
 	}
-	// Only rows holding the id's text are decoded: a long history is
-	// otherwise a decode per row.
+	// Only rows holding the id (its 16 bytes, or its text in a JSON
+	// record) are decoded: a long history is otherwise a decode per row.
 	want := idString(id)
 	var prevK, prevV []byte
 	for k, v := c.Seek(p); k != nil && string(k[:16]) == string(p); k, v = c.Next() {
-		if bytes.Contains(v, []byte(want)) {
+		if bytes.Contains(v, id) || bytes.Contains(v, []byte(want)) {
 			if ver, err = decodeVersion(b, k, v); err != nil {
 				return nil, nil, err
 			}

@@ -239,11 +239,8 @@ func intervening(b *wsb, itemID string, from, to int64) (*model.Intervening, err
 func versionIDsSince(b *wsb, itemID string, from int64) (map[int64]string, error) {
 	out := map[int64]string{}
 	err := eachReverse(b.versions().Cursor(), mustID(itemID), nil, func(_, v []byte) (bool, error) {
-		var ver struct {
-			ID  string `json:"id"`
-			Seq int64  `json:"seq"`
-		}
-		if err := decode(v, &ver); err != nil {
+		var ver model.Version
+		if err := decodeVersionRecord(v, &ver); err != nil {
 			return false, errInternal("version record unreadable: %v", err)
 		}
 		if ver.Seq <= from {

@@ -16,11 +16,7 @@ func (w *wtx) version(it *model.Item, before string, isCreate bool, summary stri
 	if !isCreate {
 		if k, prev := w.lastVersion(it.ID); prev != nil && prev.Current {
 			prev.Content, prev.Current = before, false
-			b, err := encode(prev)
-			if err != nil {
-				return err
-			}
-			if err := w.ws.versions().Put(k, b); err != nil {
+			if err := w.ws.versions().Put(k, encodeVersion(*prev)); err != nil {
 				return err
 			}
 		}
@@ -33,11 +29,7 @@ func (w *wtx) version(it *model.Item, before string, isCreate bool, summary stri
 	v := model.Version{ID: newID(), ItemID: it.ID, VersionSeq: vseq, Title: it.Title,
 		Current: true, Summary: summary, Actor: w.actor, IsCreate: isCreate,
 		LinesAdded: added, LinesRemoved: removed, CreatedAt: tstamp(w.now), Seq: w.seq}
-	b, err := encode(v)
-	if err != nil {
-		return err
-	}
-	return w.ws.versions().Put(cat(mustID(it.ID), u64(uint64(vseq))), b)
+	return w.ws.versions().Put(cat(mustID(it.ID), u64(uint64(vseq))), encodeVersion(v))
 }
 
 // lastVersion returns the item's newest version record and its key.
@@ -54,7 +46,7 @@ func (w *wtx) lastVersion(itemID string) ([]byte, *model.Version) {
 		return nil, nil
 	}
 	var out model.Version
-	if decode(v, &out) != nil {
+	if decodeVersionRecord(v, &out) != nil {
 		return nil, nil
 	}
 	return append([]byte(nil), k...), &out
