@@ -46,7 +46,7 @@ func lastLog(t testing.TB, s *Store, ws string) (model.Change, model.Activity) {
 			return err
 		}
 		_, v = b.activity().Cursor().Last()
-		return decode(v, &act)
+		return decodeActivityRecord(v, &act)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -175,6 +176,10 @@ func appendValue(b []byte, v any, depth int) ([]byte, error) {
 		return appendStr(append(b, valString), v), nil
 	case json.Number:
 		return appendStr(append(b, valNumber), string(v)), nil
+	case int:
+		return appendStr(append(b, valNumber), strconv.Itoa(v)), nil
+	case int64:
+		return appendStr(append(b, valNumber), strconv.FormatInt(v, 10)), nil
 	case []any:
 		b = binary.AppendUvarint(append(b, valArray), uint64(len(v)))
 		for _, e := range v {

@@ -60,7 +60,7 @@ func TestPatchWritesVersionActivityAndRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := page.Entries[0].Metadata
-	if m["patch_id"] != r.PatchID || m["patch_edits"] != float64(2) || m["prev_seq"] != float64(seq) {
+	if m["patch_id"] != r.PatchID || fmt.Sprint(m["patch_edits"]) != "2" || fmt.Sprint(m["prev_seq"]) != fmt.Sprint(seq) {
 		t.Fatalf("activity metadata %v", m)
 	}
 }

@@ -208,7 +208,7 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 func (w *wtx) activity(seq int64, itemID, action string, meta map[string]any) error {
 	// The id and workspace are implied by the key and the bucket.
 	a := model.Activity{ItemID: itemID, Action: action, Actor: w.actor, Metadata: meta, CreatedAt: tstamp(w.now), Seq: seq}
-	b, err := encode(a)
+	b, err := encodeActivity(a)
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ var kSyncLinked = []byte("sync_linked")
 // its key and bucket: the workspace, and an id derived from the seq.
 func decodeActivity(b *wsb, raw []byte) (model.Activity, error) {
 	var a model.Activity
-	if err := decode(raw, &a); err != nil {
+	if err := decodeActivityRecord(raw, &a); err != nil {
 		return a, errInternal("activity entry unreadable: %v", err)
 	}
 	a.WorkspaceID = b.id
