@@ -76,27 +76,7 @@ func TestActivityWrittenAsJSONStillReads(t *testing.T) {
 	if err != nil || len(before.Entries) < 2 {
 		t.Fatalf("activity: %v, %+v", err, before)
 	}
-	err = s.update(func(tx *txn) error {
-		b := openWS(tx, ws.ID).activity()
-		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			var a model.Activity
-			if err := decodeActivityRecord(v, &a); err != nil {
-				return err
-			}
-			old, err := encode(a)
-			if err != nil {
-				return err
-			}
-			if err := b.Put(append([]byte(nil), k...), old); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rewriteAsJSON(t, s, ws.ID, (*wsb).activity, decodeActivityRecord)
 	after, err := s.ListActivity(ws.Slug, ActivityQuery{})
 	if err != nil {
 		t.Fatal(err)

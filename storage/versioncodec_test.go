@@ -111,27 +111,7 @@ func TestVersionsWrittenAsJSONStillRead(t *testing.T) {
 	if err != nil || len(before) != 3 {
 		t.Fatalf("list: %v, %d versions", err, len(before))
 	}
-	err = s.update(func(tx *txn) error {
-		b := openWS(tx, ws.ID).versions()
-		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			var ver model.Version
-			if err := decodeVersionRecord(v, &ver); err != nil {
-				return err
-			}
-			old, err := encode(ver)
-			if err != nil {
-				return err
-			}
-			if err := b.Put(append([]byte(nil), k...), old); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rewriteAsJSON(t, s, ws.ID, (*wsb).versions, decodeVersionRecord)
 	after, err := s.ListVersions(ws.Slug, it.Ref, 0, false)
 	if err != nil {
 		t.Fatal(err)
@@ -144,5 +124,32 @@ func TestVersionsWrittenAsJSONStillRead(t *testing.T) {
 		if err != nil || got.ID != before[1].ID {
 			t.Fatalf("get %q from JSON records: %v, %+v", ref, err, got)
 		}
+	}
+}
+
+// rewriteAsJSON rewrites every record of a workspace's bucket in the JSON
+// form an older padd wrote, reading each with dec.
+func rewriteAsJSON[T any](t *testing.T, s *Store, wsID string, bucketOf func(*wsb) *bucket, dec func([]byte, *T) error) {
+	t.Helper()
+	err := s.update(func(tx *txn) error {
+		b := bucketOf(openWS(tx, wsID))
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			var rec T
+			if err := dec(v, &rec); err != nil {
+				return err
+			}
+			old, err := encode(rec)
+			if err != nil {
+				return err
+			}
+			if err := b.Put(append([]byte(nil), k...), old); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
