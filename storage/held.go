@@ -13,9 +13,8 @@ import (
 // both until something reads them in order or the write ends, then puts
 // each changed count once and the index entries stream by stream in key
 // order, so each B+tree path is walked while it is still in the CPU's
-// caches. Point
-// reads of a count (countOf) add the held change, so nothing inside the
-// write sees a stale count.
+// caches. Point reads of a count (countOf) add the held change, so
+// nothing inside the write sees a stale count.
 type held struct {
 	counts, vcounts map[string]int64
 	ix              map[string][]heldPut // by stream prefix, in write order
