@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 func mustUpdateItem(t testing.TB, s *Store, ws, ref string, in ItemUpdate) *ItemView {
@@ -377,26 +376,12 @@ func TestDiffVersionUnreconstructable(t *testing.T) {
 
 // The shortcut for a body created or cleared counts what the diff counts.
 func TestLineDeltaShortcutAgreesWithDiff(t *testing.T) {
-	diffDelta := func(before, after string) (int, int) {
-		dmp := diffmatchpatch.New()
-		a, b, _ := dmp.DiffLinesToChars(before, after)
-		var added, removed int
-		for _, d := range dmp.DiffMain(a, b, false) {
-			switch d.Type {
-			case diffmatchpatch.DiffInsert:
-				added += len([]rune(d.Text))
-			case diffmatchpatch.DiffDelete:
-				removed += len([]rune(d.Text))
-			}
-		}
-		return added, removed
-	}
 	for _, body := range []string{"x", "one\n", "one\ntwo", "one\ntwo\n", "\n", "\n\n", "a\n\nb\n\n\n", "é\r\nü"} {
-		wa, wr := diffDelta("", body)
+		wa, wr := diffLineDelta("", body)
 		if a, r := lineDelta("", body); a != wa || r != wr {
 			t.Errorf("create %q: +%d -%d, the diff says +%d -%d", body, a, r, wa, wr)
 		}
-		wa, wr = diffDelta(body, "")
+		wa, wr = diffLineDelta(body, "")
 		if a, r := lineDelta(body, ""); a != wa || r != wr {
 			t.Errorf("clear %q: +%d -%d, the diff says +%d -%d", body, a, r, wa, wr)
 		}

@@ -52,7 +52,6 @@ func (w *wtx) lastVersion(itemID string) ([]byte, *model.Version) {
 	return append([]byte(nil), k...), &out
 }
 
-// lineDelta counts the lines a change adds and removes (a line diff).
 // lineCount counts lines as the diff does: each newline ends one, and
 // text after the last newline is one more.
 func lineCount(s string) int {
@@ -63,17 +62,21 @@ func lineCount(s string) int {
 	return n
 }
 
+// lineDelta counts the lines a change adds and removes (a line diff).
 func lineDelta(before, after string) (added, removed int) {
-	if before == after {
+	switch {
+	case before == after:
 		return 0, 0
-	}
-	// A create (or a body cleared) adds (removes) every line: no diff.
-	if before == "" {
+	case before == "": // a create adds every line: no diff needed
 		return lineCount(after), 0
-	}
-	if after == "" {
+	case after == "": // a cleared body removes every line
 		return 0, lineCount(before)
 	}
+	return diffLineDelta(before, after)
+}
+
+// diffLineDelta is lineDelta by a line diff.
+func diffLineDelta(before, after string) (added, removed int) {
 	dmp := diffmatchpatch.New()
 	a, b, _ := dmp.DiffLinesToChars(before, after) // one rune per line
 	for _, d := range dmp.DiffMain(a, b, false) {
