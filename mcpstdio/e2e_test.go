@@ -239,6 +239,20 @@ func agentSession(t *testing.T, proto string) {
 	if err != nil || len(lp.Prompts) != 4 {
 		t.Fatalf("prompts: %v %v", lp, err)
 	}
+	// The catalog, prompts and templates cannot change while the server
+	// runs: a 2026-07-28 client is told to keep them for an hour.
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(lt.Tools) != 11 {
+		t.Fatalf("tools: %d, %v", len(lt.Tools), err)
+	}
+	wantTTL := 0
+	if proto == protoModern {
+		wantTTL = 3_600_000
+	}
+	if lt.GetTTLMs() != wantTTL || lp.GetTTLMs() != wantTTL || lrt.GetTTLMs() != wantTTL {
+		t.Errorf("ttlMs of tools/list %d, prompts/list %d, resources/templates/list %d; want %d",
+			lt.GetTTLMs(), lp.GetTTLMs(), lrt.GetTTLMs(), wantTTL)
+	}
 	gp, err := cs.GetPrompt(context.Background(), &sdk.GetPromptParams{Name: "pad_plan"})
 	if err != nil || len(gp.Messages) == 0 || !strings.Contains(gp.Messages[0].Content.(*sdk.TextContent).Text, "pad_set_workspace") {
 		t.Errorf("pad_plan prompt: %v %v", gp, err)

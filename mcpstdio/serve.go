@@ -80,7 +80,8 @@ func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options)
 	s := NewServer(opts)
 	stdio := server.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(log.New(s.logWriter(), "padctl mcp: ", log.LstdFlags))
-	return stdio.Listen(ctx, stdin, stdout)
+	out := &lockedWriter{w: stdout}
+	return stdio.Listen(ctx, newListAnswerer(s, stdin, out), out)
 }
 
 // NewServer builds the MCP server and registers the catalog, resources
@@ -120,6 +121,12 @@ func NewServer(opts Options) *Server {
 		// go-sdk v1.8.0 clients (docs/notes/mcp-libs.md §4); over stdio
 		// the direct request works in both eras.
 		server.WithLegacyServerInitiatedRequests(),
+		// The catalog, the prompts and the resource templates are compiled
+		// in: they cannot change while this process runs, so a 2026-07-28
+		// client may keep them (SEP-2549) instead of asking again.
+		server.WithMethodCacheHints(mcpgo.MethodToolsList, catalogTTL.Milliseconds(), mcpgo.CacheScopePrivate),
+		server.WithMethodCacheHints(mcpgo.MethodPromptsList, catalogTTL.Milliseconds(), mcpgo.CacheScopePrivate),
+		server.WithMethodCacheHints(mcpgo.MethodResourcesTemplatesList, catalogTTL.Milliseconds(), mcpgo.CacheScopePrivate),
 	)
 	for _, t := range catalog {
 		s.mcp.AddTool(mcpTool(t), s.toolHandler(t))
@@ -146,6 +153,10 @@ func (s *Server) logClient(ci mcpgo.Implementation, protocol string) {
 	s.log.Info("mcp client initialized", "client_name", ci.Name, "client_version", ci.Version,
 		"protocol_version", protocol, "transport", "stdio")
 }
+
+// catalogTTL is how long a client may keep the lists that never change
+// while the server runs.
+const catalogTTL = time.Hour
 
 // unnamedAgent names agent writes of a client that declared no name, as
 // Pad labels them: an agent write is never recorded as the human.
