@@ -41,6 +41,13 @@ const (
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
+	if dir := os.Getenv(cannedEnv); dir != "" {
+		if err := serveCanned(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "canned server:", err)
+			return 1
+		}
+		return 0
+	}
 	dir, err := os.MkdirTemp("", "padd-mcp-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
