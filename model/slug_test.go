@@ -1,8 +1,11 @@
 package model_test
 
 import (
+	"math/bits"
+	"math/rand/v2"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,6 +102,35 @@ func TestUniqueSlug(t *testing.T) {
 	for _, tt := range tests {
 		if got := model.UniqueSlug(tt.base, takenSet(tt.taken...)); got != tt.want {
 			t.Errorf("UniqueSlug(%q, taken=%v) = %q, want %q", tt.base, tt.taken, got, tt.want)
+		}
+	}
+}
+
+// A base many items share costs logarithmic probes, and the answer is
+// the next suffix when the taken ones are dense, a free one otherwise.
+func TestUniqueSlugShared(t *testing.T) {
+	for _, k := range []int{1, 2, 3, 7, 8, 9, 100, 1000, 100_000} {
+		taken := map[string]bool{"item": true}
+		for n := 2; n <= k; n++ {
+			taken["item-"+strconv.Itoa(n)] = true
+		}
+		probes := 0
+		got := model.UniqueSlug("item", func(s string) bool { probes++; return taken[s] })
+		if want := "item-" + strconv.Itoa(k+1); got != want {
+			t.Errorf("%d items share \"item\": got %q, want %q", k, got, want)
+		}
+		if limit := 2*bits.Len(uint(k)) + 2; probes > limit {
+			t.Errorf("%d items share \"item\": %d probes, want at most %d", k, probes, limit)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		taken := map[string]bool{"x": true}
+		for range rng.IntN(300) {
+			taken["x-"+strconv.Itoa(2+rng.IntN(400))] = true
+		}
+		if got := model.UniqueSlug("x", func(s string) bool { return taken[s] }); taken[got] || !strings.HasPrefix(got, "x-") {
+			t.Fatalf("UniqueSlug gave %q, which is taken or not base-N", got)
 		}
 	}
 }
