@@ -178,6 +178,30 @@ func edgesOf(bk *bucket, end []byte, typ string) []edge {
 	return out
 }
 
+// linkBetween is the id of the link "src typ dst", or nil. Every link is
+// indexed under both ends, so it walks the source's outgoing edges of
+// that type and the target's incoming ones side by side and stops when
+// either runs out: the cost is the smaller degree, and a hub item with
+// thousands of links finds a new link's twin, or its absence, in a few
+// steps.
+func linkBetween(b *wsb, src, dst []byte, typ string) []byte {
+	ps, pd := cat(src, lstr(typ)), cat(dst, lstr(typ))
+	cs, cd := b.linkSrc().Cursor(), b.linkDst().Cursor()
+	ks, vs := cs.Seek(ps)
+	kd, vd := cd.Seek(pd)
+	for ks != nil && bytes.HasPrefix(ks, ps) && kd != nil && bytes.HasPrefix(kd, pd) {
+		if len(ks) == len(ps)+16 && bytes.Equal(vs, dst) {
+			return append([]byte(nil), ks[len(ps):]...)
+		}
+		if len(kd) == len(pd)+16 && bytes.Equal(vd, src) {
+			return append([]byte(nil), kd[len(pd):]...)
+		}
+		ks, vs = cs.Next()
+		kd, vd = cd.Next()
+	}
+	return nil
+}
+
 func getLink(b *wsb, id []byte) (*model.Link, error) {
 	v := b.links().Get(id)
 	if v == nil {
@@ -310,18 +334,16 @@ func (s *Store) AddLink(ws, sourceRef, targetRef, linkType string, actor model.A
 		}
 		cs, ct, ctyp, _ := model.CanonicalLink(src.ID, dst.ID, typ)
 		csKey, ctKey := mustID(cs), mustID(ct)
-		for _, e := range edgesOf(b.linkSrc(), csKey, ctyp) {
-			if bytes.Equal(e.other, ctKey) {
-				l, err := getLink(b, e.linkID)
-				if err != nil {
-					return err
-				}
-				if l == nil {
-					return model.Errorf(model.CodeStoredStateUnreadable, 409, "link index names missing link %s", idString(e.linkID))
-				}
-				res = &LinkResult{Link: l, Existing: true}
-				return nil
+		if id := linkBetween(b, csKey, ctKey, ctyp); id != nil {
+			l, err := getLink(b, id)
+			if err != nil {
+				return err
 			}
+			if l == nil {
+				return model.Errorf(model.CodeStoredStateUnreadable, 409, "link index names missing link %s", idString(id))
+			}
+			res = &LinkResult{Link: l, Existing: true}
+			return nil
 		}
 		colls := map[string]*model.Collection{}
 		if ctyp == model.LinkBlocks {
@@ -452,11 +474,8 @@ func (s *Store) RemoveLinkBetween(ws, sourceRef, targetRef, linkType string, act
 			return err
 		}
 		cs, ct, ctyp, _ := model.CanonicalLink(src.ID, dst.ID, typ)
-		for _, e := range edgesOf(b.linkSrc(), mustID(cs), ctyp) {
-			if !bytes.Equal(e.other, mustID(ct)) {
-				continue
-			}
-			l, err := getLink(b, e.linkID)
+		if id := linkBetween(b, mustID(cs), mustID(ct), ctyp); id != nil {
+			l, err := getLink(b, id)
 			if err != nil {
 				return err
 			}

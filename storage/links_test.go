@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
@@ -310,3 +311,87 @@ func TestDepsBounded(t *testing.T) {
 }
 
 func refOfN(n int) string { return "TASK-" + strconv.Itoa(n) }
+
+// A link's twin is found from whichever end has fewer links: a hub with
+// many outgoing links and a sink with many incoming ones still see each
+// duplicate, each missing link, and each removal by ends.
+func TestLinkBetweenHubs(t *testing.T) {
+	s, _ := openTestNoSync(t)
+	ws := mustWorkspace(t, s, "Hubs").Slug
+	hub := mustCreate(t, s, ws, "tasks", "hub", nil)
+	sink := mustCreate(t, s, ws, "tasks", "sink", nil)
+	type end struct {
+		src, dst string
+		link     *model.Link
+	}
+	const n = 40
+	var links []end
+	for i := range n {
+		a := mustCreate(t, s, ws, "tasks", fmt.Sprintf("a%d", i), nil)
+		z := mustCreate(t, s, ws, "tasks", fmt.Sprintf("z%d", i), nil)
+		for _, e := range []end{{src: hub.Ref, dst: a.Ref}, {src: z.Ref, dst: sink.Ref}} {
+			r, err := s.AddLink(ws, e.src, e.dst, "blocks", user)
+			if err != nil || r.Existing {
+				t.Fatalf("%s blocks %s: %+v %v", e.src, e.dst, r, err)
+			}
+			e.link = r.Link
+			links = append(links, e)
+		}
+	}
+	head := wsSeq(t, s, ws)
+	for _, e := range links {
+		r, err := s.AddLink(ws, e.src, e.dst, "blocks", user)
+		if err != nil || !r.Existing || r.Link.ID != e.link.ID {
+			t.Fatalf("%s blocks %s again: %+v %v", e.src, e.dst, r, err)
+		}
+		if r, err = s.AddLink(ws, e.dst, e.src, "blocked-by", user); err != nil || !r.Existing || r.Link.ID != e.link.ID {
+			t.Fatalf("%s blocked-by %s: %+v %v", e.dst, e.src, r, err)
+		}
+	}
+	if wsSeq(t, s, ws) != head {
+		t.Fatal("a duplicate link wrote something")
+	}
+	// Between the two hubs: no link yet, then one, then none.
+	if _, err := s.RemoveLinkBetween(ws, hub.Ref, sink.Ref, "blocks", user); !model.IsNotFound(err) {
+		t.Fatalf("removing a link that is not there: %v", err)
+	}
+	r, err := s.AddLink(ws, hub.Ref, sink.Ref, "blocks", user)
+	if err != nil || r.Existing {
+		t.Fatalf("hub blocks sink: %+v %v", r, err)
+	}
+	if l, err := s.RemoveLinkBetween(ws, sink.Ref, hub.Ref, "blocked-by", user); err != nil || l.ID != r.Link.ID {
+		t.Fatalf("removing hub blocks sink by its other spelling: %+v %v", l, err)
+	}
+	for _, e := range []end{links[n], links[n+1]} {
+		if l, err := s.RemoveLinkBetween(ws, e.src, e.dst, "blocks", user); err != nil || l.ID != e.link.ID {
+			t.Fatalf("removing %s blocks %s: %+v %v", e.src, e.dst, l, err)
+		}
+	}
+}
+
+// BenchmarkLinkOnHub links a new item to a hub that already has 5,000
+// links of the same type: the duplicate check must not read them all.
+func BenchmarkLinkOnHub(b *testing.B) {
+	s, _ := openTestNoSync(b)
+	ws := mustWorkspace(b, s, "Hub").Slug
+	hub := mustCreate(b, s, ws, "plans", "hub", nil)
+	in := make([]ItemCreate, 5000+b.N)
+	for i := range in {
+		in[i] = ItemCreate{Collection: "tasks", Title: fmt.Sprintf("t%d", i)}
+	}
+	items, err := s.CreateItems(ws, in, user, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, it := range items[:5000] {
+		if _, err := s.AddLink(ws, hub.Ref, it.Ref, "blocks", user); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.AddLink(ws, hub.Ref, items[5000+i].Ref, "blocks", user); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
