@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"container/heap"
 	"encoding/binary"
 	"sort"
 	"strings"
@@ -569,7 +570,9 @@ func pageSorted(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[s
 		}
 		rows = append(rows, row)
 	}
-	sort.Slice(rows, func(i, j int) bool { return rowLess(parts, rows[i], rows[j]) }) // a total order: it ends on the id
+	for _, row := range rows {
+		row.keys(parts)
+	}
 	if p.Offset >= len(rows) {
 		return nil
 	}
@@ -580,6 +583,7 @@ func pageSorted(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[s
 	} else {
 		end = len(rows)
 	}
+	rows = firstRows(rows, end, func(a, b *sortRow) bool { return rowLess(parts, a, b) })
 	for _, row := range rows[p.Offset:end] {
 		it, err := getItem(r.ws, row.id, p.WithContent)
 		if err != nil {
@@ -654,6 +658,82 @@ type sortRow struct {
 	item    *model.Item
 	low     string // lower-cased title, made once: sorting compares it often
 	lowDone bool
+	fields  []fieldKey // per sort part naming a field, made once by keys
+}
+
+// keys makes the row's field sort keys before sorting: a comparison
+// then reads no summary and allocates nothing.
+func (r *sortRow) keys(parts []sortPart) {
+	for i, p := range parts {
+		if !builtinSortKey(p.key) {
+			if r.fields == nil {
+				r.fields = make([]fieldKey, len(parts))
+			}
+			r.fields[i] = makeFieldKey(r.field(p.key))
+		}
+	}
+}
+
+func builtinSortKey(key string) bool {
+	switch key {
+	case "title", "created_at", "updated_at", "sort_order", "item_number", "number":
+		return true
+	}
+	return false
+}
+
+// fieldKey is a field value as sorting compares it.
+type fieldKey struct {
+	val    any    // the stored value, compared as a number when both are
+	first  string // else its first index value, as text
+	absent bool
+}
+
+func makeFieldKey(v any) fieldKey {
+	vals := indexValues(v)
+	if len(vals) == 0 {
+		return fieldKey{absent: true}
+	}
+	return fieldKey{val: v, first: vals[0]}
+}
+
+// firstRows is rows[:n] in less order, the rest dropped. A page deep in
+// a large list sorts everything; a first page keeps the n least in a
+// heap, n·log(n) comparisons per row fewer than a full sort's log of all.
+func firstRows(rows []*sortRow, n int, less func(a, b *sortRow) bool) []*sortRow {
+	if n >= len(rows)/4 {
+		sort.Slice(rows, func(i, j int) bool { return less(rows[i], rows[j]) })
+		return rows
+	}
+	h := &rowHeap{less: less, rows: make([]*sortRow, 0, n+1)}
+	for _, r := range rows {
+		if len(h.rows) < n {
+			heap.Push(h, r)
+		} else if less(r, h.rows[0]) {
+			h.rows[0] = r
+			heap.Fix(h, 0)
+		}
+	}
+	top := h.rows
+	sort.Slice(top, func(i, j int) bool { return less(top[i], top[j]) })
+	return top
+}
+
+// rowHeap keeps the greatest of its rows on top: the first to go when a
+// lesser one comes.
+type rowHeap struct {
+	less func(a, b *sortRow) bool
+	rows []*sortRow
+}
+
+func (h *rowHeap) Len() int           { return len(h.rows) }
+func (h *rowHeap) Less(i, j int) bool { return h.less(h.rows[j], h.rows[i]) }
+func (h *rowHeap) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
+func (h *rowHeap) Push(x any)         { h.rows = append(h.rows, x.(*sortRow)) }
+func (h *rowHeap) Pop() any {
+	r := h.rows[len(h.rows)-1]
+	h.rows = h.rows[:len(h.rows)-1]
+	return r
 }
 
 func (r *sortRow) title() string {
@@ -705,7 +785,7 @@ func (s *itemSum) hasLong(parts []sortPart) bool {
 
 // rowLess orders by the parts, always ending on the id (Pad's rule).
 func rowLess(parts []sortPart, a, b *sortRow) bool {
-	for _, p := range parts {
+	for i, p := range parts {
 		var c int
 		switch p.key {
 		case "title":
@@ -719,12 +799,12 @@ func rowLess(parts []sortPart, a, b *sortRow) bool {
 		case "item_number", "number":
 			c = compareInt(a.number(), b.number())
 		default:
-			av, bv := a.field(p.key), b.field(p.key)
+			ak, bk := a.fields[i], b.fields[i]
 			// Items without the field come last in either direction.
-			if ae, be := len(indexValues(av)) == 0, len(indexValues(bv)) == 0; ae != be {
-				return be
+			if ak.absent != bk.absent {
+				return bk.absent
 			}
-			c = compareValues(av, bv)
+			c = compareFieldKeys(ak, bk)
 		}
 		if p.desc {
 			c = -c
@@ -746,20 +826,19 @@ func compareInt(a, b int64) int {
 	return 0
 }
 
-// compareValues orders field values: absent last, numbers numerically,
-// everything else as text.
-func compareValues(a, b any) int {
-	av, bv := indexValues(a), indexValues(b)
+// compareFieldKeys orders field values: absent last, numbers
+// numerically, everything else as text.
+func compareFieldKeys(a, b fieldKey) int {
 	switch {
-	case len(av) == 0 && len(bv) == 0:
+	case a.absent && b.absent:
 		return 0
-	case len(av) == 0:
+	case a.absent:
 		return 1
-	case len(bv) == 0:
+	case b.absent:
 		return -1
 	}
-	if c, ok := model.CompareNumbers(a, b); ok {
+	if c, ok := model.CompareNumbers(a.val, b.val); ok {
 		return c
 	}
-	return strings.Compare(av[0], bv[0])
+	return strings.Compare(a.first, b.first)
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/padd/padd/model"
 )
 
 // pageByUpdated must page exactly as pageSorted does, in both directions,
@@ -72,6 +74,50 @@ func TestPageByUpdatedMatchesFullSort(t *testing.T) {
 					t.Fatalf("%+v: from the index %v (more %v, next %d), full sort %v (more %v, next %d)",
 						q, ids(fast), fast.HasMore, fast.NextOffset, ids(slow), slow.HasMore, slow.NextOffset)
 				}
+			}
+		}
+	}
+}
+
+// firstRows must give exactly the first n of a full sort, ties and all,
+// whether it sorts everything or keeps a heap.
+func TestFirstRowsMatchesFullSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	parts := []sortPart{{key: "priority"}, {key: "title", desc: true}}
+	prios := []any{nil, "high", "low", "medium", 2.0, 10.0}
+	for trial := range 200 {
+		rows := make([]*sortRow, 1+r.IntN(400))
+		for i := range rows {
+			id := make([]byte, 16)
+			for j := range id {
+				id[j] = byte(r.IntN(256))
+			}
+			rows[i] = &sortRow{id: id, low: fmt.Sprintf("t%d", r.IntN(5)), lowDone: true,
+				item: &model.Item{Fields: map[string]any{"priority": prios[r.IntN(len(prios))]}}}
+			rows[i].keys(parts)
+		}
+		less := func(a, b *sortRow) bool { return rowLess(parts, a, b) }
+		want := slices.Clone(rows)
+		slices.SortFunc(want, func(a, b *sortRow) int {
+			if less(a, b) {
+				return -1
+			}
+			if less(b, a) {
+				return 1
+			}
+			return 0
+		})
+		n := 1 + r.IntN(len(rows))
+		if trial%2 == 0 {
+			n = 1 + r.IntN(max(1, len(rows)/5))
+		}
+		got := firstRows(slices.Clone(rows), n, less)
+		if len(got) < n {
+			t.Fatalf("trial %d: %d rows for the first %d of %d", trial, len(got), n, len(rows))
+		}
+		for i := range n {
+			if got[i] != want[i] {
+				t.Fatalf("trial %d: row %d of the first %d of %d differs from a full sort", trial, i, n, len(rows))
 			}
 		}
 	}
