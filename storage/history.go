@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -102,12 +101,12 @@ func findVersion(b *wsb, itemID, ref string) (ver, prev *model.Version, err erro
 	if !ok {
 		return nil, nil, notFound
 	}
-	// Only rows holding the id (its 16 bytes, or its text in a JSON
-	// record) are decoded: a long history is otherwise a decode per row.
+	// Only the row whose record carries the id is decoded: a long history
+	// is otherwise a decode per row.
 	want := idString(id)
 	var prevK, prevV []byte
 	for k, v := c.Seek(p); k != nil && string(k[:16]) == string(p); k, v = c.Next() {
-		if bytes.Contains(v, id) || bytes.Contains(v, []byte(want)) {
+		if versionRecordMayBe(v, id, want) {
 			if ver, err = decodeVersion(b, k, v); err != nil {
 				return nil, nil, err
 			}

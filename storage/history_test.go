@@ -387,3 +387,30 @@ func TestLineDeltaShortcutAgreesWithDiff(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkVersionByID looks a version up by id in a history of 3,000
+// versions of a document grown to 90 KB, 50 versions from the newest.
+func BenchmarkVersionByID(b *testing.B) {
+	s, _ := openTestNoSync(b)
+	ws := mustWorkspace(b, s, "History").Slug
+	it := mustCreate(b, s, ws, "docs", "doc", nil)
+	var body strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&body, "line %d of a growing document\n", i)
+		c := body.String()
+		if _, err := s.UpdateItem(ws, it.Ref, ItemUpdate{Content: &c}, user); err != nil {
+			b.Fatal(err)
+		}
+	}
+	vs, err := s.ListVersions(ws, it.Ref, 50, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := vs[len(vs)-1].ID
+	b.ResetTimer()
+	for range b.N {
+		if v, err := s.GetVersion(ws, it.Ref, id); err != nil || v.ID != id {
+			b.Fatalf("%v %v", v, err)
+		}
+	}
+}

@@ -153,3 +153,29 @@ func rewriteAsJSON[T any](t *testing.T, s *Store, wsID string, bucketOf func(*ws
 		t.Fatal(err)
 	}
 }
+
+// A record is matched to an id by its own id, in either form, never by an
+// id its body happens to mention.
+func TestVersionRecordMayBe(t *testing.T) {
+	ver, other := fullVersion(t), newID()
+	ver.Content = "see version " + other + " and " + string(mustID(other))
+	raw := encodeVersion(ver)
+	if !versionRecordMayBe(raw, mustID(ver.ID), ver.ID) {
+		t.Fatal("a binary record is not matched to its own id")
+	}
+	if versionRecordMayBe(raw, mustID(other), other) {
+		t.Fatal("a binary record is matched to an id its body mentions")
+	}
+	odd := ver
+	odd.ID = "v-not-a-uuid"
+	if raw := encodeVersion(odd); !versionRecordMayBe(raw, nil, odd.ID) || versionRecordMayBe(raw, nil, "v-not") {
+		t.Fatal("a record whose id is not a uuid is not matched by its text alone")
+	}
+	js, err := encode(ver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !versionRecordMayBe(js, mustID(ver.ID), ver.ID) {
+		t.Fatal("a JSON record is not matched to its own id")
+	}
+}
