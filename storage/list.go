@@ -570,9 +570,6 @@ func pageSorted(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[s
 		}
 		rows = append(rows, row)
 	}
-	for _, row := range rows {
-		row.keys(parts)
-	}
 	if p.Offset >= len(rows) {
 		return nil
 	}
@@ -658,28 +655,7 @@ type sortRow struct {
 	item    *model.Item
 	low     string // lower-cased title, made once: sorting compares it often
 	lowDone bool
-	fields  []fieldKey // per sort part naming a field, made once by keys
-}
-
-// keys makes the row's field sort keys before sorting: a comparison
-// then reads no summary and allocates nothing.
-func (r *sortRow) keys(parts []sortPart) {
-	for i, p := range parts {
-		if !builtinSortKey(p.key) {
-			if r.fields == nil {
-				r.fields = make([]fieldKey, len(parts))
-			}
-			r.fields[i] = makeFieldKey(r.field(p.key))
-		}
-	}
-}
-
-func builtinSortKey(key string) bool {
-	switch key {
-	case "title", "created_at", "updated_at", "sort_order", "item_number", "number":
-		return true
-	}
-	return false
+	fields  []fieldKey // by sort part: a field's key, made on first use
 }
 
 // fieldKey is a field value as sorting compares it.
@@ -687,19 +663,31 @@ type fieldKey struct {
 	val    any    // the stored value, compared as a number when both are
 	first  string // else its first index value, as text
 	absent bool
+	made   bool
 }
 
-func makeFieldKey(v any) fieldKey {
-	vals := indexValues(v)
-	if len(vals) == 0 {
-		return fieldKey{absent: true}
+// key is sort part i's field key, made on first use: later comparisons
+// read no summary and allocate nothing.
+func (r *sortRow) key(i int, parts []sortPart) fieldKey {
+	if r.fields == nil {
+		r.fields = make([]fieldKey, len(parts))
 	}
-	return fieldKey{val: v, first: vals[0]}
+	k := &r.fields[i]
+	if !k.made {
+		*k = fieldKey{made: true}
+		v := r.field(parts[i].key)
+		if vals := indexValues(v); len(vals) == 0 {
+			k.absent = true
+		} else {
+			k.val, k.first = v, vals[0]
+		}
+	}
+	return *k
 }
 
 // firstRows is rows[:n] in less order, the rest dropped. A page deep in
-// a large list sorts everything; a first page keeps the n least in a
-// heap, n·log(n) comparisons per row fewer than a full sort's log of all.
+// a large list sorts all rows; a page near the start keeps the n least
+// in a heap, about log(n) comparisons a row instead of log(len(rows)).
 func firstRows(rows []*sortRow, n int, less func(a, b *sortRow) bool) []*sortRow {
 	if n >= len(rows)/4 {
 		sort.Slice(rows, func(i, j int) bool { return less(rows[i], rows[j]) })
@@ -799,7 +787,7 @@ func rowLess(parts []sortPart, a, b *sortRow) bool {
 		case "item_number", "number":
 			c = compareInt(a.number(), b.number())
 		default:
-			ak, bk := a.fields[i], b.fields[i]
+			ak, bk := a.key(i, parts), b.key(i, parts)
 			// Items without the field come last in either direction.
 			if ak.absent != bk.absent {
 				return bk.absent
