@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,6 +117,42 @@ func BenchmarkToolsListRawPipe(b *testing.B) {
 		raw.call(id, "tools/list", `{}`)
 		id++
 	})
+}
+
+// The item get and create round trips over the raw pipe: the same
+// server and padd, a client that only writes the request line and reads
+// the answer's. What the go-sdk benchmarks take beyond them is that
+// client's own work.
+func BenchmarkItemGetRawPipe(b *testing.B) {
+	raw := rawItemSession(b)
+	raw.call(3, "tools/call", `{"name":"pad_item","arguments":{"action":"create","collection":"tasks","title":"bench"}}`)
+	b.ResetTimer()
+	id := 4
+	timed(b, func() {
+		raw.call(id, "tools/call", `{"name":"pad_item","arguments":{"action":"get","ref":"TASK-1"}}`)
+		id++
+	})
+}
+
+func BenchmarkItemCreateRawPipe(b *testing.B) {
+	raw := rawItemSession(b)
+	b.ResetTimer()
+	id := 3
+	timed(b, func() {
+		raw.call(id, "tools/call", `{"name":"pad_item","arguments":{"action":"create","collection":"tasks","title":"bench","fields":{"priority":"high"}}}`)
+		id++
+	})
+}
+
+// rawItemSession is a raw-pipe session with padd connected and a fresh
+// workspace chosen.
+func rawItemSession(b *testing.B) *rpc {
+	e := newEnv(b)
+	ws := e.workspace("Bench")
+	raw := startRawB(b, e.home)
+	raw.call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
+	raw.call(2, "tools/call", fmt.Sprintf(`{"name":"pad_set_workspace","arguments":{"workspace":%q}}`, ws))
+	return raw
 }
 
 // BenchmarkToolsListClientDecode is the go-sdk client's own share of a
