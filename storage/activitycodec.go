@@ -34,6 +34,20 @@ func encodeActivity(a model.Activity) ([]byte, error) {
 	return binary.AppendVarint(b, a.Seq), nil
 }
 
+// activityAction reads an entry's action alone, so that a view can pass
+// over entries of other actions without decoding their metadata, the
+// costly part. ok is false for an entry it cannot read that way (the
+// JSON of an older padd): decode that one.
+func activityAction(raw []byte) (action string, ok bool) {
+	if len(raw) < 2 || raw[0] != activityFormat1 {
+		return "", false
+	}
+	r := reader{b: raw[1:]}
+	r.idRaw()
+	action = r.str()
+	return action, !r.bad
+}
+
 // decodeActivityRecord reads an activity entry in either form.
 func decodeActivityRecord(raw []byte, a *model.Activity) error {
 	if len(raw) > 0 && raw[0] == '{' {

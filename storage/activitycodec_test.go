@@ -32,9 +32,15 @@ func TestActivityCodecReadsAsJSONDid(t *testing.T) {
 		if err := decodeActivityRecord(raw, &got); err != nil {
 			t.Fatal(err)
 		}
+		if act, ok := activityAction(raw); !ok || act != a.Action {
+			t.Fatalf("activityAction = %q, %v; the entry's action is %q", act, ok, a.Action)
+		}
 		old, err := encode(a)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if _, ok := activityAction(old); ok {
+			t.Fatal("activityAction read a JSON entry; the views would skip it undecoded")
 		}
 		if err := decodeActivityRecord(old, &fromJSON); err != nil {
 			t.Fatal(err)

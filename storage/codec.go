@@ -105,28 +105,44 @@ func (r *reader) str() string {
 }
 
 func (r *reader) id() string {
+	b, isUUID := r.idRaw()
+	if isUUID {
+		return idString(b)
+	}
+	return string(b)
+}
+
+// idRaw passes over an id and answers it as stored: 16 bytes for a uuid,
+// else its text (empty for none). A caller that only compares or skips
+// the id need not format it.
+func (r *reader) idRaw() (b []byte, isUUID bool) {
 	if len(r.b) == 0 {
 		r.bad = true
-		return ""
+		return nil, false
 	}
 	tag := r.b[0]
 	r.b = r.b[1:]
 	switch tag {
 	case 0:
-		return ""
+		return nil, false
 	case 1:
 		if len(r.b) < 16 {
 			r.bad = true
-			return ""
+			return nil, false
 		}
-		s := idString(r.b[:16])
-		r.b = r.b[16:]
-		return s
+		b, r.b = r.b[:16], r.b[16:]
+		return b, true
 	case 2:
-		return r.str()
+		n := r.uvarint()
+		if r.bad || n > uint64(len(r.b)) {
+			r.bad = true
+			return nil, false
+		}
+		b, r.b = r.b[:n], r.b[n:]
+		return b, false
 	}
 	r.bad = true
-	return ""
+	return nil, false
 }
 
 func decodeChange(v []byte) (model.Change, error) {

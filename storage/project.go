@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,8 +27,9 @@ const (
 )
 
 // eachActivity visits the feed entries in [since, until), newest first;
-// fn returns false to stop.
-func eachActivity(b *wsb, since, until time.Time, fn func(a model.Activity) (bool, error)) error {
+// fn returns false to stop. With actions, entries of other actions are
+// passed over undecoded.
+func eachActivity(b *wsb, since, until time.Time, actions []string, fn func(a model.Activity) (bool, error)) error {
 	head := b.counter(kSeq)
 	lo, hi := firstAtOrAfter(b.changes(), since, head), firstAtOrAfter(b.changes(), until, head)
 	if lo >= hi {
@@ -36,6 +38,9 @@ func eachActivity(b *wsb, since, until time.Time, fn func(a model.Activity) (boo
 	return eachReverse(b.activity().Cursor(), nil, seqKey(hi), func(k, v []byte) (bool, error) {
 		if int64(getU64(k)) < lo {
 			return false, nil
+		}
+		if act, ok := activityAction(v); ok && len(actions) > 0 && !slices.Contains(actions, act) {
+			return true, nil
 		}
 		a, err := decodeActivity(b, v)
 		if err != nil {
@@ -74,7 +79,7 @@ type completion struct {
 // items into a positive terminal value, newest first. Each completion
 // is judged by the collection the item is in now.
 func (x *viewCtx) completions(since, until time.Time, fn func(c completion) (bool, error)) error {
-	return eachActivity(x.b, since, until, func(a model.Activity) (bool, error) {
+	return eachActivity(x.b, since, until, []string{"updated"}, func(a model.Activity) (bool, error) {
 		k, ok := idKey(a.ItemID)
 		if !ok || a.Action != "updated" {
 			return true, nil
@@ -489,7 +494,7 @@ func (s *Store) Report(ws string, p ReportParams) (*model.Report, error) {
 		cycle := map[string][]float64{}
 		var allCycle []float64
 		seen := map[string]bool{}
-		err = eachActivity(r.ws, start, end, func(a model.Activity) (bool, error) {
+		err = eachActivity(r.ws, start, end, []string{"created", "updated"}, func(a model.Activity) (bool, error) {
 			k, ok := idKey(a.ItemID)
 			if !ok || a.Action != "created" && a.Action != "updated" {
 				return true, nil
@@ -716,7 +721,7 @@ func (s *Store) CatchUp(ws string, p CatchUpParams) (*model.CatchUp, error) {
 		agents := map[string]*model.CatchUpAgent{}
 		agentItems := map[string]map[string]bool{}
 		var agentOrder []string
-		err = eachActivity(r.ws, since, until.Add(time.Second), func(a model.Activity) (bool, error) {
+		err = eachActivity(r.ws, since, until.Add(time.Second), nil, func(a model.Activity) (bool, error) {
 			if model.OwnAction(a.Actor, p.Caller) || a.Action == ActionLeaseRenewed {
 				return true, nil
 			}

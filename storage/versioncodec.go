@@ -44,14 +44,15 @@ func encodeVersion(v model.Version) []byte {
 // and took 124 ms.
 func versionRecordMayBe(raw, id []byte, want string) bool {
 	if len(raw) >= 2 && raw[0] == versionFormat1 {
-		switch raw[1] {
-		case 1:
-			return len(raw) >= 18 && bytes.Equal(raw[2:18], id)
-		case 2:
-			r := reader{b: raw[2:]}
-			return r.str() == want && !r.bad
+		r := reader{b: raw[1:]}
+		b, isUUID := r.idRaw()
+		switch {
+		case r.bad:
+			return false
+		case isUUID:
+			return bytes.Equal(b, id)
 		}
-		return false
+		return string(b) == want
 	}
 	return bytes.Contains(raw, []byte(want))
 }

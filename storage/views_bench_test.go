@@ -215,3 +215,32 @@ func BenchmarkReadyAfterBurst100k(b *testing.B) {
 	}
 	benchNext(b, s, ws, NextParams{Limit: 20}, 20)
 }
+
+// BenchmarkDigests100k reads the activity-fed views over a window that
+// holds the whole fixture's history (every item was written in it): the
+// walk through the feed is what they cost.
+func BenchmarkDigests100k(b *testing.B) {
+	s, ws := viewsBenchStore(b)
+	now := benchNow()
+	for _, v := range []struct {
+		name string
+		run  func() error
+	}{
+		{"standup-7d", func() error { _, err := s.Standup(ws, StandupParams{Now: now, Days: 7}); return err }},
+		{"changelog-7d", func() error { _, err := s.Changelog(ws, ChangelogParams{Now: now, Days: 7}); return err }},
+		{"report", func() error { _, err := s.Report(ws, ReportParams{Now: now}); return err }},
+		{"catch-up", func() error { _, err := s.CatchUp(ws, CatchUpParams{Now: now, Caller: user}); return err }},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			var lat latencies
+			for b.Loop() {
+				lat.time(func() {
+					if err := v.run(); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+			lat.report(b, "ms")
+		})
+	}
+}
