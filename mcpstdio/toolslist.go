@@ -48,7 +48,7 @@ func newListAnswerer(s *Server, stdin io.Reader, out io.Writer) *listAnswerer {
 	return &listAnswerer{
 		in:     bufio.NewReaderSize(stdin, 64<<10),
 		out:    out,
-		result: sync.OnceValues(func() ([]byte, error) { return s.toolsListResult() }),
+		result: sync.OnceValues(s.toolsListResult),
 	}
 }
 
