@@ -260,7 +260,7 @@ func (f fanout) WithGroup(name string) slog.Handler {
 }
 
 // runJobs runs the periodic maintenance: purging workspaces past their
-// restore window and forgetting old idempotency keys.
+// restore window and forgetting expired leases and old idempotency keys.
 func runJobs(ctx context.Context, store *storage.Store, log *slog.Logger) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -269,6 +269,11 @@ func runJobs(ctx context.Context, store *storage.Store, log *slog.Logger) {
 			log.Warn("purge of deleted workspaces failed; will retry in an hour", "err", err)
 		} else if len(purged) > 0 {
 			log.Info("purged workspaces deleted more than 30 days ago", "slugs", purged)
+		}
+		if n, err := store.SweepLeases(); err != nil {
+			log.Warn("sweep of expired leases failed; will retry in an hour", "err", err)
+		} else if n > 0 {
+			log.Debug("forgot expired leases", "count", n)
 		}
 		if n, err := store.SweepIdempotency(); err != nil {
 			log.Warn("idempotency sweep failed; will retry in an hour", "err", err)

@@ -102,40 +102,8 @@ func (w *wtx) replayItem(rec *idemRecord) (*ItemResult, error) {
 
 // SweepIdempotency forgets keys older than IdemTTL in every workspace.
 func (s *Store) SweepIdempotency() (int, error) {
-	n := 0
-	wss, err := s.ListWorkspaces()
-	if err != nil {
-		return 0, err
-	}
-	for _, ws := range wss {
-		err := s.update(func(tx *txn) error {
-			b := openWS(tx, ws.ID)
-			if b == nil {
-				return nil
-			}
-			cutoff := s.now().Add(-IdemTTL)
-			var stale [][]byte
-			err := b.idem().ForEach(func(k, v []byte) error {
-				var rec idemRecord
-				if decode(v, &rec) != nil || rec.At.Before(cutoff) {
-					stale = append(stale, append([]byte(nil), k...))
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			for _, k := range stale {
-				if err := b.idem().Delete(k); err != nil {
-					return err
-				}
-			}
-			n += len(stale)
-			return nil
-		})
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	return s.sweep((*wsb).idem, func(_, v []byte, now time.Time) bool {
+		var rec idemRecord
+		return decode(v, &rec) != nil || rec.At.Before(now.Add(-IdemTTL))
+	})
 }

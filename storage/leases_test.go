@@ -187,3 +187,63 @@ func TestLeaseRace(t *testing.T) {
 		}
 	}
 }
+
+// SweepLeases forgets exactly the leases that no longer hold: live ones
+// stay, with what they say, and the walks that read every stored lease
+// read only those.
+func TestSweepLeases(t *testing.T) {
+	s, clk := openTestNoSync(t)
+	ws := mustWorkspace(t, s, "Sweep").Slug
+	other := mustWorkspace(t, s, "Other").Slug
+	var short, long []string
+	for i := range 30 {
+		it := mustCreate(t, s, ws, "tasks", "task", nil)
+		ttl := time.Minute
+		if i%3 == 0 {
+			ttl = time.Hour
+			long = append(long, it.Ref)
+		} else {
+			short = append(short, it.Ref)
+		}
+		if _, err := s.Claim(ws, it.Ref, claimOf("crashy", workerA, ttl), agent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elsewhere := mustCreate(t, s, other, "tasks", "elsewhere", nil)
+	if _, err := s.Claim(other, elsewhere.Ref, claimOf("crashy", workerA, time.Minute), agent); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.SweepLeases(); err != nil || n != 0 {
+		t.Fatalf("a sweep while every lease holds forgot %d (%v)", n, err)
+	}
+	clk.advance(2 * time.Minute)
+	head := wsSeq(t, s, ws)
+	if n, err := s.SweepLeases(); err != nil || n != len(short)+1 {
+		t.Fatalf("swept %d leases (%v), want the %d expired ones", n, err, len(short)+1)
+	}
+	if wsSeq(t, s, ws) != head {
+		t.Fatal("the sweep wrote a change: forgetting an expired lease changes nothing anyone can see")
+	}
+	for _, ref := range long {
+		if l, err := s.GetLease(ws, ref); err != nil || l == nil || l.Holder != "crashy" {
+			t.Fatalf("%s: a live lease after the sweep reads %+v, %v", ref, l, err)
+		}
+	}
+	stored := 0
+	if err := s.view(func(tx *txn) error {
+		b, err := liveWorkspace(tx, ws)
+		if err != nil {
+			return err
+		}
+		return openWS(tx, b.ID).leases().ForEach(func(_, _ []byte) error { stored++; return nil })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if stored != len(long) {
+		t.Fatalf("%d leases stored after the sweep, want the %d live ones", stored, len(long))
+	}
+	// An item whose lease was swept is claimed afresh.
+	if res, err := s.Claim(ws, short[0], claimOf("cursor", workerB, time.Minute), agent); err != nil || res.Renewed {
+		t.Fatalf("claim after the sweep = %+v, %v", res, err)
+	}
+}

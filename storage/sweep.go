@@ -1,0 +1,58 @@
+package storage
+
+import "time"
+
+// sweep deletes, in every workspace, the entries of one bucket that
+// stale says are past use, one workspace per write; it answers how many
+// went. It is maintenance: losing it to a crash loses nothing, the next
+// sweep does it again.
+func (s *Store) sweep(bucketOf func(*wsb) *bucket, stale func(k, v []byte, now time.Time) bool) (int, error) {
+	n := 0
+	wss, err := s.ListWorkspaces()
+	if err != nil {
+		return 0, err
+	}
+	for _, ws := range wss {
+		err := s.update(func(tx *txn) error {
+			b := openWS(tx, ws.ID)
+			if b == nil {
+				return nil
+			}
+			bk := bucketOf(b)
+			if bk == nil {
+				return nil
+			}
+			now := s.now()
+			var gone [][]byte
+			c := bk.Cursor()
+			for k, v := c.First(); k != nil; k, v = c.Next() {
+				if stale(k, v, now) {
+					gone = append(gone, append([]byte(nil), k...))
+				}
+			}
+			for _, k := range gone {
+				if err := bk.Delete(k); err != nil {
+					return err
+				}
+			}
+			n += len(gone)
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// SweepLeases forgets the leases that no longer hold. An expired lease
+// is worth nothing (every read and claim treats it as none), but the
+// suggestions of `next`, `ready` and the dashboard, and catch-up, walk
+// every stored lease to find the caller's: 10,000 left behind by agents
+// that never released made `next` 4.3 ms instead of 0.09.
+func (s *Store) SweepLeases() (int, error) {
+	return s.sweep((*wsb).leases, func(k, v []byte, now time.Time) bool {
+		l, err := decodeLease(k, v)
+		return err == nil && !l.Live(now)
+	})
+}
