@@ -125,12 +125,28 @@ func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) 
 			out.NextBefore = a.Seq
 			return true, nil
 		}
+		// take passes over an entry before its metadata is decoded when
+		// its seq is older than since (the change log's times say which
+		// seq that is) or its action is not the one asked for.
+		lo := int64(0)
+		if !since.IsZero() {
+			lo = firstAtOrAfter(b.changes(), since, b.counter(kSeq))
+		}
+		take := func(seq, raw []byte) (bool, error) {
+			if int64(getU64(seq)) < lo {
+				return false, nil
+			}
+			if act, ok := activityAction(raw); ok && q.Action != "" && act != q.Action {
+				return true, nil
+			}
+			return visit(raw)
+		}
 		var before []byte
 		if q.ItemRef == "" {
 			if q.Before > 0 {
 				before = seqKey(q.Before)
 			}
-			return eachReverse(b.activity().Cursor(), nil, before, func(_, v []byte) (bool, error) { return visit(v) })
+			return eachReverse(b.activity().Cursor(), nil, before, take)
 		}
 		it, err := itemByRef(b, q.ItemRef, false)
 		if err != nil {
@@ -145,7 +161,7 @@ func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) 
 			if raw == nil {
 				return false, errInternal("activity index names a missing entry %d", getU64(k[16:]))
 			}
-			return visit(raw)
+			return take(k[16:], raw)
 		})
 	})
 	if !out.HasMore {

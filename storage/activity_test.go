@@ -1,6 +1,9 @@
 package storage
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -185,6 +188,67 @@ func TestParseSince(t *testing.T) {
 		got, err := parseSince(in)
 		if err != nil || got.Format(time.RFC3339Nano) != want {
 			t.Errorf("parseSince(%q) = %v %v, want %s", in, got, err, want)
+		}
+	}
+}
+
+// The feed's since and action filters are applied before entries are
+// decoded (a seq bound from the change log, the action read alone): the
+// answer must be what filtering the whole feed gives, at any instant.
+func TestListActivityFiltersMatchWholeFeed(t *testing.T) {
+	s, clk := openTestNoSync(t)
+	ws := mustWorkspace(t, s, "Filters").Slug
+	r := rand.New(rand.NewPCG(5, 6))
+	start := clk.now()
+	var refs []string
+	for i := range 200 {
+		clk.advance(time.Duration(r.IntN(3)) * 700 * time.Millisecond)
+		switch {
+		case len(refs) == 0 || r.IntN(3) == 0:
+			refs = append(refs, mustCreate(t, s, ws, "tasks", fmt.Sprintf("t%d", i), nil).Ref)
+		case r.IntN(2) == 0:
+			if _, err := s.AddComment(ws, refs[r.IntN(len(refs))], CommentCreate{Body: "c"}, agent); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			title := fmt.Sprintf("u%d", i)
+			if _, err := s.UpdateItem(ws, refs[r.IntN(len(refs))], ItemUpdate{Title: &title}, user); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	all, err := s.ListActivity(ws, ActivityQuery{Limit: MaxActivityLimit})
+	if err != nil || all.HasMore {
+		t.Fatalf("whole feed: %v, has_more %v", err, all.HasMore)
+	}
+	span := clk.now().Sub(start)
+	for range 300 {
+		q := ActivityQuery{Limit: MaxActivityLimit}
+		if r.IntN(2) == 0 {
+			q.Action = []string{"created", "updated", "commented", "linked"}[r.IntN(4)]
+		}
+		var since time.Time
+		if r.IntN(3) > 0 {
+			since = start.Add(time.Duration(r.Int64N(int64(span) + 1)))
+			q.Since = since.Format(time.RFC3339Nano)
+			since = since.Truncate(time.Second)
+		}
+		if r.IntN(3) == 0 {
+			q.ItemRef = refs[r.IntN(len(refs))]
+		}
+		got, err := s.ListActivity(ws, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int64
+		for _, e := range all.Entries {
+			if (q.Action == "" || e.Action == q.Action) && (since.IsZero() || !e.CreatedAt.Before(since)) &&
+				(q.ItemRef == "" || e.ItemRef == q.ItemRef) {
+				want = append(want, e.Seq)
+			}
+		}
+		if g := seqsOf(got.Entries); !slices.Equal(g, want) {
+			t.Fatalf("%+v: got %v, want %v", q, g, want)
 		}
 	}
 }
