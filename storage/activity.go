@@ -136,8 +136,10 @@ func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) 
 			if int64(getU64(seq)) < lo {
 				return false, nil
 			}
-			if act, ok := activityAction(raw); ok && q.Action != "" && act != q.Action {
-				return true, nil
+			if q.Action != "" {
+				if act, ok := activityAction(raw); ok && act != q.Action {
+					return true, nil
+				}
 			}
 			return visit(raw)
 		}

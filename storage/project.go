@@ -39,8 +39,10 @@ func eachActivity(b *wsb, since, until time.Time, actions []string, fn func(a mo
 		if int64(getU64(k)) < lo {
 			return false, nil
 		}
-		if act, ok := activityAction(v); ok && len(actions) > 0 && !slices.Contains(actions, act) {
-			return true, nil
+		if len(actions) > 0 {
+			if act, ok := activityAction(v); ok && !slices.Contains(actions, act) {
+				return true, nil
+			}
 		}
 		a, err := decodeActivity(b, v)
 		if err != nil {
