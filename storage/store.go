@@ -225,10 +225,10 @@ func (s *Store) Close() error {
 	s.closeMu.Unlock()
 	<-s.committerDone // queued writes finish; later ones get ErrClosed
 	s.mu.Lock()
-	for id, ch := range s.subs {
+	for _, ch := range s.subs {
 		close(ch)
-		delete(s.subs, id)
 	}
+	s.subs = nil // closed: later subscribers get a closed channel
 	s.mu.Unlock()
 	werr := s.wal.close()
 	return errors.Join(s.db.Close(), werr)
@@ -257,10 +257,16 @@ func (s *Store) Size() (int64, error) {
 
 // Subscribe returns a channel told about every commit. A slow reader
 // loses intermediate notifications, never the last one: it re-reads the
-// change log from its own cursor.
+// change log from its own cursor. The channel closes when the store
+// does, also for a subscriber that comes after Close.
 func (s *Store) Subscribe() (<-chan Notification, func()) {
 	ch := make(chan Notification, 64)
 	s.mu.Lock()
+	if s.subs == nil {
+		s.mu.Unlock()
+		close(ch)
+		return ch, func() {}
+	}
 	id := s.next
 	s.next++
 	s.subs[id] = ch

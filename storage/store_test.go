@@ -201,3 +201,30 @@ func TestWrittenSeq(t *testing.T) {
 		t.Errorf("a refused write moved WrittenSeq to %d", seq)
 	}
 }
+
+// A subscription ends when the store closes, whether it began before the
+// close or after it: a watcher that subscribes as the store goes away
+// must not wait forever.
+func TestSubscriptionsEndWithStore(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "padd.db"), Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, unsubscribe := s.Subscribe()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, unsubscribeLate := s.Subscribe()
+	for name, ch := range map[string]<-chan Notification{"before Close": before, "after Close": after} {
+		select {
+		case _, open := <-ch:
+			if open {
+				t.Fatalf("subscribed %s: a notification from a closed store", name)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("subscribed %s: the channel stayed open after Close", name)
+		}
+	}
+	unsubscribe()
+	unsubscribeLate()
+}
