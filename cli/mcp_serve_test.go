@@ -11,11 +11,12 @@ import (
 	"testing"
 )
 
-// `mcp serve` (padctl running padd's MCP server on its stdio) answers
-// the handshake and tools/list without a padd daemon, and writes
+// `mcp serve` (padctl running padd's MCP server on its stdio) starts
+// padd when none runs, answers the handshake and tools/list, and writes
 // nothing to stdout but JSON-RPC lines.
 func TestMCPServeStdoutIsProtocol(t *testing.T) {
 	home := t.TempDir()
+	t.Cleanup(func() { stopPaddOf(t, home) })
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}` + "\n"

@@ -36,6 +36,9 @@ type Config struct {
 	LogLevel slog.Level
 	// Ready, when set, is called once padd is serving.
 	Ready func(info *api.Info)
+	// MCP serves the MCP sessions `padd mcp-serve` relays (nil: padd
+	// refuses them, and each relay serves its agent itself).
+	MCP MCPServe
 }
 
 // Files in the data directory.
@@ -121,6 +124,7 @@ func Run(ctx context.Context, cfg Config) error {
 	defer stopSelf()
 	srv := NewServer(store, index, token, log)
 	srv.stop = stopSelf
+	srv.mcpServe = cfg.MCP
 	// No ReadTimeout or WriteTimeout: they would cut event streams. A
 	// slow header is bounded here, a slow body by the server (its
 	// bodyTimeout), an idle keep-alive connection by IdleTimeout, and a
@@ -152,6 +156,7 @@ func Run(ctx context.Context, cfg Config) error {
 	srv.Close() // event streams say goodbye and return
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	srv.mcp.drain(shutdownCtx) // relayed MCP sessions answer what they have read
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		log.Warn("shutdown did not finish in time", "err", err)
 	}

@@ -43,6 +43,9 @@ type Server struct {
 	// milliseconds, so one that takes seconds is worth a log line that
 	// explains a client's timeout.
 	slowAfter time.Duration
+	// mcpServe serves relayed MCP sessions (nil: none); mcp tracks them.
+	mcpServe MCPServe
+	mcp      mcpSessions
 }
 
 // Request limits beyond the body's (MaxBody): a longer request target or
@@ -123,7 +126,7 @@ func (w *seqWriter) Write(b []byte) (int, error) {
 func (w *seqWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // streams are the routes that stay open by design.
-var streams = map[string]bool{"/api/v1/events": true, "/api/v1/events/stream": true}
+var streams = map[string]bool{"/api/v1/events": true, "/api/v1/events/stream": true, "/api/v1" + api.MCPPath: true}
 
 // public routes answer without a token.
 var public = map[string]bool{
@@ -337,6 +340,7 @@ func (s *Server) routes() {
 	s.handle("GET /api/v1/auth/me", s.me)
 	s.handle("GET /api/v1/padd/status", s.status)
 	s.handle("POST /api/v1/padd/shutdown", s.shutdown)
+	s.handle("GET /api/v1"+api.MCPPath, s.mcpSession)
 
 	s.workspaceRoutes()
 	s.collectionRoutes()

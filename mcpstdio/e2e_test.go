@@ -680,6 +680,8 @@ func startRawB(t testing.TB, home string) *rpc {
 		_ = in.Close()
 		_ = cmd.Wait()
 		checkChild(t, "padctl mcp serve", stderr)
+		// The server started padd to relay the session to, when none ran.
+		stopPaddOf(t, home)
 	})
 	return &rpc{t: t, stdin: in, stdout: bufio.NewReaderSize(out, 1<<20), cmd: cmd}
 }

@@ -1,13 +1,15 @@
-// Package mcpstdio is padd's MCP server over stdio (`padctl mcp serve`,
-// which runs `padd mcp-serve`): Pad's tool catalog, resources and
-// prompts, answered by calling padd's loopback API. The installers that
-// register it with MCP clients are package mcpinstall.
+// Package mcpstdio is padd's MCP server: Pad's tool catalog, resources
+// and prompts, answered by calling padd's API.
 //
-// The server holds no data and no lock. It finds padd through
-// daemon.json (starting it when none answers), so any number of agents
-// can each run their own `padctl mcp serve` side by side, and a client
-// that leaves one running blocks nothing. Stdout carries the protocol and
-// nothing else; logs go to Options.Log (stderr by default).
+// An agent's client runs `padctl mcp serve`, which runs `padd mcp-serve`:
+// a relay (relay.go) that holds no data and no lock. It finds padd
+// through daemon.json (starting it when none answers) and hands the
+// session to it; padd serves every agent's session in its own process
+// (ServeRelayed), calling its API without a socket. Any number of agents
+// can each run their own relay side by side, and a client that leaves
+// one running blocks nothing. When padd cannot take the session, the
+// relay serves it itself (Serve), over loopback HTTP. Stdout carries the
+// protocol and nothing else; logs go to Options.Log (stderr by default).
 package mcpstdio
 
 import (
@@ -15,7 +17,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -46,6 +47,13 @@ type Options struct {
 	// Log receives the server's log lines. nil means os.Stderr. Never
 	// stdout: that is the protocol stream.
 	Log io.Writer
+	// Logger, when set, is used instead of Log (padd's own log, for the
+	// sessions it serves).
+	Logger *slog.Logger
+	// Worker is the session's worker id (X-Pad-Worker). "" makes a new
+	// one; a relay passes its own, so that the leases its agent holds
+	// stay its own across a restart of padd.
+	Worker string
 }
 
 // Server is one stdio MCP server: the catalog's handlers over a padd
@@ -74,27 +82,17 @@ type Server struct {
 }
 
 // Serve runs the MCP server on stdin/stdout until stdin ends (nil) or ctx
-// is cancelled. mcp-go keeps one stdio session per process, so run one
-// Serve at a time.
+// is cancelled. Each Serve is its own session: padd runs one for every
+// agent relayed to it (relay.go).
 func Serve(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) error {
-	s := NewServer(opts)
-	stdio := server.NewStdioServer(s.mcp)
-	stdio.SetErrorLogger(log.New(s.logWriter(), "padctl mcp: ", log.LstdFlags))
-	out := &lockedWriter{w: stdout}
-	return stdio.Listen(ctx, newListAnswerer(s, stdin, out), out)
+	return NewServer(opts).serveLines(ctx, stdin, stdout)
 }
 
 // NewServer builds the MCP server and registers the catalog, resources
 // and prompts. Serve uses it; tests may drive its MCPServer directly.
 func NewServer(opts Options) *Server {
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
-	}
-	if opts.Dir == "" {
-		opts.Dir, _ = os.Getwd()
-	}
-	s := &Server{opts: opts, worker: api.NewWorkerID()}
-	s.log = slog.New(slog.NewTextHandler(s.logWriter(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+	opts = opts.withDefaults()
+	s := &Server{opts: opts, worker: opts.Worker, log: newLogger(opts)}
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcpgo.InitializeRequest, _ *mcpgo.InitializeResult) {
 		s.logClient(req.Params.ClientInfo, req.Params.ProtocolVersion)
@@ -139,15 +137,39 @@ func NewServer(opts Options) *Server {
 	return s
 }
 
+// withDefaults fills in the real environment where o leaves it out.
+func (o Options) withDefaults() Options {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Dir == "" {
+		o.Dir, _ = os.Getwd()
+	}
+	if o.Worker == "" {
+		o.Worker = api.NewWorkerID()
+	}
+	if o.Connect == nil {
+		o.Connect = func(ctx context.Context) (*api.Client, error) {
+			c, _, err := api.Connect(ctx, api.ConnectOptions{Start: true})
+			return c, err
+		}
+	}
+	return o
+}
+
+func newLogger(o Options) *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	w := o.Log
+	if w == nil {
+		w = os.Stderr
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
 // MCPServer is the underlying mcp-go server.
 func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
-
-func (s *Server) logWriter() io.Writer {
-	if s.opts.Log != nil {
-		return s.opts.Log
-	}
-	return os.Stderr
-}
 
 func (s *Server) logClient(ci mcpgo.Implementation, protocol string) {
 	s.log.Info("mcp client initialized", "client_name", ci.Name, "client_version", ci.Version,
@@ -205,17 +227,14 @@ func (s *Server) baseClient(ctx context.Context) (*api.Client, error) {
 	if s.base != nil {
 		return s.base, nil
 	}
-	connect := s.opts.Connect
-	if connect == nil {
-		connect = func(ctx context.Context) (*api.Client, error) {
-			c, _, err := api.Connect(ctx, api.ConnectOptions{Start: true})
-			return c, err
-		}
-	}
-	c, err := connect(ctx)
+	c, err := s.opts.Connect(ctx)
 	if err != nil {
-		return nil, refuse(codeServerError, "padd could not be reached or started; `padctl daemon status` and `padctl daemon logs` say why",
-			"cannot reach padd: %v", err).with("reason", "padd_unreachable")
+		return nil, unreachable(err)
+	}
+	if c.HTTP != nil && c.HTTP.Transport != nil {
+		// A transport of the caller's (padd's in-process one) is kept.
+		s.base = &api.Client{BaseURL: c.BaseURL, Token: c.Token, HTTP: c.HTTP}
+		return s.base, nil
 	}
 	// Tool calls run five at a time and a get reads three routes at once;
 	// the default transport keeps only two idle connections per host, so
@@ -228,6 +247,13 @@ func (s *Server) baseClient(ctx context.Context) (*api.Client, error) {
 	}
 	s.base = &api.Client{BaseURL: c.BaseURL, Token: c.Token, HTTP: hc}
 	return s.base, nil
+}
+
+// unreachable is the refusal of a call when padd cannot be reached or
+// started.
+func unreachable(err error) *toolError {
+	return refuse(codeServerError, "padd could not be reached or started; `padctl daemon status` and `padctl daemon logs` say why",
+		"cannot reach padd: %v", err).with("reason", "padd_unreachable")
 }
 
 // paddTimeout bounds one request to padd (as padctl's own client does).

@@ -22,6 +22,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/daemon"
+	"github.com/padd/padd/mcpstdio"
 )
 
 func main() {
@@ -42,7 +43,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "padd:", err)
 		os.Exit(1)
 	}
-	cfg := daemon.Config{DataDir: dir, Port: *port, Stderr: os.Stderr}
+	cfg := daemon.Config{DataDir: dir, Port: *port, Stderr: os.Stderr, MCP: mcpstdio.ServeRelayed}
 	if *quiet {
 		cfg.Stderr = nil
 	}

@@ -13,15 +13,16 @@ import (
 // mcpServe is `padd mcp-serve`: the stdio MCP server that `padctl mcp
 // serve` runs. It lives in padd's binary so that padctl does not link
 // mcp-go, whose JSON Schema dependency compiles its meta-schemas at init
-// (4 ms of every padctl command). It holds no data and no lock: it talks
-// to the padd daemon over loopback, starting it when none answers.
+// (4 ms of every padctl command). It holds no data and no lock: it
+// relays the session to the padd daemon, which serves it (starting padd
+// when none answers), and serves it itself only when padd cannot.
 //
 // PADD_MCP_CPUPROFILE=<file> profiles it, as PADD_CPUPROFILE does padd.
 func mcpServe() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer startCPUProfile(os.Getenv("PADD_MCP_CPUPROFILE"))()
-	if err := mcpstdio.Serve(ctx, os.Stdin, os.Stdout, mcpstdio.Options{}); err != nil && ctx.Err() == nil {
+	if err := mcpstdio.Relay(ctx, os.Stdin, os.Stdout, mcpstdio.Options{}); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "padd mcp-serve:", err)
 		return 1
 	}

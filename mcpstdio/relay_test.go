@@ -1,0 +1,190 @@
+package mcpstdio
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/padd/padd/api"
+)
+
+// deadPadd is a stand-in for a padd that dies while a call runs: it
+// accepts a relayed session, reads one message, and closes the
+// connection without answering. Connections after the first are refused.
+func deadPadd(t *testing.T) *api.Client {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		ln.Close()
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			c.Close()
+			return
+		}
+		fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n\r\n", api.MCPUpgrade)
+		_, _ = br.ReadBytes('\n')
+		c.Close()
+	}()
+	return api.NewClient("http://"+ln.Addr().String(), "tok")
+}
+
+// A call padd was running when it died is answered, as a tool error that
+// says its outcome is unknown; a call when no padd can be started says
+// so. Neither leaves the agent waiting.
+func TestRelayAnswersLostCalls(t *testing.T) {
+	c := deadPadd(t)
+	tries := 0
+	connect := func(context.Context) (*api.Client, error) {
+		if tries++; tries > 1 {
+			return nil, errors.New("padd would not start (test)")
+		}
+		return c, nil
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Relay(context.Background(), inR, outW, Options{Connect: connect, Dir: t.TempDir(), Log: io.Discard})
+		outW.Close()
+	}()
+	answers := bufio.NewReader(outR)
+	read := func() map[string]any {
+		line, err := answers.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("no answer: %v", err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("answer %q: %v", line, err)
+		}
+		return m
+	}
+	toolError := func(m map[string]any) map[string]any {
+		res, _ := m["result"].(map[string]any)
+		content, _ := res["content"].([]any)
+		if res["isError"] != true || len(content) != 1 {
+			t.Fatalf("not a tool error: %v", m)
+		}
+		text, _ := content[0].(map[string]any)["text"].(string)
+		var e map[string]any
+		if err := json.Unmarshal([]byte(text), &e); err != nil {
+			t.Fatalf("tool error text %q: %v", text, err)
+		}
+		return e
+	}
+
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":"call-\u0041","method":"tools/call","params":{"name":"pad_item","arguments":{"action":"get","ref":"TASK-1"}}}`)
+	m := read()
+	if m["id"] != "call-A" {
+		t.Errorf("answered id %v, want call-A", m["id"])
+	}
+	if e := toolError(m); e["code"] != codeServerError || e["details"].(map[string]any)["reason"] != "padd_restarted" || e["hint"] == "" {
+		t.Errorf("lost call answered %v", e)
+	}
+
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pad_item","arguments":{"action":"get","ref":"TASK-1"}}}`)
+	m = read()
+	if m["id"] != float64(7) {
+		t.Errorf("answered id %v, want 7", m["id"])
+	}
+	if e := toolError(m); e["details"].(map[string]any)["reason"] != "padd_unreachable" {
+		t.Errorf("call without padd answered %v", e)
+	}
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":8,"method":"resources/list"}`)
+	if m := read(); m["id"] != float64(8) || m["error"] == nil {
+		t.Errorf("a request other than a tool call gets a JSON-RPC error: %v", m)
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Errorf("relay ended with %v", err)
+	}
+}
+
+// A padd from before relayed sessions answers the upgrade 404: the
+// session is served in the relay's own process, as before.
+func TestRelayFallsBackToOldPadd(t *testing.T) {
+	srv, seen := oldPadd(t)
+	connect := func(context.Context) (*api.Client, error) { return api.NewClient(srv.URL, "tok"), nil }
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		_ = Relay(context.Background(), inR, outW, Options{Connect: connect, Dir: t.TempDir(), Log: io.Discard})
+		outW.Close()
+	}()
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pad_set_workspace","arguments":{"workspace":"old"}}}`)
+	line, err := bufio.NewReader(outR).ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(line), `\"workspace\":\"old\"`) || strings.Contains(string(line), `"isError":true`) {
+		t.Errorf("served here, the call answered %s", line)
+	}
+	if len(*seen) == 0 {
+		t.Error("the old padd saw no item list")
+	}
+	inW.Close()
+}
+
+// FuzzRelayAnswerID feeds the relay arbitrary lines from padd. Property:
+// a line the relay takes for an answer holds a result or an error, under
+// the id a full decode reads (a line that also names a method is not
+// JSON-RPC; the relay passes it on all the same), and an answer it does
+// not take for one has no id a client could wait on.
+func FuzzRelayAnswerID(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":"a\u0041","error":{"code":-32603,"message":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`,
+		`{"id":2,"jsonrpc":"2.0","method":"roots/list"}`,
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
+		`{"jsonrpc":"2.0","id":1.5e3,"result":null}`,
+		`{"jsonrpc":"2.0","id":1,"result":{},"method":"x"}`,
+		`{"jsonrpc":"2.0","id":[1],"result":{}}`,
+		`not json`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		id, ok := answerID([]byte(line))
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method *string         `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		full := json.Unmarshal([]byte(line), &m) == nil
+		if !ok {
+			if full && m.Method == nil && len(m.ID) > 0 && (m.Result != nil || m.Error != nil) {
+				if _, isID := idKey(m.ID); isID {
+					t.Fatalf("an answer to id %s was not taken for one: %s", m.ID, line)
+				}
+			}
+			return
+		}
+		if !full {
+			return // not JSON: passed on as it is, as padd's error would be
+		}
+		if m.Result == nil && m.Error == nil {
+			t.Fatalf("taken for an answer, but holds no result or error: %s", line)
+		}
+		got, gok := idKey(id)
+		want, wok := idKey(m.ID)
+		if gok != wok || got != want {
+			t.Fatalf("id %q (%v), a full decode reads %q (%v): %s", got, gok, want, wok, line)
+		}
+	})
+}
