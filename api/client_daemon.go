@@ -14,6 +14,8 @@ type DaemonStatus struct {
 	DBPath        string    `json:"db_path"`
 	DBBytes       int64     `json:"db_bytes"`
 	Workspaces    int       `json:"workspaces"`
+	// MCPSessions counts the agents' MCP sessions padd serves now.
+	MCPSessions int `json:"mcp_sessions"`
 }
 
 // Health answers GET /health (no token needed).

@@ -58,6 +58,7 @@ func (s daemonState) pairs() *keyValues {
 	kv.add("data", plain(s.DataDir))
 	kv.add("database", plain(fmt.Sprintf("%s (%s)", s.DBPath, humanBytes(s.DBBytes))))
 	kv.add("workspaces", plain(fmt.Sprint(s.Workspaces)))
+	kv.add("agents", plain(fmt.Sprintf("%d connected over MCP", s.MCPSessions)))
 	return kv
 }
 

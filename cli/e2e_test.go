@@ -295,8 +295,11 @@ func TestE2EWorkflow(t *testing.T) {
 
 	// Daemon status and stop.
 	st := decode[map[string]any](t, ok(t, home, deep, "daemon", "status", "--format", "json"))
-	if st["running"] != true || st["pid"] != float64(info.PID) || st["version"] != api.Version {
+	if st["running"] != true || st["pid"] != float64(info.PID) || st["version"] != api.Version || st["mcp_sessions"] != float64(0) {
 		t.Errorf("daemon status = %v", st)
+	}
+	if r := ok(t, home, deep, "daemon", "status"); !strings.Contains(r.stdout, "0 connected over MCP") {
+		t.Errorf("daemon status does not count the agents:\n%s", r.stdout)
 	}
 	if r := ok(t, home, deep, "daemon", "stop"); !strings.Contains(r.stdout, fmt.Sprintf("Stopped padd (pid %d)", info.PID)) {
 		t.Errorf("daemon stop: %s", r)

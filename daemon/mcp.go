@@ -86,6 +86,12 @@ func (m *mcpSessions) add(c net.Conn) bool {
 	return true
 }
 
+func (m *mcpSessions) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.conns)
+}
+
 func (m *mcpSessions) remove(c net.Conn) {
 	m.mu.Lock()
 	delete(m.conns, c)

@@ -64,6 +64,11 @@ func TestMCPSessionRelayed(t *testing.T) {
 	if got := <-seen; got != want {
 		t.Errorf("padd was handed %+v, want %+v", got, want)
 	}
+	var st api.DaemonStatus
+	h.mustJSON("GET", "/api/v1/padd/status", nil, 200, &st)
+	if st.MCPSessions != 1 {
+		t.Errorf("status counts %d MCP sessions, want 1", st.MCPSessions)
+	}
 	fmt.Fprintln(conn, "first")
 	fmt.Fprintln(conn, "second")
 	for _, w := range []string{"first 2 items, padd " + api.Version, "second 2 items, padd " + api.Version} {
@@ -76,6 +81,10 @@ func TestMCPSessionRelayed(t *testing.T) {
 	_ = conn.CloseWrite()
 	if _, err := conn.R.ReadString('\n'); err != io.EOF {
 		t.Errorf("after the relay's end, read %v, want EOF", err)
+	}
+	h.mustJSON("GET", "/api/v1/padd/status", nil, 200, &st)
+	if st.MCPSessions != 0 {
+		t.Errorf("status counts %d MCP sessions after the end, want 0", st.MCPSessions)
 	}
 }
 

@@ -188,3 +188,30 @@ func FuzzRelayAnswerID(f *testing.F) {
 		}
 	})
 }
+
+// A line that is not a JSON-RPC object gets a JSON-RPC error and the
+// session goes on: nothing the client sends ends it but the end of its
+// stream.
+func TestSessionMalformedLines(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := NewServer(Options{Getenv: func(string) string { return "" }, Dir: t.TempDir(), Log: io.Discard})
+	done := make(chan error, 1)
+	go func() { done <- s.serveLines(context.Background(), inR, outW); outW.Close() }()
+	answers := bufio.NewReader(outR)
+	for _, c := range []struct{ send, want string }{
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `"code":-32700`},
+		{`{"jsonrpc":"2.0","id":2,"method":`, `"code":-32700`},
+		{"\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":3,"method":"ping"}`, `{"jsonrpc":"2.0","id":3,"result":{}}`},
+	} {
+		fmt.Fprintln(inW, c.send)
+		line, err := answers.ReadString('\n')
+		if err != nil || !strings.Contains(line, c.want) {
+			t.Errorf("after %q: answer %q (%v), want %s", c.send, line, err, c.want)
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Errorf("session ended with %v", err)
+	}
+}

@@ -202,7 +202,11 @@ func (s *Server) serveLines(ctx context.Context, in io.Reader, out io.Writer) er
 func (s *Server) dispatch(ctx context.Context, c *session, w io.Writer, line []byte, calls chan struct{}, running *sync.WaitGroup) {
 	var msg envelope
 	if err := json.Unmarshal(line, &msg); err != nil {
-		if len(bytes.TrimSpace(line)) > 0 {
+		switch raw := bytes.TrimSpace(line); {
+		case len(raw) == 0:
+		case json.Valid(raw):
+			s.handle(ctx, w, nil, raw) // not an object (a batch): mcp-go says what is wrong
+		default:
 			s.write(w, mcpgo.NewJSONRPCError(mcpgo.NewRequestId(nil), mcpgo.PARSE_ERROR, "Parse error", nil))
 		}
 		return
