@@ -2,11 +2,15 @@ package mcpstdio_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/padd/padd/api"
 )
@@ -79,5 +83,111 @@ func waitAllThreadsGone(pid int) {
 		if err != nil && !api.ProcessAlive(pid) || err == nil && len(tasks) <= 1 && !api.ProcessAlive(pid) {
 			return
 		}
+	}
+}
+
+// Killed while an agent's calls run, padd leaves none of them waiting:
+// every call is answered, the calls after the kill start a new padd and
+// succeed, every create acknowledged is there afterwards, and a call
+// whose outcome the relay cannot know says so (padd_restarted).
+func TestRelayKilledUnderCalls(t *testing.T) {
+	e := newEnv(t)
+	t.Cleanup(func() { stopPaddOf(t, e.home) })
+	ws := e.workspace("Busy")
+	cs := e.session(sessionOpts{name: "busy-agent", noRoots: true})
+	ok(t, cs, "pad_set_workspace", map[string]any{"workspace": ws})
+
+	type outcome struct {
+		title, ref, code, reason string
+		err                      error
+		at                       time.Time // when the answer came
+	}
+	const writers = 3
+	results := make(chan outcome, 10000)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				o := outcome{title: fmt.Sprintf("w%d-%d", w, i)}
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "pad_item",
+					Arguments: map[string]any{"action": "create", "collection": "tasks", "title": o.title}})
+				cancel()
+				o.at = time.Now()
+				if o.err = err; err == nil {
+					var v struct {
+						Ref, Code string
+						Details   struct{ Reason string }
+					}
+					if tc, isText := res.Content[0].(*sdk.TextContent); isText {
+						_ = json.Unmarshal([]byte(tc.Text), &v)
+					}
+					o.ref, o.code, o.reason = v.Ref, v.Code, v.Details.Reason
+					if res.IsError {
+						o.ref = ""
+					}
+				}
+				results <- o
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	info, err := api.ReadInfo(e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := os.FindProcess(info.PID)
+	_ = p.Kill()
+	killed := time.Now()
+	waitAllThreadsGone(info.PID)
+	time.Sleep(1500 * time.Millisecond) // the relay starts padd again, and calls go on
+	close(stop)
+	wg.Wait()
+	close(results)
+
+	acked := map[string]string{}
+	unknown, ackedAfter := 0, 0
+	for o := range results {
+		switch {
+		case o.err != nil:
+			t.Errorf("%s: the call failed: %v", o.title, o.err)
+		case o.ref != "":
+			acked[o.title] = o.ref
+			if o.at.After(killed) {
+				ackedAfter++
+			}
+		case o.reason == "padd_restarted":
+			unknown++
+		default:
+			t.Errorf("%s: refused %s (%s)", o.title, o.code, o.reason)
+		}
+	}
+	t.Logf("%d creates acknowledged (%d after the kill), %d with an unknown outcome", len(acked), ackedAfter, unknown)
+	if unknown > 2*writers {
+		t.Errorf("%d calls answered padd_restarted for one kill with %d writers", unknown, writers)
+	}
+	now, err := api.ReadInfo(e.home)
+	if err != nil || now.PID == info.PID {
+		t.Fatalf("no new padd after the kill (%v)", err)
+	}
+	e.api, _, err = api.Connect(context.Background(), api.ConnectOptions{DataDir: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for title, ref := range acked {
+		if it := e.item(ws, ref); it.Title != title {
+			t.Errorf("acknowledged %s (%s) reads back as %+v", ref, title, it)
+		}
+	}
+	if ackedAfter == 0 {
+		t.Error("no create was acknowledged after the kill")
 	}
 }
