@@ -147,7 +147,16 @@ func (r *relay) dial(ctx context.Context) (*link, error) {
 // run copies the agent's messages to padd until stdin ends, then lets
 // padd answer what it has.
 func (r *relay) run(ctx context.Context, stdin io.Reader) error {
-	in := bufio.NewReaderSize(stdin, 64<<10)
+	// A plain tools/list is answered here, as padd would: the catalog is
+	// this binary's, 19 KB that need not cross padd's socket as well as
+	// the pipe. Only while padd is this same version, whose catalog it is.
+	catalog := sync.OnceValues(func() ([]byte, error) { return NewServer(r.opts).toolsListResult() })
+	in := bufio.NewReaderSize(newListAnswerer(func() ([]byte, error) {
+		if !r.sameVersion() {
+			return nil, errors.New("padd is another version; its catalog answers")
+		}
+		return catalog()
+	}, stdin, r.out), 64<<10)
 	lines := make(chan error, 1)
 	go func() {
 		for {
@@ -183,6 +192,13 @@ func (r *relay) run(ctx context.Context, stdin io.Reader) error {
 		return nil
 	}
 	return err
+}
+
+// sameVersion says whether the padd the relay talks to is this build.
+func (r *relay) sameVersion() bool {
+	r.linkMu.Lock()
+	defer r.linkMu.Unlock()
+	return r.link != nil && r.link.conn.Version == api.Version
 }
 
 // toPadd forwards one message of the agent's, reconnecting first when

@@ -215,3 +215,62 @@ func TestSessionMalformedLines(t *testing.T) {
 		t.Errorf("session ended with %v", err)
 	}
 }
+
+// echoPadd stands in for a padd of the given version that answers every
+// request with {"from":"padd"}.
+func echoPadd(t *testing.T, version string) *api.Client {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err != nil {
+			return
+		}
+		fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s: %s\r\n\r\n", api.MCPUpgrade, api.VersionHeader, version)
+		for {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			var m struct{ ID json.RawMessage }
+			_ = json.Unmarshal(line, &m)
+			fmt.Fprintf(c, `{"jsonrpc":"2.0","id":%s,"result":{"from":"padd"}}`+"\n", m.ID)
+		}
+	}()
+	return api.NewClient("http://"+ln.Addr().String(), "tok")
+}
+
+// The relay answers a plain tools/list with its own catalog only when
+// padd is its own version; another padd's catalog is padd's to give.
+func TestRelayToolsListOnlyFromItsOwnVersion(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		local   bool
+	}{{api.Version, true}, {"0.0.1-other", false}} {
+		client := echoPadd(t, c.version)
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		go func() {
+			_ = Relay(context.Background(), inR, outW,
+				Options{Connect: func(context.Context) (*api.Client, error) { return client, nil }, Dir: t.TempDir(), Log: io.Discard})
+			outW.Close()
+		}()
+		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		line, err := bufio.NewReader(outR).ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if local := strings.Contains(line, `"tools":[`); local != c.local || !strings.Contains(line, `"id":1`) {
+			t.Errorf("padd %s: tools/list answered %.80s, want answered here %v", c.version, line, c.local)
+		}
+		inW.Close()
+	}
+}

@@ -170,7 +170,7 @@ func (s *Server) serveLines(ctx context.Context, in io.Reader, out io.Writer) er
 	done := make(chan error, 1)
 	go func() {
 		calls := make(chan struct{}, maxToolCalls)
-		r := bufio.NewReaderSize(newListAnswerer(s, in, w), 64<<10)
+		r := bufio.NewReaderSize(newListAnswerer(sync.OnceValues(s.toolsListResult), in, w), 64<<10)
 		for {
 			line, err := r.ReadBytes('\n')
 			if len(line) > 0 && reqCtx.Err() == nil {

@@ -42,13 +42,14 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // newListAnswerer reads stdin for mcp-go (its Read) and answers plain
-// tools/list requests on out itself. The cached result comes from
-// mcp-go's own handling of the same request, made on first use.
-func newListAnswerer(s *Server, stdin io.Reader, out io.Writer) *listAnswerer {
+// tools/list requests on out itself with what result gives (the bytes of
+// mcp-go's own answer to the same request, made once); a request it
+// cannot answer, result failing, passes on.
+func newListAnswerer(result func() ([]byte, error), stdin io.Reader, out io.Writer) *listAnswerer {
 	return &listAnswerer{
 		in:     bufio.NewReaderSize(stdin, 64<<10),
 		out:    out,
-		result: sync.OnceValues(s.toolsListResult),
+		result: result,
 	}
 }
 
