@@ -15,10 +15,10 @@ import (
 	"github.com/padd/padd/api"
 )
 
-// deadPadd is a stand-in for a padd that dies while a call runs: it
-// accepts a relayed session, reads one message, and closes the
-// connection without answering. Connections after the first are refused.
-func deadPadd(t *testing.T) *api.Client {
+// standInPadd stands in for a padd of the given version that takes one
+// relayed session, then refuses further connections, and hands the
+// session's stream to serve.
+func standInPadd(t *testing.T, version string, serve func(r *bufio.Reader, w io.Writer)) *api.Client {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -30,16 +30,21 @@ func deadPadd(t *testing.T) *api.Client {
 			return
 		}
 		ln.Close()
+		defer c.Close()
 		br := bufio.NewReader(c)
 		if _, err := http.ReadRequest(br); err != nil {
-			c.Close()
 			return
 		}
-		fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n\r\n", api.MCPUpgrade)
-		_, _ = br.ReadBytes('\n')
-		c.Close()
+		fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s: %s\r\n\r\n", api.MCPUpgrade, api.VersionHeader, version)
+		serve(br, c)
 	}()
 	return api.NewClient("http://"+ln.Addr().String(), "tok")
+}
+
+// deadPadd dies while a call runs: it reads one message and closes the
+// connection without answering.
+func deadPadd(t *testing.T) *api.Client {
+	return standInPadd(t, api.Version, func(r *bufio.Reader, _ io.Writer) { _, _ = r.ReadBytes('\n') })
 }
 
 // A call padd was running when it died is answered, as a tool error that
@@ -216,36 +221,19 @@ func TestSessionMalformedLines(t *testing.T) {
 	}
 }
 
-// echoPadd stands in for a padd of the given version that answers every
-// request with {"from":"padd"}.
+// echoPadd answers every request with {"from":"padd"}.
 func echoPadd(t *testing.T, version string) *api.Client {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		br := bufio.NewReader(c)
-		if _, err := http.ReadRequest(br); err != nil {
-			return
-		}
-		fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s: %s\r\n\r\n", api.MCPUpgrade, api.VersionHeader, version)
+	return standInPadd(t, version, func(r *bufio.Reader, w io.Writer) {
 		for {
-			line, err := br.ReadBytes('\n')
+			line, err := r.ReadBytes('\n')
 			if err != nil {
 				return
 			}
 			var m struct{ ID json.RawMessage }
 			_ = json.Unmarshal(line, &m)
-			fmt.Fprintf(c, `{"jsonrpc":"2.0","id":%s,"result":{"from":"padd"}}`+"\n", m.ID)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"from":"padd"}}`+"\n", m.ID)
 		}
-	}()
-	return api.NewClient("http://"+ln.Addr().String(), "tok")
+	})
 }
 
 // The relay answers a plain tools/list with its own catalog only when
