@@ -194,9 +194,9 @@ func FuzzRelayAnswerID(f *testing.F) {
 	})
 }
 
-// A line that is not a JSON-RPC object gets a JSON-RPC error and the
-// session goes on: nothing the client sends ends it but the end of its
-// stream.
+// A line that is not a JSON-RPC object, or is over maxMessage, gets a
+// JSON-RPC error and the session goes on: nothing the client sends ends
+// it but the end of its stream.
 func TestSessionMalformedLines(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -207,6 +207,7 @@ func TestSessionMalformedLines(t *testing.T) {
 	for _, c := range []struct{ send, want string }{
 		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `"code":-32700`},
 		{`{"jsonrpc":"2.0","id":2,"method":`, `"code":-32700`},
+		{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"pad_meta","arguments":{"x":"` + strings.Repeat("a", maxMessage) + `"}}}`, `"code":-32600`},
 		{"\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":3,"method":"ping"}`, `{"jsonrpc":"2.0","id":3,"result":{}}`},
 	} {
 		fmt.Fprintln(inW, c.send)

@@ -17,7 +17,8 @@ import (
 // handshake era, no params) with the bytes mcp-go produced the first
 // time, and passes every other line to mcp-go untouched. A request with
 // params (a cursor, or 2026-07-28's _meta, whose answer mcp-go decorates
-// per request) still goes to mcp-go.
+// per request) still goes to mcp-go. A line over maxMessage is answered
+// with an error here, unparsed, and goes nowhere.
 type listAnswerer struct {
 	in  *bufio.Reader
 	out io.Writer // shared with mcp-go: one Write per message
@@ -73,13 +74,43 @@ func (s *Server) toolsListResult() ([]byte, error) {
 	return env.Result, nil
 }
 
+// maxMessage bounds one message from the client, read whole before it
+// is parsed: a line without end must not grow padd's memory without end.
+// padd refuses a body over 2 MiB anyway; JSON escaping may double it.
+const maxMessage = 4 << 20
+
+// tooLong answers a message over maxMessage, which is dropped unread.
+var tooLong = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a message over 4 MiB was dropped: send less in one call (padd refuses a body over 2 MiB)"}}` + "\n")
+
+// readLine reads up to and including the next newline. A line longer
+// than max is read to its end and dropped: long says so.
+func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
+	for {
+		frag, err := r.ReadSlice('\n')
+		if len(line)+len(frag) > max {
+			long, line = true, nil
+		} else if !long {
+			line = append(line, frag...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, long, err
+		}
+	}
+}
+
 func (a *listAnswerer) Read(p []byte) (int, error) {
 	for len(a.pending) == 0 {
 		if a.err != nil {
 			return 0, a.err
 		}
-		line, err := a.in.ReadBytes('\n')
+		line, long, err := readLine(a.in, maxMessage)
 		a.err = err
+		if long {
+			if _, werr := a.out.Write(tooLong); werr != nil {
+				return 0, werr
+			}
+			continue
+		}
 		if len(line) == 0 {
 			continue
 		}
