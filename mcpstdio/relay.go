@@ -1,7 +1,6 @@
 package mcpstdio
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -151,16 +150,16 @@ func (r *relay) run(ctx context.Context, stdin io.Reader) error {
 	// this binary's, 19 KB that need not cross padd's socket as well as
 	// the pipe. Only while padd is this same version, whose catalog it is.
 	catalog := sync.OnceValues(func() ([]byte, error) { return NewServer(r.opts).toolsListResult() })
-	in := bufio.NewReaderSize(newListAnswerer(func() ([]byte, error) {
+	in := newListAnswerer(func() ([]byte, error) {
 		if !r.sameVersion() {
 			return nil, errors.New("padd is another version; its catalog answers")
 		}
 		return catalog()
-	}, stdin, r.out), 64<<10)
+	}, stdin, r.out)
 	lines := make(chan error, 1)
 	go func() {
 		for {
-			line, err := in.ReadBytes('\n')
+			line, err := in.next()
 			if len(bytes.TrimSpace(line)) > 0 {
 				r.toPadd(ctx, line)
 			}

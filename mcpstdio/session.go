@@ -1,7 +1,6 @@
 package mcpstdio
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -170,9 +169,9 @@ func (s *Server) serveLines(ctx context.Context, in io.Reader, out io.Writer) er
 	done := make(chan error, 1)
 	go func() {
 		calls := make(chan struct{}, maxToolCalls)
-		r := bufio.NewReaderSize(newListAnswerer(sync.OnceValues(s.toolsListResult), in, w), 64<<10)
+		lines := newListAnswerer(sync.OnceValues(s.toolsListResult), in, w)
 		for {
-			line, err := r.ReadBytes('\n')
+			line, err := lines.next()
 			if len(line) > 0 && reqCtx.Err() == nil {
 				s.dispatch(reqCtx, c, w, line, calls, &running)
 			}

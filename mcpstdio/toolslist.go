@@ -15,7 +15,7 @@ import (
 // encoding/json re-validates at each level of nesting, about 0.5 ms of
 // CPU a call. listAnswerer answers the plain form of the request (the
 // handshake era, no params) with the bytes mcp-go produced the first
-// time, and passes every other line to mcp-go untouched. A request with
+// time, and hands every other line on untouched. A request with
 // params (a cursor, or 2026-07-28's _meta, whose answer mcp-go decorates
 // per request) still goes to mcp-go. A line over maxMessage is answered
 // with an error here, unparsed, and goes nowhere.
@@ -24,9 +24,6 @@ type listAnswerer struct {
 	out io.Writer // shared with mcp-go: one Write per message
 
 	result func() ([]byte, error) // the cached result object
-
-	pending []byte // the rest of a line mcp-go has not read yet
-	err     error  // stdin's error, returned once pending is drained
 }
 
 // lockedWriter makes each Write one message on stdout, whoever writes
@@ -42,7 +39,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// newListAnswerer reads stdin for mcp-go (its Read) and answers plain
+// newListAnswerer reads the client's lines (next) and answers plain
 // tools/list requests on out itself with what result gives (the bytes of
 // mcp-go's own answer to the same request, made once); a request it
 // cannot answer, result failing, passes on.
@@ -98,31 +95,29 @@ func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
 	}
 }
 
-func (a *listAnswerer) Read(p []byte) (int, error) {
-	for len(a.pending) == 0 {
-		if a.err != nil {
-			return 0, a.err
-		}
+// next returns the client's next line that is not answered here, and
+// the error that ended the stream after it (io.EOF at its end).
+func (a *listAnswerer) next() ([]byte, error) {
+	for {
 		line, long, err := readLine(a.in, maxMessage)
-		a.err = err
-		if long {
+		switch {
+		case long:
 			if _, werr := a.out.Write(tooLong); werr != nil {
-				return 0, werr
+				return nil, werr
 			}
-			continue
+		case len(line) > 0:
+			answered, werr := a.answer(line)
+			if werr != nil {
+				return nil, werr
+			}
+			if !answered {
+				return line, err
+			}
 		}
-		if len(line) == 0 {
-			continue
-		}
-		if answered, werr := a.answer(line); werr != nil {
-			return 0, werr
-		} else if !answered {
-			a.pending = line
+		if err != nil {
+			return nil, err
 		}
 	}
-	n := copy(p, a.pending)
-	a.pending = a.pending[n:]
-	return n, nil
 }
 
 var toolsListMethod = []byte(`"tools/list"`)

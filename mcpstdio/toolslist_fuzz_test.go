@@ -32,9 +32,16 @@ func FuzzListAnswerer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		var out bytes.Buffer
 		a := &listAnswerer{in: bufio.NewReader(strings.NewReader(in)), out: &out, result: func() ([]byte, error) { return result, nil }}
-		forwarded, err := io.ReadAll(a)
-		if err != nil {
-			t.Fatalf("read: %v", err)
+		var forwarded []byte
+		for {
+			line, err := a.next()
+			forwarded = append(forwarded, line...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
 		}
 		answers := bytes.SplitAfter(out.Bytes(), []byte("\n"))
 		var rebuilt []byte
