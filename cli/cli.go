@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -49,9 +50,9 @@ type Root struct {
 // so Run can return the code instead of ending the process.
 type exitPanic struct{ code int }
 
-// newParser builds the kong parser over root, writing to the App's
-// streams.
-func newParser(root *Root, a *App) (*kong.Kong, error) {
+// newParser builds the kong parser over root, a pointer to Root or to a
+// pruned copy of it (prune.go), writing to the App's streams.
+func newParser(root any, a *App) (*kong.Kong, error) {
 	return kong.New(root,
 		kong.Name("padctl"),
 		kong.Description("padctl talks to padd, Pad on your laptop. It starts padd when needed."),
@@ -62,6 +63,17 @@ func newParser(root *Root, a *App) (*kong.Kong, error) {
 		kong.Vars{"templates": strings.Join(model.TemplateNames(), ", "), "default_template": model.DefaultTemplate,
 			"link_types": strings.Join(model.LinkTypes, ", "), "worker_file": WorkerFile},
 	)
+}
+
+// mustParser is newParser over a new value of root type t.
+func mustParser(t reflect.Type, a *App) (*kong.Kong, reflect.Value) {
+	root := reflect.New(t)
+	parser, err := newParser(root.Interface(), a)
+	if err != nil {
+		// The command structs are wrong: a bug, not a user error.
+		panic(fmt.Sprintf("padctl: bad command model: %v", err))
+	}
+	return parser, root.Elem()
 }
 
 // Run runs padctl with args (without the program name) and returns the
@@ -85,24 +97,27 @@ func Run(ctx context.Context, args []string, env Env) (code int) {
 			code = ep.code
 		}
 	}()
-	var root Root
-	parser, err := newParser(&root, a)
-	if err != nil {
-		// The command structs are wrong: a bug, not a user error.
-		panic(fmt.Sprintf("padctl: bad command model: %v", err))
-	}
+	rootType := reflect.TypeFor[Root]()
 	if line, ok := env.LookupEnv("COMP_LINE"); ok && line != "" {
+		parser, _ := mustParser(rootType, a)
 		runCompletion(ctx, parser, a)
 		return ExitOK
 	}
 	if len(args) == 0 {
 		args = []string{"--help"} // a bare padctl is a question: answer with the overview
 	}
+	path, pruned := prunePath(args)
+	parser, root := mustParser(prunedType(rootType, path), a)
 	kctx, err := parser.Parse(args)
+	if err != nil && pruned {
+		parser, root = mustParser(rootType, a)
+		kctx, err = parser.Parse(args)
+	}
 	if err != nil {
 		return report(a.errw, parseError(err), a.style)
 	}
-	a.format, a.workspaceFlag = root.Format, root.WorkspaceFlag
+	a.format = root.FieldByName("Format").Interface().(Format)
+	a.workspaceFlag = root.FieldByName("WorkspaceFlag").String()
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	if err := kctx.Run(); err != nil {
 		var ec *exitCode
