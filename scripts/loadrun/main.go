@@ -49,6 +49,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -79,6 +80,13 @@ func main() {
 	flag.StringVar(&out, "out", "", "write the report as JSON to this file")
 	flag.BoolVar(&enforce, "enforce-targets", false, "exit 1 when a performance target is missed")
 	flag.Parse()
+	// loadrun (the go-sdk clients, the watcher, the ledger) shares the
+	// machine with padd. Its live heap is small and it allocates fast, so
+	// at the default GOGC it collected many times a second, nearly half of
+	// its CPU (perf, 2026-12-01). Measuring padd, it should spend less.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(800)
+	}
 	if cfg.Items < 100 || cfg.Agents < 1 || cfg.Duration <= 0 || cfg.CLIInterval <= 0 || cfg.SSEDrop <= 0 {
 		fmt.Fprintln(os.Stderr, "loadrun: -items >= 100, -agents >= 1, and positive durations, please")
 		os.Exit(2)
