@@ -82,7 +82,8 @@ type Index struct {
 	err     error
 	kick    chan struct{}
 
-	facets facetTables // per-segment facet terms of bi's segments
+	facets   facetTables   // per-segment facet terms of bi's segments
+	postings postingsCache // decoded postings of words searched in bi's large segments
 }
 
 // Open opens the index in dataDir, or prepares a rebuild when it is
@@ -133,6 +134,7 @@ func (x *Index) fresh(reason string, damaged bool) error {
 	}
 	x.bi = nil
 	x.facets.reset()
+	x.postings.reset()
 	x.wm = map[string]int64{}
 	x.state, x.reason, x.done, x.total = StateRebuilding, reason, 0, 0
 	x.log.Info("search index will be rebuilt", "reason", reason)
@@ -174,6 +176,7 @@ func (x *Index) Close() error {
 	err := x.bi.Close()
 	x.bi = nil
 	x.facets.reset()
+	x.postings.reset()
 	return err
 }
 

@@ -158,6 +158,24 @@ type segMatches struct {
 	titled *roaring.Bitmap // those with a word in the title
 	body   []segment.PostingsList
 	title  []segment.PostingsList
+	// bodyDec and titleDec hold the lists' decoded copies, where cached.
+	bodyDec, titleDec []*decodedPostings
+}
+
+// decoded fills in m's decoded lists from the index's cache.
+func (x *Index) decoded(m *segMatches, ss *scorch.SegmentSnapshot, bodyDict, titleDict segment.TermDictionary, q *plainQuery) error {
+	k := len(q.terms)
+	m.bodyDec, m.titleDec = make([]*decodedPostings, k), make([]*decodedPostings, k)
+	var err error
+	for i, t := range q.terms {
+		if m.bodyDec[i], err = x.postings.lookup(ss.Segment(), bodyDict, "body", t, m.body[i].Count()); err != nil {
+			return err
+		}
+		if m.titleDec[i], err = x.postings.lookup(ss.Segment(), titleDict, "title", t, m.title[i].Count()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // matchSegment finds a segment's matches from its postings bitmaps.
@@ -231,8 +249,8 @@ func (sc *plainScorer) scoreDocs(ctx context.Context, s int, m segMatches, docs 
 		sc.bodyCur, sc.titleCur, sc.bodyScore = make([]cursor, k), make([]cursor, k), make([]float64, k)
 	}
 	for i := range k {
-		sc.bodyCur[i].reset(m.body[i])
-		sc.titleCur[i].reset(m.title[i])
+		sc.bodyCur[i].reset(m.body[i], m.bodyDec[i])
+		sc.titleCur[i].reset(m.title[i], m.titleDec[i])
 	}
 	seen := 0
 	for it := docs.Iterator(); it.HasNext(); {
@@ -358,16 +376,12 @@ func (x *Index) searchPlainScoring(ctx context.Context, bi bleve.Index, r Reques
 	if err != nil {
 		return nil, 0, fmt.Errorf("search: %w", err)
 	}
-	for _, f := range []struct {
-		name string
-		cs   []clause
-	}{{"body", body}, {"title", title}} {
-		card, err := snap.FieldCardinality(f.name)
-		if err != nil {
-			return nil, 0, fmt.Errorf("search: %w", err)
-		}
-		stats(f.cs, docs, card)
-	}
+	// A field's cardinality is Bleve's sum of the segments' dictionary
+	// sizes (IndexSnapshot.FieldCardinality), which it would compute
+	// through a dictionary iterator per segment, once per snapshot: about
+	// every search under load, as each write makes a new one.
+	stats(body, docs, cardinality(bodyDict))
+	stats(title, docs, cardinality(titleDict))
 	bodyOrder, titleOrder := byCount(body), byCount(title)
 	// The boolean searcher's query norm: the required clauses' weights
 	// (the filters weigh 0), then the title clauses'.
@@ -411,6 +425,9 @@ func (x *Index) searchPlainScoring(ctx context.Context, bi bleve.Index, r Reques
 		if err != nil {
 			return nil, 0, err
 		}
+		if err := x.decoded(&m, ss, bodyDict[s], titleDict[s], q); err != nil {
+			return nil, 0, err
+		}
 		matches[s] = m
 		total += m.all.GetCardinality()
 		if fc != nil {
@@ -433,6 +450,11 @@ func (x *Index) searchPlainScoring(ctx context.Context, bi bleve.Index, r Reques
 		}
 	}
 	top := sc.top
+	live := make([]segment.Segment, len(segs))
+	for s, ss := range segs {
+		live[s] = ss.Segment()
+	}
+	x.postings.retain(live)
 
 	res := &Result{Total: total, Collections: map[string]int{}, Statuses: map[string]int{}}
 	slices.SortFunc(top, func(a, b plainHit) int {
@@ -472,17 +494,33 @@ func (x *Index) searchPlainScoring(ctx context.Context, bi bleve.Index, r Reques
 	return res, scored, nil
 }
 
-// cursor walks one postings list of a segment.
+// cardinality is a field's cardinality as Bleve's snapshot has it from
+// the field's dictionary in each segment.
+func cardinality(dicts []segment.TermDictionary) int {
+	n := 0
+	for _, d := range dicts {
+		n += d.Cardinality()
+	}
+	return n
+}
+
+// cursor walks one postings list of a segment, or its decoded copy.
 type cursor struct {
 	it         segment.PostingsIterator
-	positioned bool // at is a document of the list
-	done       bool // the list has no more documents
+	dec        *decodedPostings // when set, it is not used
+	pos        int              // in dec
+	positioned bool             // at is a document of the list
+	done       bool             // the list has no more documents
 	at         uint64
 	freq       uint64
 	norm       float64
 }
 
-func (c *cursor) reset(pl segment.PostingsList) {
+func (c *cursor) reset(pl segment.PostingsList, dec *decodedPostings) {
+	if dec != nil {
+		*c = cursor{it: c.it, dec: dec}
+		return
+	}
 	*c = cursor{it: pl.Iterator(true, true, false, c.it)}
 }
 
@@ -501,6 +539,10 @@ func (c *cursor) take(p segment.Posting, err error) error {
 // advance moves to the first document at or after n.
 func (c *cursor) advance(n uint64) error {
 	if c.done || (c.positioned && c.at >= n) {
+		return nil
+	}
+	if c.dec != nil {
+		c.seek(n)
 		return nil
 	}
 	return c.take(c.it.Advance(n))

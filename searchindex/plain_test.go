@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 	"github.com/padd/padd/storage"
 )
 
@@ -73,6 +76,7 @@ func TestPlainAgreesWithBleve(t *testing.T) {
 		if round == 0 && segs < 2 {
 			t.Fatalf("the index has %d segments; the test needs several", segs)
 		}
+		checkCardinality(t, bi)
 		for _, q := range queries {
 			for _, req := range requests(q) {
 				p := Parse(q)
@@ -82,13 +86,20 @@ func TestPlainAgreesWithBleve(t *testing.T) {
 					t.Fatalf("%q is not a plain search", q)
 				}
 				var scored uint64
-				own, theirs := stableRun(t, bi, func() (*Result, error) {
-					res, n, err := f.idx.searchPlainScoring(context.Background(), bi, req, pq)
-					scored = n
-					return res, err
-				}, func() (*Result, error) { return f.idx.runCounting(context.Background(), bi, req, p, false, true) })
-				if d := resultsDiffer(own, theirs); d != "" {
-					t.Errorf("round %d (%d segments), %q %+v: %s", round, segs, q, req, d)
+				var own, theirs *Result
+				// Walking zap's postings (this small index's own way), and
+				// with every list decoded into the cache.
+				for _, decoded := range []bool{false, true} {
+					restore := cacheEveryList(decoded)
+					own, theirs = stableRun(t, bi, func() (*Result, error) {
+						res, n, err := f.idx.searchPlainScoring(context.Background(), bi, req, pq)
+						scored = n
+						return res, err
+					}, func() (*Result, error) { return f.idx.runCounting(context.Background(), bi, req, p, false, true) })
+					restore()
+					if d := resultsDiffer(own, theirs); d != "" {
+						t.Errorf("round %d (%d segments, decoded postings %v), %q %+v: %s", round, segs, decoded, q, req, d)
+					}
 				}
 				if theirs.Total > 0 {
 					matched++
@@ -104,6 +115,9 @@ func TestPlainAgreesWithBleve(t *testing.T) {
 		c.mutate(30)
 		c.add(20)
 		check(round)
+	}
+	if f.idx.postings.bytes == 0 {
+		t.Error("no decoded postings were cached")
 	}
 	if matched < 500 || skipped < 50 {
 		t.Errorf("of the compared searches, %d matched anything and %d scored only title matches; the test needs more", matched, skipped)
@@ -217,4 +231,48 @@ func FuzzPlainAgreesWithBleve(f *testing.F) {
 			t.Errorf("%q %+v: %s", q, req, d)
 		}
 	})
+}
+
+// cacheEveryList, when on, sends every postings list of every segment
+// through the decoded postings cache; the returned func restores the
+// thresholds.
+func cacheEveryList(on bool) (restore func()) {
+	docs, postings := cacheMinSegmentDocs, cacheMinPostings
+	if on {
+		cacheMinSegmentDocs, cacheMinPostings = 0, 0
+	}
+	return func() { cacheMinSegmentDocs, cacheMinPostings = docs, postings }
+}
+
+// checkCardinality: the fields' cardinalities, which BM25's average
+// length comes from, are Bleve's.
+func checkCardinality(t *testing.T, bi bleve.Index) {
+	t.Helper()
+	adv, err := bi.Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	snap := rd.(*scorch.IndexSnapshot)
+	for _, field := range []string{"body", "title"} {
+		var dicts []segment.TermDictionary
+		for _, ss := range snap.Segments() {
+			d, err := ss.Segment().Dictionary(field)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dicts = append(dicts, d)
+		}
+		want, err := snap.FieldCardinality(field)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cardinality(dicts); got != want {
+			t.Errorf("%s: cardinality %d over %d segments, Bleve's %d", field, got, len(dicts), want)
+		}
+	}
 }
