@@ -35,6 +35,28 @@ func parseWith(t reflect.Type, args []string) (shown, command string, root refle
 	return out.String(), command, root
 }
 
+// parsed is what parseWith returns.
+type parsed struct {
+	shown, command string
+	root           reflect.Value
+}
+
+// parseBoth parses args with the whole model and with the one prunePath
+// picks; ok is false (and the test marked failed) when args get no
+// pruned model.
+func parseBoth(t *testing.T, args []string) (full, pruned parsed, ok bool) {
+	t.Helper()
+	path, ok := prunePath(args)
+	if !ok {
+		t.Errorf("%q: not pruned", args)
+		return full, pruned, false
+	}
+	whole := reflect.TypeFor[Root]()
+	full.shown, full.command, full.root = parseWith(whole, args)
+	pruned.shown, pruned.command, pruned.root = parseWith(prunedType(whole, path), args)
+	return full, pruned, true
+}
+
 // commandPaths lists every command of the full model as its words.
 func commandPaths(t *testing.T) [][]string {
 	parser, _ := mustParser(reflect.TypeFor[Root](), &App{out: &bytes.Buffer{}, errw: &bytes.Buffer{}})
@@ -63,20 +85,16 @@ func commandPaths(t *testing.T) [][]string {
 // Every command's help is the same from its pruned model as from the
 // whole one, and every command (by name and by alias) gets a pruned model.
 func TestPrunedModelHelpIsTheSame(t *testing.T) {
-	full := reflect.TypeFor[Root]()
 	cases := [][]string{{"item", "--help", "list"}, {"-w", "x", "project", "-h"}}
 	for _, words := range commandPaths(t) {
 		cases = append(cases, append(words, "--help"))
 	}
 	for _, args := range cases {
-		path, ok := prunePath(args)
+		full, pruned, ok := parseBoth(t, args)
 		if !ok {
-			t.Errorf("%q: not pruned", args)
 			continue
 		}
-		want, _, _ := parseWith(full, args)
-		got, _, _ := parseWith(prunedType(full, path), args)
-		if got != want {
+		if got, want := pruned.shown, full.shown; got != want {
 			t.Errorf("padctl %s: help differs when pruned\n--- full\n%s\n--- pruned\n%s", strings.Join(args, " "), want, got)
 		}
 	}
@@ -85,7 +103,6 @@ func TestPrunedModelHelpIsTheSame(t *testing.T) {
 // A pruned model parses a command line exactly as the whole one does:
 // the same command, flags and arguments.
 func TestPrunedModelParsesTheSame(t *testing.T) {
-	full := reflect.TypeFor[Root]()
 	for _, args := range [][]string{
 		{"item", "list"},
 		{"-w", "demo", "item", "ls", "tasks", "--status", "done", "--limit", "10"},
@@ -100,17 +117,15 @@ func TestPrunedModelParsesTheSame(t *testing.T) {
 		{"search", "hello world"},
 		{"daemon", "status", "-w", "x"},
 	} {
-		path, ok := prunePath(args)
+		want, got, ok := parseBoth(t, args)
 		if !ok {
-			t.Errorf("%q: not pruned", args)
 			continue
 		}
-		wantShown, wantCmd, wantRoot := parseWith(full, args)
-		gotShown, gotCmd, gotRoot := parseWith(prunedType(full, path), args)
-		if gotShown != wantShown || gotCmd != wantCmd || wantCmd == "" {
-			t.Errorf("%q: pruned %q %q, full %q %q", args, gotCmd, gotShown, wantCmd, wantShown)
+		if got.shown != want.shown || got.command != want.command || want.command == "" {
+			t.Errorf("%q: pruned %q %q, full %q %q", args, got.command, got.shown, want.command, want.shown)
 			continue
 		}
+		gotRoot, wantRoot := got.root, want.root
 		// The selected command's values, and the global flags, match.
 		for _, name := range []string{"WorkspaceFlag", "Format"} {
 			if g, w := gotRoot.FieldByName(name).Interface(), wantRoot.FieldByName(name).Interface(); g != w {
@@ -118,6 +133,7 @@ func TestPrunedModelParsesTheSame(t *testing.T) {
 			}
 		}
 		g, w := gotRoot, wantRoot
+		path, _ := prunePath(args)
 		for _, f := range path {
 			g, w = g.Field(indexOf(g.Type(), w.Type().Field(f).Name)), w.Field(f)
 		}

@@ -155,6 +155,18 @@ func (c *churn) mutate(n int) {
 // between them.
 func segmentsOf(t *testing.T, bi bleve.Index) []segment.Segment {
 	t.Helper()
+	var out []segment.Segment
+	withSnapshot(t, bi, func(snap *scorch.IndexSnapshot) {
+		for _, s := range snap.Segments() {
+			out = append(out, s.Segment())
+		}
+	})
+	return out
+}
+
+// withSnapshot runs fn on bi's current snapshot.
+func withSnapshot(t *testing.T, bi bleve.Index, fn func(*scorch.IndexSnapshot)) {
+	t.Helper()
 	adv, err := bi.Advanced()
 	if err != nil {
 		t.Fatal(err)
@@ -164,11 +176,7 @@ func segmentsOf(t *testing.T, bi bleve.Index) []segment.Segment {
 		t.Fatal(err)
 	}
 	defer rd.Close()
-	var out []segment.Segment
-	for _, s := range rd.(*scorch.IndexSnapshot).Segments() {
-		out = append(out, s.Segment())
-	}
-	return out
+	fn(rd.(*scorch.IndexSnapshot))
 }
 
 // stableRun runs two searches, again until no merge came between them,

@@ -248,31 +248,23 @@ func cacheEveryList(on bool) (restore func()) {
 // length comes from, are Bleve's.
 func checkCardinality(t *testing.T, bi bleve.Index) {
 	t.Helper()
-	adv, err := bi.Advanced()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := adv.Reader()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rd.Close()
-	snap := rd.(*scorch.IndexSnapshot)
-	for _, field := range []string{"body", "title"} {
-		var dicts []segment.TermDictionary
-		for _, ss := range snap.Segments() {
-			d, err := ss.Segment().Dictionary(field)
+	withSnapshot(t, bi, func(snap *scorch.IndexSnapshot) {
+		for _, field := range []string{"body", "title"} {
+			var dicts []segment.TermDictionary
+			for _, ss := range snap.Segments() {
+				d, err := ss.Segment().Dictionary(field)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dicts = append(dicts, d)
+			}
+			want, err := snap.FieldCardinality(field)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dicts = append(dicts, d)
+			if got := cardinality(dicts); got != want {
+				t.Errorf("%s: cardinality %d over %d segments, Bleve's %d", field, got, len(dicts), want)
+			}
 		}
-		want, err := snap.FieldCardinality(field)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := cardinality(dicts); got != want {
-			t.Errorf("%s: cardinality %d over %d segments, Bleve's %d", field, got, len(dicts), want)
-		}
-	}
+	})
 }
