@@ -166,6 +166,9 @@ type segMatches struct {
 func (x *Index) decoded(m *segMatches, ss *scorch.SegmentSnapshot, bodyDict, titleDict segment.TermDictionary, q *plainQuery) error {
 	k := len(q.terms)
 	m.bodyDec, m.titleDec = make([]*decodedPostings, k), make([]*decodedPostings, k)
+	if ss.Segment().Count() < cacheMinSegmentDocs {
+		return nil // walked: no need to count its lists
+	}
 	var err error
 	for i, t := range q.terms {
 		if m.bodyDec[i], err = x.postings.lookup(ss.Segment(), bodyDict, "body", t, m.body[i].Count()); err != nil {

@@ -60,6 +60,9 @@ func (c *postingsCache) lookup(seg segment.Segment, dict segment.TermDictionary,
 	if err != nil || d == nil {
 		return nil, err
 	}
+	if d.bytes() > cacheMaxBytes {
+		return d, nil // this search's only
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if have := c.segs[seg][key]; have != nil {
