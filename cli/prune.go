@@ -13,9 +13,11 @@ import (
 //
 // The pruned grammar is a subset of the full one, so an argument list it
 // parses, the full grammar parses the same way. Anything the scan is not
-// sure of (an unknown flag, "--", help before the command, a name that
-// is no command, the overview's help) gets the full model, and so does any parse error, so
-// that kong's complaint and suggestions come from the whole grammar.
+// sure of (an unknown flag, "--", a name that is no command, the
+// overview's help) gets the full model, and so does any parse error, so
+// that kong's complaint and suggestions come from the whole grammar. A
+// global flag added to Root and not to rootValueFlags only costs the
+// saving: the scan does not know it and builds the full model.
 
 // rootValueFlags are Root's flags that take a value, by every spelling.
 var rootValueFlags = map[string]bool{"-w": true, "--workspace": true, "--format": true}
