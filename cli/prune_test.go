@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -121,26 +122,66 @@ func TestPrunedModelParsesTheSame(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if got.shown != want.shown || got.command != want.command || want.command == "" {
-			t.Errorf("%q: pruned %q %q, full %q %q", args, got.command, got.shown, want.command, want.shown)
-			continue
+		if want.command == "" {
+			t.Errorf("%q: selects no command: %s", args, want.shown)
 		}
-		gotRoot, wantRoot := got.root, want.root
-		// The selected command's values, and the global flags, match.
-		for _, name := range []string{"WorkspaceFlag", "Format"} {
-			if g, w := gotRoot.FieldByName(name).Interface(), wantRoot.FieldByName(name).Interface(); g != w {
-				t.Errorf("%q: %s pruned %v, full %v", args, name, g, w)
-			}
-		}
-		g, w := gotRoot, wantRoot
-		path, _ := prunePath(args)
-		for _, f := range path {
-			g, w = g.Field(indexOf(g.Type(), w.Type().Field(f).Name)), w.Field(f)
-		}
-		if !reflect.DeepEqual(g.Interface(), w.Interface()) {
-			t.Errorf("%q: command values pruned %+v, full %+v", args, g.Interface(), w.Interface())
+		if d := parseDiff(args, want, got); d != "" {
+			t.Errorf("%q: %s", args, d)
 		}
 	}
+}
+
+// parseDiff says how a pruned parse differs from the whole model's: what
+// was shown, the command, the global flags, the command's values.
+func parseDiff(args []string, want, got parsed) string {
+	if got.shown != want.shown || got.command != want.command {
+		return fmt.Sprintf("pruned %q %q, full %q %q", got.command, got.shown, want.command, want.shown)
+	}
+	for _, name := range []string{"WorkspaceFlag", "Format"} {
+		if g, w := got.root.FieldByName(name).Interface(), want.root.FieldByName(name).Interface(); g != w {
+			return fmt.Sprintf("%s pruned %v, full %v", name, g, w)
+		}
+	}
+	g, w := got.root, want.root
+	path, _ := prunePath(args)
+	for _, f := range path {
+		g, w = g.Field(indexOf(g.Type(), w.Type().Field(f).Name)), w.Field(f)
+	}
+	if !reflect.DeepEqual(g.Interface(), w.Interface()) {
+		return fmt.Sprintf("command values pruned %+v, full %+v", g.Interface(), w.Interface())
+	}
+	return ""
+}
+
+// Whatever the command line, a pruned model that parses it (or shows
+// help for it) parses it as the whole model does; one that refuses it is
+// replaced by the whole model in Run, so only success is compared.
+func FuzzPrunedModel(f *testing.F) {
+	for _, args := range []string{"item list", "-w demo item ls tasks --status done", "--format=json item show TASK-1",
+		"-wdemo item create task x -f a=b", "item -w item list", "project next --help", "item --help list",
+		"workspace create Demo", "item update TASK-1 --title t -f priority=high", "mcp install cursor", "daemon status"} {
+		f.Add(args)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Fields(line)
+		if len(args) > 12 {
+			return
+		}
+		path, ok := prunePath(args)
+		if !ok {
+			return
+		}
+		whole := reflect.TypeFor[Root]()
+		var want, got parsed
+		got.shown, got.command, got.root = parseWith(prunedType(whole, path), args)
+		if strings.HasPrefix(got.shown, "error: ") {
+			return // Run asks the whole model
+		}
+		want.shown, want.command, want.root = parseWith(whole, args)
+		if d := parseDiff(args, want, got); d != "" {
+			t.Fatalf("%q: %s", args, d)
+		}
+	})
 }
 
 func indexOf(t reflect.Type, name string) int {
