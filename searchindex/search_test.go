@@ -59,10 +59,13 @@ func (f *fixture) current() bleve.Index {
 	return f.idx.bi
 }
 
-func (f *fixture) start() {
+func (f *fixture) start(opts ...func(*Index)) {
 	idx, err := Open(f.dir, f.store, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err != nil {
 		f.t.Fatal(err)
+	}
+	for _, o := range opts {
+		o(idx)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -168,6 +171,23 @@ func TestQueryForms(t *testing.T) {
 	if r.Collections["tasks"] != 1 || r.Statuses["open"] != 1 {
 		t.Fatalf("facets: %v %v", r.Collections, r.Statuses)
 	}
+}
+
+// A search waits for the writes before it, and the indexer gathering
+// commits into a batch must not make it wait for the gathering to end.
+func TestWaitingSearchCutsGatheringShort(t *testing.T) {
+	f := newFixture(t)
+	f.create("tasks", "Warm the index", "", nil)
+	f.search("warm")
+	f.stop()
+	f.start(func(x *Index) { x.coalesce = time.Hour })
+	f.search("warm") // the restarted index has caught up
+	q := f.create("tasks", "Quokka sighting", "", nil)
+	// The indexer has the commit's note and gathers for an hour; the
+	// search's 10 s wait fails the test unless it cuts that short.
+	wantHits(t, "quokka", f.search("quokka"), q.ID)
+	q2 := f.create("tasks", "Another quokka", "", nil)
+	wantHits(t, "another quokka", f.search("another quokka"), q2.ID)
 }
 
 func TestDeletesCommentsAndMovesFollow(t *testing.T) {
