@@ -82,12 +82,18 @@ func (c *Client) DoHeaders(ctx context.Context, method, path string, query url.V
 	defer resp.Body.Close()
 	c.checkVersion(resp.Header.Get(VersionHeader))
 	r := &Response{Status: resp.StatusCode, Header: resp.Header, HasMore: resp.Header.Get("X-Pad-Has-More") == "true"}
+	if a, ok := resp.Body.(*Answer); ok && resp.StatusCode < 400 && a.handTo(out) {
+		return r, nil
+	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
 		return r, &TransportError{Err: err}
 	}
 	if resp.StatusCode >= 400 {
 		return r, decodeError(resp.StatusCode, data)
+	}
+	if vb, ok := out.(*Verbatim); ok {
+		out = &vb.V
 	}
 	if out != nil && len(bytes.TrimSpace(data)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(data))

@@ -285,3 +285,11 @@ type Event struct {
 	// EntityID is the id of the changed comment, link or role (padd).
 	EntityID string `json:"entity_id,omitempty"`
 }
+
+// ItemWith is an item with the parts GET .../items/{ref}?include= asked
+// for (padd's addition: an agent's get in one request).
+type ItemWith struct {
+	Item
+	Comments *[]Comment  `json:"comments,omitempty"`
+	Links    *[]ItemLink `json:"links,omitempty"`
+}

@@ -217,7 +217,7 @@ func (s *Server) getItem(w http.ResponseWriter, r *http.Request) error {
 	}
 	// padd's addition: the item with its comments and links, as their
 	// own routes answer them, in one request (an agent's get).
-	out := itemWith{Item: wireItem(v)}
+	out := api.ItemWith{Item: wireItem(v)}
 	for _, part := range splitList(include) {
 		switch part {
 		case "comments":
@@ -238,13 +238,6 @@ func (s *Server) getItem(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, 200, out)
 	return nil
-}
-
-// itemWith is an item with the parts ?include= asked for.
-type itemWith struct {
-	api.Item
-	Comments *[]api.Comment  `json:"comments,omitempty"`
-	Links    *[]api.ItemLink `json:"links,omitempty"`
 }
 
 func (s *Server) updateItem(w http.ResponseWriter, r *http.Request) error {

@@ -32,27 +32,6 @@ func (s *Server) searchRoutes() {
 	s.handle("POST /api/v1/padd/index/rebuild", s.indexRebuild)
 }
 
-// SearchResult is one hit of GET /search.
-type SearchResult struct {
-	Item    api.Item `json:"item"`
-	Snippet string   `json:"snippet"`
-	Rank    float64  `json:"rank"`
-}
-
-// SearchResponse is Pad's search answer.
-type SearchResponse struct {
-	Results []SearchResult `json:"results"`
-	Total   uint64         `json:"total"`
-	Limit   int            `json:"limit"`
-	Offset  int            `json:"offset"`
-	Facets  struct {
-		Collections map[string]int `json:"collections"`
-		Statuses    map[string]int `json:"statuses"`
-	} `json:"facets"`
-	Fuzzy bool   `json:"fuzzy,omitempty"`
-	Note  string `json:"note,omitempty"`
-}
-
 // minSeq reads padd's min_seq: the search need only see the changes up
 // to that seq (the caller's own last write, from api.SeqHeader), not
 // every write other callers made before it. Without it a search waits
@@ -188,8 +167,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return searchError(err)
 	}
-	out := SearchResponse{Results: []SearchResult{}, Total: res.Total, Limit: limit, Offset: offset, Fuzzy: res.Fuzzy}
-	out.Facets.Collections, out.Facets.Statuses = res.Collections, res.Statuses
+	out := api.SearchResponse{Results: []api.SearchResult{}, Total: int(res.Total), Limit: limit, Offset: offset, Fuzzy: res.Fuzzy,
+		Facets: &api.SearchFacets{Collections: res.Collections, Statuses: res.Statuses}}
 	if res.Fuzzy {
 		out.Note = "nothing matched exactly; these results allow for a typo"
 	}
@@ -200,7 +179,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	sn := searchindex.NewSnippeter(text)
 	for i, h := range res.Hits {
 		if v := views[i]; v != nil {
-			out.Results = append(out.Results, SearchResult{Item: skinny(v), Snippet: s.snippet(h.Workspace, v, sn), Rank: h.Score})
+			out.Results = append(out.Results, api.SearchResult{Item: skinny(v), Snippet: s.snippet(h.Workspace, v, sn), Rank: h.Score})
 		}
 	}
 	writeJSON(w, 200, out)

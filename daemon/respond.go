@@ -22,17 +22,19 @@ const MaxBody = 2 << 20
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if rec := recorderOf(w); rec != nil && status < 400 {
+		rec.value = v // an in-process caller takes the value itself
+		w.WriteHeader(status)
+		return
+	}
+	b, err := api.EncodeJSON(v)
+	if err != nil {
 		slog.Error("encode response", "err", err)
 		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error":{"code":"server_error","message":"padd could not encode its answer; this is a bug, please report it"}}` + "\n")
+		b = []byte(`{"error":{"code":"server_error","message":"padd could not encode its answer; this is a bug, please report it"}}` + "\n")
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(b)
 }
 
 // writeError answers with Pad's envelope. Coded errors keep their code and

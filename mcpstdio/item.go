@@ -165,27 +165,29 @@ func groupItems(items []api.Item, key string) ([]api.Item, []map[string]any) {
 // request to padd (?include=comments,links). A padd that ignores include
 // gets the two lists asked for on their own routes, at once.
 func itemGet(c *call) (*result, error) {
-	var got struct {
-		api.Item
-		Comments *[]any `json:"comments"`
-		Links    *[]any `json:"links"`
-	}
+	var got api.ItemWith
 	path, ref := c.itemPath(), c.a.str("ref")
 	if _, err := c.p.do(c.ctx, "GET", path, url.Values{"include": {"comments,links"}}, nil, &got); err != nil {
 		return nil, err
 	}
 	out := map[string]any{"item": fullItem(got.Item)}
-	parts := map[string]*[]any{"comments": got.Comments, "links": got.Links}
+	var missing []string
+	if got.Comments != nil {
+		out["comments"] = nonNil(*got.Comments)
+	} else {
+		missing = append(missing, "comments")
+	}
+	if got.Links != nil {
+		out["links"] = nonNil(*got.Links)
+	} else {
+		missing = append(missing, "links")
+	}
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
 		errs []error
 	)
-	for sub, rows := range parts {
-		if rows != nil {
-			out[sub] = *rows
-			continue
-		}
+	for _, sub := range missing {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -210,6 +212,14 @@ func itemGet(c *call) (*result, error) {
 		return nil, errs[0]
 	}
 	return &result{value: out}, nil
+}
+
+// nonNil is rows, or an empty list in its place: none is [], not null.
+func nonNil[T any](rows []T) []T {
+	if rows == nil {
+		return []T{}
+	}
+	return rows
 }
 
 // noRoute reports padd answering that it has no such route.
@@ -318,11 +328,7 @@ func itemBulkUpdate(c *call) (*result, error) {
 		return nil, invalid("send status, priority or fields", "pad_item bulk-update changes nothing").with("accepts", []string{"status", "priority", "fields"})
 	}
 	in := api.BulkRequest{IDs: c.a.strs("refs"), Op: "update", Fields: patch}
-	var out any
-	if _, err := c.p.do(c.ctx, "POST", wsPath(c.ws)+"/items/bulk", nil, in, &out); err != nil {
-		return nil, err
-	}
-	return &result{value: out}, nil
+	return passThrough(c, "POST", wsPath(c.ws)+"/items/bulk", nil, nil, in)
 }
 
 // appendEntry appends an implementation note or a decision through the

@@ -35,11 +35,7 @@ func init() {
 
 func itemComment(c *call) (*result, error) {
 	in := api.CommentCreate{Body: c.a.str("message"), ParentID: c.a.str("reply_to"), OpKey: c.a.str("op_key")}
-	var out any
-	if _, err := c.p.do(c.ctx, "POST", c.itemPath()+"/comments", nil, in, &out); err != nil {
-		return nil, err
-	}
-	return &result{value: out}, nil
+	return passThrough(c, "POST", c.itemPath()+"/comments", nil, nil, in)
 }
 
 func itemListComments(c *call) (*result, error) {
@@ -59,11 +55,7 @@ func (c *call) commentPath() string {
 
 func itemEditComment(c *call) (*result, error) {
 	body := c.a.str("message")
-	var out any
-	if _, err := c.p.do(c.ctx, "PATCH", c.commentPath(), nil, api.CommentEdit{Body: &body}, &out); err != nil {
-		return nil, err
-	}
-	return &result{value: out}, nil
+	return passThrough(c, "PATCH", c.commentPath(), nil, nil, api.CommentEdit{Body: &body})
 }
 
 func itemDeleteComment(c *call) (*result, error) {
@@ -75,11 +67,7 @@ func itemDeleteComment(c *call) (*result, error) {
 
 func itemLink(c *call) (*result, error) {
 	in := api.ItemLinkCreate{TargetID: c.a.str("target"), LinkType: c.a.str("link_type")}
-	var out any
-	if _, err := c.p.do(c.ctx, "POST", c.itemPath()+"/links", nil, in, &out); err != nil {
-		return nil, err
-	}
-	return &result{value: out}, nil
+	return passThrough(c, "POST", c.itemPath()+"/links", nil, nil, in)
 }
 
 // itemUnlink finds the link (ref, link_type, target) among the item's
@@ -124,11 +112,7 @@ func itemUnlink(c *call) (*result, error) {
 }
 
 func itemDeps(c *call) (*result, error) {
-	var out any
-	if _, err := c.p.do(c.ctx, "GET", c.itemPath()+"/deps", nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &result{value: out}, nil
+	return passThrough(c, "GET", c.itemPath()+"/deps", nil, nil, nil)
 }
 
 // passList reads a bare-array list from padd, asking for one row past
@@ -169,19 +153,11 @@ func itemHistory(c *call) (*result, error) {
 }
 
 func itemStar(c *call) (*result, error) {
-	var out any
-	if _, err := c.p.do(c.ctx, "POST", c.itemPath()+"/star", nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &result{value: out}, nil
+	return passThrough(c, "POST", c.itemPath()+"/star", nil, nil, nil)
 }
 
 func itemUnstar(c *call) (*result, error) {
-	var out any
-	if _, err := c.p.do(c.ctx, "DELETE", c.itemPath()+"/star", nil, nil, &out); err != nil {
-		return nil, err
-	}
-	return &result{value: out}, nil
+	return passThrough(c, "DELETE", c.itemPath()+"/star", nil, nil, nil)
 }
 
 // itemStarred lists starred items, newest star first, at most 300.

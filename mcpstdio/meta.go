@@ -115,15 +115,7 @@ func searchQuery(c *call) (*result, error) {
 			q.Set(k, v)
 		}
 	}
-	var res struct {
-		Results []struct {
-			Item    api.Item `json:"item"`
-			Snippet string   `json:"snippet"`
-		} `json:"results"`
-		Total int64  `json:"total"`
-		Fuzzy bool   `json:"fuzzy"`
-		Note  string `json:"note"`
-	}
+	var res api.SearchResponse
 	if _, err := c.p.do(c.ctx, "GET", "/search", q, nil, &res); err != nil {
 		return nil, err
 	}
@@ -131,7 +123,7 @@ func searchQuery(c *call) (*result, error) {
 	for _, r := range res.Results {
 		hits = append(hits, searchHit{itemSummary: summarize(r.Item), Snippet: r.Snippet})
 	}
-	hasMore := offset+int64(len(hits)) < res.Total
+	hasMore := offset+int64(len(hits)) < int64(res.Total)
 	out := map[string]any{"items": hits, "total": res.Total, "count": len(hits), "limit": limit, "has_more": hasMore}
 	if res.Fuzzy {
 		out["fuzzy"] = true

@@ -32,21 +32,13 @@ func roleCreate(c *call) (*result, error) {
 	if n := c.sortOrder(); n != nil {
 		in.SortOrder = *n
 	}
-	var out any
-	if _, err := c.p.do(c.ctx, "POST", wsPath(c.ws)+"/agent-roles", nil, in, &out); err != nil {
-		return nil, err
-	}
-	return &result{value: out}, nil
+	return passThrough(c, "POST", wsPath(c.ws)+"/agent-roles", nil, nil, in)
 }
 
 func roleUpdate(c *call) (*result, error) {
 	in := api.AgentRoleUpdate{Name: c.a.strp("name"), Slug: c.a.strp("new_slug"), Description: c.a.strp("description"),
 		Icon: c.a.strp("icon"), Tools: c.a.strp("tools"), SortOrder: c.sortOrder()}
-	var out any
-	if _, err := c.p.do(c.ctx, "PATCH", rolePath(c.ws, c.a.str("slug")), nil, in, &out); err != nil {
-		return nil, err
-	}
-	return &result{value: out}, nil
+	return passThrough(c, "PATCH", rolePath(c.ws, c.a.str("slug")), nil, nil, in)
 }
 
 func roleDelete(c *call) (*result, error) {

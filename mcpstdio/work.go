@@ -31,13 +31,13 @@ func init() {
 	})
 }
 
-// passThrough sends one request and answers padd's JSON as it came.
+// passThrough sends one request and answers padd's answer as it came.
 func passThrough(c *call, method, path string, q url.Values, hdr http.Header, body any) (*result, error) {
-	var out any
+	var out api.Verbatim
 	if _, err := c.p.doHeaders(c.ctx, method, path, q, hdr, body, &out); err != nil {
 		return nil, err
 	}
-	return &result{value: out}, nil
+	return &result{value: out.V}, nil
 }
 
 // leaseBody is a claim's or release's body. Without worker_id, padd
