@@ -42,12 +42,13 @@ const (
 const (
 	batchSize = 500
 	// coalesceDelay is how long the indexer gathers commits into one
-	// batch. A batch costs Bleve a segment, and later a merge, whatever
-	// its size: under an agents' load, gathering for 10 ms instead of 2
-	// took a third off the indexer's CPU. A search that waits for writes
-	// being gathered cuts the gathering short (hurry), so it waits no
-	// longer for it.
-	coalesceDelay = 10 * time.Millisecond
+	// batch. Each batch costs Bleve a segment, and later a merge: 10 ms
+	// took a third off the indexer's CPU under an agents' load (about 3 %
+	// of padd's), but an agent's search right after its own write waits
+	// for the batch that holds it, and the larger batch made a search's
+	// p50 about a tenth slower (docs/PERFORMANCE.md). A search that waits
+	// cuts the gathering short (hurry) whatever the delay.
+	coalesceDelay = 2 * time.Millisecond
 	kFormat       = "padd:format"
 	kWatermark    = "padd:wm:"
 	kFlush        = "padd:flushed" // written at close, to wait for the persister
