@@ -30,25 +30,21 @@ func commentOut(c *model.Comment, item *storage.ItemView) api.Comment {
 }
 
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) error {
-	out, err := s.itemComments(r.PathValue("ws"), r.PathValue("ref"))
+	list, err := s.store.ListComments(r.PathValue("ws"), r.PathValue("ref"))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, out)
+	writeJSON(w, 200, wireComments(list))
 	return nil
 }
 
-// itemComments is an item's comments as Pad answers them.
-func (s *Server) itemComments(ws, ref string) ([]api.Comment, error) {
-	list, err := s.store.ListComments(ws, ref)
-	if err != nil {
-		return nil, err
-	}
+// wireComments is an item's comments as Pad answers them.
+func wireComments(list []model.Comment) []api.Comment {
 	out := make([]api.Comment, 0, len(list))
 	for i := range list {
 		out = append(out, wireComment(&list[i]))
 	}
-	return out, nil
+	return out
 }
 
 func (s *Server) createComment(w http.ResponseWriter, r *http.Request) error {

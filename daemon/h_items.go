@@ -205,36 +205,42 @@ func (s *Server) createItem(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getItem(w http.ResponseWriter, r *http.Request) error {
-	ws := r.PathValue("ws")
-	v, err := s.store.GetItem(ws, r.PathValue("ref"))
-	if err != nil {
-		return err
-	}
+	ws, ref := r.PathValue("ws"), r.PathValue("ref")
 	include := r.URL.Query().Get("include")
 	if include == "" {
+		v, err := s.store.GetItem(ws, ref)
+		if err != nil {
+			return err
+		}
 		writeJSON(w, 200, wireItem(v))
 		return nil
 	}
 	// padd's addition: the item with its comments and links, as their
-	// own routes answer them, in one request (an agent's get).
-	out := api.ItemWith{Item: wireItem(v)}
+	// own routes answer them, in one request (an agent's get) and one
+	// read.
+	var comments, links bool
 	for _, part := range splitList(include) {
 		switch part {
 		case "comments":
-			cs, err := s.itemComments(ws, v.ID)
-			if err != nil {
-				return err
-			}
-			out.Comments = &cs
+			comments = true
 		case "links":
-			ls, err := s.itemLinks(ws, v)
-			if err != nil {
-				return err
-			}
-			out.Links = &ls
+			links = true
 		default:
 			return model.BadRequest("include takes comments and links, got %q", part).With("param", "include")
 		}
+	}
+	got, err := s.store.GetItemWith(ws, ref, comments, links)
+	if err != nil {
+		return err
+	}
+	out := api.ItemWith{Item: wireItem(got.Item)}
+	if comments {
+		cs := wireComments(got.Comments)
+		out.Comments = &cs
+	}
+	if links {
+		ls := wireItemLinks(got.Item, got.Links)
+		out.Links = &ls
 	}
 	writeJSON(w, 200, out)
 	return nil

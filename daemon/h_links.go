@@ -50,25 +50,16 @@ func linkTypeParam(raw string) (string, error) {
 }
 
 func (s *Server) listLinks(w http.ResponseWriter, r *http.Request) error {
-	ws := r.PathValue("ws")
-	self, err := s.store.GetItem(ws, r.PathValue("ref"))
+	got, err := s.store.GetItemWith(r.PathValue("ws"), r.PathValue("ref"), false, true)
 	if err != nil {
 		return err
 	}
-	out, err := s.itemLinks(ws, self)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, 200, out)
+	writeJSON(w, 200, wireItemLinks(got.Item, got.Links))
 	return nil
 }
 
-// itemLinks is self's links as Pad answers them.
-func (s *Server) itemLinks(ws string, self *storage.ItemView) ([]api.ItemLink, error) {
-	views, err := s.store.ListLinks(ws, self.ID)
-	if err != nil {
-		return nil, err
-	}
+// wireItemLinks is self's links as Pad answers them.
+func wireItemLinks(self *storage.ItemView, views []storage.LinkView) []api.ItemLink {
 	me := briefOfView(self)
 	out := make([]api.ItemLink, 0, len(views))
 	for i := range views {
@@ -79,7 +70,7 @@ func (s *Server) itemLinks(ws string, self *storage.ItemView) ([]api.ItemLink, e
 		}
 		out = append(out, wireLink(&v.Link, src, dst))
 	}
-	return out, nil
+	return out
 }
 
 func (s *Server) createLink(w http.ResponseWriter, r *http.Request) error {

@@ -172,45 +172,82 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if res.Fuzzy {
 		out.Note = "nothing matched exactly; these results allow for a typo"
 	}
-	views, err := s.hitItems(res.Hits)
+	all := make([]int, len(res.Hits))
+	for i := range all {
+		all[i] = i
+	}
+	views := make([]*storage.ItemView, len(res.Hits))
+	err = perWorkspace(res.Hits, all, func(ws string, ids []string, at []int) error {
+		vs, err := s.store.GetItems(ws, ids)
+		for j, i := range at {
+			if err == nil {
+				views[i] = vs[j]
+			}
+		}
+		return err
+	})
 	if err != nil {
 		return err
 	}
+	// A snippet comes from the body, else from the comments, which are
+	// read for the hits that need them in one read per workspace: under
+	// load each read waits its turn for the committer.
 	sn := searchindex.NewSnippeter(text)
+	snippets := make([]string, len(res.Hits))
+	var bare []int
+	for i, v := range views {
+		if v != nil {
+			if snippets[i] = sn.Snippet(v.Content); snippets[i] == "" {
+				bare = append(bare, i)
+			}
+		}
+	}
+	err = perWorkspace(res.Hits, bare, func(ws string, ids []string, at []int) error {
+		lists, err := s.store.CommentsOfItems(ws, ids)
+		for j, i := range at {
+			var cs []model.Comment
+			if err == nil {
+				cs = lists[j]
+			}
+			snippets[i] = commentOrOpening(sn, cs, views[i].Content)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
 	for i, h := range res.Hits {
 		if v := views[i]; v != nil {
-			out.Results = append(out.Results, api.SearchResult{Item: skinny(v), Snippet: s.snippet(h.Workspace, v, sn), Rank: h.Score})
+			out.Results = append(out.Results, api.SearchResult{Item: skinny(v), Snippet: snippets[i], Rank: h.Score})
 		}
 	}
 	writeJSON(w, 200, out)
 	return nil
 }
 
-// hitItems reads the hits' items, one read per workspace; an item
-// deleted since it was indexed is nil.
-func (s *Server) hitItems(hits []searchindex.Hit) ([]*storage.ItemView, error) {
-	views := make([]*storage.ItemView, len(hits))
+// perWorkspace calls read once per workspace among the hits at, with
+// their ids and places. A workspace gone since the search is skipped.
+func perWorkspace(hits []searchindex.Hit, at []int, read func(ws string, ids []string, at []int) error) error {
 	byWS := map[string][]int{}
-	for i, h := range hits {
-		byWS[h.Workspace] = append(byWS[h.Workspace], i)
+	var order []string
+	for _, i := range at {
+		ws := hits[i].Workspace
+		if byWS[ws] == nil {
+			order = append(order, ws)
+		}
+		byWS[ws] = append(byWS[ws], i)
 	}
-	for ws, at := range byWS {
-		ids := make([]string, len(at))
-		for j, i := range at {
+	for _, ws := range order {
+		places := byWS[ws]
+		ids := make([]string, len(places))
+		for j, i := range places {
 			ids[j] = hits[i].ID
 		}
-		vs, err := s.store.GetItems(ws, ids)
-		if model.IsNotFound(err) {
-			continue // the workspace went since
-		}
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range at {
-			views[i] = vs[j]
+		if err := read(ws, ids, places); err != nil && !model.IsNotFound(err) {
+			return err
 		}
 	}
-	return views, nil
+	return nil
 }
 
 // skinny is an item as search answers carry it: without its body.
@@ -220,20 +257,15 @@ func skinny(v *storage.ItemView) api.Item {
 	return it
 }
 
-// snippet cuts the excerpt of a hit: from its body, else from its
-// comments, else its body's opening.
-func (s *Server) snippet(ws string, v *storage.ItemView, q searchindex.Snippeter) string {
-	if sn := q.Snippet(v.Content); sn != "" {
-		return sn
-	}
-	if cs, err := s.store.ListComments(ws, v.ID); err == nil {
-		for _, c := range cs {
-			if sn := q.Snippet(c.Body); sn != "" {
-				return sn
-			}
+// commentOrOpening is the excerpt of a hit whose body did not match:
+// from its comments, else its body's opening.
+func commentOrOpening(q searchindex.Snippeter, comments []model.Comment, content string) string {
+	for _, c := range comments {
+		if sn := q.Snippet(c.Body); sn != "" {
+			return sn
 		}
 	}
-	body := strings.Join(strings.Fields(v.Content), " ")
+	body := strings.Join(strings.Fields(content), " ")
 	if len(body) > 160 {
 		cut := strings.LastIndexByte(body[:160], ' ')
 		if cut < 80 {

@@ -105,3 +105,31 @@ func TestGetItemInclude(t *testing.T) {
 		t.Errorf("include=history: details %v", e.Details)
 	}
 }
+
+// A hit's snippet comes from its body, else from its comments (read for
+// all such hits at once), else from its body's opening.
+func TestSearchSnippetsFromBodyThenCommentsThenOpening(t *testing.T) {
+	h := newHarness(t)
+	var inBody, inComment, nowhere api.Item
+	h.mustJSON("POST", wsPath("/collections/tasks/items"), map[string]any{"title": "wombat one", "content": "The wombat digs a burrow."}, 201, &inBody)
+	h.mustJSON("POST", wsPath("/collections/tasks/items"), map[string]any{"title": "wombat two", "content": "Nothing here."}, 201, &inComment)
+	h.mustJSON("POST", wsPath("/items/"+inComment.Ref+"/comments"), map[string]any{"body": "Saw a wombat near the gate."}, 201, nil)
+	long := strings.Repeat("plain words without the animal ", 10)
+	h.mustJSON("POST", wsPath("/collections/tasks/items"), map[string]any{"title": "wombat three", "content": long}, 201, &nowhere)
+
+	var found api.SearchResponse
+	h.mustJSON("GET", "/api/v1/search?workspace=w&q=wombat", nil, 200, &found)
+	got := map[string]string{}
+	for _, r := range found.Results {
+		got[r.Item.Ref] = r.Snippet
+	}
+	if sn := got[inBody.Ref]; !strings.Contains(sn, "wombat") || !strings.Contains(sn, "burrow") {
+		t.Errorf("body match: snippet %q", sn)
+	}
+	if sn := got[inComment.Ref]; !strings.Contains(sn, "wombat") || !strings.Contains(sn, "gate") {
+		t.Errorf("comment match: snippet %q", sn)
+	}
+	if sn := got[nowhere.Ref]; !strings.HasPrefix(sn, "plain words") || !strings.HasSuffix(sn, "…") || len(sn) > 170 {
+		t.Errorf("no match: snippet %q", sn)
+	}
+}

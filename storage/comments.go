@@ -208,17 +208,44 @@ func (s *Store) ListComments(ws, itemRef string) ([]model.Comment, error) {
 		if err != nil {
 			return err
 		}
-		list, err := commentsOf(r.ws, mustID(it.ID))
-		if err != nil {
-			return err
-		}
-		out = make([]model.Comment, 0, len(list))
-		for _, c := range list {
-			out = append(out, *c)
+		out, err = commentsOfItem(r.ws, it)
+		return err
+	})
+	return out, err
+}
+
+// CommentsOfItems lists the comments of several items of ws in one read,
+// as ListComments does each: out[i] are refs[i]'s, nil if it names none.
+func (s *Store) CommentsOfItems(ws string, refs []string) ([][]model.Comment, error) {
+	out := make([][]model.Comment, len(refs))
+	err := s.read(ws, func(r *rtx) error {
+		for i, ref := range refs {
+			it, err := itemByRef(r.ws, ref, false)
+			if model.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if out[i], err = commentsOfItem(r.ws, it); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 	return out, err
+}
+
+func commentsOfItem(b *wsb, it *model.Item) ([]model.Comment, error) {
+	list, err := commentsOf(b, mustID(it.ID))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Comment, 0, len(list))
+	for _, c := range list {
+		out = append(out, *c)
+	}
+	return out, nil
 }
 
 // EditComment replaces a comment's body. itemRef may be "" (the

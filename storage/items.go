@@ -257,6 +257,43 @@ func (s *Store) GetItem(ws, ref string) (*ItemView, error) {
 	return out, err
 }
 
+// ItemWith is an item with the parts of it a caller asked for, read at
+// one instant.
+type ItemWith struct {
+	Item     *ItemView
+	Comments []model.Comment // as ListComments; nil unless asked for
+	Links    []LinkView      // as ListLinks; nil unless asked for
+}
+
+// GetItemWith reads an item and, as asked, its comments and links in one
+// read: an agent's get, which under load would otherwise wait its turn
+// for the committer once per part.
+func (s *Store) GetItemWith(ws, ref string, comments, links bool) (*ItemWith, error) {
+	var out ItemWith
+	err := s.read(ws, func(r *rtx) error {
+		it, err := itemByRef(r.ws, ref, true)
+		if err != nil {
+			return err
+		}
+		if out.Item, err = view(r.ws, it, nil); err != nil {
+			return err
+		}
+		if comments {
+			if out.Comments, err = commentsOfItem(r.ws, it); err != nil {
+				return err
+			}
+		}
+		if links {
+			out.Links, err = linksOfItem(r.ws, it)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // GetItems reads the items of ws that refs name (ids, refs or slugs), in
 // one read: out[i] is refs[i]'s item, nil if it names none.
 func (s *Store) GetItems(ws string, refs []string) ([]*ItemView, error) {

@@ -495,41 +495,46 @@ func (s *Store) RemoveLinkBetween(ws, sourceRef, targetRef, linkType string, act
 func (s *Store) ListLinks(ws, itemRef string) ([]LinkView, error) {
 	var out []LinkView
 	err := s.read(ws, func(r *rtx) error {
-		b := r.ws
-		it, err := itemByRef(b, itemRef, false)
+		it, err := itemByRef(r.ws, itemRef, false)
 		if err != nil {
 			return err
 		}
-		colls := map[string]*model.Collection{}
-		id := mustID(it.ID)
-		for _, side := range []struct {
-			bk  *bucket
-			dir string
-		}{{b.linkSrc(), DirOut}, {b.linkDst(), DirIn}} {
-			for _, e := range edgesOf(side.bk, id, "") {
-				l, err := getLink(b, e.linkID)
-				if err != nil {
-					return err
-				}
-				if l == nil {
-					continue
-				}
-				other, err := briefByID(b, e.other, colls)
-				if err != nil {
-					return err
-				}
-				typ := l.Type
-				if side.dir == DirIn {
-					typ = inverseLinkType[l.Type]
-				}
-				out = append(out, LinkView{Link: *l, Direction: side.dir, Type: typ, Other: other})
-			}
-		}
-		// Link ids are time-ordered (v7), so this is creation order.
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Link.ID < out[j].Link.ID })
-		return nil
+		out, err = linksOfItem(r.ws, it)
+		return err
 	})
 	return out, err
+}
+
+func linksOfItem(b *wsb, it *model.Item) ([]LinkView, error) {
+	var out []LinkView
+	colls := map[string]*model.Collection{}
+	id := mustID(it.ID)
+	for _, side := range []struct {
+		bk  *bucket
+		dir string
+	}{{b.linkSrc(), DirOut}, {b.linkDst(), DirIn}} {
+		for _, e := range edgesOf(side.bk, id, "") {
+			l, err := getLink(b, e.linkID)
+			if err != nil {
+				return nil, err
+			}
+			if l == nil {
+				continue
+			}
+			other, err := briefByID(b, e.other, colls)
+			if err != nil {
+				return nil, err
+			}
+			typ := l.Type
+			if side.dir == DirIn {
+				typ = inverseLinkType[l.Type]
+			}
+			out = append(out, LinkView{Link: *l, Direction: side.dir, Type: typ, Other: other})
+		}
+	}
+	// Link ids are time-ordered (v7), so this is creation order.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Link.ID < out[j].Link.ID })
+	return out, nil
 }
 
 // Deps walks the blocking graph around an item: what it blocks and what

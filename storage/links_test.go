@@ -395,3 +395,50 @@ func BenchmarkLinkOnHub(b *testing.B) {
 		}
 	}
 }
+
+// GetItemWith and CommentsOfItems read in one go what GetItem,
+// ListComments and ListLinks read one by one.
+func TestGetItemWithReadsWhatTheSeparateReadsRead(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "With").Slug
+	for _, title := range []string{"A", "B", "C"} {
+		mustCreate(t, s, ws, "tasks", title, nil)
+	}
+	mustLink(t, s, ws, "TASK-2", "TASK-1", "blocked_by")
+	mustLink(t, s, ws, "TASK-1", "TASK-3", "supersedes")
+	for _, body := range []string{"first", "second"} {
+		if _, err := s.AddComment(ws, "TASK-1", CommentCreate{Body: body}, user); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ref := range []string{"TASK-1", "TASK-2", "TASK-3"} {
+		got, err := s.GetItemWith(ws, ref, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		item, _ := s.GetItem(ws, ref)
+		comments, _ := s.ListComments(ws, ref)
+		links, _ := s.ListLinks(ws, ref)
+		if !reflect.DeepEqual(got.Item, item) || !reflect.DeepEqual(got.Comments, comments) || !reflect.DeepEqual(got.Links, links) {
+			t.Errorf("%s: GetItemWith %+v\nseparately %+v %+v %+v", ref, got, item, comments, links)
+		}
+		if ref == "TASK-1" && (len(got.Comments) != 2 || len(got.Links) != 2) {
+			t.Errorf("%s: %d comments, %d links", ref, len(got.Comments), len(got.Links))
+		}
+	}
+	lists, err := s.CommentsOfItems(ws, []string{"TASK-1", "TASK-9", "TASK-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := s.ListComments(ws, "TASK-1")
+	second, _ := s.ListComments(ws, "TASK-2")
+	if len(lists) != 3 || !reflect.DeepEqual(lists[0], first) || lists[1] != nil || !reflect.DeepEqual(lists[2], second) {
+		t.Errorf("CommentsOfItems: %+v", lists)
+	}
+	if got, err := s.GetItemWith(ws, "TASK-1", false, false); err != nil || got.Comments != nil || got.Links != nil {
+		t.Errorf("no parts asked: %+v %v", got, err)
+	}
+	if _, err := s.GetItemWith(ws, "TASK-9", true, true); !model.IsNotFound(err) {
+		t.Errorf("a missing item: %v", err)
+	}
+}
