@@ -219,19 +219,10 @@ func (s *Store) ListComments(ws, itemRef string) ([]model.Comment, error) {
 func (s *Store) CommentsOfItems(ws string, refs []string) ([][]model.Comment, error) {
 	out := make([][]model.Comment, len(refs))
 	err := s.read(ws, func(r *rtx) error {
-		for i, ref := range refs {
-			it, err := itemByRef(r.ws, ref, false)
-			if model.IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if out[i], err = commentsOfItem(r.ws, it); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachItem(r.ws, refs, false, func(i int, it *model.Item) (err error) {
+			out[i], err = commentsOfItem(r.ws, it)
+			return err
+		})
 	})
 	return out, err
 }

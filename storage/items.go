@@ -294,25 +294,34 @@ func (s *Store) GetItemWith(ws, ref string, comments, links bool) (*ItemWith, er
 	return &out, nil
 }
 
+// eachItem calls fn with each item refs name, and its place in refs; a
+// ref that names no item is skipped.
+func eachItem(b *wsb, refs []string, withContent bool, fn func(i int, it *model.Item) error) error {
+	for i, ref := range refs {
+		it, err := itemByRef(b, ref, withContent)
+		if model.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(i, it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // GetItems reads the items of ws that refs name (ids, refs or slugs), in
 // one read: out[i] is refs[i]'s item, nil if it names none.
 func (s *Store) GetItems(ws string, refs []string) ([]*ItemView, error) {
 	out := make([]*ItemView, len(refs))
 	err := s.read(ws, func(r *rtx) error {
 		colls := map[string]*model.Collection{}
-		for i, ref := range refs {
-			it, err := itemByRef(r.ws, ref, true)
-			if model.IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if out[i], err = view(r.ws, it, colls); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachItem(r.ws, refs, true, func(i int, it *model.Item) (err error) {
+			out[i], err = view(r.ws, it, colls)
+			return err
+		})
 	})
 	return out, err
 }
