@@ -173,12 +173,12 @@ func itemGet(c *call) (*result, error) {
 	out := map[string]any{"item": fullItem(got.Item)}
 	var missing []string
 	if got.Comments != nil {
-		out["comments"] = nonNil(*got.Comments)
+		out["comments"] = *got.Comments
 	} else {
 		missing = append(missing, "comments")
 	}
 	if got.Links != nil {
-		out["links"] = nonNil(*got.Links)
+		out["links"] = *got.Links
 	} else {
 		missing = append(missing, "links")
 	}
@@ -212,14 +212,6 @@ func itemGet(c *call) (*result, error) {
 		return nil, errs[0]
 	}
 	return &result{value: out}, nil
-}
-
-// nonNil is rows, or an empty list in its place: none is [], not null.
-func nonNil[T any](rows []T) []T {
-	if rows == nil {
-		return []T{}
-	}
-	return rows
 }
 
 // noRoute reports padd answering that it has no such route.
