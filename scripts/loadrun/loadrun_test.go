@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -61,6 +63,17 @@ func TestLoadRunShort(t *testing.T) {
 	}
 	if n, _ := rep.SSE["reconnects"].(int); n == 0 {
 		t.Errorf("the event watcher never resumed with Last-Event-ID (sse %v)", rep.SSE)
+	}
+	// A run says how fast the machine was, or runs on different days
+	// cannot be compared.
+	for k, max := range map[string]float64{"pace_before_us": 1e6, "pace_after_us": 1e6, "cpu_busy_during_load_pct": 100, "cpu_steal_during_load_pct": 100} {
+		v, err := strconv.ParseFloat(rep.Machine[k], 64)
+		if err != nil || v < 0 || v > max || strings.HasPrefix(k, "pace") && v == 0 {
+			t.Errorf("machine %s = %q, want a number in (0, %g]", k, rep.Machine[k], max)
+		}
+	}
+	if busy, _ := strconv.ParseFloat(rep.Machine["cpu_busy_during_load_pct"], 64); busy == 0 {
+		t.Error("the machine's CPU was idle throughout a load run: /proc/stat was misread")
 	}
 }
 

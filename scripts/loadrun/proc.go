@@ -189,3 +189,36 @@ func (s *memSampler) end() (maxima, last memInfo, samples int) {
 	defer s.mu.Unlock()
 	return s.max, s.last, s.n
 }
+
+// cpuTimes is the machine's CPU time so far, from /proc/stat's first
+// line, in USER_HZ ticks: all of it, the part not idle, and the part the
+// hypervisor gave to others (steal).
+type cpuTimes struct{ total, busy, steal int64 }
+
+func machineCPU() (cpuTimes, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return cpuTimes{}, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return cpuTimes{}, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	var t cpuTimes
+	for i, s := range f[1:9] { // user nice system idle iowait irq softirq steal
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return cpuTimes{}, fmt.Errorf("/proc/stat: %w", err)
+		}
+		t.total += n
+		switch i {
+		case 3, 4: // idle, iowait
+		case 7:
+			t.steal += n
+		default:
+			t.busy += n
+		}
+	}
+	return t, nil
+}

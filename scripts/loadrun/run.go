@@ -226,8 +226,10 @@ func run(cfg config) (rep *Report, err error) {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
 	paddCPU0, _ := procCPU(pd.pid())
 	mcpCPU0 := mcpCPU()
+	rep.Machine["pace_before_us"] = fmt.Sprintf("%.1f", pace())
 	sampler := sampleMem(pd.pid(), 250*time.Millisecond)
 	rep.LoadAvg["load_start"] = loadAvg()
+	cpu0, cpuErr := machineCPU()
 	t0 := time.Now()
 	deadline := t0.Add(cfg.Duration)
 	var wg sync.WaitGroup
@@ -240,6 +242,11 @@ func run(cfg config) (rep *Report, err error) {
 	wg.Wait()
 	window := time.Since(t0)
 	rep.LoadAvg["load_end"] = loadAvg()
+	if cpu1, err := machineCPU(); err == nil && cpuErr == nil && cpu1.total > cpu0.total {
+		all := float64(cpu1.total - cpu0.total)
+		rep.Machine["cpu_busy_during_load_pct"] = fmt.Sprintf("%.1f", 100*float64(cpu1.busy-cpu0.busy)/all)
+		rep.Machine["cpu_steal_during_load_pct"] = fmt.Sprintf("%.1f", 100*float64(cpu1.steal-cpu0.steal)/all)
+	}
 	paddCPU1, _ := procCPU(pd.pid())
 	mcpCPU1 := mcpCPU()
 	var self1 syscall.Rusage
@@ -354,6 +361,7 @@ func run(cfg config) (rep *Report, err error) {
 		}
 	}
 	rep.LoadAvg["end"] = loadAvg()
+	rep.Machine["pace_after_us"] = fmt.Sprintf("%.1f", pace())
 
 	// The numbers.
 	rep.Ops, rep.Groups = rn.st.reports(window.Seconds())
