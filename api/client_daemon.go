@@ -16,6 +16,22 @@ type DaemonStatus struct {
 	Workspaces    int       `json:"workspaces"`
 	// MCPSessions counts the agents' MCP sessions padd serves now.
 	MCPSessions int `json:"mcp_sessions"`
+	// Memory is padd's resident memory by kind; absent where the system
+	// does not say.
+	Memory *MemoryUse `json:"memory,omitempty"`
+}
+
+// MemoryUse is padd's resident memory (what top shows as RES), by kind.
+type MemoryUse struct {
+	// OwnBytes is padd's own memory (anonymous: heap, stacks, caches).
+	OwnBytes int64 `json:"own_bytes"`
+	// DatabaseBytes and IndexBytes are the pages of the database file and
+	// the search index mapped from the page cache: clean, shared with the
+	// system's cache, and taken back by the system when it needs them.
+	DatabaseBytes int64 `json:"database_bytes"`
+	IndexBytes    int64 `json:"index_bytes"`
+	// ProgramBytes is padd's own code and libraries, mapped the same way.
+	ProgramBytes int64 `json:"program_bytes"`
 }
 
 // Health answers GET /health (no token needed).

@@ -59,7 +59,23 @@ func (s daemonState) pairs() *keyValues {
 	kv.add("database", plain(fmt.Sprintf("%s (%s)", s.DBPath, humanBytes(s.DBBytes))))
 	kv.add("workspaces", plain(fmt.Sprint(s.Workspaces)))
 	kv.add("agents", plain(fmt.Sprintf("%d connected over MCP", s.MCPSessions)))
+	if m := s.Memory; m != nil {
+		addMemory(kv, m)
+	}
 	return kv
+}
+
+// addMemory tells padd's own memory from the file pages it maps, which
+// top counts in RES too but the system takes back when it needs them.
+func addMemory(kv *keyValues, m *api.MemoryUse) {
+	mapped := m.DatabaseBytes + m.IndexBytes + m.ProgramBytes
+	if mapped == 0 {
+		kv.add("memory", plain(humanBytes(m.OwnBytes)+" its own"))
+		return
+	}
+	kv.add("memory", plain(fmt.Sprintf("%s its own + %s file cache (reclaimable)", humanBytes(m.OwnBytes), humanBytes(mapped))))
+	kv.add("file cache", plain(fmt.Sprintf("database %s, index %s, program %s",
+		humanBytes(m.DatabaseBytes), humanBytes(m.IndexBytes), humanBytes(m.ProgramBytes))))
 }
 
 func humanBytes(n int64) string {

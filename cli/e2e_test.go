@@ -19,6 +19,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -300,6 +302,8 @@ func TestE2EWorkflow(t *testing.T) {
 	}
 	if r := ok(t, home, deep, "daemon", "status"); !strings.Contains(r.stdout, "0 connected over MCP") {
 		t.Errorf("daemon status does not count the agents:\n%s", r.stdout)
+	} else if runtime.GOOS == "linux" && !regexp.MustCompile(`memory +[0-9.]+ [KM]iB its own \+ [0-9.]+ MiB file cache`).MatchString(r.stdout) {
+		t.Errorf("daemon status does not tell padd's own memory from its file cache:\n%s", r.stdout)
 	}
 	if r := ok(t, home, deep, "daemon", "stop"); !strings.Contains(r.stdout, fmt.Sprintf("Stopped padd (pid %d)", info.PID)) {
 		t.Errorf("daemon stop: %s", r)

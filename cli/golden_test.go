@@ -73,7 +73,8 @@ func fixtureDaemon() daemonState {
 	return daemonState{Running: true, DataDir: "/home/u/.local/share/padd", ClientVersion: "v1.2.0", Port: 7787,
 		URL: "http://127.0.0.1:7787", DaemonStatus: &api.DaemonStatus{Version: "v1.1.0", PID: 4242,
 			StartedAt: before(3 * time.Hour), UptimeSeconds: 3 * 3600, DBPath: "/home/u/.local/share/padd/padd.db",
-			DBBytes: 5 << 20, Workspaces: 2, MCPSessions: 3}}
+			DBBytes: 5 << 20, Workspaces: 2, MCPSessions: 3,
+			Memory: &api.MemoryUse{OwnBytes: 9 << 20, DatabaseBytes: 3 << 20, IndexBytes: 1 << 20, ProgramBytes: 14 << 20}}}
 }
 
 // renderCase renders one view in one format.

@@ -398,7 +398,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, 200, map[string]any{"version": api.Version, "pid": os.Getpid(), "started_at": s.started,
 		"uptime_seconds": int(time.Since(s.started).Seconds()), "db_path": s.store.Path(), "db_bytes": size,
-		"workspaces": len(wss), "mcp_sessions": s.mcp.count()})
+		"workspaces": len(wss), "mcp_sessions": s.mcp.count(), "memory": s.memoryUse()})
 	return nil
 }
 
