@@ -140,10 +140,12 @@ func BenchmarkItemCreateRawPipe(b *testing.B) {
 	raw := rawItemSession(b)
 	b.ResetTimer()
 	id := 3
+	cpu := relayCPU(raw)
 	timed(b, func() {
 		raw.call(id, "tools/call", `{"name":"pad_item","arguments":{"action":"create","collection":"tasks","title":"bench","fields":{"priority":"high"}}}`)
 		id++
 	})
+	cpu.report(b)
 }
 
 // rawItemSession is a raw-pipe session with padd connected and a fresh

@@ -111,6 +111,15 @@ type relayMsg struct {
 // idKey is a request id as a map key: the answer's id is re-encoded by
 // padd, so the raw bytes may differ ("\u0041" comes back "A").
 func idKey(raw json.RawMessage) (string, bool) {
+	if key, ok := plainIDKey(raw); ok {
+		return key, true
+	}
+	return decodeIDKey(raw)
+}
+
+// decodeIDKey is idKey by a full decode: an id with escapes, or anything
+// that may not be an id at all.
+func decodeIDKey(raw json.RawMessage) (string, bool) {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
@@ -203,8 +212,8 @@ func (r *relay) sameVersion() bool {
 // toPadd forwards one message of the agent's, reconnecting first when
 // padd went away.
 func (r *relay) toPadd(ctx context.Context, line []byte) {
-	var m relayMsg
-	if json.Unmarshal(line, &m) != nil {
+	m, ok := scanRequest(line)
+	if !ok && json.Unmarshal(line, &m) != nil {
 		r.send(ctx, line, "", "") // padd answers the parse error
 		return
 	}
@@ -381,10 +390,9 @@ func (r *relay) deliver(l *link, line []byte) {
 func answerID(line []byte) (json.RawMessage, bool) {
 	const head = `{"jsonrpc":"2.0","id":`
 	if rest, ok := bytes.CutPrefix(line, []byte(head)); ok {
-		d := json.NewDecoder(bytes.NewReader(rest))
-		var id json.RawMessage
-		if d.Decode(&id) == nil {
-			after := rest[d.InputOffset():]
+		s := jsonScan{b: rest}
+		if s.value() {
+			id, after := rest[:s.i], rest[s.i:]
 			if bytes.HasPrefix(after, []byte(`,"result":`)) || bytes.HasPrefix(after, []byte(`,"error":`)) {
 				return id, true
 			}

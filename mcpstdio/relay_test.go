@@ -263,3 +263,48 @@ func TestRelayToolsListOnlyFromItsOwnVersion(t *testing.T) {
 		inW.Close()
 	}
 }
+
+// FuzzRelayScan holds the relay's in-place reading of an agent's message
+// to encoding/json's: wherever the scan reads a line, it reads the id, the
+// method and a call's tool name a full decode reads, and the same request
+// key; a line it leaves alone is decoded as before.
+func FuzzRelayScan(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pad_item","arguments":{"action":"get","ref":"TASK-1"}}}`,
+		`{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"arguments":{"name":"not this"},"name":"pad_set_workspace"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"ID":1,"id":null,"Method":"x","method":null,"params":{"name":"a"},"params":null,"PARAMS":{}}`,
+		`{"id":"a\u0041","method":"tools/\u006cist"}`,
+		`{"id":1.5e3,"method":1}`,
+		`{"id":[1],"params":[]}`,
+		` { "id" : -0 , "method" : "ping" } `,
+		`{"\u0069d":1}`,
+		`{"ſ":1,"K":2}`,
+		`null`,
+		`[{"id":1}]`,
+		`{"id":1}{"id":2}`,
+		`not json`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		m, ok := scanRequest([]byte(line))
+		var want relayMsg
+		err := json.Unmarshal([]byte(line), &want)
+		if !ok {
+			return // decoded as before
+		}
+		if err != nil {
+			t.Fatalf("scanned a line encoding/json refuses (%v): %s", err, line)
+		}
+		if string(m.ID) != string(want.ID) || m.Method != want.Method || m.Params.Name != want.Params.Name {
+			t.Fatalf("scan read id %s method %q name %q; encoding/json reads id %s method %q name %q: %s",
+				m.ID, m.Method, m.Params.Name, want.ID, want.Method, want.Params.Name, line)
+		}
+		got, gok := idKey(m.ID)
+		wantKey, wok := decodeIDKey(want.ID)
+		if gok != wok || got != wantKey {
+			t.Fatalf("request key %q (%v), a full decode's %q (%v): %s", got, gok, wantKey, wok, line)
+		}
+	})
+}
