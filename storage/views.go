@@ -511,20 +511,23 @@ func (x *viewCtx) suggest(o suggestOpts) ([]suggestion, bool, error) {
 	var out []suggestion
 	seen := map[string]bool{}
 	full := func() bool { return len(out) > o.limit }
-	// take screens one candidate; false skips it.
-	take := func(s *itemSum, vc *vcoll, status string) (bool, error) {
-		if seen[s.ID] {
+	// take screens one candidate by its id; false skips it. It needs no
+	// summary: the walks read one only for the candidates it takes, as
+	// the top of a backlog is often work blocked by other work, passed
+	// over on every call.
+	take := func(id []byte) (bool, error) {
+		if seen[string(id)] {
 			return false, nil
 		}
-		seen[s.ID] = true
+		seen[string(id)] = true
 		if o.skipBlocked {
-			blocker, _, err := x.openBlockerID(mustID(s.ID))
+			blocker, _, err := x.openBlockerID(id)
 			if err != nil || blocker != nil {
 				return false, err
 			}
 		}
 		if o.skipLeased {
-			if l := liveLeaseAt(x.b, mustID(s.ID), x.now); l != nil && !l.Ours(o.who) {
+			if l := liveLeaseAt(x.b, id, x.now); l != nil && !l.Ours(o.who) {
 				return false, nil
 			}
 		}
@@ -540,7 +543,7 @@ func (x *viewCtx) suggest(o suggestOpts) ([]suggestion, bool, error) {
 				return nil, false, err
 			}
 			for _, m := range mine {
-				if ok, err := take(m.sum, m.vc, m.status); err != nil {
+				if ok, err := take(mustID(m.sum.ID)); err != nil {
 					return nil, false, err
 				} else if ok {
 					out = append(out, m)
@@ -565,19 +568,17 @@ func (x *viewCtx) suggest(o suggestOpts) ([]suggestion, bool, error) {
 				if !q.accepts(x.b.index(), suffix) {
 					return true, nil
 				}
-				s, err := x.sums.get(suffix[9:])
+				id := suffix[9:]
+				if ok, err := take(id); err != nil || !ok {
+					return err == nil, err
+				}
+				s, err := x.sums.get(id)
 				if err != nil || s == nil {
 					return err == nil, err
 				}
 				status, _, _ := s.field(q.vc.doneKey)
-				ok, err := take(s, q.vc, status)
-				if err != nil {
-					return false, err
-				}
-				if ok {
-					_, rv := x.rankOf(s, q.vc)
-					out = append(out, suggestion{sum: s, vc: q.vc, tier: t, rank: r, status: status, rankV: rv})
-				}
+				_, rv := x.rankOf(s, q.vc)
+				out = append(out, suggestion{sum: s, vc: q.vc, tier: t, rank: r, status: status, rankV: rv})
 				return !full(), nil
 			})
 			if err != nil {
