@@ -142,7 +142,7 @@ func printReport(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "\nload run: %s\n", rep.Command)
 	fmt.Fprintf(w, "machine: %s, %s CPUs, %s; load average %s at start, %s at load start, %s at load end\n",
 		rep.Machine["cpu"], rep.Machine["cpus"], rep.Machine["mem"], rep.LoadAvg["start"], rep.LoadAvg["load_start"], rep.LoadAvg["load_end"])
-	fmt.Fprintf(w, "machine pace (µs per unit of fixed work, lower is faster): %s before the load, %s after the checks; CPU busy %s%% during the load (steal %s%%)\n",
+	fmt.Fprintf(w, "machine pace (µs per unit of fixed work, lower is faster): %s before the run, %s after its checks; CPU busy %s%% during the load (steal %s%%)\n",
 		rep.Machine["pace_before_us"], rep.Machine["pace_after_us"], rep.Machine["cpu_busy_during_load_pct"], rep.Machine["cpu_steal_during_load_pct"])
 	fmt.Fprintf(w, "workspace: %v items, %v links, %v comments (seeded in %.1fs); index built in %.1fs (peak RSS %.0f MB)\n",
 		rep.Seed["items"], rep.Seed["links"], rep.Seed["comments"], rep.Seed["seconds"], rep.Start["index_build_s"], rep.Start["index_build_peak_rss_mb"])

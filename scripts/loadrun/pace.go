@@ -10,8 +10,8 @@ import (
 // slower in some hours than in others (docs/PERFORMANCE.md), and nothing
 // in the load's own numbers tells a slow machine from slow code. pace
 // times a fixed piece of work like the load's (encoding and decoding an
-// item-sized JSON answer) on one goroutine before and after the load, so
-// runs can be compared in the machine's units.
+// item-sized JSON answer) on one goroutine before the run starts anything
+// and after its checks, so runs can be compared in the machine's units.
 
 // paceItem is the work's value: an item answer of the load's size.
 type paceItem struct {
