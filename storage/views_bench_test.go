@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -214,6 +215,33 @@ func BenchmarkReadyAfterBurst100k(b *testing.B) {
 		}
 	}
 	benchNext(b, s, ws, NextParams{Limit: 20}, 20)
+}
+
+// BenchmarkNextBehindBlocked100k is next when the top of the ranking is
+// blocked work: 2,000 critical tasks in progress, each blocked by one
+// open task, are what the walk meets first, and passes over one by one
+// on every call. (In the load run 86 % of the candidates next and ready
+// looked at were blocked, 59 a call.)
+func BenchmarkNextBehindBlocked100k(b *testing.B) {
+	s, ws := viewsBenchStore(b)
+	s.setNoSync(true)
+	gate, err := s.CreateItem(ws, ItemCreate{Collection: "tasks", Title: "The gate everything waits on",
+		Fields: map[string]any{"status": "open", "priority": "low"}}, user)
+	if err != nil {
+		b.Fatal(err)
+	}
+	made, err := s.CreateItems(ws, slices.Repeat([]ItemCreate{{Collection: "tasks", Title: "Waits on the gate",
+		Fields: map[string]any{"status": "in-progress", "priority": "critical"}}}, 2000), user, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, it := range made {
+		if _, err := s.AddLink(ws, it.Ref, gate.Item.Ref, model.LinkBlockedBy, user); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s.setNoSync(false)
+	benchNext(b, s, ws, NextParams{Limit: 3}, 3)
 }
 
 // BenchmarkDigests100k reads the activity-fed views over a window that
