@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/procstat"
 )
 
 // Server start to ready, tools/list, and an item get and create round
@@ -200,75 +201,26 @@ func BenchmarkPaddCreateBaseline(b *testing.B) {
 	})
 }
 
-// relayCPUMeter reads the CPU time `padctl mcp serve` spent between its
-// start and report: the relay's own cost per call, which under load
-// competes with padd and the agents for the same cores.
+// relayCPUMeter reads the CPU time `padctl mcp serve` (and the `padd
+// mcp-serve` under it) spent between its start and report: the relay's
+// own cost per call, which under load competes with padd and the agents
+// for the same cores.
 type relayCPUMeter struct {
 	pid   int
 	start time.Duration
+	err   error
 }
 
 func relayCPU(raw *rpc) relayCPUMeter {
-	return relayCPUMeter{pid: raw.cmd.Process.Pid, start: procCPU(raw.cmd.Process.Pid)}
+	start, err := procstat.TreeCPU(raw.cmd.Process.Pid)
+	return relayCPUMeter{pid: raw.cmd.Process.Pid, start: start, err: err}
 }
 
+// report adds relay-cpu-µs/op, where /proc says it.
 func (m relayCPUMeter) report(b *testing.B) {
-	if m.start < 0 {
+	end, err := procstat.TreeCPU(m.pid)
+	if m.err != nil || err != nil {
 		return
 	}
-	used := procCPU(m.pid) - m.start
-	b.ReportMetric(float64(used.Microseconds())/float64(b.N), "relay-cpu-µs/op")
-}
-
-// procCPU is the user and system time of a process and the processes
-// under it (`padctl mcp serve` runs the relay as `padd mcp-serve`), from
-// /proc; -1 where there is no /proc.
-func procCPU(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return -1
-	}
-	var under time.Duration
-	for _, kid := range childrenOf(pid) {
-		if c := procCPU(kid); c > 0 {
-			under += c
-		}
-	}
-	f := statFields(b)
-	var utime, stime int64
-	fmt.Sscan(string(f[11]), &utime)
-	fmt.Sscan(string(f[12]), &stime)
-	const tick = 10 * time.Millisecond // USER_HZ is 100 on Linux
-	return time.Duration(utime+stime)*tick + under
-}
-
-// statFields are the fields of /proc/<pid>/stat after the command's
-// name, which may hold spaces: state is the first, the parent's pid the
-// second, utime the 12th and stime the 13th.
-func statFields(stat []byte) [][]byte {
-	return bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+2:])
-}
-
-// childrenOf lists the processes whose parent is pid (the kernel here
-// has no /proc/<pid>/task/<tid>/children).
-func childrenOf(pid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var kids []int
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		var id, ppid int
-		if _, err := fmt.Sscan(e.Name(), &id); err != nil {
-			continue
-		}
-		if f := statFields(b); len(f) > 1 {
-			fmt.Sscan(string(f[1]), &ppid)
-		}
-		if ppid == pid {
-			kids = append(kids, id)
-		}
-	}
-	return kids
+	b.ReportMetric(float64((end-m.start).Microseconds())/float64(b.N), "relay-cpu-µs/op")
 }

@@ -12,69 +12,8 @@ import (
 	"time"
 )
 
-// Process measurements from /proc (Linux). CPU times in /proc/<pid>/stat
-// are in USER_HZ ticks, which Linux fixes at 100 per second for every
-// userspace interface.
-
-const userHZ = 100
-
-// procCPU is a process's user+system CPU time so far.
-func procCPU(pid int) (time.Duration, error) {
-	f, err := statFields(pid)
-	if err != nil {
-		return 0, err
-	}
-	// After ')': state is field 3, utime field 14, stime field 15.
-	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
-	}
-	ut, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: bad times", pid)
-	}
-	return time.Duration(ut+st) * time.Second / userHZ, nil
-}
-
-// statFields are /proc/<pid>/stat's fields after the command name
-// (field 2, which may hold spaces): f[0] is the state, f[1] the parent.
-func statFields(pid int) ([]string, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil, err
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil, fmt.Errorf("/proc/%d/stat: no command name", pid)
-	}
-	return strings.Fields(s[i+1:]), nil
-}
-
-// treeCPU is the CPU time so far of a process and its live descendants:
-// `padctl mcp serve` waits while its child `padd mcp-serve` does the work.
-func treeCPU(pid int) (time.Duration, error) {
-	sum, err := procCPU(pid)
-	if err != nil {
-		return 0, err
-	}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return sum, err
-	}
-	for _, e := range ents {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if f, err := statFields(child); err == nil && len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			if d, err := treeCPU(child); err == nil {
-				sum += d
-			}
-		}
-	}
-	return sum, nil
-}
+// Process measurements from /proc (Linux); CPU times come from
+// internal/procstat.
 
 // memInfo is a process's memory from /proc/<pid>/status, in KiB: the
 // resident set now (VmRSS) and its peak (VmHWM), and the resident set's

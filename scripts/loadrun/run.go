@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/padd/padd/internal/testbin"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -15,6 +14,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/padd/padd/internal/procstat"
+	"github.com/padd/padd/internal/testbin"
 )
 
 // config is one load run's settings (the flags).
@@ -219,7 +221,7 @@ func run(cfg config) (rep *Report, err error) {
 	mcpCPU := func() time.Duration {
 		var sum time.Duration
 		for _, a := range agents {
-			if d, err := treeCPU(a.cmd.Process.Pid); err == nil {
+			if d, err := procstat.TreeCPU(a.cmd.Process.Pid); err == nil {
 				sum += d
 			}
 		}
@@ -227,7 +229,7 @@ func run(cfg config) (rep *Report, err error) {
 	}
 	var self0 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
-	paddCPU0, _ := procCPU(pd.pid())
+	paddCPU0, _ := procstat.CPU(pd.pid())
 	mcpCPU0 := mcpCPU()
 	sampler := sampleMem(pd.pid(), 250*time.Millisecond)
 	rep.LoadAvg["load_start"] = loadAvg()
@@ -249,7 +251,7 @@ func run(cfg config) (rep *Report, err error) {
 		rep.Machine["cpu_busy_during_load_pct"] = fmt.Sprintf("%.1f", 100*float64(cpu1.busy-cpu0.busy)/all)
 		rep.Machine["cpu_steal_during_load_pct"] = fmt.Sprintf("%.1f", 100*float64(cpu1.steal-cpu0.steal)/all)
 	}
-	paddCPU1, _ := procCPU(pd.pid())
+	paddCPU1, _ := procstat.CPU(pd.pid())
 	mcpCPU1 := mcpCPU()
 	var self1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
