@@ -25,17 +25,17 @@ func scanRequest(line []byte) (m relayMsg, ok bool) {
 	s := jsonScan{b: line}
 	if !s.object(func(key, val []byte) bool {
 		switch {
-		case asciiFoldEqual(key, "id"):
+		case bytes.EqualFold(key, []byte("id")):
 			m.ID = val // a RawMessage takes null too
-		case asciiFoldEqual(key, "method"):
+		case bytes.EqualFold(key, []byte("method")):
 			return plainStringInto(&m.Method, val)
-		case asciiFoldEqual(key, "params"):
+		case bytes.EqualFold(key, []byte("params")):
 			if val[0] == 'n' { // null leaves a struct as it was
 				return true
 			}
 			p := jsonScan{b: val}
 			return p.object(func(key, val []byte) bool {
-				if asciiFoldEqual(key, "name") {
+				if bytes.EqualFold(key, []byte("name")) {
 					return plainStringInto(&m.Params.Name, val)
 				}
 				return true
@@ -85,23 +85,6 @@ func plainIDKey(raw []byte) (key string, ok bool) {
 	return "", false
 }
 
-// asciiFoldEqual is encoding/json's case-insensitive key match, for keys
-// in ASCII (name is lower case).
-func asciiFoldEqual(key []byte, name string) bool {
-	if len(key) != len(name) {
-		return false
-	}
-	for i, c := range key {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != name[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // jsonScan walks valid JSON in place.
 type jsonScan struct {
 	b []byte
@@ -123,7 +106,8 @@ func (s *jsonScan) ws() {
 // order, the key without its quotes and the value as it is written. It is
 // false when the value there is not an object, when a key has escapes or
 // bytes outside ASCII (encoding/json folds those in ways the scan does not
-// follow), or when fn says so.
+// follow; an ASCII key folds the same under bytes.EqualFold), or when
+// fn says so.
 func (s *jsonScan) object(fn func(key, val []byte) bool) bool {
 	s.ws()
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
