@@ -28,6 +28,13 @@ type PadToml struct {
 // is an error, because guessing past it would silently pick the wrong
 // workspace.
 func FindPadToml(dir string) (*PadToml, error) {
+	return WalkPadToml(dir, nil)
+}
+
+// WalkPadToml is FindPadToml that calls visit with each directory before
+// it reads that directory's .pad.toml, so a caller can watch what the
+// answer depends on.
+func WalkPadToml(dir string, visit func(dir string)) (*PadToml, error) {
 	if dir == "" {
 		return nil, nil
 	}
@@ -36,6 +43,9 @@ func FindPadToml(dir string) (*PadToml, error) {
 		return nil, err
 	}
 	for {
+		if visit != nil {
+			visit(dir)
+		}
 		p, err := ReadPadToml(filepath.Join(dir, PadTomlName))
 		if err != nil {
 			return nil, err

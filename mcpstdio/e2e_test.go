@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -466,12 +467,31 @@ func TestWorkspaceSources(t *testing.T) {
 	which := func(cs *sdk.ClientSession) string {
 		return ok(t, cs, "pad_collection", map[string]any{"action": "list"}).str("workspace")
 	}
+	// A .pad.toml written while the agent runs counts from its next call
+	// or so (padd learns of it from a watch).
+	eventually := func(t *testing.T, cs *sdk.ClientSession, want, what string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for got := which(cs); got != want; got = which(cs) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %s, want %s", what, got, want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	for _, proto := range []string{"", protoLegacy} {
 		t.Run("roots"+proto, func(t *testing.T) {
-			cs := e.session(sessionOpts{proto: proto, roots: []string{t.TempDir(), linked(beta)}, dir: linked(alpha)})
+			root := linked(beta)
+			cs := e.session(sessionOpts{proto: proto, roots: []string{t.TempDir(), root}, dir: linked(alpha)})
 			if got := which(cs); got != beta {
 				t.Errorf("roots: %s, want %s", got, beta)
 			}
+			// `padctl init` in the root while the agent runs, then undone.
+			nearer := filepath.Join(root, ".pad.toml")
+			_ = os.WriteFile(nearer, []byte(`workspace = "`+alpha+`"`+"\n"), 0o644)
+			eventually(t, cs, alpha, "the root linked elsewhere while the session runs")
+			_ = os.Remove(nearer)
+			eventually(t, cs, beta, "the root's own .pad.toml removed")
 			// pad_set_workspace beats the roots, the call's param beats both.
 			ok(t, cs, "pad_set_workspace", map[string]any{"workspace": alpha})
 			if got := which(cs); got != alpha {
@@ -483,10 +503,17 @@ func TestWorkspaceSources(t *testing.T) {
 		})
 	}
 	t.Run("cwd", func(t *testing.T) {
-		cs := e.session(sessionOpts{noRoots: true, dir: linked(alpha), env: []string{"PAD_WORKSPACE=" + beta}})
+		dir := linked(alpha)
+		cs := e.session(sessionOpts{noRoots: true, dir: dir, env: []string{"PAD_WORKSPACE=" + beta}})
 		if got := which(cs); got != alpha {
 			t.Errorf("cwd .pad.toml: %s, want %s", got, alpha)
 		}
+		// `padctl init` nearer the agent while it runs, then undone.
+		nearer := filepath.Join(filepath.Dir(dir), ".pad.toml")
+		_ = os.WriteFile(nearer, []byte(`workspace = "`+beta+`"`+"\n"), 0o644)
+		eventually(t, cs, beta, "a nearer .pad.toml written while the session runs")
+		_ = os.Remove(nearer)
+		eventually(t, cs, alpha, "the nearer .pad.toml removed")
 	})
 	t.Run("PAD_WORKSPACE", func(t *testing.T) {
 		cs := e.session(sessionOpts{noRoots: true, env: []string{"PAD_WORKSPACE=" + beta}})

@@ -19,7 +19,7 @@ import (
 )
 
 // Relay is `padd mcp-serve`: it hands the agent's session to the running
-// padd, which serves it in its own process (ServeRelayed), and copies
+// padd, which serves it in its own process (Relayed), and copies
 // the messages both ways. A round trip then costs one JSON hop, not two,
 // and this process holds nothing but the copy.
 //
@@ -50,26 +50,31 @@ func Relay(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options)
 	return r.run(ctx, stdin)
 }
 
-// ServeRelayed serves a session a relay handed to padd (the daemon's
-// MCPServe): rw is the relay's connection, client reaches padd's API in
-// process, and sess says where the agent runs.
-func ServeRelayed(ctx context.Context, rw io.ReadWriter, client *api.Client, sess api.MCPSession, log *slog.Logger) error {
-	dir := sess.Dir
-	if dir == "" {
-		dir = string(filepath.Separator) // not padd's own directory: it is not the agent's
+// Relayed returns what serves the sessions relays hand to padd (the
+// daemon's MCPServe): rw is the relay's connection, client reaches padd's
+// API in process, and sess says where the agent runs. findPadToml is
+// shared by the sessions (nil: api.FindPadToml), so that what one learned
+// of a directory serves the others.
+func Relayed(findPadToml func(dir string) (*api.PadToml, error)) func(ctx context.Context, rw io.ReadWriter, client *api.Client, sess api.MCPSession, log *slog.Logger) error {
+	return func(ctx context.Context, rw io.ReadWriter, client *api.Client, sess api.MCPSession, log *slog.Logger) error {
+		dir := sess.Dir
+		if dir == "" {
+			dir = string(filepath.Separator) // not padd's own directory: it is not the agent's
+		}
+		return Serve(ctx, rw, rw, Options{
+			Connect: func(context.Context) (*api.Client, error) { return client, nil },
+			Dir:     dir,
+			Getenv: func(k string) string {
+				if k == "PAD_WORKSPACE" {
+					return sess.Workspace
+				}
+				return ""
+			},
+			FindPadToml: findPadToml,
+			Worker:      sess.Worker,
+			Logger:      log,
+		})
 	}
-	return Serve(ctx, rw, rw, Options{
-		Connect: func(context.Context) (*api.Client, error) { return client, nil },
-		Dir:     dir,
-		Getenv: func(k string) string {
-			if k == "PAD_WORKSPACE" {
-				return sess.Workspace
-			}
-			return ""
-		},
-		Worker: sess.Worker,
-		Logger: log,
-	})
 }
 
 type relay struct {

@@ -5,7 +5,7 @@
 // a relay (relay.go) that holds no data and no lock. It finds padd
 // through daemon.json (starting it when none answers) and hands the
 // session to it; padd serves every agent's session in its own process
-// (ServeRelayed), calling its API without a socket. Any number of agents
+// (Relayed), calling its API without a socket. Any number of agents
 // can each run their own relay side by side, and a client that leaves
 // one running blocks nothing. When padd cannot take the session, the
 // relay serves it itself (Serve), over loopback HTTP. Stdout carries the
@@ -44,6 +44,9 @@ type Options struct {
 	Dir string
 	// Getenv reads the environment (PAD_WORKSPACE). nil means os.Getenv.
 	Getenv func(string) string
+	// FindPadToml finds the .pad.toml linking a directory to a workspace.
+	// nil means api.FindPadToml, which reads the files on every call.
+	FindPadToml func(dir string) (*api.PadToml, error)
 	// Log receives the server's log lines. nil means os.Stderr. Never
 	// stdout: that is the protocol stream.
 	Log io.Writer
@@ -141,6 +144,9 @@ func NewServer(opts Options) *Server {
 func (o Options) withDefaults() Options {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
+	}
+	if o.FindPadToml == nil {
+		o.FindPadToml = api.FindPadToml
 	}
 	if o.Dir == "" {
 		o.Dir, _ = os.Getwd()

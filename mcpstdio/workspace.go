@@ -16,10 +16,16 @@ import (
 	"github.com/padd/padd/api"
 )
 
-// rootsState caches what the client's roots said (ws "" when none of
-// them is linked), until the client reports its roots changed.
+// rootsState caches the client's roots (the file:// ones, as
+// directories), until the client reports its roots changed. Which
+// workspace they link to is looked up on each call, so that a .pad.toml
+// written in a root while the agent runs counts from its next call.
 type rootsState struct {
-	ws, from string
+	dirs []rootDir
+}
+
+type rootDir struct {
+	dir, uri string
 }
 
 // rootsTimeout bounds the wait for a client's roots/list answer: a client
@@ -49,7 +55,7 @@ func (s *Server) resolveWorkspace(ctx context.Context, p *paddConn, explicit str
 	if ws, from, err = s.rootsWorkspace(ctx); err != nil || ws != "" {
 		return ws, from, err
 	}
-	pt, err := api.FindPadToml(s.opts.Dir)
+	pt, err := s.opts.FindPadToml(s.opts.Dir)
 	if err != nil {
 		return "", "", refuse(codeValidationFailed, "fix or remove that .pad.toml, or pass workspace", "%v", err).with("reason", "bad_pad_toml")
 	}
@@ -91,14 +97,33 @@ func explainWorkspace(e *toolError, ws, from string) *toolError {
 // rootsWorkspace asks the client for its roots (once per roots list) and
 // returns the workspace the first linked root names.
 func (s *Server) rootsWorkspace(ctx context.Context) (ws, from string, err error) {
+	st, err := s.rootDirs(ctx)
+	if st == nil || err != nil {
+		return "", "", err
+	}
+	for _, r := range st.dirs {
+		pt, err := s.opts.FindPadToml(r.dir)
+		if err != nil {
+			return "", "", refuse(codeValidationFailed, "fix or remove that .pad.toml, or pass workspace", "%v", err).with("reason", "bad_pad_toml")
+		}
+		if pt != nil {
+			return pt.Workspace, fmt.Sprintf("%s (client root %s)", pt.Path, r.uri), nil
+		}
+	}
+	return "", "", nil
+}
+
+// rootDirs returns the client's roots, asking it once per roots list; nil
+// when it declared none or did not answer.
+func (s *Server) rootDirs(ctx context.Context) (*rootsState, error) {
 	s.mu.Lock()
 	cached := s.roots
 	s.mu.Unlock()
 	if cached != nil {
-		return cached.ws, cached.from, nil
+		return cached, nil
 	}
 	if !clientHasRoots(ctx) {
-		return "", "", nil
+		return nil, nil
 	}
 	rctx, cancel := context.WithTimeout(ctx, rootsTimeout)
 	defer cancel()
@@ -106,27 +131,18 @@ func (s *Server) rootsWorkspace(ctx context.Context) (ws, from string, err error
 	if rerr != nil {
 		// Not cached: the next call asks again.
 		s.log.Debug("roots/list failed", "err", rerr)
-		return "", "", nil
+		return nil, nil
 	}
 	st := &rootsState{}
 	for _, r := range res.Roots {
-		dir, ok := fileURIPath(r.URI)
-		if !ok {
-			continue
-		}
-		pt, err := api.FindPadToml(dir)
-		if err != nil {
-			return "", "", refuse(codeValidationFailed, "fix or remove that .pad.toml, or pass workspace", "%v", err).with("reason", "bad_pad_toml")
-		}
-		if pt != nil {
-			st.ws, st.from = pt.Workspace, fmt.Sprintf("%s (client root %s)", pt.Path, r.URI)
-			break
+		if dir, ok := fileURIPath(r.URI); ok {
+			st.dirs = append(st.dirs, rootDir{dir, r.URI})
 		}
 	}
 	s.mu.Lock()
 	s.roots = st
 	s.mu.Unlock()
-	return st.ws, st.from, nil
+	return st, nil
 }
 
 func (s *Server) forgetRoots() {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/daemon"
+	"github.com/padd/padd/internal/padtomlwatch"
 	"github.com/padd/padd/mcpstdio"
 )
 
@@ -44,7 +45,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "padd:", err)
 		os.Exit(1)
 	}
-	cfg := daemon.Config{DataDir: dir, Port: *port, Stderr: os.Stderr, MCP: mcpstdio.ServeRelayed}
+	// The agents' .pad.toml files, watched: every tool call that names no
+	// workspace asks which one their directory links to.
+	links := padtomlwatch.New()
+	defer links.Close()
+	cfg := daemon.Config{DataDir: dir, Port: *port, Stderr: os.Stderr, MCP: mcpstdio.Relayed(links.Find)}
 	if *quiet {
 		cfg.Stderr = nil
 	}

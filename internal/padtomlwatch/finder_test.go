@@ -1,0 +1,234 @@
+package padtomlwatch
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/api"
+)
+
+func link(t *testing.T, dir, ws string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, api.PadTomlName), []byte(fmt.Sprintf("workspace = %q\n", ws)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tree makes root/a/b/c with root/a linked to ws "one".
+func tree(t *testing.T) (a, b, c string) {
+	t.Helper()
+	a = filepath.Join(t.TempDir(), "a")
+	b = filepath.Join(a, "b")
+	c = filepath.Join(b, "c")
+	if err := os.MkdirAll(c, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link(t, a, "one")
+	return a, b, c
+}
+
+func newFinder(t *testing.T) *Finder {
+	t.Helper()
+	if runtime.GOOS != "linux" && runtime.GOOS != "windows" {
+		t.Skip("the Finder watches nothing on " + runtime.GOOS + ", by design (see New)")
+	}
+	f := New()
+	if f.w == nil {
+		t.Fatal("no watcher: this system refused fsnotify")
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return f
+}
+
+// eventually asks until the answer is want, or fails after a while: the
+// watch reports a change after the write returns.
+func eventually(t *testing.T, f *Finder, dir, want, wantPath string) *api.PadToml {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		pt, err := f.Find(dir)
+		got, path := "", ""
+		if pt != nil {
+			got, path = pt.Workspace, pt.Path
+		}
+		if err == nil && got == want && path == wantPath {
+			return pt
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Find(%s) = %q at %q (err %v), want %q at %q", dir, got, path, err, want, wantPath)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func TestFindsWhatTheWalkFindsAndRemembersIt(t *testing.T) {
+	a, _, c := tree(t)
+	f := newFinder(t)
+	first, err := f.Find(c)
+	if err != nil || first == nil || first.Workspace != "one" || first.Path != filepath.Join(a, api.PadTomlName) {
+		t.Fatalf("Find = %+v, %v", first, err)
+	}
+	walked, _ := api.FindPadToml(c)
+	if *walked != *first {
+		t.Errorf("Find %+v, the walk %+v", first, walked)
+	}
+	// Remembered: the same answer, not a new read.
+	for range 3 {
+		if again, _ := f.Find(c); again != first {
+			t.Fatalf("second Find read again: %p, first %p", again, first)
+		}
+	}
+	// A directory outside any link is remembered as none.
+	out := t.TempDir()
+	if pt, err := f.Find(out); pt != nil || err != nil {
+		t.Errorf("Find(unlinked) = %+v, %v", pt, err)
+	}
+}
+
+func TestSeesEveryKindOfChange(t *testing.T) {
+	a, b, c := tree(t)
+	f := newFinder(t)
+	aToml, bToml := filepath.Join(a, api.PadTomlName), filepath.Join(b, api.PadTomlName)
+	eventually(t, f, c, "one", aToml)
+
+	link(t, b, "two") // created nearer
+	eventually(t, f, c, "two", bToml)
+
+	link(t, b, "three") // rewritten
+	eventually(t, f, c, "three", bToml)
+
+	if err := os.WriteFile(bToml, []byte("workspace = \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := f.Find(c); err != nil {
+			break // broken TOML is an error, remembered or not
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a .pad.toml made invalid still answers")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+
+	tmp := filepath.Join(b, "new.toml") // renamed into place, as editors save
+	if err := os.WriteFile(tmp, []byte("workspace = \"four\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, bToml); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, f, c, "four", bToml)
+
+	if err := os.Remove(bToml); err != nil { // removed: the farther one again
+		t.Fatal(err)
+	}
+	eventually(t, f, c, "one", aToml)
+
+	if err := os.Remove(aToml); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, f, c, "", "")
+}
+
+// A directory on the path moved away and another made in its place: the
+// answer is the new directory's, and changes in it are seen too.
+func TestDirectoryReplaced(t *testing.T) {
+	a, b, c := tree(t)
+	f := newFinder(t)
+	eventually(t, f, c, "one", filepath.Join(a, api.PadTomlName))
+	if err := os.Rename(b, b+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(c, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link(t, b, "five")
+	eventually(t, f, c, "five", filepath.Join(b, api.PadTomlName))
+	link(t, c, "six")
+	eventually(t, f, c, "six", filepath.Join(c, api.PadTomlName))
+}
+
+// Finds racing with changes end on the files' last state (run with -race).
+func TestConcurrentFindsAndChanges(t *testing.T) {
+	a, b, c := tree(t)
+	f := newFinder(t)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for _, d := range []string{a, b, c} {
+					if _, err := f.Find(d); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	for i := range 50 {
+		link(t, b, fmt.Sprintf("ws%d", i))
+		if i%2 == 1 {
+			_ = os.Remove(filepath.Join(b, api.PadTomlName))
+		}
+	}
+	link(t, b, "last")
+	close(stop)
+	wg.Wait()
+	eventually(t, f, c, "last", filepath.Join(b, api.PadTomlName))
+	eventually(t, f, a, "one", filepath.Join(a, api.PadTomlName))
+}
+
+// Without a watcher (nil, or the zero Finder) every Find is the walk.
+func TestWithoutWatcherWalksEachTime(t *testing.T) {
+	a, _, c := tree(t)
+	for _, f := range []*Finder{nil, {}} {
+		pt, err := f.Find(c)
+		if err != nil || pt == nil || pt.Workspace != "one" {
+			t.Fatalf("Find = %+v, %v", pt, err)
+		}
+		link(t, a, "other")
+		if pt, _ := f.Find(c); pt == nil || pt.Workspace != "other" {
+			t.Errorf("after the change: %+v", pt)
+		}
+		link(t, a, "one")
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func BenchmarkFind(b *testing.B) {
+	// The load run's agents: no .pad.toml anywhere above their directory.
+	dir := filepath.Join(b.TempDir(), "agents", "agent-1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("walk", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = api.FindPadToml(dir)
+		}
+	})
+	b.Run("watched", func(b *testing.B) {
+		f := New()
+		defer f.Close()
+		for b.Loop() {
+			_, _ = f.Find(dir)
+		}
+	})
+}
