@@ -232,3 +232,36 @@ func BenchmarkFind(b *testing.B) {
 		}
 	})
 }
+
+// Many directories: what the Finder keeps stays bounded, and its answers
+// stay right after it drops what it had.
+func TestBounded(t *testing.T) {
+	a, _, _ := tree(t)
+	f := newFinder(t)
+	n := maxWatched + 50 // past both bounds
+	for i := range n {
+		d := filepath.Join(a, fmt.Sprintf("d%03d", i))
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			link(t, d, fmt.Sprintf("ws%d", i))
+		}
+	}
+	for i := range n {
+		d := filepath.Join(a, fmt.Sprintf("d%03d", i))
+		want := "one"
+		if i%2 == 0 {
+			want = fmt.Sprintf("ws%d", i)
+		}
+		if pt, err := f.Find(d); err != nil || pt == nil || pt.Workspace != want {
+			t.Fatalf("Find(%s) = %+v, %v, want %s", d, pt, err, want)
+		}
+		f.mu.Lock()
+		answers, watched := len(f.answers), len(f.watched)
+		f.mu.Unlock()
+		if answers > maxAnswers || watched > maxWatched {
+			t.Fatalf("after %d directories: %d answers, %d watches kept", i+1, answers, watched)
+		}
+	}
+}
