@@ -97,9 +97,9 @@ func explainWorkspace(e *toolError, ws, from string) *toolError {
 // rootsWorkspace asks the client for its roots (once per roots list) and
 // returns the workspace the first linked root names.
 func (s *Server) rootsWorkspace(ctx context.Context) (ws, from string, err error) {
-	st, err := s.rootDirs(ctx)
-	if st == nil || err != nil {
-		return "", "", err
+	st := s.rootDirs(ctx)
+	if st == nil {
+		return "", "", nil
 	}
 	for _, r := range st.dirs {
 		pt, err := s.opts.FindPadToml(r.dir)
@@ -115,15 +115,15 @@ func (s *Server) rootsWorkspace(ctx context.Context) (ws, from string, err error
 
 // rootDirs returns the client's roots, asking it once per roots list; nil
 // when it declared none or did not answer.
-func (s *Server) rootDirs(ctx context.Context) (*rootsState, error) {
+func (s *Server) rootDirs(ctx context.Context) *rootsState {
 	s.mu.Lock()
 	cached := s.roots
 	s.mu.Unlock()
 	if cached != nil {
-		return cached, nil
+		return cached
 	}
 	if !clientHasRoots(ctx) {
-		return nil, nil
+		return nil
 	}
 	rctx, cancel := context.WithTimeout(ctx, rootsTimeout)
 	defer cancel()
@@ -131,7 +131,7 @@ func (s *Server) rootDirs(ctx context.Context) (*rootsState, error) {
 	if rerr != nil {
 		// Not cached: the next call asks again.
 		s.log.Debug("roots/list failed", "err", rerr)
-		return nil, nil
+		return nil
 	}
 	st := &rootsState{}
 	for _, r := range res.Roots {
@@ -142,7 +142,7 @@ func (s *Server) rootDirs(ctx context.Context) (*rootsState, error) {
 	s.mu.Lock()
 	s.roots = st
 	s.mu.Unlock()
-	return st, nil
+	return st
 }
 
 func (s *Server) forgetRoots() {
