@@ -282,8 +282,8 @@ func streamCheck(evs []event, from, head int64, reconnects int) Check {
 		fmt.Sprintf("%d events, ids %d..%d, %d reconnects with Last-Event-ID", len(evs), from+1, head, reconnects))
 }
 
-// eventsMatch: each acknowledged write's seq is an event about the same
-// item, of the write's type; the writes without a seq in their answer
+// eventsMatch: each event arrives once; each acknowledged write's seq is
+// an event about the same item, of the write's type; the writes without a seq in their answer
 // (claims, releases) are as many as the events of their type; and the
 // items the seq feed reports changed are the items the events name.
 func eventsMatch(evs []event, led *ledger, fedItems []string, failures int) Check {
@@ -291,6 +291,9 @@ func eventsMatch(evs []event, led *ledger, fedItems []string, failures int) Chec
 	byID := make(map[int64]event, len(evs))
 	byType := map[string]int{}
 	for _, e := range evs {
+		if _, twice := byID[e.ID]; twice {
+			p.add("event %d arrived twice", e.ID)
+		}
 		byID[e.ID] = e
 		byType[e.Type]++
 	}
