@@ -144,6 +144,9 @@ func printReport(w io.Writer, rep *Report) {
 		rep.Machine["cpu"], rep.Machine["cpus"], rep.Machine["mem"], rep.LoadAvg["start"], rep.LoadAvg["load_start"], rep.LoadAvg["load_end"])
 	fmt.Fprintf(w, "machine pace (µs per unit of fixed work, lower is faster): %s before the run, %s after its checks; CPU busy %s%% during the load (steal %s%%)\n",
 		rep.Machine["pace_before_us"], rep.Machine["pace_after_us"], rep.Machine["cpu_busy_during_load_pct"], rep.Machine["cpu_steal_during_load_pct"])
+	fmt.Fprintf(w, "machine's kernel, before / after (µs): a system call %s / %s, a pipe round trip between threads %s / %s, a page fault %s / %s\n",
+		rep.Machine["syscall_us_before"], rep.Machine["syscall_us_after"], rep.Machine["pipe_round_trip_us_before"], rep.Machine["pipe_round_trip_us_after"],
+		rep.Machine["page_fault_us_before"], rep.Machine["page_fault_us_after"])
 	fmt.Fprintf(w, "workspace: %v items, %v links, %v comments (seeded in %.1fs); index built in %.1fs (peak RSS %.0f MB)\n",
 		rep.Seed["items"], rep.Seed["links"], rep.Seed["comments"], rep.Seed["seconds"], rep.Start["index_build_s"], rep.Start["index_build_peak_rss_mb"])
 	fmt.Fprintf(w, "window: %.1fs\n\n", rep.WindowS)

@@ -114,6 +114,9 @@ func run(cfg config) (rep *Report, err error) {
 	// Before anything of the run's own is running: padd's index build
 	// and Bleve's merges after it would slow the work down as well.
 	rep.Machine["pace_before_us"] = fmt.Sprintf("%.1f", pace())
+	for k, v := range kernelPace() {
+		rep.Machine[k+"_before"] = v
+	}
 	defer func() {
 		for i := len(rn.cleanup) - 1; i >= 0; i-- {
 			rn.cleanup[i]()
@@ -366,6 +369,9 @@ func run(cfg config) (rep *Report, err error) {
 	}
 	rep.LoadAvg["end"] = loadAvg()
 	rep.Machine["pace_after_us"] = fmt.Sprintf("%.1f", pace())
+	for k, v := range kernelPace() {
+		rep.Machine[k+"_after"] = v
+	}
 
 	// The numbers.
 	rep.Ops, rep.Groups = rn.st.reports(window.Seconds())
