@@ -15,22 +15,67 @@ import (
 // 100 per second for every userspace interface.
 const userHZ = 100
 
+// Usage is what a process, or a tree of them, has cost so far.
+type Usage struct {
+	User, Sys time.Duration
+	// Waits counts the times its threads gave up the CPU to wait (the
+	// voluntary context switches: a sleep, a blocking read, a futex).
+	// Where each entry into the kernel is dear, as on a VM, they price a
+	// process's design as much as its CPU does.
+	Waits int64
+}
+
+// CPU is the user and system time together.
+func (u Usage) CPU() time.Duration { return u.User + u.Sys }
+
+// Sub is what was spent since an earlier reading.
+func (u Usage) Sub(v Usage) Usage {
+	return Usage{User: u.User - v.User, Sys: u.Sys - v.Sys, Waits: u.Waits - v.Waits}
+}
+
+// Add is two usages together.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{User: u.User + v.User, Sys: u.Sys + v.Sys, Waits: u.Waits + v.Waits}
+}
+
 // CPU is a process's user and system CPU time so far.
 func CPU(pid int) (time.Duration, error) {
+	u, err := Read(pid)
+	return u.CPU(), err
+}
+
+// Read is a process's usage so far: its times from /proc/<pid>/stat, and
+// its live threads' waits from their status files (a thread that ended
+// takes its count with it, so the waits are a floor).
+func Read(pid int) (Usage, error) {
 	f, err := Fields(pid)
 	if err != nil {
-		return 0, err
+		return Usage{}, err
 	}
 	// After ')': state is field 3, utime field 14, stime field 15.
 	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
+		return Usage{}, fmt.Errorf("/proc/%d/stat: too few fields", pid)
 	}
 	ut, err1 := strconv.ParseInt(f[11], 10, 64)
 	st, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: bad times", pid)
+		return Usage{}, fmt.Errorf("/proc/%d/stat: bad times", pid)
 	}
-	return time.Duration(ut+st) * time.Second / userHZ, nil
+	u := Usage{User: time.Duration(ut) * time.Second / userHZ, Sys: time.Duration(st) * time.Second / userHZ}
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+		if err != nil {
+			continue // the thread ended
+		}
+		const key = "\nvoluntary_ctxt_switches:"
+		if i := strings.Index(string(b), key); i >= 0 {
+			line, _, _ := strings.Cut(string(b[i+len(key):]), "\n")
+			n, _ := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
+			u.Waits += n
+		}
+	}
+	return u, nil
 }
 
 // Fields are /proc/<pid>/stat's fields after the command name (field
@@ -50,12 +95,18 @@ func Fields(pid int) ([]string, error) {
 
 // TreeCPU is the CPU time so far of a process and its live descendants:
 // `padctl mcp serve` waits while its child `padd mcp-serve` does the work.
+func TreeCPU(pid int) (time.Duration, error) {
+	u, err := ReadTree(pid)
+	return u.CPU(), err
+}
+
+// ReadTree is Read of a process and its live descendants together.
 // (This kernel has no /proc/<pid>/task/<tid>/children: the parents are
 // read from every process's stat.)
-func TreeCPU(pid int) (time.Duration, error) {
-	sum, err := CPU(pid)
+func ReadTree(pid int) (Usage, error) {
+	sum, err := Read(pid)
 	if err != nil {
-		return 0, err
+		return Usage{}, err
 	}
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -67,8 +118,8 @@ func TreeCPU(pid int) (time.Duration, error) {
 			continue
 		}
 		if f, err := Fields(child); err == nil && len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			if d, err := TreeCPU(child); err == nil {
-				sum += d
+			if u, err := ReadTree(child); err == nil {
+				sum = sum.Add(u)
 			}
 		}
 	}

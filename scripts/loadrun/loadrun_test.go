@@ -79,6 +79,13 @@ func TestLoadRunShort(t *testing.T) {
 	if busy, _ := strconv.ParseFloat(rep.Machine["cpu_busy_during_load_pct"], 64); busy == 0 {
 		t.Error("the machine's CPU was idle throughout a load run: /proc/stat was misread")
 	}
+	// Every process of the run waits on the others: a count of zero is a
+	// misread /proc, not a design without waits.
+	for name, v := range map[string]any{"padd": rep.Padd["waits_per_op"], "relays": rep.Clients["mcp_servers_waits_per_call"], "loadrun": rep.Clients["loadrun_waits_per_op"]} {
+		if w, ok := v.(float64); !ok || w <= 0 {
+			t.Errorf("%s waits per operation = %v, want a positive count", name, v)
+		}
+	}
 }
 
 // tamperedChecksFail proves every check can fail: re-run on the run's own

@@ -163,6 +163,9 @@ func printReport(w io.Writer, rep *Report) {
 		rep.Padd["rss_anon_before_load_mb"], rep.Padd["rss_file_before_load_mb"])
 	fmt.Fprintf(w, "clients: padctl mcp serve %.1f CPU s, padctl runs %.1f CPU s, loadrun %.1f CPU s\n",
 		rep.Clients["mcp_servers_cpu_s"], rep.Clients["padctl_runs_cpu_s"], rep.Clients["loadrun_cpu_s"])
+	fmt.Fprintf(w, "in the kernel: padd %.1f of its CPU s, %.1f waits per operation; the relays %.1f CPU s, %.1f waits per call; loadrun %.1f CPU s, %.1f waits per operation\n",
+		rep.Padd["cpu_sys_s"], rep.Padd["waits_per_op"], rep.Clients["mcp_servers_sys_s"], rep.Clients["mcp_servers_waits_per_call"],
+		rep.Clients["loadrun_sys_s"], rep.Clients["loadrun_waits_per_op"])
 	fmt.Fprintf(w, "events: %v (ids %v..%v), %v reconnects, delivery lag p50 %v ms p99 %v ms\n\n",
 		rep.SSE["events"], rep.SSE["from_id"], rep.SSE["head"], rep.SSE["reconnects"], rep.SSE["delivery_lag_p50_ms"], rep.SSE["delivery_lag_p99_ms"])
 	for _, c := range rep.Checks {
