@@ -32,6 +32,11 @@ type MemoryUse struct {
 	IndexBytes    int64 `json:"index_bytes"`
 	// ProgramBytes is padd's own code and libraries, mapped the same way.
 	ProgramBytes int64 `json:"program_bytes"`
+	// TargetBytes is the resident set padd keeps itself under by
+	// releasing the mapped file pages (PADD_RSS_TARGET; 0: not kept), and
+	// Releases how many times it has released them since it started.
+	TargetBytes int64 `json:"target_bytes,omitempty"`
+	Releases    int64 `json:"releases,omitempty"`
 }
 
 // Health answers GET /health (no token needed).

@@ -74,7 +74,8 @@ func fixtureDaemon() daemonState {
 		URL: "http://127.0.0.1:7787", DaemonStatus: &api.DaemonStatus{Version: "v1.1.0", PID: 4242,
 			StartedAt: before(3 * time.Hour), UptimeSeconds: 3 * 3600, DBPath: "/home/u/.local/share/padd/padd.db",
 			DBBytes: 5 << 20, Workspaces: 2, MCPSessions: 3,
-			Memory: &api.MemoryUse{OwnBytes: 9 << 20, DatabaseBytes: 3 << 20, IndexBytes: 1 << 20, ProgramBytes: 14 << 20}}}
+			Memory: &api.MemoryUse{OwnBytes: 9 << 20, DatabaseBytes: 3 << 20, IndexBytes: 1 << 20, ProgramBytes: 14 << 20,
+				TargetBytes: 140 << 20, Releases: 312}}}
 }
 
 // renderCase renders one view in one format.

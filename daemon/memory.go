@@ -16,7 +16,11 @@ import (
 // taken back when something else needs the memory.
 func (s *Server) memoryUse() *api.MemoryUse {
 	db := s.store.Path()
-	return readMemory(memoryKinds{db: db, index: filepath.Join(filepath.Dir(db), searchindex.Dir)})
+	m := readMemory(memoryKinds{db: db, index: filepath.Join(filepath.Dir(db), searchindex.Dir)})
+	if m != nil && s.rss != nil {
+		m.TargetBytes, m.Releases = s.rss.target, s.rss.releases.Load()
+	}
+	return m
 }
 
 // memoryKinds says which mapped file is which.

@@ -238,6 +238,14 @@ func (x *Index) Status() Status {
 	return st
 }
 
+// Building says a rebuild is running or asked for: Status's state without
+// the walk of the index directory, for a caller that asks often.
+func (x *Index) Building() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.asked || x.state == StateRebuilding
+}
+
 func dirSize(p string) int64 {
 	var n int64
 	filepath.Walk(p, func(_ string, fi os.FileInfo, err error) error {

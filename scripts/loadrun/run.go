@@ -199,6 +199,10 @@ func run(cfg config) (rep *Report, err error) {
 	rep.Padd["rss_before_load_mb"] = mb(m0.RSS)
 	rep.Padd["rss_anon_before_load_mb"] = mb(m0.Anon)
 	rep.Padd["rss_file_before_load_mb"] = mb(m0.File)
+	var releases0 int64
+	if st, err := pd.client.DaemonStatus(context.Background()); err == nil && st.Memory != nil {
+		releases0 = st.Memory.Releases
+	}
 
 	// The clients, connected before the clock starts.
 	agents := make([]*agent, cfg.Agents)
@@ -278,6 +282,13 @@ func run(cfg config) (rep *Report, err error) {
 	rep.Clients["loadrun_sys_s"] = time.Duration(self1.Stime.Nano() - self0.Stime.Nano()).Seconds()
 	rep.Clients["padctl_runs_cpu_s"] = rn.childCPU.Seconds()
 	rep.Clients["loadrun_cpu_s"] = selfCPU.Seconds()
+	// padd's own account of keeping its resident set: the target and
+	// how often it released the mapped files' pages to hold it.
+	rep.Padd["rss_target_mb"], rep.Padd["mapped_releases"] = 0.0, 0.0
+	if st, err := pd.client.DaemonStatus(context.Background()); err == nil && st.Memory != nil {
+		rep.Padd["rss_target_mb"] = mb(st.Memory.TargetBytes >> 10)
+		rep.Padd["mapped_releases"] = float64(st.Memory.Releases - releases0)
+	}
 	rn.logf("load done in %.1fs; padd used %.1f CPU s, peak RSS %.0f MB", window.Seconds(), paddCPU.Seconds(), mb(hwm))
 
 	// The stream must reach the head.
