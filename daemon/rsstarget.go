@@ -17,10 +17,9 @@ import (
 
 // DefaultRSSTarget is the resident set padd keeps itself under
 // (PADD_RSS_TARGET, in MiB, overrides it; 0 turns it off). Under the
-// load run (docs/PERFORMANCE.md) 256 MiB cost no throughput the runs
-// could tell and held the set at 260 MB instead of 550; 140 MiB held it
-// at 146-183 MB but cost a sixth to a quarter of the throughput, in the
-// faults of pages mapped again after each release.
+// load run (docs/PERFORMANCE.md, runs AJ) 256 MiB held the set at 256 MB
+// instead of 560 for 1-13 % of the throughput; 140 MiB held it at 175 MB
+// for a sixth, in the faults of pages mapped again after each release.
 const DefaultRSSTarget = 256 << 20
 
 // rssTargetFromEnv reads PADD_RSS_TARGET: MiB, 0 or "off" for none.
