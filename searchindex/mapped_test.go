@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/padd/padd/internal/mapped"
+	"github.com/padd/padd/internal/mapped/mappedtest"
 	"github.com/padd/padd/storage"
 )
 
@@ -68,24 +68,7 @@ func TestReleaseMappedBesideSearchesAndWrites(t *testing.T) {
 		t.Skip("releasing mapped pages is Linux's only")
 	}
 	f := builtFixture(t, 1000)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	var releaseErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			if err := f.idx.ReleaseMapped(); err != nil {
-				releaseErr = err
-				return
-			}
-		}
-	}()
+	stop := mappedtest.Repeat(f.idx.ReleaseMapped)
 	for i := range 60 {
 		v := f.create("tasks", fmt.Sprintf("Fresh task zq%dx", i), "written while the mappings are released", nil)
 		wantHits(t, "fresh", f.search(fmt.Sprintf("zq%dx", i)), v.ID)
@@ -93,9 +76,7 @@ func TestReleaseMappedBesideSearchesAndWrites(t *testing.T) {
 			t.Fatalf("%q finds nothing while releasing", topics[i%len(topics)])
 		}
 	}
-	close(done)
-	wg.Wait()
-	if releaseErr != nil {
-		t.Fatal(releaseErr)
+	if err := stop(); err != nil {
+		t.Fatal(err)
 	}
 }

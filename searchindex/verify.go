@@ -12,6 +12,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/util"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 	zap "github.com/blevesearch/zapx/v17"
 	bolt "go.etcd.io/bbolt"
 )
@@ -85,6 +86,26 @@ func fileCRC(path string) (uint32, error) {
 // everything before them. Reading the files costs about a millisecond
 // per 10 MB.
 func verifySegments(bi bleve.Index) error {
+	return eachSegment(bi, func(s segment.Segment) error {
+		seg, ok := s.(zapSegment)
+		if !ok {
+			return nil
+		}
+		got, err := fileCRC(seg.Path())
+		if err != nil {
+			return err
+		}
+		if got != seg.CRC() {
+			return fmt.Errorf("segment %s fails its checksum (%08x; its footer says %08x)", filepath.Base(seg.Path()), got, seg.CRC())
+		}
+		return nil
+	})
+}
+
+// eachSegment calls fn with each segment of bi's current snapshot, which
+// it holds meanwhile: no segment fn sees is closed (or unmapped) before
+// fn returns. An index that is not scorch has no segments to see.
+func eachSegment(bi bleve.Index, fn func(segment.Segment) error) error {
 	adv, err := bi.Advanced()
 	if err != nil {
 		return err
@@ -96,19 +117,11 @@ func verifySegments(bi bleve.Index) error {
 	defer rd.Close()
 	snap, ok := rd.(*scorch.IndexSnapshot)
 	if !ok {
-		return nil // not scorch: nothing to check
+		return nil
 	}
 	for _, ss := range snap.Segments() {
-		seg, ok := ss.Segment().(zapSegment)
-		if !ok {
-			continue
-		}
-		got, err := fileCRC(seg.Path())
-		if err != nil {
+		if err := fn(ss.Segment()); err != nil {
 			return err
-		}
-		if got != seg.CRC() {
-			return fmt.Errorf("segment %s fails its checksum (%08x; its footer says %08x)", filepath.Base(seg.Path()), got, seg.CRC())
 		}
 	}
 	return nil

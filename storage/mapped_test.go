@@ -3,10 +3,10 @@ package storage
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/padd/padd/internal/mapped"
+	"github.com/padd/padd/internal/mapped/mappedtest"
 )
 
 // bodyOf is item i's content: long enough that the items fill many pages.
@@ -71,24 +71,7 @@ func TestReleaseMappedDuringWritesAndReads(t *testing.T) {
 	ws := mustWorkspace(t, s, "Busy")
 	const n = 1500
 	refs := make([]string, n)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	var releaseErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			if err := s.ReleaseMapped(); err != nil {
-				releaseErr = err
-				return
-			}
-		}
-	}()
+	stop := mappedtest.Repeat(s.ReleaseMapped)
 	for i := range n {
 		r, err := s.CreateItem(ws.Slug, ItemCreate{Collection: "docs", Title: fmt.Sprintf("Doc %d", i), Content: bodyOf(i)}, user)
 		if err != nil {
@@ -104,10 +87,8 @@ func TestReleaseMappedDuringWritesAndReads(t *testing.T) {
 			t.Fatalf("read of %s while releasing: %v", refs[i/2], err)
 		}
 	}
-	close(done)
-	wg.Wait()
-	if releaseErr != nil {
-		t.Fatal(releaseErr)
+	if err := stop(); err != nil {
+		t.Fatal(err)
 	}
 	for i, ref := range refs {
 		if v, err := s.GetItem(ws.Slug, ref); err != nil || v.Content != bodyOf(i) {
