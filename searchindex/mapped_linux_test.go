@@ -32,9 +32,6 @@ func builtFixture(t *testing.T, n int) *fixture {
 var topics = []string{"login", "cache", "deploy", "migration", "billing", "search"}
 
 func TestReleaseMappedGivesBackSegmentPagesAndSearchesTheSame(t *testing.T) {
-	if !mapped.Supported {
-		t.Skip("releasing mapped pages is Linux's only")
-	}
 	f := builtFixture(t, 3000)
 	before := map[string][]string{}
 	for _, q := range topics {
@@ -64,9 +61,6 @@ func TestReleaseMappedGivesBackSegmentPagesAndSearchesTheSame(t *testing.T) {
 // Releases beside searches and the indexer's writes (segments made,
 // merged and closed meanwhile): nothing fails, every write is found.
 func TestReleaseMappedBesideSearchesAndWrites(t *testing.T) {
-	if !mapped.Supported {
-		t.Skip("releasing mapped pages is Linux's only")
-	}
 	f := builtFixture(t, 1000)
 	stop := mappedtest.Repeat(f.idx.ReleaseMapped)
 	for i := range 60 {

@@ -15,9 +15,6 @@ func bodyOf(i int) string {
 }
 
 func TestReleaseMappedGivesBackTheDatabasePagesAndLosesNothing(t *testing.T) {
-	if !mapped.Supported {
-		t.Skip("releasing mapped pages is Linux's only")
-	}
 	s, _ := openTestNoSync(t)
 	ws := mustWorkspace(t, s, "Mapped")
 	const n = 3000
@@ -64,9 +61,6 @@ func TestReleaseMappedGivesBackTheDatabasePagesAndLosesNothing(t *testing.T) {
 // beside them: every acknowledged write reads back, and the file checks
 // out (openTest's cleanup).
 func TestReleaseMappedDuringWritesAndReads(t *testing.T) {
-	if !mapped.Supported {
-		t.Skip("releasing mapped pages is Linux's only")
-	}
 	s, _ := openTestNoSync(t)
 	ws := mustWorkspace(t, s, "Busy")
 	const n = 1500
