@@ -125,7 +125,7 @@ func Run(ctx context.Context, cfg Config) error {
 	srv := NewServer(store, index, token, log)
 	srv.stop = stopSelf
 	srv.mcpServe = cfg.MCP
-	srv.rss = newRSSKeeper(rssTargetFromEnv(log), log, index.Building,
+	srv.rss = newRSSKeeper(rssTargetFromEnv(log, store.MappedExactly()), log, index.Building,
 		store.ReleaseMapped, index.ReleaseMapped)
 	// No ReadTimeout or WriteTimeout: they would cut event streams. A
 	// slow header is bounded here, a slow body by the server (its

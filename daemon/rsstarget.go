@@ -15,27 +15,38 @@ import (
 	"github.com/padd/padd/internal/mapped"
 )
 
-// DefaultRSSTarget is the resident set padd keeps itself under
-// (PADD_RSS_TARGET, in MiB, overrides it; 0 turns it off). Under the
-// load run (docs/PERFORMANCE.md, runs AJ) 256 MiB held the set at 256 MB
-// instead of 560 for 1-13 % of the throughput; 140 MiB held it at 175 MB
-// for a sixth, in the faults of pages mapped again after each release.
-const DefaultRSSTarget = 256 << 20
+// The resident set padd keeps itself under by default (PADD_RSS_TARGET,
+// in MiB, overrides it; 0 turns it off). The keeper's price is the faults
+// of pages read again after a release, so the default depends on how
+// much a read maps. Where reads of the database map only their page
+// (storage's MappedExactly), the load run (docs/PERFORMANCE.md, runs AK)
+// stays under 140 MiB releasing about once a second. Where each read maps
+// the 64 KB around it, 140 MiB cost a sixth of the throughput and still
+// peaked at 175 MB, and 256 MiB cost 1-13 % (runs AJ).
+const (
+	DefaultRSSTarget       = 140 << 20
+	DefaultRSSTargetAround = 256 << 20
+)
 
-// rssTargetFromEnv reads PADD_RSS_TARGET: MiB, 0 or "off" for none.
-func rssTargetFromEnv(log *slog.Logger) int64 {
+// rssTargetFromEnv reads PADD_RSS_TARGET: MiB, 0 or "off" for none;
+// unset, the default for how reads map (exact: see DefaultRSSTarget).
+func rssTargetFromEnv(log *slog.Logger, exact bool) int64 {
+	def := int64(DefaultRSSTarget)
+	if !exact {
+		def = DefaultRSSTargetAround
+	}
 	v := strings.TrimSpace(os.Getenv("PADD_RSS_TARGET"))
 	switch v {
 	case "":
-		return DefaultRSSTarget
+		return def
 	case "off":
 		return 0
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 || n > 1<<20 {
 		log.Warn("PADD_RSS_TARGET is not a size in MiB (e.g. 140, or 0 for none); using the default",
-			"value", v, "default_mib", DefaultRSSTarget>>20)
-		return DefaultRSSTarget
+			"value", v, "default_mib", def>>20)
+		return def
 	}
 	return n << 20
 }
@@ -44,9 +55,10 @@ func rssTargetFromEnv(log *slog.Logger) int64 {
 // of the database and index files padd maps (internal/mapped) whenever
 // the set comes near it.
 //
-// The set grows only while padd works, and fast: each read of a page not
-// mapped maps the 64 KB around it, tens of MB a second under a load of
-// agents. So the set is read where the work is, after each request (at
+// The set grows only while padd works, and can grow fast: where each
+// read of a page not mapped maps the 64 KB around it (the index's
+// segments always, the database where it is not mapped exactly), tens of
+// MB a second under a load of agents. So the set is read where the work is, after each request (at
 // most once a millisecond, a few microseconds each), and a timer reads it
 // too for work no request does (the indexer). padd's own memory is not
 // released: when it alone comes near the target, the keeper waits longer

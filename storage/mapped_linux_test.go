@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -89,4 +90,65 @@ func TestReleaseMappedDuringWritesAndReads(t *testing.T) {
 			t.Fatalf("%s after the releases: %v", ref, err)
 		}
 	}
+}
+
+// Reads of the database map the pages they read, not the file around
+// them, and go on doing so after bbolt has grown and remapped the file.
+func TestDatabaseReadsMapOnlyTheirPages(t *testing.T) {
+	if err := mapped.CanMapExactly(); err != nil {
+		t.Skipf("this system cannot map reads exactly, so the database keeps the kernel's fault-around: %v", err)
+	}
+	s, _ := openTestNoSync(t)
+	ws := mustWorkspace(t, s, "Exact")
+	var refs []string
+	var size int64
+	grow := func(n int) {
+		t.Helper()
+		in := make([]ItemCreate, n)
+		for i := range in {
+			in[i] = ItemCreate{Collection: "docs", Title: fmt.Sprintf("Doc %d", len(refs)+i), Content: bodyOf(len(refs) + i)}
+		}
+		made, err := s.CreateItems(ws.Slug, in, user, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range made {
+			refs = append(refs, m.Ref)
+		}
+		if err := s.Checkpoint(); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(s.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		size = fi.Size()
+	}
+	readSpread := func(when string) {
+		t.Helper()
+		if !s.MappedExactly() {
+			t.Fatalf("%s: the store does not map its reads exactly", when)
+		}
+		if err := s.ReleaseMapped(); err != nil {
+			t.Fatal(err)
+		}
+		_, before, _ := mapped.Resident()
+		const reads = 40
+		for i := range reads {
+			j := i * len(refs) / reads
+			if v, err := s.GetItem(ws.Slug, refs[j]); err != nil || v.Content != bodyOf(j) {
+				t.Fatalf("%s: read of %s: %v", when, refs[j], err)
+			}
+		}
+		_, after, _ := mapped.Resident()
+		// Each read takes a dozen pages at most, some shared; the 64 KB
+		// of fault-around would take most of the file.
+		if got, limit := after-before, int64(reads*16*4096); got > limit {
+			t.Fatalf("%s: %d reads of items across a %d MB database mapped %d KB; want under %d KB", when, reads, size>>20, got>>10, limit>>10)
+		}
+	}
+	grow(4000)
+	readSpread("after open")
+	grow(6000) // past bbolt's first mapping: it remaps
+	readSpread("after the file grew")
 }

@@ -34,16 +34,22 @@ func TestParseStatm(t *testing.T) {
 	}
 }
 
-// mapFile writes n bytes of a pattern to a file and maps it as bbolt and
-// Bleve do: shared and read-only.
+// mapFile writes n bytes of a pattern to a file and maps it as Bleve
+// does: shared and read-only, from a read-only descriptor.
 func mapFile(t *testing.T, n int) (data, want []byte) {
+	return mapFileOpened(t, n, os.O_RDONLY)
+}
+
+// mapFileOpened maps it from a descriptor opened with flag: bbolt's is
+// opened for writing.
+func mapFileOpened(t *testing.T, n, flag int) (data, want []byte) {
 	t.Helper()
 	want = bytes.Repeat([]byte("padd maps its files; "), n/21+1)[:n]
 	path := filepath.Join(t.TempDir(), "f")
 	if err := os.WriteFile(path, want, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

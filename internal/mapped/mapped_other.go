@@ -19,3 +19,11 @@ func ReleaseBytes(b []byte) error { return nil }
 
 // Resident is not read on this system.
 func Resident() (rss, file int64, err error) { return 0, 0, errUnsupported }
+
+// CanMapExactly says MapExactly cannot work here.
+func CanMapExactly() error { return errNotExact }
+
+// MapExactly is not possible here: reads map what the system maps.
+func MapExactly(addr, n uintptr) error { return errNotExact }
+
+var errNotExact = errors.New("reads of a mapped file cannot be made to map only their page on this system")
