@@ -37,6 +37,10 @@ type MemoryUse struct {
 	// Releases how many times it has released them since it started.
 	TargetBytes int64 `json:"target_bytes,omitempty"`
 	Releases    int64 `json:"releases,omitempty"`
+	// DatabaseExact says a read of the database maps only the page it
+	// reads, not the 64 KB around it (Linux 6.7 and later): the set grows
+	// a tenth as fast, and the default target is 140 MiB instead of 256.
+	DatabaseExact bool `json:"database_exact,omitempty"`
 }
 
 // Health answers GET /health (no token needed).

@@ -74,8 +74,12 @@ func addMemory(kv *keyValues, m *api.MemoryUse) {
 		return
 	}
 	kv.add("memory", plain(fmt.Sprintf("%s its own + %s file cache (reclaimable)", humanBytes(m.OwnBytes), humanBytes(mapped))))
-	kv.add("file cache", plain(fmt.Sprintf("database %s, index %s, program %s",
-		humanBytes(m.DatabaseBytes), humanBytes(m.IndexBytes), humanBytes(m.ProgramBytes))))
+	exact := ""
+	if m.DatabaseExact {
+		exact = " (mapped page by page)"
+	}
+	kv.add("file cache", plain(fmt.Sprintf("database %s%s, index %s, program %s",
+		humanBytes(m.DatabaseBytes), exact, humanBytes(m.IndexBytes), humanBytes(m.ProgramBytes))))
 	if m.TargetBytes > 0 {
 		kv.add("kept under", plain(fmt.Sprintf("%s (PADD_RSS_TARGET): file cache released %d times", humanBytes(m.TargetBytes), m.Releases)))
 	}

@@ -20,6 +20,9 @@ func (s *Server) memoryUse() *api.MemoryUse {
 	if m != nil && s.rss != nil {
 		m.TargetBytes, m.Releases = s.rss.target, s.rss.releases.Load()
 	}
+	if m != nil {
+		m.DatabaseExact = s.store.MappedExactly()
+	}
 	return m
 }
 

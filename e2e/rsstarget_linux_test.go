@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/mapped"
 )
 
 // A target padd's own memory alone passes: padd releases its mapped
@@ -43,6 +44,10 @@ func TestRSSTargetBelowPaddsOwnMemory(t *testing.T) {
 	}
 	if st.Memory.TargetBytes != 1<<20 {
 		t.Errorf("status says the target is %d bytes; want 1 MiB", st.Memory.TargetBytes)
+	}
+	// The test's process can do what padd does: then padd must have.
+	if can := mapped.CanMapExactly(); (can == nil) != st.Memory.DatabaseExact {
+		t.Errorf("status says database_exact %v, where mapping reads exactly here gives %v", st.Memory.DatabaseExact, can)
 	}
 	for i, it := range made {
 		got, err := d.getItem(t, ws, it.Ref)

@@ -162,8 +162,12 @@ func printReport(w io.Writer, rep *Report) {
 		rep.Padd["max_sampled_rss_anon_mb"], rep.Padd["max_sampled_rss_file_mb"], rep.Padd["rss_before_load_mb"],
 		rep.Padd["rss_anon_before_load_mb"], rep.Padd["rss_file_before_load_mb"])
 	if t := rep.Padd["rss_target_mb"]; t != nil && t != 0.0 {
-		fmt.Fprintf(w, "padd's resident set target %.0f MB (PADD_RSS_TARGET): the mapped files' pages released %.0f times under the load\n",
-			t, rep.Padd["mapped_releases"])
+		exact := ""
+		if rep.Padd["database_exact"] == true {
+			exact = "; reads of the database map only their page"
+		}
+		fmt.Fprintf(w, "padd's resident set target %.0f MB (PADD_RSS_TARGET): the mapped files' pages released %.0f times under the load%s\n",
+			t, rep.Padd["mapped_releases"], exact)
 	} else {
 		fmt.Fprintln(w, "padd's resident set target: off (PADD_RSS_TARGET=0)")
 	}

@@ -288,6 +288,7 @@ func run(cfg config) (rep *Report, err error) {
 	if st, err := pd.client.DaemonStatus(context.Background()); err == nil && st.Memory != nil {
 		rep.Padd["rss_target_mb"] = mb(st.Memory.TargetBytes >> 10)
 		rep.Padd["mapped_releases"] = float64(st.Memory.Releases - releases0)
+		rep.Padd["database_exact"] = st.Memory.DatabaseExact
 	}
 	rn.logf("load done in %.1fs; padd used %.1f CPU s, peak RSS %.0f MB", window.Seconds(), paddCPU.Seconds(), mb(hwm))
 
