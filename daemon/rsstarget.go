@@ -58,9 +58,9 @@ func rssTargetFromEnv(log *slog.Logger, exact bool) int64 {
 // The set grows only while padd works, and can grow fast: where each
 // read of a page not mapped maps the 64 KB around it (the index's
 // segments always, the database where it is not mapped exactly), tens of
-// MB a second under a load of agents. So the set is read where the work is, after each request (at
-// most once a millisecond, a few microseconds each), and a timer reads it
-// too for work no request does (the indexer). padd's own memory is not
+// MB a second under a load of agents. So the set is read where the work
+// is, after each request (at most once a millisecond, a few microseconds
+// each), and a timer reads it too for work no request does (the indexer). padd's own memory is not
 // released: when it alone comes near the target, the keeper waits longer
 // between releases, and says so, rather than spin.
 type rssKeeper struct {
