@@ -17,11 +17,12 @@ import (
 func (s *Server) memoryUse() *api.MemoryUse {
 	db := s.store.Path()
 	m := readMemory(memoryKinds{db: db, index: filepath.Join(filepath.Dir(db), searchindex.Dir)})
-	if m != nil && s.rss != nil {
-		m.TargetBytes, m.Releases = s.rss.target, s.rss.releases.Load()
+	if m == nil {
+		return nil
 	}
-	if m != nil {
-		m.DatabaseExact = s.store.MappedExactly()
+	m.DatabaseExact = s.store.MappedExactly()
+	if s.rss != nil {
+		m.TargetBytes, m.Releases = s.rss.target, s.rss.releases.Load()
 	}
 	return m
 }
