@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/padd/padd/mcpstdio"
@@ -19,6 +20,15 @@ import (
 //
 // PADD_MCP_CPUPROFILE=<file> profiles it, as PADD_CPUPROFILE does padd.
 func mcpServe() int {
+	// One relay runs per agent and it only copies, so one P is plenty,
+	// and with one the runtime's monitor thread sleeps while the relay
+	// waits on the agent's stdin; with two it polled every 20 µs for as
+	// long as the other P stayed idle: three quarters of the relay's
+	// CPU. Under the load run this halved the relays' CPU per call
+	// (docs/PERFORMANCE.md, runs AL). GOMAXPROCS still overrides it.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer startCPUProfile(os.Getenv("PADD_MCP_CPUPROFILE"))()

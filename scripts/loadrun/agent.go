@@ -57,7 +57,7 @@ func (rn *runner) startAgent(idx int) (*agent, error) {
 	client := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1.0"},
 		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
 	cmd := exec.Command(rn.padctl, "mcp", "serve")
-	cmd.Env = childEnv(rn.home, "PAD_WORKSPACE="+rn.seed.Slug)
+	cmd.Env = childEnv(rn.home, append([]string{"PAD_WORKSPACE=" + rn.seed.Slug}, rn.cfg.RelayEnv...)...)
 	cmd.Dir = rn.home
 	stderr := &testbin.Buffer{}
 	cmd.Stderr = stderr

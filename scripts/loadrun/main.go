@@ -68,13 +68,9 @@ func main() {
 	flag.BoolVar(&cfg.SortedLists, "sorted-lists", true, "agents' lists include one sorted by updated_at (recently done tasks)")
 	flag.BoolVar(&cfg.Restart, "restart", true, "verify again after a clean restart of padd")
 	flag.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of padd under the load to this file")
-	flag.Func("padd-env", "extra KEY=VALUE in padd's environment, e.g. GOGC=200 (repeatable)", func(v string) error {
-		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
-			return fmt.Errorf("want KEY=VALUE, got %q", v)
-		}
-		cfg.PaddEnv = append(cfg.PaddEnv, v)
-		return nil
-	})
+	flag.StringVar(&cfg.SelfProfile, "self-cpuprofile", "", "write a CPU profile of loadrun itself (the clients, the watcher) under the load to this file")
+	flag.Func("padd-env", "extra KEY=VALUE in padd's environment, e.g. GOGC=200 (repeatable)", envFlag(&cfg.PaddEnv))
+	flag.Func("relay-env", "extra KEY=VALUE in the agents' `padctl mcp serve` environment, e.g. GOMAXPROCS=1 (repeatable)", envFlag(&cfg.RelayEnv))
 	flag.BoolVar(&cfg.Race, "race", false, "build padd and padctl with -race")
 	flag.BoolVar(&cfg.Keep, "keep", false, "keep the temporary directory (binaries, PAD_HOME)")
 	flag.StringVar(&out, "out", "", "write the report as JSON to this file")
@@ -122,6 +118,17 @@ func main() {
 				os.Exit(1)
 			}
 		}
+	}
+}
+
+// envFlag appends KEY=VALUE flags to env.
+func envFlag(env *[]string) func(string) error {
+	return func(v string) error {
+		if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+			return fmt.Errorf("want KEY=VALUE, got %q", v)
+		}
+		*env = append(*env, v)
+		return nil
 	}
 }
 

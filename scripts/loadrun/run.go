@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,7 +35,9 @@ type config struct {
 	SortedLists bool          `json:"sorted_lists"`       // agents' lists include one sorted by updated_at
 	Restart     bool          `json:"restart_check"`
 	CPUProfile  string        `json:"cpuprofile,omitempty"`
-	PaddEnv     []string      `json:"padd_env,omitempty"` // extra environment of padd (GOGC=...)
+	SelfProfile string        `json:"self_cpuprofile,omitempty"`
+	PaddEnv     []string      `json:"padd_env,omitempty"`  // extra environment of padd (GOGC=...)
+	RelayEnv    []string      `json:"relay_env,omitempty"` // extra environment of the agents' padctl mcp serve
 	Race        bool          `json:"race"`
 	Keep        bool          `json:"-"`
 	Log         io.Writer     `json:"-"`
@@ -240,6 +243,10 @@ func run(cfg config) (rep *Report, err error) {
 	sampler := sampleMem(pd.pid(), 250*time.Millisecond)
 	rep.LoadAvg["load_start"] = loadAvg()
 	cpu0, cpuErr := machineCPU()
+	stopProfile, err := startSelfProfile(cfg.SelfProfile)
+	if err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
 	deadline := t0.Add(cfg.Duration)
 	var wg sync.WaitGroup
@@ -251,6 +258,7 @@ func run(cfg config) (rep *Report, err error) {
 	go func() { defer wg.Done(); rn.cliLoop(deadline) }()
 	wg.Wait()
 	window := time.Since(t0)
+	stopProfile()
 	rep.LoadAvg["load_end"] = loadAvg()
 	if cpu1, err := machineCPU(); err == nil && cpuErr == nil && cpu1.total > cpu0.total {
 		all := float64(cpu1.total - cpu0.total)
@@ -468,4 +476,21 @@ func (s *stats) snapshotFailures() ([]string, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.failures...), s.nFail
+}
+
+// startSelfProfile profiles loadrun's own CPU under the load, to tell
+// the clients' cost (the go-sdk, the watcher, the ledger) from padd's.
+func startSelfProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("self profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("self profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
