@@ -54,6 +54,9 @@ import (
 	"time"
 )
 
+// loadrunHeap is the heap at which loadrun collects.
+const loadrunHeap = 1 << 30
+
 func main() {
 	var cfg config
 	var out string
@@ -79,9 +82,14 @@ func main() {
 	// loadrun (the go-sdk clients, the watcher, the ledger) shares the
 	// machine with padd. Its live heap is small and it allocates fast, so
 	// at the default GOGC it collected many times a second, nearly half of
-	// its CPU (perf, 2026-12-01). Measuring padd, it should spend less.
+	// its CPU (perf, 2026-12-01), and at GOGC 800 still a sixth of it
+	// (runs AL). Measuring padd, it should spend less: it collects only
+	// when its heap reaches loadrunHeap, which this machine can spare.
 	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(800)
+		debug.SetGCPercent(-1)
+		if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+			debug.SetMemoryLimit(loadrunHeap)
+		}
 	}
 	if cfg.Items < 100 || cfg.Agents < 1 || cfg.Duration <= 0 || cfg.CLIInterval <= 0 || cfg.SSEDrop <= 0 {
 		fmt.Fprintln(os.Stderr, "loadrun: -items >= 100, -agents >= 1, and positive durations, please")
@@ -178,8 +186,8 @@ func printReport(w io.Writer, rep *Report) {
 	} else {
 		fmt.Fprintln(w, "padd's resident set target: off (PADD_RSS_TARGET=0)")
 	}
-	fmt.Fprintf(w, "clients: padctl mcp serve %.1f CPU s, padctl runs %.1f CPU s, loadrun %.1f CPU s\n",
-		rep.Clients["mcp_servers_cpu_s"], rep.Clients["padctl_runs_cpu_s"], rep.Clients["loadrun_cpu_s"])
+	fmt.Fprintf(w, "clients: padctl mcp serve %.1f CPU s, padctl runs %.1f CPU s, loadrun %.1f CPU s (peak RSS %.0f MB)\n",
+		rep.Clients["mcp_servers_cpu_s"], rep.Clients["padctl_runs_cpu_s"], rep.Clients["loadrun_cpu_s"], rep.Clients["loadrun_peak_rss_mb"])
 	fmt.Fprintf(w, "in the kernel: padd %.1f of its CPU s, %.1f waits per operation; the relays %.1f CPU s, %.1f waits per call; loadrun %.1f CPU s, %.1f waits per operation\n",
 		rep.Padd["cpu_sys_s"], rep.Padd["waits_per_op"], rep.Clients["mcp_servers_sys_s"], rep.Clients["mcp_servers_waits_per_call"],
 		rep.Clients["loadrun_sys_s"], rep.Clients["loadrun_waits_per_op"])

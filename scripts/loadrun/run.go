@@ -290,6 +290,7 @@ func run(cfg config) (rep *Report, err error) {
 	rep.Clients["loadrun_sys_s"] = time.Duration(self1.Stime.Nano() - self0.Stime.Nano()).Seconds()
 	rep.Clients["padctl_runs_cpu_s"] = rn.childCPU.Seconds()
 	rep.Clients["loadrun_cpu_s"] = selfCPU.Seconds()
+	rep.Clients["loadrun_peak_rss_mb"] = float64(self1.Maxrss) / 1024 // kB on Linux
 	// padd's own account of keeping its resident set: the target and
 	// how often it released the mapped files' pages to hold it.
 	rep.Padd["rss_target_mb"], rep.Padd["mapped_releases"] = 0.0, 0.0
