@@ -24,7 +24,7 @@ func mcpServe() int {
 	// and with one the runtime's monitor thread sleeps while the relay
 	// waits on the agent's stdin; with two it polled every 20 µs for as
 	// long as the other P stayed idle: three quarters of the relay's
-	// CPU. Under the load run this halved the relays' CPU per call
+	// CPU. Under the load run this cut the relays' CPU per call by 40 %
 	// (docs/PERFORMANCE.md, runs AL). GOMAXPROCS still overrides it.
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
