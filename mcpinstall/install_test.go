@@ -281,6 +281,25 @@ func TestInstallRefusals(t *testing.T) {
 	if _, err := Uninstall(co); err == nil {
 		t.Error("inline codex entry was removed")
 	}
+	// Codex: mcp_servers that is not a table cannot take our table after
+	// it (found by FuzzConfigEdit). Install refuses and says what it is;
+	// uninstall finds nothing of ours.
+	for src, kind := range map[string]string{
+		"mcp_servers = \"\"\n":               "a string",
+		"[[mcp_servers]]\ncommand = \"x\"\n": "an array of tables",
+	} {
+		_ = os.WriteFile(cpath, []byte(src), 0o600)
+		_, err := Install(co)
+		if err == nil || err.(*InstallError).Code != "unparsable_config" || !strings.Contains(err.Error(), kind) {
+			t.Errorf("codex %q: install: %v", src, err)
+		}
+		if b, _ := os.ReadFile(cpath); string(b) != src {
+			t.Errorf("codex %q was written: %q", src, b)
+		}
+		if ch, err := Uninstall(co); err != nil || ch.Action != "absent" {
+			t.Errorf("codex %q: uninstall: %+v, %v", src, ch, err)
+		}
+	}
 }
 
 // A symlinked config (dotfiles) is edited at its target; the link stays.

@@ -217,6 +217,13 @@ func tomlSetServer(src []byte, key, name string, e stdioEntry) ([]byte, error) {
 	if err := notInline(m, key, name); err != nil {
 		return nil, err
 	}
+	// A key that is not a table (`mcp_servers = ""`, an array of tables)
+	// cannot take a [key.name] table after it: the file would not parse.
+	if v, set := m[key]; set {
+		if _, isTable := v.(map[string]any); !isTable {
+			return nil, fmt.Errorf("%s is %s in this file, not a table of servers; make it a table, or remove it, and install again", key, tomlKind(v))
+		}
+	}
 	text := string(src)
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
@@ -253,4 +260,24 @@ func notInline(m map[string]any, key, name string) error {
 		return fmt.Errorf("the %s.%s entry is not written as a [%s.%s] table", key, name, key, name)
 	}
 	return nil
+}
+
+// tomlKind names a decoded TOML value's type as TOML spells it, with
+// its article.
+func tomlKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case []map[string]any:
+		return "an array of tables"
+	case []any:
+		return "an array"
+	}
+	return "a date or time"
 }
