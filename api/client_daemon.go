@@ -22,9 +22,14 @@ type DaemonStatus struct {
 }
 
 // MemoryUse is padd's resident memory (what top shows as RES), by kind.
+// What padd owns is OwnBytes, of which HeapBytes is the Go heap; the
+// mapped file pages are the system's page cache, which it reclaims on
+// its own when something else needs the memory.
 type MemoryUse struct {
 	// OwnBytes is padd's own memory (anonymous: heap, stacks, caches).
 	OwnBytes int64 `json:"own_bytes"`
+	// HeapBytes is the Go heap's live and not yet swept objects.
+	HeapBytes int64 `json:"heap_bytes"`
 	// DatabaseBytes and IndexBytes are the pages of the database file and
 	// the search index mapped from the page cache: clean, shared with the
 	// system's cache, and taken back by the system when it needs them.
@@ -32,15 +37,10 @@ type MemoryUse struct {
 	IndexBytes    int64 `json:"index_bytes"`
 	// ProgramBytes is padd's own code and libraries, mapped the same way.
 	ProgramBytes int64 `json:"program_bytes"`
-	// TargetBytes is the resident set padd keeps itself under by
-	// releasing the mapped file pages (PADD_RSS_TARGET; 0: not kept), and
-	// Releases how many times it has released them since it started.
-	TargetBytes int64 `json:"target_bytes,omitempty"`
-	Releases    int64 `json:"releases,omitempty"`
-	// DatabaseExact says a read of the database maps only the page it
-	// reads, not the 64 KB around it (Linux 6.7 and later): the set grows
-	// a tenth as fast, and the default target is 140 MiB instead of 256.
-	DatabaseExact bool `json:"database_exact,omitempty"`
+	// PeakBytes is the highest resident set since padd started (VmHWM):
+	// its own memory and the mapped pages together, as top's RES would
+	// have shown at that moment.
+	PeakBytes int64 `json:"peak_bytes,omitempty"`
 }
 
 // Health answers GET /health (no token needed).

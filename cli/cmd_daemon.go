@@ -65,23 +65,24 @@ func (s daemonState) pairs() *keyValues {
 	return kv
 }
 
-// addMemory tells padd's own memory from the file pages it maps, which
-// top counts in RES too but the system takes back when it needs them.
+// addMemory puts first the memory padd owns (anonymous, of which the Go
+// heap), then the file pages it maps, which top counts in RES too but
+// which are the system's page cache, taken back when it needs them.
 func addMemory(kv *keyValues, m *api.MemoryUse) {
+	own := humanBytes(m.OwnBytes) + " its own"
+	if m.HeapBytes > 0 {
+		own += fmt.Sprintf(" (Go heap %s)", humanBytes(m.HeapBytes))
+	}
 	mapped := m.DatabaseBytes + m.IndexBytes + m.ProgramBytes
 	if mapped == 0 {
-		kv.add("memory", plain(humanBytes(m.OwnBytes)+" its own"))
+		kv.add("memory", plain(own))
 		return
 	}
-	kv.add("memory", plain(fmt.Sprintf("%s its own + %s file cache (reclaimable)", humanBytes(m.OwnBytes), humanBytes(mapped))))
-	exact := ""
-	if m.DatabaseExact {
-		exact = " (mapped page by page)"
-	}
-	kv.add("file cache", plain(fmt.Sprintf("database %s%s, index %s, program %s",
-		humanBytes(m.DatabaseBytes), exact, humanBytes(m.IndexBytes), humanBytes(m.ProgramBytes))))
-	if m.TargetBytes > 0 {
-		kv.add("kept under", plain(fmt.Sprintf("%s (PADD_RSS_TARGET): file cache released %d times", humanBytes(m.TargetBytes), m.Releases)))
+	kv.add("memory", plain(fmt.Sprintf("%s + %s file cache (reclaimable)", own, humanBytes(mapped))))
+	kv.add("file cache", plain(fmt.Sprintf("database %s, index %s, program %s",
+		humanBytes(m.DatabaseBytes), humanBytes(m.IndexBytes), humanBytes(m.ProgramBytes))))
+	if m.PeakBytes > 0 {
+		kv.add("peak RES", plain(humanBytes(m.PeakBytes)+" (both together, at their highest)"))
 	}
 }
 

@@ -75,7 +75,7 @@ func fixtureDaemon() daemonState {
 			StartedAt: before(3 * time.Hour), UptimeSeconds: 3 * 3600, DBPath: "/home/u/.local/share/padd/padd.db",
 			DBBytes: 5 << 20, Workspaces: 2, MCPSessions: 3,
 			Memory: &api.MemoryUse{OwnBytes: 9 << 20, DatabaseBytes: 3 << 20, IndexBytes: 1 << 20, ProgramBytes: 14 << 20,
-				TargetBytes: 140 << 20, Releases: 312, DatabaseExact: true}}}
+				HeapBytes: 5 << 20, PeakBytes: 41 << 20}}}
 }
 
 // renderCase renders one view in one format.

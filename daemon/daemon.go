@@ -125,8 +125,6 @@ func Run(ctx context.Context, cfg Config) error {
 	srv := NewServer(store, index, token, log)
 	srv.stop = stopSelf
 	srv.mcpServe = cfg.MCP
-	srv.rss = newRSSKeeper(rssTargetFromEnv(log, store.MappedExactly()), log, index.Building,
-		store.ReleaseMapped, index.ReleaseMapped)
 	// No ReadTimeout or WriteTimeout: they would cut event streams. A
 	// slow header is bounded here, a slow body by the server (its
 	// bodyTimeout), an idle keep-alive connection by IdleTimeout, and a
@@ -142,7 +140,6 @@ func Run(ctx context.Context, cfg Config) error {
 	go func() { index.Run(jobs); close(indexerDone) }()
 	go runJobs(jobs, store, log)
 	go runReminders(jobs, store, log)
-	go srv.rss.run(jobs)
 	if cfg.Ready != nil {
 		cfg.Ready(info)
 	}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"path/filepath"
+	"runtime/metrics"
 	"strings"
 
 	"github.com/padd/padd/api"
@@ -20,10 +21,7 @@ func (s *Server) memoryUse() *api.MemoryUse {
 	if m == nil {
 		return nil
 	}
-	m.DatabaseExact = s.store.MappedExactly()
-	if s.rss != nil {
-		m.TargetBytes, m.Releases = s.rss.target, s.rss.releases.Load()
-	}
+	m.HeapBytes = heapBytes()
 	return m
 }
 
@@ -43,4 +41,15 @@ func (k memoryKinds) add(m *api.MemoryUse, path string, rss int64) {
 	default:
 		m.ProgramBytes += rss
 	}
+}
+
+// heapBytes is the Go heap's objects, live and not yet swept: the part of
+// padd's own memory its data structures hold.
+func heapBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }

@@ -23,7 +23,26 @@ func readMemory(k memoryKinds) *api.MemoryUse {
 	if err != nil {
 		return nil
 	}
+	m.PeakBytes = peakResident()
 	return m
+}
+
+// peakResident is /proc/self/status' VmHWM in bytes (0 when unreadable).
+func peakResident() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	_, rest, ok := bytes.Cut(b, []byte("\nVmHWM:"))
+	if !ok {
+		return 0
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	kb, err := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(line), []byte(" kB"))), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return kb << 10
 }
 
 // parseSmaps reads smaps: a header line per mapping ("start-end perms

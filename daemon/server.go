@@ -27,9 +27,6 @@ type Server struct {
 	token string
 	log   *slog.Logger
 	mux   *http.ServeMux
-	// rss keeps the resident set under its target (nil: not kept, as in
-	// a Server built for a test).
-	rss *rssKeeper
 	// done is closed when the daemon shuts down, so long-lived streams
 	// can say goodbye.
 	done chan struct{}
@@ -143,7 +140,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(api.VersionHeader, api.Version)
 	start := time.Now()
 	defer func() {
-		s.rss.check()
 		if d := time.Since(start); d > s.slowAfter && !streams[r.URL.Path] {
 			s.log.Warn("slow request: padd took this long to answer it", "method", r.Method, "path", r.URL.Path, "took", d.Round(time.Millisecond))
 		}

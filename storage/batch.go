@@ -340,7 +340,6 @@ func (s *Store) checkpoint() error {
 		if rerr := s.rebuild(nil); rerr != nil {
 			return rerr
 		}
-		s.exact.addr, s.exact.n = 0, 0
 		if s.stuck == nil {
 			s.log.Warn("the database could not take the latest writes; they are safe in the write-ahead log, and new writes are refused until it can", "err", err)
 		}
@@ -351,7 +350,6 @@ func (s *Store) checkpoint() error {
 	s.stuck = nil
 	s.batchOpen.Store(false)
 	s.wal.reset()
-	s.mapExactly()
 	return nil
 }
 

@@ -85,7 +85,6 @@ type Store struct {
 	closeMu       sync.RWMutex
 	closed        bool
 
-	exact exactMap // the committer's, after Open
 }
 
 // Notification says a workspace's change log grew to Seq. Global is the
@@ -188,7 +187,6 @@ func Open(path string, opt Options) (*Store, error) {
 		db.Close()
 		return nil, classify(err)
 	}
-	s.mapExactly()
 	go s.committer()
 	// The clock starts at the newest change on file, so change-log times
 	// never go back across a restart (ChangesByTime relies on it).

@@ -5,10 +5,6 @@
 // With no arguments it runs in the foreground until SIGINT or SIGTERM.
 // `padd mcp-serve` is the stdio MCP server behind `padctl mcp serve`.
 //
-// PADD_RSS_TARGET=<MiB> (default 256, 0 for none) is the resident set
-// padd keeps itself under by releasing the pages of its database and
-// index it maps from the page cache (daemon/rsstarget.go).
-//
 // PADD_CPUPROFILE=<file> (off by default) writes a CPU profile of the
 // whole run to that file, from start until a clean shutdown: for
 // profiling padd under a load run (scripts/loadrun -cpuprofile).

@@ -176,16 +176,6 @@ func printReport(w io.Writer, rep *Report) {
 		rep.Padd["cpu_s"], rep.Padd["cpu_cores_avg"], rep.Padd["peak_rss_mb_vmhwm"], rep.Padd["max_sampled_rss_mb"],
 		rep.Padd["max_sampled_rss_anon_mb"], rep.Padd["max_sampled_rss_file_mb"], rep.Padd["rss_before_load_mb"],
 		rep.Padd["rss_anon_before_load_mb"], rep.Padd["rss_file_before_load_mb"])
-	if t := rep.Padd["rss_target_mb"]; t != nil && t != 0.0 {
-		exact := ""
-		if rep.Padd["database_exact"] == true {
-			exact = "; reads of the database map only their page"
-		}
-		fmt.Fprintf(w, "padd's resident set target %.0f MB (PADD_RSS_TARGET): the mapped files' pages released %.0f times under the load%s\n",
-			t, rep.Padd["mapped_releases"], exact)
-	} else {
-		fmt.Fprintln(w, "padd's resident set target: off (PADD_RSS_TARGET=0)")
-	}
 	fmt.Fprintf(w, "clients: padctl mcp serve %.1f CPU s, padctl runs %.1f CPU s, loadrun %.1f CPU s (peak RSS %.0f MB)\n",
 		rep.Clients["mcp_servers_cpu_s"], rep.Clients["padctl_runs_cpu_s"], rep.Clients["loadrun_cpu_s"], rep.Clients["loadrun_peak_rss_mb"])
 	fmt.Fprintf(w, "in the kernel: padd %.1f of its CPU s, %.1f waits per operation; the relays %.1f CPU s, %.1f waits per call; loadrun %.1f CPU s, %.1f waits per operation\n",

@@ -202,10 +202,6 @@ func run(cfg config) (rep *Report, err error) {
 	rep.Padd["rss_before_load_mb"] = mb(m0.RSS)
 	rep.Padd["rss_anon_before_load_mb"] = mb(m0.Anon)
 	rep.Padd["rss_file_before_load_mb"] = mb(m0.File)
-	var releases0 int64
-	if st, err := pd.client.DaemonStatus(context.Background()); err == nil && st.Memory != nil {
-		releases0 = st.Memory.Releases
-	}
 
 	// The clients, connected before the clock starts.
 	agents := make([]*agent, cfg.Agents)
@@ -291,14 +287,6 @@ func run(cfg config) (rep *Report, err error) {
 	rep.Clients["padctl_runs_cpu_s"] = rn.childCPU.Seconds()
 	rep.Clients["loadrun_cpu_s"] = selfCPU.Seconds()
 	rep.Clients["loadrun_peak_rss_mb"] = float64(self1.Maxrss) / 1024 // kB on Linux
-	// padd's own account of keeping its resident set: the target and
-	// how often it released the mapped files' pages to hold it.
-	rep.Padd["rss_target_mb"], rep.Padd["mapped_releases"] = 0.0, 0.0
-	if st, err := pd.client.DaemonStatus(context.Background()); err == nil && st.Memory != nil {
-		rep.Padd["rss_target_mb"] = mb(st.Memory.TargetBytes >> 10)
-		rep.Padd["mapped_releases"] = float64(st.Memory.Releases - releases0)
-		rep.Padd["database_exact"] = st.Memory.DatabaseExact
-	}
 	rn.logf("load done in %.1fs; padd used %.1f CPU s, peak RSS %.0f MB", window.Seconds(), paddCPU.Seconds(), mb(hwm))
 
 	// The stream must reach the head.
