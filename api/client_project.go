@@ -6,22 +6,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/padd/padd/model"
 )
 
 // The project views (Pad's pad_project): dashboard, next, ready, stale,
 // standup, changelog, report, activity, catch-up and the seen cursor,
-// plus the agent bootstrap. padd writes most of these answers straight
-// from model's types, so the client decodes into the same types rather
-// than keep copies that could drift.
+// plus the agent bootstrap. The answers' shapes are this package's
+// (project.go, bootstrap.go): padd converts its read models to them.
 //
 // The lease-aware views (dashboard, next, ready, bootstrap) leave out
 // work another claimant holds: set Client.Worker to be that claimant.
 
 // Dashboard answers GET /workspaces/{ws}/dashboard.
-func (c *Client) Dashboard(ctx context.Context, ws string) (*model.Dashboard, error) {
-	return call[model.Dashboard](ctx, c, "GET", wsPath(ws)+"/dashboard", nil, nil)
+func (c *Client) Dashboard(ctx context.Context, ws string) (*Dashboard, error) {
+	return call[Dashboard](ctx, c, "GET", wsPath(ws)+"/dashboard", nil, nil)
 }
 
 // WorkQuery is the parameters of next and ready.
@@ -38,13 +35,13 @@ func (q WorkQuery) values() url.Values {
 }
 
 // Next answers GET /workspaces/{ws}/next: the few items to do next.
-func (c *Client) Next(ctx context.Context, ws string, q WorkQuery) (*model.NextWork, error) {
-	return call[model.NextWork](ctx, c, "GET", wsPath(ws)+"/next", q.values(), nil)
+func (c *Client) Next(ctx context.Context, ws string, q WorkQuery) (*NextWork, error) {
+	return call[NextWork](ctx, c, "GET", wsPath(ws)+"/next", q.values(), nil)
 }
 
 // Ready answers GET /workspaces/{ws}/ready: the actionable backlog.
-func (c *Client) Ready(ctx context.Context, ws string, q WorkQuery) (*model.NextWork, error) {
-	return call[model.NextWork](ctx, c, "GET", wsPath(ws)+"/ready", q.values(), nil)
+func (c *Client) Ready(ctx context.Context, ws string, q WorkQuery) (*NextWork, error) {
+	return call[NextWork](ctx, c, "GET", wsPath(ws)+"/ready", q.values(), nil)
 }
 
 // StaleQuery is the parameters of stale; zero members take padd's
@@ -56,12 +53,12 @@ type StaleQuery struct {
 }
 
 // Stale answers GET /workspaces/{ws}/stale.
-func (c *Client) Stale(ctx context.Context, ws string, q StaleQuery) (*model.StaleReport, error) {
+func (c *Client) Stale(ctx context.Context, ws string, q StaleQuery) (*StaleReport, error) {
 	v := url.Values{}
 	setInt(v, "days", q.Days)
 	setInt(v, "limit", q.Limit)
 	setStr(v, "type", q.Type)
-	return call[model.StaleReport](ctx, c, "GET", wsPath(ws)+"/stale", v, nil)
+	return call[StaleReport](ctx, c, "GET", wsPath(ws)+"/stale", v, nil)
 }
 
 // StandupQuery is the parameters of standup: the lookback in days
@@ -72,11 +69,11 @@ type StandupQuery struct {
 }
 
 // Standup answers GET /workspaces/{ws}/standup.
-func (c *Client) Standup(ctx context.Context, ws string, q StandupQuery) (*model.Standup, error) {
+func (c *Client) Standup(ctx context.Context, ws string, q StandupQuery) (*Standup, error) {
 	v := url.Values{}
 	setInt(v, "days", q.Days)
 	setInt(v, "limit", q.Limit)
-	return call[model.Standup](ctx, c, "GET", wsPath(ws)+"/standup", v, nil)
+	return call[Standup](ctx, c, "GET", wsPath(ws)+"/standup", v, nil)
 }
 
 // ChangelogQuery is the parameters of changelog. Since and Until are
@@ -90,14 +87,14 @@ type ChangelogQuery struct {
 }
 
 // Changelog answers GET /workspaces/{ws}/changelog.
-func (c *Client) Changelog(ctx context.Context, ws string, q ChangelogQuery) (*model.Changelog, error) {
+func (c *Client) Changelog(ctx context.Context, ws string, q ChangelogQuery) (*Changelog, error) {
 	v := url.Values{}
 	setStr(v, "since", q.Since)
 	setStr(v, "until", q.Until)
 	setInt(v, "days", q.Days)
 	setStr(v, "parent", q.Parent)
 	setInt(v, "limit", q.Limit)
-	return call[model.Changelog](ctx, c, "GET", wsPath(ws)+"/changelog", v, nil)
+	return call[Changelog](ctx, c, "GET", wsPath(ws)+"/changelog", v, nil)
 }
 
 // ReportQuery is the parameters of the insights report.
@@ -110,7 +107,7 @@ type ReportQuery struct {
 }
 
 // Report answers GET /workspaces/{ws}/report.
-func (c *Client) Report(ctx context.Context, ws string, q ReportQuery) (*model.Report, error) {
+func (c *Client) Report(ctx context.Context, ws string, q ReportQuery) (*Report, error) {
 	v := url.Values{}
 	setStr(v, "window", q.Window)
 	setInt(v, "offset", q.Offset)
@@ -119,7 +116,7 @@ func (c *Client) Report(ctx context.Context, ws string, q ReportQuery) (*model.R
 	if q.IncludeItems {
 		v.Set("include_items", "true")
 	}
-	return call[model.Report](ctx, c, "GET", wsPath(ws)+"/report", v, nil)
+	return call[Report](ctx, c, "GET", wsPath(ws)+"/report", v, nil)
 }
 
 // ActivityQuery filters the activity feed. Before is the keyset cursor:
@@ -169,8 +166,8 @@ func (c *Client) Activity(ctx context.Context, ws, ref string, q ActivityQuery) 
 // CatchUp answers GET /workspaces/{ws}/catch-up: what happened since the
 // caller's seen cursor (at most 14 days back), leaving out their own
 // actions.
-func (c *Client) CatchUp(ctx context.Context, ws string) (*model.CatchUp, error) {
-	return call[model.CatchUp](ctx, c, "GET", wsPath(ws)+"/catch-up", nil, nil)
+func (c *Client) CatchUp(ctx context.Context, ws string) (*CatchUp, error) {
+	return call[CatchUp](ctx, c, "GET", wsPath(ws)+"/catch-up", nil, nil)
 }
 
 // Seen answers PUT /workspaces/{ws}/me/seen.
@@ -186,8 +183,8 @@ func (c *Client) MarkSeen(ctx context.Context, ws string) (*Seen, error) {
 
 // Bootstrap answers GET /workspaces/{ws}/agent/bootstrap: what an agent
 // reads before it works in a workspace.
-func (c *Client) Bootstrap(ctx context.Context, ws string) (*model.Bootstrap, error) {
-	return call[model.Bootstrap](ctx, c, "GET", wsPath(ws)+"/agent/bootstrap", nil, nil)
+func (c *Client) Bootstrap(ctx context.Context, ws string) (*Bootstrap, error) {
+	return call[Bootstrap](ctx, c, "GET", wsPath(ws)+"/agent/bootstrap", nil, nil)
 }
 
 func setStr(v url.Values, k, val string) {

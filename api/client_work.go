@@ -77,26 +77,26 @@ type remindAt struct {
 
 // AddReminder sends POST .../items/{ref}/reminders; at is an RFC 3339
 // instant.
-func (c *Client) AddReminder(ctx context.Context, ws, ref, at string) (*model.ReminderView, error) {
-	return call[model.ReminderView](ctx, c, "POST", itemPath(ws, ref)+"/reminders", nil, remindAt{&at})
+func (c *Client) AddReminder(ctx context.Context, ws, ref, at string) (*ReminderView, error) {
+	return call[ReminderView](ctx, c, "POST", itemPath(ws, ref)+"/reminders", nil, remindAt{&at})
 }
 
 // ListReminders answers GET .../items/{ref}/reminders, every state.
-func (c *Client) ListReminders(ctx context.Context, ws, ref string) ([]model.ReminderView, error) {
-	var out []model.ReminderView
+func (c *Client) ListReminders(ctx context.Context, ws, ref string) ([]ReminderView, error) {
+	var out []ReminderView
 	_, err := c.Do(ctx, "GET", itemPath(ws, ref)+"/reminders", nil, nil, &out)
 	return out, err
 }
 
 // AckReminder sends POST /workspaces/{ws}/reminders/{id}/ack.
-func (c *Client) AckReminder(ctx context.Context, ws, id string) (*model.ReminderView, error) {
-	return call[model.ReminderView](ctx, c, "POST", reminderPath(ws, id)+"/ack", nil, nil)
+func (c *Client) AckReminder(ctx context.Context, ws, id string) (*ReminderView, error) {
+	return call[ReminderView](ctx, c, "POST", reminderPath(ws, id)+"/ack", nil, nil)
 }
 
 // RearmReminder sends PATCH /workspaces/{ws}/reminders/{id}: both fire
 // marks are cleared, and the reminder moves to at when at is not nil.
-func (c *Client) RearmReminder(ctx context.Context, ws, id string, at *string) (*model.ReminderView, error) {
-	return call[model.ReminderView](ctx, c, "PATCH", reminderPath(ws, id), nil, remindAt{at})
+func (c *Client) RearmReminder(ctx context.Context, ws, id string, at *string) (*ReminderView, error) {
+	return call[ReminderView](ctx, c, "PATCH", reminderPath(ws, id), nil, remindAt{at})
 }
 
 // RemoveReminder sends DELETE /workspaces/{ws}/reminders/{id}.

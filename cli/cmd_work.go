@@ -116,7 +116,7 @@ func (c *ItemRemindCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	var r *model.ReminderView
+	var r *api.ReminderView
 	verb := "set"
 	if c.Rearm != "" {
 		// The reminder is named by id alone on the wire; checking that it
@@ -140,7 +140,7 @@ func (c *ItemRemindCmd) Run(ctx context.Context, a *App) error {
 	return a.emitLine(reminderLine(r, verb, c.Ref))
 }
 
-func hasReminder(list []model.ReminderView, id string) bool {
+func hasReminder(list []api.ReminderView, id string) bool {
 	for _, r := range list {
 		if r.ID == id {
 			return true
@@ -165,7 +165,7 @@ func (c *ItemRemindersCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	if list == nil {
-		list = []model.ReminderView{}
+		list = []api.ReminderView{}
 	}
 	return a.emitDoc(remindersView{list: list})
 }

@@ -75,22 +75,22 @@ func viewGoldenCases(t *testing.T) []renderCase {
 		Done: 120, Total: 500}, headline: "Rebuild requested; `padctl index status` follows it"}, piped))
 	add(tableCase("index-failed.color", indexView{st: &api.IndexStatus{State: api.IndexFailed, Error: "disk full"}}, colour))
 
-	dash := dashboardView{d: wire[model.Dashboard](t, "dashboard"), now: goldenNow}
+	dash := dashboardView{d: wire[api.Dashboard](t, "dashboard"), now: goldenNow}
 	add(docCases("dashboard", dash)...)
 	add(tableCase("dashboard.narrow", dash, narrow), tableCase("dashboard.color", dash, colour))
-	add(docCases("next", workView{w: wire[model.NextWork](t, "next")})...)
-	add(docCases("ready", workView{w: wire[model.NextWork](t, "ready")})...)
-	add(tableCase("next-empty.table", workView{w: &model.NextWork{}}, piped))
-	add(docCases("stale", staleView{r: wire[model.StaleReport](t, "stale")})...)
-	add(docCases("standup", standupView{s: wire[model.Standup](t, "standup")})...)
-	add(docCases("changelog", changelogView{l: wire[model.Changelog](t, "changelog")})...)
-	add(docCases("report", reportView{r: wire[model.Report](t, "report")})...)
+	add(docCases("next", workView{w: wire[api.NextWork](t, "next")})...)
+	add(docCases("ready", workView{w: wire[api.NextWork](t, "ready")})...)
+	add(tableCase("next-empty.table", workView{w: &api.NextWork{}}, piped))
+	add(docCases("stale", staleView{r: wire[api.StaleReport](t, "stale")})...)
+	add(docCases("standup", standupView{s: wire[api.Standup](t, "standup")})...)
+	add(docCases("changelog", changelogView{l: wire[api.Changelog](t, "changelog")})...)
+	add(docCases("report", reportView{r: wire[api.Report](t, "report")})...)
 	add(docCases("activity", activityView{list: *wire[[]api.Activity](t, "activity"), now: goldenNow})...)
-	add(docCases("catch-up", catchUpView{c: wire[model.CatchUp](t, "catch-up"), now: goldenNow})...)
-	add(tableCase("catch-up-empty.table", catchUpView{c: &model.CatchUp{Window: model.CatchUpWindow{
+	add(docCases("catch-up", catchUpView{c: wire[api.CatchUp](t, "catch-up"), now: goldenNow})...)
+	add(tableCase("catch-up-empty.table", catchUpView{c: &api.CatchUp{Window: api.CatchUpWindow{
 		Since: "2026-03-09T12:00:00Z", Until: "2026-03-10T12:00:00Z", HasCursor: true}}, now: goldenNow}, piped))
 
-	add(docCases("reminders", remindersView{list: *wire[[]model.ReminderView](t, "reminders")})...)
+	add(docCases("reminders", remindersView{list: *wire[[]api.ReminderView](t, "reminders")})...)
 	patch := patchView{r: wire[model.PatchReply](t, "patch")}
 	add(docCases("patch", patch)...)
 	add(tableCase("patch.color", patch, colour))
@@ -138,7 +138,7 @@ func viewGoldenCases(t *testing.T) []renderCase {
 	}})
 	add(docCases("roles", rolesView{list: *wire[[]api.AgentRole](t, "roles")})...)
 	add(tableCase("roles-empty.table", rolesView{}, piped))
-	boot := bootstrapView{b: wire[model.Bootstrap](t, "bootstrap"), now: goldenNow}
+	boot := bootstrapView{b: wire[api.Bootstrap](t, "bootstrap"), now: goldenNow}
 	add(docCases("bootstrap", boot)...)
 
 	add(lineCases(t)...)
@@ -152,7 +152,7 @@ func lineCases(t *testing.T) []renderCase {
 	claim := wire[api.ClaimAnswer](t, "claim")
 	renewed := *claim
 	renewed.Renewed = true
-	rem := wire[model.ReminderView](t, "reminder")
+	rem := wire[api.ReminderView](t, "reminder")
 	rearmed := *rem
 	rearmed.ItemRef = "" // an answer without the ref: the ref typed names the item
 	role := wire[api.AgentRole](t, "role")

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/padd/padd/api"
-	"github.com/padd/padd/model"
 )
 
 // padctl's JSON output is the wire objects with every member that Pad
@@ -134,16 +133,16 @@ func outActivity(list []api.Activity) []activityOut {
 // dashboardOut is a dashboard as printed: the recent activity's
 // metadata objects.
 type dashboardOut struct {
-	*model.Dashboard
+	*api.Dashboard
 	RecentActivity []recentOut `json:"recent_activity"`
 }
 
 type recentOut struct {
-	model.DashboardRecent
+	api.DashboardRecent
 	Metadata json.RawMessage `json:"metadata,omitempty"`
 }
 
-func outRecent(list []model.DashboardRecent) []recentOut {
+func outRecent(list []api.DashboardRecent) []recentOut {
 	out := make([]recentOut, len(list))
 	for i, r := range list {
 		out[i] = recentOut{DashboardRecent: r, Metadata: textToJSONOmit(r.Metadata)}
@@ -151,23 +150,23 @@ func outRecent(list []model.DashboardRecent) []recentOut {
 	return out
 }
 
-func outDashboard(d *model.Dashboard) dashboardOut {
+func outDashboard(d *api.Dashboard) dashboardOut {
 	return dashboardOut{Dashboard: d, RecentActivity: outRecent(d.RecentActivity)}
 }
 
 // bootstrapOut is the agent bootstrap as printed: its dashboard's
 // recent activity decoded as in dashboardOut.
 type bootstrapOut struct {
-	*model.Bootstrap
+	*api.Bootstrap
 	Dashboard *bootstrapDashboardOut `json:"dashboard,omitempty"`
 }
 
 type bootstrapDashboardOut struct {
-	*model.BootstrapDashboard
+	*api.BootstrapDashboard
 	RecentActivity []recentOut `json:"recent_activity"`
 }
 
-func outBootstrap(b *model.Bootstrap) bootstrapOut {
+func outBootstrap(b *api.Bootstrap) bootstrapOut {
 	out := bootstrapOut{Bootstrap: b}
 	if b.Dashboard != nil && b.Dashboard.Dashboard != nil {
 		out.Dashboard = &bootstrapDashboardOut{BootstrapDashboard: b.Dashboard, RecentActivity: outRecent(b.Dashboard.RecentActivity)}

@@ -175,7 +175,7 @@ func (v rolesView) doc(markdown bool) doc {
 // bootstrapView is the agent bootstrap: the workspace, its collections,
 // rules, roles and playbooks, and its dashboard.
 type bootstrapView struct {
-	b   *model.Bootstrap
+	b   *api.Bootstrap
 	now time.Time
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
-	"github.com/padd/padd/model"
 )
 
 // lineView is the result of a write: padd's answer for --format json,
@@ -62,13 +61,13 @@ func releaseLine(ans *api.ReleaseAnswer) lineView {
 
 // reminderLine confirms a reminder written (verb: set, re-armed); ref
 // names the item when padd's answer does not.
-func reminderLine(r *model.ReminderView, verb, ref string) lineView {
+func reminderLine(r *api.ReminderView, verb, ref string) lineView {
 	return lineView{r, func(st Style) string {
 		return fmt.Sprintf("Reminder %s on %s %s for %s", clean(r.ID), bold(st, firstNonEmpty(r.ItemRef, ref)), verb, stamp(parseTime(r.RemindAt)))
 	}}
 }
 
-func ackLine(r *model.ReminderView) lineView {
+func ackLine(r *api.ReminderView) lineView {
 	return lineView{r, func(st Style) string {
 		return fmt.Sprintf("Acknowledged reminder %s on %s", clean(r.ID), bold(st, firstNonEmpty(r.ItemRef, r.ItemID)))
 	}}

@@ -27,7 +27,7 @@ func statusCell(s string) cell   { return cell{text: clean(s), color: statusColo
 func priorityCell(p string) cell { return cell{text: clean(p), color: priorityColor(p)} }
 
 // noticeTable lists items the dashboard points at, with why.
-func noticeTable(list []model.DashboardNotice, showKind bool) *table {
+func noticeTable(list []api.DashboardNotice, showKind bool) *table {
 	var cols []column
 	if showKind {
 		cols = append(cols, column{header: "KIND"})
@@ -45,7 +45,7 @@ func noticeTable(list []model.DashboardNotice, showKind bool) *table {
 }
 
 // workTable lists ranked or flagged work with its state and why.
-func workTable(list []model.WorkItem, showKind bool) *table {
+func workTable(list []api.WorkItem, showKind bool) *table {
 	var cols []column
 	if showKind {
 		cols = append(cols, column{header: "KIND"})
@@ -68,7 +68,7 @@ var reminderColors = map[string]string{model.ReminderArmed: ansiBlue, model.Remi
 // remindersTable lists reminders; withItem adds the item each is on.
 // Times are absolute: a reminder is mostly in the future, where "ago"
 // says nothing.
-func remindersTable(list []model.ReminderView, withItem bool) *table {
+func remindersTable(list []api.ReminderView, withItem bool) *table {
 	cols := []column{{header: "ID"}}
 	if withItem {
 		cols = append(cols, column{header: "REF"}, column{header: "TITLE", flex: true, min: 12})
@@ -102,7 +102,7 @@ func activityTable(lines []activityLine, now time.Time, markdown bool) *table {
 
 // dashboardView is the workspace dashboard.
 type dashboardView struct {
-	d   *model.Dashboard
+	d   *api.Dashboard
 	now time.Time
 }
 
@@ -172,7 +172,7 @@ func (v dashboardView) sections(markdown bool) []section {
 }
 
 // workView is next or ready: ranked work, then reminders due.
-type workView struct{ w *model.NextWork }
+type workView struct{ w *api.NextWork }
 
 func (v workView) jsonValue() any { return v.w }
 
@@ -184,7 +184,7 @@ func (v workView) doc(markdown bool) doc {
 }
 
 // staleView is the stale report: counts by kind, then the items.
-type staleView struct{ r *model.StaleReport }
+type staleView struct{ r *api.StaleReport }
 
 func (v staleView) jsonValue() any { return v.r }
 
@@ -201,7 +201,7 @@ func (v staleView) doc(markdown bool) doc {
 }
 
 // standupView is the standup: done, in progress, blockers.
-type standupView struct{ s *model.Standup }
+type standupView struct{ s *api.Standup }
 
 func (v standupView) jsonValue() any { return v.s }
 
@@ -211,7 +211,7 @@ func (v standupView) doc(markdown bool) doc {
 	d.add(section{lines: []cell{{text: span2(s.Since, s.Until), color: ansiDim}}})
 	for _, part := range []struct {
 		heading string
-		sec     model.Section
+		sec     api.Section
 	}{{"Done", s.Done}, {"In progress", s.InProgress}, {"Blockers", s.Blockers}} {
 		d.add(section{heading: counted(part.heading, len(part.sec.Items), part.sec.Total), t: workTable(part.sec.Items, false), empty: "Nothing."})
 	}
@@ -231,7 +231,7 @@ func plural(n int, word string) string {
 }
 
 // changelogView is completed work, newest first.
-type changelogView struct{ l *model.Changelog }
+type changelogView struct{ l *api.Changelog }
 
 func (v changelogView) jsonValue() any { return v.l }
 
@@ -249,7 +249,7 @@ func (v changelogView) doc(markdown bool) doc {
 }
 
 // reportView is the insights report.
-type reportView struct{ r *model.Report }
+type reportView struct{ r *api.Report }
 
 // hoursText renders a duration given in hours: "40m", "5.5h", or days
 // past two.
@@ -296,7 +296,7 @@ func (v reportView) doc(markdown bool) doc {
 	d.add(section{heading: "By " + r.Granularity, t: buckets})
 
 	done := &table{cols: []column{{header: "COLLECTION"}, {header: "COMPLETED"}, {header: "MEDIAN CYCLE"}}}
-	cycle := map[string]model.Duration{}
+	cycle := map[string]api.Duration{}
 	for _, c := range r.CycleTime.ByCollection {
 		cycle[c.Collection] = c
 	}
@@ -354,11 +354,11 @@ func (v activityView) doc(markdown bool) doc {
 
 // catchUpView is the catch-up digest.
 type catchUpView struct {
-	c   *model.CatchUp
+	c   *api.CatchUp
 	now time.Time
 }
 
-func (v catchUpView) linesTable(lines []model.CatchUpLine, markdown bool) *table {
+func (v catchUpView) linesTable(lines []api.CatchUpLine, markdown bool) *table {
 	t := &table{cols: []column{{header: "REF"}, {header: "TITLE", flex: true, min: 12}, {header: "WHAT", flex: true, min: 12},
 		{header: "WHO"}, {header: "WHEN"}}}
 	for _, l := range lines {
@@ -387,7 +387,7 @@ func (v catchUpView) doc(markdown bool) doc {
 	some := false
 	for _, part := range []struct {
 		heading string
-		sec     model.CatchUpSection
+		sec     api.CatchUpSection
 	}{{"Needs you", c.NeedsYou}, {"Finished", c.Finished}, {"New and reopened", c.NewAndReopened}, {"Comments", c.Comments}} {
 		some = some || part.sec.Total > 0
 		d.add(section{heading: counted(part.heading, len(part.sec.Lines), part.sec.Total), t: v.linesTable(part.sec.Lines, markdown)})

@@ -12,7 +12,7 @@ import (
 )
 
 // remindersView is an item's reminders.
-type remindersView struct{ list []model.ReminderView }
+type remindersView struct{ list []api.ReminderView }
 
 func (v remindersView) jsonValue() any { return v.list }
 

@@ -240,7 +240,7 @@ func (s *Server) bootstrap(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, b)
+	writeJSON(w, 200, wireBootstrap(b))
 	return nil
 }
 

@@ -52,7 +52,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, d)
+	writeJSON(w, 200, wireDashboard(d))
 	return nil
 }
 
@@ -83,7 +83,7 @@ func (s *Server) suggestions(w http.ResponseWriter, r *http.Request, def, ceilin
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, out)
+	writeJSON(w, 200, wireNextWork(out))
 	return nil
 }
 
@@ -101,7 +101,7 @@ func (s *Server) stale(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, out)
+	writeJSON(w, 200, wireStale(out))
 	return nil
 }
 
@@ -118,7 +118,7 @@ func (s *Server) standup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, out)
+	writeJSON(w, 200, wireStandup(out))
 	return nil
 }
 
@@ -137,7 +137,7 @@ func (s *Server) changelog(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, out)
+	writeJSON(w, 200, wireChangelog(out))
 	return nil
 }
 
@@ -159,7 +159,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, out)
+	writeJSON(w, 200, wireReport(out))
 	return nil
 }
 
@@ -168,7 +168,7 @@ func (s *Server) catchUp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, out)
+	writeJSON(w, 200, wireCatchUp(out))
 	return nil
 }
 

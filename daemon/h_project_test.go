@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -139,7 +140,7 @@ func projectFixture(t *testing.T, h *harness, clk *fixedClock) map[string]string
 	h.mustJSON("POST", wsPath("/items/"+refs["Polish"]+"/comments"), map[string]any{"body": "Taking this one"}, 201, nil, as("claude", wkClaude)...)
 	step()
 	// Reminders: one fired and pending, one acknowledged, one armed.
-	var fired, acked model.ReminderView
+	var fired, acked api.ReminderView
 	h.mustJSON("POST", wsPath("/items/"+refs["Polish"]+"/reminders"), map[string]any{"remind_at": clk.now().Format(time.RFC3339)}, 201, &fired)
 	h.mustJSON("POST", wsPath("/items/"+refs["Old chore"]+"/reminders"), map[string]any{"remind_at": clk.now().Format(time.RFC3339)}, 201, &acked)
 	h.mustJSON("POST", wsPath("/items/"+refs["Write docs"]+"/reminders"), map[string]any{"remind_at": clk.now().Add(24 * time.Hour).Format(time.RFC3339)}, 201, nil)
@@ -315,18 +316,18 @@ func TestReminderRoutes(t *testing.T) {
 	ref := refs["Fix crash"]
 	h.wantError("POST", wsPath("/items/"+ref+"/reminders"), map[string]any{"remind_at": "2026-12-24"}, 400, model.CodeValidation)
 	h.wantError("POST", wsPath("/items/"+ref+"/reminders"), map[string]any{}, 400, model.CodeValidation)
-	var r model.ReminderView
+	var r api.ReminderView
 	h.mustJSON("POST", wsPath("/items/"+ref+"/reminders"), map[string]any{"remind_at": "2026-12-24T09:00:00+01:00"}, 201, &r)
 	if r.State != model.ReminderArmed || r.RemindAt != "2026-12-24T08:00:00Z" || r.ItemRef != ref {
 		t.Fatalf("armed = %+v", r)
 	}
 	h.wantError("POST", wsPath("/reminders/"+r.ID+"/ack"), nil, 409, model.CodeConflict)
-	var list []model.ReminderView
+	var list []api.ReminderView
 	h.mustJSON("GET", wsPath("/items/"+ref+"/reminders"), nil, 200, &list)
 	if len(list) != 1 || list[0].ID != r.ID {
 		t.Fatalf("list = %+v", list)
 	}
-	var moved model.ReminderView
+	var moved api.ReminderView
 	h.mustJSON("PATCH", wsPath("/reminders/"+r.ID), map[string]any{"remind_at": "2026-12-25T09:00:00Z"}, 200, &moved)
 	if moved.RemindAt != "2026-12-25T09:00:00Z" || moved.State != model.ReminderArmed {
 		t.Fatalf("rearm = %+v", moved)

@@ -31,7 +31,7 @@ func (s *Server) remind(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 201, v)
+	writeJSON(w, 201, wireReminderReply(v))
 	return nil
 }
 
@@ -42,7 +42,7 @@ func (s *Server) reminders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, out)
+	writeJSON(w, 200, wireReminders(out))
 	return nil
 }
 
@@ -51,7 +51,7 @@ func (s *Server) ackReminder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, v)
+	writeJSON(w, 200, wireReminderReply(v))
 	return nil
 }
 
@@ -74,7 +74,7 @@ func (s *Server) rearmReminder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, v)
+	writeJSON(w, 200, wireReminderReply(v))
 	return nil
 }
 

@@ -11,34 +11,169 @@ import (
 // nothing here scans the items, so its cost follows the number of
 // conventions, playbooks and roles, not the size of the workspace.
 
+// Bootstrap is the read model behind GET /workspaces/{ws}/agent/bootstrap.
+type Bootstrap struct {
+	Workspace       BootstrapWorkspace
+	User            BootstrapUser
+	Collections     []BootstrapCollection
+	Conventions     []BootstrapConvention
+	ConventionIndex []ConventionMeta
+	Roles           []BootstrapRole
+	Playbooks       []model.PlaybookMeta
+	Dashboard       *BootstrapDashboard
+	NeedsOnboarding bool
+	BuiltinUpdates  int
+}
+
+// BootstrapWorkspace addresses the workspace.
+type BootstrapWorkspace struct {
+	ID          string
+	Slug        string
+	Name        string
+	Description string
+}
+
+// BootstrapUser is the caller.
+type BootstrapUser struct {
+	ID    string
+	Name  string
+	Email string
+}
+
+// BootstrapCollection is a collection without ids, timestamps or
+// settings, its schema without the labels an agent can derive.
+type BootstrapCollection struct {
+	Slug            string
+	Name            string
+	Prefix          string
+	Icon            string
+	Description     string
+	Schema          BootstrapSchema
+	SortOrder       int
+	IsDefault       bool
+	IsSystem        bool
+	ItemCount       int
+	ActiveItemCount int
+}
+
+// BootstrapSchema is a schema whose labels are left out (empty) when
+// they equal TitleCase(key): an agent can rebuild those, so they only
+// cost bytes.
+type BootstrapSchema struct {
+	Fields []BootstrapField
+}
+
+// BootstrapField is a FieldDef whose label may be left out. The outer
+// Label shadows the embedded one (on the wire too), so every other
+// member of FieldDef, present or future, still ships verbatim.
+type BootstrapField struct {
+	model.FieldDef
+	Label string
+}
+
+// SlimSchema drops the derivable labels.
+func SlimSchema(s model.Schema) BootstrapSchema {
+	out := BootstrapSchema{Fields: make([]BootstrapField, len(s.Fields))}
+	for i, f := range s.Fields {
+		out.Fields[i] = BootstrapField{FieldDef: f}
+		if f.Label != model.TitleCase(f.Key) {
+			out.Fields[i].Label = f.Label
+		}
+	}
+	return out
+}
+
+// BootstrapConvention is an always-on convention with its body; it has
+// no slug (agents address items by ref).
+type BootstrapConvention struct {
+	Ref      string
+	Title    string
+	Content  string
+	Priority string
+	Scope    string
+	Trigger  string
+}
+
+// ConventionMeta lists every active convention without its body, so the
+// triggered ones are discoverable before their trigger fires.
+type ConventionMeta struct {
+	Ref     string
+	Title   string
+	Trigger string
+	Role    string
+}
+
+// BootstrapRole is a role without ids, timestamps or tools.
+type BootstrapRole struct {
+	Slug        string
+	Name        string
+	Description string
+	Icon        string
+	SortOrder   int
+	ItemCount   int
+}
+
+// BootstrapDashboard is the workspace dashboard with five of its lists
+// capped at model.BootstrapCap and the remainder of each counted in its
+// overflow count (0 when nothing was cut). The cap is the bootstrap's:
+// the dashboard view answers the full lists.
+type BootstrapDashboard struct {
+	*Dashboard
+	AttentionOverflowCount      int
+	RecentActivityOverflowCount int
+	ActiveItemsOverflowCount    int
+	ActivePlansOverflowCount    int
+	ByRoleOverflowCount         int
+}
+
+// CapDashboard makes the bootstrap's view of a dashboard. d is not
+// changed: the capped lists are new slice headers over its arrays.
+func CapDashboard(d *Dashboard) *BootstrapDashboard {
+	c := *d
+	out := &BootstrapDashboard{Dashboard: &c}
+	c.Attention, out.AttentionOverflowCount = capList(d.Attention)
+	c.RecentActivity, out.RecentActivityOverflowCount = capList(d.RecentActivity)
+	c.ActiveItems, out.ActiveItemsOverflowCount = capList(d.ActiveItems)
+	c.ActivePlans, out.ActivePlansOverflowCount = capList(d.ActivePlans)
+	c.ByRole, out.ByRoleOverflowCount = capList(d.ByRole)
+	return out
+}
+
+func capList[T any](l []T) ([]T, int) {
+	if len(l) <= model.BootstrapCap {
+		return l, 0
+	}
+	return l[:model.BootstrapCap:model.BootstrapCap], len(l) - model.BootstrapCap
+}
+
 // Bootstrap assembles the agent bootstrap of a workspace; p is the
 // dashboard's (the caller, for suggestions, and the time).
-func (s *Store) Bootstrap(ws string, p DashboardParams) (*model.Bootstrap, error) {
+func (s *Store) Bootstrap(ws string, p DashboardParams) (*Bootstrap, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
-	var out *model.Bootstrap
+	var out *Bootstrap
 	err := s.read(ws, func(r *rtx) error {
 		b := r.ws
 		w := r.wsRec
-		out = &model.Bootstrap{
-			Workspace: model.BootstrapWorkspace{ID: w.ID, Slug: w.Slug, Name: w.Name, Description: w.Description},
-			User:      model.BootstrapUser{ID: "local", Name: model.LocalUserName},
+		out = &Bootstrap{
+			Workspace: BootstrapWorkspace{ID: w.ID, Slug: w.Slug, Name: w.Name, Description: w.Description},
+			User:      BootstrapUser{ID: "local", Name: model.LocalUserName},
 		}
 		cs, err := collectionsOf(b)
 		if err != nil {
 			return err
 		}
 		live := cs[:0:0]
-		out.Collections = []model.BootstrapCollection{}
+		out.Collections = []BootstrapCollection{}
 		for _, c := range cs {
 			if c.ArchivedAt != nil {
 				continue
 			}
 			live = append(live, c)
 			ci := collectionInfo(b, c)
-			out.Collections = append(out.Collections, model.BootstrapCollection{Slug: c.Slug, Name: c.Name,
-				Prefix: c.Prefix, Icon: c.Icon, Description: c.Description, Schema: model.SlimSchema(c.Schema),
+			out.Collections = append(out.Collections, BootstrapCollection{Slug: c.Slug, Name: c.Name,
+				Prefix: c.Prefix, Icon: c.Icon, Description: c.Description, Schema: SlimSchema(c.Schema),
 				SortOrder: c.SortOrder, IsDefault: c.IsDefault, IsSystem: c.IsSystem,
 				ItemCount: ci.ItemCount, ActiveItemCount: ci.ActiveItemCount})
 		}
@@ -61,7 +196,7 @@ func (s *Store) Bootstrap(ws string, p DashboardParams) (*model.Bootstrap, error
 		if err != nil {
 			return err
 		}
-		out.Dashboard = model.CapDashboard(d)
+		out.Dashboard = CapDashboard(d)
 		// No item yet, live or archived. Templates seed none today; if
 		// they start to, seeds must be left out of this count.
 		out.NeedsOnboarding = countOf(b, []byte{kindAll, lifeLive})+countOf(b, []byte{kindAll, lifeArchived}) == 0
@@ -107,13 +242,13 @@ func conventionRole(b *wsb, it *model.Item) string {
 
 // bootstrapConventions returns the always-on conventions with bodies,
 // must first, and the index of every active convention without bodies.
-func bootstrapConventions(b *wsb, cs []*model.Collection) ([]model.BootstrapConvention, []model.ConventionMeta, error) {
-	always := []model.BootstrapConvention{}
+func bootstrapConventions(b *wsb, cs []*model.Collection) ([]BootstrapConvention, []ConventionMeta, error) {
+	always := []BootstrapConvention{}
 	rank := map[string]int{}
 	err := activeConventions(b, cs, "always", true, func(it *model.Item, c *model.Collection) error {
 		ref := refOf(c, it.Number)
 		rank[ref] = model.ConventionRank(strField(it.Fields, "priority"))
-		always = append(always, model.BootstrapConvention{Ref: ref, Title: it.Title, Content: it.Content,
+		always = append(always, BootstrapConvention{Ref: ref, Title: it.Title, Content: it.Content,
 			Priority: strField(it.Fields, "priority"), Scope: strField(it.Fields, "scope"), Trigger: "always"})
 		return nil
 	})
@@ -126,9 +261,9 @@ func bootstrapConventions(b *wsb, cs []*model.Collection) ([]model.BootstrapConv
 		}
 		return model.RefLess(always[i].Ref, always[j].Ref)
 	})
-	index := []model.ConventionMeta{}
+	index := []ConventionMeta{}
 	err = activeConventions(b, cs, "", false, func(it *model.Item, c *model.Collection) error {
-		index = append(index, model.ConventionMeta{Ref: refOf(c, it.Number), Title: it.Title,
+		index = append(index, ConventionMeta{Ref: refOf(c, it.Number), Title: it.Title,
 			Trigger: strField(it.Fields, "trigger"), Role: conventionRole(b, it)})
 		return nil
 	})
@@ -160,11 +295,11 @@ func sortedRoles(b *wsb) ([]*model.Role, error) {
 	return out, err
 }
 
-func bootstrapRoles(b *wsb) ([]model.BootstrapRole, error) {
+func bootstrapRoles(b *wsb) ([]BootstrapRole, error) {
 	roles, err := sortedRoles(b)
-	out := make([]model.BootstrapRole, 0, len(roles))
+	out := make([]BootstrapRole, 0, len(roles))
 	for _, r := range roles {
-		out = append(out, model.BootstrapRole{Slug: r.Slug, Name: r.Name, Description: r.Description,
+		out = append(out, BootstrapRole{Slug: r.Slug, Name: r.Name, Description: r.Description,
 			Icon: r.Icon, SortOrder: r.SortOrder, ItemCount: int(countOf(b, roleStream(r.ID, lifeLive)))})
 	}
 	return out, err

@@ -22,6 +22,97 @@ const (
 	dashboardSuggestions = 3
 )
 
+// Dashboard is the read model behind GET /workspaces/{ws}/dashboard.
+type Dashboard struct {
+	Summary        DashboardSummary
+	ActiveItems    []DashboardItem
+	ActivePlans    []DashboardPlan
+	ByRole         []RoleBreakdown
+	Attention      []DashboardNotice
+	RecentActivity []DashboardRecent
+	SuggestedNext  []DashboardNotice
+	// PendingReminders are fired, unacknowledged reminders: the
+	// delivery path of a reminder when nothing else delivers it.
+	PendingReminders []ReminderView
+	// AttentionTotals counts each attention type in full; the list
+	// itself carries at most model.AttentionCap entries of each type.
+	AttentionTotals  map[string]int
+	Degraded         bool
+	DegradedSections []string
+}
+
+// DashboardSummary counts live items, per collection per done-field value.
+type DashboardSummary struct {
+	TotalItems   int
+	ByCollection map[string]map[string]int
+}
+
+// DashboardItem is an item in flight.
+type DashboardItem struct {
+	Slug           string
+	Title          string
+	CollectionSlug string
+	CollectionIcon string
+	Priority       string
+	Status         string
+	UpdatedAt      string
+	ItemRef        string
+}
+
+// DashboardPlan is an active plan with its children's progress.
+type DashboardPlan struct {
+	Slug      string
+	Ref       string
+	Title     string
+	Progress  int
+	TaskCount int
+	DoneCount int
+}
+
+// DashboardNotice is an item the dashboard points at, with why.
+type DashboardNotice struct {
+	Type       string
+	ItemSlug   string
+	ItemRef    string
+	ItemTitle  string
+	Collection string
+	Reason     string
+}
+
+// DashboardActivity is one recent feed entry.
+type DashboardActivity struct {
+	Action         string
+	Actor          string
+	ActorName      string
+	Source         string
+	CreatedAt      string
+	ItemTitle      string
+	ItemSlug       string
+	ItemRef        string
+	CollectionSlug string
+}
+
+// DashboardRecent is a recent feed entry as the dashboard shows it.
+// ReorderCount is how many rows a collapsed reorder batch stood for;
+// padd writes no reorder batches, so it is 0.
+type DashboardRecent struct {
+	DashboardActivity
+	Metadata     string
+	ReorderCount int
+}
+
+// RoleBreakdown is one by_role row: the open work assigned to a role,
+// and a final "Unassigned" row (RoleID nil) for open work with none.
+type RoleBreakdown struct {
+	RoleID    *string
+	RoleName  string
+	RoleSlug  string
+	RoleIcon  string
+	Tools     string
+	ItemCount int
+	Users     []string
+}
+
 // DashboardParams are a dashboard request's inputs.
 type DashboardParams struct {
 	Now time.Time
@@ -31,11 +122,11 @@ type DashboardParams struct {
 }
 
 // Dashboard computes the workspace's dashboard.
-func (s *Store) Dashboard(ws string, p DashboardParams) (*model.Dashboard, error) {
+func (s *Store) Dashboard(ws string, p DashboardParams) (*Dashboard, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
-	var out *model.Dashboard
+	var out *Dashboard
 	err := s.read(ws, func(r *rtx) error {
 		x, err := newViewCtx(r.ws, p.Now)
 		if err != nil {
@@ -47,9 +138,9 @@ func (s *Store) Dashboard(ws string, p DashboardParams) (*model.Dashboard, error
 	return out, err
 }
 
-func (x *viewCtx) dashboard(who model.Claimant) (*model.Dashboard, error) {
-	d := &model.Dashboard{Summary: x.summary(), ActiveItems: []model.DashboardItem{}, ActivePlans: []model.DashboardPlan{},
-		Attention: []model.DashboardNotice{}, RecentActivity: []model.DashboardRecent{}, SuggestedNext: []model.DashboardNotice{},
+func (x *viewCtx) dashboard(who model.Claimant) (*Dashboard, error) {
+	d := &Dashboard{Summary: x.summary(), ActiveItems: []DashboardItem{}, ActivePlans: []DashboardPlan{},
+		Attention: []DashboardNotice{}, RecentActivity: []DashboardRecent{}, SuggestedNext: []DashboardNotice{},
 		AttentionTotals: map[string]int{}, DegradedSections: []string{}}
 
 	active, _, err := x.suggest(suggestOpts{limit: dashboardActiveItems, tiers: []model.Tier{model.TierInProgress},
@@ -58,7 +149,7 @@ func (x *viewCtx) dashboard(who model.Claimant) (*model.Dashboard, error) {
 		return nil, err
 	}
 	for _, g := range active {
-		d.ActiveItems = append(d.ActiveItems, model.DashboardItem{Slug: g.sum.Slug, Title: g.sum.Title,
+		d.ActiveItems = append(d.ActiveItems, DashboardItem{Slug: g.sum.Slug, Title: g.sum.Title,
 			CollectionSlug: g.vc.Slug, CollectionIcon: g.vc.Icon, Priority: g.rankV, Status: g.status,
 			UpdatedAt: fmtTime(g.sum.UpdatedAt), ItemRef: x.ref(g.sum, g.vc)})
 	}
@@ -73,7 +164,7 @@ func (x *viewCtx) dashboard(who model.Claimant) (*model.Dashboard, error) {
 
 	// Attention, in Pad's order: stalled, overdue, plan completion,
 	// blocked; each capped, each counted in full.
-	add := func(typ string, items []model.WorkItem, total int) {
+	add := func(typ string, items []WorkItem, total int) {
 		d.AttentionTotals[typ] = total
 		for _, it := range items {
 			d.Attention = append(d.Attention, it.DashboardNotice)
@@ -89,7 +180,7 @@ func (x *viewCtx) dashboard(who model.Claimant) (*model.Dashboard, error) {
 		return nil, err
 	}
 	add(model.NoticeOverdue, overdue, n)
-	var done []model.WorkItem
+	var done []WorkItem
 	for _, pl := range plans {
 		if pl.TaskCount > 0 && pl.DoneCount == pl.TaskCount {
 			done = append(done, x.workItem(model.NoticePlanCompletion, pl.sum, pl.vc, pl.status, model.PlanCompletionReason(pl.TaskCount)))
@@ -122,8 +213,8 @@ func (x *viewCtx) dashboard(who model.Claimant) (*model.Dashboard, error) {
 
 // summary counts the live items of live collections per done-field
 // value ("unknown" for items without one), from the maintained counts.
-func (x *viewCtx) summary() model.DashboardSummary {
-	out := model.DashboardSummary{ByCollection: map[string]map[string]int{}}
+func (x *viewCtx) summary() DashboardSummary {
+	out := DashboardSummary{ByCollection: map[string]map[string]int{}}
 	for _, vc := range x.list {
 		live := int(countOf(x.b, collPrefix(vc.key, lifeLive)))
 		if live == 0 {
@@ -158,7 +249,7 @@ func (x *viewCtx) openCount(vc *vcoll) int {
 
 // planRow is an active plan with the facts attention needs.
 type planRow struct {
-	model.DashboardPlan
+	DashboardPlan
 	sum    *itemSum
 	vc     *vcoll
 	status string
@@ -180,7 +271,7 @@ func (x *viewCtx) activePlans() ([]planRow, error) {
 				return err == nil, err
 			}
 			status, _, _ := s.field(vc.doneKey)
-			row := planRow{DashboardPlan: model.DashboardPlan{Slug: s.Slug, Ref: x.ref(s, vc), Title: s.Title}, sum: s, vc: vc, status: status}
+			row := planRow{DashboardPlan: DashboardPlan{Slug: s.Slug, Ref: x.ref(s, vc), Title: s.Title}, sum: s, vc: vc, status: status}
 			row.TaskCount, row.DoneCount = x.progress(suffix[9:])
 			if row.TaskCount > 0 {
 				row.Progress = row.DoneCount * 100 / row.TaskCount
@@ -263,7 +354,7 @@ func (x *viewCtx) declaredProgress(id []byte) (int, error) {
 // after, least recently touched first: at most limit entries, with the
 // exact total. It reads index keys only (their sort key holds
 // updated_at), oldest first, and a summary per entry kept.
-func (x *viewCtx) stalled(after time.Duration, limit int) ([]model.WorkItem, int, error) {
+func (x *viewCtx) stalled(after time.Duration, limit int) ([]WorkItem, int, error) {
 	type hit struct {
 		suffix []byte
 		vc     *vcoll
@@ -318,7 +409,7 @@ func (x *viewCtx) stalled(after time.Duration, limit int) ([]model.WorkItem, int
 			}
 		}
 	}
-	out := make([]model.WorkItem, 0, len(keep))
+	out := make([]WorkItem, 0, len(keep))
 	for _, h := range keep {
 		s, err := x.sums.get(h.suffix[9:])
 		if err != nil {
@@ -336,9 +427,9 @@ func (x *viewCtx) stalled(after time.Duration, limit int) ([]model.WorkItem, int
 // the due index up to today; each entry carries the done value it was
 // written with, so only entries of a collection whose done field changed
 // since read their summary.
-func (x *viewCtx) overdue(limit int) ([]model.WorkItem, int, error) {
+func (x *viewCtx) overdue(limit int) ([]WorkItem, int, error) {
 	today := x.today()
-	var out []model.WorkItem
+	var out []WorkItem
 	total := 0
 	c := x.b.due().Cursor()
 	for k, v := c.First(); k != nil && string(k[:min(len(k), 10)]) < today; k, v = c.Next() {
@@ -382,7 +473,7 @@ func (x *viewCtx) overdue(limit int) ([]model.WorkItem, int, error) {
 // unfinished work; LNK-03), newest item first: at most limit entries,
 // with the exact total. It scans the blk index, whose entries carry both
 // ends' states, and reads summaries only for the entries it keeps.
-func (x *viewCtx) blocked(limit int) ([]model.WorkItem, int, error) {
+func (x *viewCtx) blocked(limit int) ([]WorkItem, int, error) {
 	type hit struct{ target, blocker []byte }
 	var hits []hit
 	total := 0
@@ -423,7 +514,7 @@ func (x *viewCtx) blocked(limit int) ([]model.WorkItem, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]model.WorkItem, 0, len(hits))
+	out := make([]WorkItem, 0, len(hits))
 	for _, h := range hits {
 		s, err := x.sums.get(h.target)
 		if err != nil {
@@ -453,8 +544,8 @@ func (x *viewCtx) blocked(limit int) ([]model.WorkItem, int, error) {
 
 // recentActivity is the feed's newest n entries as the dashboard shows
 // them.
-func (x *viewCtx) recentActivity(n int) ([]model.DashboardRecent, error) {
-	out := []model.DashboardRecent{}
+func (x *viewCtx) recentActivity(n int) ([]DashboardRecent, error) {
+	out := []DashboardRecent{}
 	en := newEnricher(x.b)
 	err := eachReverse(x.b.activity().Cursor(), nil, nil, func(_, raw []byte) (bool, error) {
 		a, err := decodeActivity(x.b, raw)
@@ -468,7 +559,7 @@ func (x *viewCtx) recentActivity(n int) ([]model.DashboardRecent, error) {
 		if a.ItemID != "" && av.ItemRef == "" || a.Action == ActionLeaseRenewed {
 			return true, nil // its item is gone (no blank row), or a heartbeat
 		}
-		e := model.DashboardRecent{DashboardActivity: model.DashboardActivity{Action: a.Action, Actor: a.Actor.Kind,
+		e := DashboardRecent{DashboardActivity: DashboardActivity{Action: a.Action, Actor: a.Actor.Kind,
 			ActorName: a.Actor.Name, Source: a.Actor.Source, CreatedAt: fmtTime(a.CreatedAt), ItemTitle: av.ItemTitle,
 			ItemSlug: av.ItemSlug, ItemRef: av.ItemRef, CollectionSlug: av.CollectionSlug}}
 		if len(a.Metadata) > 0 {
@@ -485,7 +576,7 @@ func (x *viewCtx) recentActivity(n int) ([]model.DashboardRecent, error) {
 // byRole counts the open work of each role (every role, as Pad lists
 // them) and, last, the open work with no role, from the maintained
 // counts: a role's live items less its items in a terminal state.
-func (x *viewCtx) byRole() ([]model.RoleBreakdown, error) {
+func (x *viewCtx) byRole() ([]RoleBreakdown, error) {
 	roles, err := sortedRoles(x.b)
 	if err != nil {
 		return nil, err
@@ -496,7 +587,7 @@ func (x *viewCtx) byRole() ([]model.RoleBreakdown, error) {
 			openTotal += x.openCount(vc)
 		}
 	}
-	var out []model.RoleBreakdown
+	var out []RoleBreakdown
 	for _, r := range roles {
 		rk := mustID(r.ID)
 		n := 0
@@ -513,10 +604,10 @@ func (x *viewCtx) byRole() ([]model.RoleBreakdown, error) {
 		}
 		assigned += n
 		id := r.ID
-		out = append(out, model.RoleBreakdown{RoleID: &id, RoleName: r.Name, RoleSlug: r.Slug, RoleIcon: r.Icon, Tools: r.Tools, ItemCount: n})
+		out = append(out, RoleBreakdown{RoleID: &id, RoleName: r.Name, RoleSlug: r.Slug, RoleIcon: r.Icon, Tools: r.Tools, ItemCount: n})
 	}
 	if rest := openTotal - assigned; rest > 0 {
-		out = append(out, model.RoleBreakdown{RoleName: "Unassigned", RoleSlug: "unassigned", ItemCount: rest})
+		out = append(out, RoleBreakdown{RoleName: "Unassigned", RoleSlug: "unassigned", ItemCount: rest})
 	}
 	return out, nil
 }

@@ -102,6 +102,14 @@ func (x *viewCtx) completions(since, until time.Time, fn func(c completion) (boo
 	})
 }
 
+// StaleReport is the read model behind GET /workspaces/{ws}/stale.
+type StaleReport struct {
+	Days    int
+	Totals  map[string]int
+	Items   []WorkItem
+	HasMore bool
+}
+
 // StaleParams ask for the stale view.
 type StaleParams struct {
 	Now time.Time
@@ -117,7 +125,7 @@ var staleTypes = []string{model.NoticeStalled, model.NoticeBlocked, model.Notice
 
 // Stale lists work that is not moving (PRJ-04): stalled, blocked,
 // overdue and out of the workflow, in that order, with exact totals.
-func (s *Store) Stale(ws string, p StaleParams) (*model.StaleReport, error) {
+func (s *Store) Stale(ws string, p StaleParams) (*StaleReport, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
@@ -138,14 +146,14 @@ func (s *Store) Stale(ws string, p StaleParams) (*model.StaleReport, error) {
 		}
 		types = []string{p.Type}
 	}
-	out := &model.StaleReport{Days: days, Totals: map[string]int{}, Items: []model.WorkItem{}}
+	out := &StaleReport{Days: days, Totals: map[string]int{}, Items: []WorkItem{}}
 	err := s.read(ws, func(r *rtx) error {
 		x, err := newViewCtx(r.ws, p.Now)
 		if err != nil {
 			return err
 		}
 		for _, t := range types {
-			var items []model.WorkItem
+			var items []WorkItem
 			var n int
 			switch t {
 			case model.NoticeStalled:
@@ -173,8 +181,8 @@ func (s *Store) Stale(ws string, p StaleParams) (*model.StaleReport, error) {
 // outOfWorkflow lists open work whose done-field value is not one of the
 // field's options (or is missing), so no board column shows it: at most
 // limit entries, with the exact total.
-func (x *viewCtx) outOfWorkflow(limit int) ([]model.WorkItem, int, error) {
-	var out []model.WorkItem
+func (x *viewCtx) outOfWorkflow(limit int) ([]WorkItem, int, error) {
+	var out []WorkItem
 	total := 0
 	keep := func(suffix []byte, vc *vcoll, status string) (bool, error) {
 		s, err := x.sums.get(suffix[9:])
@@ -241,6 +249,22 @@ func (x *viewCtx) outOfWorkflow(limit int) ([]model.WorkItem, int, error) {
 	return out, total, nil
 }
 
+// Section is a counted list.
+type Section struct {
+	Total int
+	Items []WorkItem
+}
+
+// Standup is the read model behind GET /workspaces/{ws}/standup.
+type Standup struct {
+	Days       int
+	Since      string
+	Until      string
+	Done       Section
+	InProgress Section
+	Blockers   Section
+}
+
 // StandupParams ask for a standup.
 type StandupParams struct {
 	Now   time.Time
@@ -250,7 +274,7 @@ type StandupParams struct {
 
 // Standup is what got done over the lookback, what is in progress and
 // what is blocked (PRJ-05).
-func (s *Store) Standup(ws string, p StandupParams) (*model.Standup, error) {
+func (s *Store) Standup(ws string, p StandupParams) (*Standup, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
@@ -258,9 +282,9 @@ func (s *Store) Standup(ws string, p StandupParams) (*model.Standup, error) {
 	limit := boundLimit(p.Limit, DefaultViewLimit, MaxViewLimit)
 	until := model.Truncate1s(p.Now)
 	since := until.Add(-time.Duration(days) * 24 * time.Hour)
-	out := &model.Standup{Days: days, Since: fmtTime(since), Until: fmtTime(until),
-		Done: model.Section{Items: []model.WorkItem{}}, InProgress: model.Section{Items: []model.WorkItem{}},
-		Blockers: model.Section{Items: []model.WorkItem{}}}
+	out := &Standup{Days: days, Since: fmtTime(since), Until: fmtTime(until),
+		Done: Section{Items: []WorkItem{}}, InProgress: Section{Items: []WorkItem{}},
+		Blockers: Section{Items: []WorkItem{}}}
 	err := s.read(ws, func(r *rtx) error {
 		x, err := newViewCtx(r.ws, p.Now)
 		if err != nil {
@@ -311,6 +335,29 @@ func (s *Store) Standup(ws string, p StandupParams) (*model.Standup, error) {
 	return out, err
 }
 
+// ChangelogEntry is one completed item.
+type ChangelogEntry struct {
+	Ref         string
+	Slug        string
+	Title       string
+	Collection  string
+	Status      string
+	CompletedAt string
+	ParentRef   string
+	ParentTitle string
+}
+
+// Changelog is the read model behind GET /workspaces/{ws}/changelog:
+// work that reached a positive terminal state in [since, until], newest
+// first.
+type Changelog struct {
+	Since   string
+	Until   string
+	Total   int
+	Items   []ChangelogEntry
+	HasMore bool
+}
+
 // ChangelogParams ask for a changelog. Since and Until are a date (that
 // UTC day's start) or an RFC 3339 instant, both inclusive at second
 // precision; Until defaults to now.
@@ -325,7 +372,7 @@ type ChangelogParams struct {
 // Changelog lists the work items that reached a positive terminal state
 // (done, not dropped) in [since, until], newest completion first, each
 // once (PRJ-06). Reference collections are left out.
-func (s *Store) Changelog(ws string, p ChangelogParams) (*model.Changelog, error) {
+func (s *Store) Changelog(ws string, p ChangelogParams) (*Changelog, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
@@ -350,7 +397,7 @@ func (s *Store) Changelog(ws string, p ChangelogParams) (*model.Changelog, error
 		}
 		since = t
 	}
-	out := &model.Changelog{Since: fmtTime(since), Until: fmtTime(until), Items: []model.ChangelogEntry{}}
+	out := &Changelog{Since: fmtTime(since), Until: fmtTime(until), Items: []ChangelogEntry{}}
 	err := s.read(ws, func(r *rtx) error {
 		x, err := newViewCtx(r.ws, p.Now)
 		if err != nil {
@@ -379,7 +426,7 @@ func (s *Store) Changelog(ws string, p ChangelogParams) (*model.Changelog, error
 				out.HasMore = true
 				return true, nil
 			}
-			e := model.ChangelogEntry{Ref: x.ref(c.sum, c.vc), Slug: c.sum.Slug, Title: c.sum.Title, Collection: c.vc.Slug,
+			e := ChangelogEntry{Ref: x.ref(c.sum, c.vc), Slug: c.sum.Slug, Title: c.sum.Title, Collection: c.vc.Slug,
 				Status: status, CompletedAt: fmtTime(c.at)}
 			if k, ok := idKey(c.sum.ParentID); ok {
 				if ps, _ := x.sums.get(k); ps != nil {
@@ -403,6 +450,93 @@ func retagSince(err error, param string) error {
 	return err
 }
 
+// Report is the read model behind GET /workspaces/{ws}/report (Pad's ReportData).
+type Report struct {
+	Window                 string
+	Offset                 int
+	Granularity            string
+	RangeStart             string
+	RangeEnd               string
+	TZ                     string
+	Collections            []string
+	Buckets                []ReportBucket
+	Totals                 ReportTotals
+	CompletedByCollection  []CollectionCount
+	StatusDistribution     []StatusCount
+	CycleTime              CycleTime
+	WIP                    WIP
+	CompletedItems         []CompletedItem
+	CompletedItemsOverflow int
+}
+
+// ReportItemsCap bounds a report's completed_items.
+const ReportItemsCap = 500
+
+// ReportBucket is one time-series point, labelled in the report's zone
+// ("YYYY-MM-DD", or "YYYY-MM-DDTHH" for the day window).
+type ReportBucket struct {
+	Bucket    string
+	Created   int
+	Completed int
+}
+
+// ReportTotals are the window's roll-ups.
+type ReportTotals struct {
+	Created   int
+	Completed int
+	NetFlow   int
+}
+
+// CollectionCount is a per-collection tally.
+type CollectionCount struct {
+	Collection string
+	Count      int
+}
+
+// StatusCount is one cell of the status distribution.
+type StatusCount struct {
+	Collection string
+	Status     string
+	Count      int
+}
+
+// Duration is a per-collection median, in hours.
+type Duration struct {
+	Collection  string
+	Count       int
+	MedianHours float64
+}
+
+// CycleTime is creation-to-completion time of the window's completions.
+type CycleTime struct {
+	SampleSize   int
+	MedianHours  float64
+	P90Hours     float64
+	ByCollection []Duration
+}
+
+// AgingBucket counts open items of an age band.
+type AgingBucket struct {
+	Label string
+	Count int
+}
+
+// WIP is the open work now: how much and how old.
+type WIP struct {
+	OpenCount      int
+	MedianAgeHours float64
+	AgingBuckets   []AgingBucket
+	ByCollection   []Duration
+}
+
+// CompletedItem is one entry of the report's "what shipped" list.
+type CompletedItem struct {
+	Ref         string
+	Title       string
+	Collection  string
+	CompletedAt string
+}
+
 // ReportParams ask for the windowed report (PRJ-07).
 type ReportParams struct {
 	Now          time.Time
@@ -417,7 +551,7 @@ type ReportParams struct {
 // bucket (in the caller's zone), totals, completions per collection,
 // the status distribution, cycle time and work in progress. The status
 // distribution and WIP are the current ones, also for a past window.
-func (s *Store) Report(ws string, p ReportParams) (*model.Report, error) {
+func (s *Store) Report(ws string, p ReportParams) (*Report, error) {
 	loc, err := model.ReportZone(p.TZ)
 	if err != nil {
 		return nil, err
@@ -429,10 +563,10 @@ func (s *Store) Report(ws string, p ReportParams) (*model.Report, error) {
 	offset := max(p.Offset, 0)
 	end := model.Truncate1s(p.Now).Add(-time.Duration(offset) * lookback)
 	start := end.Add(-lookback)
-	out := &model.Report{Window: window, Offset: offset, Granularity: gran, RangeStart: fmtTime(start), RangeEnd: fmtTime(end),
-		TZ: p.TZ, Collections: []string{}, CompletedByCollection: []model.CollectionCount{}, StatusDistribution: []model.StatusCount{},
-		CycleTime: model.CycleTime{ByCollection: []model.Duration{}},
-		WIP:       model.WIP{AgingBuckets: []model.AgingBucket{}, ByCollection: []model.Duration{}}}
+	out := &Report{Window: window, Offset: offset, Granularity: gran, RangeStart: fmtTime(start), RangeEnd: fmtTime(end),
+		TZ: p.TZ, Collections: []string{}, CompletedByCollection: []CollectionCount{}, StatusDistribution: []StatusCount{},
+		CycleTime: CycleTime{ByCollection: []Duration{}},
+		WIP:       WIP{AgingBuckets: []AgingBucket{}, ByCollection: []Duration{}}}
 	label := func(t time.Time) string {
 		if gran == "hour" {
 			return t.In(loc).Format("2006-01-02T15")
@@ -486,8 +620,8 @@ func (s *Store) Report(ws string, p ReportParams) (*model.Report, error) {
 				break
 			}
 		}
-		out.Buckets = make([]model.ReportBucket, len(labels))
-		buckets := map[string]*model.ReportBucket{}
+		out.Buckets = make([]ReportBucket, len(labels))
+		buckets := map[string]*ReportBucket{}
 		for i, l := range labels {
 			out.Buckets[i].Bucket = l
 			buckets[l] = &out.Buckets[i]
@@ -529,8 +663,8 @@ func (s *Store) Report(ws string, p ReportParams) (*model.Report, error) {
 			allCycle = append(allCycle, h)
 			if p.IncludeItems && !seen[sm.ID] {
 				seen[sm.ID] = true
-				if len(out.CompletedItems) < model.ReportItemsCap {
-					out.CompletedItems = append(out.CompletedItems, model.CompletedItem{Ref: x.ref(sm, vc), Title: sm.Title,
+				if len(out.CompletedItems) < ReportItemsCap {
+					out.CompletedItems = append(out.CompletedItems, CompletedItem{Ref: x.ref(sm, vc), Title: sm.Title,
 						Collection: vc.Slug, CompletedAt: fmtTime(a.CreatedAt)})
 				} else {
 					out.CompletedItemsOverflow++
@@ -547,7 +681,7 @@ func (s *Store) Report(ws string, p ReportParams) (*model.Report, error) {
 		}
 		out.Totals.NetFlow = out.Totals.Created - out.Totals.Completed
 		for slug, n := range byColl {
-			out.CompletedByCollection = append(out.CompletedByCollection, model.CollectionCount{Collection: slug, Count: n})
+			out.CompletedByCollection = append(out.CompletedByCollection, CollectionCount{Collection: slug, Count: n})
 		}
 		sort.Slice(out.CompletedByCollection, func(i, j int) bool {
 			a, b := out.CompletedByCollection[i], out.CompletedByCollection[j]
@@ -556,7 +690,7 @@ func (s *Store) Report(ws string, p ReportParams) (*model.Report, error) {
 			}
 			return a.Collection < b.Collection
 		})
-		out.CycleTime = model.CycleTime{SampleSize: len(allCycle), MedianHours: quantile(allCycle, 0.5),
+		out.CycleTime = CycleTime{SampleSize: len(allCycle), MedianHours: quantile(allCycle, 0.5),
 			P90Hours: quantile(allCycle, 0.9), ByCollection: durations(cycle)}
 		return x.reportSnapshot(scope, out)
 	})
@@ -565,7 +699,7 @@ func (s *Store) Report(ws string, p ReportParams) (*model.Report, error) {
 
 // reportSnapshot fills the status distribution and the work in progress
 // (open items' ages, read from the summaries of the open streams).
-func (x *viewCtx) reportSnapshot(scope map[string]*vcoll, out *model.Report) error {
+func (x *viewCtx) reportSnapshot(scope map[string]*vcoll, out *Report) error {
 	ages := map[string][]float64{}
 	var all []float64
 	for _, vc := range x.list {
@@ -579,7 +713,7 @@ func (x *viewCtx) reportSnapshot(scope map[string]*vcoll, out *model.Report) err
 		sort.Strings(vals)
 		var open [][]byte
 		for _, v := range vals {
-			out.StatusDistribution = append(out.StatusDistribution, model.StatusCount{Collection: vc.Slug, Status: v, Count: vc.values[v]})
+			out.StatusDistribution = append(out.StatusDistribution, StatusCount{Collection: vc.Slug, Status: v, Count: vc.values[v]})
 			if vc.state(v) == model.StateOpen {
 				open = append(open, vc.valueStream(vc.doneKey, v))
 			}
@@ -598,7 +732,7 @@ func (x *viewCtx) reportSnapshot(scope map[string]*vcoll, out *model.Report) err
 			return err
 		}
 	}
-	bands := []model.AgingBucket{{Label: "<1d"}, {Label: "1-7d"}, {Label: "7-30d"}, {Label: ">30d"}}
+	bands := []AgingBucket{{Label: "<1d"}, {Label: "1-7d"}, {Label: "7-30d"}, {Label: ">30d"}}
 	for _, h := range all {
 		switch {
 		case h < 24:
@@ -611,7 +745,7 @@ func (x *viewCtx) reportSnapshot(scope map[string]*vcoll, out *model.Report) err
 			bands[3].Count++
 		}
 	}
-	out.WIP = model.WIP{OpenCount: len(all), MedianAgeHours: quantile(all, 0.5), AgingBuckets: bands, ByCollection: durations(ages)}
+	out.WIP = WIP{OpenCount: len(all), MedianAgeHours: quantile(all, 0.5), AgingBuckets: bands, ByCollection: durations(ages)}
 	return nil
 }
 
@@ -626,10 +760,10 @@ func quantile(xs []float64, q float64) float64 {
 	return math.Round(s[max(i, 0)]*10) / 10
 }
 
-func durations(by map[string][]float64) []model.Duration {
-	out := []model.Duration{}
+func durations(by map[string][]float64) []Duration {
+	out := []Duration{}
 	for slug, hs := range by {
-		out = append(out, model.Duration{Collection: slug, Count: len(hs), MedianHours: quantile(hs, 0.5)})
+		out = append(out, Duration{Collection: slug, Count: len(hs), MedianHours: quantile(hs, 0.5)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Collection < out[j].Collection })
 	return out
@@ -676,6 +810,56 @@ func (s *Store) MarkSeen(ws string, caller model.Actor, now time.Time) (time.Tim
 	return at, err
 }
 
+// CatchUp is the read model behind GET /workspaces/{ws}/catch-up.
+type CatchUp struct {
+	Window         CatchUpWindow
+	NeedsYou       CatchUpSection
+	Finished       CatchUpSection
+	NewAndReopened CatchUpSection
+	Comments       CatchUpSection
+	Agents         CatchUpAgents
+	Degraded       []string
+}
+
+// CatchUpWindow is the digest's span.
+type CatchUpWindow struct {
+	Since           string
+	Until           string
+	HasCursor       bool
+	CappedAtCeiling bool
+}
+
+// CatchUpSection is a counted list of at most model.CatchUpLines lines.
+type CatchUpSection struct {
+	Total int
+	Lines []CatchUpLine
+}
+
+// CatchUpLine is one thing that happened (or needs doing).
+type CatchUpLine struct {
+	Ref        string
+	Title      string
+	Collection string
+	What       string
+	Actor      string
+	Agent      string
+	At         string
+}
+
+// CatchUpAgents groups agent work by agent name.
+type CatchUpAgents struct {
+	Total  int
+	Groups []CatchUpAgent
+}
+
+// CatchUpAgent is one agent's work in the window.
+type CatchUpAgent struct {
+	Agent   string
+	Changes int
+	Items   int
+	Lines   []CatchUpLine
+}
+
 // CatchUpParams ask for the digest.
 type CatchUpParams struct {
 	Now    time.Time
@@ -686,15 +870,15 @@ type CatchUpParams struct {
 // back): what needs the caller, what finished, what is new or reopened,
 // comments, and agents' work by agent, leaving out the caller's own
 // actions (PRJ-08). It never moves the cursor.
-func (s *Store) CatchUp(ws string, p CatchUpParams) (*model.CatchUp, error) {
+func (s *Store) CatchUp(ws string, p CatchUpParams) (*CatchUp, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
-	out := &model.CatchUp{}
-	for _, sec := range []*model.CatchUpSection{&out.NeedsYou, &out.Finished, &out.NewAndReopened, &out.Comments} {
-		sec.Lines = []model.CatchUpLine{}
+	out := &CatchUp{}
+	for _, sec := range []*CatchUpSection{&out.NeedsYou, &out.Finished, &out.NewAndReopened, &out.Comments} {
+		sec.Lines = []CatchUpLine{}
 	}
-	out.Agents.Groups = []model.CatchUpAgent{}
+	out.Agents.Groups = []CatchUpAgent{}
 	err := s.read(ws, func(r *rtx) error {
 		x, err := newViewCtx(r.ws, p.Now)
 		if err != nil {
@@ -703,9 +887,9 @@ func (s *Store) CatchUp(ws string, p CatchUpParams) (*model.CatchUp, error) {
 		cursor := readSeen(r.ws, p.Caller)
 		since, capped := model.CatchUpSince(cursor, p.Now)
 		until := model.Truncate1s(p.Now)
-		out.Window = model.CatchUpWindow{Since: fmtTime(since), Until: fmtTime(until), HasCursor: cursor != nil, CappedAtCeiling: capped}
-		line := func(s *itemSum, vc *vcoll, what string, a model.Activity) model.CatchUpLine {
-			l := model.CatchUpLine{Ref: x.ref(s, vc), Title: s.Title, Collection: vc.Slug, What: what, At: fmtTime(a.CreatedAt)}
+		out.Window = CatchUpWindow{Since: fmtTime(since), Until: fmtTime(until), HasCursor: cursor != nil, CappedAtCeiling: capped}
+		line := func(s *itemSum, vc *vcoll, what string, a model.Activity) CatchUpLine {
+			l := CatchUpLine{Ref: x.ref(s, vc), Title: s.Title, Collection: vc.Slug, What: what, At: fmtTime(a.CreatedAt)}
 			if a.Actor.Kind == model.ActorAgent {
 				l.Agent = a.Actor.Name
 			} else {
@@ -713,14 +897,14 @@ func (s *Store) CatchUp(ws string, p CatchUpParams) (*model.CatchUp, error) {
 			}
 			return l
 		}
-		add := func(sec *model.CatchUpSection, l model.CatchUpLine) {
+		add := func(sec *CatchUpSection, l CatchUpLine) {
 			sec.Total++
 			if len(sec.Lines) < model.CatchUpLines {
 				sec.Lines = append(sec.Lines, l)
 			}
 		}
 		finished, fresh := map[string]bool{}, map[string]bool{}
-		agents := map[string]*model.CatchUpAgent{}
+		agents := map[string]*CatchUpAgent{}
 		agentItems := map[string]map[string]bool{}
 		var agentOrder []string
 		err = eachActivity(r.ws, since, until.Add(time.Second), nil, func(a model.Activity) (bool, error) {
@@ -766,7 +950,7 @@ func (s *Store) CatchUp(ws string, p CatchUpParams) (*model.CatchUp, error) {
 			if a.Actor.Kind == model.ActorAgent {
 				g := agents[a.Actor.Name]
 				if g == nil {
-					g = &model.CatchUpAgent{Agent: a.Actor.Name, Lines: []model.CatchUpLine{}}
+					g = &CatchUpAgent{Agent: a.Actor.Name, Lines: []CatchUpLine{}}
 					agents[a.Actor.Name], agentItems[a.Actor.Name] = g, map[string]bool{}
 					agentOrder = append(agentOrder, a.Actor.Name)
 				}
@@ -795,7 +979,7 @@ func (s *Store) CatchUp(ws string, p CatchUpParams) (*model.CatchUp, error) {
 // needsYou lists the caller's open work that unfinished work blocks:
 // for the user, items assigned to a user (padd has one); for an agent,
 // items it holds the lease on.
-func (x *viewCtx) needsYou(caller model.Actor, sec *model.CatchUpSection, add func(*model.CatchUpSection, model.CatchUpLine)) error {
+func (x *viewCtx) needsYou(caller model.Actor, sec *CatchUpSection, add func(*CatchUpSection, CatchUpLine)) error {
 	var ids [][]byte
 	if caller.Kind == model.ActorAgent {
 		err := eachLiveLease(x.b, x.now, func(id []byte, l *model.Lease) error {
@@ -844,7 +1028,7 @@ func (x *viewCtx) needsYou(caller model.Actor, sec *model.CatchUpSection, add fu
 		if bstatus != "" {
 			what += " (still " + bstatus + ")"
 		}
-		add(sec, model.CatchUpLine{Ref: x.ref(s, vc), Title: s.Title, Collection: vc.Slug, What: what})
+		add(sec, CatchUpLine{Ref: x.ref(s, vc), Title: s.Title, Collection: vc.Slug, What: what})
 	}
 	return nil
 }

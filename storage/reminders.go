@@ -74,9 +74,25 @@ func fmtTimePtr(t *time.Time) string {
 	return fmtTime(*t)
 }
 
+// ReminderView is a reminder with its state and its item.
+type ReminderView struct {
+	ID             string
+	ItemID         string
+	ItemRef        string
+	ItemTitle      string
+	Collection     string
+	State          string
+	RemindAt       string
+	FiredAt        string
+	AcknowledgedAt string
+	CreatedBy      string
+	CreatedAt      string
+	Seq            int64
+}
+
 // reminderView describes a reminder with its item.
-func reminderView(b *wsb, r *model.Reminder, colls map[string]*model.Collection) (model.ReminderView, error) {
-	v := model.ReminderView{ID: r.ID, ItemID: r.ItemID, State: r.State(), RemindAt: fmtTime(r.RemindAt),
+func reminderView(b *wsb, r *model.Reminder, colls map[string]*model.Collection) (ReminderView, error) {
+	v := ReminderView{ID: r.ID, ItemID: r.ItemID, State: r.State(), RemindAt: fmtTime(r.RemindAt),
 		FiredAt: fmtTimePtr(r.FiredAt), AcknowledgedAt: fmtTimePtr(r.AcknowledgedAt),
 		CreatedBy: r.CreatedBy.Kind, CreatedAt: fmtTime(r.CreatedAt), Seq: r.Seq}
 	// The summary, not the item: the dashboard and next list every
@@ -122,8 +138,8 @@ func (w *wtx) disarm(r *model.Reminder) error {
 
 // AddReminder arms a reminder on a live item at an instant (past
 // instants fire at once).
-func (s *Store) AddReminder(ws, ref string, at time.Time, actor model.Actor) (*model.ReminderView, error) {
-	var out model.ReminderView
+func (s *Store) AddReminder(ws, ref string, at time.Time, actor model.Actor) (*ReminderView, error) {
+	var out ReminderView
 	err := s.write(ws, actor, func(w *wtx) error {
 		b := w.ws
 		it, _, err := liveItemByRef(b, ref, false)
@@ -145,8 +161,8 @@ func (s *Store) AddReminder(ws, ref string, at time.Time, actor model.Actor) (*m
 
 // ListReminders lists an item's reminders (archived items too) by due
 // time.
-func (s *Store) ListReminders(ws, ref string) ([]model.ReminderView, error) {
-	out := []model.ReminderView{}
+func (s *Store) ListReminders(ws, ref string) ([]ReminderView, error) {
+	out := []ReminderView{}
 	err := s.read(ws, func(r *rtx) error {
 		b := r.ws
 		it, err := itemByRef(b, ref, false)
@@ -191,7 +207,7 @@ func sortReminders(rs []*model.Reminder) {
 // AckReminder acknowledges a fired reminder; acknowledging it again
 // writes nothing. An armed reminder has nothing to acknowledge yet: 409
 // (unremind disarms it).
-func (s *Store) AckReminder(ws, id string, actor model.Actor) (*model.ReminderView, error) {
+func (s *Store) AckReminder(ws, id string, actor model.Actor) (*ReminderView, error) {
 	return s.reminderOp(ws, id, actor, func(w *wtx, r *model.Reminder) (bool, error) {
 		switch r.State() {
 		case model.ReminderAcknowledged:
@@ -210,7 +226,7 @@ func (s *Store) AckReminder(ws, id string, actor model.Actor) (*model.ReminderVi
 
 // RearmReminder clears both fire marks and arms the reminder again, at
 // a new instant when at is given.
-func (s *Store) RearmReminder(ws, id string, at *time.Time, actor model.Actor) (*model.ReminderView, error) {
+func (s *Store) RearmReminder(ws, id string, at *time.Time, actor model.Actor) (*ReminderView, error) {
 	return s.reminderOp(ws, id, actor, func(w *wtx, r *model.Reminder) (bool, error) {
 		if r.State() == model.ReminderArmed {
 			if err := w.disarm(r); err != nil {
@@ -228,8 +244,8 @@ func (s *Store) RearmReminder(ws, id string, at *time.Time, actor model.Actor) (
 }
 
 // RemoveReminder disarms and deletes a reminder (unremind).
-func (s *Store) RemoveReminder(ws, id string, actor model.Actor) (*model.ReminderView, error) {
-	var out *model.ReminderView
+func (s *Store) RemoveReminder(ws, id string, actor model.Actor) (*ReminderView, error) {
+	var out *ReminderView
 	err := s.write(ws, actor, func(w *wtx) error {
 		b := w.ws
 		r, err := findReminder(b, id)
@@ -251,8 +267,8 @@ func (s *Store) RemoveReminder(ws, id string, actor model.Actor) (*model.Reminde
 }
 
 // reminderOp runs fn on one reminder; fn says whether it changed it.
-func (s *Store) reminderOp(ws, id string, actor model.Actor, fn func(w *wtx, r *model.Reminder) (bool, error)) (*model.ReminderView, error) {
-	var out model.ReminderView
+func (s *Store) reminderOp(ws, id string, actor model.Actor, fn func(w *wtx, r *model.Reminder) (bool, error)) (*ReminderView, error) {
+	var out ReminderView
 	err := s.write(ws, actor, func(w *wtx) error {
 		r, err := findReminder(w.ws, id)
 		if err != nil {
@@ -275,7 +291,7 @@ func (s *Store) reminderOp(ws, id string, actor model.Actor, fn func(w *wtx, r *
 
 // pendingReminders lists a workspace's fired, unacknowledged reminders
 // by due time.
-func pendingReminders(b *wsb) ([]model.ReminderView, error) {
+func pendingReminders(b *wsb) ([]ReminderView, error) {
 	var rs []*model.Reminder
 	c := b.remFired().Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
@@ -288,7 +304,7 @@ func pendingReminders(b *wsb) ([]model.ReminderView, error) {
 		}
 	}
 	sortReminders(rs)
-	out := make([]model.ReminderView, 0, len(rs))
+	out := make([]ReminderView, 0, len(rs))
 	colls := map[string]*model.Collection{}
 	for _, r := range rs {
 		v, err := reminderView(b, r, colls)
@@ -301,8 +317,8 @@ func pendingReminders(b *wsb) ([]model.ReminderView, error) {
 }
 
 // PendingReminders is pendingReminders for a workspace.
-func (s *Store) PendingReminders(ws string) ([]model.ReminderView, error) {
-	var out []model.ReminderView
+func (s *Store) PendingReminders(ws string) ([]ReminderView, error) {
+	var out []ReminderView
 	err := s.read(ws, func(r *rtx) error {
 		var err error
 		out, err = pendingReminders(r.ws)

@@ -162,15 +162,25 @@ func (x *viewCtx) rankOf(s *itemSum, vc *vcoll) (model.Rank, string) {
 
 func (x *viewCtx) ref(s *itemSum, vc *vcoll) string { return refOf(vc.Collection, s.Number) }
 
+// WorkItem is a suggested or listed item with why.
+type WorkItem struct {
+	DashboardNotice
+	Status    string
+	Priority  string
+	Tier      string
+	UpdatedAt string
+	ParentRef string
+}
+
 // notice is an item as an attention entry or suggestion.
-func (x *viewCtx) notice(typ string, s *itemSum, vc *vcoll, reason string) model.DashboardNotice {
-	return model.DashboardNotice{Type: typ, ItemSlug: s.Slug, ItemRef: x.ref(s, vc), ItemTitle: s.Title,
+func (x *viewCtx) notice(typ string, s *itemSum, vc *vcoll, reason string) DashboardNotice {
+	return DashboardNotice{Type: typ, ItemSlug: s.Slug, ItemRef: x.ref(s, vc), ItemTitle: s.Title,
 		Collection: vc.Slug, Reason: reason}
 }
 
 // workItem is a notice with the item's status and priority.
-func (x *viewCtx) workItem(typ string, s *itemSum, vc *vcoll, status, reason string) model.WorkItem {
-	w := model.WorkItem{DashboardNotice: x.notice(typ, s, vc, reason), Status: status,
+func (x *viewCtx) workItem(typ string, s *itemSum, vc *vcoll, status, reason string) WorkItem {
+	w := WorkItem{DashboardNotice: x.notice(typ, s, vc, reason), Status: status,
 		UpdatedAt: fmtTime(s.UpdatedAt)}
 	_, w.Priority = x.rankOf(s, vc)
 	if k, ok := idKey(s.ParentID); ok {
@@ -644,6 +654,17 @@ func (x *viewCtx) reason(sg suggestion) string {
 	return model.SuggestionReason(sg.tier, sg.vc.noun, sg.status, sg.rankV, x.planTitle(sg.sum))
 }
 
+// NextWork is the read model behind GET /workspaces/{ws}/next and
+// /ready: ranked, actionable items (never blocked, never leased to
+// someone else) and, apart, the fired reminders waiting for an
+// acknowledgement (not lease-filtered).
+type NextWork struct {
+	Items     []WorkItem
+	Reminders []ReminderView
+	HasMore   bool
+	Role      string
+}
+
 // NextParams ask for suggestions.
 type NextParams struct {
 	Now   time.Time
@@ -655,14 +676,14 @@ type NextParams struct {
 // Next answers GET /next (limit 3) and /ready (the actionable backlog):
 // open work in ranking order, never blocked, never leased to another
 // claimant, with the fired reminders waiting for an acknowledgement.
-func (s *Store) Next(ws string, p NextParams) (*model.NextWork, error) {
+func (s *Store) Next(ws string, p NextParams) (*NextWork, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
 	if p.Limit <= 0 {
 		p.Limit = 3
 	}
-	out := &model.NextWork{Items: []model.WorkItem{}, Role: p.Role}
+	out := &NextWork{Items: []WorkItem{}, Role: p.Role}
 	err := s.read(ws, func(r *rtx) error {
 		x, err := newViewCtx(r.ws, p.Now)
 		if err != nil {

@@ -89,7 +89,7 @@ func boolPtr(b bool) *bool { return &b }
 
 var claude = model.Claimant{Holder: "claude", Worker: workerA}
 
-func workRefs(items []model.WorkItem) []string {
+func workRefs(items []WorkItem) []string {
 	out := []string{}
 	for _, it := range items {
 		out = append(out, it.ItemRef)
@@ -105,7 +105,7 @@ func (f *viewFixture) refs(titles ...string) []string {
 	return out
 }
 
-func (f *viewFixture) next(t *testing.T, p NextParams) *model.NextWork {
+func (f *viewFixture) next(t *testing.T, p NextParams) *NextWork {
 	t.Helper()
 	p.Now = f.clk.now()
 	out, err := f.s.Next(f.ws, p)
@@ -335,7 +335,7 @@ func TestStandupAndChangelog(t *testing.T) {
 	wantCode(t, err, model.CodeInvalidSince)
 }
 
-func changelogRefs(c *model.Changelog) []string {
+func changelogRefs(c *Changelog) []string {
 	out := []string{}
 	for _, e := range c.Items {
 		out = append(out, e.Ref)

@@ -1,15 +1,11 @@
-package model
+package api
 
-import "strings"
+import "github.com/padd/padd/model"
 
 // The agent bootstrap (Pad's PRJ-09): one answer with what an agent
 // needs to start working in a workspace. Shapes are Pad's slim v0.4
 // projections: no ids beyond the workspace's, no timestamps, schemas as
 // objects.
-
-// Bootstrap caps: each dashboard list ships at most this many entries
-// and counts the rest in its *_overflow_count.
-const BootstrapCap = 5
 
 // Bootstrap is the reply of GET /workspaces/{ws}/agent/bootstrap.
 type Bootstrap struct {
@@ -19,7 +15,7 @@ type Bootstrap struct {
 	Conventions     []BootstrapConvention `json:"conventions"`
 	ConventionIndex []ConventionMeta      `json:"convention_index"`
 	Roles           []BootstrapRole       `json:"roles"`
-	Playbooks       []PlaybookMeta        `json:"playbooks"`
+	Playbooks       []model.PlaybookMeta  `json:"playbooks"`
 	Dashboard       *BootstrapDashboard   `json:"dashboard,omitempty"`
 	NeedsOnboarding bool                  `json:"needs_onboarding"`
 	BuiltinUpdates  int                   `json:"builtin_updates,omitempty"`
@@ -66,20 +62,8 @@ type BootstrapSchema struct {
 // Label shadows the embedded one in JSON, so every other member of
 // FieldDef, present or future, still ships verbatim.
 type BootstrapField struct {
-	FieldDef
+	model.FieldDef
 	Label string `json:"label,omitempty"`
-}
-
-// SlimSchema drops the derivable labels.
-func SlimSchema(s Schema) BootstrapSchema {
-	out := BootstrapSchema{Fields: make([]BootstrapField, len(s.Fields))}
-	for i, f := range s.Fields {
-		out.Fields[i] = BootstrapField{FieldDef: f}
-		if f.Label != TitleCase(f.Key) {
-			out.Fields[i].Label = f.Label
-		}
-	}
-	return out
 }
 
 // BootstrapConvention is an always-on convention with its body; it has
@@ -113,7 +97,7 @@ type BootstrapRole struct {
 }
 
 // BootstrapDashboard is the workspace dashboard with five of its lists
-// capped at BootstrapCap and the remainder of each counted in its
+// capped at model.BootstrapCap and the remainder of each counted in its
 // *_overflow_count (omitted when nothing was cut). The cap is the
 // bootstrap's: GET .../dashboard answers the full lists.
 type BootstrapDashboard struct {
@@ -123,85 +107,4 @@ type BootstrapDashboard struct {
 	ActiveItemsOverflowCount    int `json:"active_items_overflow_count,omitempty"`
 	ActivePlansOverflowCount    int `json:"active_plans_overflow_count,omitempty"`
 	ByRoleOverflowCount         int `json:"by_role_overflow_count,omitempty"`
-}
-
-// CapDashboard makes the bootstrap's view of a dashboard. d is not
-// changed: the capped lists are new slice headers over its arrays.
-func CapDashboard(d *Dashboard) *BootstrapDashboard {
-	c := *d
-	out := &BootstrapDashboard{Dashboard: &c}
-	c.Attention, out.AttentionOverflowCount = capList(d.Attention)
-	c.RecentActivity, out.RecentActivityOverflowCount = capList(d.RecentActivity)
-	c.ActiveItems, out.ActiveItemsOverflowCount = capList(d.ActiveItems)
-	c.ActivePlans, out.ActivePlansOverflowCount = capList(d.ActivePlans)
-	c.ByRole, out.ByRoleOverflowCount = capList(d.ByRole)
-	return out
-}
-
-func capList[T any](l []T) ([]T, int) {
-	if len(l) <= BootstrapCap {
-		return l, 0
-	}
-	return l[:BootstrapCap:BootstrapCap], len(l) - BootstrapCap
-}
-
-// DashboardSummary counts live items, per collection per done-field value.
-type DashboardSummary struct {
-	TotalItems   int                       `json:"total_items"`
-	ByCollection map[string]map[string]int `json:"by_collection"`
-}
-
-// DashboardItem is an item in flight.
-type DashboardItem struct {
-	Slug           string `json:"slug"`
-	Title          string `json:"title"`
-	CollectionSlug string `json:"collection_slug"`
-	CollectionIcon string `json:"collection_icon"`
-	Priority       string `json:"priority,omitempty"`
-	Status         string `json:"status"`
-	UpdatedAt      string `json:"updated_at"`
-	ItemRef        string `json:"item_ref,omitempty"`
-}
-
-// DashboardPlan is an active plan with its children's progress.
-type DashboardPlan struct {
-	Slug      string `json:"slug"`
-	Ref       string `json:"ref,omitempty"`
-	Title     string `json:"title"`
-	Progress  int    `json:"progress"`
-	TaskCount int    `json:"task_count"`
-	DoneCount int    `json:"done_count"`
-}
-
-// DashboardNotice is an item the dashboard points at, with why.
-type DashboardNotice struct {
-	Type       string `json:"type,omitempty"`
-	ItemSlug   string `json:"item_slug"`
-	ItemRef    string `json:"item_ref,omitempty"`
-	ItemTitle  string `json:"item_title"`
-	Collection string `json:"collection"`
-	Reason     string `json:"reason"`
-}
-
-// DashboardActivity is one recent feed entry.
-type DashboardActivity struct {
-	Action         string `json:"action"`
-	Actor          string `json:"actor"`
-	ActorName      string `json:"actor_name,omitempty"`
-	Source         string `json:"source"`
-	CreatedAt      string `json:"created_at"`
-	ItemTitle      string `json:"item_title,omitempty"`
-	ItemSlug       string `json:"item_slug,omitempty"`
-	ItemRef        string `json:"item_ref,omitempty"`
-	CollectionSlug string `json:"collection_slug,omitempty"`
-}
-
-// InFlightStatus reports whether a done-field value means work is under
-// way (Pad's dashboard "active" statuses), across spellings.
-func InFlightStatus(status string) bool {
-	switch strings.ReplaceAll(strings.ToLower(status), "-", "_") {
-	case "in_progress", "exploring", "fixing", "confirmed", "in_review":
-		return true
-	}
-	return false
 }

@@ -1,7 +1,9 @@
-package model
+package api
 
-// The project views' answers (PRJ-01..08), in Pad's JSON shapes. The
-// dashboard's rows are the bootstrap's (bootstrap.go), so the bootstrap
+// The project views' answers (Pad's pad_project, PRJ-01..08), in Pad's
+// JSON shapes. padd computes each view as storage's result type and
+// converts it to these at the edge (daemon/wire_project.go). The
+// dashboard's rows are also the bootstrap's (bootstrap.go), whose
 // dashboard is this one with its lists capped.
 
 // Dashboard is GET /workspaces/{ws}/dashboard.
@@ -17,25 +19,11 @@ type Dashboard struct {
 	// delivery path of a reminder when nothing else delivers it.
 	PendingReminders []ReminderView `json:"pending_reminders"`
 	// AttentionTotals counts each attention type in full; the list
-	// itself carries at most AttentionCap entries of each type.
+	// itself carries at most model.AttentionCap entries of each type.
 	AttentionTotals  map[string]int `json:"attention_totals"`
 	Degraded         bool           `json:"degraded"`
 	DegradedSections []string       `json:"degraded_sections"`
 }
-
-// AttentionCap bounds the dashboard's entries of one attention type (and
-// a stale category's), so a workspace with thousands of stalled items
-// still answers in a page; the totals are exact.
-const AttentionCap = 25
-
-// Attention (and stale) entry types.
-const (
-	NoticeBlocked        = "blocked"
-	NoticeOverdue        = "overdue"
-	NoticeStalled        = "stalled"
-	NoticePlanCompletion = "plan_completion"
-	NoticeOutOfWorkflow  = "out_of_workflow"
-)
 
 // DashboardRecent is a recent feed entry as the dashboard shows it.
 // ReorderCount is how many rows a collapsed reorder batch stood for;
@@ -143,9 +131,6 @@ type Report struct {
 	CompletedItemsOverflow int               `json:"completed_items_overflow_count,omitempty"`
 }
 
-// ReportItemsCap bounds a report's completed_items.
-const ReportItemsCap = 500
-
 // ReportBucket is one time-series point, labelled in the report's zone
 // ("YYYY-MM-DD", or "YYYY-MM-DDTHH" for the day window).
 type ReportBucket struct {
@@ -230,7 +215,7 @@ type CatchUpWindow struct {
 	CappedAtCeiling bool   `json:"capped_at_ceiling"`
 }
 
-// CatchUpSection is a counted list of at most CatchUpLines lines.
+// CatchUpSection is a counted list of at most model.CatchUpLines lines.
 type CatchUpSection struct {
 	Total int           `json:"total"`
 	Lines []CatchUpLine `json:"lines"`
@@ -275,4 +260,55 @@ type ReminderView struct {
 	CreatedBy      string `json:"created_by"`
 	CreatedAt      string `json:"created_at"`
 	Seq            int64  `json:"seq"`
+}
+
+// DashboardSummary counts live items, per collection per done-field value.
+type DashboardSummary struct {
+	TotalItems   int                       `json:"total_items"`
+	ByCollection map[string]map[string]int `json:"by_collection"`
+}
+
+// DashboardItem is an item in flight.
+type DashboardItem struct {
+	Slug           string `json:"slug"`
+	Title          string `json:"title"`
+	CollectionSlug string `json:"collection_slug"`
+	CollectionIcon string `json:"collection_icon"`
+	Priority       string `json:"priority,omitempty"`
+	Status         string `json:"status"`
+	UpdatedAt      string `json:"updated_at"`
+	ItemRef        string `json:"item_ref,omitempty"`
+}
+
+// DashboardPlan is an active plan with its children's progress.
+type DashboardPlan struct {
+	Slug      string `json:"slug"`
+	Ref       string `json:"ref,omitempty"`
+	Title     string `json:"title"`
+	Progress  int    `json:"progress"`
+	TaskCount int    `json:"task_count"`
+	DoneCount int    `json:"done_count"`
+}
+
+// DashboardNotice is an item the dashboard points at, with why.
+type DashboardNotice struct {
+	Type       string `json:"type,omitempty"`
+	ItemSlug   string `json:"item_slug"`
+	ItemRef    string `json:"item_ref,omitempty"`
+	ItemTitle  string `json:"item_title"`
+	Collection string `json:"collection"`
+	Reason     string `json:"reason"`
+}
+
+// DashboardActivity is one recent feed entry.
+type DashboardActivity struct {
+	Action         string `json:"action"`
+	Actor          string `json:"actor"`
+	ActorName      string `json:"actor_name,omitempty"`
+	Source         string `json:"source"`
+	CreatedAt      string `json:"created_at"`
+	ItemTitle      string `json:"item_title,omitempty"`
+	ItemSlug       string `json:"item_slug,omitempty"`
+	ItemRef        string `json:"item_ref,omitempty"`
+	CollectionSlug string `json:"collection_slug,omitempty"`
 }
