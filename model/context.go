@@ -11,6 +11,13 @@ import (
 
 // The item work brief (Pad's ITM-22): everything an agent needs to work
 // one item, assembled in a fixed order within a size budget.
+//
+// Unlike the other views' answers (api's types, converted from storage's
+// results at the edge), the brief's types keep their JSON shape here: the
+// budget is counted in characters of each part's JSON (ContextSize), so
+// that shape is part of the admission rule, and padd sends the brief as
+// it was measured. PlaybookMeta is one of those parts, and is also the
+// entry of the bootstrap's and the playbook list's answers.
 
 // Context error codes.
 const (
