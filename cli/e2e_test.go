@@ -35,6 +35,9 @@ var (
 	binDir    string // where TestMain's directory holds the built binaries
 	buildOnce sync.Once
 	buildErr  error
+	// paddBin and padctlBin are this go test run's (testbin.PaddForRun).
+	paddBin, padctlBin string
+	doneBin            func()
 )
 
 func TestMain(m *testing.M) {
@@ -45,6 +48,9 @@ func TestMain(m *testing.M) {
 	}
 	binDir = dir
 	code := m.Run()
+	if doneBin != nil {
+		doneBin()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -62,11 +68,15 @@ func binaries(t testing.TB) (padd, padctl string) {
 	if testing.Short() {
 		t.Skip("end-to-end: builds and runs the binaries")
 	}
-	buildOnce.Do(func() { buildErr = goBuild(binDir+"/", nil, "./cmd/padd", "./cmd/padctl") })
+	buildOnce.Do(func() {
+		var bins testbin.Binaries
+		bins, buildErr = testbin.PaddForRun("..", testbin.Race())
+		paddBin, padctlBin, doneBin = bins.Padd, bins.Padctl, bins.Done
+	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	return filepath.Join(binDir, "padd"), filepath.Join(binDir, "padctl")
+	return paddBin, padctlBin
 }
 
 // stopPaddOf stops whatever padd daemon.json in home names, so no test

@@ -46,17 +46,14 @@ func runMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	dir, err := os.MkdirTemp("", "padd-e2e-bin-")
+	raceBuild = testbin.Race()
+	bins, err := testbin.PaddForRun(root, raceBuild)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	raceBuild = testbin.Race()
-	if paddBin, padctlBin, err = testbin.BuildPadd(root, dir, raceBuild); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err)
-		return 1
-	}
+	defer bins.Done()
+	paddBin, padctlBin = bins.Padd, bins.Padctl
 	defer func() {
 		if seedDir != "" {
 			os.RemoveAll(seedDir) // the benchmarks' generated workspace

@@ -48,17 +48,14 @@ func runMain(m *testing.M) int {
 		}
 		return 0
 	}
-	dir, err := os.MkdirTemp("", "padd-mcp-bin-")
+	raceBuild = testbin.Race()
+	bins, err := testbin.PaddForRun("..", raceBuild)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	raceBuild = testbin.Race()
-	if paddBin, padctlBin, err = testbin.BuildPadd("..", dir, raceBuild); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	defer bins.Done()
+	paddBin, padctlBin = bins.Padd, bins.Padctl
 	return m.Run()
 }
 

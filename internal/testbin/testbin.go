@@ -50,6 +50,46 @@ func GoBuild(root, out string, race bool, flags []string, pkgs ...string) error 
 	return nil
 }
 
+// Binaries are padd and padctl built for the tests of one `go test` run:
+// the test packages of a run that all start the real binaries share one
+// build (RunShared), instead of linking them again in each package.
+// Done removes what only this process used.
+type Binaries struct {
+	Padd, Padctl string
+	Done         func()
+}
+
+// PaddForRun builds padd and padctl (with -race when race is set) once
+// per `go test` run, in a directory every test package of that run finds
+// (RunShared), and privately where the run cannot be told (a test binary
+// started by hand, another system).
+func PaddForRun(root string, race bool) (Binaries, error) {
+	if dir, unlock, ok := RunShared(race); ok {
+		defer unlock()
+		padd, padctl := filepath.Join(dir, "padd"), filepath.Join(dir, "padctl")
+		if _, err := os.Stat(filepath.Join(dir, "built")); err == nil {
+			return Binaries{padd, padctl, func() {}}, nil
+		}
+		if _, _, err := BuildPadd(root, dir, race); err != nil {
+			return Binaries{}, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "built"), nil, 0o600); err != nil {
+			return Binaries{}, err
+		}
+		return Binaries{padd, padctl, func() {}}, nil
+	}
+	dir, err := os.MkdirTemp("", "padd-testbin-")
+	if err != nil {
+		return Binaries{}, err
+	}
+	padd, padctl, err := BuildPadd(root, dir, race)
+	if err != nil {
+		os.RemoveAll(dir)
+		return Binaries{}, err
+	}
+	return Binaries{padd, padctl, func() { os.RemoveAll(dir) }}, nil
+}
+
 // BuildPadd builds padd and padctl into dir.
 func BuildPadd(root, dir string, race bool) (padd, padctl string, err error) {
 	padd, padctl = filepath.Join(dir, "padd"), filepath.Join(dir, "padctl")
