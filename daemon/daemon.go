@@ -30,10 +30,10 @@ type Config struct {
 	DataDir string
 	// Port to listen on; 0 tries api.DefaultPort, then any free port.
 	Port int
-	// Stderr receives human-readable logs too (nil: file only).
-	Stderr io.Writer
-	// LogLevel is the minimum level logged.
-	LogLevel slog.Level
+	// Log is where padd logs (nil: NewLogger(DataDir, nil, slog.LevelInfo)).
+	Log *slog.Logger
+	// Limits bound requests and event streams (zero fields: defaults).
+	Limits Limits
 	// Ready, when set, is called once padd is serving.
 	Ready func(info *api.Info)
 	// MCP serves the MCP sessions `padd mcp-serve` relays (nil: padd
@@ -81,7 +81,10 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, f := range []string{DBFile, WALFile, TokenFile, api.LogFile, api.InfoFile} {
 		_ = os.Chmod(filepath.Join(cfg.DataDir, f), 0o600)
 	}
-	log := newLogger(cfg)
+	log := cfg.Log
+	if log == nil {
+		log = NewLogger(cfg.DataDir, nil, slog.LevelInfo)
+	}
 	store, err := storage.Open(filepath.Join(cfg.DataDir, DBFile), storage.Options{Timeout: time.Second, Logger: log})
 	if storage.IsLocked(err) {
 		info, _ := api.ReadInfo(cfg.DataDir)
@@ -124,10 +127,11 @@ func Run(ctx context.Context, cfg Config) error {
 	defer stopSelf()
 	srv := NewServer(store, index, token, log)
 	srv.stop = stopSelf
+	srv.limits = cfg.Limits.orDefaults()
 	srv.mcpServe = cfg.MCP
 	// No ReadTimeout or WriteTimeout: they would cut event streams. A
 	// slow header is bounded here, a slow body by the server (its
-	// bodyTimeout), an idle keep-alive connection by IdleTimeout, and a
+	// limits.BodyTimeout), an idle keep-alive connection by IdleTimeout, and a
 	// stalled stream reader by the stream's own write deadline.
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 1 << 20, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -212,18 +216,18 @@ func loadToken(dir string) (string, error) {
 	return tok, nil
 }
 
-// newLogger logs JSON to a rotating file in the data directory and, when
-// asked, text to stderr.
-func newLogger(cfg Config) *slog.Logger {
-	file := &lumberjack.Logger{Filename: filepath.Join(cfg.DataDir, api.LogFile), MaxSize: 10, MaxBackups: 3, MaxAge: 28}
-	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+// NewLogger logs JSON at level and above to a rotating file in the data
+// directory and, when stderr is not nil, text to stderr too. It creates
+// the directory when missing (0700).
+func NewLogger(dataDir string, stderr io.Writer, level slog.Level) *slog.Logger {
+	_ = os.MkdirAll(dataDir, 0o700)
+	file := &lumberjack.Logger{Filename: filepath.Join(dataDir, api.LogFile), MaxSize: 10, MaxBackups: 3, MaxAge: 28}
+	opts := &slog.HandlerOptions{Level: level}
 	var h slog.Handler = slog.NewJSONHandler(file, opts)
-	if cfg.Stderr != nil {
-		h = fanout{h, slog.NewTextHandler(cfg.Stderr, opts)}
+	if stderr != nil {
+		h = fanout{h, slog.NewTextHandler(stderr, opts)}
 	}
-	l := slog.New(h)
-	slog.SetDefault(l)
-	return l
+	return slog.New(h)
 }
 
 // fanout sends each record to several handlers.

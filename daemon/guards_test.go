@@ -20,7 +20,7 @@ import (
 // once: net/http's drain of the unread rest must not wait on the trickle.
 func TestSlowBodyRefused(t *testing.T) {
 	h := newHarness(t)
-	h.srv.bodyTimeout = 300 * time.Millisecond
+	h.srv.limits.BodyTimeout = 300 * time.Millisecond
 	addr := strings.TrimPrefix(h.ts.URL, "http://")
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -74,7 +74,7 @@ func TestPathProblem(t *testing.T) {
 	}
 }
 
-// An answer slower than slowAfter leaves a line in padd's log naming the
+// An answer slower than limits.SlowAfter leaves a line in padd's log naming the
 // route and the time, so a client's timeout can be explained; a quick
 // one leaves none.
 func TestSlowRequestLogged(t *testing.T) {
@@ -85,10 +85,10 @@ func TestSlowRequestLogged(t *testing.T) {
 	if strings.Contains(logs.String(), "slow request") {
 		t.Fatalf("a quick list was logged as slow:\n%s", logs.String())
 	}
-	h.srv.slowAfter = time.Nanosecond
+	h.srv.limits.SlowAfter = time.Nanosecond
 	h.mustJSON("GET", "/api/v1/workspaces/w/items", nil, 200, nil)
 	got := logs.String()
 	if !strings.Contains(got, "slow request") || !strings.Contains(got, "path=/api/v1/workspaces/w/items") || !strings.Contains(got, "took=") {
-		t.Fatalf("a list slower than slowAfter left no slow-request line naming its path and time:\n%s", got)
+		t.Fatalf("a list slower than limits.SlowAfter left no slow-request line naming its path and time:\n%s", got)
 	}
 }

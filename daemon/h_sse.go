@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,61 +28,28 @@ import (
 // link_created, link_deleted, role_updated and workspace_deleted, which
 // Pad clients ignore as unknown names.
 
-// SSE defaults (Pad's limits; its keepalive is 30 s, padd's 15 s).
-const (
-	sseDefaultKeepalive    = 15 * time.Second
-	sseDefaultWriteTimeout = 10 * time.Second
-	sseDefaultMaxTotal     = 1000
-	sseDefaultMaxPerWS     = 100
-	sseRetryAfterSeconds   = 5
-	ssePage                = storage.DefaultChangesLimit
-)
+// sseRetryAfterSeconds is the Retry-After of a refused stream.
+const sseRetryAfterSeconds = 5
 
-// sseState is the streams' settings and admission counts.
+// sseState is the streams' admission counts (their caps: s.limits).
 type sseState struct {
-	// keepalive is the idle interval between ": keepalive" comments
-	// (PADD_SSE_KEEPALIVE, a Go duration, overrides it).
-	keepalive time.Duration
-	// writeTimeout bounds each write, so a client that stops reading
-	// releases its goroutine instead of pinning it.
-	writeTimeout    time.Duration
-	maxTotal        int // PAD_SSE_MAX_CONNECTIONS, as Pad names it
-	maxPerWorkspace int // PAD_SSE_MAX_PER_WORKSPACE
-
 	mu    sync.Mutex
 	total int
 	perWS map[string]int
 }
 
 func (s *Server) sseRoutes() {
-	s.sse = sseState{keepalive: sseDefaultKeepalive, writeTimeout: sseDefaultWriteTimeout,
-		maxTotal: sseDefaultMaxTotal, maxPerWorkspace: sseDefaultMaxPerWS, perWS: map[string]int{}}
-	if v := os.Getenv("PADD_SSE_KEEPALIVE"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			s.sse.keepalive = d
-		} else {
-			s.log.Warn("PADD_SSE_KEEPALIVE is not a positive duration (e.g. 15s); using the default", "value", v)
-		}
-	}
-	for env, dst := range map[string]*int{"PAD_SSE_MAX_CONNECTIONS": &s.sse.maxTotal, "PAD_SSE_MAX_PER_WORKSPACE": &s.sse.maxPerWorkspace} {
-		if v := os.Getenv(env); v != "" {
-			if n, err := strconv.Atoi(v); err == nil && n > 0 {
-				*dst = n
-			} else {
-				s.log.Warn(env+" is not a positive integer; using the default", "value", v)
-			}
-		}
-	}
+	s.sse = sseState{perWS: map[string]int{}}
 	s.handle("GET /api/v1/events", s.workspaceEvents)
 	s.handle("GET /api/v1/events/stream", s.allEvents)
 }
 
 // admit takes a stream slot (wsID "" for the all-workspaces stream,
 // which counts only toward the total), or refuses.
-func (a *sseState) admit(wsID string) (release func(), ok bool) {
+func (a *sseState) admit(l Limits, wsID string) (release func(), ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.total >= a.maxTotal || wsID != "" && a.perWS[wsID] >= a.maxPerWorkspace {
+	if a.total >= l.SSEMaxTotal || wsID != "" && a.perWS[wsID] >= l.SSEMaxPerWorkspace {
 		return nil, false
 	}
 	a.total++
@@ -128,7 +94,7 @@ func (s *Server) workspaceEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	release, ok := s.sse.admit(ws.ID)
+	release, ok := s.sse.admit(s.limits, ws.ID)
 	if !ok {
 		refuseStream(w)
 		return nil
@@ -158,7 +124,7 @@ func (s *Server) workspaceEvents(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
-	release, ok := s.sse.admit("")
+	release, ok := s.sse.admit(s.limits, "")
 	if !ok {
 		refuseStream(w)
 		return nil
@@ -294,7 +260,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, f
 	h.Set("Connection", "keep-alive")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.sse.writeTimeout}
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.limits.SSEWriteTimeout}
 	defer sw.clearDeadline()
 	if sw.event(nil, "connected", connected) != nil {
 		return
@@ -344,7 +310,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, f
 	if !drain() {
 		return
 	}
-	keepalive := time.NewTicker(s.sse.keepalive)
+	keepalive := time.NewTicker(s.limits.SSEKeepalive)
 	defer keepalive.Stop()
 	for {
 		select {

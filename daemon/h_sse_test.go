@@ -292,9 +292,9 @@ func TestEventsSyncRequired(t *testing.T) {
 	}
 }
 
-func TestEventsKeepaliveFromEnv(t *testing.T) {
-	t.Setenv("PADD_SSE_KEEPALIVE", "50ms")
+func TestEventsKeepalive(t *testing.T) {
 	h := newHarness(t)
+	h.srv.limits.SSEKeepalive = 50 * time.Millisecond
 	s := h.openSSE("/api/v1/events?workspace=w")
 	s.connected()
 	for range 2 {
@@ -372,9 +372,8 @@ func TestEventStreamAcrossWorkspaces(t *testing.T) {
 }
 
 func TestEventsLimitsAndRefusals(t *testing.T) {
-	t.Setenv("PAD_SSE_MAX_PER_WORKSPACE", "1")
-	t.Setenv("PAD_SSE_MAX_CONNECTIONS", "2")
 	h := newHarness(t)
+	h.srv.limits.SSEMaxPerWorkspace, h.srv.limits.SSEMaxTotal = 1, 2
 	h.mustJSON("POST", "/api/v1/workspaces", map[string]any{"name": "Two", "slug": "w2"}, 201, nil)
 	h.wantError("GET", "/api/v1/events", nil, 400, "bad_request")
 	h.wantError("GET", "/api/v1/events?workspace=nope", nil, 404, "not_found")
@@ -449,7 +448,7 @@ func (w *stalledWriter) Write(p []byte) (int, error) {
 
 func TestEventsStalledClientIsReleased(t *testing.T) {
 	h := newHarness(t)
-	h.srv.sse.writeTimeout = 50 * time.Millisecond
+	h.srv.limits.SSEWriteTimeout = 50 * time.Millisecond
 	w := &stalledWriter{header: http.Header{}}
 	done := make(chan struct{})
 	go func() {

@@ -35,14 +35,9 @@ type Server struct {
 	stop    func()
 	started time.Time
 	sse     sseState // event-stream settings and admission (h_sse.go)
-	// bodyTimeout bounds the read of a request body, so a client that
-	// trickles one (slowloris) cannot hold a connection open for ever.
-	bodyTimeout time.Duration
-	// slowAfter is how long an answer may take before padd logs it
-	// (DefaultSlowAfter): every route but the event streams answers in
-	// milliseconds, so one that takes seconds is worth a log line that
-	// explains a client's timeout.
-	slowAfter time.Duration
+	// limits bound a request body's read, so a client that trickles one
+	// (slowloris) cannot hold a connection open for ever, and the streams.
+	limits Limits
 	// mcpServe serves relayed MCP sessions (nil: none); mcp tracks them.
 	mcpServe MCPServe
 	mcp      mcpSessions
@@ -54,25 +49,13 @@ type Server struct {
 const (
 	MaxURI         = 16 << 10
 	MaxHeaderBytes = 64 << 10
-	// DefaultBodyTimeout bounds reading a request body
-	// (PADD_BODY_TIMEOUT, a Go duration, overrides it). A loopback client
-	// sends MaxBody in milliseconds.
-	DefaultBodyTimeout = 20 * time.Second
-	DefaultSlowAfter   = 2 * time.Second
 )
 
 // NewServer builds the API over an open store. token is required on every
 // route but health.
 func NewServer(store *storage.Store, index *searchindex.Index, token string, log *slog.Logger) *Server {
 	s := &Server{store: store, index: index, token: token, log: log, mux: http.NewServeMux(), done: make(chan struct{}),
-		now: time.Now, started: time.Now().UTC(), bodyTimeout: DefaultBodyTimeout, slowAfter: DefaultSlowAfter}
-	if v := os.Getenv("PADD_BODY_TIMEOUT"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			s.bodyTimeout = d
-		} else {
-			log.Warn("PADD_BODY_TIMEOUT is not a positive duration (e.g. 20s); using the default", "value", v)
-		}
-	}
+		now: time.Now, started: time.Now().UTC(), limits: DefaultLimits()}
 	s.routes()
 	return s
 }
@@ -140,7 +123,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(api.VersionHeader, api.Version)
 	start := time.Now()
 	defer func() {
-		if d := time.Since(start); d > s.slowAfter && !streams[r.URL.Path] {
+		if d := time.Since(start); d > s.limits.SlowAfter && !streams[r.URL.Path] {
 			s.log.Warn("slow request: padd took this long to answer it", "method", r.Method, "path", r.URL.Path, "took", d.Round(time.Millisecond))
 		}
 		if p := recover(); p != nil {
@@ -190,8 +173,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Body != nil && r.Body != http.NoBody {
 		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) == nil {
-			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc, timeout: s.bodyTimeout}
+		if rc.SetReadDeadline(time.Now().Add(s.limits.BodyTimeout)) == nil {
+			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc, timeout: s.limits.BodyTimeout}
 		}
 	}
 	if _, pattern := s.mux.Handler(r); pattern == "" {
@@ -271,7 +254,7 @@ func pathProblem(p string) string {
 }
 
 // deadlineBody is a request body read under a deadline (the server's
-// bodyTimeout). Once the whole body is in, the deadline is lifted:
+// limits.BodyTimeout). Once the whole body is in, the deadline is lifted:
 // net/http goes on reading the connection in the background while the
 // handler runs, and must not take a stale deadline for the client going
 // away. A body that failed (timed out) keeps it, so net/http's drain of
@@ -298,7 +281,7 @@ func bodyTimeout(r *http.Request) time.Duration {
 	if b, ok := r.Body.(*deadlineBody); ok {
 		return b.timeout
 	}
-	return DefaultBodyTimeout
+	return DefaultLimits().BodyTimeout
 }
 
 // loopbackHost accepts 127.0.0.1, ::1 and localhost (with any port).

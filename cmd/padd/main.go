@@ -14,6 +14,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -49,13 +50,21 @@ func main() {
 	// workspace asks which one their directory links to.
 	links := padtomlwatch.New()
 	defer links.Close()
-	cfg := daemon.Config{DataDir: dir, Port: *port, Stderr: os.Stderr, MCP: mcpstdio.Relayed(links.Find)}
+	var stderr io.Writer = os.Stderr
 	if *quiet {
-		cfg.Stderr = nil
+		stderr = nil
 	}
+	level := slog.LevelInfo
 	if *debug {
-		cfg.LogLevel = slog.LevelDebug
+		level = slog.LevelDebug
 	}
+	log := daemon.NewLogger(dir, stderr, level)
+	slog.SetDefault(log)
+	limits, warns := daemon.LimitsFromEnv(os.Getenv)
+	for _, w := range warns {
+		log.Warn(w)
+	}
+	cfg := daemon.Config{DataDir: dir, Port: *port, Log: log, Limits: limits, MCP: mcpstdio.Relayed(links.Find)}
 	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -97,14 +106,11 @@ func startCPUProfile(path string) (stop func()) {
 }
 
 // tuneGC lets the heap grow to three times what is live (GOGC=200) under
-// a soft limit of 384 MiB, unless GOGC or GOMEMLIMIT say otherwise. Under
-// the load run padd's live heap is about 10 MB, so the default GOGC=100
-// collects every few milliseconds; at 200 two alternating pairs of load
-// runs made 604 and 680 ops/s against 491 and 511, with anonymous memory
-// at 32–34 MB against 22 (docs/PERFORMANCE.md). The limit keeps a large
-// job's heap in bounds: building the index of 100k items peaked at
-// 576 MB of RSS with both, 752 MB with neither, 1,013 MB with GOGC=200
-// alone. Past the limit Go collects more often, never fails.
+// a soft limit of 384 MiB, unless GOGC or GOMEMLIMIT say otherwise. padd's
+// live heap is small, so the default GOGC=100 collects very often under
+// load; the limit keeps a large job's heap (an index build) in bounds.
+// Past the limit Go collects more often, never fails. The runs behind
+// both numbers are in docs/PERFORMANCE.md (runs GC).
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		rdebug.SetGCPercent(200)
