@@ -16,6 +16,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/padtoml"
 )
 
 // Relay is `padd mcp-serve`: it hands the agent's session to the running
@@ -53,9 +54,9 @@ func Relay(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options)
 // Relayed returns what serves the sessions relays hand to padd (the
 // daemon's MCPServe): rw is the relay's connection, client reaches padd's
 // API in process, and sess says where the agent runs. findPadToml is
-// shared by the sessions (nil: api.FindPadToml), so that what one learned
+// shared by the sessions (nil: padtoml.Find), so that what one learned
 // of a directory serves the others.
-func Relayed(findPadToml func(dir string) (*api.PadToml, error)) func(ctx context.Context, rw io.ReadWriter, client *api.Client, sess api.MCPSession, log *slog.Logger) error {
+func Relayed(findPadToml func(dir string) (*padtoml.File, error)) func(ctx context.Context, rw io.ReadWriter, client *api.Client, sess api.MCPSession, log *slog.Logger) error {
 	return func(ctx context.Context, rw io.ReadWriter, client *api.Client, sess api.MCPSession, log *slog.Logger) error {
 		dir := sess.Dir
 		if dir == "" {

@@ -31,6 +31,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/padtoml"
 )
 
 // Options configure Serve. The zero value serves the real environment.
@@ -45,8 +46,8 @@ type Options struct {
 	// Getenv reads the environment (PAD_WORKSPACE). nil means os.Getenv.
 	Getenv func(string) string
 	// FindPadToml finds the .pad.toml linking a directory to a workspace.
-	// nil means api.FindPadToml, which reads the files on every call.
-	FindPadToml func(dir string) (*api.PadToml, error)
+	// nil means padtoml.Find, which reads the files on every call.
+	FindPadToml func(dir string) (*padtoml.File, error)
 	// Log receives the server's log lines. nil means os.Stderr. Never
 	// stdout: that is the protocol stream.
 	Log io.Writer
@@ -146,7 +147,7 @@ func (o Options) withDefaults() Options {
 		o.Getenv = os.Getenv
 	}
 	if o.FindPadToml == nil {
-		o.FindPadToml = api.FindPadToml
+		o.FindPadToml = padtoml.Find
 	}
 	if o.Dir == "" {
 		o.Dir, _ = os.Getwd()

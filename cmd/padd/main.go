@@ -24,8 +24,8 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/daemon"
-	"github.com/padd/padd/internal/padtomlwatch"
 	"github.com/padd/padd/mcpstdio"
+	"github.com/padd/padd/padtoml"
 )
 
 func main() {
@@ -48,7 +48,7 @@ func main() {
 	}
 	// The agents' .pad.toml files, watched: every tool call that names no
 	// workspace asks which one their directory links to.
-	links := padtomlwatch.New()
+	links := padtoml.NewFinder()
 	defer links.Close()
 	var stderr io.Writer = os.Stderr
 	if *quiet {

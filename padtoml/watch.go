@@ -1,15 +1,15 @@
-// Package padtomlwatch finds the .pad.toml that links a directory to a
-// workspace, as api.FindPadToml does, and remembers each answer until a
-// directory the answer was read from changes: a .pad.toml written,
-// created, removed or renamed there, or the directory itself moved or
-// removed.
+package padtoml
+
+// A Finder finds the .pad.toml that links a directory to a workspace, as
+// Find does, and remembers each answer until a directory the answer was
+// read from changes: a .pad.toml written, created, removed or renamed
+// there, or the directory itself moved or removed.
 //
 // An MCP session that names no workspace asks on every tool call, and
 // the walk from the agent's directory to the root is an open per
-// directory, most of them failing: 2.5 % of padd's CPU under the load
-// run. The watch makes a repeated answer a map lookup, and keeps it
+// directory, most of them failing (docs/PERFORMANCE.md, runs AH). The
+// watch makes a repeated answer a map lookup, and keeps it
 // right when someone runs `padctl init` beside a running agent.
-package padtomlwatch
 
 import (
 	"path/filepath"
@@ -18,8 +18,6 @@ import (
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
-
-	"github.com/padd/padd/api"
 )
 
 // Bounds on what a Finder keeps. Agents run in a handful of directories;
@@ -44,18 +42,18 @@ type Finder struct {
 }
 
 type answer struct {
-	pt  *api.PadToml
+	pt  *File
 	err error
 }
 
-// New returns a Finder that watches the directories it reads. When the
+// NewFinder returns a Finder that watches the directories it reads. When the
 // system refuses a watcher (no inotify instances left, say), the Finder
 // still answers, walking every time.
 //
 // On macOS and the BSDs it always walks: there fsnotify's kqueue opens a
 // descriptor for every file of a watched directory, and the walk's
 // directories include the home directory and /.
-func New() *Finder {
+func NewFinder() *Finder {
 	if runtime.GOOS != "linux" && runtime.GOOS != "windows" {
 		return &Finder{}
 	}
@@ -80,11 +78,11 @@ func (f *Finder) Close() error {
 }
 
 // Find returns the nearest .pad.toml from dir upward that names a
-// workspace, or nil; see api.FindPadToml. The answer is the Finder's
+// workspace, or nil; see Find. The answer is the Finder's
 // own: callers must not change it.
-func (f *Finder) Find(dir string) (*api.PadToml, error) {
+func (f *Finder) Find(dir string) (*File, error) {
 	if f == nil || f.w == nil || dir == "" {
-		return api.FindPadToml(dir)
+		return Find(dir)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -101,7 +99,7 @@ func (f *Finder) Find(dir string) (*api.PadToml, error) {
 	// Each directory is watched before its .pad.toml is read: a change
 	// after the read is then an event, and one before it is in the read.
 	keep := true
-	pt, err := api.WalkPadToml(abs, func(d string) {
+	pt, err := Walk(abs, func(d string) {
 		if keep && !f.watch(d) {
 			keep = false
 		}
@@ -164,7 +162,7 @@ func (f *Finder) changed(ev fsnotify.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	dirMoved := f.watched[ev.Name] && ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0
-	if filepath.Base(ev.Name) != api.PadTomlName && !f.watched[ev.Name] {
+	if filepath.Base(ev.Name) != FileName && !f.watched[ev.Name] {
 		return
 	}
 	if dirMoved {

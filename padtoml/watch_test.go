@@ -1,4 +1,4 @@
-package padtomlwatch
+package padtoml
 
 import (
 	"fmt"
@@ -8,13 +8,11 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/padd/padd/api"
 )
 
 func link(t *testing.T, dir, ws string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, api.PadTomlName), []byte(fmt.Sprintf("workspace = %q\n", ws)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(fmt.Sprintf("workspace = %q\n", ws)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -35,9 +33,9 @@ func tree(t *testing.T) (a, b, c string) {
 func newFinder(t *testing.T) *Finder {
 	t.Helper()
 	if runtime.GOOS != "linux" && runtime.GOOS != "windows" {
-		t.Skip("the Finder watches nothing on " + runtime.GOOS + ", by design (see New)")
+		t.Skip("the Finder watches nothing on " + runtime.GOOS + ", by design (see NewFinder)")
 	}
-	f := New()
+	f := NewFinder()
 	if f.w == nil {
 		t.Fatal("no watcher: this system refused fsnotify")
 	}
@@ -51,7 +49,7 @@ func newFinder(t *testing.T) *Finder {
 
 // eventually asks until the answer is want, or fails after a while: the
 // watch reports a change after the write returns.
-func eventually(t *testing.T, f *Finder, dir, want, wantPath string) *api.PadToml {
+func eventually(t *testing.T, f *Finder, dir, want, wantPath string) *File {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -74,10 +72,10 @@ func TestFindsWhatTheWalkFindsAndRemembersIt(t *testing.T) {
 	a, _, c := tree(t)
 	f := newFinder(t)
 	first, err := f.Find(c)
-	if err != nil || first == nil || first.Workspace != "one" || first.Path != filepath.Join(a, api.PadTomlName) {
+	if err != nil || first == nil || first.Workspace != "one" || first.Path != filepath.Join(a, FileName) {
 		t.Fatalf("Find = %+v, %v", first, err)
 	}
-	walked, _ := api.FindPadToml(c)
+	walked, _ := Find(c)
 	if *walked != *first {
 		t.Errorf("Find %+v, the walk %+v", first, walked)
 	}
@@ -97,7 +95,7 @@ func TestFindsWhatTheWalkFindsAndRemembersIt(t *testing.T) {
 func TestSeesEveryKindOfChange(t *testing.T) {
 	a, b, c := tree(t)
 	f := newFinder(t)
-	aToml, bToml := filepath.Join(a, api.PadTomlName), filepath.Join(b, api.PadTomlName)
+	aToml, bToml := filepath.Join(a, FileName), filepath.Join(b, FileName)
 	eventually(t, f, c, "one", aToml)
 
 	link(t, b, "two") // created nearer
@@ -145,7 +143,7 @@ func TestSeesEveryKindOfChange(t *testing.T) {
 func TestDirectoryReplaced(t *testing.T) {
 	a, b, c := tree(t)
 	f := newFinder(t)
-	eventually(t, f, c, "one", filepath.Join(a, api.PadTomlName))
+	eventually(t, f, c, "one", filepath.Join(a, FileName))
 	if err := os.Rename(b, b+".old"); err != nil {
 		t.Fatal(err)
 	}
@@ -153,9 +151,9 @@ func TestDirectoryReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	link(t, b, "five")
-	eventually(t, f, c, "five", filepath.Join(b, api.PadTomlName))
+	eventually(t, f, c, "five", filepath.Join(b, FileName))
 	link(t, c, "six")
-	eventually(t, f, c, "six", filepath.Join(c, api.PadTomlName))
+	eventually(t, f, c, "six", filepath.Join(c, FileName))
 }
 
 // Finds racing with changes end on the files' last state (run with -race).
@@ -184,14 +182,14 @@ func TestConcurrentFindsAndChanges(t *testing.T) {
 	for i := range 50 {
 		link(t, b, fmt.Sprintf("ws%d", i))
 		if i%2 == 1 {
-			_ = os.Remove(filepath.Join(b, api.PadTomlName))
+			_ = os.Remove(filepath.Join(b, FileName))
 		}
 	}
 	link(t, b, "last")
 	close(stop)
 	wg.Wait()
-	eventually(t, f, c, "last", filepath.Join(b, api.PadTomlName))
-	eventually(t, f, a, "one", filepath.Join(a, api.PadTomlName))
+	eventually(t, f, c, "last", filepath.Join(b, FileName))
+	eventually(t, f, a, "one", filepath.Join(a, FileName))
 }
 
 // Without a watcher (nil, or the zero Finder) every Find is the walk.
@@ -221,11 +219,11 @@ func BenchmarkFind(b *testing.B) {
 	}
 	b.Run("walk", func(b *testing.B) {
 		for b.Loop() {
-			_, _ = api.FindPadToml(dir)
+			_, _ = Find(dir)
 		}
 	})
 	b.Run("watched", func(b *testing.B) {
-		f := New()
+		f := NewFinder()
 		defer f.Close()
 		for b.Loop() {
 			_, _ = f.Find(dir)
