@@ -67,11 +67,3 @@ func (c *Client) Shutdown(ctx context.Context) error {
 	_, err := c.Do(ctx, "POST", "/padd/shutdown", nil, nil, nil)
 	return err
 }
-
-// LogFile is padd's log in its data directory (rotated in place), which
-// `padctl daemon logs` reads.
-const LogFile = "padd.log"
-
-// StartErrFile receives a starting padd's stderr (see Connect): the
-// reason when it dies before its log is open.
-const StartErrFile = "padd.start.err"

@@ -14,9 +14,6 @@ import (
 	"time"
 )
 
-// Version header carried by every padd answer.
-const VersionHeader = "X-Padd-Version"
-
 // SeqHeader answers a write to a workspace with the workspace's seq
 // after it: a search sent with min_seq at that seq sees the write.
 const SeqHeader = "X-Padd-Seq"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 )
 
 // Env is the world one padctl run sees. Main fills it from the process;
@@ -23,8 +24,8 @@ type Env struct {
 	// Style, when set, replaces the terminal detection.
 	Style *Style
 	// Connect finds padd, starting it when start is true. nil means
-	// api.Connect with the data directory from the environment.
-	Connect func(ctx context.Context, start bool) (*api.Client, *api.Info, error)
+	// launch.Connect with the data directory from the environment.
+	Connect func(ctx context.Context, start bool) (*api.Client, *launch.Info, error)
 }
 
 // ProcessEnv is the Env of the running process.
@@ -46,7 +47,7 @@ type App struct {
 	workspaceFlag string
 
 	client *api.Client
-	info   *api.Info
+	info   *launch.Info
 	// ws and wsFrom are the resolved workspace and where it came from
 	// (for error hints).
 	ws, wsFrom string
@@ -85,14 +86,14 @@ func (a *App) Client(ctx context.Context) (*api.Client, error) {
 
 // connect reaches padd without the side effects of Client: used by the
 // daemon commands, which must not start padd by accident.
-func (a *App) connect(ctx context.Context, start bool) (*api.Client, *api.Info, error) {
+func (a *App) connect(ctx context.Context, start bool) (*api.Client, *launch.Info, error) {
 	var c *api.Client
-	var info *api.Info
+	var info *launch.Info
 	var err error
 	if a.env.Connect != nil {
 		c, info, err = a.env.Connect(ctx, start)
 	} else {
-		c, info, err = api.Connect(ctx, api.ConnectOptions{Start: start})
+		c, info, err = launch.Connect(ctx, launch.ConnectOptions{Start: start})
 	}
 	if err != nil {
 		return nil, nil, err

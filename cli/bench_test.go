@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 )
 
 // BenchmarkColdPadctl measures padctl as a new process each time, which
@@ -68,7 +69,7 @@ func BenchmarkColdPadctl(b *testing.B) {
 // varied priorities) with parallel API writers.
 func seedItems(b *testing.B, home string, n int) time.Duration {
 	ctx := context.Background()
-	cl, _, err := api.Connect(ctx, api.ConnectOptions{DataDir: home})
+	cl, _, err := launch.Connect(ctx, launch.ConnectOptions{DataDir: home})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 )
 
 // DaemonCmd groups the commands that manage padd itself.
@@ -102,7 +103,7 @@ func humanBytes(n int64) string {
 // state asks the running padd for its status; Running is false when no
 // padd answers.
 func (a *App) daemonState(ctx context.Context) (daemonState, error) {
-	dir, err := api.DataDir()
+	dir, err := launch.DataDir()
 	if err != nil {
 		return daemonState{}, err
 	}
@@ -212,18 +213,18 @@ func (c *DaemonStopCmd) Run(ctx context.Context, a *App) error {
 // stopDaemon stops the padd of the data directory; pid 0 means none was
 // running.
 func (a *App) stopDaemon(ctx context.Context) (dir string, pid int, err error) {
-	dir, err = api.DataDir()
+	dir, err = launch.DataDir()
 	if err != nil {
 		return "", 0, err
 	}
-	info, err := api.ReadInfo(dir)
-	if errors.Is(err, api.ErrNoDaemon) {
+	info, err := launch.ReadInfo(dir)
+	if errors.Is(err, launch.ErrNoDaemon) {
 		return dir, 0, nil
 	}
 	if err != nil {
 		return dir, 0, err
 	}
-	if !api.ProcessAlive(info.PID) {
+	if !launch.ProcessAlive(info.PID) {
 		removeStaleInfo(dir, info.PID)
 		return dir, 0, nil
 	}
@@ -240,7 +241,7 @@ func (a *App) stopDaemon(ctx context.Context) (dir string, pid int, err error) {
 	} else {
 		a.notef("padd (pid %d) is still running %s after the stop request; sending it SIGTERM", info.PID, stopWait)
 	}
-	if err := terminate(info.PID); err != nil && api.ProcessAlive(info.PID) {
+	if err := terminate(info.PID); err != nil && launch.ProcessAlive(info.PID) {
 		return dir, 0, failf("stop_failed", fmt.Sprintf("stop it by hand: kill %d", info.PID), "cannot signal padd (pid %d): %v", info.PID, err)
 	}
 	if !waitExit(ctx, info.PID, termWait) {
@@ -254,7 +255,7 @@ func (a *App) stopDaemon(ctx context.Context) (dir string, pid int, err error) {
 // waitExit polls until pid has exited or d has passed.
 func waitExit(ctx context.Context, pid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
-	for api.ProcessAlive(pid) {
+	for launch.ProcessAlive(pid) {
 		if time.Now().After(deadline) {
 			return false
 		}
@@ -270,8 +271,8 @@ func waitExit(ctx context.Context, pid int, d time.Duration) bool {
 // removeStaleInfo deletes daemon.json when it still names a padd that is
 // gone (one that was killed never removes its own).
 func removeStaleInfo(dir string, pid int) {
-	if i, err := api.ReadInfo(dir); err == nil && i.PID == pid && !api.ProcessAlive(pid) {
-		os.Remove(filepath.Join(dir, api.InfoFile))
+	if i, err := launch.ReadInfo(dir); err == nil && i.PID == pid && !launch.ProcessAlive(pid) {
+		os.Remove(filepath.Join(dir, launch.InfoFile))
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 )
 
 // DaemonLogsCmd is `daemon logs`.
@@ -32,15 +32,15 @@ func (c *DaemonLogsCmd) Run(ctx context.Context, a *App) error {
 	if c.Lines < 0 {
 		return usagef("bad_lines", "give --lines 0 or more", "--lines %d is negative", c.Lines)
 	}
-	dir, err := api.DataDir()
+	dir, err := launch.DataDir()
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, api.LogFile)
+	path := filepath.Join(dir, launch.LogFile)
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) && !c.Follow {
 		hint := "padd writes it once it has started: `padctl daemon start`"
-		if b, _ := os.ReadFile(filepath.Join(dir, api.StartErrFile)); len(bytes.TrimSpace(b)) > 0 {
+		if b, _ := os.ReadFile(filepath.Join(dir, launch.StartErrFile)); len(bytes.TrimSpace(b)) > 0 {
 			hint = fmt.Sprintf("padd failed before opening its log; its last words: %s", strings.TrimSpace(string(b)))
 		}
 		return failf("no_log", hint, "no log at %s", path)

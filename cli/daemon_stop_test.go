@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 )
 
 // TestStopFallsBackToSIGTERM stands a `sleep` in for a padd that will
@@ -64,8 +65,8 @@ func TestStopFallsBackToSIGTERM(t *testing.T) {
 				t.Skip("no sleep binary:", err)
 			}
 			defer stubborn.Process.Kill()
-			info, _ := json.Marshal(api.Info{PID: stubborn.Process.Pid, Port: c.port, Token: "t", Version: api.Version})
-			if err := os.WriteFile(filepath.Join(home, api.InfoFile), info, 0o600); err != nil {
+			info, _ := json.Marshal(launch.Info{PID: stubborn.Process.Pid, Port: c.port, Token: "t", Version: api.Version})
+			if err := os.WriteFile(filepath.Join(home, launch.InfoFile), info, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			var out, errb bytes.Buffer
@@ -82,7 +83,7 @@ func TestStopFallsBackToSIGTERM(t *testing.T) {
 			if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGTERM {
 				t.Errorf("the process ended with %v, want SIGTERM", err)
 			}
-			if _, err := os.Stat(filepath.Join(home, api.InfoFile)); !errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(home, launch.InfoFile)); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("stale daemon.json left behind: %v", err)
 			}
 		})

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/internal/testbin"
 )
 
@@ -83,8 +84,8 @@ func binaries(t testing.TB) (padd, padctl string) {
 // leaks a daemon; registered by every test that may start one.
 func stopPaddOf(t testing.TB, home string) {
 	t.Cleanup(func() {
-		info, err := api.ReadInfo(home)
-		if err != nil || !api.ProcessAlive(info.PID) {
+		info, err := launch.ReadInfo(home)
+		if err != nil || !launch.ProcessAlive(info.PID) {
 			return
 		}
 		_ = terminate(info.PID)
@@ -207,7 +208,7 @@ func TestE2EWorkflow(t *testing.T) {
 	}
 
 	// Auto-start: no padd yet; init starts it and creates the workspace.
-	if _, err := api.ReadInfo(home); !errors.Is(err, api.ErrNoDaemon) {
+	if _, err := launch.ReadInfo(home); !errors.Is(err, launch.ErrNoDaemon) {
 		t.Fatalf("daemon.json before the first command: %v", err)
 	}
 	r := ok(t, home, proj, "init", "--name", "E2E Project", "--format", "json")
@@ -222,8 +223,8 @@ func TestE2EWorkflow(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(proj, PadTomlName)); string(b) != "workspace = \"e2e-project\"\n" {
 		t.Fatalf(".pad.toml = %q", b)
 	}
-	info, err := api.ReadInfo(home)
-	if err != nil || !api.ProcessAlive(info.PID) {
+	info, err := launch.ReadInfo(home)
+	if err != nil || !launch.ProcessAlive(info.PID) {
 		t.Fatalf("padd was not started by the first command: %v", err)
 	}
 	// init again is idempotent: the existing workspace is reused.
@@ -320,10 +321,10 @@ func TestE2EWorkflow(t *testing.T) {
 	if r := ok(t, home, deep, "daemon", "stop"); !strings.Contains(r.stdout, fmt.Sprintf("Stopped padd (pid %d)", info.PID)) {
 		t.Errorf("daemon stop: %s", r)
 	}
-	if api.ProcessAlive(info.PID) {
+	if launch.ProcessAlive(info.PID) {
 		t.Errorf("padd pid %d still alive after daemon stop", info.PID)
 	}
-	if _, err := os.Stat(filepath.Join(home, api.InfoFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(home, launch.InfoFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("daemon.json still there after stop: %v", err)
 	}
 	if r := padctl(t, home, deep, "", "daemon", "status"); r.code != ExitNotRunning || !strings.Contains(r.stdout, "not running") {
@@ -422,7 +423,7 @@ func startPadd(t testing.TB, bin string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	for {
-		if _, _, err := api.Connect(ctx, api.ConnectOptions{DataDir: home}); err == nil {
+		if _, _, err := launch.Connect(ctx, launch.ConnectOptions{DataDir: home}); err == nil {
 			return home
 		}
 		select {
@@ -447,8 +448,8 @@ func runInProcess(t testing.TB, home, dir string, envVars map[string]string, arg
 func inProcessEnv(home, dir string, envVars map[string]string, out, errw io.Writer) Env {
 	return Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Now: time.Now,
 		LookupEnv: env(envVars), Style: &Style{Width: DefaultWidth},
-		Connect: func(ctx context.Context, start bool) (*api.Client, *api.Info, error) {
-			return api.Connect(ctx, api.ConnectOptions{DataDir: home})
+		Connect: func(ctx context.Context, start bool) (*api.Client, *launch.Info, error) {
+			return launch.Connect(ctx, launch.ConnectOptions{DataDir: home})
 		}}
 }
 
@@ -599,7 +600,7 @@ func TestE2ECompletion(t *testing.T) {
 	if got := complete("padctl item create "); len(got) != 0 {
 		t.Errorf("collections completed with no padd running: %v", got)
 	}
-	if _, err := api.ReadInfo(home); !errors.Is(err, api.ErrNoDaemon) {
+	if _, err := launch.ReadInfo(home); !errors.Is(err, launch.ErrNoDaemon) {
 		t.Fatalf("completion started padd")
 	}
 	ok(t, home, dir, "init", "--name", "comp")
@@ -629,7 +630,7 @@ func TestE2EDaemonCommands(t *testing.T) {
 	if r := ok(t, home, dir, "daemon", "start"); !strings.HasPrefix(r.stdout, "Already running: padd ") {
 		t.Errorf("second start: %s", r)
 	}
-	before, _ := api.ReadInfo(home)
+	before, _ := launch.ReadInfo(home)
 	r = ok(t, home, dir, "daemon", "logs", "-n", "2", "--format", "json")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if len(lines) != 2 {
@@ -644,8 +645,8 @@ func TestE2EDaemonCommands(t *testing.T) {
 		t.Errorf("logs lack the serving line: %s", r)
 	}
 	r = ok(t, home, dir, "daemon", "restart")
-	after, err := api.ReadInfo(home)
-	if err != nil || after.PID == before.PID || api.ProcessAlive(before.PID) || !api.ProcessAlive(after.PID) {
+	after, err := launch.ReadInfo(home)
+	if err != nil || after.PID == before.PID || launch.ProcessAlive(before.PID) || !launch.ProcessAlive(after.PID) {
 		t.Errorf("restart: before %+v after %+v (%v): %s", before, after, err, r)
 	}
 }
@@ -718,7 +719,7 @@ func TestCommentsLinksWatch(t *testing.T) {
 	go func() {
 		done <- Run(ctx, []string{"watch", "TASK-2", "--format", "json"}, inProcessEnv(home, dir, nil, &out, &errb))
 	}()
-	cl, _, err := api.Connect(context.Background(), api.ConnectOptions{DataDir: home})
+	cl, _, err := launch.Connect(context.Background(), launch.ConnectOptions{DataDir: home})
 	if err != nil {
 		t.Fatal(err)
 	}

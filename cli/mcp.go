@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/mcpinstall"
 )
 
@@ -32,7 +32,7 @@ type MCPServeCmd struct{}
 // mcp-go, so every other padctl command starts faster. Stdout is the
 // protocol stream, so everything else goes to stderr.
 func (c *MCPServeCmd) Run(ctx context.Context, a *App) error {
-	bin, err := api.PaddPath("")
+	bin, err := launch.PaddPath("")
 	if err != nil {
 		return failf("no_padd", "install padd beside padctl or on PATH",
 			"padctl mcp serve runs padd's MCP server: %v", err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/model"
 )
 
@@ -90,7 +91,7 @@ func (a *App) useWorker(cl *api.Client, f workerFlag, create bool) (string, erro
 				"--worker-id %q is not a worker id", id)
 		}
 	} else {
-		dir, err := api.DataDir()
+		dir, err := launch.DataDir()
 		if err != nil {
 			return "", err
 		}

@@ -20,22 +20,27 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/atomicfile"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/searchindex"
 	"github.com/padd/padd/storage"
 	"gopkg.in/natefinch/lumberjack.v2"
 )
 
+// DefaultPort is padd's loopback port when free: clear of Pad's own 7777.
+const DefaultPort = 7787
+
 // Config is how padd runs.
 type Config struct {
 	DataDir string
-	// Port to listen on; 0 tries api.DefaultPort, then any free port.
+	// Port to listen on; 0 tries DefaultPort, then any free port.
 	Port int
 	// Log is where padd logs (nil: NewLogger(DataDir, nil, slog.LevelInfo)).
 	Log *slog.Logger
 	// Limits bound requests and event streams (zero fields: defaults).
 	Limits Limits
 	// Ready, when set, is called once padd is serving.
-	Ready func(info *api.Info)
+	Ready func(info *launch.Info)
 	// MCP serves the MCP sessions `padd mcp-serve` relays (nil: padd
 	// refuses them, and each relay serves its agent itself).
 	MCP MCPServe
@@ -51,7 +56,7 @@ const (
 // AlreadyRunningError says another padd owns the data directory.
 type AlreadyRunningError struct {
 	DataDir string
-	Info    *api.Info // nil when daemon.json could not be read
+	Info    *launch.Info // nil when daemon.json could not be read
 }
 
 func (e *AlreadyRunningError) Error() string {
@@ -78,7 +83,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// Another OS user has no business in here, even if an older file or
 	// a copy left looser modes behind.
 	_ = os.Chmod(cfg.DataDir, 0o700)
-	for _, f := range []string{DBFile, WALFile, TokenFile, api.LogFile, api.InfoFile} {
+	for _, f := range []string{DBFile, WALFile, TokenFile, launch.LogFile, launch.InfoFile} {
 		_ = os.Chmod(filepath.Join(cfg.DataDir, f), 0o600)
 	}
 	log := cfg.Log
@@ -87,7 +92,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	store, err := storage.Open(filepath.Join(cfg.DataDir, DBFile), storage.Options{Timeout: time.Second, Logger: log})
 	if storage.IsLocked(err) {
-		info, _ := api.ReadInfo(cfg.DataDir)
+		info, _ := launch.ReadInfo(cfg.DataDir)
 		return &AlreadyRunningError{DataDir: cfg.DataDir, Info: info}
 	}
 	if err != nil {
@@ -110,14 +115,14 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	info := &api.Info{PID: os.Getpid(), Port: port, Token: token, Version: api.Version, StartedAt: time.Now().UTC()}
+	info := &launch.Info{PID: os.Getpid(), Port: port, Token: token, Version: api.Version, StartedAt: time.Now().UTC()}
 	b, _ := json.MarshalIndent(info, "", "  ")
-	infoPath := filepath.Join(cfg.DataDir, api.InfoFile)
-	if err := api.WriteFileAtomic(infoPath, b); err != nil {
+	infoPath := filepath.Join(cfg.DataDir, launch.InfoFile)
+	if err := atomicfile.Write(infoPath, b); err != nil {
 		ln.Close()
 		if storage.IsNoSpace(err) {
 			return fmt.Errorf("the disk holding %s is full, so padd cannot announce itself in %s: free some space and start it again (%w)",
-				cfg.DataDir, api.InfoFile, err)
+				cfg.DataDir, launch.InfoFile, err)
 		}
 		return fmt.Errorf("write %s: %w", infoPath, err)
 	}
@@ -171,7 +176,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 // removeInfo deletes daemon.json if it is still ours.
 func removeInfo(path string, pid int) {
-	if i, err := api.ReadInfo(filepath.Dir(path)); err == nil && i.PID == pid {
+	if i, err := launch.ReadInfo(filepath.Dir(path)); err == nil && i.PID == pid {
 		os.Remove(path)
 	}
 }
@@ -181,7 +186,7 @@ func removeInfo(path string, pid int) {
 func listen(port int) (net.Listener, error) {
 	try := []int{port}
 	if port == 0 {
-		try = []int{api.DefaultPort, 0}
+		try = []int{DefaultPort, 0}
 	}
 	var last error
 	for _, p := range try {
@@ -210,7 +215,7 @@ func loadToken(dir string) (string, error) {
 		return "", err
 	}
 	tok := "padd_" + hex.EncodeToString(raw)
-	if err := api.WriteFileAtomic(path, []byte(tok+"\n")); err != nil {
+	if err := atomicfile.Write(path, []byte(tok+"\n")); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return tok, nil
@@ -221,7 +226,7 @@ func loadToken(dir string) (string, error) {
 // the directory when missing (0700).
 func NewLogger(dataDir string, stderr io.Writer, level slog.Level) *slog.Logger {
 	_ = os.MkdirAll(dataDir, 0o700)
-	file := &lumberjack.Logger{Filename: filepath.Join(dataDir, api.LogFile), MaxSize: 10, MaxBackups: 3, MaxAge: 28}
+	file := &lumberjack.Logger{Filename: filepath.Join(dataDir, launch.LogFile), MaxSize: 10, MaxBackups: 3, MaxAge: 28}
 	opts := &slog.HandlerOptions{Level: level}
 	var h slog.Handler = slog.NewJSONHandler(file, opts)
 	if stderr != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/daemon"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/storage"
 )
 
@@ -121,7 +122,7 @@ func TestSIGTERMWithInFlightWrites(t *testing.T) {
 	for _, e := range errs {
 		t.Errorf("unexpected answer during shutdown (want 201 or a refused connection): %s", e)
 	}
-	if info, err := api.ReadInfo(home); err == nil {
+	if info, err := launch.ReadInfo(home); err == nil {
 		t.Errorf("daemon.json left behind after SIGTERM: %+v", info)
 	}
 

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/internal/testbin"
 )
 
@@ -207,7 +208,7 @@ func freePort(t testing.TB) int {
 // instance is a padd that is serving.
 type instance struct {
 	*proc
-	info   *api.Info
+	info   *launch.Info
 	base   string // http://127.0.0.1:<port>
 	http   *http.Client
 	client *api.Client
@@ -247,7 +248,7 @@ func waitServing(p *proc, timeout time.Duration) (*instance, error) {
 		if p.done() {
 			return nil, fmt.Errorf("padd exited with code %d while starting", p.state.ExitCode())
 		}
-		info, err := api.ReadInfo(p.home)
+		info, err := launch.ReadInfo(p.home)
 		if err == nil && info.PID == p.pid() {
 			base := "http://127.0.0.1:" + strconv.Itoa(info.Port)
 			req, _ := http.NewRequest("GET", base+"/api/v1/health", nil)

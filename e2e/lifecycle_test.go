@@ -15,6 +15,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/daemon"
+	"github.com/padd/padd/internal/launch"
 )
 
 // wantMode fails unless path exists with exactly mode perm.
@@ -37,7 +38,7 @@ func TestDaemonJSONLifecycle(t *testing.T) {
 	home := t.TempDir()
 	d := startPadd(t, home)
 
-	infoPath := filepath.Join(home, api.InfoFile)
+	infoPath := filepath.Join(home, launch.InfoFile)
 	wantMode(t, infoPath, 0o600)
 	b, err := os.ReadFile(infoPath)
 	if err != nil {
@@ -85,12 +86,12 @@ func TestDaemonJSONLifecycle(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, info, err := api.Connect(ctx, api.ConnectOptions{DataDir: home, Start: false})
+	c, info, err := launch.Connect(ctx, launch.ConnectOptions{DataDir: home, Start: false})
 	if err != nil {
-		t.Fatalf("api.Connect to a running padd: %v", err)
+		t.Fatalf("launch.Connect to a running padd: %v", err)
 	}
 	if info.PID != d.pid() || info.Port != d.port {
-		t.Errorf("api.Connect found pid %d port %d, want %d %d", info.PID, info.Port, d.pid(), d.port)
+		t.Errorf("launch.Connect found pid %d port %d, want %d %d", info.PID, info.Port, d.pid(), d.port)
 	}
 	var me map[string]any
 	if _, err := c.Do(ctx, "GET", "/auth/me", nil, nil, &me); err != nil {
@@ -106,8 +107,8 @@ func TestDaemonJSONLifecycle(t *testing.T) {
 			t.Errorf("%s gone after a clean exit: %v", f, err)
 		}
 	}
-	if _, _, err := api.Connect(ctx, api.ConnectOptions{DataDir: home}); err == nil {
-		t.Errorf("api.Connect found a padd after it stopped")
+	if _, _, err := launch.Connect(ctx, launch.ConnectOptions{DataDir: home}); err == nil {
+		t.Errorf("launch.Connect found a padd after it stopped")
 	}
 }
 
@@ -137,14 +138,14 @@ func TestSecondPaddRefused(t *testing.T) {
 
 	// The first is untouched: it serves and daemon.json still names it.
 	wantStatus(t, d.do(t, "GET", "/api/v1/workspaces", nil), 200)
-	info, err := api.ReadInfo(home)
+	info, err := launch.ReadInfo(home)
 	if err != nil || info.PID != d.pid() {
 		t.Errorf("daemon.json after the refused start: %+v, %v; want pid %d", info, err, d.pid())
 	}
 }
 
 // TestKill9ThenRestart: after kill -9, daemon.json stays naming a dead
-// pid, api.Connect without Start says padd is not running, and a new padd
+// pid, launch.Connect without Start says padd is not running, and a new padd
 // starts on the same directory (the bbolt lock died with the process),
 // replaces daemon.json and has every write.
 func TestKill9ThenRestart(t *testing.T) {
@@ -170,24 +171,24 @@ func TestKill9ThenRestart(t *testing.T) {
 	oldPID, oldToken := d.pid(), d.info.Token
 	d.kill9()
 
-	info, err := api.ReadInfo(home)
+	info, err := launch.ReadInfo(home)
 	if err != nil {
 		t.Fatalf("daemon.json after kill -9: %v (it should stay behind)", err)
 	}
 	if info.PID != oldPID {
 		t.Errorf("daemon.json names pid %d after kill -9, want the dead %d", info.PID, oldPID)
 	}
-	if api.ProcessAlive(oldPID) {
+	if launch.ProcessAlive(oldPID) {
 		t.Fatalf("pid %d still alive after kill -9 and reaping", oldPID)
 	}
 	cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
-	c, _, err := api.Connect(cctx, api.ConnectOptions{DataDir: home, Start: false})
+	c, _, err := launch.Connect(cctx, launch.ConnectOptions{DataDir: home, Start: false})
 	ccancel()
 	if err == nil || c != nil {
-		t.Fatalf("api.Connect(Start:false) found a padd after kill -9")
+		t.Fatalf("launch.Connect(Start:false) found a padd after kill -9")
 	}
 	if !strings.Contains(err.Error(), "not running") {
-		t.Errorf("api.Connect error does not say padd is not running: %v", err)
+		t.Errorf("launch.Connect error does not say padd is not running: %v", err)
 	}
 
 	start := time.Now()
@@ -209,9 +210,9 @@ func TestKill9ThenRestart(t *testing.T) {
 			t.Errorf("item %s title %q after restart, want %q", id, it.Title, title)
 		}
 	}
-	c, info, err = api.Connect(ctx, api.ConnectOptions{DataDir: home, Start: false})
+	c, info, err = launch.Connect(ctx, launch.ConnectOptions{DataDir: home, Start: false})
 	if err != nil || info.PID != d2.pid() {
-		t.Fatalf("api.Connect after restart: %+v, %v", info, err)
+		t.Fatalf("launch.Connect after restart: %+v, %v", info, err)
 	}
 	_ = c
 }
@@ -242,7 +243,7 @@ func TestShutdownOverAPI(t *testing.T) {
 	if code != 0 {
 		t.Errorf("padd exited %d after POST /padd/shutdown, want 0", code)
 	}
-	if _, err := os.Stat(filepath.Join(home, api.InfoFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(home, launch.InfoFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("daemon.json still there after shutdown over the API (stat err %v)", err)
 	}
 	d2 := startPadd(t, home)

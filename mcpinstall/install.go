@@ -15,7 +15,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/atomicfile"
 )
 
 // ServerEntryName is the name padd's server gets in a client's config.
@@ -240,7 +240,7 @@ func apply(ch *Change, dryRun bool, old, next []byte, exists bool) error {
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return installErr("unwritable_config", "check the permissions of the folder", "cannot create %s: %v", filepath.Dir(target), err)
 	}
-	if err := api.WriteFileAtomic(target, next); err != nil {
+	if err := atomicfile.Write(target, next); err != nil {
 		return installErr("unwritable_config", "check the permissions of the file and its folder", "cannot write %s: %v", target, err)
 	}
 	ch.Written = true

@@ -23,6 +23,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/internal/testbin"
 )
 
@@ -113,7 +114,7 @@ func newEnv(t testing.TB) *env {
 	e := &env{t: t, home: home}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		c, _, err := api.Connect(context.Background(), api.ConnectOptions{DataDir: home})
+		c, _, err := launch.Connect(context.Background(), launch.ConnectOptions{DataDir: home})
 		if err == nil {
 			e.api = c
 			return e
@@ -309,17 +310,17 @@ func readResource(t testing.TB, cs *sdk.ClientSession, uri string) []*sdk.Resour
 // stopPaddOf shuts down a padd that padctl started on home, and waits
 // for it to leave.
 func stopPaddOf(t testing.TB, home string) {
-	info, err := api.ReadInfo(home)
+	info, err := launch.ReadInfo(home)
 	if err != nil {
 		return
 	}
 	c := api.NewClient(info.URL(), info.Token)
 	_, _ = c.Do(context.Background(), "POST", "/padd/shutdown", nil, nil, nil)
 	deadline := time.Now().Add(15 * time.Second)
-	for api.ProcessAlive(info.PID) && time.Now().Before(deadline) {
+	for launch.ProcessAlive(info.PID) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if api.ProcessAlive(info.PID) {
+	if launch.ProcessAlive(info.PID) {
 		if p, err := os.FindProcess(info.PID); err == nil {
 			_ = p.Kill()
 		}

@@ -12,7 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 )
 
 // An agent's session outlives padd: stopped gracefully or killed, padd
@@ -31,7 +31,7 @@ func TestRelayAcrossRestart(t *testing.T) {
 			claim := ok(t, cs, "pad_item", map[string]any{"action": "claim", "ref": ref})
 
 			for _, how := range []string{"shutdown", "kill -9"} {
-				info, err := api.ReadInfo(e.home)
+				info, err := launch.ReadInfo(e.home)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -47,10 +47,10 @@ func TestRelayAcrossRestart(t *testing.T) {
 				if !strings.HasPrefix(after.str("ref"), "TASK-") {
 					t.Fatalf("create after %s: %s", how, after.texts[0])
 				}
-				if now, _ := api.ReadInfo(e.home); now == nil || now.PID == info.PID {
+				if now, _ := launch.ReadInfo(e.home); now == nil || now.PID == info.PID {
 					t.Fatalf("after %s the call was not served by a new padd", how)
 				}
-				e.api, _, err = api.Connect(context.Background(), api.ConnectOptions{DataDir: e.home})
+				e.api, _, err = launch.Connect(context.Background(), launch.ConnectOptions{DataDir: e.home})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -80,7 +80,7 @@ func TestRelayAcrossRestart(t *testing.T) {
 func waitAllThreadsGone(pid int) {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-		if err != nil && !api.ProcessAlive(pid) || err == nil && len(tasks) <= 1 && !api.ProcessAlive(pid) {
+		if err != nil && !launch.ProcessAlive(pid) || err == nil && len(tasks) <= 1 && !launch.ProcessAlive(pid) {
 			return
 		}
 	}
@@ -140,7 +140,7 @@ func TestRelayKilledUnderCalls(t *testing.T) {
 		}()
 	}
 	time.Sleep(300 * time.Millisecond)
-	info, err := api.ReadInfo(e.home)
+	info, err := launch.ReadInfo(e.home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,11 +174,11 @@ func TestRelayKilledUnderCalls(t *testing.T) {
 	if unknown > 2*writers {
 		t.Errorf("%d calls answered padd_restarted for one kill with %d writers", unknown, writers)
 	}
-	now, err := api.ReadInfo(e.home)
+	now, err := launch.ReadInfo(e.home)
 	if err != nil || now.PID == info.PID {
 		t.Fatalf("no new padd after the kill (%v)", err)
 	}
-	e.api, _, err = api.Connect(context.Background(), api.ConnectOptions{DataDir: e.home})
+	e.api, _, err = launch.Connect(context.Background(), launch.ConnectOptions{DataDir: e.home})
 	if err != nil {
 		t.Fatal(err)
 	}

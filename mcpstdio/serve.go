@@ -31,12 +31,13 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/padtoml"
 )
 
 // Options configure Serve. The zero value serves the real environment.
 type Options struct {
-	// Connect reaches padd. nil means api.Connect with Start: padd is
+	// Connect reaches padd. nil means launch.Connect with Start: padd is
 	// found through daemon.json in PAD_HOME (or the OS data directory)
 	// and started when none answers.
 	Connect func(ctx context.Context) (*api.Client, error)
@@ -157,7 +158,7 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Connect == nil {
 		o.Connect = func(ctx context.Context) (*api.Client, error) {
-			c, _, err := api.Connect(ctx, api.ConnectOptions{Start: true})
+			c, _, err := launch.Connect(ctx, launch.ConnectOptions{Start: true})
 			return c, err
 		}
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/daemon"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/mcpstdio"
 	"github.com/padd/padd/padtoml"
 )
@@ -41,7 +42,7 @@ func main() {
 		fmt.Println("padd", api.Version)
 		return
 	}
-	dir, err := api.DataDir()
+	dir, err := launch.DataDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "padd:", err)
 		os.Exit(1)

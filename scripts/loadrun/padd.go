@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/internal/testbin"
 )
 
@@ -114,7 +115,7 @@ func (p *paddProc) waitServing(home string, timeout time.Duration) error {
 		if p.done() {
 			return fmt.Errorf("padd exited with code %d while starting", p.cmd.ProcessState.ExitCode())
 		}
-		if info, err := api.ReadInfo(home); err == nil && info.PID == p.pid() {
+		if info, err := launch.ReadInfo(home); err == nil && info.PID == p.pid() {
 			base := "http://127.0.0.1:" + strconv.Itoa(info.Port)
 			if resp, err := hc.Get(base + "/api/v1/health"); err == nil {
 				resp.Body.Close()

@@ -1,4 +1,9 @@
-package api
+// Package launch finds the running padd and starts one when none
+// answers: the data directory, daemon.json (how padd announces its port
+// and token), spawning padd detached, and telling a live pid from a dead
+// or zombie one. padctl, `padd mcp-serve` and the tests use it; padd
+// itself writes daemon.json with launch.Info.
+package launch
 
 import (
 	"encoding/json"
@@ -6,17 +11,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"time"
 )
-
-// Version is this build's version, set with
-// -ldflags "-X github.com/padd/padd/api.Version=v1.2.3".
-var Version = "dev"
-
-// DefaultPort is padd's loopback port when free: clear of Pad's own 7777.
-const DefaultPort = 7787
 
 // InfoFile is the file in the data directory through which clients find
 // the running padd.
@@ -33,34 +30,6 @@ type Info struct {
 
 // URL is the base URL of the running padd.
 func (i *Info) URL() string { return "http://127.0.0.1:" + strconv.Itoa(i.Port) }
-
-// DataDir is the per-user data directory: PAD_HOME when set, else the
-// OS's per-user data location.
-func DataDir() (string, error) {
-	if d := os.Getenv("PAD_HOME"); d != "" {
-		return filepath.Abs(d)
-	}
-	switch runtime.GOOS {
-	case "darwin":
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(home, "Library", "Application Support", "padd"), nil
-	case "windows":
-		if d := os.Getenv("LOCALAPPDATA"); d != "" {
-			return filepath.Join(d, "padd"), nil
-		}
-	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "padd"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no home directory to keep padd's data in; set PAD_HOME: %w", err)
-	}
-	return filepath.Join(home, ".local", "share", "padd"), nil
-}
 
 // ErrNoDaemon means daemon.json is absent: no padd has announced itself.
 var ErrNoDaemon = errors.New("padd is not running")
@@ -112,30 +81,4 @@ func validToken(t string) bool {
 		}
 	}
 	return true
-}
-
-// WriteFileAtomic writes data to path with mode 0600 through a temporary
-// file and a rename, so readers never see half a file.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

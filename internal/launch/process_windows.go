@@ -1,6 +1,6 @@
 //go:build windows
 
-package api
+package launch
 
 import "golang.org/x/sys/windows"
 

@@ -1,4 +1,4 @@
-package api
+package launch
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/padd/padd/api"
 )
 
 // ConnectOptions say how to find padd.
@@ -22,7 +24,7 @@ type ConnectOptions struct {
 // Connect finds the running padd through daemon.json and checks that it
 // answers. With Start, a padd that is not running is started detached and
 // waited for; a daemon.json left by a crashed padd (dead pid) is ignored.
-func Connect(ctx context.Context, o ConnectOptions) (*Client, *Info, error) {
+func Connect(ctx context.Context, o ConnectOptions) (*api.Client, *Info, error) {
 	dir := o.DataDir
 	if dir == "" {
 		d, err := DataDir()
@@ -45,7 +47,7 @@ func Connect(ctx context.Context, o ConnectOptions) (*Client, *Info, error) {
 
 // answering returns a client for the padd named in daemon.json if its
 // process is alive and it answers health with the announced token.
-func answering(ctx context.Context, dir string) (*Client, *Info, error) {
+func answering(ctx context.Context, dir string) (*api.Client, *Info, error) {
 	info, err := ReadInfo(dir)
 	if err != nil {
 		return nil, nil, err
@@ -53,7 +55,7 @@ func answering(ctx context.Context, dir string) (*Client, *Info, error) {
 	if !ProcessAlive(info.PID) {
 		return nil, nil, fmt.Errorf("daemon.json names pid %d, which is not running (a crashed padd)", info.PID)
 	}
-	c := NewClient(info.URL(), info.Token)
+	c := api.NewClient(info.URL(), info.Token)
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	// An authenticated call: it proves both that padd answers and that
@@ -87,7 +89,7 @@ func PaddPath(explicit string) (string, error) {
 	return p, nil
 }
 
-func startPadd(ctx context.Context, dir string, o ConnectOptions) (*Client, *Info, error) {
+func startPadd(ctx context.Context, dir string, o ConnectOptions) (*api.Client, *Info, error) {
 	bin, err := PaddPath(o.Padd)
 	if err != nil {
 		return nil, nil, err
@@ -132,7 +134,7 @@ func startPadd(ctx context.Context, dir string, o ConnectOptions) (*Client, *Inf
 	return nil, nil, fmt.Errorf("padd did not answer within %s of starting; see %s", o.Wait, filepath.Join(dir, LogFile))
 }
 
-func waitAnswering(ctx context.Context, dir string, d time.Duration) (*Client, *Info, error) {
+func waitAnswering(ctx context.Context, dir string, d time.Duration) (*api.Client, *Info, error) {
 	deadline := time.Now().Add(d)
 	for {
 		c, info, err := answering(ctx, dir)
