@@ -1,95 +1,13 @@
-// Package api holds padd's wire types (Pad's /api/v1 JSON shapes) and the
-// Go client that padctl, the MCP server, the tray, sync and the tests use
-// to talk to padd.
-//
-// Shapes follow a real Pad server: an item's fields and tags travel as
-// JSON-encoded strings, as do a collection's schema and settings, because
-// Pad's own CLI decodes them that way.
 package api
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
 )
 
 // SeqHeader answers a write to a workspace with the workspace's seq
 // after it: a search sent with min_seq at that seq sees the write.
 const SeqHeader = "X-Padd-Seq"
-
-// Error is Pad's error body: {"error":{"code","message","details"}}.
-type Error struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details,omitempty"`
-	// Status is the HTTP status the error came with (not on the wire).
-	Status int `json:"-"`
-}
-
-func (e *Error) Error() string {
-	if e.Code == "" {
-		return e.Message
-	}
-	return e.Message + " (" + e.Code + ")"
-}
-
-// ErrorEnvelope wraps an Error on the wire.
-type ErrorEnvelope struct {
-	Error *Error `json:"error"`
-}
-
-// Workspace is Pad's workspace shape.
-type Workspace struct {
-	ID          string     `json:"id"`
-	Name        string     `json:"name"`
-	Slug        string     `json:"slug"`
-	Description string     `json:"description"`
-	Settings    string     `json:"settings"`
-	OwnerID     string     `json:"owner_id,omitempty"`
-	Source      string     `json:"source,omitempty"`
-	SortOrder   int        `json:"sort_order"`
-	Template    string     `json:"template,omitempty"`
-	Seq         int64      `json:"seq"`
-	CreatedAt   time.Time  `json:"created_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
-	DeletedAt   *time.Time `json:"deleted_at,omitempty"`
-}
-
-// Collection is Pad's collection shape; schema and settings are JSON text.
-type Collection struct {
-	ID              string     `json:"id"`
-	WorkspaceID     string     `json:"workspace_id"`
-	Name            string     `json:"name"`
-	Slug            string     `json:"slug"`
-	Icon            string     `json:"icon"`
-	Description     string     `json:"description"`
-	Schema          string     `json:"schema"`
-	Settings        string     `json:"settings"`
-	Traits          string     `json:"traits"`
-	Prefix          string     `json:"prefix"`
-	SortOrder       int        `json:"sort_order"`
-	IsDefault       bool       `json:"is_default"`
-	IsSystem        bool       `json:"is_system"`
-	TracksWork      bool       `json:"tracks_work"`
-	Seq             int64      `json:"seq"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
-	DeletedAt       *time.Time `json:"deleted_at,omitempty"`
-	ArchivedAt      *time.Time `json:"archived_at,omitempty"`
-	ItemCount       int        `json:"item_count"`
-	ActiveItemCount int        `json:"active_item_count"`
-	Warnings        *Warnings  `json:"warnings,omitempty"`
-}
-
-// Warnings is the additive write-warnings envelope.
-type Warnings struct {
-	UndeclaredFields      []string         `json:"undeclared_fields,omitempty"`
-	DroppedFields         []string         `json:"dropped_fields,omitempty"`
-	NotUnique             []map[string]any `json:"not_unique,omitempty"`
-	UnguardedContentWrite bool             `json:"unguarded_content_write,omitempty"`
-	Orphaned              []map[string]any `json:"orphaned,omitempty"`
-}
 
 // Item is Pad's item shape. Fields and Tags are JSON-encoded text.
 type Item struct {
@@ -141,6 +59,15 @@ type Lease struct {
 	ExpiresAt  time.Time `json:"expires_at"`
 }
 
+// Warnings is the additive write-warnings envelope.
+type Warnings struct {
+	UndeclaredFields      []string         `json:"undeclared_fields,omitempty"`
+	DroppedFields         []string         `json:"dropped_fields,omitempty"`
+	NotUnique             []map[string]any `json:"not_unique,omitempty"`
+	UnguardedContentWrite bool             `json:"unguarded_content_write,omitempty"`
+	Orphaned              []map[string]any `json:"orphaned,omitempty"`
+}
+
 // FieldMap decodes the item's fields, keeping numbers exact.
 func (it *Item) FieldMap() (map[string]any, error) { return DecodeObject(it.Fields) }
 
@@ -151,78 +78,12 @@ func (it *Item) TagList() []string {
 	return t
 }
 
-// DecodeObject decodes JSON object text keeping numbers exact; empty
-// text is an empty object.
-func DecodeObject(s string) (map[string]any, error) {
-	if strings.TrimSpace(s) == "" {
-		return map[string]any{}, nil
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("fields are not a JSON object: %w", err)
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	return m, nil
-}
-
-// Flex is a request member that Pad accepts either as JSON text or as the
-// JSON value itself ("fields": "{...}" or "fields": {...}).
-type Flex json.RawMessage
-
-// UnmarshalJSON keeps the raw bytes.
-func (f *Flex) UnmarshalJSON(b []byte) error {
-	*f = append((*f)[:0], b...)
-	return nil
-}
-
-// MarshalJSON writes the raw bytes (null when empty).
-func (f Flex) MarshalJSON() ([]byte, error) {
-	if len(f) == 0 {
-		return []byte("null"), nil
-	}
-	return f, nil
-}
-
-// Present reports whether the member was sent (and not null).
-func (f Flex) Present() bool { return len(f) > 0 && string(f) != "null" }
-
-// Value decodes the member: a JSON string is parsed as JSON text, any
-// other JSON value is taken as is. Numbers stay exact.
-func (f Flex) Value() (any, error) {
-	if !f.Present() {
-		return nil, nil
-	}
-	raw := []byte(f)
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, err
-		}
-		if strings.TrimSpace(s) == "" {
-			return nil, nil
-		}
-		raw = []byte(s)
-	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data after JSON value")
-	}
-	return v, nil
-}
-
-// FlexOf wraps a Go value as a Flex object member.
-func FlexOf(v any) Flex {
-	b, _ := json.Marshal(v)
-	return Flex(b)
+// ItemWith is an item with the parts GET .../items/{ref}?include= asked
+// for (padd's addition: an agent's get in one request).
+type ItemWith struct {
+	Item
+	Comments *[]Comment  `json:"comments,omitempty"`
+	Links    *[]ItemLink `json:"links,omitempty"`
 }
 
 // ItemCreate is the body of POST .../collections/{coll}/items.
@@ -328,71 +189,19 @@ type BulkResponse struct {
 	Total   int       `json:"total"`
 }
 
-// WorkspaceCreate is the body of POST /workspaces.
-type WorkspaceCreate struct {
-	Name        string `json:"name"`
-	Slug        string `json:"slug,omitempty"`
-	Description string `json:"description,omitempty"`
-	Template    string `json:"template,omitempty"`
+// StarState answers the star routes: POST and DELETE carry the ref,
+// GET only starred.
+type StarState struct {
+	Ref     string `json:"ref,omitempty"`
+	Starred bool   `json:"starred"`
 }
 
-// WorkspaceUpdate is the body of PATCH /workspaces/{ws}.
-type WorkspaceUpdate struct {
-	Name              *string `json:"name,omitempty"`
-	Description       *string `json:"description,omitempty"`
-	SortOrder         *int    `json:"sort_order,omitempty"`
-	ClearImportStatus bool    `json:"clear_import_status,omitempty"`
-}
-
-// CollectionCreate is the body of POST /workspaces/{ws}/collections.
-type CollectionCreate struct {
-	Name        string `json:"name"`
-	Slug        string `json:"slug,omitempty"`
-	Prefix      string `json:"prefix,omitempty"`
-	Icon        string `json:"icon,omitempty"`
-	Description string `json:"description,omitempty"`
-	Schema      Flex   `json:"schema,omitempty"`
-	Fields      string `json:"fields,omitempty"` // the field DSL
-	Settings    Flex   `json:"settings,omitempty"`
-	TracksWork  Flex   `json:"tracks_work,omitempty"`
-	IsSystem    bool   `json:"is_system,omitempty"`
-	SortOrder   *int   `json:"sort_order,omitempty"`
-}
-
-// CollectionUpdate is the body of PATCH .../collections/{coll}.
-type CollectionUpdate struct {
-	Name              *string `json:"name,omitempty"`
-	Prefix            *string `json:"prefix,omitempty"`
-	Icon              *string `json:"icon,omitempty"`
-	Description       *string `json:"description,omitempty"`
-	Schema            Flex    `json:"schema,omitempty"`
-	Fields            *string `json:"fields,omitempty"`
-	Settings          Flex    `json:"settings,omitempty"`
-	TracksWork        Flex    `json:"tracks_work,omitempty"`
-	SortOrder         *int    `json:"sort_order,omitempty"`
-	ExpectedUpdatedAt string  `json:"expected_updated_at,omitempty"`
-}
-
-// Health answers GET /health.
-type Health struct {
-	Status  string `json:"status"`
-	Version string `json:"version"`
-	PID     int    `json:"pid,omitempty"`
-}
-
-// Capabilities answers GET /server/capabilities.
-type Capabilities struct {
-	CollectionResolution bool     `json:"collection_resolution"`
-	Capabilities         []string `json:"capabilities"`
-	Version              string   `json:"version"`
-}
-
-// Has reports whether the server advertises a capability.
-func (c *Capabilities) Has(name string) bool {
-	for _, n := range c.Capabilities {
-		if n == name {
-			return true
-		}
-	}
-	return false
+// Progress answers GET .../items/{ref}/progress. Pad sends total, done
+// and percentage; open and abandoned are padd's split of the rest.
+type Progress struct {
+	Total      int `json:"total"`
+	Done       int `json:"done"`
+	Percentage int `json:"percentage"`
+	Open       int `json:"open"`
+	Abandoned  int `json:"abandoned"`
 }

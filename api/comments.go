@@ -1,0 +1,44 @@
+package api
+
+import "time"
+
+// Comment is Pad's comment shape. Author is the writer's display name
+// (the agent's own name for an agent); CreatedBy is "user" or "agent".
+type Comment struct {
+	ID          string    `json:"id"`
+	ItemID      string    `json:"item_id"`
+	WorkspaceID string    `json:"workspace_id"`
+	Author      string    `json:"author"`
+	UserID      string    `json:"user_id,omitempty"`
+	Body        string    `json:"body"`
+	CreatedBy   string    `json:"created_by"`
+	Source      string    `json:"source"`
+	ParentID    string    `json:"parent_id,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	// Edited is derived: updated_at is later than created_at (seconds).
+	Edited bool `json:"edited"`
+	// Deleted marks a tombstone kept for its replies (body emptied).
+	Deleted   bool   `json:"deleted,omitempty"`
+	ItemTitle string `json:"item_title,omitempty"`
+	ItemSlug  string `json:"item_slug,omitempty"`
+	Seq       int64  `json:"seq,omitempty"` // padd: the change-log position of the last write
+}
+
+// CommentCreate is the body of POST .../items/{ref}/comments and of
+// POST .../comments/{id}/replies. ReplyTo is the MCP spelling of ParentID.
+type CommentCreate struct {
+	Body     string `json:"body"`
+	ParentID string `json:"parent_id,omitempty"`
+	ReplyTo  string `json:"reply_to,omitempty"`
+	OpKey    string `json:"op_key,omitempty"`
+	// Sent by some Pad clients; the server decides these itself.
+	Author    string `json:"author,omitempty"`
+	CreatedBy string `json:"created_by,omitempty"`
+	Source    string `json:"source,omitempty"`
+}
+
+// CommentEdit is the body of PATCH .../comments/{id}.
+type CommentEdit struct {
+	Body *string `json:"body"`
+}

@@ -1,0 +1,36 @@
+package api
+
+import "time"
+
+// Workspace is Pad's workspace shape.
+type Workspace struct {
+	ID          string     `json:"id"`
+	Name        string     `json:"name"`
+	Slug        string     `json:"slug"`
+	Description string     `json:"description"`
+	Settings    string     `json:"settings"`
+	OwnerID     string     `json:"owner_id,omitempty"`
+	Source      string     `json:"source,omitempty"`
+	SortOrder   int        `json:"sort_order"`
+	Template    string     `json:"template,omitempty"`
+	Seq         int64      `json:"seq"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+	DeletedAt   *time.Time `json:"deleted_at,omitempty"`
+}
+
+// WorkspaceCreate is the body of POST /workspaces.
+type WorkspaceCreate struct {
+	Name        string `json:"name"`
+	Slug        string `json:"slug,omitempty"`
+	Description string `json:"description,omitempty"`
+	Template    string `json:"template,omitempty"`
+}
+
+// WorkspaceUpdate is the body of PATCH /workspaces/{ws}.
+type WorkspaceUpdate struct {
+	Name              *string `json:"name,omitempty"`
+	Description       *string `json:"description,omitempty"`
+	SortOrder         *int    `json:"sort_order,omitempty"`
+	ClearImportStatus bool    `json:"clear_import_status,omitempty"`
+}
