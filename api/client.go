@@ -169,13 +169,13 @@ func ErrorCode(err error) string {
 }
 
 // IsNotFound reports a not_found answer.
-func IsNotFound(err error) bool { return ErrorCode(err) == "not_found" }
+func IsNotFound(err error) bool { return ErrorCode(err) == CodeNotFound }
 
 // IsUpdateConflict reports an update_conflict answer (a stale expected_seq).
-func IsUpdateConflict(err error) bool { return ErrorCode(err) == "update_conflict" }
+func IsUpdateConflict(err error) bool { return ErrorCode(err) == CodeUpdateConflict }
 
 // IsUnauthorized reports a refused token.
-func IsUnauthorized(err error) bool { return ErrorCode(err) == "unauthorized" }
+func IsUnauthorized(err error) bool { return ErrorCode(err) == CodeUnauthorized }
 
 // PathEscape escapes one path segment (a slug, ref or id).
 func PathEscape(s string) string { return url.PathEscape(s) }

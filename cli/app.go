@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -200,7 +201,8 @@ func (a *App) onlyWorkspace(ctx context.Context) (string, error) {
 // that padd does not know was named.
 func (a *App) explain(err error) error {
 	e := explain(err)
-	if e.Code == "not_found" && a.wsFrom != "" && a.wsFrom != "the only workspace" && strings.HasPrefix(e.Message, "Workspace not found") {
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.Code == api.CodeNotFound && ae.Details["scope"] == "workspace" && a.wsFrom != "" && a.wsFrom != "the only workspace" {
 		e.Hint = fmt.Sprintf("workspace %q comes from %s; `padctl workspace list` shows the workspaces, `padctl init` links this directory to one", a.ws, a.wsFrom)
 	}
 	return e

@@ -93,7 +93,7 @@ func (c *ItemUnlinkCmd) Run(ctx context.Context, a *App) error {
 			}, nil)
 		}
 	}
-	return failf("not_found", fmt.Sprintf("`padctl item links %s` lists its links", c.Ref),
+	return failf(api.CodeNotFound, fmt.Sprintf("`padctl item links %s` lists its links", c.Ref),
 		"%s has no %s link to %s", itemRef(src), linkType(c.Type), itemRef(dst))
 }
 

@@ -126,7 +126,7 @@ func (c *ItemRemindCmd) Run(ctx context.Context, a *App) error {
 			return err
 		}
 		if !hasReminder(list, c.Rearm) {
-			return failf("not_found", fmt.Sprintf("`padctl item reminders %s` lists its reminders and their ids", c.Ref),
+			return failf(api.CodeNotFound, fmt.Sprintf("`padctl item reminders %s` lists its reminders and their ids", c.Ref),
 				"%s has no reminder %s", c.Ref, c.Rearm)
 		}
 		verb = "re-armed"
@@ -499,10 +499,14 @@ func (c *ItemUnstarCmd) Run(ctx context.Context, a *App) error {
 	}
 	s, err := cl.Unstar(ctx, ws, c.Ref)
 	var ae *api.Error
-	if errors.As(err, &ae) && ae.Code == "not_found" && strings.Contains(ae.Message, "not starred") {
-		// The item exists: the generic "no such item" hint would mislead.
-		return &Error{Code: ae.Code, Message: ae.Message, Exit: ExitError, Err: err,
-			Hint: "`padctl item starred --all` lists the starred items"}
+	if errors.As(err, &ae) && ae.Code == api.CodeNotFound && ae.Details["scope"] == nil {
+		// not_found names either the item or its star. When the item
+		// answers, it was the star, and the generic "no such item" hint
+		// would mislead.
+		if _, gerr := cl.GetItem(ctx, ws, c.Ref); gerr == nil {
+			return &Error{Code: ae.Code, Message: ae.Message, Exit: ExitError, Err: err,
+				Hint: "`padctl item starred --all` lists the starred items"}
+		}
 	}
 	if err != nil {
 		return err

@@ -94,7 +94,7 @@ func apiHint(e *api.Error) string {
 	d := e.Details
 	str := func(k string) string { s, _ := d[k].(string); return s }
 	switch e.Code {
-	case "not_found":
+	case api.CodeNotFound:
 		switch {
 		case str("scope") == "workspace":
 			return "`padctl workspace list` shows the workspaces; `padctl init` creates one for this directory"
@@ -108,7 +108,7 @@ func apiHint(e *api.Error) string {
 			return "`padctl item list --all` shows the items; a ref looks like TASK-5 (slugs and ids work too)"
 		}
 		return "check the name you gave"
-	case "validation_error", "validation_failed", "bad_request", "malformed_override", "state_change_requires_value":
+	case api.CodeValidation, api.CodeBadRequest, api.CodeMalformedOverride, api.CodeStateChangeRequiresValue:
 		if valid, ok := d["valid"].([]any); ok && len(valid) > 0 {
 			names := make([]string, 0, len(valid))
 			for _, v := range valid {
@@ -116,40 +116,40 @@ func apiHint(e *api.Error) string {
 			}
 			return "use one of: " + strings.Join(names, ", ")
 		}
-		if e.Code == "bad_request" && str("field") == "" {
+		if e.Code == api.CodeBadRequest && str("field") == "" {
 			return "check the arguments and flags you gave"
 		}
 		return "fix the value and retry; `padctl collection show <collection>` lists each field's type and options"
-	case "update_conflict":
+	case api.CodeUpdateConflict:
 		return "the item changed since you read it: `padctl item show <ref>` shows its current seq; retry with that --expected-seq (or without it)"
-	case "open_children":
+	case api.CodeOpenChildren:
 		return "close or move the open children first, or pass --force to close it anyway"
-	case "conflict", "same_collection":
+	case api.CodeConflict:
 		return "it clashes with what is already there; pick another name or target"
-	case "archived":
+	case api.CodeArchived:
 		return "restore it first with `padctl item restore <ref>`"
-	case "unauthorized":
+	case api.CodeUnauthorized:
 		return "padd refused padctl's token; `padctl daemon restart` makes them agree again"
-	case "too_large":
+	case api.CodeTooLarge:
 		return "send less: split the content across items"
-	case "lease_held":
+	case api.CodeLeaseHeld:
 		return fmt.Sprintf("another worker holds %s until %s: `padctl project next` suggests other work; to act as a worker you were before, pass its --worker-id",
 			firstNonEmpty(str("ref"), "it"), firstNonEmpty(str("expires_at"), "its claim expires"))
-	case "invalid_worker_id":
+	case api.CodeInvalidWorkerID:
 		return "a worker id is wk_ followed by 32 lowercase hex digits; leave --worker-id out to use padctl's own"
-	case "playbook_not_active":
+	case api.CodePlaybookNotActive:
 		return "pass --allow-draft to run it anyway, or make it active: `padctl item update <ref> --status active`"
-	case "patch_anchor_missing":
+	case api.CodePatchAnchorMissing:
 		return "`padctl item show <ref>` shows the body as it is now; give --old exactly as it appears there"
-	case "patch_anchor_ambiguous":
+	case api.CodePatchAnchorAmbiguous:
 		return "the --old text occurs more than once: give more of the text around it, or --line-hint with one of the lines named"
-	case "patch_not_found":
+	case api.CodePatchNotFound:
 		return "give the patch_id that `padctl item patch` printed for this item"
-	case "index_rebuilding":
+	case api.CodeIndexRebuilding:
 		return "search works again when the rebuild is done; `padctl index status` shows its progress"
-	case "unknown_intent":
+	case api.CodeUnknownIntent:
 		return "use one of the intents named, or leave --intent out"
-	case "unknown_role":
+	case api.CodeUnknownRole:
 		return "`padctl role list` shows the role slugs"
 	}
 	if e.Status >= 500 {

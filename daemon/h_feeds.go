@@ -52,7 +52,7 @@ func (s *Server) itemsChanges(w http.ResponseWriter, r *http.Request) error {
 	if raw := q.Get("since"); raw != "" {
 		n, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil || n < 0 {
-			return model.Errorf("invalid_cursor", http.StatusBadRequest, "`since` must be a non-negative integer").With("param", "since")
+			return api.Errorf(api.CodeInvalidCursor, "`since` must be a non-negative integer").With("param", "since")
 		}
 		since = n
 	}
@@ -60,7 +60,7 @@ func (s *Server) itemsChanges(w http.ResponseWriter, r *http.Request) error {
 	if raw := q.Get("limit"); raw != "" {
 		n, err := strconv.Atoi(raw)
 		if err != nil || n <= 0 {
-			return model.Errorf("invalid_limit", http.StatusBadRequest, "`limit` must be a positive integer").With("param", "limit")
+			return api.Errorf(api.CodeInvalidLimit, "`limit` must be a positive integer").With("param", "limit")
 		}
 		limit = n
 	}

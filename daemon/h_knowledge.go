@@ -225,7 +225,7 @@ func (s *Server) matchPlaybook(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.store.GetWorkspace(r.PathValue("ws")); err != nil {
 		return err
 	}
-	return model.Errorf(model.CodeDecisionProviderUnavailable, http.StatusNotFound,
+	return model.Errorf(model.CodeDecisionProviderUnavailable,
 		"playbook match needs an LLM decision provider, and padd has none; pick a playbook from the playbook list by its trigger or invocation slug")
 }
 

@@ -113,13 +113,13 @@ func appendNew(list []string, v string) []string {
 func searchError(err error) error {
 	var rb *searchindex.ErrRebuilding
 	if errors.As(err, &rb) {
-		return model.Errorf("index_rebuilding", http.StatusServiceUnavailable, "%s", err.Error()).
+		return api.Errorf(api.CodeIndexRebuilding, "%s", err.Error()).
 			With("done", rb.Done).With("total", rb.Total)
 	}
 	if _, coded := model.AsError(err); coded {
 		return err
 	}
-	return model.Errorf(model.CodeUnavailable, http.StatusServiceUnavailable, "%s", err.Error())
+	return api.Errorf(api.CodeUnavailable, "%s", err.Error())
 }
 
 func splitList(s string) []string {

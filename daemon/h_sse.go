@@ -72,7 +72,7 @@ func (a *sseState) admit(l Limits, wsID string) (release func(), ok bool) {
 // writeError, which would say Retry-After: 1: Pad asks streams to wait 5.
 func refuseStream(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", strconv.Itoa(sseRetryAfterSeconds))
-	writeJSON(w, http.StatusTooManyRequests, api.ErrorEnvelope{Error: &api.Error{Code: "sse_limit_exceeded",
+	writeJSON(w, api.StatusOf(api.CodeSSELimitExceeded), api.ErrorEnvelope{Error: &api.Error{Code: api.CodeSSELimitExceeded,
 		Message: "Streaming connection limit reached; retry after " + strconv.Itoa(sseRetryAfterSeconds) + " seconds"}})
 }
 

@@ -38,7 +38,7 @@ func (s *Server) mcpSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !strings.EqualFold(r.Header.Get("Upgrade"), api.MCPUpgrade) {
 		w.Header().Set("Upgrade", api.MCPUpgrade)
-		return model.Errorf("upgrade_required", http.StatusUpgradeRequired,
+		return api.Errorf(api.CodeUpgradeRequired,
 			"this route carries an MCP session: send Connection: Upgrade and Upgrade: %s (`padd mcp-serve` does)", api.MCPUpgrade)
 	}
 	sess, err := api.ParseMCPSession(r.Header)
@@ -47,7 +47,7 @@ func (s *Server) mcpSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	conn, rw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		return model.Errorf(model.CodeServerError, 500, "cannot take over the connection for an MCP session: %v", err)
+		return api.Errorf(api.CodeServerError, "cannot take over the connection for an MCP session: %v", err)
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Time{}) // the header timeout no longer applies

@@ -37,33 +37,35 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(b)
 }
 
-// writeError answers with Pad's envelope. Coded errors keep their code and
-// status; anything else is a server_error, logged with what happened.
+// writeError answers with Pad's envelope. Coded errors (the domain's
+// *model.Error, the HTTP layer's *api.Error) keep their code and are
+// answered with its status from api's table, or the status an *api.Error
+// names; anything else is a server_error, logged with what happened.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *api.Error
 	e, ok := model.AsError(err)
 	if !ok && storage.IsNoSpace(err) {
 		// A full disk met outside the store's own commit (which codes it
 		// itself): still Pad's 507, never a bare 500.
 		e, ok = storage.NoSpace(err), true
 	}
-	if !ok {
-		var ae *api.Error
-		if errors.As(err, &ae) {
-			writeJSON(w, ae.Status, api.ErrorEnvelope{Error: ae})
-			return
-		}
+	switch {
+	case ok:
+		ae = &api.Error{Code: e.Code, Message: e.Message, Details: e.Details}
+	case errors.As(err, &ae):
+	default:
 		slog.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		e = model.Errorf(model.CodeServerError, http.StatusInternalServerError,
+		ae = api.Errorf(api.CodeServerError,
 			"padd failed to answer: %v; retry, and if it persists check `padctl daemon logs`", err)
 	}
-	status := e.Status
+	status := ae.Status
 	if status == 0 {
-		status = http.StatusBadRequest
+		status = api.StatusOf(ae.Code)
 	}
-	if status == http.StatusTooManyRequests || e.Code == "idempotency_in_flight" {
+	if status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", "1")
 	}
-	writeJSON(w, status, api.ErrorEnvelope{Error: &api.Error{Code: e.Code, Message: e.Message, Details: e.Details}})
+	writeJSON(w, status, api.ErrorEnvelope{Error: ae})
 }
 
 // readBody reads a bounded body, refusing oversize (413 too_large) and
@@ -78,7 +80,7 @@ func readBody(r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBody))
 	var mbe *http.MaxBytesError
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return nil, model.Errorf(model.CodeRequestTimeout, http.StatusRequestTimeout,
+		return nil, api.Errorf(api.CodeRequestTimeout,
 			"the request body did not arrive within %s; send it in one go", bodyTimeout(r)).With("reason", "body")
 	}
 	if errors.As(err, &mbe) {
@@ -94,7 +96,7 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 func tooLarge() error {
-	return model.Errorf(model.CodeTooLarge, http.StatusRequestEntityTooLarge,
+	return api.Errorf(api.CodeTooLarge,
 		"request body is larger than %d bytes; send less (split bulk work, or move long content to an attachment)", MaxBody).
 		With("reason", "body").With("limit_bytes", MaxBody)
 }

@@ -128,32 +128,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if p := recover(); p != nil {
 			s.log.Error("handler panicked", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
-			writeError(w, r, model.Errorf(model.CodeServerError, 500, "padd hit an internal error answering %s %s; retry, and report it with `padctl daemon logs` if it persists", r.Method, r.URL.Path))
+			writeError(w, r, api.Errorf(api.CodeServerError, "padd hit an internal error answering %s %s; retry, and report it with `padctl daemon logs` if it persists", r.Method, r.URL.Path))
 		}
 	}()
 	if !loopbackHost(r.Host) {
-		writeError(w, r, model.Errorf(model.CodeForbidden, 403, "padd answers only on loopback; Host %q refused (DNS-rebinding protection)", r.Host).With("reason", "host"))
+		writeError(w, r, api.Errorf(api.CodeForbidden, "padd answers only on loopback; Host %q refused (DNS-rebinding protection)", r.Host).With("reason", "host"))
 		return
 	}
 	if r.Header.Get("Origin") != "" {
-		writeError(w, r, model.Errorf(model.CodeForbidden, 403, "requests from web pages are refused: padd's API is for local programs, not browsers").With("reason", "origin"))
+		writeError(w, r, api.Errorf(api.CodeForbidden, "requests from web pages are refused: padd's API is for local programs, not browsers").With("reason", "origin"))
 		return
 	}
 	if len(r.RequestURI) > MaxURI {
-		writeError(w, r, model.Errorf(model.CodeTooLarge, http.StatusRequestURITooLong,
-			"the request target is longer than %d bytes; send long values in a body", MaxURI).With("reason", "uri").With("limit_bytes", MaxURI))
+		writeError(w, r, api.Errorf(api.CodeTooLarge,
+			"the request target is longer than %d bytes; send long values in a body", MaxURI).With("reason", "uri").With("limit_bytes", MaxURI).
+			WithStatus(http.StatusRequestURITooLong))
 		return
 	}
 	if n := headerBytes(r.Header); n > MaxHeaderBytes {
-		writeError(w, r, model.Errorf(model.CodeTooLarge, http.StatusRequestHeaderFieldsTooLarge,
-			"the request headers are %d bytes, more than padd's %d", n, MaxHeaderBytes).With("reason", "headers").With("limit_bytes", MaxHeaderBytes))
+		writeError(w, r, api.Errorf(api.CodeTooLarge,
+			"the request headers are %d bytes, more than padd's %d", n, MaxHeaderBytes).With("reason", "headers").With("limit_bytes", MaxHeaderBytes).
+			WithStatus(http.StatusRequestHeaderFieldsTooLarge))
 		return
 	}
 	if p := strings.TrimSuffix(r.URL.Path, "/"); p != r.URL.Path && p != "" {
 		r.URL.Path = p // Pad's router takes both; never redirect (a redirected POST loses its body)
 	}
 	if !public[r.URL.Path] && !s.authorized(r) {
-		writeError(w, r, model.Errorf(model.CodeUnauthorized, 401, "Authentication required: send Authorization: Bearer <token> (the token is in daemon.json in padd's data directory; padctl reads it for you)"))
+		writeError(w, r, api.Errorf(api.CodeUnauthorized, "Authentication required: send Authorization: Bearer <token> (the token is in daemon.json in padd's data directory; padctl reads it for you)"))
 		return
 	}
 	if why := pathProblem(r.URL.Path); why != "" {
@@ -209,7 +211,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	if len(allow) > 0 {
 		// RFC 9110 §15.5.6: a 405 names the methods the path takes.
 		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeError(w, r, model.Errorf("method_not_allowed", 405, "%s is not allowed on %s (allowed: %s)",
+		writeError(w, r, api.Errorf(api.CodeMethodNotAllowed, "%s is not allowed on %s (allowed: %s)",
 			r.Method, r.URL.Path, strings.Join(allow, ", ")))
 		return
 	}
@@ -388,7 +390,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 // shutdown stops the daemon gracefully after answering.
 func (s *Server) shutdown(w http.ResponseWriter, r *http.Request) error {
 	if s.stop == nil {
-		return model.Errorf(model.CodeServerError, 503, "this padd cannot be stopped over the API; send it SIGTERM")
+		return api.Errorf(api.CodeServerError, "this padd cannot be stopped over the API; send it SIGTERM").WithStatus(http.StatusServiceUnavailable)
 	}
 	writeJSON(w, 202, map[string]any{"status": "stopping"})
 	go s.stop()

@@ -11,14 +11,13 @@ import (
 	"github.com/padd/padd/api"
 )
 
-// Codes this server emits itself (the others come from padd's answers).
+// Codes of the MCP door's own (the others are padd's, in api's table).
 const (
 	codeValidationFailed = "validation_failed" // a param or argument refusal
 	codeNoWorkspace      = "no_workspace"
 	codeNotImplemented   = "not_implemented"
-	codeNotFound         = "not_found"
-	codeServerError      = "server_error"
-	codePermissionDenied = "permission_denied"
+	codePermissionDenied = "permission_denied" // Pad's MCP name for forbidden
+	codeRateLimited      = "rate_limited"      // Pad's MCP name for a 429
 )
 
 // toolError is a refusal as the agent sees it: a tool result with isError
@@ -52,30 +51,29 @@ func invalid(hint, format string, args ...any) *toolError {
 // hintFor is the next step for each code padd answers with. A code not
 // listed keeps padd's message and gets a generic hint.
 var hintFor = map[string]string{
-	"validation_error":            "fix the value the message names and send the call again; pad_collection list shows each field's type and options",
-	codeValidationFailed:          "fix the parameters the message names and send the call again",
-	codeNotFound:                  "check the ref or slug: pad_item list or pad_search query finds items, pad_collection list and pad_workspace list show the rest",
-	"update_conflict":             "re-read and merge, do not resend: pad_item get the ref for its current content and seq, apply your change to that, then update with expected_seq set to the new seq",
-	"conflict":                    "another write holds that value or changed the target first; re-read, then choose a different value or retry",
-	"open_children":               "close or move the open child items first (pad_item list parent=<ref>), or pass force: true if closing the parent anyway is intended",
-	"state_change_requires_value": "name the destination's done-field value, e.g. field: [\"status=done\"]; details.options lists the choices",
-	"malformed_override":          "the destination collection does not declare that field: drop it or use a field it declares (pad_collection list)",
-	"comment_deleted":             "that comment was deleted; list-comments shows the live ones",
-	"archived":                    "it is archived; restore it first (pad_item restore, pad_collection restore)",
-	"idempotency_key_reused":      "that op_key already named a different request; use a new op_key for this one",
-	"idempotency_in_flight":       "the first request with this op_key is still running; wait a moment, then retry with the same op_key",
-	"idempotency_target_gone":     "what that op_key wrote has since been deleted; do not retry blindly, re-read and decide",
-	"stored_state_unreadable":     "the stored value cannot be decoded; retrying will fail the same way, so leave that key alone and tell the user",
-	"version_unreconstructable":   "that version cannot be rebuilt; pick another from pad_item history",
-	"lease_held":                  "another worker holds the item; pick other work (pad_project next) or wait until details.expires_at",
-	"too_large":                   "send less: split the work or shorten the content",
-	"rate_limited":                "wait details.retry_after_seconds, then retry",
-	"unauthorized":                "padd refused the local token, usually because it restarted; the next call reconnects, and `padctl daemon restart` fixes a lasting mismatch",
-	codePermissionDenied:          "padd refused this call; the message says why",
-	"index_rebuilding":            "the search index is rebuilding; retry in a few seconds, or use pad_item list meanwhile",
-	"unavailable":                 "padd cannot answer this right now; retry in a few seconds",
-	codeServerError:               "padd failed unexpectedly; retry once, and if it fails again tell the user to check `padctl daemon logs`",
-	"bad_request":                 "fix the parameters the message names and send the call again",
+	api.CodeValidation:               "fix the value the message names and send the call again; pad_collection list shows each field's type and options",
+	codeValidationFailed:             "fix the parameters the message names and send the call again",
+	api.CodeNotFound:                 "check the ref or slug: pad_item list or pad_search query finds items, pad_collection list and pad_workspace list show the rest",
+	api.CodeUpdateConflict:           "re-read and merge, do not resend: pad_item get the ref for its current content and seq, apply your change to that, then update with expected_seq set to the new seq",
+	api.CodeConflict:                 "another write holds that value or changed the target first; re-read, then choose a different value or retry",
+	api.CodeOpenChildren:             "close or move the open child items first (pad_item list parent=<ref>), or pass force: true if closing the parent anyway is intended",
+	api.CodeStateChangeRequiresValue: "name the destination's done-field value, e.g. field: [\"status=done\"]; details.options lists the choices",
+	api.CodeMalformedOverride:        "the destination collection does not declare that field: drop it or use a field it declares (pad_collection list)",
+	api.CodeCommentDeleted:           "that comment was deleted; list-comments shows the live ones",
+	api.CodeArchived:                 "it is archived; restore it first (pad_item restore, pad_collection restore)",
+	api.CodeIdempotencyKeyReused:     "that op_key already named a different request; use a new op_key for this one",
+	api.CodeIdempotencyTargetGone:    "what that op_key wrote has since been deleted; do not retry blindly, re-read and decide",
+	api.CodeStoredStateUnreadable:    "the stored value cannot be decoded; retrying will fail the same way, so leave that key alone and tell the user",
+	api.CodeVersionUnreconstructable: "that version cannot be rebuilt; pick another from pad_item history",
+	api.CodeLeaseHeld:                "another worker holds the item; pick other work (pad_project next) or wait until details.expires_at",
+	api.CodeTooLarge:                 "send less: split the work or shorten the content",
+	codeRateLimited:                  "wait details.retry_after_seconds, then retry",
+	api.CodeUnauthorized:             "padd refused the local token, usually because it restarted; the next call reconnects, and `padctl daemon restart` fixes a lasting mismatch",
+	codePermissionDenied:             "padd refused this call; the message says why",
+	api.CodeIndexRebuilding:          "the search index is rebuilding; retry in a few seconds, or use pad_item list meanwhile",
+	api.CodeUnavailable:              "padd cannot answer this right now; retry in a few seconds",
+	api.CodeServerError:              "padd failed unexpectedly; retry once, and if it fails again tell the user to check `padctl daemon logs`",
+	api.CodeBadRequest:               "fix the parameters the message names and send the call again",
 }
 
 // fromAPI turns an error from the padd client into a tool error: padd's
@@ -89,42 +87,42 @@ func fromAPI(err error) *toolError {
 	var ae *api.Error
 	if !errors.As(err, &ae) {
 		if api.IsTransport(err) {
-			return refuse(codeServerError, "padd could not be reached or started; `padctl daemon status` says why, and the next call retries",
+			return refuse(api.CodeServerError, "padd could not be reached or started; `padctl daemon status` says why, and the next call retries",
 				"%v", err).with("reason", "padd_unreachable")
 		}
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return refuse(codeServerError, "the call was cancelled or timed out; retry it", "%v", err)
+			return refuse(api.CodeServerError, "the call was cancelled or timed out; retry it", "%v", err)
 		}
-		return refuse(codeServerError, hintFor[codeServerError], "%v", err)
+		return refuse(api.CodeServerError, hintFor[api.CodeServerError], "%v", err)
 	}
 	e := &toolError{Code: ae.Code, Message: ae.Message, Details: ae.Details}
 	switch {
-	case ae.Code == "not_found" && detail(ae, "scope") == "route", ae.Code == "method_not_allowed":
+	case ae.Code == api.CodeNotFound && detail(ae, "scope") == "route", ae.Code == api.CodeMethodNotAllowed:
 		// padd is older than this padctl: the route does not exist there.
 		e.Code = codeNotImplemented
 		e.Hint = "the padd that is running has no route for this; update padd to the version of padctl (`padctl version` shows both) and retry"
 		return e
-	case ae.Code == "bad_request":
+	case ae.Code == api.CodeBadRequest:
 		// Pad's MCP doors report argument refusals as validation_failed,
 		// keeping the message; validation_error (schema and value
 		// refusals of writes) is kept as padd said it.
 		e.Code = codeValidationFailed
-	case ae.Code == "forbidden":
+	case ae.Code == api.CodeForbidden:
 		e.Code = codePermissionDenied
 	case ae.Status == http.StatusRequestEntityTooLarge:
-		e.Code = "too_large"
+		e.Code = api.CodeTooLarge
 		if e.Details == nil || e.Details["reason"] == nil {
 			e = e.with("reason", ae.Code)
 		}
 	case ae.Status == http.StatusTooManyRequests:
-		e.Code = "rate_limited"
+		e.Code = codeRateLimited
 		if e.Details == nil || e.Details["retry_after_seconds"] == nil {
 			e = e.with("retry_after_seconds", 1)
 		}
 	case strings.HasPrefix(ae.Code, "http_") && ae.Status >= 500:
-		e.Code = codeServerError
+		e.Code = api.CodeServerError
 	}
-	if e.Code == codeNotFound && detail(ae, "scope") == "workspace" {
+	if e.Code == api.CodeNotFound && detail(ae, "scope") == "workspace" {
 		e.Hint = "pad_workspace list shows the workspaces; pass one as workspace or choose it with pad_set_workspace"
 	}
 	if e.Hint == "" {

@@ -153,7 +153,7 @@ func TestRefusalIsToolResult(t *testing.T) {
 		Getenv: func(string) string { return "" }, Dir: t.TempDir()})
 	text, isErr := toolText(t, handle(t, s, "tools/call", `{"name":"pad_workspace","arguments":{"action":"list"}}`))
 	var e toolError
-	if err := json.Unmarshal([]byte(text), &e); err != nil || !isErr || e.Code != codeServerError || e.Details["reason"] != "padd_unreachable" || e.Hint == "" {
+	if err := json.Unmarshal([]byte(text), &e); err != nil || !isErr || e.Code != api.CodeServerError || e.Details["reason"] != "padd_unreachable" || e.Hint == "" {
 		t.Errorf("unreachable padd: %v %s", isErr, text)
 	}
 	res := handle(t, s, "tools/list", `{}`)

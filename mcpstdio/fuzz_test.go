@@ -215,7 +215,7 @@ func FuzzToolCall(f *testing.F) {
 		if err := json.Unmarshal([]byte(text), &e); err != nil || e.Code == "" || e.Message == "" || e.Hint == "" {
 			t.Fatalf("%s %s: a tool error that is not {code, message, hint}: %s", td.Name, raw, text)
 		}
-		if e.Code == codeServerError || strings.HasPrefix(e.Code, "server") {
+		if e.Code == api.CodeServerError || strings.HasPrefix(e.Code, "server") {
 			t.Fatalf("%s %s: %s", td.Name, raw, text)
 		}
 	})

@@ -216,7 +216,7 @@ func itemGet(c *call) (*result, error) {
 
 // noRoute reports padd answering that it has no such route.
 func noRoute(err error) bool {
-	return api.ErrorCode(err) == "not_found" && fromAPI(err).Code == codeNotImplemented
+	return api.IsNotFound(err) && fromAPI(err).Code == codeNotImplemented
 }
 
 func itemCreate(c *call) (*result, error) {

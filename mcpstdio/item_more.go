@@ -106,7 +106,7 @@ func itemUnlink(c *call) (*result, error) {
 			return &result{value: map[string]any{"ref": self.Ref, "target": other.Ref, "link_type": c.a.str("link_type"), "removed": true}}, nil
 		}
 	}
-	return nil, refuse(codeNotFound, "pad_item get "+self.Ref+" lists its links with their types and directions",
+	return nil, refuse(api.CodeNotFound, "pad_item get "+self.Ref+" lists its links with their types and directions",
 		"%s has no %s link to %s", self.Ref, c.a.str("link_type"), other.Ref).
 		with("ref", self.Ref).with("target", other.Ref)
 }

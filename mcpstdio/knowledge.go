@@ -119,14 +119,14 @@ func libraryEntry(c *call) (kind string, entry map[string]any, err error) {
 	var e map[string]any
 	if _, err := c.p.do(c.ctx, "GET", "/library/entry", url.Values{"title": {c.a.str("title")}}, nil, &e); err != nil {
 		if api.IsNotFound(err) && !noRoute(err) {
-			return "", nil, refuse(codeNotFound, "titles must match exactly: pad_library list shows them", "%s", fromAPI(err).Message).
+			return "", nil, refuse(api.CodeNotFound, "titles must match exactly: pad_library list shows them", "%s", fromAPI(err).Message).
 				with("title", c.a.str("title"))
 		}
 		return "", nil, err
 	}
 	kind, _ = e["type"].(string)
 	if want := c.a.str("type"); want != "" && strings.TrimSuffix(want, "s") != strings.TrimSuffix(kind, "s") {
-		return "", nil, refuse(codeNotFound, "pad_library list type="+want+" shows its titles",
+		return "", nil, refuse(api.CodeNotFound, "pad_library list type="+want+" shows its titles",
 			"the library entry %q is a %s, not one of the %s", c.a.str("title"), kind, want)
 	}
 	for _, k := range []string{"convention", "playbook"} {

@@ -435,7 +435,7 @@ func (r *relay) lose(l *link) {
 }
 
 func lostCall() *toolError {
-	return refuse(codeServerError, "padd stopped while this call was running, so whether it took effect is unknown: read the item (or list) to see, then retry if it did not",
+	return refuse(api.CodeServerError, "padd stopped while this call was running, so whether it took effect is unknown: read the item (or list) to see, then retry if it did not",
 		"padd stopped before answering").with("reason", "padd_restarted")
 }
 

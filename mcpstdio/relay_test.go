@@ -97,7 +97,7 @@ func TestRelayAnswersLostCalls(t *testing.T) {
 	if m["id"] != "call-A" {
 		t.Errorf("answered id %v, want call-A", m["id"])
 	}
-	if e := toolError(m); e["code"] != codeServerError || e["details"].(map[string]any)["reason"] != "padd_restarted" || e["hint"] == "" {
+	if e := toolError(m); e["code"] != api.CodeServerError || e["details"].(map[string]any)["reason"] != "padd_restarted" || e["hint"] == "" {
 		t.Errorf("lost call answered %v", e)
 	}
 

@@ -260,7 +260,7 @@ func (s *Server) baseClient(ctx context.Context) (*api.Client, error) {
 // unreachable is the refusal of a call when padd cannot be reached or
 // started.
 func unreachable(err error) *toolError {
-	return refuse(codeServerError, "padd could not be reached or started; `padctl daemon status` and `padctl daemon logs` say why",
+	return refuse(api.CodeServerError, "padd could not be reached or started; `padctl daemon status` and `padctl daemon logs` say why",
 		"cannot reach padd: %v", err).with("reason", "padd_unreachable")
 }
 
@@ -394,7 +394,7 @@ func (s *Server) toolHandler(t *toolDef) server.ToolHandlerFunc {
 		}
 		h, ok := handlers[key]
 		if !ok {
-			return errorResult(refuse(codeServerError, "this is a bug in padctl; tell the user",
+			return errorResult(refuse(api.CodeServerError, "this is a bug in padctl; tell the user",
 				"no handler for %s", key)), nil
 		}
 		c := &call{ctx: ctx, s: s, a: a, p: s.conn(ctx)}

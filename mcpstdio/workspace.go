@@ -88,7 +88,7 @@ func (s *Server) resolveWorkspace(ctx context.Context, p *paddConn, explicit str
 // explainWorkspace adds to a "workspace not found" where the workspace
 // was named, so the agent (or its user) can fix the source.
 func explainWorkspace(e *toolError, ws, from string) *toolError {
-	if from != "" && e.Code == codeNotFound && e.Details["scope"] == "workspace" {
+	if from != "" && e.Code == api.CodeNotFound && e.Details["scope"] == "workspace" {
 		e.Hint = fmt.Sprintf("workspace %q comes from %s; pass workspace, or choose one with pad_set_workspace (pad_workspace list shows them)", ws, from)
 	}
 	return e

@@ -2,7 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -281,14 +280,14 @@ func ResolveIntent(intent string, triggers []string) (string, error) {
 			valid = append(valid, v)
 		}
 	}
-	return "", Errorf(CodeUnknownIntent, http.StatusBadRequest,
+	return "", Errorf(CodeUnknownIntent,
 		"unknown intent %q: this workspace's conventions trigger on %s", intent, strings.Join(valid, ", ")).
 		With("intent", intent).With("valid_intents", valid)
 }
 
 // UnknownRole refuses a context role that is not a role slug.
 func UnknownRole(role string, valid []string) *Error {
-	return Errorf(CodeUnknownRole, http.StatusBadRequest, "unknown role %q: give a role slug of this workspace (%s)", role, strings.Join(valid, ", ")).
+	return Errorf(CodeUnknownRole, "unknown role %q: give a role slug of this workspace (%s)", role, strings.Join(valid, ", ")).
 		With("role", role).With("valid_roles", valid)
 }
 

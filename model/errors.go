@@ -1,22 +1,20 @@
 // Package model is the Pad domain with no I/O: workspaces, collections,
 // schemas and field values, items and their states, refs, templates.
 // Every refusal it produces is an *Error carrying Pad's code, so each
-// door (REST, MCP, CLI) can answer with the same envelope.
+// door (REST, MCP, CLI) can answer with the same envelope; api's table
+// of codes says which HTTP status each code is answered with.
 package model
 
 import (
 	"errors"
 	"fmt"
-	"net/http"
 )
 
-// Pad's error codes (pad-inventory.md §3.2) that padd emits.
+// Pad's error codes (pad-inventory.md §3.2) for the domain's refusals.
+// The HTTP layer's own codes (unauthorized, too_large, ...) are api's.
 const (
 	CodeNotFound                 = "not_found"
-	CodeForbidden                = "forbidden"
-	CodeUnauthorized             = "unauthorized"
 	CodeValidation               = "validation_error"
-	CodeValidationFailed         = "validation_failed" // MCP's spelling of a validation refusal
 	CodeBadRequest               = "bad_request"
 	CodeMalformedOverride        = "malformed_override"
 	CodeStateChangeRequiresValue = "state_change_requires_value"
@@ -29,20 +27,15 @@ const (
 	CodeIdempotencyKeyReused     = "idempotency_key_reused"
 	CodeIdempotencyTargetGone    = "idempotency_target_gone"
 	CodeVersionUnreconstructable = "version_unreconstructable"
-	CodeTooLarge                 = "too_large"
 	CodeInvalidSince             = "invalid_since"
 	CodeServerError              = "server_error"
-	CodeUnavailable              = "unavailable"
 	CodeInsufficientStorage      = "insufficient_storage"
-	// padd's own: a request body that did not arrive in time (408).
-	CodeRequestTimeout = "request_timeout"
 )
 
 // Error is a coded refusal. Message says what happened; Details carries
 // machine-readable facts (additive keys only, never renamed).
 type Error struct {
 	Code    string
-	Status  int
 	Message string
 	Details map[string]any
 }
@@ -59,14 +52,14 @@ func (e *Error) With(key string, value any) *Error {
 	return e
 }
 
-// Errorf makes a coded error with the given HTTP status.
-func Errorf(code string, status int, format string, args ...any) *Error {
-	return &Error{Code: code, Status: status, Message: fmt.Sprintf(format, args...)}
+// Errorf makes a coded error.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 // NotFound is Pad's 404 for a thing inside a readable workspace.
 func NotFound(format string, args ...any) *Error {
-	return Errorf(CodeNotFound, http.StatusNotFound, format, args...)
+	return Errorf(CodeNotFound, format, args...)
 }
 
 // WorkspaceNotFound is the 404 for a workspace that does not resolve;
@@ -77,17 +70,17 @@ func WorkspaceNotFound(slug string) *Error {
 
 // Invalid is Pad's 400 validation_error.
 func Invalid(format string, args ...any) *Error {
-	return Errorf(CodeValidation, http.StatusBadRequest, format, args...)
+	return Errorf(CodeValidation, format, args...)
 }
 
 // BadRequest is Pad's 400 bad_request.
 func BadRequest(format string, args ...any) *Error {
-	return Errorf(CodeBadRequest, http.StatusBadRequest, format, args...)
+	return Errorf(CodeBadRequest, format, args...)
 }
 
 // Conflict is Pad's 409 conflict.
 func Conflict(format string, args ...any) *Error {
-	return Errorf(CodeConflict, http.StatusConflict, format, args...)
+	return Errorf(CodeConflict, format, args...)
 }
 
 // AsError returns the *Error inside err, if any.

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"net/http"
 	"strings"
 	"time"
 )
@@ -68,7 +67,7 @@ func ShortWorkerID(id string) string {
 
 // InvalidWorkerID is the 400 for a malformed worker id.
 func InvalidWorkerID(id string) *Error {
-	return Errorf(CodeInvalidWorkerID, http.StatusBadRequest,
+	return Errorf(CodeInvalidWorkerID,
 		"worker_id %q is malformed: it is \"wk_\" followed by 32 lowercase hex digits, minted once per agent session", id).
 		With("field", "worker_id")
 }
@@ -125,7 +124,7 @@ func LeaseHeld(ref string, l *Lease, c Claimant) *Error {
 		// same session: say how to become one.
 		msg = "%s is claimed by %s under a worker id until %s; send that worker_id (body, X-Pad-Worker header or ?worker_id=) to resume it"
 	}
-	e := Errorf(CodeLeaseHeld, http.StatusConflict, msg, ref, l.Holder, l.ExpiresAt.UTC().Format(time.RFC3339)).
+	e := Errorf(CodeLeaseHeld, msg, ref, l.Holder, l.ExpiresAt.UTC().Format(time.RFC3339)).
 		With("ref", ref).With("holder", l.Holder).
 		With("acquired_at", l.AcquiredAt.UTC().Format(time.RFC3339)).
 		With("expires_at", l.ExpiresAt.UTC().Format(time.RFC3339))

@@ -83,7 +83,7 @@ func CheckMoveOverrides(dst *Collection, overrides map[string]any) error {
 			return Invalid("field %q is reserved system metadata and cannot be set by a move", k).With("field", k).With("reason", ReasonReserved)
 		}
 		if !dst.Schema.Declares(k) {
-			return Errorf(CodeMalformedOverride, 400, "override names field %q, which collection %q does not declare", k, dst.Slug).With("field", k)
+			return Errorf(CodeMalformedOverride, "override names field %q, which collection %q does not declare", k, dst.Slug).With("field", k)
 		}
 	}
 	return nil
@@ -107,7 +107,7 @@ func CheckMoveState(before, after map[string]any, src, dst *Collection, override
 		return nil
 	}
 	def, _ := dst.Schema.Field(dkey)
-	return Errorf(CodeStateChangeRequiresValue, 400,
+	return Errorf(CodeStateChangeRequiresValue,
 		"moving to %q would change the item from %s to %s; name the destination's %q value (one of %v)", dst.Slug, from, to, dkey, def.Options).
 		With("field", dkey).With("options", def.Options).With("from", string(from)).With("to", string(to))
 }

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"net/http"
 	"strings"
 	"unicode/utf8"
 )
@@ -92,7 +91,7 @@ func locate(body string, e PatchEdit, i int) (int, error) {
 	hits := occurrences(body, e.Old)
 	switch len(hits) {
 	case 0:
-		return 0, Errorf(CodePatchAnchorMissing, http.StatusConflict,
+		return 0, Errorf(CodePatchAnchorMissing,
 			"edits[%d].old does not occur in the body as it stands; re-read the item (get with lines) and anchor on text that is there", i).With("edit", i)
 	case 1:
 		return hits[0], nil
@@ -116,7 +115,7 @@ func locate(body string, e PatchEdit, i int) (int, error) {
 			return hits[pick], nil
 		}
 	}
-	return 0, Errorf(CodePatchAnchorAmbiguous, http.StatusConflict,
+	return 0, Errorf(CodePatchAnchorAmbiguous,
 		"edits[%d].old occurs %d times (starting on lines %v); include more surrounding text, or give line_hint naming one of those lines", i, len(hits), lines).
 		With("edit", i).With("lines", lines)
 }

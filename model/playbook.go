@@ -3,7 +3,6 @@ package model
 import (
 	"encoding/json"
 	"math"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -310,7 +309,7 @@ func PlaybookNotActive(ref, status string) *Error {
 	if shown == "" {
 		shown = "(unset)"
 	}
-	return Errorf(CodePlaybookNotActive, http.StatusConflict,
+	return Errorf(CodePlaybookNotActive,
 		"playbook %s has status %q, not \"active\"; refusing to run it. Pass allow_draft (CLI: --allow-draft) to run it anyway", ref, shown).
 		With("ref", ref).With("status", status)
 }

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -334,7 +333,7 @@ func ReportZone(tz string) (*time.Location, error) {
 		return time.UTC, nil
 	}
 	bad := func(why string) error {
-		return Errorf(CodeInvalidTZ, http.StatusBadRequest, "tz %q %s; use an IANA zone such as America/Los_Angeles", tz, why).With("tz", tz)
+		return Errorf(CodeInvalidTZ, "tz %q %s; use an IANA zone such as America/Los_Angeles", tz, why).With("tz", tz)
 	}
 	if tz == "Local" {
 		return nil, bad("names the server's zone, which is not yours")

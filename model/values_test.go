@@ -443,7 +443,7 @@ func TestErrorHelpers(t *testing.T) {
 	if e.Error() != "bad thing" || e.Details["field"] != "f" {
 		t.Fatalf("Invalid = %+v", e)
 	}
-	if !strings.Contains(model.Errorf(model.CodeUpdateConflict, 409, "seq %d", 3).Error(), "seq 3") {
+	if !strings.Contains(model.Errorf(model.CodeUpdateConflict, "seq %d", 3).Error(), "seq 3") {
 		t.Fatal("Errorf formats")
 	}
 }

@@ -52,7 +52,7 @@ type ActivityPage struct {
 // parseSince reads an activity since: a date or an RFC3339 instant.
 func parseSince(s string) (time.Time, error) {
 	bad := func(why string) error {
-		return model.Errorf(model.CodeInvalidSince, 400, "since %q %s", s, why).With("since", s)
+		return model.Errorf(model.CodeInvalidSince, "since %q %s", s, why).With("since", s)
 	}
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {

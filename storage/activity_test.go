@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 )
 
@@ -164,8 +165,8 @@ func TestListActivityRefusals(t *testing.T) {
 	ws := mustWorkspace(t, s, "Bad").Slug
 	for _, since := range []string{"yesterday", "2026-13-01", "2026-11-30T10:00", "9999-12-31T23:59:59-01:00"} {
 		_, err := s.ListActivity(ws, ActivityQuery{Since: since})
-		if e := wantCode(t, err, model.CodeInvalidSince); e.Status != 400 {
-			t.Fatalf("%s: status %d", since, e.Status)
+		if e := wantCode(t, err, model.CodeInvalidSince); api.StatusOf(e.Code) != 400 {
+			t.Fatalf("%s: status %d", since, api.StatusOf(e.Code))
 		}
 	}
 	if _, err := s.ListActivity(ws, ActivityQuery{Since: "9999-12-31T23:59:59Z"}); err != nil {

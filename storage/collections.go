@@ -244,7 +244,7 @@ func (s *Store) UpdateCollection(ws, ref string, in CollectionUpdate, actor mode
 				return model.BadRequest("expected_updated_at must be an RFC3339 timestamp")
 			}
 			if !t.UTC().Truncate(time.Second).Equal(c.UpdatedAt) {
-				return model.Errorf(model.CodeUpdateConflict, 409, "collection %s was modified by another writer since you last read it; re-read and retry", c.Slug).
+				return model.Errorf(model.CodeUpdateConflict, "collection %s was modified by another writer since you last read it; re-read and retry", c.Slug).
 					With("expected_updated_at", in.ExpectedUpdatedAt).With("actual_updated_at", c.UpdatedAt.Format(time.RFC3339))
 			}
 		}

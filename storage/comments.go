@@ -55,7 +55,7 @@ func getComment(b *wsb, itemID, id []byte) (*model.Comment, error) {
 	}
 	var c model.Comment
 	if err := decode(v, &c); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored comment %s is unreadable: %v", idString(id), err)
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored comment %s is unreadable: %v", idString(id), err)
 	}
 	return &c, nil
 }
@@ -79,7 +79,7 @@ func commentsOf(b *wsb, itemID []byte) ([]*model.Comment, error) {
 	for k, v := c.Seek(itemID); k != nil && bytes.HasPrefix(k, itemID); k, v = c.Next() {
 		var cm model.Comment
 		if err := decode(v, &cm); err != nil {
-			return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored comment %s is unreadable: %v", idString(k[16:]), err)
+			return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored comment %s is unreadable: %v", idString(k[16:]), err)
 		}
 		out = append(out, &cm)
 	}
@@ -91,7 +91,7 @@ func commentNotFound(id string) error {
 }
 
 func commentDeleted(id string) error {
-	return model.Errorf(model.CodeCommentDeleted, 409,
+	return model.Errorf(model.CodeCommentDeleted,
 		"comment %s was deleted and only remains as a placeholder for its replies", id).With("comment_id", id)
 }
 
@@ -193,7 +193,7 @@ func replayComment(b *wsb, rec *idemRecord) (*CommentResult, error) {
 		return nil, err
 	}
 	if c == nil {
-		return nil, model.Errorf(model.CodeIdempotencyTargetGone, 410, "the comment this idempotency key created no longer exists")
+		return nil, model.Errorf(model.CodeIdempotencyTargetGone, "the comment this idempotency key created no longer exists")
 	}
 	return &CommentResult{Comment: c, Replayed: true}, nil
 }

@@ -37,7 +37,7 @@ type VersionDiff struct {
 func decodeVersion(b *wsb, k, v []byte) (*model.Version, error) {
 	var out model.Version
 	if err := decodeVersionRecord(v, &out); err != nil {
-		return nil, model.Errorf(model.CodeVersionUnreconstructable, 409,
+		return nil, model.Errorf(model.CodeVersionUnreconstructable,
 			"version %d of item %s is unreadable: %v", getU64(k[16:]), idString(k[:16]), err).
 			With("reason", "unreadable")
 	}
@@ -159,7 +159,7 @@ func (s *Store) DiffVersion(ws, itemRef, versionID string) (*VersionDiff, error)
 		case prev != nil:
 			d.Before = prev.Content
 		default:
-			return model.Errorf(model.CodeVersionUnreconstructable, 409,
+			return model.Errorf(model.CodeVersionUnreconstructable,
 				"version %s has no earlier version to diff against", ver.ID).
 				With("reason", "no_predecessor").With("version", ver.ID)
 		}

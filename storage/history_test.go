@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 )
 
@@ -365,7 +366,7 @@ func TestDiffVersionUnreconstructable(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.DiffVersion(ws, "TASK-1", vs[1].ID)
-	if e := wantCode(t, err, model.CodeVersionUnreconstructable); e.Status != 409 || e.Details["reason"] != "no_predecessor" {
+	if e := wantCode(t, err, model.CodeVersionUnreconstructable); api.StatusOf(e.Code) != 409 || e.Details["reason"] != "no_predecessor" {
 		t.Fatalf("no predecessor: %+v", e)
 	}
 	_, err = s.GetVersion(ws, "TASK-1", strconv.FormatInt(vs[0].VersionSeq, 10))

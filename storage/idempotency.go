@@ -61,7 +61,7 @@ func (w *wtx) idemReplay(k Idem) (*idemRecord, error) {
 		return nil, nil
 	}
 	if rec.Request != k.Request {
-		return nil, model.Errorf(model.CodeIdempotencyKeyReused, 422,
+		return nil, model.Errorf(model.CodeIdempotencyKeyReused,
 			"idempotency key %q was already used for a different request; use a fresh key for a new request", k.Key).With("key", k.Key)
 	}
 	return &rec, nil
@@ -91,7 +91,7 @@ func (w *wtx) replayItem(rec *idemRecord) (*ItemResult, error) {
 		return nil, err
 	}
 	if it == nil {
-		return nil, model.Errorf(model.CodeIdempotencyTargetGone, 410, "the item this idempotency key created no longer exists")
+		return nil, model.Errorf(model.CodeIdempotencyTargetGone, "the item this idempotency key created no longer exists")
 	}
 	v, err := view(w.ws, it, nil)
 	if err != nil {

@@ -172,7 +172,7 @@ func openChildrenGuard(b *wsb, it *model.Item, c *model.Collection, newFields ma
 	if len(open) == 1 {
 		noun = "child"
 	}
-	return model.Errorf(model.CodeOpenChildren, 409,
+	return model.Errorf(model.CodeOpenChildren,
 		"cannot mark %s %s: %d open %s still in a non-terminal state. Close them first or pass force to override.",
 		refOf(c, it.Number), nv, len(open), noun).
 		With("open_children", open).With("hidden_blocker_count", 0).With("done_field", key).With("attempted_value", nv)

@@ -287,7 +287,7 @@ func checkTokens(it *model.Item, ref string, in ItemUpdate) error {
 	}
 	contentWrite := in.Content != nil
 	conflict := func(msg string) *model.Error {
-		e := model.Errorf(model.CodeUpdateConflict, 409, "%s was modified by another writer since you last read it (%s); re-read and merge, do not resend", ref, msg).
+		e := model.Errorf(model.CodeUpdateConflict, "%s was modified by another writer since you last read it (%s); re-read and merge, do not resend", ref, msg).
 			With("ref", ref).With("actual_seq", it.Seq).With("changed_at", it.UpdatedAt.Format(time.RFC3339)).
 			With("changed_by_kind", it.LastModifiedBy.Kind)
 		if contentWrite {
@@ -364,7 +364,7 @@ func entryList(v any, key string) ([]any, error) {
 	case []any:
 		return x, nil
 	}
-	return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored %s is not a list; it cannot be appended to", key).With("field", key)
+	return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored %s is not a list; it cannot be appended to", key).With("field", key)
 }
 
 func fieldChanges(before, after map[string]any, into map[string]any) {

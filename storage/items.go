@@ -66,7 +66,7 @@ func getItem(b *wsb, id []byte, withContent bool) (*model.Item, error) {
 	}
 	var it model.Item
 	if err := decodeItem(v, &it); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored item %s is unreadable: %v", idString(id), err)
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored item %s is unreadable: %v", idString(id), err)
 	}
 	it.ID, it.WorkspaceID = idString(id), b.id
 	if withContent {
@@ -152,7 +152,7 @@ func liveItemByRef(b *wsb, ref string, withContent bool) (*model.Item, *model.Co
 		return nil, nil, errInternal("item %s names a missing collection", it.ID)
 	}
 	if it.DeletedAt != nil || c.ArchivedAt != nil {
-		return nil, nil, model.Errorf(model.CodeArchived, 409, "Item %s is archived; restore it first (item restore) to change it", refOf(c, it.Number)).With("ref", refOf(c, it.Number))
+		return nil, nil, model.Errorf(model.CodeArchived, "Item %s is archived; restore it first (item restore) to change it", refOf(c, it.Number)).With("ref", refOf(c, it.Number))
 	}
 	return it, c, nil
 }

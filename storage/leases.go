@@ -56,14 +56,14 @@ func encodeLease(l *model.Lease) []byte {
 
 func decodeLease(id, raw []byte) (*model.Lease, error) {
 	if len(raw) == 0 || raw[0] != leaseFormat1 {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "the lease on item %s is unreadable", idString(id))
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, "the lease on item %s is unreadable", idString(id))
 	}
 	r := reader{b: raw[1:]}
 	l := &model.Lease{Holder: r.str(), Worker: r.str(), ActorKind: r.str()}
 	l.AcquiredAt = time.Unix(r.varint(), 0).UTC()
 	l.ExpiresAt = time.Unix(r.varint(), 0).UTC()
 	if r.bad {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "the lease on item %s is unreadable", idString(id))
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, "the lease on item %s is unreadable", idString(id))
 	}
 	return l, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 )
 
@@ -65,7 +66,7 @@ func TestClaimRenewRelease(t *testing.T) {
 	// Another claimant is refused with the holder's facts.
 	_, err = s.Claim(ws, it.Ref, claimOf("cursor", workerB, 0), agent)
 	e := wantCode(t, err, model.CodeLeaseHeld)
-	if e.Status != 409 || e.Details["ref"] != it.Ref || e.Details["holder"] != "claude" || e.Details["worker"] != "wk_0123" ||
+	if api.StatusOf(e.Code) != 409 || e.Details["ref"] != it.Ref || e.Details["holder"] != "claude" || e.Details["worker"] != "wk_0123" ||
 		e.Details["acquired_at"] != acquired.Format(time.RFC3339) {
 		t.Fatalf("lease_held details = %v", e.Details)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 )
 
@@ -75,7 +76,7 @@ func TestActivateUnknown(t *testing.T) {
 	ws := mustWorkspace(t, s, "Lib").Slug
 	_, err := s.ActivateLibrary(ws, LibraryActivate{Title: "Write Haiku"}, user)
 	e := wantCode(t, err, model.CodeNotFound)
-	if e.Message != "not found in convention or playbook library: Write Haiku" || e.Status != 404 {
+	if e.Message != "not found in convention or playbook library: Write Haiku" || api.StatusOf(e.Code) != 404 {
 		t.Fatalf("message %q", e.Message)
 	}
 }

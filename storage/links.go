@@ -132,7 +132,7 @@ func briefByID(b *wsb, id []byte, colls map[string]*model.Collection) (ItemBrief
 		return ItemBrief{}, err
 	}
 	if it == nil {
-		return ItemBrief{}, model.Errorf(model.CodeStoredStateUnreadable, 409, "a link names item %s, which does not exist", idString(id))
+		return ItemBrief{}, model.Errorf(model.CodeStoredStateUnreadable, "a link names item %s, which does not exist", idString(id))
 	}
 	return briefOf(b, it, colls)
 }
@@ -209,7 +209,7 @@ func getLink(b *wsb, id []byte) (*model.Link, error) {
 	}
 	var l model.Link
 	if err := decode(v, &l); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored link %s is unreadable: %v", idString(id), err)
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored link %s is unreadable: %v", idString(id), err)
 	}
 	return &l, nil
 }
@@ -340,7 +340,7 @@ func (s *Store) AddLink(ws, sourceRef, targetRef, linkType string, actor model.A
 				return err
 			}
 			if l == nil {
-				return model.Errorf(model.CodeStoredStateUnreadable, 409, "link index names missing link %s", idString(id))
+				return model.Errorf(model.CodeStoredStateUnreadable, "link index names missing link %s", idString(id))
 			}
 			res = &LinkResult{Link: l, Existing: true}
 			return nil
@@ -422,7 +422,7 @@ func (w *wtx) removeLink(l *model.Link) error {
 		return err
 	}
 	if source == nil {
-		return model.Errorf(model.CodeStoredStateUnreadable, 409, "link %s names missing source item %s", l.ID, l.SourceID)
+		return model.Errorf(model.CodeStoredStateUnreadable, "link %s names missing source item %s", l.ID, l.SourceID)
 	}
 	oldUnpar := isUnparented(b, source)
 	if _, err := w.stamp(model.EntityLink, model.OpDeleted, l.ID, l.SourceID, source.CollectionID); err != nil {

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/padd/padd/model"
@@ -40,7 +39,7 @@ var noSpaceTexts = []string{"no space left on device", "disk quota exceeded", "f
 // all or nothing), what was stored before is untouched, reads go on, and
 // writes succeed again as soon as space is freed, without a restart.
 func NoSpace(err error) *model.Error {
-	return model.Errorf(model.CodeInsufficientStorage, http.StatusInsufficientStorage,
+	return model.Errorf(model.CodeInsufficientStorage,
 		"the disk holding padd's data is full, so nothing was written (%v); free some space and retry: padd needs no restart", err).
 		With("reason", "disk_full")
 }

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 )
 
@@ -33,7 +34,7 @@ func TestIsNoSpace(t *testing.T) {
 		}
 	}
 	e, ok := model.AsError(classify(&fs.PathError{Op: "write", Path: "/d/padd.db", Err: syscall.ENOSPC}))
-	if !ok || e.Code != model.CodeInsufficientStorage || e.Status != 507 || e.Details["reason"] != "disk_full" {
+	if !ok || e.Code != model.CodeInsufficientStorage || api.StatusOf(e.Code) != 507 || e.Details["reason"] != "disk_full" {
 		t.Fatalf("classify(ENOSPC) = %+v", e)
 	}
 	if err := classify(model.NotFound("x")); !model.IsNotFound(err) {

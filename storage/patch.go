@@ -3,7 +3,6 @@ package storage
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -81,7 +80,7 @@ func (w *wtx) replayPatch(rec *idemRecord) (*PatchResult, error) {
 			if err != nil {
 				return nil, err
 			}
-			return nil, model.Errorf(model.CodeIdempotencyTargetGone, http.StatusGone, "the item this idempotency key patched no longer exists")
+			return nil, model.Errorf(model.CodeIdempotencyTargetGone, "the item this idempotency key patched no longer exists")
 		}
 	}
 	out := &PatchResult{Replayed: true}
@@ -165,7 +164,7 @@ func (w *wtx) patchItem(ref string, in PatchRequest) (*model.PatchReply, string,
 // loadPatch reads a patch record of the item, or refuses with
 // patch_not_found (also for another item's patch).
 func loadPatch(patches interface{ Get([]byte) []byte }, id, itemID string) (*patchRecord, error) {
-	notFound := model.Errorf(model.CodePatchNotFound, http.StatusNotFound, "patch %s is not a patch of this item", id).With("patch_id", id)
+	notFound := model.Errorf(model.CodePatchNotFound, "patch %s is not a patch of this item", id).With("patch_id", id)
 	k, ok := idKey(id)
 	if !ok {
 		return nil, notFound

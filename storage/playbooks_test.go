@@ -3,6 +3,7 @@ package storage
 import (
 	"testing"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 )
 
@@ -51,7 +52,7 @@ func TestPlaybooks(t *testing.T) {
 		t.Fatalf("unbound %+v %v", run, err)
 	}
 	_, err = s.RunPlaybook(ws, draft.Ref, PlaybookRun{})
-	if e := wantCode(t, err, model.CodePlaybookNotActive); e.Status != 409 || e.Details["status"] != "draft" {
+	if e := wantCode(t, err, model.CodePlaybookNotActive); api.StatusOf(e.Code) != 409 || e.Details["status"] != "draft" {
 		t.Fatalf("refusal %+v", e)
 	}
 	for _, in := range []PlaybookRun{{AllowDraft: true}, {RawArgs: []string{"allow-draft"}}} {

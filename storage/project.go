@@ -445,7 +445,7 @@ func (s *Store) Changelog(ws string, p ChangelogParams) (*Changelog, error) {
 // retagSince renames an invalid_since refusal's parameter.
 func retagSince(err error, param string) error {
 	if e, ok := model.AsError(err); ok {
-		return model.Errorf(e.Code, e.Status, "%s", strings.Replace(e.Message, "since", param, 1)).With(param, e.Details["since"])
+		return model.Errorf(e.Code, "%s", strings.Replace(e.Message, "since", param, 1)).With(param, e.Details["since"])
 	}
 	return err
 }

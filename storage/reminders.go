@@ -33,7 +33,7 @@ func getReminder(b *wsb, id []byte) (*model.Reminder, error) {
 	}
 	var r model.Reminder
 	if err := decode(raw, &r); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "reminder %s is unreadable: %v", idString(id), err)
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, "reminder %s is unreadable: %v", idString(id), err)
 	}
 	r.ID = idString(id)
 	return &r, nil

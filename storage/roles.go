@@ -57,7 +57,7 @@ func getRole(b *wsb, id []byte) (*model.Role, error) {
 	}
 	var r model.Role
 	if err := decode(v, &r); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "stored role %s is unreadable: %v", idString(id), err)
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored role %s is unreadable: %v", idString(id), err)
 	}
 	return &r, nil
 }

@@ -317,5 +317,5 @@ func (s *Store) clock() time.Time {
 
 // ErrNotFound is wrapped by every not_found refusal from storage.
 var errInternal = func(format string, args ...any) error {
-	return model.Errorf(model.CodeServerError, 500, format, args...)
+	return model.Errorf(model.CodeServerError, format, args...)
 }

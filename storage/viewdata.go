@@ -142,7 +142,7 @@ func encodeSum(it *model.Item) []byte {
 
 func decodeSum(id, raw []byte) (*itemSum, error) {
 	bad := func() (*itemSum, error) {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, 409, "the summary of item %s is unreadable", idString(id))
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, "the summary of item %s is unreadable", idString(id))
 	}
 	if len(raw) < 1+16+1 || raw[0] != sumFormat1 {
 		return bad()

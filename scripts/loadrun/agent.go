@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/bench"
 	"github.com/padd/padd/internal/testbin"
 )
@@ -234,7 +235,7 @@ func (a *agent) setStatus(ref, status string) bool {
 			a.run.led.updated(updateAck{ID: str(ans.v, "id"), Ref: ref, Status: status, Seq: num(ans.v, "seq")}, seq)
 			return true
 		}
-		if ans.code != "update_conflict" {
+		if ans.code != api.CodeUpdateConflict {
 			if ans.code != "" && !intendedRefusals[ans.code] {
 				a.run.led.unsure(ref)
 			}
@@ -268,7 +269,7 @@ func (a *agent) bumpCounter() {
 			a.run.led.counted(num(ans.v, "seq"), str(ans.v, "id"))
 			return
 		}
-		if ans.code != "update_conflict" {
+		if ans.code != api.CodeUpdateConflict {
 			a.run.led.counterLost()
 			return
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/padd/padd/api"
 )
 
 // Outcome classes of one operation.
@@ -20,7 +22,7 @@ const (
 )
 
 // intendedRefusals are the refusals concurrency is expected to cause.
-var intendedRefusals = map[string]bool{"lease_held": true, "update_conflict": true}
+var intendedRefusals = map[string]bool{api.CodeLeaseHeld: true, api.CodeUpdateConflict: true}
 
 // stats records every operation's latency and outcome, per operation
 // name, safe for many goroutines.
