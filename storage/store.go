@@ -84,7 +84,6 @@ type Store struct {
 	committerDone chan struct{}
 	closeMu       sync.RWMutex
 	closed        bool
-
 }
 
 // Notification says a workspace's change log grew to Seq. Global is the
