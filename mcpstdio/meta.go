@@ -14,7 +14,6 @@ func init() {
 		"pad_meta.version":      metaVersion,
 		"pad_meta.server-info":  metaServerInfo,
 		"pad_meta.tool-surface": metaToolSurface,
-		"pad_project.dashboard": projectDashboard,
 		"pad_search.query":      searchQuery,
 	})
 }
@@ -82,14 +81,6 @@ func toolSurface() map[string]any {
 
 func metaToolSurface(c *call) (*result, error) {
 	return &result{value: toolSurface()}, nil
-}
-
-func projectDashboard(c *call) (*result, error) {
-	d, err := dashboardOf(c.ctx, c.p, c.ws)
-	if err != nil {
-		return nil, err
-	}
-	return &result{value: map[string]any{"workspace": c.ws, "dashboard": d}}, nil
 }
 
 // searchMax is padd's REST search cap; a larger limit could not be served.

@@ -9,8 +9,8 @@ import (
 )
 
 // Working an item: leases (claim, release), reminders, exact-text
-// patches and the work brief (context), plus the project views that rank
-// and summarise work. padd's answers pass through as JSON values.
+// patches and the work brief (context). padd's answers pass through as
+// JSON values.
 
 func init() {
 	register(map[string]handler{
@@ -22,12 +22,6 @@ func init() {
 		"pad_item.unremind":     itemUnremind,
 		"pad_item.patch":        itemPatch,
 		"pad_item.context":      itemContext,
-		"pad_project.next":      projectView("next", "worker_id"),
-		"pad_project.ready":     projectView("ready", "worker_id", "limit"),
-		"pad_project.stale":     projectView("stale", "days", "limit"),
-		"pad_project.standup":   projectView("standup", "days"),
-		"pad_project.changelog": projectView("changelog", "since", "days", "parent", "limit"),
-		"pad_project.report":    projectView("report", "collections", "window"),
 	})
 }
 
@@ -116,36 +110,4 @@ func itemContext(c *call) (*result, error) {
 		q.Set("budget", strconv.FormatInt(n, 10))
 	}
 	return passThrough(c, "GET", c.itemPath()+"/context", q, nil, nil)
-}
-
-// projectView is a pad_project view: GET /workspaces/{ws}/<route> with
-// the named params as query parameters. A worker_id goes as X-Pad-Worker,
-// replacing this session's, so a lease held elsewhere counts as ours.
-func projectView(route string, params ...string) handler {
-	return func(c *call) (*result, error) {
-		q := url.Values{}
-		var hdr http.Header
-		for _, k := range params {
-			v, given := c.a[k]
-			switch {
-			case !given:
-			case k == "worker_id":
-				hdr = http.Header{"X-Pad-Worker": {c.a.str(k)}}
-			default:
-				q.Set(k, queryValue(v))
-			}
-		}
-		return passThrough(c, "GET", wsPath(c.ws)+"/"+route, q, hdr, nil)
-	}
-}
-
-// queryValue writes a validated param value as query text.
-func queryValue(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case bool:
-		return strconv.FormatBool(x)
-	}
-	return jsonText(v) // json.Number as written
 }

@@ -1,8 +1,6 @@
 package mcpstdio
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -29,7 +27,6 @@ func init() {
 		"pad_item.star":           itemStar,
 		"pad_item.unstar":         itemUnstar,
 		"pad_item.starred":        itemStarred,
-		"pad_project.activity":    projectActivity,
 	})
 }
 
@@ -173,30 +170,4 @@ func itemStarred(c *call) (*result, error) {
 	}
 	capd := capRows(items, limit, func(it api.Item) any { return summarize(it) })
 	return listResult("items", capd, "Unstar what you no longer need, or use pad_item list with filters.", nil), nil
-}
-
-// projectActivity is the bounded activity feed: what others changed, newest
-// first. Each row's metadata (JSON text on the wire) becomes an object.
-func projectActivity(c *call) (*result, error) {
-	q := url.Values{}
-	for _, k := range []string{"actor", "since"} {
-		if v := c.a.str(k); v != "" {
-			q.Set(k, v)
-		}
-	}
-	return passList(c, wsPath(c.ws)+"/activity", q, "activity",
-		"Pass since (a date or time) to see less, or raise limit (at most 300).", c.limitOf(listDefault, listMax),
-		func(v any) any {
-			if m, ok := v.(map[string]any); ok {
-				if s, ok := m["metadata"].(string); ok && s != "" {
-					dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-					dec.UseNumber()
-					var meta any
-					if dec.Decode(&meta) == nil {
-						m["metadata"] = meta
-					}
-				}
-			}
-			return v
-		})
 }
