@@ -10,12 +10,16 @@
 package searchindex
 
 import (
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
 )
 
 // FormatVersion changes whenever the mapping or the document shape does;
@@ -116,4 +120,80 @@ func buildMapping() mapping.IndexMapping {
 	im.IndexDynamic = false
 	im.DocValuesDynamic = false
 	return im
+}
+
+func toDoc(d storage.IndexDoc) doc {
+	v := d.Item
+	out := doc{Workspace: v.WorkspaceID, Collection: v.Collection.Slug, CollectionID: v.CollectionID,
+		Ref: v.Ref, Title: v.Title, Tags: v.Tags, State: string(v.State()), Archived: v.DeletedAt != nil,
+		Created: v.CreatedAt, Updated: v.UpdatedAt, TitleSort: strings.ToLower(v.Title)}
+	out.Status, _ = v.Fields["status"].(string)
+	out.Priority, _ = v.Fields["priority"].(string)
+	out.Facet = out.Collection + facetSep + out.Status
+	var text []string
+	for _, k := range sortedKeys(v.Fields) {
+		if k == "status" || k == "priority" || model.IsReservedField(k) {
+			continue
+		}
+		switch val := v.Fields[k].(type) {
+		case string:
+			if _, isID := v.RelationTargets[k]; !isID {
+				text = append(text, val)
+			}
+		case []any:
+			for _, e := range val {
+				if s, ok := e.(string); ok {
+					text = append(text, s)
+				}
+			}
+		}
+	}
+	for _, k := range []string{model.FieldImplementationNotes, model.FieldDecisionLog} {
+		if list, ok := v.Fields[k].([]any); ok {
+			for _, e := range list {
+				if m, ok := e.(map[string]any); ok {
+					for _, f := range []string{"summary", "details", "decision", "rationale"} {
+						if s, ok := m[f].(string); ok && s != "" {
+							text = append(text, s)
+						}
+					}
+				}
+			}
+		}
+	}
+	// The body holds the title too: a word is one posting list to walk
+	// (body), and the title's weight comes from an optional title clause.
+	body := append([]string{v.Title, v.Content}, d.Comments...)
+	body = append(body, text...)
+	body = append(body, v.Tags...)
+	out.Body = strings.Join(body, "\n\n")
+	return out
+}
+
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// durableConfig is scorchConfig whose batches return once on disk.
+func durableConfig() map[string]any {
+	c := scorchConfig()
+	delete(c, "unsafe_batch")
+	return c
+}
+
+// scorchConfig: never wait long on another process's lock; and let a
+// batch return once it is searchable rather than once it is on disk. The
+// watermark rides in the same batch, so after a crash the index and its
+// watermark come back together from the last persisted snapshot and the
+// indexer replays the rest from the change log.
+func scorchConfig() map[string]any {
+	// The persister naps between flushes so a burst of small batches
+	// becomes one segment file on disk, not one each.
+	return map[string]any{"bolt_timeout": "1s", "unsafe_batch": true,
+		"scorchPersisterOptions": map[string]any{"persisterNapTimeMSec": 500}}
 }
