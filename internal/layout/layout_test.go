@@ -32,6 +32,7 @@ var mayImport = map[string][]string{
 	"internal/launch":     {"api"},
 	"storage":             {"model"},
 	"searchindex":         {"model", "storage"},
+	"remote/merge":        {"model"},
 	"daemon":              {"api", "internal/atomicfile", "internal/launch", "model", "searchindex", "storage"},
 	"mcpstdio":            {"api", "internal/launch", "padtoml"},
 	"mcpinstall":          {"internal/atomicfile"},
