@@ -185,7 +185,10 @@ func TestKeysAndGuardsFollowCapabilities(t *testing.T) {
 	for _, caps := range []*Capabilities{{}, {OpKeys: true, ExpectedSeq: true}} {
 		c.SetCapabilities(caps)
 		for _, call := range []func() error{
-			func() error { _, err := c.CreateItem(ctx, "w", "tasks", api.ItemCreate{Title: "T", OpKey: "stale"}, "op-1"); return err },
+			func() error {
+				_, err := c.CreateItem(ctx, "w", "tasks", api.ItemCreate{Title: "T", OpKey: "stale"}, "op-1")
+				return err
+			},
 			func() error { _, err := c.CreateComment(ctx, "w", "TASK-1", "hi", "op-1"); return err },
 		} {
 			if err := call(); err != nil {

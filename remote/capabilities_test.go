@@ -9,8 +9,8 @@ import (
 func TestProbe(t *testing.T) {
 	for _, tc := range []struct {
 		name, health, caps string // caps "" means the route is missing
-		want                   Capabilities
-		names                  []string
+		want               Capabilities
+		names              []string
 	}{
 		{"pad-aug-2026", `{"cloud_mode":false,"commit":"bc422d0e","status":"ok","version":"dev"}`,
 			`{"image":{"image_formats":["png"],"can_transcode":true,"max_pixels":64000000},"collection_resolution":true}`,
