@@ -81,6 +81,9 @@ func (c *Client) events(ctx context.Context, ws, lastEventID string, yield func(
 	}
 	resp, _, err := c.open(ctx, r)
 	if err != nil {
+		if idle.Load() {
+			return r.errorf(KindUnreachable, 0, "no answer for %s", c.idle)
+		}
 		return err
 	}
 	defer resp.Body.Close()
@@ -95,7 +98,7 @@ func (c *Client) events(ctx context.Context, ws, lastEventID string, yield func(
 		return r.errorf(KindUnreachable, resp.StatusCode, "no event or keepalive for %s", c.idle)
 	case ctx.Err() != nil:
 		return r.errorf(KindCanceled, resp.StatusCode, "%w", ctx.Err())
-	case errors.Is(err, bufio.ErrTooLong), errors.Is(err, errEventTooLarge):
+	case errors.Is(err, errLineTooLong), errors.Is(err, errEventTooLarge):
 		return r.errorf(KindBadAnswer, resp.StatusCode, "%w", err)
 	case err == nil:
 		return r.errorf(KindUnreachable, resp.StatusCode, "the server ended the stream")
@@ -103,7 +106,10 @@ func (c *Client) events(ctx context.Context, ws, lastEventID string, yield func(
 	return r.errorf(KindUnreachable, resp.StatusCode, "%w", redactErr{err: err, s: c.token})
 }
 
-var errEventTooLarge = fmt.Errorf("an event's data is larger than %d bytes", maxEventData)
+var (
+	errLineTooLong   = fmt.Errorf("a line of the stream is longer than %d bytes", maxEventLine)
+	errEventTooLarge = fmt.Errorf("an event's data is larger than %d bytes", maxEventData)
+)
 
 // readSSE parses a text/event-stream (the WHATWG rules: lines end with
 // CRLF, LF or CR; ":" starts a comment; a blank line dispatches the
@@ -112,18 +118,22 @@ var errEventTooLarge = fmt.Errorf("an event's data is larger than %d bytes", max
 // (errStopped). line is called on every line, keepalives included. It
 // returns nil at the end of the stream.
 func readSSE(rd io.Reader, line func(), emit func(*Event) bool) error {
-	sc := bufio.NewScanner(rd)
-	sc.Buffer(make([]byte, 0, 4096), maxEventLine)
-	sc.Split(splitSSELine)
+	lr := lineReader{br: bufio.NewReader(rd)}
 	var (
 		lastID string
 		name   string
 		data   []byte
 		has    bool
 	)
-	for sc.Scan() {
+	for {
+		l, err := lr.next()
+		if err == io.EOF {
+			return nil // an event not ended by a blank line is dropped
+		}
+		if err != nil {
+			return err
+		}
 		line()
-		l := sc.Bytes()
 		if len(l) == 0 {
 			if has {
 				if !emit(newEvent(lastID, name, data)) {
@@ -155,7 +165,43 @@ func readSSE(rd io.Reader, line func(), emit func(*Event) bool) error {
 			}
 		}
 	}
-	return sc.Err()
+}
+
+// lineReader splits a stream at CRLF, LF or CR, in time linear in its
+// size however it arrives, refusing a line over maxEventLine.
+type lineReader struct {
+	br        *bufio.Reader
+	buf       []byte
+	pendingCR bool // the last line ended with CR: an LF next is its end too
+}
+
+// next returns the next line (valid until the next call), or io.EOF
+// when the stream ends, a line cut off by the end included.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.buf = lr.buf[:0]
+	for {
+		b, err := lr.br.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		if lr.pendingCR {
+			lr.pendingCR = false
+			if b == '\n' {
+				continue
+			}
+		}
+		switch b {
+		case '\n':
+			return lr.buf, nil
+		case '\r':
+			lr.pendingCR = true
+			return lr.buf, nil
+		}
+		if len(lr.buf) >= maxEventLine {
+			return nil, errLineTooLong
+		}
+		lr.buf = append(lr.buf, b)
+	}
 }
 
 // newEvent builds the Event dispatched with these buffers.
@@ -172,27 +218,4 @@ func newEvent(id, name string, data []byte) *Event {
 		ev.Data, ev.Reason = d.Event, d.Reason
 	}
 	return ev
-}
-
-// splitSSELine splits at CRLF, LF or CR. A CR at the end of the data
-// read so far waits for the next byte, which may be its LF.
-func splitSSELine(data []byte, atEOF bool) (int, []byte, error) {
-	i := bytes.IndexAny(data, "\r\n")
-	switch {
-	case i < 0:
-		if atEOF && len(data) > 0 {
-			return len(data), data, nil
-		}
-		return 0, nil, nil
-	case data[i] == '\n':
-		return i + 1, data[:i], nil
-	case i+1 < len(data):
-		if data[i+1] == '\n' {
-			return i + 2, data[:i], nil
-		}
-		return i + 1, data[:i], nil
-	case atEOF:
-		return i + 1, data[:i], nil
-	}
-	return 0, nil, nil
 }
