@@ -27,9 +27,6 @@ type Capabilities struct {
 	// ChangesPaged: /changes takes limit and cursor and says has_more
 	// (advertised as changes_paged). A page's has_more is read in any case.
 	ChangesPaged bool
-	// ItemScopedCommentWrites: comment edits and deletes can be addressed
-	// through their item (item_scoped_comment_writes).
-	ItemScopedCommentWrites bool
 	// Names is every feature the server named, sorted.
 	Names []string
 	// Health and Raw are the two answers as they came, for sync status.
@@ -110,7 +107,6 @@ func (c *Client) Probe(ctx context.Context) (*Capabilities, error) {
 	caps.OpKeys = caps.Has("idempotency_keys")
 	caps.ExpectedSeq = caps.Has("expected_seq") || caps.Has("item_patch")
 	caps.ChangesPaged = caps.Has("changes_paged")
-	caps.ItemScopedCommentWrites = caps.Has("item_scoped_comment_writes")
 	c.caps.Store(caps)
 	return caps, nil
 }

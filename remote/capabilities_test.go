@@ -17,7 +17,7 @@ func TestProbe(t *testing.T) {
 			Capabilities{Version: "dev", Commit: "bc422d0e"}, []string{"collection_resolution", "image"}},
 		{"padd", `{"status":"ok","version":"0.9.0","cloud_mode":false}`,
 			`{"collection_resolution":true,"capabilities":["idempotency_keys","item_field_append","item_patch","item_scoped_comment_writes"],"version":"0.9.0"}`,
-			Capabilities{Version: "0.9.0", OpKeys: true, ExpectedSeq: true, ItemScopedCommentWrites: true},
+			Capabilities{Version: "0.9.0", OpKeys: true, ExpectedSeq: true},
 			[]string{"collection_resolution", "idempotency_keys", "item_field_append", "item_patch", "item_scoped_comment_writes"}},
 		{"newer", `{"status":"ok","version":"2.0","cloud_mode":true}`,
 			`{"idempotency_keys":true,"expected_seq":true,"changes_paged":true,"item_patch":false}`,
@@ -44,7 +44,7 @@ func TestProbe(t *testing.T) {
 			}
 			if got.Version != tc.want.Version || got.Commit != tc.want.Commit || got.CloudMode != tc.want.CloudMode ||
 				got.OpKeys != tc.want.OpKeys || got.ExpectedSeq != tc.want.ExpectedSeq || got.ChangesPaged != tc.want.ChangesPaged ||
-				got.ItemScopedCommentWrites != tc.want.ItemScopedCommentWrites || !slices.Equal(got.Names, tc.names) {
+				!slices.Equal(got.Names, tc.names) {
 				t.Errorf("probe = %+v, want %+v with names %v", got, tc.want, tc.names)
 			}
 			if string(got.Health) != tc.health || string(got.Raw) != tc.caps {
