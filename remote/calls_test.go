@@ -239,6 +239,9 @@ func TestListItemsReadsPagingHeaders(t *testing.T) {
 	if items, more, err := c.ListItems(ctx, "w", "tasks", 1, 1); err != nil || len(items) != 1 || more {
 		t.Errorf("last page: %d items, more %v, %v; want the header's end", len(items), more, err)
 	}
+	if _, _, err := c.ListItems(ctx, "w", "tasks", 5000, 1); err != nil || !strings.Contains(f.last().Query, "limit=1000") {
+		t.Errorf("a limit over Pad's clamp was sent as %q (%v)", f.last().Query, err)
+	}
 }
 
 func mustJSON(v any) string {

@@ -118,15 +118,15 @@ func TestEventsEndsASilentStream(t *testing.T) {
 		sseHeader(w)
 		if r.URL.Query().Get("workspace") == "chatty" {
 			// keepalives only, each well within the idle timeout, then an event
-			for range 8 {
+			for range 15 {
 				sse(w, ": keepalive\n")
-				time.Sleep(50 * time.Millisecond) // the fake's cadence, not a wait for an outcome
+				time.Sleep(100 * time.Millisecond) // the fake's cadence, not a wait for an outcome
 			}
 			sse(w, "event: item_created\ndata: {}\n\n")
 		}
 		<-r.Context().Done()
 	})
-	c := f.client(Options{IdleTimeout: 200 * time.Millisecond})
+	c := f.client(Options{IdleTimeout: time.Second}) // shorter than the keepalives' 1.5 s, far longer than one gap
 	evs, err := collect(t, c, context.Background(), "")
 	if !IsUnreachable(err) || !strings.Contains(err.Error(), "no event or keepalive") || len(evs) != 0 {
 		t.Errorf("a silent stream ended with %v after %d events, want unreachable (idle)", err, len(evs))

@@ -51,10 +51,18 @@ func (c *Client) GetItem(ctx context.Context, ws, ref string) (*api.Item, error)
 	return &out, nil
 }
 
+// maxListLimit is the largest page Pad's lists answer: it clamps a
+// larger limit to it, so asking more would make a full page look short.
+const maxListLimit = 1000
+
 // ListItems reads a page of a collection's items, archived ones
-// included, with their bodies. more says another page may follow: the
-// server's X-Pad-Has-More where it sends one, else a full page.
+// included, with their bodies; limit is at most 1000 (0 means 1000).
+// more says another page may follow: the server's X-Pad-Has-More where
+// it sends one, else a full page.
 func (c *Client) ListItems(ctx context.Context, ws, coll string, limit, offset int) (items []api.Item, more bool, err error) {
+	if limit <= 0 || limit > maxListLimit {
+		limit = maxListLimit
+	}
 	q := url.Values{"limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(offset)}, "include_archived": {"true"}}
 	h, err := c.do(ctx, "GET", wsPath(ws)+"/collections/"+url.PathEscape(coll)+"/items", q, nil, &items)
 	if err != nil {
