@@ -221,7 +221,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 func (c *Client) send(ctx context.Context, r *request) (http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout) // an earlier deadline of ctx stays
 	defer cancel()
-	resp, wrote, err := c.open(ctx, r)
+	resp, err := c.open(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -234,8 +234,8 @@ func (c *Client) send(ctx context.Context, r *request) (http.Header, error) {
 	if err != nil {
 		k := KindUnreachable
 		switch {
-		case r.write() && wrote:
-			k = KindOutcomeUnknown
+		case r.write():
+			k = KindOutcomeUnknown // it was accepted; what it made is unknown
 		case errors.Is(err, errTooLarge):
 			k = KindBadAnswer
 		}
@@ -255,14 +255,13 @@ func (c *Client) send(ctx context.Context, r *request) (http.Header, error) {
 
 // open sends r through the pacer and answers the response of a 2xx.
 // Any other status is read (capped) into an *Error, and the body closed.
-// wrote says the whole request reached the wire.
-func (c *Client) open(ctx context.Context, r *request) (resp *http.Response, wrote bool, err error) {
+func (c *Client) open(ctx context.Context, r *request) (*http.Response, error) {
 	if err := c.pace.wait(ctx, strings.HasSuffix(r.path, "/search")); err != nil {
-		return nil, false, r.errorf(KindCanceled, 0, "waiting for the rate limit: %w", err)
+		return nil, r.errorf(KindCanceled, 0, "waiting for the rate limit: %w", err)
 	}
 	req, err := c.newRequest(ctx, r)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	var written atomic.Bool
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
@@ -272,15 +271,15 @@ func (c *Client) open(ctx context.Context, r *request) (resp *http.Response, wro
 			}
 		},
 	}))
-	resp, err = c.hc.Do(req)
+	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, written.Load(), c.transportError(r, written.Load(), err)
+		return nil, c.transportError(r, written.Load(), err)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return resp, true, nil
+		return resp, nil
 	}
 	defer resp.Body.Close()
-	return nil, true, c.statusError(r, resp)
+	return nil, c.statusError(r, resp)
 }
 
 // newRequest builds the HTTP request of r.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -266,7 +267,9 @@ func jsonText(v any) (string, error) {
 // no default transport trusts.
 func newTLSFake(t *testing.T, f *fakePad) string {
 	t.Helper()
-	srv := httptest.NewTLSServer(http.HandlerFunc(f.serve))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is the point
+	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

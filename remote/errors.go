@@ -24,7 +24,8 @@ const (
 	// after the request was written, the server answered 2xx with an
 	// answer we could not read, or it answered 500/502/504, which do not
 	// prove that nothing was written. Never resend blindly: resend with
-	// the same idempotency key, or read the server first.
+	// the same idempotency key, or read the server first. Status is the
+	// 2xx when the server did accept it and only its answer was lost.
 	KindOutcomeUnknown
 	// KindTokenRefused: 401 or 403. Retrying cannot help until the user
 	// gives a new token or access.

@@ -79,7 +79,7 @@ func (c *Client) events(ctx context.Context, ws, lastEventID string, yield func(
 	if lastEventID != "" && !strings.ContainsAny(lastEventID, "\r\n\x00") {
 		r.header.Set("Last-Event-ID", lastEventID)
 	}
-	resp, _, err := c.open(ctx, r)
+	resp, err := c.open(ctx, r)
 	if err != nil {
 		if idle.Load() {
 			return r.errorf(KindUnreachable, 0, "no answer for %s", c.idle)
