@@ -126,8 +126,10 @@ func TestCallsSpeakPadsWire(t *testing.T) {
 	if len(cms) != 1 || cms[0].Body != "hi" {
 		t.Errorf("comments = %+v", cms)
 	}
-	acts, err := c.Activity(ctx, "w", 100)
+	acts, err := c.Activity(ctx, "w", ActivityQuery{Limit: 100})
 	check("Activity", err, "GET", "/api/v1/workspaces/w/activity", "limit=100", nil)
+	_, err = c.Activity(ctx, "w", ActivityQuery{Limit: 100, Before: base.UpdatedAt, BeforeID: "a1"})
+	check("Activity (keyset)", err, "GET", "/api/v1/workspaces/w/activity", "before=2026-11-30T03%3A56%3A41Z&before_id=a1&limit=100", nil)
 	if len(acts) != 1 || acts[0].Action != "comment_created" {
 		t.Errorf("activity = %+v", acts)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/padd/padd/api"
 )
@@ -123,13 +124,26 @@ func (c *Client) Changes(ctx context.Context, ws string, in ChangesQuery) (*api.
 	return &out, nil
 }
 
-// Activity reads the workspace's newest activity rows (limit 0: the
-// server's default). After time offline, the comment rows there say
-// which items' comment lists to read.
-func (c *Client) Activity(ctx context.Context, ws string, limit int) ([]api.Activity, error) {
-	var q url.Values
-	if limit > 0 {
-		q = url.Values{"limit": {strconv.Itoa(limit)}}
+// ActivityQuery asks a page of the activity feed, newest first. Limit
+// 0 leaves the server's default. Before and BeforeID continue below the
+// last row held (its created_at and id); Pad servers before that keyset
+// ignore them and answer the newest rows again.
+type ActivityQuery struct {
+	Limit    int
+	Before   time.Time
+	BeforeID string
+}
+
+// Activity reads a page of the workspace's activity. After time offline,
+// the comment rows there say which items' comment lists to read.
+func (c *Client) Activity(ctx context.Context, ws string, in ActivityQuery) ([]api.Activity, error) {
+	q := url.Values{}
+	if in.Limit > 0 {
+		q.Set("limit", strconv.Itoa(in.Limit))
+	}
+	if !in.Before.IsZero() && in.BeforeID != "" {
+		q.Set("before", in.Before.UTC().Format(time.RFC3339Nano))
+		q.Set("before_id", in.BeforeID)
 	}
 	var out []api.Activity
 	if _, err := c.do(ctx, "GET", wsPath(ws)+"/activity", q, nil, &out); err != nil {
