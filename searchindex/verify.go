@@ -14,7 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/util"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 	zap "github.com/blevesearch/zapx/v17"
-	bolt "go.etcd.io/bbolt"
+	"github.com/padd/padd/storage/engine"
 )
 
 // openChecked opens the Bleve index at path and checks it, so a damaged
@@ -136,12 +136,12 @@ func eachSegment(bi bleve.Index, fn func(segment.Segment) error) error {
 // is rebuilt instead. Only zap v17 snapshots are checked; others are
 // left to Bleve.
 func checkNewestSnapshot(path string) error {
-	db, err := bolt.Open(filepath.Join(path, "store", "root.bolt"), 0, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	db, err := engine.OpenFile(filepath.Join(path, "store", "root.bolt"), time.Second)
 	if err != nil {
 		return nil // Bleve reports what is wrong with it
 	}
 	defer db.Close()
-	return db.View(func(tx *bolt.Tx) error {
+	return db.View(func(tx *engine.Tx) error {
 		snaps := tx.Bucket(util.BoltSnapshotsBucket)
 		if snaps == nil {
 			return nil

@@ -150,7 +150,7 @@ func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
 		tw := model.DefaultTracksWork(in.IsSystem, schema, set)
 		set.TracksWork = &tw
 	}
-	order := b.colls().Stats().KeyN
+	order := b.colls().KeyN()
 	if in.SortOrder != nil {
 		order = *in.SortOrder
 	}

@@ -107,7 +107,7 @@ func TestMigrationAddsPairStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 { // a second run finds the entries there and adds nothing
-		if err := s.migrate(); err != nil {
+		if err := s.update(s.migrate); err != nil {
 			t.Fatal(err)
 		}
 		checkListIndex(t, s, ws.ID)

@@ -206,11 +206,20 @@ var appendOrdered = map[string]bool{string(bItems): true, string(bContent): true
 	string(bChanges): true, string(bActivity): true, string(bActItem): true, string(bVersions): true,
 	string(bSums): true, string(bIndex): true}
 
+// replayFill is appendOrdered's fill for the engine's replay of a log
+// record, which knows its buckets by name only.
+func replayFill(name []byte) float64 {
+	if appendOrdered[string(name)] {
+		return appendFill
+	}
+	return 0
+}
+
 func (b *wsb) lazy(slot **bucket, name []byte) *bucket {
 	if *slot == nil {
 		*slot = b.root.Bucket(name)
 		if *slot != nil && b.writable && appendOrdered[string(name)] {
-			(*slot).FillPercent = appendFill
+			(*slot).SetFillPercent(appendFill)
 		}
 	}
 	return *slot

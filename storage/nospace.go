@@ -1,9 +1,8 @@
 package storage
 
 import (
-	"strings"
-
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/engine"
 )
 
 // IsNoSpace reports whether err says the disk refused to store more: the
@@ -17,22 +16,8 @@ func IsNoSpace(err error) bool {
 	if _, coded := model.AsError(err); coded {
 		return model.IsCode(err, model.CodeInsufficientStorage)
 	}
-	if isNoSpaceErrno(err) {
-		return true
-	}
-	// bbolt reports a failed grow of the file with %s, which drops the
-	// errno; its text is all that is left.
-	msg := strings.ToLower(err.Error())
-	for _, s := range noSpaceTexts {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
+	return engine.IsNoSpace(err)
 }
-
-var noSpaceTexts = []string{"no space left on device", "disk quota exceeded", "file too large",
-	"not enough space on the disk", "disk is full"}
 
 // NoSpace is the refusal of a write the disk could not hold: 507
 // insufficient_storage. Nothing of the write was kept (a bbolt commit is

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
+	"github.com/padd/padd/storage/engine"
 )
 
 // Item reminders (Pad's REM-01..05). An armed reminder sits in the
@@ -342,7 +342,7 @@ type FiredReminder struct {
 // workspace wait for its restore; a purged workspace's are dropped.
 func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminder, next time.Time, err error) {
 	defer func() {
-		if errors.Is(err, bolt.ErrDatabaseNotOpen) {
+		if errors.Is(err, engine.ErrNotOpen) {
 			err = ErrClosed
 		}
 	}()

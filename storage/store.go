@@ -1,12 +1,11 @@
-// Package storage keeps padd's workspaces in one bbolt file. It is the
-// only package that imports bbolt. Every mutation writes the entity, its
-// list indexes, the change-log entry, the activity entry, the version
-// record, the idempotency record and (for a workspace linked to a remote)
-// the sync outbox entry, all at one new workspace seq, in the committer's
-// open transaction; it is answered once its record is in the write-ahead
-// log (batch.go, wal.go), and the transaction commits to the file in
-// batches. Readers that need to follow changes read the change log;
-// Subscribe only says that it grew.
+// Package storage keeps padd's workspaces in one database file, on the
+// engine (storage/engine: a write-ahead log and a batched committer over
+// bbolt). Every mutation writes the entity, its list indexes, the
+// change-log entry, the activity entry, the version record, the
+// idempotency record and (for a workspace linked to a remote) the sync
+// outbox entry, all at one new workspace seq, as one engine write; it is
+// answered once the engine has it durable. Readers that need to follow
+// changes read the change log; Subscribe only says that it grew.
 package storage
 
 import (
@@ -14,25 +13,26 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
+	"github.com/padd/padd/storage/engine"
 )
 
 // SchemaVersion is the on-disk layout version this build writes.
 const SchemaVersion = 5
 
 // ErrLocked means another process holds the database file.
-var ErrLocked = errors.New("database is locked by another process")
+var ErrLocked = engine.ErrLocked
 
 // ErrClosed says the store was closed under a caller: a write made after
 // Close began, or a background loop that should stop.
-var ErrClosed = errors.New("storage: the database is closed")
+var ErrClosed = engine.ErrClosed
+
+// WALSuffix names the write-ahead log: the database file's name with it
+// appended.
+const WALSuffix = engine.WALSuffix
 
 // IsLocked reports whether err says the database is held by another process.
 func IsLocked(err error) bool { return errors.Is(err, ErrLocked) }
@@ -48,11 +48,23 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSync skips fsync: for bulk loads and benchmarks only, never in padd.
 	NoSync bool
+
+	// checkpointAge is the engine's CheckpointAge; tests hold a batch
+	// open longer.
+	checkpointAge time.Duration
 }
+
+// txn, bucket and cursor are the engine's transaction, bucket and cursor
+// under the short names the rest of storage uses.
+type (
+	txn    = engine.Tx
+	bucket = engine.Bucket
+	cursor = engine.Cursor
+)
 
 // Store is an open padd database.
 type Store struct {
-	db  *bolt.DB
+	db  *engine.DB
 	now func() time.Time
 	log *slog.Logger
 
@@ -67,23 +79,6 @@ type Store struct {
 
 	clockMu sync.Mutex
 	last    time.Time
-
-	wal       *wal
-	lsn       uint64        // the last log record written (committer's)
-	b         batch         // the open batch (committer's)
-	stuck     error         // why writes are refused, until a checkpoint succeeds (committer's)
-	ckptAge   time.Duration // checkpointAge; tests hold a batch open longer
-	stuckAt   time.Time     // when a checkpoint last failed (committer's)
-	broken    error         // the open batch was lost: every write is refused until a restart (committer's)
-	batchOpen atomic.Bool
-	reads     chan *readReq
-	ckpts     chan chan error
-
-	writes        chan *writeReq
-	closing       chan struct{}
-	committerDone chan struct{}
-	closeMu       sync.RWMutex
-	closed        bool
 }
 
 // Notification says a workspace's change log grew to Seq. Global is the
@@ -136,117 +131,68 @@ var migrations = []func(tx *txn) error{
 // ErrLocked rather than wait more than Options.Timeout for another
 // process's lock, and refuses a database written by a newer padd.
 func Open(path string, opt Options) (*Store, error) {
-	if opt.Timeout == 0 {
-		opt.Timeout = time.Second
-	}
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	// The array freelist hands out the lowest free pages first, so one
-	// commit's pages sit close together and the fdatasync that commits
-	// them is a few sequential writes, not dozens of scattered ones: a
-	// create at 100k items went from 4.7 to 2.3-2.8 ms median (the map
-	// freelist picks free pages in map order). Its linear scan is cheap
-	// at padd's few thousand free pages.
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:        opt.Timeout,
-		NoFreelistSync: false,
-		FreelistType:   bolt.FreelistArrayType,
-		NoGrowSync:     false,
-	})
-	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
-	}
+	s := &Store{now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{}}
+	db, err := engine.Open(path, engine.Options{Timeout: opt.Timeout, Logger: opt.Logger, NoSync: opt.NoSync,
+		CheckpointAge: opt.checkpointAge, FillPercent: replayFill, Setup: s.migrate})
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, engineErr(err)
 	}
-	db.NoSync = opt.NoSync
-	s := &Store{db: db, now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{},
-		writes: make(chan *writeReq, maxGroup), reads: make(chan *readReq, maxGroup), ckpts: make(chan chan error, 1), ckptAge: checkpointAge,
-		closing: make(chan struct{}), committerDone: make(chan struct{})}
-	// The log is replayed before any migration: its records were made on
-	// the layout the file has now.
-	if s.wal, err = openWAL(path+WALSuffix, opt.NoSync); err == nil {
-		if err = s.recoverWAL(); err != nil {
-			s.wal.close()
-		}
-	}
-	if err != nil {
-		db.Close()
-		return nil, classify(err)
-	}
-	if err := s.migrate(); err != nil {
-		s.wal.close()
-		db.Close()
-		return nil, classify(err)
-	}
-	go s.committer()
+	s.db = db
 	// The clock starts at the newest change on file, so change-log times
 	// never go back across a restart (ChangesByTime relies on it).
 	_ = s.view(func(tx *txn) error { s.last = newestChangeTime(tx); return nil })
 	return s, nil
 }
 
-func (s *Store) migrate() error {
-	return s.db.Update(func(btx *bolt.Tx) error {
-		tx := wrapTx(btx, nil) // before the log: committed directly, synced
-		v := 0
-		if m := tx.Bucket(bMeta); m != nil {
-			if b := m.Get(kSchemaVersion); len(b) == 8 {
-				v = int(binary.BigEndian.Uint64(b))
-			}
+// migrate brings the layout to SchemaVersion. The engine runs it at open,
+// after the log's replay, committed straight to the file (synced).
+func (s *Store) migrate(tx *txn) error {
+	v := 0
+	if m := tx.Bucket(bMeta); m != nil {
+		if b := m.Get(kSchemaVersion); len(b) == 8 {
+			v = int(binary.BigEndian.Uint64(b))
 		}
-		if v > SchemaVersion {
-			return fmt.Errorf("database has layout version %d but this padd understands up to %d: upgrade padd", v, SchemaVersion)
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("database has layout version %d but this padd understands up to %d: upgrade padd", v, SchemaVersion)
+	}
+	for ; v < SchemaVersion; v++ {
+		if err := migrations[v](tx); err != nil {
+			return fmt.Errorf("migrate database from layout %d to %d: %w", v, v+1, err)
 		}
-		for ; v < SchemaVersion; v++ {
-			if err := migrations[v](tx); err != nil {
-				return fmt.Errorf("migrate database from layout %d to %d: %w", v, v+1, err)
-			}
-			s.log.Info("database migrated", "from", v, "to", v+1)
-		}
-		return tx.Bucket(bMeta).Put(kSchemaVersion, u64(SchemaVersion))
-	})
+		s.log.Info("database migrated", "from", v, "to", v+1)
+	}
+	return tx.Bucket(bMeta).Put(kSchemaVersion, u64(SchemaVersion))
 }
 
-// Close closes the database. In-flight transactions finish first.
+// Close closes the database. In-flight transactions finish first: queued
+// writes finish, later ones get ErrClosed.
 func (s *Store) Close() error {
-	s.closeMu.Lock()
-	if !s.closed {
-		s.closed = true
-		close(s.closing)
-	}
-	s.closeMu.Unlock()
-	<-s.committerDone // queued writes finish; later ones get ErrClosed
+	err := s.db.Close()
 	s.mu.Lock()
 	for _, ch := range s.subs {
 		close(ch)
 	}
 	s.subs = nil // closed: later subscribers get a closed channel
 	s.mu.Unlock()
-	werr := s.wal.close()
-	return errors.Join(s.db.Close(), werr)
+	return err
 }
 
 // Path is the database file.
 func (s *Store) Path() string { return s.db.Path() }
 
 // Check runs bbolt's consistency check; nil means the file is sound.
-func (s *Store) Check() error {
-	return s.viewSettled(func(tx *txn) error {
-		var errs []error
-		for err := range tx.Check() {
-			errs = append(errs, err)
-		}
-		return errors.Join(errs...)
-	})
-}
+func (s *Store) Check() error { return engineErr(s.db.Check()) }
+
+// Checkpoint commits every acknowledged write to the database file.
+// padd does it on its own; tests and whole-file reads ask for it.
+func (s *Store) Checkpoint() error { return engineErr(s.db.Checkpoint()) }
 
 // Size is the database file's size in bytes.
 func (s *Store) Size() (int64, error) {
@@ -314,7 +260,7 @@ func (s *Store) clock() time.Time {
 	return t
 }
 
-// ErrNotFound is wrapped by every not_found refusal from storage.
+// errInternal is storage's 500 server_error.
 var errInternal = func(format string, args ...any) error {
 	return model.Errorf(model.CodeServerError, format, args...)
 }

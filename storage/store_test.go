@@ -1,12 +1,14 @@
 package storage
 
 import (
+	"errors"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/engine"
 )
 
 // testClock is a controllable clock for storage tests.
@@ -47,6 +49,10 @@ func openTestWith(t testing.TB, opt Options) (*Store, *testClock) {
 }
 
 var user = model.UserActor(model.SourceCLI)
+
+// viewSettled runs fn in a read transaction after the open batch has
+// committed (engine.DB.ViewSettled).
+func (s *Store) viewSettled(fn func(tx *txn) error) error { return engineErr(s.db.ViewSettled(fn)) }
 
 func mustWorkspace(t testing.TB, s *Store, name string) *model.Workspace {
 	t.Helper()
@@ -227,4 +233,23 @@ func TestSubscriptionsEndWithStore(t *testing.T) {
 	}
 	unsubscribe()
 	unsubscribeLate()
+}
+
+// A store read made from inside a write is refused (it would wait for the
+// committer that runs the write), and so the write is.
+func TestReadInsideWriteIsRefused(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Nested")
+	a := mustCreate(t, s, ws.Slug, "tasks", "exists", nil)
+	var inside error
+	err := s.write(ws.Slug, user, func(w *wtx) error {
+		_, inside = s.GetItem(ws.Slug, a.Ref)
+		return inside
+	})
+	if !errors.Is(inside, engine.ErrReadInWrite) || !errors.Is(err, engine.ErrReadInWrite) {
+		t.Fatalf("a read inside a write answered %v, and the write %v; want engine.ErrReadInWrite", inside, err)
+	}
+	if _, err := s.GetItem(ws.Slug, a.Ref); err != nil {
+		t.Fatalf("the same read outside the write: %v", err)
+	}
 }

@@ -1,17 +1,17 @@
 package storage
 
 import (
+	"errors"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/padd/padd/model"
-	bolt "go.etcd.io/bbolt"
+	"github.com/padd/padd/storage/engine"
 )
 
-// wtx is one mutation: one bbolt transaction on one workspace.
+// wtx is one mutation: one engine write on one workspace.
 type wtx struct {
-	s     *Store
 	tx    *txn
 	ws    *wsb
 	wsRec *model.Workspace
@@ -25,22 +25,52 @@ type wtx struct {
 // or id), and returns once it is durable. After that, subscribers hear
 // the new head.
 func (s *Store) write(wsRef string, actor model.Actor, fn func(w *wtx) error) error {
-	return s.writeReq(&writeReq{wsRef: wsRef, actor: actor, fn: fn})
+	return s.writeWS(wsRef, actor, fn, false)
 }
 
 // writeBulk is write for a mutation too large to log (a bulk load): it
 // commits straight to bbolt, and nothing of it is recorded.
 func (s *Store) writeBulk(wsRef string, actor model.Actor, fn func(w *wtx) error) error {
-	return s.writeReq(&writeReq{wsRef: wsRef, actor: actor, fn: fn, bulk: true})
+	return s.writeWS(wsRef, actor, fn, true)
 }
 
-func (s *Store) writeReq(req *writeReq) error {
-	err := s.submit(req)
-	if err == nil && req.note != nil {
-		for _, name := range req.names {
-			s.noteWritten(name, req.note.Seq)
+func (s *Store) writeWS(wsRef string, actor model.Actor, fn func(w *wtx) error, bulk bool) error {
+	var note *Notification
+	var names []string // the workspace's names, for WrittenSeq
+	apply := func(tx *txn) error {
+		rec, err := liveWorkspace(tx, wsRef)
+		if err != nil {
+			return err
 		}
-		s.publish(*req.note)
+		w := &wtx{tx: tx, ws: openWS(tx, rec.ID), wsRec: rec, actor: actor, now: s.clock()}
+		w.ws.now = w.now
+		if bulk {
+			w.ws.hold()
+		}
+		if err := fn(w); err != nil {
+			return err
+		}
+		if err := w.ws.flushHeld(); err != nil {
+			return err
+		}
+		if w.seq > 0 {
+			note = &Notification{WorkspaceID: rec.ID, Seq: w.seq, Global: w.glob}
+			names = []string{wsRef, rec.ID, w.wsRec.Slug}
+		}
+		return nil
+	}
+	var err error
+	if bulk {
+		err = s.db.WriteBulk(apply)
+	} else {
+		err = s.db.Write(apply)
+	}
+	err = engineErr(err)
+	if err == nil && note != nil {
+		for _, name := range names {
+			s.noteWritten(name, note.Seq)
+		}
+		s.publish(*note)
 	}
 	return err
 }
@@ -74,101 +104,30 @@ func (s *Store) WrittenSeq(wsRef string) (int64, bool) {
 // records, sync bookkeeping), durable when it returns. A disk-full
 // failure is refused as NoSpace.
 func (s *Store) update(fn func(tx *txn) error) error {
-	return classify(s.submit(&writeReq{raw: fn}))
+	return classify(engineErr(s.db.Write(fn)))
 }
 
-// view runs fn in a read transaction that sees every acknowledged write.
-// While acknowledged writes wait in the open batch (batch.go), fn runs
-// inside it, on the committer; otherwise in a bbolt read transaction of
-// its own, beside others. Never call it from inside a write: the write
-// holds the committer that would run it.
+// view runs fn in a read transaction that sees every acknowledged write
+// (engine.DB.View). Inside a write, read through the write's transaction:
+// a view there is refused with engine.ErrReadInWrite.
 func (s *Store) view(fn func(tx *txn) error) error {
-	if s.batchOpen.Load() {
-		q := &readReq{fn: fn, done: make(chan error, 1)}
-		if err := s.enqueue(func() { s.reads <- q }); err != nil {
-			return err
-		}
-		return <-q.done
-	}
-	return s.db.View(func(tx *bolt.Tx) error { return fn(wrapTx(tx, nil)) })
+	return engineErr(s.db.View(fn))
 }
 
-// viewSettled runs fn in a bbolt read transaction after the open batch
-// has committed: for long reads (a whole-file check) that should not hold
-// the committer.
-func (s *Store) viewSettled(fn func(tx *txn) error) error {
-	if err := s.Checkpoint(); err != nil {
-		return err
+// engineErr gives the engine's own failures Pad's codes: a full disk is
+// NoSpace (507), a callback that panicked or a lost batch is a server
+// error (500). Anything else, the callbacks' own refusals included, is
+// returned as it is.
+func engineErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, engine.ErrNoSpace):
+		return classify(err)
+	case errors.Is(err, engine.ErrFault):
+		return errInternal("%s", err)
 	}
-	return s.db.View(func(tx *bolt.Tx) error { return fn(wrapTx(tx, nil)) })
-}
-
-// submit queues req for the committer and waits for its answer.
-func (s *Store) submit(req *writeReq) error {
-	req.done = make(chan error, 1)
-	if err := s.enqueue(func() { s.writes <- req }); err != nil {
-		return err
-	}
-	return <-req.done
-}
-
-// enqueue runs send under the read lock: Close takes the write lock before
-// it stops the committer, so everything enqueued is answered.
-func (s *Store) enqueue(send func()) error {
-	s.closeMu.RLock()
-	defer s.closeMu.RUnlock()
-	if s.closed {
-		return ErrClosed
-	}
-	send()
-	return nil
-}
-
-// writeReq is one queued mutation: fn on a workspace, or raw.
-type writeReq struct {
-	wsRef string
-	actor model.Actor
-	fn    func(w *wtx) error
-	raw   func(tx *txn) error
-	bulk  bool
-	done  chan error
-	note  *Notification
-	names []string // the workspace's names, for WrittenSeq
-	rec   recorder
-}
-
-// readReq is a read to run inside the open batch.
-type readReq struct {
-	fn   func(tx *txn) error
-	done chan error
-}
-
-// apply runs one write inside the batch's transaction.
-func (s *Store) apply(tx *txn, r *writeReq) error {
-	if r.raw != nil {
-		return r.raw(tx)
-	}
-	r.note = nil
-	rec, err := liveWorkspace(tx, r.wsRef)
-	if err != nil {
-		return err
-	}
-	w := &wtx{s: s, tx: tx, ws: openWS(tx, rec.ID), wsRec: rec, actor: r.actor, now: s.clock()}
-	w.ws.now = w.now
-	if r.bulk {
-		w.ws.hold()
-	}
-	if err := r.fn(w); err != nil {
-		return err
-	}
-	if err := w.ws.flushHeld(); err != nil {
-		return err
-	}
-	if w.seq > 0 {
-		r.note = &Notification{WorkspaceID: rec.ID, Seq: w.seq, Global: w.glob}
-		r.names = []string{r.wsRef, rec.ID, w.wsRec.Slug}
-	}
-	return nil
+	return err
 }
 
 // stamp records one mutation: it bumps the workspace seq, appends the
@@ -191,7 +150,7 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 		return 0, err
 	}
 	journal := w.tx.Bucket(bJournal)
-	journal.FillPercent = appendFill
+	journal.SetFillPercent(appendFill)
 	if err := journal.Put(u64(uint64(g)), cat(mustID(w.ws.id), seqKey(seq))); err != nil {
 		return 0, err
 	}

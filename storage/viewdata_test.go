@@ -196,7 +196,7 @@ func TestMigrationBuildsViewData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.migrate(); err != nil {
+	if err := s.update(s.migrate); err != nil {
 		t.Fatal(err)
 	}
 	checkListIndex(t, s, ws.ID) // the pair streams were there; layout 5 adds none twice

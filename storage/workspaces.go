@@ -101,7 +101,7 @@ func (s *Store) CreateWorkspace(in WorkspaceCreate, actor model.Actor) (*model.W
 		slugs := tx.Bucket(bWSSlugs)
 		slug := model.UniqueSlug(model.WorkspaceSlug(in.Slug, name), func(c string) bool { return slugs.Get([]byte(c)) != nil })
 		ws := &model.Workspace{ID: newID(), Name: name, Slug: slug, Description: in.Description,
-			Template: tmpl.Name, SortOrder: tx.Bucket(bWorkspaces).Stats().KeyN,
+			Template: tmpl.Name, SortOrder: tx.Bucket(bWorkspaces).KeyN(),
 			CreatedAt: tstamp(now), UpdatedAt: tstamp(now)}
 		if err := putWorkspace(tx, ws); err != nil {
 			return err
@@ -113,7 +113,7 @@ func (s *Store) CreateWorkspace(in WorkspaceCreate, actor model.Actor) (*model.W
 		if err != nil {
 			return err
 		}
-		w := &wtx{s: s, tx: tx, ws: b, wsRec: ws, actor: actor, now: now}
+		w := &wtx{tx: tx, ws: b, wsRec: ws, actor: actor, now: now}
 		seq, err := w.stamp(model.EntityWorkspace, model.OpCreated, ws.ID, "", "")
 		if err != nil {
 			return err
@@ -262,7 +262,7 @@ func (s *Store) RestoreWorkspace(ref string, actor model.Actor) (*model.Workspac
 		}
 		ws.DeletedAt = nil
 		ws.UpdatedAt = tstamp(now)
-		w := &wtx{s: s, tx: tx, ws: openWS(tx, ws.ID), wsRec: ws, actor: actor, now: now}
+		w := &wtx{tx: tx, ws: openWS(tx, ws.ID), wsRec: ws, actor: actor, now: now}
 		seq, err := w.stamp(model.EntityWorkspace, model.OpRestored, ws.ID, "", "")
 		if err != nil {
 			return err

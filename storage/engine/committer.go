@@ -1,6 +1,7 @@
-package storage
+package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -33,7 +34,7 @@ const (
 	// checkpointAge bounds how long acknowledged writes wait for bbolt:
 	// a longer wait shares a commit among more writes, and holds more
 	// dirty pages in memory and more log to replay after a crash.
-	checkpointAge   = 50 * time.Millisecond
+	checkpointAge   = 50 * time.Millisecond // the default of Options.CheckpointAge
 	checkpointBytes = 8 << 20
 	// directBytes is the size of a group's record past which the group
 	// commits straight to bbolt instead of the log: a bulk load would
@@ -44,13 +45,26 @@ const (
 	retryAfter = time.Second
 )
 
-// kWALApplied (meta) is the LSN of the last log record the file holds.
-var kWALApplied = []byte("wal_applied")
+// kWALApplied (in the top-level bucket bMeta) is the LSN of the last log
+// record the file holds.
+var (
+	bMeta       = []byte("meta")
+	kWALApplied = []byte("wal_applied")
+)
+
+// putApplied records in tx that the file holds the log up to lsn.
+func putApplied(tx *bolt.Tx, lsn uint64) error {
+	m, err := tx.CreateBucketIfNotExists(bMeta)
+	if err != nil {
+		return err
+	}
+	return m.Put(kWALApplied, binary.BigEndian.AppendUint64(nil, lsn))
+}
 
 // committer runs queued writes, reads in the open batch, and checkpoints,
 // until Close.
-func (s *Store) committer() {
-	defer close(s.committerDone)
+func (db *DB) committer() {
+	defer close(db.committerDone)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	armed := false
@@ -62,39 +76,39 @@ func (s *Store) committer() {
 	}
 	for {
 		select {
-		case first := <-s.writes:
+		case first := <-db.writes:
 			group := []*writeReq{first}
 		collect:
 			for len(group) < maxGroup {
 				select {
-				case r := <-s.writes:
+				case r := <-db.writes:
 					group = append(group, r)
 				default:
 					break collect
 				}
 			}
-			s.commitGroup(group)
-			if s.b.bytes >= checkpointBytes {
-				_ = s.checkpoint() // a failure keeps the batch and sets stuck
+			db.commitGroup(group)
+			if db.b.bytes >= checkpointBytes {
+				_ = db.checkpoint() // a failure keeps the batch and sets stuck
 			}
 			switch {
-			case s.b.tx == nil:
-			case s.stuck != nil:
+			case db.b.tx == nil:
+			case db.stuck != nil:
 				arm(retryAfter)
 			default:
-				arm(s.ckptAge)
+				arm(db.ckptAge)
 			}
-		case q := <-s.reads:
-			q.done <- s.runRead(q.fn)
-		case c := <-s.ckpts:
-			c <- s.checkpoint()
+		case q := <-db.reads:
+			q.done <- db.runRead(q.fn)
+		case c := <-db.ckpts:
+			c <- db.checkpoint()
 		case <-timer.C:
 			armed = false
-			if s.checkpoint() != nil {
+			if db.checkpoint() != nil {
 				arm(retryAfter)
 			}
-		case <-s.closing:
-			s.drain()
+		case <-db.closing:
+			db.drain()
 			return
 		}
 	}
@@ -103,49 +117,49 @@ func (s *Store) committer() {
 // drain answers what is queued at Close: reads run, writes are refused
 // with ErrClosed, and the batch commits (or stays in the log, to be
 // replayed at the next open).
-func (s *Store) drain() {
+func (db *DB) drain() {
 	for {
 		select {
-		case r := <-s.writes:
+		case r := <-db.writes:
 			r.done <- ErrClosed
-		case q := <-s.reads:
-			q.done <- s.runRead(q.fn)
-		case c := <-s.ckpts:
-			c <- s.checkpoint()
+		case q := <-db.reads:
+			q.done <- db.runRead(q.fn)
+		case c := <-db.ckpts:
+			c <- db.checkpoint()
 		default:
-			if err := s.checkpoint(); err != nil {
-				s.log.Error("the last writes could not be committed to the database at close; they are kept in the write-ahead log and will be replayed at the next start", "err", err)
+			if err := db.checkpoint(); err != nil {
+				db.log.Error("the last writes could not be committed to the database at close; they are kept in the write-ahead log and will be replayed at the next start", "err", err)
 			}
-			if s.b.tx != nil {
-				_ = s.b.tx.Rollback()
-				s.b = batch{}
+			if db.b.tx != nil {
+				_ = db.b.tx.Rollback()
+				db.b = batch{}
 			}
 			return
 		}
 	}
 }
 
-func (s *Store) runRead(fn func(*txn) error) (err error) {
+func (db *DB) runRead(fn func(*Tx) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = errInternal("read failed: %v", p)
+			err = fault("read failed: %v", p)
 		}
 	}()
-	if s.broken != nil {
-		return s.broken // the file lacks acknowledged writes: answer nothing rather than wrong
+	if db.broken != nil {
+		return db.broken // the file lacks acknowledged writes: answer nothing rather than wrong
 	}
-	if s.b.tx == nil {
-		return s.db.View(func(tx *bolt.Tx) error { return fn(wrapTx(tx, nil)) })
+	if db.b.tx == nil {
+		return db.db.View(func(tx *bolt.Tx) error { return db.onCommitter(fn, wrapTx(tx, nil)) })
 	}
-	return fn(wrapTx(s.b.tx, nil))
+	return db.onCommitter(fn, wrapTx(db.b.tx, nil))
 }
 
 // applySafe runs one write, turning a panic into a refusal. A bulk write
 // is not recorded.
-func (s *Store) applySafe(r *writeReq) (err error) {
+func (db *DB) applySafe(r *writeReq) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = errInternal("write failed: %v", p)
+			err = fault("write failed: %v", p)
 			r.rec.buf = append(r.rec.buf, 0) // its changes, if any, must be undone
 		}
 	}()
@@ -153,44 +167,44 @@ func (s *Store) applySafe(r *writeReq) (err error) {
 	if r.bulk {
 		rec = nil
 	}
-	return s.apply(wrapTx(s.b.tx, rec), r)
+	return db.onCommitter(r.fn, wrapTx(db.b.tx, rec))
 }
 
 // commitBulk runs a bulk write in the open batch and commits the batch
 // with it: it was not logged, so the commit is what makes it durable.
-func (s *Store) commitBulk(r *writeReq) {
-	if err := s.writable(); err != nil {
+func (db *DB) commitBulk(r *writeReq) {
+	if err := db.writable(); err != nil {
 		r.done <- err
 		return
 	}
-	if err := s.applySafe(r); err != nil {
+	if err := db.applySafe(r); err != nil {
 		// Unrecorded: whatever it changed goes with a rebuild.
-		if rerr := s.rebuild(nil); rerr != nil {
+		if rerr := db.rebuild(nil); rerr != nil {
 			err = rerr
 		}
 		r.done <- err
 		return
 	}
-	s.b.dirty = true
-	r.done <- s.checkpoint() // a failed commit rebuilds the batch without it
+	db.b.dirty = true
+	r.done <- db.checkpoint() // a failed commit rebuilds the batch without it
 }
 
 // commitGroup runs a group in the open batch, logs the mutations of those
 // that succeeded as one record, and answers each.
-func (s *Store) commitGroup(group []*writeReq) {
+func (db *DB) commitGroup(group []*writeReq) {
 	answer := func(rs []*writeReq, err error) {
 		for _, r := range rs {
 			r.done <- err
 		}
 	}
-	if err := s.writable(); err != nil {
+	if err := db.writable(); err != nil {
 		answer(group, err)
 		return
 	}
 	var ok, bulk []*writeReq
 	defer func() {
 		for _, r := range bulk {
-			s.commitBulk(r)
+			db.commitBulk(r)
 		}
 	}()
 	size := 0
@@ -200,14 +214,14 @@ func (s *Store) commitGroup(group []*writeReq) {
 			continue
 		}
 		r.rec.buf = r.rec.buf[:0]
-		err := s.applySafe(r)
+		err := db.applySafe(r)
 		if err == nil {
 			ok = append(ok, r)
 			size += len(r.rec.buf)
 			continue
 		}
 		if len(r.rec.buf) > 0 {
-			if rerr := s.rebuild(ok); rerr != nil {
+			if rerr := db.rebuild(ok); rerr != nil {
 				answer(append(ok, group[i:]...), rerr)
 				return
 			}
@@ -215,8 +229,8 @@ func (s *Store) commitGroup(group []*writeReq) {
 		r.done <- err
 	}
 	if size >= directBytes {
-		s.b.dirty = true
-		answer(ok, s.checkpoint()) // on failure the group is rolled back with the commit
+		db.b.dirty = true
+		answer(ok, db.checkpoint()) // on failure the group is rolled back with the commit
 		return
 	}
 	if size > 0 {
@@ -227,18 +241,18 @@ func (s *Store) commitGroup(group []*writeReq) {
 				rec = append(rec, r.rec.buf...)
 			}
 		}
-		if err := s.wal.append(s.lsn+1, rec); err != nil {
+		if err := db.wal.append(db.lsn+1, rec); err != nil {
 			err = classify(err)
-			if rerr := s.rebuild(nil); rerr != nil {
+			if rerr := db.rebuild(nil); rerr != nil {
 				err = rerr
 			}
 			answer(ok, err)
 			return
 		}
-		s.lsn++
-		s.b.recs = append(s.b.recs, rec)
-		s.b.bytes += len(rec)
-		s.b.dirty = true
+		db.lsn++
+		db.b.recs = append(db.b.recs, rec)
+		db.b.bytes += len(rec)
+		db.b.dirty = true
 	}
 	answer(ok, nil)
 }
@@ -246,47 +260,47 @@ func (s *Store) commitGroup(group []*writeReq) {
 // writable opens the batch for the next group, or says why no write can
 // be taken: the open batch was lost (restart padd), or the last
 // checkpoint failed and a retry fails too (a full disk).
-func (s *Store) writable() error {
-	if s.broken != nil {
-		return s.broken
+func (db *DB) writable() error {
+	if db.broken != nil {
+		return db.broken
 	}
-	if s.stuck != nil {
-		if time.Since(s.stuckAt) < retryAfter {
-			return s.stuck // a retry a moment ago failed: refuse without another
+	if db.stuck != nil {
+		if time.Since(db.stuckAt) < retryAfter {
+			return db.stuck // a retry a moment ago failed: refuse without another
 		}
-		if err := s.checkpoint(); err != nil {
+		if err := db.checkpoint(); err != nil {
 			return err
 		}
 	}
-	return s.begin()
+	return db.begin()
 }
 
 // begin opens the batch if none is open.
-func (s *Store) begin() error {
-	if s.b.tx != nil {
+func (db *DB) begin() error {
+	if db.b.tx != nil {
 		return nil
 	}
-	tx, err := s.db.Begin(true)
+	tx, err := db.db.Begin(true)
 	if err != nil {
 		return fmt.Errorf("begin write transaction: %w", err)
 	}
-	s.b = batch{tx: tx}
-	s.batchOpen.Store(true)
+	db.b = batch{tx: tx}
+	db.batchOpen.Store(true)
 	return nil
 }
 
 // rebuild replaces the batch's transaction by a new one holding only the
 // acknowledged records and then extra's: it undoes whatever else the old
 // one held.
-func (s *Store) rebuild(extra []*writeReq) error {
-	if s.b.tx != nil {
-		_ = s.b.tx.Rollback()
-		s.b.tx = nil
+func (db *DB) rebuild(extra []*writeReq) error {
+	if db.b.tx != nil {
+		_ = db.b.tx.Rollback()
+		db.b.tx = nil
 	}
-	tx, err := s.db.Begin(true)
+	tx, err := db.db.Begin(true)
 	if err == nil {
-		for _, rec := range s.b.recs {
-			if err = replay(tx, rec); err != nil {
+		for _, rec := range db.b.recs {
+			if err = replay(tx, rec, db.fill); err != nil {
 				break
 			}
 		}
@@ -294,7 +308,7 @@ func (s *Store) rebuild(extra []*writeReq) error {
 			if err != nil {
 				break
 			}
-			err = replay(tx, r.rec.buf)
+			err = replay(tx, r.rec.buf, db.fill)
 		}
 		if err != nil {
 			_ = tx.Rollback()
@@ -303,101 +317,93 @@ func (s *Store) rebuild(extra []*writeReq) error {
 	if err != nil {
 		// The acknowledged writes are safe in the log, but this process
 		// can no longer show them: stop writing, so nothing diverges.
-		s.broken = errInternal("padd could not rebuild its open batch of writes (%v); the writes are safe in the write-ahead log: restart padd to replay them", err)
-		s.log.Error("open batch lost; restart padd to replay the write-ahead log", "err", err)
-		return s.broken
+		db.broken = fault("padd could not rebuild its open batch of writes (%v); the writes are safe in the write-ahead log: restart padd to replay them", err)
+		db.log.Error("open batch lost; restart padd to replay the write-ahead log", "err", err)
+		return db.broken
 	}
-	s.b.tx = tx
-	s.b.dirty = len(s.b.recs) > 0 || len(extra) > 0
+	db.b.tx = tx
+	db.b.dirty = len(db.b.recs) > 0 || len(extra) > 0
 	return nil
 }
 
 // checkpoint commits the open batch (synced) with the LSN of its last
 // record, and starts the log over.
-func (s *Store) checkpoint() error {
-	if s.broken != nil {
-		return s.broken
+func (db *DB) checkpoint() error {
+	if db.broken != nil {
+		return db.broken
 	}
-	if s.b.tx == nil || !s.b.dirty {
+	if db.b.tx == nil || !db.b.dirty {
 		// Nothing acknowledged waits: the transaction changed nothing.
-		if s.b.tx != nil {
-			_ = s.b.tx.Rollback()
+		if db.b.tx != nil {
+			_ = db.b.tx.Rollback()
 		}
-		s.b = batch{}
-		s.batchOpen.Store(false)
-		s.stuck = nil
+		db.b = batch{}
+		db.batchOpen.Store(false)
+		db.stuck = nil
 		return nil
 	}
-	err := s.b.tx.Bucket(bMeta).Put(kWALApplied, u64(s.lsn))
+	err := putApplied(db.b.tx, db.lsn)
 	if err == nil {
-		err = s.b.tx.Commit() // on failure bbolt has rolled it back
+		err = db.b.tx.Commit() // on failure bbolt has rolled it back
 		if err != nil {
-			s.b.tx = nil
+			db.b.tx = nil
 		}
 	}
 	if err != nil {
 		err = classify(err)
-		if rerr := s.rebuild(nil); rerr != nil {
+		if rerr := db.rebuild(nil); rerr != nil {
 			return rerr
 		}
-		if s.stuck == nil {
-			s.log.Warn("the database could not take the latest writes; they are safe in the write-ahead log, and new writes are refused until it can", "err", err)
+		if db.stuck == nil {
+			db.log.Warn("the database could not take the latest writes; they are safe in the write-ahead log, and new writes are refused until it can", "err", err)
 		}
-		s.stuck, s.stuckAt = err, time.Now()
+		db.stuck, db.stuckAt = err, time.Now()
 		return err
 	}
-	s.b = batch{}
-	s.stuck = nil
-	s.batchOpen.Store(false)
-	s.wal.reset()
+	db.b = batch{}
+	db.stuck = nil
+	db.batchOpen.Store(false)
+	db.wal.reset()
 	return nil
 }
 
-// Checkpoint commits every acknowledged write to the database file.
-// padd does it on its own; tests and whole-file reads ask for it.
-func (s *Store) Checkpoint() error {
-	c := make(chan error, 1)
-	if err := s.enqueue(func() { s.ckpts <- c }); err != nil {
-		return err
-	}
-	return <-c
-}
-
-// recover replays the log records past the file's last checkpoint: the
+// recoverWAL replays the log records past the file's last checkpoint: the
 // writes acknowledged before a crash.
-func (s *Store) recoverWAL() error {
+func (db *DB) recoverWAL() error {
 	var applied uint64
-	if err := s.db.View(func(tx *bolt.Tx) error {
+	if err := db.db.View(func(tx *bolt.Tx) error {
 		if m := tx.Bucket(bMeta); m != nil {
-			applied = getU64(m.Get(kWALApplied))
+			if v := m.Get(kWALApplied); len(v) == 8 {
+				applied = binary.BigEndian.Uint64(v)
+			}
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	recs, err := s.wal.scan(applied)
+	recs, err := db.wal.scan(applied)
 	if err != nil {
 		return err
 	}
-	s.lsn = applied
+	db.lsn = applied
 	if len(recs) == 0 {
-		s.wal.reset()
+		db.wal.reset()
 		return nil
 	}
 	last := recs[len(recs)-1].lsn
-	err = s.db.Update(func(tx *bolt.Tx) error {
+	err = db.db.Update(func(tx *bolt.Tx) error {
 		for _, r := range recs {
-			if err := replay(tx, r.payload); err != nil {
+			if err := replay(tx, r.payload, db.fill); err != nil {
 				return fmt.Errorf("record %d: %w", r.lsn, err)
 			}
 		}
-		return tx.Bucket(bMeta).Put(kWALApplied, u64(last))
+		return putApplied(tx, last)
 	})
 	if err != nil {
 		return fmt.Errorf("replay the write-ahead log: %w", err)
 	}
-	s.lsn = last
-	s.wal.reset()
-	s.log.Info("replayed writes from the write-ahead log", "records", len(recs), "last", last)
+	db.lsn = last
+	db.wal.reset()
+	db.log.Info("replayed writes from the write-ahead log", "records", len(recs), "last", last)
 	return nil
 }

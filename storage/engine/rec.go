@@ -1,38 +1,40 @@
-package storage
+package engine
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// txn, bucket and cursor are bbolt's types with every mutation written
+// Tx, Bucket and Cursor are bbolt's types with every mutation written
 // down as it happens. The write-ahead log (wal.go) acknowledges a write
 // once its record of mutations is on disk; the bbolt transaction that
 // holds it commits later, with others. A record is physical (put this
 // key in this bucket), so replaying it needs none of the logic that
 // produced it, and replaying it twice changes nothing.
 //
-// Reads go through the same types; with no recorder they only wrap.
-type txn struct {
-	*bolt.Tx
+// Reads go through the same types; with no recorder they only wrap. They
+// offer only what a callback may do inside a transaction the engine
+// owns: no Commit, Rollback or copy, and no unrecorded mutation.
+type Tx struct {
+	tx  *bolt.Tx
 	rec *recorder
 }
 
-// boltBucket names the embedded field apart from the Bucket method.
-type boltBucket = bolt.Bucket
-
-type bucket struct {
-	*boltBucket
+// Bucket is a bucket of a Tx.
+type Bucket struct {
+	b    *bolt.Bucket
 	rec  *recorder
 	path []byte // the names from the root, each length-prefixed
 }
 
-type cursor struct {
-	*bolt.Cursor
-	b   *bucket
+// Cursor walks a Bucket in key order.
+type Cursor struct {
+	c   *bolt.Cursor
+	b   *Bucket
 	cur []byte // the key under the cursor, for Delete's record
 }
 
@@ -63,18 +65,18 @@ func (r *recorder) op(code byte, path, key, val []byte) {
 	r.buf = append(r.buf, val...)
 }
 
-func wrapTx(tx *bolt.Tx, rec *recorder) *txn { return &txn{Tx: tx, rec: rec} }
+func wrapTx(tx *bolt.Tx, rec *recorder) *Tx { return &Tx{tx: tx, rec: rec} }
 
 // wrapBucket wraps c, the bucket name under the bucket at parent (nil:
 // the root). Without a recorder no path is kept: reads need none.
-func wrapBucket(c *bolt.Bucket, rec *recorder, parent, name []byte) *bucket {
+func wrapBucket(c *bolt.Bucket, rec *recorder, parent, name []byte) *Bucket {
 	if c == nil {
 		return nil
 	}
 	if rec == nil {
-		return &bucket{boltBucket: c}
+		return &Bucket{b: c}
 	}
-	return &bucket{boltBucket: c, rec: rec, path: pathJoin(parent, name)}
+	return &Bucket{b: c, rec: rec, path: pathJoin(parent, name)}
 }
 
 func pathJoin(parent, name []byte) []byte {
@@ -85,7 +87,7 @@ func pathJoin(parent, name []byte) []byte {
 }
 
 // created records a bucket made under parent, and wraps it.
-func created(rec *recorder, parent, name []byte, c *bolt.Bucket, err error) (*bucket, error) {
+func created(rec *recorder, parent, name []byte, c *bolt.Bucket, err error) (*Bucket, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -102,58 +104,85 @@ func deleted(rec *recorder, parent, name []byte, err error) error {
 	return nil
 }
 
-func (t *txn) Bucket(name []byte) *bucket { return wrapBucket(t.Tx.Bucket(name), t.rec, nil, name) }
+// Bucket is the top-level bucket name, or nil.
+func (t *Tx) Bucket(name []byte) *Bucket { return wrapBucket(t.tx.Bucket(name), t.rec, nil, name) }
 
-func (t *txn) CreateBucket(name []byte) (*bucket, error) {
-	c, err := t.Tx.CreateBucket(name)
+// CreateBucket makes the top-level bucket name; it fails if it exists.
+func (t *Tx) CreateBucket(name []byte) (*Bucket, error) {
+	c, err := t.tx.CreateBucket(name)
 	return created(t.rec, nil, name, c, err)
 }
 
-func (t *txn) CreateBucketIfNotExists(name []byte) (*bucket, error) {
-	c, err := t.Tx.CreateBucketIfNotExists(name)
+// CreateBucketIfNotExists is the top-level bucket name, made if missing.
+func (t *Tx) CreateBucketIfNotExists(name []byte) (*Bucket, error) {
+	c, err := t.tx.CreateBucketIfNotExists(name)
 	return created(t.rec, nil, name, c, err)
 }
 
-func (t *txn) DeleteBucket(name []byte) error {
-	return deleted(t.rec, nil, name, t.Tx.DeleteBucket(name))
+// DeleteBucket removes the top-level bucket name and all it holds.
+func (t *Tx) DeleteBucket(name []byte) error {
+	return deleted(t.rec, nil, name, t.tx.DeleteBucket(name))
 }
 
-func (b *bucket) Bucket(name []byte) *bucket {
-	return wrapBucket(b.boltBucket.Bucket(name), b.rec, b.path, name)
+// Writable reports whether the transaction may change the file.
+func (t *Tx) Writable() bool { return t.tx.Writable() }
+
+// Size is the database's size in bytes as this transaction sees it.
+func (t *Tx) Size() int64 { return t.tx.Size() }
+
+// CopyFile writes the database as this transaction sees it to a new file
+// at path.
+func (t *Tx) CopyFile(path string, mode os.FileMode) error { return t.tx.CopyFile(path, mode) }
+
+// Get is the value of key, or nil. It is valid until the transaction ends.
+func (b *Bucket) Get(key []byte) []byte { return b.b.Get(key) }
+
+// Bucket is the bucket name inside b, or nil.
+func (b *Bucket) Bucket(name []byte) *Bucket {
+	return wrapBucket(b.b.Bucket(name), b.rec, b.path, name)
 }
 
-func (b *bucket) CreateBucket(name []byte) (*bucket, error) {
-	c, err := b.boltBucket.CreateBucket(name)
+// CreateBucket makes the bucket name inside b; it fails if it exists.
+func (b *Bucket) CreateBucket(name []byte) (*Bucket, error) {
+	c, err := b.b.CreateBucket(name)
 	return created(b.rec, b.path, name, c, err)
 }
 
-func (b *bucket) CreateBucketIfNotExists(name []byte) (*bucket, error) {
-	c, err := b.boltBucket.CreateBucketIfNotExists(name)
+// CreateBucketIfNotExists is the bucket name inside b, made if missing.
+func (b *Bucket) CreateBucketIfNotExists(name []byte) (*Bucket, error) {
+	c, err := b.b.CreateBucketIfNotExists(name)
 	return created(b.rec, b.path, name, c, err)
 }
 
-func (b *bucket) DeleteBucket(name []byte) error {
-	return deleted(b.rec, b.path, name, b.boltBucket.DeleteBucket(name))
+// DeleteBucket removes the bucket name inside b and all it holds.
+func (b *Bucket) DeleteBucket(name []byte) error {
+	return deleted(b.rec, b.path, name, b.b.DeleteBucket(name))
 }
 
-func (b *bucket) Put(key, val []byte) error {
-	if err := b.boltBucket.Put(key, val); err != nil {
+// Put sets key to val.
+func (b *Bucket) Put(key, val []byte) error {
+	if err := b.b.Put(key, val); err != nil {
 		return err
 	}
 	b.rec.op(opPut, b.path, key, val)
 	return nil
 }
 
-func (b *bucket) Delete(key []byte) error {
-	if err := b.boltBucket.Delete(key); err != nil {
+// Delete removes key; a missing key is no error.
+func (b *Bucket) Delete(key []byte) error {
+	if err := b.b.Delete(key); err != nil {
 		return err
 	}
 	b.rec.op(opDelete, b.path, key, nil)
 	return nil
 }
 
-func (b *bucket) NextSequence() (uint64, error) {
-	n, err := b.boltBucket.NextSequence()
+// Sequence is the bucket's counter.
+func (b *Bucket) Sequence() uint64 { return b.b.Sequence() }
+
+// NextSequence raises the bucket's counter by one and returns it.
+func (b *Bucket) NextSequence() (uint64, error) {
+	n, err := b.b.NextSequence()
 	if err != nil {
 		return 0, err
 	}
@@ -161,34 +190,52 @@ func (b *bucket) NextSequence() (uint64, error) {
 	return n, nil
 }
 
-func (b *bucket) SetSequence(n uint64) error {
-	if err := b.boltBucket.SetSequence(n); err != nil {
+// SetSequence sets the bucket's counter.
+func (b *Bucket) SetSequence(n uint64) error {
+	if err := b.b.SetSequence(n); err != nil {
 		return err
 	}
 	b.rec.op(opSetSequence, b.path, binary.BigEndian.AppendUint64(nil, n), nil)
 	return nil
 }
 
-func (b *bucket) Cursor() *cursor { return &cursor{Cursor: b.boltBucket.Cursor(), b: b} }
+// SetFillPercent sets how full b's pages are left when they split, for
+// the rest of the transaction: near 1 for keys that arrive in order.
+func (b *Bucket) SetFillPercent(f float64) { b.b.FillPercent = f }
+
+// ForEach calls fn for every key of b in order (a nested bucket's value
+// is nil). fn must not change b.
+func (b *Bucket) ForEach(fn func(k, v []byte) error) error { return b.b.ForEach(fn) }
+
+// ForEachBucket calls fn for the name of every bucket inside b, in order.
+func (b *Bucket) ForEachBucket(fn func(k []byte) error) error { return b.b.ForEachBucket(fn) }
+
+// KeyN counts b's keys, walking all of its pages (bbolt's Stats).
+func (b *Bucket) KeyN() int { return b.b.Stats().KeyN }
+
+// Cursor is a cursor over b.
+func (b *Bucket) Cursor() *Cursor { return &Cursor{c: b.b.Cursor(), b: b} }
 
 // The moves remember the key they land on (only when recording), since
 // bbolt's cursor does not say which key Delete removes.
-func (c *cursor) at(k, v []byte) ([]byte, []byte) {
+func (c *Cursor) at(k, v []byte) ([]byte, []byte) {
 	if c.b.rec != nil {
 		c.cur = append(c.cur[:0], k...)
 	}
 	return k, v
 }
 
-func (c *cursor) First() ([]byte, []byte)        { return c.at(c.Cursor.First()) }
-func (c *cursor) Last() ([]byte, []byte)         { return c.at(c.Cursor.Last()) }
-func (c *cursor) Next() ([]byte, []byte)         { return c.at(c.Cursor.Next()) }
-func (c *cursor) Prev() ([]byte, []byte)         { return c.at(c.Cursor.Prev()) }
-func (c *cursor) Seek(k []byte) ([]byte, []byte) { return c.at(c.Cursor.Seek(k)) }
+// First, Last, Next, Prev and Seek move the cursor and return the key and
+// value it lands on (nil at either end).
+func (c *Cursor) First() ([]byte, []byte)        { return c.at(c.c.First()) }
+func (c *Cursor) Last() ([]byte, []byte)         { return c.at(c.c.Last()) }
+func (c *Cursor) Next() ([]byte, []byte)         { return c.at(c.c.Next()) }
+func (c *Cursor) Prev() ([]byte, []byte)         { return c.at(c.c.Prev()) }
+func (c *Cursor) Seek(k []byte) ([]byte, []byte) { return c.at(c.c.Seek(k)) }
 
 // Delete removes the key under the cursor.
-func (c *cursor) Delete() error {
-	if err := c.Cursor.Delete(); err != nil {
+func (c *Cursor) Delete() error {
+	if err := c.c.Delete(); err != nil {
 		return err
 	}
 	c.b.rec.op(opDelete, c.b.path, c.cur, nil)
@@ -199,8 +246,9 @@ func (c *cursor) Delete() error {
 // was torn by a crash, or damage.
 var errBadRecord = errors.New("mutation record unreadable")
 
-// replay applies a record made by a recorder to tx, in order.
-func replay(tx *bolt.Tx, rec []byte) error {
+// replay applies a record made by a recorder to tx, in order. fill (may
+// be nil) gives the split fill of the buckets it writes to, by name.
+func replay(tx *bolt.Tx, rec []byte, fill func(name []byte) float64) error {
 	var (
 		lastPath []byte
 		lastB    *bolt.Bucket
@@ -225,7 +273,7 @@ func replay(tx *bolt.Tx, rec []byte) error {
 			if haveLast && string(path) == string(lastPath) {
 				parent = lastB
 			} else {
-				b, err := walkPath(tx, path)
+				b, err := walkPath(tx, path, fill)
 				if err != nil {
 					return err
 				}
@@ -282,7 +330,7 @@ func apply1(tx *bolt.Tx, parent *bolt.Bucket, code byte, key, val []byte) error 
 	return errBadRecord
 }
 
-func walkPath(tx *bolt.Tx, path []byte) (*bolt.Bucket, error) {
+func walkPath(tx *bolt.Tx, path []byte, fill func(name []byte) float64) (*bolt.Bucket, error) {
 	var b *bolt.Bucket
 	for len(path) > 0 {
 		name, rest, ok := field(path)
@@ -297,8 +345,10 @@ func walkPath(tx *bolt.Tx, path []byte) (*bolt.Bucket, error) {
 		if b == nil {
 			return nil, fmt.Errorf("%w: bucket %q missing", errBadRecord, name)
 		}
-		if len(rest) == 0 && appendOrdered[string(name)] {
-			b.FillPercent = appendFill
+		if len(rest) == 0 && fill != nil {
+			if f := fill(name); f > 0 {
+				b.FillPercent = f
+			}
 		}
 		path = rest
 	}
