@@ -16,11 +16,11 @@ import (
 // they see every acknowledged write; a checkpoint commits the batch and
 // reads go back to bbolt read transactions of their own.
 //
-// A batch commits when it is checkpointAge old, holds checkpointBytes of
-// records, on Checkpoint and on Close. A write that is refused after it
-// had changed something is undone by rolling the transaction back and
-// replaying the batch's records into a new one: a refusal never leaves a
-// trace and never costs the others their write.
+// A batch commits when it is Options.CheckpointAge old, holds
+// checkpointBytes of records, on Checkpoint and on Close. A write that is
+// refused after it had changed something is undone by rolling the
+// transaction back and replaying the batch's records into a new one: a
+// refusal never leaves a trace and never costs the others their write.
 type batch struct {
 	tx    *bolt.Tx
 	recs  [][]byte // the records of the acknowledged writes in tx, in order

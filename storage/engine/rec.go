@@ -177,9 +177,6 @@ func (b *Bucket) Delete(key []byte) error {
 	return nil
 }
 
-// Sequence is the bucket's counter.
-func (b *Bucket) Sequence() uint64 { return b.b.Sequence() }
-
 // NextSequence raises the bucket's counter by one and returns it.
 func (b *Bucket) NextSequence() (uint64, error) {
 	n, err := b.b.NextSequence()
