@@ -30,9 +30,11 @@ var mayImport = map[string][]string{
 	"padtoml":             {"internal/atomicfile"},
 	"internal/atomicfile": {},
 	"internal/launch":     {"api"},
-	"storage":             {"model"},
-	"searchindex":         {"model", "storage"},
+	"storage/engine":      {},
+	"storage":             {"model", "storage/engine"},
+	"searchindex":         {"model", "storage", "storage/engine"},
 	"remote/merge":        {"model"},
+	"remote":              {"api", "internal/atomicfile", "model", "remote/merge", "storage"},
 	"daemon":              {"api", "internal/atomicfile", "internal/launch", "model", "searchindex", "storage"},
 	"mcpstdio":            {"api", "internal/launch", "padtoml"},
 	"mcpinstall":          {"internal/atomicfile"},
@@ -48,8 +50,7 @@ var tools = []string{"bench", "e2e", "internal/faultreport", "internal/layout", 
 // onlyIn names, for each library, the packages that alone may import it
 // (by import path prefix).
 var onlyIn = map[string][]string{
-	// searchindex reads Bleve's own root.bolt when it checks the index.
-	"go.etcd.io/bbolt":                 {"storage", "searchindex"},
+	"go.etcd.io/bbolt":                 {"storage/engine"},
 	"github.com/blevesearch/":          {"searchindex"},
 	"github.com/RoaringBitmap/roaring": {"searchindex"},
 	"github.com/mark3labs/mcp-go":      {"mcpstdio"},
