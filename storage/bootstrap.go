@@ -188,7 +188,7 @@ func (s *Store) Bootstrap(ws string, p DashboardParams) (*Bootstrap, error) {
 		}
 		// The workspace dashboard, read in this same transaction, so the
 		// bootstrap is one consistent snapshot.
-		x, err := newViewCtx(b, p.Now)
+		x, err := newProjectCtx(b, p.Now)
 		if err != nil {
 			return err
 		}

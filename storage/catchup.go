@@ -118,7 +118,7 @@ func (s *Store) CatchUp(ws string, p CatchUpParams) (*CatchUp, error) {
 	}
 	out.Agents.Groups = []CatchUpAgent{}
 	err := s.read(ws, func(r *rtx) error {
-		x, err := newViewCtx(r.ws, p.Now)
+		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func (s *Store) CatchUp(ws string, p CatchUpParams) (*CatchUp, error) {
 // needsYou lists the caller's open work that unfinished work blocks:
 // for the user, items assigned to a user (padd has one); for an agent,
 // items it holds the lease on.
-func (x *viewCtx) needsYou(caller model.Actor, sec *CatchUpSection, add func(*CatchUpSection, CatchUpLine)) error {
+func (x *projectCtx) needsYou(caller model.Actor, sec *CatchUpSection, add func(*CatchUpSection, CatchUpLine)) error {
 	var ids [][]byte
 	if caller.Kind == model.ActorAgent {
 		err := eachLiveLease(x.b, x.now, func(id []byte, l *model.Lease) error {

@@ -71,7 +71,7 @@ func (s *Store) Changelog(ws string, p ChangelogParams) (*Changelog, error) {
 	}
 	out := &Changelog{Since: fmtTime(since), Until: fmtTime(until), Items: []ChangelogEntry{}}
 	err := s.read(ws, func(r *rtx) error {
-		x, err := newViewCtx(r.ws, p.Now)
+		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
 		}

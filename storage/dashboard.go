@@ -128,7 +128,7 @@ func (s *Store) Dashboard(ws string, p DashboardParams) (*Dashboard, error) {
 	}
 	var out *Dashboard
 	err := s.read(ws, func(r *rtx) error {
-		x, err := newViewCtx(r.ws, p.Now)
+		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
 		}
@@ -138,7 +138,7 @@ func (s *Store) Dashboard(ws string, p DashboardParams) (*Dashboard, error) {
 	return out, err
 }
 
-func (x *viewCtx) dashboard(who model.Claimant) (*Dashboard, error) {
+func (x *projectCtx) dashboard(who model.Claimant) (*Dashboard, error) {
 	d := &Dashboard{Summary: x.summary(), ActiveItems: []DashboardItem{}, ActivePlans: []DashboardPlan{},
 		Attention: []DashboardNotice{}, RecentActivity: []DashboardRecent{}, SuggestedNext: []DashboardNotice{},
 		AttentionTotals: map[string]int{}, DegradedSections: []string{}}
@@ -213,7 +213,7 @@ func (x *viewCtx) dashboard(who model.Claimant) (*Dashboard, error) {
 
 // summary counts the live items of live collections per done-field
 // value ("unknown" for items without one), from the maintained counts.
-func (x *viewCtx) summary() DashboardSummary {
+func (x *projectCtx) summary() DashboardSummary {
 	out := DashboardSummary{ByCollection: map[string]map[string]int{}}
 	for _, vc := range x.list {
 		live := int(countOf(x.b, collPrefix(vc.key, lifeLive)))
@@ -237,7 +237,7 @@ func (x *viewCtx) summary() DashboardSummary {
 
 // openCount is the open work of a work collection: its live items less
 // those in a terminal state.
-func (x *viewCtx) openCount(vc *vcoll) int {
+func (x *projectCtx) openCount(vc *vcoll) int {
 	n := int(countOf(x.b, collPrefix(vc.key, lifeLive)))
 	for v, c := range vc.values {
 		if vc.state(v) != model.StateOpen {
@@ -258,7 +258,7 @@ type planRow struct {
 // activePlans lists the plans (items of a plans collection) whose done
 // field says active, in list order, with their work children's
 // progress read from the per-parent counts.
-func (x *viewCtx) activePlans() ([]planRow, error) {
+func (x *projectCtx) activePlans() ([]planRow, error) {
 	var out []planRow
 	for _, vc := range x.list {
 		if !model.IsPlanCollection(vc.Collection) || !vc.work {
@@ -292,7 +292,7 @@ func (x *viewCtx) activePlans() ([]planRow, error) {
 // those of them in a terminal state (Pad's done, abandoned included). It
 // reads the parent's counts in place: a dashboard does this for every
 // active plan.
-func (x *viewCtx) progress(parent []byte) (total, done int) {
+func (x *projectCtx) progress(parent []byte) (total, done int) {
 	p := cat([]byte{kindParentValue}, parent)
 	c := x.b.vcounts().Cursor()
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
@@ -337,7 +337,7 @@ func splitKeyValueBytes(b []byte) (key, value []byte, ok bool) {
 
 // declaredProgress is a childless plan's own progress field, as Pad
 // falls back to it.
-func (x *viewCtx) declaredProgress(id []byte) (int, error) {
+func (x *projectCtx) declaredProgress(id []byte) (int, error) {
 	it, err := getItem(x.b, id, false)
 	if err != nil || it == nil {
 		return 0, err
@@ -354,7 +354,7 @@ func (x *viewCtx) declaredProgress(id []byte) (int, error) {
 // after, least recently touched first: at most limit entries, with the
 // exact total. It reads index keys only (their sort key holds
 // updated_at), oldest first, and a summary per entry kept.
-func (x *viewCtx) stalled(after time.Duration, limit int) ([]WorkItem, int, error) {
+func (x *projectCtx) stalled(after time.Duration, limit int) ([]WorkItem, int, error) {
 	type hit struct {
 		suffix []byte
 		vc     *vcoll
@@ -427,7 +427,7 @@ func (x *viewCtx) stalled(after time.Duration, limit int) ([]WorkItem, int, erro
 // the due index up to today; each entry carries the done value it was
 // written with, so only entries of a collection whose done field changed
 // since read their summary.
-func (x *viewCtx) overdue(limit int) ([]WorkItem, int, error) {
+func (x *projectCtx) overdue(limit int) ([]WorkItem, int, error) {
 	today := x.today()
 	var out []WorkItem
 	total := 0
@@ -473,7 +473,7 @@ func (x *viewCtx) overdue(limit int) ([]WorkItem, int, error) {
 // unfinished work; LNK-03), newest item first: at most limit entries,
 // with the exact total. It scans the blk index, whose entries carry both
 // ends' states, and reads summaries only for the entries it keeps.
-func (x *viewCtx) blocked(limit int) ([]WorkItem, int, error) {
+func (x *projectCtx) blocked(limit int) ([]WorkItem, int, error) {
 	type hit struct{ target, blocker []byte }
 	var hits []hit
 	total := 0
@@ -544,7 +544,7 @@ func (x *viewCtx) blocked(limit int) ([]WorkItem, int, error) {
 
 // recentActivity is the feed's newest n entries as the dashboard shows
 // them.
-func (x *viewCtx) recentActivity(n int) ([]DashboardRecent, error) {
+func (x *projectCtx) recentActivity(n int) ([]DashboardRecent, error) {
 	out := []DashboardRecent{}
 	en := newEnricher(x.b)
 	err := eachReverse(x.b.activity().Cursor(), nil, nil, func(_, raw []byte) (bool, error) {
@@ -576,7 +576,7 @@ func (x *viewCtx) recentActivity(n int) ([]DashboardRecent, error) {
 // byRole counts the open work of each role (every role, as Pad lists
 // them) and, last, the open work with no role, from the maintained
 // counts: a role's live items less its items in a terminal state.
-func (x *viewCtx) byRole() ([]RoleBreakdown, error) {
+func (x *projectCtx) byRole() ([]RoleBreakdown, error) {
 	roles, err := sortedRoles(x.b)
 	if err != nil {
 		return nil, err

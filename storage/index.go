@@ -322,9 +322,9 @@ func (w *wtx) reindex(old, new *model.Item, oldUnpar, newUnpar bool) error {
 			}
 		}
 	}
-	// The project views' records (viewdata.go) follow every item write
+	// The project views' records (project_records.go) follow every item write
 	// through this one place.
-	return w.reindexViews(old, new)
+	return w.reindexProjectRecords(old, new)
 }
 
 func addCount(counts interface {

@@ -399,7 +399,7 @@ func (w *wtx) linkSideEffects(l *model.Link, source *model.Item, oldUnpar bool, 
 			return err
 		}
 	}
-	// The views' blocking-edge states (viewdata.go) follow link writes.
+	// The views' blocking-edge states (project_records.go) follow link writes.
 	if err := w.reindexLink(l, colls); err != nil {
 		return err
 	}

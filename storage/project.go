@@ -78,7 +78,7 @@ type completion struct {
 // completions walks [since, until) for entries that moved live work
 // items into a positive terminal value, newest first. Each completion
 // is judged by the collection the item is in now.
-func (x *viewCtx) completions(since, until time.Time, fn func(c completion) (bool, error)) error {
+func (x *projectCtx) completions(since, until time.Time, fn func(c completion) (bool, error)) error {
 	return eachActivity(x.b, since, until, []string{"updated"}, func(a model.Activity) (bool, error) {
 		k, ok := idKey(a.ItemID)
 		if !ok || a.Action != "updated" {

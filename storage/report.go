@@ -133,7 +133,7 @@ func (s *Store) Report(ws string, p ReportParams) (*Report, error) {
 		return t.In(loc).Format(time.DateOnly)
 	}
 	err = s.read(ws, func(r *rtx) error {
-		x, err := newViewCtx(r.ws, p.Now)
+		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
 		}
@@ -258,7 +258,7 @@ func (s *Store) Report(ws string, p ReportParams) (*Report, error) {
 
 // reportSnapshot fills the status distribution and the work in progress
 // (open items' ages, read from the summaries of the open streams).
-func (x *viewCtx) reportSnapshot(scope map[string]*vcoll, out *Report) error {
+func (x *projectCtx) reportSnapshot(scope map[string]*vcoll, out *Report) error {
 	ages := map[string][]float64{}
 	var all []float64
 	for _, vc := range x.list {

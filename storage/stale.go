@@ -53,7 +53,7 @@ func (s *Store) Stale(ws string, p StaleParams) (*StaleReport, error) {
 	}
 	out := &StaleReport{Days: days, Totals: map[string]int{}, Items: []WorkItem{}}
 	err := s.read(ws, func(r *rtx) error {
-		x, err := newViewCtx(r.ws, p.Now)
+		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
 		}
@@ -86,7 +86,7 @@ func (s *Store) Stale(ws string, p StaleParams) (*StaleReport, error) {
 // outOfWorkflow lists open work whose done-field value is not one of the
 // field's options (or is missing), so no board column shows it: at most
 // limit entries, with the exact total.
-func (x *viewCtx) outOfWorkflow(limit int) ([]WorkItem, int, error) {
+func (x *projectCtx) outOfWorkflow(limit int) ([]WorkItem, int, error) {
 	var out []WorkItem
 	total := 0
 	keep := func(suffix []byte, vc *vcoll, status string) (bool, error) {

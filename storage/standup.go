@@ -43,7 +43,7 @@ func (s *Store) Standup(ws string, p StandupParams) (*Standup, error) {
 		Done: Section{Items: []WorkItem{}}, InProgress: Section{Items: []WorkItem{}},
 		Blockers: Section{Items: []WorkItem{}}}
 	err := s.read(ws, func(r *rtx) error {
-		x, err := newViewCtx(r.ws, p.Now)
+		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
 		}

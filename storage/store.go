@@ -116,7 +116,7 @@ var migrations = []func(tx *txn) error{
 	ensureWSSubBuckets,
 	// 2 -> 3: leases, reminders (and the top-level due index), and the
 	// project views' records, built from each workspace's items.
-	migrateViews,
+	migrateProjectRecords,
 	// 3 -> 4: item records may be binary (storage/itemcodec.go). Nothing
 	// to rewrite: JSON records still read and turn binary when their item
 	// next changes. The version is what makes an older padd refuse this

@@ -125,7 +125,7 @@ func checkViewData(t *testing.T, s *Store, wsID string) {
 	if len(kept) == 0 {
 		t.Fatal("no view records were written")
 	}
-	if err := s.update(func(tx *txn) error { return rebuildViewData(tx, wsID) }); err != nil {
+	if err := s.update(func(tx *txn) error { return rebuildProjectRecords(tx, wsID) }); err != nil {
 		t.Fatal(err)
 	}
 	rebuilt := dumpViewData(t, s, wsID)

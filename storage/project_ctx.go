@@ -11,7 +11,7 @@ import (
 	"github.com/padd/padd/model"
 )
 
-// The project views read the list index and the records of viewdata.go.
+// The project views read the list index and the records of project_records.go.
 // A view never walks a workspace's items: it reads the index streams of
 // the statuses it wants (each already ordered pinned-first, then by
 // updated_at), probes the other conditions by key, and reads a
@@ -34,9 +34,9 @@ type vcoll struct {
 
 func (v *vcoll) state(value string) model.State { return model.StateOfValue(value, v.terms) }
 
-// viewCtx is one view's read: the live collections, the time, the
+// projectCtx is one view's read: the live collections, the time, the
 // summaries read so far.
-type viewCtx struct {
+type projectCtx struct {
 	b     *wsb
 	now   time.Time
 	colls map[string]*vcoll // live collections by id
@@ -45,12 +45,12 @@ type viewCtx struct {
 	sums  *sumCache
 }
 
-func newViewCtx(b *wsb, now time.Time) (*viewCtx, error) {
+func newProjectCtx(b *wsb, now time.Time) (*projectCtx, error) {
 	cs, err := collectionsOf(b)
 	if err != nil {
 		return nil, err
 	}
-	x := &viewCtx{b: b, now: now, colls: map[string]*vcoll{}, byKey: map[string]*vcoll{}, sums: newSumCache(b)}
+	x := &projectCtx{b: b, now: now, colls: map[string]*vcoll{}, byKey: map[string]*vcoll{}, sums: newSumCache(b)}
 	for _, c := range cs {
 		if c.ArchivedAt != nil {
 			continue
@@ -70,12 +70,12 @@ func newViewCtx(b *wsb, now time.Time) (*viewCtx, error) {
 }
 
 // today is the UTC day the overdue rule compares against.
-func (x *viewCtx) today() string { return x.now.UTC().Format(time.DateOnly) }
+func (x *projectCtx) today() string { return x.now.UTC().Format(time.DateOnly) }
 
 // classify reads an item's state through its summary: its live
 // collection (nil when the collection is archived or gone) and its
 // done-field value.
-func (x *viewCtx) classify(s *itemSum) (*vcoll, string, model.State, error) {
+func (x *projectCtx) classify(s *itemSum) (*vcoll, string, model.State, error) {
 	vc := x.colls[s.CollectionID]
 	if vc == nil {
 		return nil, "", "", nil
@@ -93,7 +93,7 @@ func (x *viewCtx) classify(s *itemSum) (*vcoll, string, model.State, error) {
 
 // openWork reads an item as open work: live, in a live work collection,
 // not terminal. vc and status are set whenever the collection is live.
-func (x *viewCtx) openWork(id []byte) (s *itemSum, vc *vcoll, status string, ok bool, err error) {
+func (x *projectCtx) openWork(id []byte) (s *itemSum, vc *vcoll, status string, ok bool, err error) {
 	if s, err = x.sums.get(id); err != nil || s == nil || s.Archived {
 		return s, nil, "", false, err
 	}
@@ -108,7 +108,7 @@ func (x *viewCtx) openWork(id []byte) (s *itemSum, vc *vcoll, status string, ok 
 // the blk entry: its collection live and tracking work, the item live,
 // its done value not terminal. An entry written under another done
 // field than the collection's current one is judged from the summary.
-func (x *viewCtx) sideOpen(id []byte, s blkSide) (bool, error) {
+func (x *projectCtx) sideOpen(id []byte, s blkSide) (bool, error) {
 	vc := x.byKey[string(s.coll)]
 	if vc == nil || !vc.work || s.life != lifeLive {
 		return false, nil
@@ -123,7 +123,7 @@ func (x *viewCtx) sideOpen(id []byte, s blkSide) (bool, error) {
 // openBlockerID is the newest open blocker of an item (LNK-03: a blocks
 // link from live, unfinished work) and its done value, or nil. Link ids
 // are time-ordered, so the entries are read newest first.
-func (x *viewCtx) openBlockerID(id []byte) ([]byte, string, error) {
+func (x *projectCtx) openBlockerID(id []byte) ([]byte, string, error) {
 	var found []byte
 	status := ""
 	err := eachReverse(x.b.blk().Cursor(), id, nil, func(_, v []byte) (bool, error) {
@@ -142,7 +142,7 @@ func (x *viewCtx) openBlockerID(id []byte) ([]byte, string, error) {
 }
 
 // openBlocker is openBlockerID with the blocker's summary.
-func (x *viewCtx) openBlocker(id []byte) (*itemSum, string, error) {
+func (x *projectCtx) openBlocker(id []byte) (*itemSum, string, error) {
 	k, status, err := x.openBlockerID(id)
 	if err != nil || k == nil {
 		return nil, "", err
@@ -152,7 +152,7 @@ func (x *viewCtx) openBlocker(id []byte) (*itemSum, string, error) {
 }
 
 // rankOf is an item's rank in its collection, with the raw value.
-func (x *viewCtx) rankOf(s *itemSum, vc *vcoll) (model.Rank, string) {
+func (x *projectCtx) rankOf(s *itemSum, vc *vcoll) (model.Rank, string) {
 	if vc.rankKey == "" {
 		return model.RankNone, ""
 	}
@@ -160,7 +160,7 @@ func (x *viewCtx) rankOf(s *itemSum, vc *vcoll) (model.Rank, string) {
 	return model.PriorityRank(v), v
 }
 
-func (x *viewCtx) ref(s *itemSum, vc *vcoll) string { return refOf(vc.Collection, s.Number) }
+func (x *projectCtx) ref(s *itemSum, vc *vcoll) string { return refOf(vc.Collection, s.Number) }
 
 // WorkItem is a suggested or listed item with why.
 type WorkItem struct {
@@ -173,13 +173,13 @@ type WorkItem struct {
 }
 
 // notice is an item as an attention entry or suggestion.
-func (x *viewCtx) notice(typ string, s *itemSum, vc *vcoll, reason string) DashboardNotice {
+func (x *projectCtx) notice(typ string, s *itemSum, vc *vcoll, reason string) DashboardNotice {
 	return DashboardNotice{Type: typ, ItemSlug: s.Slug, ItemRef: x.ref(s, vc), ItemTitle: s.Title,
 		Collection: vc.Slug, Reason: reason}
 }
 
 // workItem is a notice with the item's status and priority.
-func (x *viewCtx) workItem(typ string, s *itemSum, vc *vcoll, status, reason string) WorkItem {
+func (x *projectCtx) workItem(typ string, s *itemSum, vc *vcoll, status, reason string) WorkItem {
 	w := WorkItem{DashboardNotice: x.notice(typ, s, vc, reason), Status: status,
 		UpdatedAt: fmtTime(s.UpdatedAt)}
 	_, w.Priority = x.rankOf(s, vc)
@@ -394,7 +394,7 @@ func (f groupFilter) status(vc *vcoll, rank model.Rank) func(string) bool {
 
 // groupStreams builds the walk of one (tier, rank) group: per
 // collection, the smallest term drives and the others are probed.
-func (x *viewCtx) groupStreams(f groupFilter, rank model.Rank) (prefixes [][]byte, owners []*collQuery) {
+func (x *projectCtx) groupStreams(f groupFilter, rank model.Rank) (prefixes [][]byte, owners []*collQuery) {
 	for _, vc := range x.list {
 		if !f.eligible(vc) {
 			continue
@@ -468,7 +468,7 @@ func (x *viewCtx) groupStreams(f groupFilter, rank model.Rank) (prefixes [][]byt
 // whose status keep accepts and whose rank is rank, with their total
 // count; nil when the collection's done field is not the one pair
 // streams follow.
-func (x *viewCtx) pairTerm(vc *vcoll, keep func(string) bool, rank model.Rank) (prefixes [][]byte, n int) {
+func (x *projectCtx) pairTerm(vc *vcoll, keep func(string) bool, rank model.Rank) (prefixes [][]byte, n int) {
 	if vc.doneKey != pairStatusKey {
 		return nil, 0
 	}
@@ -517,7 +517,7 @@ type suggestOpts struct {
 
 // suggest walks the tiers in order and returns up to limit items in the
 // ranking's order (model.Candidate), and whether more were there.
-func (x *viewCtx) suggest(o suggestOpts) ([]suggestion, bool, error) {
+func (x *projectCtx) suggest(o suggestOpts) ([]suggestion, bool, error) {
 	var out []suggestion
 	seen := map[string]bool{}
 	full := func() bool { return len(out) > o.limit }
@@ -604,7 +604,7 @@ func (x *viewCtx) suggest(o suggestOpts) ([]suggestion, bool, error) {
 }
 
 // mine lists the open work the caller holds live leases on, ranked.
-func (x *viewCtx) mine(o suggestOpts) ([]suggestion, error) {
+func (x *projectCtx) mine(o suggestOpts) ([]suggestion, error) {
 	if o.who.Holder == "" && o.who.Worker == "" {
 		return nil, nil
 	}
@@ -634,7 +634,7 @@ func candidateOf(s suggestion) model.Candidate {
 
 // planTitle is the title of s's parent when the parent is an active
 // plan, for the reason text.
-func (x *viewCtx) planTitle(s *itemSum) string {
+func (x *projectCtx) planTitle(s *itemSum) string {
 	k, ok := idKey(s.ParentID)
 	if !ok {
 		return ""
@@ -650,7 +650,7 @@ func (x *viewCtx) planTitle(s *itemSum) string {
 	return p.Title
 }
 
-func (x *viewCtx) reason(sg suggestion) string {
+func (x *projectCtx) reason(sg suggestion) string {
 	return model.SuggestionReason(sg.tier, sg.vc.noun, sg.status, sg.rankV, x.planTitle(sg.sum))
 }
 
@@ -685,7 +685,7 @@ func (s *Store) Next(ws string, p NextParams) (*NextWork, error) {
 	}
 	out := &NextWork{Items: []WorkItem{}, Role: p.Role}
 	err := s.read(ws, func(r *rtx) error {
-		x, err := newViewCtx(r.ws, p.Now)
+		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
 		}

@@ -268,9 +268,9 @@ func dueKeyOf(it *model.Item) (k []byte, key string) {
 	return cat([]byte(day), mustID(it.ID)), key
 }
 
-// putViewData moves an item's view records from old to new (either may
+// putProjectRecords moves an item's view records from old to new (either may
 // be nil). colls caches collections across calls (may be nil).
-func putViewData(b *wsb, old, new *model.Item, colls map[string]*model.Collection) error {
+func putProjectRecords(b *wsb, old, new *model.Item, colls map[string]*model.Collection) error {
 	if new == nil {
 		if err := b.sums().Delete(mustID(old.ID)); err != nil {
 			return err
@@ -472,13 +472,13 @@ func (w *wtx) reindexLink(l *model.Link, colls map[string]*model.Collection) err
 	return putBlkLink(w.ws, l, colls)
 }
 
-// reindexViews is putViewData for a write transaction; reindex calls it
+// reindexProjectRecords is putProjectRecords for a write transaction; reindex calls it
 // after the list index, so every item write keeps the views' records.
-func (w *wtx) reindexViews(old, new *model.Item) error {
+func (w *wtx) reindexProjectRecords(old, new *model.Item) error {
 	if old == new {
 		return nil // a link's side effect re-indexes an unchanged item
 	}
-	return putViewData(w.ws, old, new, nil)
+	return putProjectRecords(w.ws, old, new, nil)
 }
 
 // dueEntry is a decoded due-index entry.
@@ -510,9 +510,9 @@ func decodeDue(k, v []byte) (dueEntry, bool) {
 	return e, true
 }
 
-// rebuildViewData recomputes a workspace's view records from its items:
+// rebuildProjectRecords recomputes a workspace's view records from its items:
 // the layout migration that introduced them, and a repair.
-func rebuildViewData(tx *txn, wsID string) error {
+func rebuildProjectRecords(tx *txn, wsID string) error {
 	root := tx.Bucket(bWS).Bucket(mustID(wsID))
 	for _, name := range [][]byte{bSums, bVCounts, bDue, bBlk} {
 		if root.Bucket(name) != nil {
@@ -532,7 +532,7 @@ func rebuildViewData(tx *txn, wsID string) error {
 		if err != nil {
 			return err
 		}
-		if err := putViewData(b, nil, it, colls); err != nil {
+		if err := putProjectRecords(b, nil, it, colls); err != nil {
 			return err
 		}
 	}
@@ -549,15 +549,15 @@ func rebuildViewData(tx *txn, wsID string) error {
 	return nil
 }
 
-// migrateViews is the layout step that adds leases, reminders and the
+// migrateProjectRecords is the layout step that adds leases, reminders and the
 // views' records: the new buckets, and the records of every existing
 // workspace's items.
-func migrateViews(tx *txn) error {
+func migrateProjectRecords(tx *txn) error {
 	if _, err := tx.CreateBucketIfNotExists(bRemDue); err != nil {
 		return err
 	}
 	if err := ensureWSSubBuckets(tx); err != nil {
 		return err
 	}
-	return tx.Bucket(bWS).ForEachBucket(func(k []byte) error { return rebuildViewData(tx, idString(k)) })
+	return tx.Bucket(bWS).ForEachBucket(func(k []byte) error { return rebuildProjectRecords(tx, idString(k)) })
 }
