@@ -1,6 +1,6 @@
-// Package procstat reads processes' CPU time from /proc, for the
-// benchmarks and the load run that report what each process of a run
-// cost.
+// Package procstat reads processes' CPU time and context switches from
+// /proc, for the benchmarks and the load run that report what each
+// process of a run cost, and for the measures of an idle padd's wake-ups.
 package procstat
 
 import (
@@ -23,6 +23,11 @@ type Usage struct {
 	// Where each entry into the kernel is dear, as on a VM, they price a
 	// process's design as much as its CPU does.
 	Waits int64
+	// Switches counts every time its threads left the CPU, the waits and
+	// the preemptions (voluntary and nonvoluntary context switches). On
+	// an idle process each one is a wake-up: a thread that never runs is
+	// never switched out.
+	Switches int64
 }
 
 // CPU is the user and system time together.
@@ -30,12 +35,12 @@ func (u Usage) CPU() time.Duration { return u.User + u.Sys }
 
 // Sub is what was spent since an earlier reading.
 func (u Usage) Sub(v Usage) Usage {
-	return Usage{User: u.User - v.User, Sys: u.Sys - v.Sys, Waits: u.Waits - v.Waits}
+	return Usage{User: u.User - v.User, Sys: u.Sys - v.Sys, Waits: u.Waits - v.Waits, Switches: u.Switches - v.Switches}
 }
 
 // Add is two usages together.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{User: u.User + v.User, Sys: u.Sys + v.Sys, Waits: u.Waits + v.Waits}
+	return Usage{User: u.User + v.User, Sys: u.Sys + v.Sys, Waits: u.Waits + v.Waits, Switches: u.Switches + v.Switches}
 }
 
 // CPU is a process's user and system CPU time so far.
@@ -68,14 +73,23 @@ func Read(pid int) (Usage, error) {
 		if err != nil {
 			continue // the thread ended
 		}
-		const key = "\nvoluntary_ctxt_switches:"
-		if i := strings.Index(string(b), key); i >= 0 {
-			line, _, _ := strings.Cut(string(b[i+len(key):]), "\n")
-			n, _ := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
-			u.Waits += n
-		}
+		waits, preempts := statusCount(b, "\nvoluntary_ctxt_switches:"), statusCount(b, "\nnonvoluntary_ctxt_switches:")
+		u.Waits += waits
+		u.Switches += waits + preempts
 	}
 	return u, nil
+}
+
+// statusCount is the number after key (a line's start, with its colon)
+// in a /proc status file, 0 when absent.
+func statusCount(status []byte, key string) int64 {
+	i := strings.Index(string(status), key)
+	if i < 0 {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(status[i+len(key):]), "\n")
+	n, _ := strconv.ParseInt(strings.TrimSpace(line), 10, 64)
+	return n
 }
 
 // Fields are /proc/<pid>/stat's fields after the command name (field
@@ -124,4 +138,43 @@ func ReadTree(pid int) (Usage, error) {
 		}
 	}
 	return sum, nil
+}
+
+// WaitQuiet waits until none of the processes' threads has left the CPU
+// for a whole span of quiet, and answers how long that took: a process
+// whose start-up work is done and that nothing wakes goes quiet at once.
+// It gives up after timeout with an error (one that still wakes that
+// often is what a measure of it will show).
+func WaitQuiet(quiet, timeout time.Duration, pids ...int) (time.Duration, error) {
+	start := time.Now()
+	count := func() (int64, error) {
+		var n int64
+		for _, pid := range pids {
+			u, err := Read(pid)
+			if err != nil {
+				return 0, err
+			}
+			n += u.Switches
+		}
+		return n, nil
+	}
+	before, err := count()
+	if err != nil {
+		return 0, err
+	}
+	for {
+		time.Sleep(quiet)
+		after, err := count()
+		if err != nil {
+			return 0, err
+		}
+		if after == before {
+			return time.Since(start), nil
+		}
+		if time.Since(start) >= timeout {
+			return time.Since(start), fmt.Errorf("processes %v still woke %d times in the last %s after %s",
+				pids, after-before, quiet, timeout)
+		}
+		before = after
+	}
 }

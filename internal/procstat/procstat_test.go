@@ -35,6 +35,9 @@ func TestReadCountsWaitsAndCPU(t *testing.T) {
 	if w := got.Sub(before).Waits; w < 10 {
 		t.Errorf("20 sleeps counted as %d waits", w)
 	}
+	if d := got.Sub(before); d.Switches < d.Waits {
+		t.Errorf("%d waits but only %d context switches: every wait is one", d.Waits, d.Switches)
+	}
 	// Compute until the CPU count moves by 30 ms (its unit is 10 ms).
 	for deadline := time.Now().Add(5 * time.Second); got.Sub(before).CPU() < 30*time.Millisecond; got, _ = Read(self) {
 		if time.Now().After(deadline) {
