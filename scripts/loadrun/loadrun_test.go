@@ -58,6 +58,10 @@ func TestLoadRunShort(t *testing.T) {
 			t.Errorf("no successful %s in the run", op)
 		}
 	}
+	// padd's own memory was read, the Go heap from padd itself.
+	if n, _ := rep.Padd["heap_samples"].(int); n == 0 || rep.Padd["max_sampled_heap_mb"].(float64) <= 0 {
+		t.Errorf("the Go heap was not sampled: %d samples, peak %v MB", n, rep.Padd["max_sampled_heap_mb"])
+	}
 	if !selfTested {
 		t.Error("the checks were not tried on a tampered ledger")
 	}

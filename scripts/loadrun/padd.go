@@ -195,6 +195,21 @@ func (p *paddProc) waitIndex(wsID string, head int64, timeout time.Duration) (in
 	}
 }
 
+// heapBytes is padd's Go heap as padd counts it: memory.heap_bytes of
+// /padd/status.
+func (p *paddProc) heapBytes() (int64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := p.client.DaemonStatus(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if st.Memory == nil {
+		return 0, fmt.Errorf("padd reports no memory use")
+	}
+	return st.Memory.HeapBytes, nil
+}
+
 func tail(s string, n int) string {
 	if len(s) <= n {
 		return s

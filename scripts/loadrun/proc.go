@@ -84,24 +84,39 @@ func machine() map[string]string {
 	return m
 }
 
-// memSampler samples a process's resident set while the load runs.
+// memSampler samples a process's resident set while the load runs, and
+// padd's Go heap as padd counts it (memory.heap_bytes of /padd/status):
+// less often, since padd reads its smaps to answer.
 type memSampler struct {
 	pid  int
 	stop chan struct{}
 	done chan struct{}
 
-	mu   sync.Mutex
-	max  memInfo // the largest sample of each (KiB)
-	last memInfo
-	n    int
+	mu      sync.Mutex
+	max     memInfo // the largest sample of each (KiB)
+	last    memInfo
+	n       int
+	maxHeap int64 // bytes
+	nHeap   int
 }
 
-func sampleMem(pid int, every time.Duration) *memSampler {
+func sampleMem(pid int, every time.Duration, heap func() (int64, error), heapEvery time.Duration) *memSampler {
 	s := &memSampler{pid: pid, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		t := time.NewTicker(every)
 		defer t.Stop()
+		h := time.NewTicker(heapEvery)
+		defer h.Stop()
+		readHeap := func() {
+			if b, err := heap(); err == nil {
+				s.mu.Lock()
+				s.maxHeap = max(s.maxHeap, b)
+				s.nHeap++
+				s.mu.Unlock()
+			}
+		}
+		readHeap()
 		for {
 			if m, err := procMem(pid); err == nil {
 				s.mu.Lock()
@@ -113,7 +128,10 @@ func sampleMem(pid int, every time.Duration) *memSampler {
 			}
 			select {
 			case <-s.stop:
+				readHeap()
 				return
+			case <-h.C:
+				readHeap()
 			case <-t.C:
 			}
 		}
@@ -121,12 +139,21 @@ func sampleMem(pid int, every time.Duration) *memSampler {
 	return s
 }
 
-func (s *memSampler) end() (maxima, last memInfo, samples int) {
+// memSample is what a memSampler saw: the maxima of each kind, the last
+// resident set, and the peak Go heap (bytes), with the sample counts.
+type memSample struct {
+	max, last   memInfo
+	samples     int
+	heap        int64
+	heapSamples int
+}
+
+func (s *memSampler) end() memSample {
 	close(s.stop)
 	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.max, s.last, s.n
+	return memSample{max: s.max, last: s.last, samples: s.n, heap: s.maxHeap, heapSamples: s.nHeap}
 }
 
 // cpuTimes is the machine's CPU time so far, from /proc/stat's first

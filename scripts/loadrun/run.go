@@ -98,12 +98,14 @@ type Report struct {
 	Pass     bool              `json:"pass"` // every check passed and nothing failed
 }
 
-// Target is one acceptance target of issue 7.
+// Target is one acceptance target of issue 7, or a number reported
+// beside them (Info): printed with the targets, never missed.
 type Target struct {
 	Name string `json:"name"`
 	Want string `json:"want"`
 	Got  string `json:"got"`
 	Met  bool   `json:"met"`
+	Info bool   `json:"info,omitempty"`
 }
 
 // run performs the whole load run and reports it. An error means the run
@@ -202,6 +204,9 @@ func run(cfg config) (rep *Report, err error) {
 	rep.Padd["rss_before_load_mb"] = mb(m0.RSS)
 	rep.Padd["rss_anon_before_load_mb"] = mb(m0.Anon)
 	rep.Padd["rss_file_before_load_mb"] = mb(m0.File)
+	if h, err := pd.heapBytes(); err == nil {
+		rep.Padd["heap_before_load_mb"] = mb(h >> 10)
+	}
 
 	// The clients, connected before the clock starts.
 	agents := make([]*agent, cfg.Agents)
@@ -236,7 +241,7 @@ func run(cfg config) (rep *Report, err error) {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
 	padd0, _ := procstat.Read(pd.pid())
 	mcp0 := mcpUsage()
-	sampler := sampleMem(pd.pid(), 250*time.Millisecond)
+	sampler := sampleMem(pd.pid(), 250*time.Millisecond, pd.heapBytes, time.Second)
 	rep.LoadAvg["load_start"] = loadAvg()
 	cpu0, cpuErr := machineCPU()
 	stopProfile, err := startSelfProfile(cfg.SelfProfile)
@@ -265,7 +270,8 @@ func run(cfg config) (rep *Report, err error) {
 	mcp1 := mcpUsage()
 	var self1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
-	maxMem, lastMem, samples := sampler.end()
+	mem := sampler.end()
+	maxMem := mem.max
 	mEnd, _ := procMem(pd.pid())
 	hwm := mEnd.HWM
 	rep.WindowS = window.Seconds()
@@ -278,8 +284,10 @@ func run(cfg config) (rep *Report, err error) {
 	rep.Padd["max_sampled_rss_mb"] = mb(maxMem.RSS)
 	rep.Padd["max_sampled_rss_anon_mb"] = mb(maxMem.Anon)
 	rep.Padd["max_sampled_rss_file_mb"] = mb(maxMem.File)
-	rep.Padd["rss_end_mb"] = mb(lastMem.RSS)
-	rep.Padd["rss_samples"] = samples
+	rep.Padd["rss_end_mb"] = mb(mem.last.RSS)
+	rep.Padd["rss_samples"] = mem.samples
+	rep.Padd["max_sampled_heap_mb"] = mb(mem.heap >> 10)
+	rep.Padd["heap_samples"] = mem.heapSamples
 	selfCPU := time.Duration(self1.Utime.Nano()+self1.Stime.Nano()-self0.Utime.Nano()-self0.Stime.Nano()) * time.Nanosecond
 	rep.Clients["mcp_servers_cpu_s"] = mcpUse.CPU().Seconds()
 	rep.Clients["mcp_servers_sys_s"] = mcpUse.Sys.Seconds()
@@ -287,7 +295,8 @@ func run(cfg config) (rep *Report, err error) {
 	rep.Clients["padctl_runs_cpu_s"] = rn.childCPU.Seconds()
 	rep.Clients["loadrun_cpu_s"] = selfCPU.Seconds()
 	rep.Clients["loadrun_peak_rss_mb"] = float64(self1.Maxrss) / 1024 // kB on Linux
-	rn.logf("load done in %.1fs; padd used %.1f CPU s, peak RSS %.0f MB", window.Seconds(), paddCPU.Seconds(), mb(hwm))
+	rn.logf("load done in %.1fs; padd used %.1f CPU s, its own memory peaked at %.0f MB (anonymous), the Go heap at %.0f MB",
+		window.Seconds(), paddCPU.Seconds(), mb(maxMem.Anon), mb(mem.heap>>10))
 
 	// The stream must reach the head.
 	k := &checker{c: pd.client, ws: rn.wsSlug, wsID: rn.wsID}
@@ -407,7 +416,7 @@ func run(cfg config) (rep *Report, err error) {
 	for _, c := range checks {
 		rep.Pass = rep.Pass && c.Pass
 	}
-	rep.Targets = rn.targets(rep, mb(hwm), mb(maxMem.Anon))
+	rep.Targets = rn.targets(rep, mb(hwm), mb(maxMem.Anon), mb(mem.heap>>10))
 	return rep, nil
 }
 
@@ -438,8 +447,12 @@ func group(groups []OpReport, op string) OpReport {
 	return OpReport{}
 }
 
-// targets are issue 7's acceptance targets.
-func (rn *runner) targets(rep *Report, peakMB, anonMB float64) []Target {
+// targets are issue 7's acceptance targets. padd's memory is judged on
+// what padd owns (issue 24): its anonymous memory, which holds the Go
+// heap. The peak resident set (VmHWM) adds the pages of the database and
+// index files padd maps, page cache that the kernel reclaims on its own
+// when it needs the memory: it is reported beside, not judged.
+func (rn *runner) targets(rep *Report, peakMB, anonMB, heapMB float64) []Target {
 	all, mcp := group(rep.Groups, "ALL"), group(rep.Groups, "ALL mcp")
 	lostOK := true
 	for _, c := range rep.Checks {
@@ -448,13 +461,14 @@ func (rn *runner) targets(rep *Report, peakMB, anonMB float64) []Target {
 		}
 	}
 	return []Target{
-		{"mixed operations per second (all clients)", ">= 1000", fmt.Sprintf("%.0f", all.PerSec), all.PerSec >= 1000},
-		{"p99 latency, all operations", "<= 20 ms", fmt.Sprintf("%.1f ms", all.P99ms), all.P99ms <= 20},
-		{"p99 latency, MCP tool calls", "<= 20 ms", fmt.Sprintf("%.1f ms", mcp.P99ms), mcp.P99ms <= 20},
-		{"errors other than intended refusals", "0", strconv.Itoa(rep.Failures), rep.Failures == 0},
-		{"padd peak RSS under load (VmHWM)", "<= 150 MB", fmt.Sprintf("%.0f MB", peakMB), peakMB <= 150},
-		{"padd peak anonymous RSS under load (RssAnon)", "<= 150 MB", fmt.Sprintf("%.0f MB", anonMB), anonMB <= 150},
-		{"lost or out-of-order events", "0", map[bool]string{true: "0", false: "see checks"}[lostOK], lostOK},
+		{Name: "mixed operations per second (all clients)", Want: ">= 1000", Got: fmt.Sprintf("%.0f", all.PerSec), Met: all.PerSec >= 1000},
+		{Name: "p99 latency, all operations", Want: "<= 20 ms", Got: fmt.Sprintf("%.1f ms", all.P99ms), Met: all.P99ms <= 20},
+		{Name: "p99 latency, MCP tool calls", Want: "<= 20 ms", Got: fmt.Sprintf("%.1f ms", mcp.P99ms), Met: mcp.P99ms <= 20},
+		{Name: "errors other than intended refusals", Want: "0", Got: strconv.Itoa(rep.Failures), Met: rep.Failures == 0},
+		{Name: "padd peak own memory under load (RssAnon)", Want: "<= 150 MB", Got: fmt.Sprintf("%.0f MB", anonMB), Met: anonMB <= 150},
+		{Name: "padd peak Go heap under load (/padd/status)", Want: "-", Got: fmt.Sprintf("%.0f MB", heapMB), Met: true, Info: true},
+		{Name: "padd peak RSS, own + mapped files (VmHWM)", Want: "-", Got: fmt.Sprintf("%.0f MB", peakMB), Met: true, Info: true},
+		{Name: "lost or out-of-order events", Want: "0", Got: map[bool]string{true: "0", false: "see checks"}[lostOK], Met: lostOK},
 	}
 }
 
