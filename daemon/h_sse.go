@@ -313,6 +313,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, f
 	keepalive := time.NewTicker(s.limits.SSEKeepalive)
 	defer keepalive.Stop()
 	for {
+		// A deadline bounds a write; a stream waiting for its next event
+		// holds none, so that no deadline timer wakes padd while it is
+		// idle.
+		sw.clearDeadline()
 		select {
 		case <-r.Context().Done():
 			return
@@ -355,7 +359,8 @@ func (sw *sseWriter) write(frame []byte) error {
 }
 
 // clearDeadline lifts the last write deadline: the server reuses the
-// connection for the client's next request and would inherit it.
+// connection for the client's next request and would inherit it, and
+// its timer would fire though the write is long done.
 func (sw *sseWriter) clearDeadline() { _ = sw.rc.SetWriteDeadline(time.Time{}) }
 
 // event writes one event; id nil writes none.
