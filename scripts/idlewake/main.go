@@ -1,0 +1,355 @@
+//go:build linux
+
+// Command idlewake measures what an idle padd costs (issue 24): how often
+// its threads wake and how much CPU it uses while nothing asks anything
+// of it.
+//
+//	go run ./scripts/idlewake                    # builds padd from this checkout
+//	go run ./scripts/idlewake -padd /tmp/old/padd # any other build
+//
+// It starts padd on a temporary PAD_HOME, writes a workspace of -items
+// items, waits until the search index holds them and padd has gone quiet
+// (its start-up work done), and then measures three idle padds in turn
+// over -long, reporting the first -short and the whole:
+//
+//   - padd alone, nothing connected;
+//   - padd with one idle relay: `padd mcp-serve` (the same binary) that
+//     was sent initialize and notifications/initialized and then nothing,
+//     measured with padd;
+//   - padd with one idle event stream client (GET /api/v1/events/stream):
+//     its keepalive comment every 15 s is the stream's, and counted.
+//
+// A wake is a context switch of any of the process's threads, voluntary
+// or not (/proc/<pid>/task/*/status): a thread that nothing wakes is
+// never switched out. CPU is utime+stime (/proc/<pid>/stat, 10 ms ticks).
+// padd runs with GODEBUG=gctrace=1 so that the Go runtime's own collections
+// (forced every 2 minutes) are counted beside the wakes they cause.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/procstat"
+	"github.com/padd/padd/internal/testbin"
+)
+
+func main() {
+	bin := flag.String("padd", "", "padd binary to measure (default: build ./cmd/padd of this checkout)")
+	items := flag.Int("items", 200, "items in the workspace padd holds while idle")
+	short := flag.Duration("short", 10*time.Second, "the first, shorter window reported")
+	long := flag.Duration("long", 60*time.Second, "each scenario's whole window")
+	settle := flag.Duration("settle", time.Minute, "longest wait for padd to go quiet before a measure")
+	flag.Parse()
+	if err := run(*bin, *items, *short, *long, *settle); err != nil {
+		fmt.Fprintln(os.Stderr, "idlewake:", err)
+		os.Exit(2)
+	}
+}
+
+func run(bin string, items int, short, long, settle time.Duration) error {
+	tmp, err := os.MkdirTemp("", "padd-idlewake-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if bin != "" {
+		if bin, err = filepath.Abs(bin); err != nil {
+			return err
+		}
+	} else {
+		root, err := moduleRoot()
+		if err != nil {
+			return err
+		}
+		bin = filepath.Join(tmp, "padd")
+		if err := testbin.GoBuild(root, bin, false, nil, "./cmd/padd"); err != nil {
+			return err
+		}
+	}
+	home := filepath.Join(tmp, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return err
+	}
+	p, err := startPadd(bin, home)
+	if err != nil {
+		return err
+	}
+	defer p.kill()
+	if err := seed(p.client, items); err != nil {
+		return err
+	}
+	fmt.Printf("padd %s, pid %d, a workspace of %d items; load average %s\n", bin, p.pid(), items, loadAvg())
+	fmt.Printf("%-40s %7s %16s %9s %16s %9s %4s %10s\n", "", "window", "padd wakes (/s)", "padd CPU", "relay wakes (/s)", "relay CPU", "GCs", "keepalives")
+
+	// padd alone.
+	if err := measure(p, "alone", nil, short, long, settle, nil); err != nil {
+		return err
+	}
+
+	// padd and an idle relay.
+	relay, err := startRelay(bin, home, tmp)
+	if err != nil {
+		return err
+	}
+	err = measure(p, "one idle relay", relay, short, long, settle, nil)
+	relay.Stop()
+	if err != nil {
+		return err
+	}
+
+	// padd and an idle event stream client.
+	var keepalives atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	connected := make(chan error, 1)
+	go stream(ctx, p, connected, &keepalives)
+	select {
+	case err := <-connected:
+		if err != nil {
+			cancel()
+			return err
+		}
+	case <-time.After(30 * time.Second):
+		cancel()
+		return fmt.Errorf("the event stream did not connect within 30s")
+	}
+	err = measure(p, "one idle event stream", nil, short, long, settle, &keepalives)
+	cancel()
+	return err
+}
+
+// quietSpan is how long padd (and the relay) must not wake before a
+// measure starts, as in e2e's TestIdlePaddAndRelayAreQuiet: longer than
+// any timer padd arms after work (an MCP session's idle request runner
+// ends 10 s after its last call) and than the gaps of the Go runtime's
+// scavenger returning the work's memory.
+const quietSpan = 12 * time.Second
+
+// measure waits for padd (and the relay) to go quiet, then reads their
+// wakes and CPU at the start of the window, after short and after long.
+func measure(p *padd, name string, relay *testbin.Relay, short, long, settle time.Duration, keepalives *atomic.Int64) error {
+	pids := []int{p.pid()}
+	if relay != nil {
+		pids = append(pids, relay.Pid())
+	}
+	took, qerr := procstat.WaitQuiet(quietSpan, settle, pids...)
+	note := fmt.Sprintf("(quiet after %.0fs)", took.Seconds())
+	if qerr != nil {
+		note = fmt.Sprintf("(not quiet in %s)", settle)
+	}
+	read := func() (padd, rel procstat.Usage, gcs, ka int64, err error) {
+		if padd, err = procstat.Read(p.pid()); err != nil {
+			return
+		}
+		if relay != nil {
+			if rel, err = procstat.Read(relay.Pid()); err != nil {
+				return
+			}
+		}
+		gcs = int64(strings.Count(p.stderr.String(), "\ngc "))
+		if keepalives != nil {
+			ka = keepalives.Load()
+		}
+		return
+	}
+	p0, r0, g0, k0, err := read()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	for i, w := range []time.Duration{short, long} {
+		time.Sleep(time.Until(t0.Add(w)))
+		p1, r1, g1, k1, err := read()
+		if err != nil {
+			return err
+		}
+		label := name + " " + note
+		if i > 0 {
+			label = ""
+		}
+		secs := w.Seconds()
+		dp, dr := p1.Sub(p0), r1.Sub(r0)
+		relayWakes, relayCPU := "-", "-"
+		if relay != nil {
+			relayWakes = fmt.Sprintf("%d (%.2f)", dr.Switches, float64(dr.Switches)/secs)
+			relayCPU = fmt.Sprintf("%d ms", dr.CPU().Milliseconds())
+		}
+		ka := "-"
+		if keepalives != nil {
+			ka = strconv.FormatInt(k1-k0, 10)
+		}
+		fmt.Printf("%-40s %7s %16s %9s %16s %9s %4d %10s\n", label, fmt.Sprintf("%.0f s", secs),
+			fmt.Sprintf("%d (%.2f)", dp.Switches, float64(dp.Switches)/secs), fmt.Sprintf("%d ms", dp.CPU().Milliseconds()),
+			relayWakes, relayCPU, g1-g0, ka)
+	}
+	return nil
+}
+
+// padd is the padd under measure.
+type padd struct {
+	cmd    *exec.Cmd
+	stderr *testbin.Buffer
+	client *api.Client
+	base   string
+	token  string
+}
+
+func (p *padd) pid() int { return p.cmd.Process.Pid }
+
+func (p *padd) kill() {
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
+
+// startPadd starts padd on home and waits until it answers health.
+func startPadd(bin, home string) (*padd, error) {
+	port, err := testbin.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port))
+	cmd.Env = childEnv(home, "GODEBUG=gctrace=1")
+	p := &padd{cmd: cmd, stderr: &testbin.Buffer{}}
+	cmd.Stderr = p.stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		info, err := api.ReadInfo(home)
+		if err != nil || info.PID != p.pid() {
+			continue
+		}
+		p.base, p.token = "http://127.0.0.1:"+strconv.Itoa(info.Port), info.Token
+		p.client = api.NewClient(p.base, info.Token)
+		if _, err := p.client.Health(context.Background()); err == nil {
+			return p, nil
+		}
+	}
+	p.kill()
+	return nil, fmt.Errorf("padd did not serve within 60s:\n%s", p.stderr.String())
+}
+
+// seed writes a workspace of n items and waits until the search index
+// holds them.
+func seed(c *api.Client, n int) error {
+	ctx := context.Background()
+	ws, err := c.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Idle"})
+	if err != nil {
+		return err
+	}
+	var head int64
+	for i := range n {
+		resp, err := c.Do(ctx, "POST", "/workspaces/"+ws.Slug+"/collections/tasks/items", nil,
+			api.ItemCreate{Title: fmt.Sprintf("Task %d of the idle workspace", i), Content: "Something to search for, number " + strconv.Itoa(i)}, nil)
+		if err != nil {
+			return err
+		}
+		head, _ = strconv.ParseInt(resp.Header.Get(api.SeqHeader), 10, 64)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		st, err := c.IndexStatus(ctx)
+		if err == nil && st.State == api.IndexReady && st.Watermarks[ws.ID] >= head {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the search index did not reach seq %d within 2 minutes: %+v %v", head, st, err)
+		}
+	}
+}
+
+// startRelay starts `padd mcp-serve` as an agent would, initializes the
+// session and leaves it.
+func startRelay(bin, home, dir string) (*testbin.Relay, error) {
+	cmd := exec.Command(bin, "mcp-serve")
+	cmd.Dir = dir
+	cmd.Env = childEnv(home)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return testbin.StartRelay(cmd, 30*time.Second)
+}
+
+// stream holds GET /api/v1/events/stream open until ctx ends, reporting
+// the connection on connected and counting the keepalive comments.
+func stream(ctx context.Context, p *padd, connected chan<- error, keepalives *atomic.Int64) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", p.base+"/api/v1/events/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+p.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		connected <- err
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		connected <- fmt.Errorf("event stream answered %s", resp.Status)
+		return
+	}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		switch line := sc.Text(); {
+		case line == "event: connected":
+			connected <- nil
+		case strings.HasPrefix(line, ": keepalive"):
+			keepalives.Add(1)
+		}
+	}
+}
+
+// childEnv is our environment without what would point padd at the
+// user's own data, plus PAD_HOME and extra.
+func childEnv(home string, extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PAD_HOME", "PAD_WORKSPACE", "PAD_URL", "PAD_TOKEN", "GODEBUG", "PADD_CPUPROFILE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(append(env, "PAD_HOME="+home), extra...)
+}
+
+// moduleRoot is the directory of padd's go.mod, found upward from the
+// working directory.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/padd/padd\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no padd go.mod above the working directory: run from the padd module")
+		}
+		dir = parent
+	}
+}
+
+// loadAvg is /proc/loadavg's first three numbers.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return strings.TrimSpace(string(b))
+	}
+	return strings.Join(f[:3], " ")
+}
