@@ -144,9 +144,9 @@ func ReadTree(pid int) (Usage, error) {
 // for a whole span of quiet, and answers how long that took: a process
 // whose start-up work is done and that nothing wakes goes quiet at once.
 // It gives up after timeout with an error (one that still wakes that
-// often is what a measure of it will show).
+// often is what a measure of it will show). Reading their counts from
+// /proc, as it does a few times a second, wakes none of them.
 func WaitQuiet(quiet, timeout time.Duration, pids ...int) (time.Duration, error) {
-	start := time.Now()
 	count := func() (int64, error) {
 		var n int64
 		for _, pid := range pids {
@@ -158,23 +158,28 @@ func WaitQuiet(quiet, timeout time.Duration, pids ...int) (time.Duration, error)
 		}
 		return n, nil
 	}
-	before, err := count()
+	start := time.Now()
+	last, err := count()
 	if err != nil {
 		return 0, err
 	}
+	woke := start // when the count last moved, as far as the polls tell
+	poll := min(quiet/4, 250*time.Millisecond)
 	for {
-		time.Sleep(quiet)
-		after, err := count()
+		time.Sleep(poll)
+		n, err := count()
 		if err != nil {
 			return 0, err
 		}
-		if after == before {
-			return time.Since(start), nil
+		now := time.Now()
+		if n != last {
+			last, woke = n, now
 		}
-		if time.Since(start) >= timeout {
-			return time.Since(start), fmt.Errorf("processes %v still woke %d times in the last %s after %s",
-				pids, after-before, quiet, timeout)
+		if now.Sub(woke) >= quiet {
+			return now.Sub(start), nil
 		}
-		before = after
+		if now.Sub(start) >= timeout {
+			return now.Sub(start), fmt.Errorf("processes %v still woke within the last %s after %s", pids, quiet, timeout)
+		}
 	}
 }

@@ -68,3 +68,22 @@ func TestReadCountsWaitsAndCPU(t *testing.T) {
 		t.Errorf("the tree's waits %d leave out its child's: own %d, child %d", tree.Waits, own.Waits, kid.Waits)
 	}
 }
+
+// A process that sleeps goes quiet; one that wakes every few
+// milliseconds never does, and WaitQuiet says so.
+func TestWaitQuiet(t *testing.T) {
+	sleeper := exec.Command("sleep", "30")
+	busy := exec.Command("sh", "-c", "while :; do sleep 0.02; done")
+	for _, c := range []*exec.Cmd{sleeper, busy} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { c.Process.Kill(); c.Wait() }()
+	}
+	if took, err := WaitQuiet(300*time.Millisecond, time.Minute, sleeper.Process.Pid); err != nil {
+		t.Errorf("a sleeping process did not go quiet: %v (after %s)", err, took)
+	}
+	if took, err := WaitQuiet(300*time.Millisecond, 2*time.Second, busy.Process.Pid); err == nil {
+		t.Errorf("a process that wakes every 20 ms went quiet after %s", took)
+	}
+}
