@@ -90,6 +90,26 @@ func PaddForRun(root string, race bool) (Binaries, error) {
 	return Binaries{padd, padctl, func() { os.RemoveAll(dir) }}, nil
 }
 
+// ModuleRoot is the directory of padd's go.mod, found upward from the
+// working directory (a script's `go run ./scripts/...` runs from the
+// module; `go test` from the package).
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/padd/padd\n")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no padd go.mod above the working directory: run from the padd module")
+		}
+		dir = parent
+	}
+}
+
 // BuildPadd builds padd and padctl into dir.
 func BuildPadd(root, dir string, race bool) (padd, padctl string, err error) {
 	padd, padctl = filepath.Join(dir, "padd"), filepath.Join(dir, "padctl")

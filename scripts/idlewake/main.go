@@ -30,7 +30,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -73,7 +72,7 @@ func run(bin string, items int, short, long, settle time.Duration) error {
 			return err
 		}
 	} else {
-		root, err := moduleRoot()
+		root, err := testbin.ModuleRoot()
 		if err != nil {
 			return err
 		}
@@ -362,25 +361,6 @@ func childEnv(home string, extra ...string) []string {
 		env = append(env, kv)
 	}
 	return append(append(env, "PAD_HOME="+home), extra...)
-}
-
-// moduleRoot is the directory of padd's go.mod, found upward from the
-// working directory.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/padd/padd\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no padd go.mod above the working directory: run from the padd module")
-		}
-		dir = parent
-	}
 }
 
 // loadAvg is /proc/loadavg's first three numbers.

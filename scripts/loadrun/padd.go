@@ -3,14 +3,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,26 +20,6 @@ import (
 )
 
 // Building and running the real binaries.
-
-// moduleRoot is the directory of padd's go.mod, found upward from the
-// working directory (`go run ./scripts/loadrun` runs from the module;
-// `go test` from the package).
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.Contains(b, []byte("module github.com/padd/padd\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no padd go.mod above the working directory: run from the padd module")
-		}
-		dir = parent
-	}
-}
 
 // childEnv is a child's environment: ours without what would point it at
 // the user's own padd, workspace or profile, plus PAD_HOME and extra.

@@ -142,7 +142,7 @@ func run(cfg config) (rep *Report, err error) {
 	if err := os.Mkdir(rn.home, 0o700); err != nil {
 		return nil, err
 	}
-	root, err := moduleRoot()
+	root, err := testbin.ModuleRoot()
 	if err != nil {
 		return nil, err
 	}
