@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/internal/procstat"
 	"github.com/padd/padd/internal/testbin"
 )
@@ -270,7 +271,7 @@ func startPadd(bin, home string) (*padd, error) {
 	}
 	p.started = time.Now()
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		info, err := api.ReadInfo(home)
+		info, err := launch.ReadInfo(home)
 		if err != nil || info.PID != p.pid() {
 			continue
 		}
