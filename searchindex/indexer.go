@@ -253,6 +253,17 @@ func (x *Index) batch(bi bleve.Index, ws string, seq int64, docs []storage.Index
 // (and any rebuild has finished), so a caller finds what it just wrote.
 // It gives up when ctx ends.
 func (x *Index) WaitFor(ctx context.Context, ws string, seq int64) error {
+	return x.wait(ctx, ws, seq, true)
+}
+
+// WaitCaughtUp is WaitFor for a search a client waits on: while the
+// index is being rebuilt (minutes, on a large workspace) it returns
+// *ErrRebuilding at once instead of holding the request.
+func (x *Index) WaitCaughtUp(ctx context.Context, ws string, seq int64) error {
+	return x.wait(ctx, ws, seq, false)
+}
+
+func (x *Index) wait(ctx context.Context, ws string, seq int64, outlastRebuild bool) error {
 	stop := context.AfterFunc(ctx, func() {
 		x.mu.Lock()
 		x.changed.Broadcast()
@@ -271,7 +282,7 @@ func (x *Index) WaitFor(ctx context.Context, ws string, seq int64) error {
 		if x.state == StateFailed {
 			return fmt.Errorf("search index failed: %v; padd retries on its own, `padctl index rebuild` retries now", x.err)
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || (x.state == StateRebuilding && !outlastRebuild) {
 			if x.state == StateRebuilding {
 				return &ErrRebuilding{Done: x.done, Total: x.total}
 			}

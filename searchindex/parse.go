@@ -22,6 +22,9 @@ type Parsed struct {
 	// exactly one term ("" otherwise): the query then looks that term up
 	// itself instead of through a match query's one-term disjunction.
 	terms []string
+	// fuzz[i] is how many typos the typo-tolerant search allows in
+	// Words[i] (wordFuzziness).
+	fuzz []int
 }
 
 // filterFields are the field:value names the language knows.

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -84,18 +87,41 @@ func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) 
 	case state == StateFailed || bi == nil:
 		return nil, fmt.Errorf("search index is unavailable (%v); padd retries on its own, `padctl index rebuild` retries now", ferr)
 	}
+	if err := model.LimitQuery.Check(r.Query); err != nil {
+		return nil, err
+	}
+	// A search whose client has gone, or whose deadline has passed, does
+	// not start; Bleve's collector and searchPlain's loops check the
+	// context as they go.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	p := Parse(r.Query)
 	dropStopwords(bi, p)
+	if err := checkBounds(bi, p); err != nil {
+		return nil, err
+	}
 	if x.coversAll(r.Workspaces) {
 		// Every document belongs to a workspace in scope: a filter on the
 		// workspace would walk every document's posting for nothing.
 		r.Workspaces = nil
 	}
 	res, err = x.run(ctx, bi, r, p, false)
-	if err != nil || res.Total > 0 || len(p.Words) == 0 {
+	if tooManyClauses(err) {
+		return nil, expansionRefusal(p)
+	}
+	if err != nil || res.Total > 0 || !slices.ContainsFunc(p.fuzz, func(f int) bool { return f > 0 }) {
 		return res, err
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	fz, err := x.run(ctx, bi, r, p, true)
+	if tooManyClauses(err) {
+		// A typo-tolerant word that stands for too many others: the
+		// answer is the exact search's.
+		return res, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -249,12 +275,15 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 	}
 	var should []query.Query
 	for i, w := range p.Words {
-		term := ""
+		term, fuzz := "", 0
 		if i < len(p.terms) && !fuzzy {
 			term = p.terms[i]
 		}
-		must = append(must, wordMatch("body", boostBody, w, term, fuzzy))
-		should = append(should, wordMatch("title", boostTitle, w, term, fuzzy))
+		if i < len(p.fuzz) && fuzzy {
+			fuzz = p.fuzz[i]
+		}
+		must = append(must, wordMatch("body", boostBody, w, term, fuzz))
+		should = append(should, wordMatch("title", boostTitle, w, term, fuzz))
 	}
 	for _, ph := range p.Phrases {
 		must = append(must, phraseQuery(ph))
@@ -273,7 +302,7 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 		if strings.Contains(ex, " ") {
 			mustNot = append(mustNot, phraseQuery(ex))
 		} else {
-			mustNot = append(mustNot, wordMatch("body", boostBody, ex, "", false))
+			mustNot = append(mustNot, wordMatch("body", boostBody, ex, "", 0))
 		}
 	}
 	for _, f := range mustNotF {
@@ -308,8 +337,8 @@ func anyTerm(field string, values []string) query.Query {
 }
 
 // wordMatch matches a word in field: its analyzed term when known, else
-// Bleve's match query (which analyzes it, and tolerates typos if fuzzy).
-func wordMatch(field string, boost float64, w, term string, fuzzy bool) query.Query {
+// Bleve's match query (which analyzes it, and tolerates fuzz typos).
+func wordMatch(field string, boost float64, w, term string, fuzz int) query.Query {
 	if term != "" {
 		t := bleve.NewTermQuery(term)
 		t.SetField(field)
@@ -319,14 +348,15 @@ func wordMatch(field string, boost float64, w, term string, fuzzy bool) query.Qu
 	m := bleve.NewMatchQuery(w)
 	m.SetField(field)
 	m.SetBoost(boost)
-	if fuzzy {
-		m.SetFuzziness(fuzziness(w))
+	if fuzz > 0 {
+		m.SetFuzziness(fuzz)
 	}
 	return m
 }
 
-func fuzziness(w string) int {
-	switch n := len([]rune(w)); {
+// fuzziness is how many typos a word of n characters tolerates.
+func fuzziness(n int) int {
+	switch {
 	case n >= 8:
 		return 2
 	case n >= 4:
@@ -372,7 +402,7 @@ func dropStopwords(bi bleve.Index, p *Parsed) {
 		return
 	}
 	keep := p.Words[:0]
-	p.terms = p.terms[:0]
+	p.terms, p.fuzz = p.terms[:0], p.fuzz[:0]
 	for _, w := range p.Words {
 		toks := an.Analyze([]byte(w))
 		if len(toks) == 0 {
@@ -384,8 +414,32 @@ func dropStopwords(bi bleve.Index, p *Parsed) {
 			term = string(toks[0].Term)
 		}
 		p.terms = append(p.terms, term)
+		fuzz := 0
+		if len(p.fuzz) < maxFuzzyWords {
+			fuzz = wordFuzziness(w, toks)
+		}
+		p.fuzz = append(p.fuzz, fuzz)
 	}
 	p.Words = keep
+}
+
+// wordFuzziness is how many typos the typo-tolerant search allows in
+// word w of terms toks: by the word's length, but no more than its
+// shortest term tolerates (one match query has one fuzziness for all its
+// terms, and "x-x-x" must not make each x stand for every short word),
+// and none when a term is longer than maxFuzzyChars.
+func wordFuzziness(w string, toks analysis.TokenStream) int {
+	f := fuzziness(utf8.RuneCountInString(w))
+	for _, t := range toks {
+		n := utf8.RuneCount(t.Term)
+		if n > maxFuzzyChars {
+			return 0
+		}
+		if len(toks) > 1 {
+			f = min(f, fuzziness(n))
+		}
+	}
+	return f
 }
 
 // coversAll reports whether ws names every workspace the index has ever
