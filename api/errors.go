@@ -45,6 +45,11 @@ func (e *Error) With(key string, value any) *Error {
 	return e
 }
 
+// RetryAfterDetail is the details key (Pad's, from rate_limited) that
+// says in how many seconds the same request may succeed; padd answers
+// it as the Retry-After header too.
+const RetryAfterDetail = "retry_after_seconds"
+
 // WithStatus returns e answered with status instead of its code's; it
 // mutates e. It is for the few answers padd sends with another status
 // than their code's: too_large for a long URI (414) or long headers

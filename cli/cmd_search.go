@@ -15,7 +15,7 @@ const SearchMaxLimit = 200
 // SearchCmd is `search <query...>`, also `item search` (Pad's CLI has
 // only that name).
 type SearchCmd struct {
-	Query           []string `arg:"" name:"query" help:"Words to search for (put a query that starts with - after --)."`
+	Query           []string `arg:"" name:"query" help:"Words to search for (put a query that starts with - after --). While the index is rebuilt, a search waits for it."`
 	Collection      string   `predictor:"collection" help:"Only this collection (slug or alias: task, idea, ...)."`
 	Status          string   `help:"Only these statuses (comma-separated: open,in-progress)."`
 	Priority        string   `help:"Only these priorities (comma-separated)."`
@@ -96,7 +96,7 @@ func splitComma(s string) []string {
 // IndexCmd groups the search index commands.
 type IndexCmd struct {
 	Status  IndexStatusCmd  `cmd:"" help:"Show the search index: its state, rebuild progress, size, and how far it has caught up."`
-	Rebuild IndexRebuildCmd `cmd:"" help:"Throw the search index away and build it again from the data (search waits meanwhile)."`
+	Rebuild IndexRebuildCmd `cmd:"" help:"Throw the search index away and build it again from the data (meanwhile a search waits for it, for as long as its client waits)."`
 }
 
 // IndexStatusCmd is `index status`.

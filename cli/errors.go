@@ -119,6 +119,12 @@ func apiHint(e *api.Error) string {
 		if e.Code == api.CodeBadRequest && str("field") == "" {
 			return "check the arguments and flags you gave"
 		}
+		if d["limit"] != nil && str("field") == "q" {
+			return "search for fewer and shorter words: the few that set what you look for apart"
+		}
+		if d["limit"] != nil {
+			return "shorten it to the limit the message names (long text belongs in the item's content)"
+		}
 		return "fix the value and retry; `padctl collection show <collection>` lists each field's type and options"
 	case api.CodeUpdateConflict:
 		return "the item changed since you read it: `padctl item show <ref>` shows its current seq; retry with that --expected-seq (or without it)"

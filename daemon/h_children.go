@@ -15,7 +15,7 @@ func (s *Server) childrenRoutes() {
 // children lists an item's children in manual order as a bare array,
 // paged like the item lists (HIE-02).
 func (s *Server) children(w http.ResponseWriter, r *http.Request) error {
-	limit, offset, err := pageParams(r, storage.DefaultChildrenLimit)
+	limit, offset, err := pageParams(r, storage.DefaultChildrenLimit, storage.DefaultChildrenLimit)
 	if err != nil {
 		return err
 	}

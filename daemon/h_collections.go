@@ -141,9 +141,13 @@ func (s *Server) createCollection(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	c, err := s.store.CreateCollection(r.PathValue("ws"), storage.CollectionCreate{Name: in.Name, Slug: in.Slug,
+	create := storage.CollectionCreate{Name: in.Name, Slug: in.Slug,
 		Prefix: in.Prefix, Icon: in.Icon, Description: in.Description, Schema: schema, FieldsDSL: in.Fields,
-		Settings: set, TracksWork: tw, IsSystem: in.IsSystem, SortOrder: in.SortOrder}, actor(r))
+		Settings: set, TracksWork: tw, IsSystem: in.IsSystem, SortOrder: in.SortOrder}
+	if err := checkInput(create); err != nil {
+		return err
+	}
+	c, err := s.store.CreateCollection(r.PathValue("ws"), create, actor(r))
 	if err != nil {
 		return err
 	}
@@ -161,9 +165,13 @@ func (s *Server) updateCollection(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	ws := r.PathValue("ws")
-	c, warn, err := s.store.UpdateCollection(ws, r.PathValue("coll"), storage.CollectionUpdate{Name: in.Name,
+	update := storage.CollectionUpdate{Name: in.Name,
 		Prefix: in.Prefix, Icon: in.Icon, Description: in.Description, Schema: schema, FieldsDSL: in.Fields,
-		Settings: set, TracksWork: tw, SortOrder: in.SortOrder, ExpectedUpdatedAt: in.ExpectedUpdatedAt}, actor(r))
+		Settings: set, TracksWork: tw, SortOrder: in.SortOrder, ExpectedUpdatedAt: in.ExpectedUpdatedAt}
+	if err := checkInput(update); err != nil {
+		return err
+	}
+	c, warn, err := s.store.UpdateCollection(ws, r.PathValue("coll"), update, actor(r))
 	if err != nil {
 		return err
 	}

@@ -96,8 +96,11 @@ func (s *Server) addComment(w http.ResponseWriter, r *http.Request, itemRef, par
 	// it from the body to the header is the same request.
 	fp := in
 	fp.OpKey = ""
-	res, err := s.store.AddComment(ws, itemRef, storage.CommentCreate{Body: in.Body, ReplyTo: parent,
-		Idem: fingerprint(key, r, fp)}, actor(r))
+	create := storage.CommentCreate{Body: in.Body, ReplyTo: parent, Idem: fingerprint(key, r, fp)}
+	if err := checkInput(create); err != nil {
+		return err
+	}
+	res, err := s.store.AddComment(ws, itemRef, create, actor(r))
 	if err != nil {
 		return err
 	}
@@ -118,6 +121,9 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) error {
 	}
 	if in.Body == nil {
 		return model.BadRequest("body is required (use delete to remove a comment)").With("field", "body")
+	}
+	if err := checkInput(storage.CommentCreate{Body: *in.Body}); err != nil {
+		return err
 	}
 	ws := r.PathValue("ws")
 	c, err := s.store.EditComment(ws, r.PathValue("ref"), r.PathValue("id"), *in.Body, actor(r))

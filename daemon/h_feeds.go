@@ -30,8 +30,11 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
 	} else if cursor == "" {
 		return model.BadRequest("since query parameter is required (unix milliseconds)").With("param", "since")
 	}
-	res, err := s.store.ChangesByTime(r.PathValue("ws"), since, cursor,
-		limitParam(r, storage.DefaultTimeChangesLimit, storage.DefaultTimeChangesLimit))
+	limit, err := limitParam(r, storage.DefaultTimeChangesLimit, storage.DefaultTimeChangesLimit)
+	if err != nil {
+		return err
+	}
+	res, err := s.store.ChangesByTime(r.PathValue("ws"), since, cursor, limit)
 	if err != nil {
 		return err
 	}
@@ -56,13 +59,9 @@ func (s *Server) itemsChanges(w http.ResponseWriter, r *http.Request) error {
 		}
 		since = n
 	}
-	var limit int
-	if raw := q.Get("limit"); raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n <= 0 {
-			return api.Errorf(api.CodeInvalidLimit, "`limit` must be a positive integer").With("param", "limit")
-		}
-		limit = n
+	limit, err := limitParam(r, storage.DefaultItemChangesLimit, storage.MaxItemChangesLimit)
+	if err != nil {
+		return err
 	}
 	res, err := s.store.ItemsChangedSince(r.PathValue("ws"), since, limit)
 	if err != nil {

@@ -17,8 +17,11 @@ func (s *Server) historyRoutes() {
 // listVersions lists newest first. Pad answers every version when no
 // limit is given and clamps at 500; summary=true leaves out the bodies.
 func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.store.ListVersions(r.PathValue("ws"), r.PathValue("ref"),
-		limitParam(r, storage.MaxVersionLimit, storage.MaxVersionLimit), r.URL.Query().Get("summary") == "true")
+	limit, err := limitParam(r, storage.MaxVersionLimit, storage.MaxVersionLimit)
+	if err != nil {
+		return err
+	}
+	list, err := s.store.ListVersions(r.PathValue("ws"), r.PathValue("ref"), limit, r.URL.Query().Get("summary") == "true")
 	if err != nil {
 		return err
 	}

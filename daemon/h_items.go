@@ -193,6 +193,9 @@ func (s *Server) createItem(w http.ResponseWriter, r *http.Request) error {
 	if assign != nil {
 		create.AssignUser = *assign
 	}
+	if err := checkInput(create); err != nil {
+		return err
+	}
 	res, err := s.store.CreateItem(ws, create, actor(r))
 	if err != nil {
 		return err
@@ -269,6 +272,9 @@ func (s *Server) updateItem(w http.ResponseWriter, r *http.Request) error {
 			return model.BadRequest("with an idempotency key, an update may carry only append_implementation_note, append_decision and source")
 		}
 		up.Idem = fingerprint(key, r, in)
+	}
+	if err := checkInput(up); err != nil {
+		return err
 	}
 	res, err := s.store.UpdateItem(ws, ref, *up, actor(r))
 	if err != nil {
@@ -410,7 +416,11 @@ func (s *Server) moveItem(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	force := in.Force || r.URL.Query().Get("force") == "true"
-	res, err := s.store.MoveItem(ws, r.PathValue("ref"), storage.MoveInput{Target: dst.ID, Fields: overrides, Force: force}, actor(r))
+	move := storage.MoveInput{Target: dst.ID, Fields: overrides, Force: force}
+	if err := checkInput(move); err != nil {
+		return err
+	}
+	res, err := s.store.MoveItem(ws, r.PathValue("ref"), move, actor(r))
 	if err != nil {
 		return err
 	}
@@ -453,7 +463,7 @@ var listKnown = map[string]bool{"sort": true, "group_by": true, "search": true, 
 
 func (s *Server) listItems(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	limit, offset, err := pageParams(r, RESTListCap)
+	limit, offset, err := pageParams(r, RESTListCap, RESTListCap)
 	if err != nil {
 		return err
 	}
@@ -546,6 +556,9 @@ func (s *Server) bulkItems(w http.ResponseWriter, r *http.Request) error {
 			return model.BadRequest("unknown bulk op %q (known: archive, restore, move, set-status, set-priority, update)", in.Op).With("op", in.Op)
 		}
 		ops = append(ops, op)
+	}
+	if err := checkInput(ops); err != nil {
+		return err
 	}
 	outcomes, err := s.store.BulkApply(r.PathValue("ws"), ops, actor(r))
 	if err != nil {

@@ -284,8 +284,12 @@ func (s *Server) patchItem(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	in.OpKey = "" // the key names the request; it is not part of it
-	res, err := s.store.PatchItem(r.PathValue("ws"), r.PathValue("ref"), storage.PatchRequest{Edits: in.Edits,
-		Undo: strings.TrimSpace(in.Undo), ExpectedSeq: in.ExpectedSeq, Idem: fingerprint(key, r, in)}, actor(r))
+	patch := storage.PatchRequest{Edits: in.Edits,
+		Undo: strings.TrimSpace(in.Undo), ExpectedSeq: in.ExpectedSeq, Idem: fingerprint(key, r, in)}
+	if err := checkInput(patch); err != nil {
+		return err
+	}
+	res, err := s.store.PatchItem(r.PathValue("ws"), r.PathValue("ref"), patch, actor(r))
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package daemon
 import (
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/padd/padd/api"
@@ -17,17 +16,6 @@ func (s *Server) linkRoutes() {
 	s.handle("DELETE /api/v1/workspaces/{ws}/links/{id}", s.deleteLink)
 	s.handle("GET /api/v1/workspaces/{ws}/items/{ref}/backlinks", s.backlinks)
 	s.handle("GET /api/v1/workspaces/{ws}/items/{ref}/deps", s.deps)
-}
-
-// limitParam reads ?limit= for a list whose default is below its
-// ceiling: absent, zero, negative or not a number gives def, and more
-// than ceiling is clamped.
-func limitParam(r *http.Request, def, ceiling int) int {
-	n, err := strconv.Atoi(r.URL.Query().Get("limit"))
-	if err != nil || n <= 0 {
-		return def
-	}
-	return min(n, ceiling)
 }
 
 // linkTypeParam reads a link type in Pad's spellings (split_from,
@@ -123,12 +111,11 @@ func (s *Server) deleteLink(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) backlinks(w http.ResponseWriter, r *http.Request) error {
-	_, offset, err := pageParams(r, storage.MaxBacklinks)
+	limit, offset, err := pageParams(r, storage.DefaultBacklinks, storage.MaxBacklinks)
 	if err != nil {
 		return err
 	}
-	page, err := s.store.Backlinks(r.PathValue("ws"), r.PathValue("ref"),
-		limitParam(r, storage.DefaultBacklinks, storage.MaxBacklinks), offset)
+	page, err := s.store.Backlinks(r.PathValue("ws"), r.PathValue("ref"), limit, offset)
 	if err != nil {
 		return err
 	}

@@ -71,15 +71,12 @@ func (s *Server) suggestions(w http.ResponseWriter, r *http.Request, def, ceilin
 	if err != nil {
 		return err
 	}
-	limit, err := queryInt(r, "limit", def)
+	limit, err := limitParam(r, def, ceiling)
 	if err != nil {
 		return err
 	}
-	if limit <= 0 {
-		limit = def
-	}
 	out, err := s.store.Next(r.PathValue("ws"), storage.NextParams{Now: s.now(), Who: who,
-		Role: strings.TrimSpace(r.URL.Query().Get("role")), Limit: min(limit, ceiling)})
+		Role: strings.TrimSpace(r.URL.Query().Get("role")), Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -92,7 +89,7 @@ func (s *Server) stale(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := queryInt(r, "limit", 0)
+	limit, err := limitParam(r, storage.DefaultViewLimit, storage.MaxViewLimit)
 	if err != nil {
 		return err
 	}
@@ -110,7 +107,7 @@ func (s *Server) standup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := queryInt(r, "limit", 0)
+	limit, err := limitParam(r, storage.DefaultViewLimit, storage.MaxViewLimit)
 	if err != nil {
 		return err
 	}
@@ -128,7 +125,7 @@ func (s *Server) changelog(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := queryInt(r, "limit", 0)
+	limit, err := limitParam(r, storage.DefaultChangelog, storage.MaxChangelogLimit)
 	if err != nil {
 		return err
 	}

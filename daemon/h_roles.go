@@ -33,8 +33,12 @@ func (s *Server) createRole(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	role, err := s.store.CreateRole(r.PathValue("ws"), storage.RoleCreate{Slug: in.Slug, Name: in.Name,
-		Icon: in.Icon, Description: in.Description, Tools: in.Tools, SortOrder: in.SortOrder}, actor(r))
+	create := storage.RoleCreate{Slug: in.Slug, Name: in.Name,
+		Icon: in.Icon, Description: in.Description, Tools: in.Tools, SortOrder: in.SortOrder}
+	if err := checkInput(create); err != nil {
+		return err
+	}
+	role, err := s.store.CreateRole(r.PathValue("ws"), create, actor(r))
 	if err != nil {
 		return err
 	}
@@ -57,8 +61,12 @@ func (s *Server) updateRole(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ws := r.PathValue("ws")
-	role, err := s.store.UpdateRole(ws, r.PathValue("role"), storage.RoleUpdate{Slug: in.Slug, Name: in.Name,
-		Icon: in.Icon, Description: in.Description, Tools: in.Tools, SortOrder: in.SortOrder}, actor(r))
+	update := storage.RoleUpdate{Slug: in.Slug, Name: in.Name,
+		Icon: in.Icon, Description: in.Description, Tools: in.Tools, SortOrder: in.SortOrder}
+	if err := checkInput(update); err != nil {
+		return err
+	}
+	role, err := s.store.UpdateRole(ws, r.PathValue("role"), update, actor(r))
 	if err != nil {
 		return err
 	}

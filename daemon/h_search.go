@@ -83,6 +83,11 @@ func (s *Server) searchScope(ctx context.Context, wsRef, collection string, upTo
 	if len(req.Workspaces) == 0 {
 		req.Workspaces = []string{"-"} // no workspace: match nothing
 	}
+	// A rebuild is waited out for as long as the client waits; catching
+	// up with the writes before the search, for readYourWrites.
+	if err := s.index.WaitRebuilt(ctx); err != nil {
+		return nil, searchError(err)
+	}
 	wctx, cancel := context.WithTimeout(ctx, readYourWrites)
 	defer cancel()
 	for _, ws := range wss {
@@ -109,12 +114,18 @@ func appendNew(list []string, v string) []string {
 	return append(list, v)
 }
 
-// searchError turns index trouble into a coded answer.
+// rebuildRetryAfter is the Retry-After, in seconds, of a search refused
+// because the index is being rebuilt: one a rebuild began under, after
+// it had waited out any rebuild before it.
+const rebuildRetryAfter = 2
+
+// searchError turns index trouble into a coded answer: during a rebuild,
+// 503 index_rebuilding with Retry-After and the rebuild's progress.
 func searchError(err error) error {
 	var rb *searchindex.ErrRebuilding
 	if errors.As(err, &rb) {
 		return api.Errorf(api.CodeIndexRebuilding, "%s", err.Error()).
-			With("done", rb.Done).With("total", rb.Total)
+			With("done", rb.Done).With("total", rb.Total).With(api.RetryAfterDetail, rebuildRetryAfter)
 	}
 	if _, coded := model.AsError(err); coded {
 		return err
@@ -138,12 +149,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if text == "" {
 		return model.BadRequest("q is required: the words to search for").With("param", "q")
 	}
-	limit, offset, err := pageParams(r, searchMaxLimit)
+	limit, offset, err := pageParams(r, searchDefaultLimit, searchMaxLimit)
 	if err != nil {
 		return err
-	}
-	if q.Get("limit") == "" {
-		limit = searchDefaultLimit
 	}
 	req := searchindex.Request{Query: text, Statuses: splitList(q.Get("status")), Priorities: splitList(q.Get("priority")),
 		IncludeArchived: q.Get("include_archived") == "true", Limit: limit, Offset: offset,

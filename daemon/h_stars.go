@@ -51,7 +51,7 @@ func (s *Server) unstar(w http.ResponseWriter, r *http.Request) error {
 // the paging headers; summary=true leaves out the bodies.
 func (s *Server) starred(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	limit, offset, err := pageParams(r, storage.MaxStarredPage)
+	limit, offset, err := pageParams(r, storage.MaxStarredPage, storage.MaxStarredPage)
 	if err != nil {
 		return err
 	}

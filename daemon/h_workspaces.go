@@ -48,8 +48,11 @@ func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	ws, err := s.store.CreateWorkspace(storage.WorkspaceCreate{Name: in.Name, Slug: in.Slug,
-		Description: in.Description, Template: in.Template}, actor(r))
+	create := storage.WorkspaceCreate{Name: in.Name, Slug: in.Slug, Description: in.Description, Template: in.Template}
+	if err := checkInput(create); err != nil {
+		return err
+	}
+	ws, err := s.store.CreateWorkspace(create, actor(r))
 	if err != nil {
 		return err
 	}
@@ -71,8 +74,11 @@ func (s *Server) updateWorkspace(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	ws, err := s.store.UpdateWorkspace(r.PathValue("ws"), storage.WorkspaceUpdate{Name: in.Name,
-		Description: in.Description, SortOrder: in.SortOrder}, actor(r))
+	update := storage.WorkspaceUpdate{Name: in.Name, Description: in.Description, SortOrder: in.SortOrder}
+	if err := checkInput(update); err != nil {
+		return err
+	}
+	ws, err := s.store.UpdateWorkspace(r.PathValue("ws"), update, actor(r))
 	if err != nil {
 		return err
 	}

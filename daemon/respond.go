@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/padd/padd/api"
@@ -62,7 +63,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == 0 {
 		status = api.StatusOf(ae.Code)
 	}
-	if status == http.StatusTooManyRequests {
+	if n, ok := ae.Details[api.RetryAfterDetail].(int); ok {
+		w.Header().Set("Retry-After", strconv.Itoa(n))
+	} else if status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, status, api.ErrorEnvelope{Error: ae})
@@ -127,19 +130,38 @@ func queryInt(r *http.Request, name string, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, model.BadRequest("query parameter %s must be an integer, got %q", name, s).With("param", name)
+		return 0, model.BadRequest("query parameter %s must be an integer, got %q", name, model.Excerpt(s)).With("param", name)
 	}
 	return n, nil
 }
 
-// pageParams reads Pad's limit/offset: a missing, zero, negative or
-// non-numeric limit means the cap; a negative offset is refused.
-func pageParams(r *http.Request, cap int) (limit, offset int, err error) {
-	limit = cap
-	if s := r.URL.Query().Get("limit"); s != "" {
-		if n, e := strconv.Atoi(s); e == nil && n > 0 {
-			limit = min(n, cap)
-		}
+// Paging params follow one rule on every route: absent means the
+// route's default; a value that is not a whole number, or is below its
+// least (1 for limit, 0 for offset), is refused with a 400
+// (invalid_limit, or bad_request for offset) naming the param; a limit
+// above the route's ceiling, however large, is the ceiling.
+
+// limitParam reads ?limit= by that rule.
+func limitParam(r *http.Request, def, ceiling int) (int, error) {
+	s := r.URL.Query().Get("limit")
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-") {
+		return ceiling, nil
+	}
+	if err != nil || n < 1 {
+		return 0, api.Errorf(api.CodeInvalidLimit, "limit must be a whole number from 1 (larger than %d reads as %d), got %q",
+			ceiling, ceiling, model.Excerpt(s)).With("param", "limit")
+	}
+	return min(n, ceiling), nil
+}
+
+// pageParams reads ?limit= and ?offset= by that rule.
+func pageParams(r *http.Request, def, ceiling int) (limit, offset int, err error) {
+	if limit, err = limitParam(r, def, ceiling); err != nil {
+		return 0, 0, err
 	}
 	offset, err = queryInt(r, "offset", 0)
 	if err == nil && offset < 0 {

@@ -140,13 +140,13 @@ func TestHostileRequests(t *testing.T) {
 		{"/./ in the path", wireReq{method: "GET", target: "/api/v1/./workspaces"}, 400, "bad_request", "path", false},
 		{"a ref that does not exist", wireReq{method: "GET", target: base + "/items/TASK-999999999999999999999"}, 404, "not_found", "", false},
 
-		// Paging: limits are capped (Pad's rule: a bad limit is the cap),
-		// offsets are checked.
-		{"limit=1e12", wireReq{method: "GET", target: base + "/items?limit=1e12"}, 200, "", "", false},
+		// Paging: one rule for limit and offset (issue 24): not a whole
+		// number in range is refused; a limit above the cap is the cap.
+		{"limit=1e12", wireReq{method: "GET", target: base + "/items?limit=1e12"}, 400, "invalid_limit", "", false},
 		{"limit=10^12", wireReq{method: "GET", target: base + "/items?limit=1000000000000"}, 200, "", "", false},
 		{"limit past int64", wireReq{method: "GET", target: base + "/items?limit=99999999999999999999"}, 200, "", "", false},
-		{"limit=-5", wireReq{method: "GET", target: base + "/items?limit=-5"}, 200, "", "", false},
-		{"limit not a number", wireReq{method: "GET", target: base + "/items?limit=lots"}, 200, "", "", false},
+		{"limit=-5", wireReq{method: "GET", target: base + "/items?limit=-5"}, 400, "invalid_limit", "", false},
+		{"limit not a number", wireReq{method: "GET", target: base + "/items?limit=lots"}, 400, "invalid_limit", "", false},
 		{"negative offset", wireReq{method: "GET", target: base + "/items?offset=-1"}, 400, "bad_request", "", false},
 		{"offset not a number", wireReq{method: "GET", target: base + "/items?offset=abc"}, 400, "bad_request", "", false},
 		{"offset past int64", wireReq{method: "GET", target: base + "/items?offset=99999999999999999999"}, 400, "bad_request", "", false},

@@ -31,7 +31,7 @@ var (
 	LimitTitle       = Limit{"title", 1_000, "an item's title"}
 	LimitContent     = Limit{"content", 2 << 20, "an item's body (the 2 MiB request body bounds it first)"}
 	LimitTag         = Limit{"tag", 100, "one tag"}
-	LimitFieldKey    = Limit{"field key", 100, "a field's key"}
+	LimitFieldKey    = Limit{"field key", 64, "a field's key (letters, digits, '_' and '-')"}
 	LimitFieldValue  = Limit{"field value", 4_000, "one field value (each element of a list value)"}
 	LimitSlug        = Limit{"slug", 100, "a workspace, collection or role slug given by hand"}
 	LimitName        = Limit{"name", 200, "a workspace's, collection's or role's name"}

@@ -106,7 +106,7 @@ func ReservedFields() []string {
 // ValidFieldKey reports whether key is a usable field key: letters,
 // digits, '_' and '-', which is also what a list filter accepts.
 func ValidFieldKey(key string) bool {
-	if key == "" || len(key) > 64 {
+	if key == "" || len(key) > LimitFieldKey.Max {
 		return false
 	}
 	for _, r := range key {

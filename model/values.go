@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -232,6 +233,33 @@ func asStrings(v any) ([]string, bool) {
 		return out, true
 	}
 	return nil, false
+}
+
+// CheckFilterValues refuses a list filter's value that no item could
+// hold: for a key that the collections in scope declare (defs, one per
+// declaring collection) as select or multi-select with options, a value
+// none of them offers is refused with the validation_error a write of
+// that value gets. "" (the key absent) is always allowed.
+func CheckFilterValues(defs []FieldDef, values []string) error {
+	var first *FieldDef
+	for i, d := range defs {
+		if (d.Type != TypeSelect && d.Type != TypeMultiSelect) || len(d.Options) == 0 {
+			return nil // some collection takes any value
+		}
+		if first == nil {
+			first = &defs[i]
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	for _, v := range values {
+		if v == "" || slices.ContainsFunc(defs, func(d FieldDef) bool { return d.HasOption(v) }) {
+			continue
+		}
+		return issuesError([]*FieldIssue{ValidateValue(FieldDef{Key: first.Key, Type: TypeSelect, Options: first.Options}, v)})
+	}
+	return nil
 }
 
 // ValidateValue checks one value against its declaration, relation

@@ -253,17 +253,34 @@ func (x *Index) batch(bi bleve.Index, ws string, seq int64, docs []storage.Index
 // (and any rebuild has finished), so a caller finds what it just wrote.
 // It gives up when ctx ends.
 func (x *Index) WaitFor(ctx context.Context, ws string, seq int64) error {
-	return x.wait(ctx, ws, seq, true)
+	x.mu.Lock()
+	if x.wm[ws] < seq {
+		select {
+		case x.hurry <- struct{}{}:
+		default:
+		}
+	}
+	x.mu.Unlock()
+	return x.wait(ctx, func() bool { return x.wm[ws] < seq || x.state == StateRebuilding }, func() error {
+		if x.state == StateRebuilding {
+			return &ErrRebuilding{Done: x.done, Total: x.total}
+		}
+		return fmt.Errorf("search index is behind (at %d of %d); try again: %w", x.wm[ws], seq, ctx.Err())
+	})
 }
 
-// WaitCaughtUp is WaitFor for a search a client waits on: while the
-// index is being rebuilt (minutes, on a large workspace) it returns
-// *ErrRebuilding at once instead of holding the request.
-func (x *Index) WaitCaughtUp(ctx context.Context, ws string, seq int64) error {
-	return x.wait(ctx, ws, seq, false)
+// WaitRebuilt blocks while the index is being rebuilt; when ctx ends
+// first it returns *ErrRebuilding.
+func (x *Index) WaitRebuilt(ctx context.Context) error {
+	return x.wait(ctx, func() bool { return x.state == StateRebuilding }, func() error {
+		return &ErrRebuilding{Done: x.done, Total: x.total}
+	})
 }
 
-func (x *Index) wait(ctx context.Context, ws string, seq int64, outlastRebuild bool) error {
+// wait blocks while pending holds, and returns gaveUp's error when ctx
+// ends first; both are called with x.mu held. A failed index ends the
+// wait at once.
+func (x *Index) wait(ctx context.Context, pending func() bool, gaveUp func() error) error {
 	stop := context.AfterFunc(ctx, func() {
 		x.mu.Lock()
 		x.changed.Broadcast()
@@ -272,21 +289,12 @@ func (x *Index) wait(ctx context.Context, ws string, seq int64, outlastRebuild b
 	defer stop()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.wm[ws] < seq {
-		select {
-		case x.hurry <- struct{}{}:
-		default:
-		}
-	}
-	for x.wm[ws] < seq || x.state == StateRebuilding {
+	for pending() {
 		if x.state == StateFailed {
 			return fmt.Errorf("search index failed: %v; padd retries on its own, `padctl index rebuild` retries now", x.err)
 		}
-		if ctx.Err() != nil || (x.state == StateRebuilding && !outlastRebuild) {
-			if x.state == StateRebuilding {
-				return &ErrRebuilding{Done: x.done, Total: x.total}
-			}
-			return fmt.Errorf("search index is behind (at %d of %d); try again: %w", x.wm[ws], seq, ctx.Err())
+		if ctx.Err() != nil {
+			return gaveUp()
 		}
 		x.changed.Wait()
 	}

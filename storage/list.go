@@ -242,6 +242,9 @@ func buildTerms(b *wsb, p ListParams, coll *model.Collection, cs []*model.Collec
 			undeclared = append(undeclared, k)
 		}
 		values := p.Fields[k]
+		if err := model.CheckFilterValues(fieldDefs(cs, coll, k), values); err != nil {
+			return nil, nil, err
+		}
 		if def, ok := fieldDef(cs, coll, k); ok && def.Type == model.TypeNumber {
 			for i, v := range values {
 				if n, err := model.DecodeJSON([]byte(v)); err == nil && model.IsNumber(n) {
@@ -317,6 +320,20 @@ func fieldDef(cs []*model.Collection, coll *model.Collection, key string) (model
 		}
 	}
 	return model.FieldDef{}, false
+}
+
+// fieldDefs is key's declaration in each live collection in scope that
+// declares it.
+func fieldDefs(cs []*model.Collection, coll *model.Collection, key string) []model.FieldDef {
+	var out []model.FieldDef
+	for _, c := range cs {
+		if (coll == nil || c.ID == coll.ID) && c.ArchivedAt == nil {
+			if f, ok := c.Schema.Field(key); ok {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // merged iterates several index streams in suffix order. An item in
