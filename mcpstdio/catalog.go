@@ -13,6 +13,12 @@ package mcpstdio
 // (pad_playbook, v0.41) is left out: it sends text to an LLM decision
 // provider, which a local padd does not have.
 
+import (
+	"fmt"
+
+	"github.com/padd/padd/model"
+)
+
 // Param types, as Pad's schemas spell them.
 const (
 	tString  = "string"
@@ -461,9 +467,9 @@ var catalog = []*toolDef{
 		Params: []paramDef{
 			actionParam("query."),
 			{Name: "collection", Type: tString, Desc: "Only this collection."},
-			pLimit, pOffset,
+			{Name: "limit", Type: tNumber, Integer: true, Desc: fmt.Sprintf("Most hits to return (default %d, max %d).", listDefault, searchMax)}, pOffset,
 			{Name: "priority", Type: tString, Desc: "Only this priority (comma-separate several)."},
-			{Name: "query", Type: tString, Desc: "Words to search for."},
+			{Name: "query", Type: tString, Desc: fmt.Sprintf("Words to search for (at most %d characters and %d terms).", model.LimitQuery.Max, model.MaxQueryTerms)},
 			{Name: "sort", Type: tString, Desc: "relevance (default), created_at, updated_at or title."},
 			{Name: "status", Type: tString, Desc: "Only this status (comma-separate several)."},
 			pWorkspace,

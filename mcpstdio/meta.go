@@ -83,7 +83,8 @@ func metaToolSurface(c *call) (*result, error) {
 	return &result{value: toolSurface()}, nil
 }
 
-// searchMax is padd's REST search cap; a larger limit could not be served.
+// searchMax is padd's REST search cap, as pad_search's limit says; a
+// larger limit could not be served.
 const searchMax = 200
 
 // searchHit is a search result: the item's summary and where it matched.
