@@ -5,6 +5,15 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/padd/padd/model"
+)
+
+// The bounds of a search query (model's, which padd refuses a query
+// over with validation_error): the most characters, and the most terms.
+const (
+	SearchMaxQueryChars = model.MaxQueryChars
+	SearchMaxQueryTerms = model.MaxQueryTerms
 )
 
 // SearchQuery is the parameters of GET /search, in Pad's vocabulary.

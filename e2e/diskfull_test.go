@@ -198,7 +198,7 @@ func TestDiskFull(t *testing.T) {
 		{"POST", items, `{"title":"small while full ` + searchMarker + `","content":"` + big[:8000] + `"}`},
 		{"PATCH", "/api/v1/workspaces/" + ws + "/items/" + first, `{"content":"` + big + `"}`},
 		{"POST", "/api/v1/workspaces/" + ws + "/items/" + first + "/comments", `{"body":"` + big + `"}`},
-		{"POST", "/api/v1/workspaces/" + ws + "/collections", `{"name":"Bugs ` + big[:4000] + `","fields":"severity:select:low,high"}`},
+		{"POST", "/api/v1/workspaces/" + ws + "/collections", `{"name":"Bugs","description":"` + big[:4000] + `","fields":"severity:select:low,high"}`},
 		{"POST", "/api/v1/workspaces", `{"name":"Another"}`},
 		{"POST", "/api/v1/workspaces/" + ws + "/items/bulk", `{"ids":["` + first + `"],"op":"set-priority","priority":"low"}`},
 	}

@@ -128,6 +128,13 @@ func TestHostileRequests(t *testing.T) {
 			headers: []string{"X-Pad-Agent: agent-\xff\xfe"}}, 400, "bad_request", "header", false},
 		{"invalid UTF-8 in a search", wireReq{method: "GET", target: "/api/v1/search?q=%ff%fe&workspace=" + ws}, 200, "", "", false},
 
+		// Inputs past their limits (issue 24): refused, never a 5xx.
+		{"a one-word search of 3,000 characters", wireReq{method: "GET", target: "/api/v1/search?q=" + strings.Repeat("a", 3000)}, 400, "validation_error", "", false},
+		{"a search of 1,000 typo terms", wireReq{method: "GET", target: "/api/v1/search?q=" + strings.Repeat("x~", 1000)}, 400, "validation_error", "too_many_terms", false},
+		{"a search of 6,000 characters", wireReq{method: "GET", target: "/api/v1/search?q=" + strings.Repeat("x-", 3000)}, 400, "validation_error", "", false},
+		{"a title of 33,000 characters", wireReq{method: "POST", target: items, body: `{"title":"` + strings.Repeat("t", 33000) + `"}`}, 400, "validation_error", "", false},
+		{"a tag of 33,000 characters", wireReq{method: "PATCH", target: item, body: `{"tags":["` + strings.Repeat("g", 33000) + `"]}`}, 400, "validation_error", "", false},
+
 		// Traversal in refs and slugs: never resolved, never redirected.
 		{"../ in a ref", wireReq{method: "GET", target: base + "/items/../../workspaces"}, 400, "bad_request", "path", false},
 		{"%2e%2e in a ref", wireReq{method: "GET", target: base + "/items/%2e%2e"}, 400, "bad_request", "path", false},

@@ -40,9 +40,12 @@ var (
 	LimitDescription = Limit{"description", 10_000, "a workspace's, collection's or role's description"}
 	LimitComment     = Limit{"comment", 100_000, "a comment's body, a change summary, a note or a decision"}
 	LimitSchema      = Limit{"fields", 100_000, "a collection's fields, in the field DSL"}
-	LimitQuery       = Limit{"q", 2_000, "a search query"}
+	LimitQuery       = Limit{"q", MaxQueryChars, "a search query"}
 	limitsTable      = []Limit{LimitTitle, LimitContent, LimitTag, LimitFieldKey, LimitFieldValue, LimitSlug, LimitName, LimitPrefix, LimitIcon, LimitDescription, LimitComment, LimitSchema, LimitQuery}
 )
+
+// MaxQueryChars is LimitQuery's maximum.
+const MaxQueryChars = 2_000
 
 // MaxQueryTerms bounds the terms one search looks for (words, each term
 // of a word like "x-y", the words of phrases and exclusions, prefixes,
