@@ -131,54 +131,62 @@ func findComment(b *wsb, itemRef, commentID string) (*model.Comment, error) {
 func (s *Store) AddComment(ws, itemRef string, in CommentCreate, actor model.Actor) (*CommentResult, error) {
 	var res *CommentResult
 	err := s.write(ws, actor, func(w *wtx) error {
-		b := w.ws
 		if replay, err := w.idemReplay(in.Idem); err != nil || replay != nil {
 			if replay != nil {
-				res, err = replayComment(b, replay)
+				res, err = replayComment(w.ws, replay)
 			}
 			return err
 		}
-		it, c, err := liveItemByRef(b, itemRef, false)
+		cm, err := w.addComment(itemRef, in)
 		if err != nil {
-			return err
-		}
-		if strings.TrimSpace(in.Body) == "" {
-			return model.BadRequest("body is required").With("field", "body")
-		}
-		cm := &model.Comment{ID: newID(), WorkspaceID: b.id, ItemID: it.ID, Body: in.Body,
-			Author: w.actor, CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
-		meta := map[string]any{"comment_id": cm.ID}
-		if rt := strings.TrimSpace(in.ReplyTo); rt != "" {
-			// Not found here is a bad parameter, not a missing route
-			// target: the Pad CLI rewrites a 404 on this route into
-			// "item not found".
-			parent, err := findComment(b, "", rt)
-			if err != nil || parent.ItemID != it.ID {
-				if err != nil && !model.IsNotFound(err) {
-					return err
-				}
-				return model.Invalid("reply_to %q is not a comment on %s", rt, refOf(c, it.Number)).
-					With("field", "reply_to").With("comment_id", rt)
-			}
-			if parent.DeletedAt != nil {
-				return commentDeleted(parent.ID)
-			}
-			cm.ParentID = parent.ID
-			meta["reply_to"] = parent.ID
-		}
-		seq, err := w.stamp(model.EntityComment, model.OpCreated, cm.ID, it.ID, c.ID)
-		if err != nil {
-			return err
-		}
-		cm.Seq = seq
-		meta["seq"] = seq
-		if err := firstErr(putComment(b, cm), w.activity(seq, it.ID, "commented", meta)); err != nil {
 			return err
 		}
 		res = &CommentResult{Comment: cm}
-		return w.idemSave(in.Idem, idemRecord{ItemID: it.ID, EntityID: cm.ID})
+		return w.idemSave(in.Idem, idemRecord{ItemID: cm.ItemID, EntityID: cm.ID})
 	})
 	return res, err
+}
+
+func (w *wtx) addComment(itemRef string, in CommentCreate) (*model.Comment, error) {
+	b := w.ws
+	it, c, err := liveItemByRef(b, itemRef, false)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(in.Body) == "" {
+		return nil, model.BadRequest("body is required").With("field", "body")
+	}
+	cm := &model.Comment{ID: newID(), WorkspaceID: b.id, ItemID: it.ID, Body: in.Body,
+		Author: w.actor, CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+	meta := map[string]any{"comment_id": cm.ID}
+	if rt := strings.TrimSpace(in.ReplyTo); rt != "" {
+		// Not found here is a bad parameter, not a missing route
+		// target: the Pad CLI rewrites a 404 on this route into
+		// "item not found".
+		parent, err := findComment(b, "", rt)
+		if err != nil || parent.ItemID != it.ID {
+			if err != nil && !model.IsNotFound(err) {
+				return nil, err
+			}
+			return nil, model.Invalid("reply_to %q is not a comment on %s", rt, refOf(c, it.Number)).
+				With("field", "reply_to").With("comment_id", rt)
+		}
+		if parent.DeletedAt != nil {
+			return nil, commentDeleted(parent.ID)
+		}
+		cm.ParentID = parent.ID
+		meta["reply_to"] = parent.ID
+	}
+	seq, err := w.stamp(model.EntityComment, model.OpCreated, cm.ID, it.ID, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	cm.Seq = seq
+	meta["seq"] = seq
+	if err := firstErr(putComment(b, cm), w.activity(seq, it.ID, "commented", meta)); err != nil {
+		return nil, err
+	}
+	return cm, nil
 }
 
 // replayComment answers a replayed add with the comment as it stands now.
@@ -244,35 +252,39 @@ func commentsOfItem(b *wsb, it *model.Item) ([]model.Comment, error) {
 // The same body again changes nothing and writes nothing.
 func (s *Store) EditComment(ws, itemRef, commentID, body string, actor model.Actor) (*model.Comment, error) {
 	var out *model.Comment
-	err := s.write(ws, actor, func(w *wtx) error {
-		b := w.ws
-		cm, err := findComment(b, itemRef, commentID)
-		if err != nil {
-			return err
-		}
-		if cm.DeletedAt != nil {
-			return commentDeleted(cm.ID)
-		}
-		it, c, err := liveItemByRef(b, cm.ItemID, false)
-		if err != nil {
-			return err
-		}
-		if strings.TrimSpace(body) == "" {
-			return model.BadRequest("body is required (use delete to remove a comment)").With("field", "body")
-		}
-		out = cm
-		if body == cm.Body {
-			return nil
-		}
-		seq, err := w.stamp(model.EntityComment, model.OpUpdated, cm.ID, it.ID, c.ID)
-		if err != nil {
-			return err
-		}
-		cm.Body, cm.UpdatedAt, cm.Seq = body, tstamp(w.now), seq
-		return firstErr(putComment(b, cm),
-			w.activity(seq, it.ID, "comment_edited", map[string]any{"seq": seq, "comment_id": cm.ID}))
+	err := s.write(ws, actor, func(w *wtx) (err error) {
+		out, err = w.editComment(itemRef, commentID, body)
+		return err
 	})
 	return out, err
+}
+
+func (w *wtx) editComment(itemRef, commentID, body string) (*model.Comment, error) {
+	b := w.ws
+	cm, err := findComment(b, itemRef, commentID)
+	if err != nil {
+		return nil, err
+	}
+	if cm.DeletedAt != nil {
+		return nil, commentDeleted(cm.ID)
+	}
+	it, c, err := liveItemByRef(b, cm.ItemID, false)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(body) == "" {
+		return nil, model.BadRequest("body is required (use delete to remove a comment)").With("field", "body")
+	}
+	if body == cm.Body {
+		return cm, nil
+	}
+	seq, err := w.stamp(model.EntityComment, model.OpUpdated, cm.ID, it.ID, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	cm.Body, cm.UpdatedAt, cm.Seq = body, tstamp(w.now), seq
+	return cm, firstErr(putComment(b, cm),
+		w.activity(seq, it.ID, "comment_edited", map[string]any{"seq": seq, "comment_id": cm.ID}))
 }
 
 // DeleteComment deletes a comment. One with replies becomes a tombstone
@@ -282,63 +294,67 @@ func (s *Store) EditComment(ws, itemRef, commentID, body string, actor model.Act
 // itself with its last reply.
 func (s *Store) DeleteComment(ws, itemRef, commentID string, actor model.Actor) (*CommentDeletion, error) {
 	var out *CommentDeletion
-	err := s.write(ws, actor, func(w *wtx) error {
-		b := w.ws
-		cm, err := findComment(b, itemRef, commentID)
-		if err != nil {
-			return err
-		}
-		if cm.DeletedAt != nil {
-			return commentNotFound(commentID)
-		}
-		it, c, err := liveItemByRef(b, cm.ItemID, false)
-		if err != nil {
-			return err
-		}
-		all, err := commentsOf(b, mustID(it.ID))
-		if err != nil {
-			return err
-		}
-		byID := map[string]*model.Comment{}
-		replies := map[string]int{}
-		for _, x := range all {
-			byID[x.ID] = x
-			if x.ParentID != "" {
-				replies[x.ParentID]++
-			}
-		}
-		seq, err := w.stamp(model.EntityComment, model.OpDeleted, cm.ID, it.ID, c.ID)
-		if err != nil {
-			return err
-		}
-		d := &CommentDeletion{Comment: cm}
-		if replies[cm.ID] > 0 {
-			t := tstamp(w.now)
-			cm.Body, cm.DeletedAt, cm.Seq = "", &t, seq
-			d.Tombstoned = true
-			if err := putComment(b, cm); err != nil {
-				return err
-			}
-		} else {
-			for cur := cm; cur != nil; {
-				if err := delComment(b, cur); err != nil {
-					return err
-				}
-				d.Removed = append(d.Removed, cur.ID)
-				p := byID[cur.ParentID]
-				if p == nil {
-					break
-				}
-				replies[p.ID]--
-				if p.DeletedAt == nil || replies[p.ID] > 0 {
-					break
-				}
-				cur = p
-			}
-		}
-		out = d
-		return w.activity(seq, it.ID, "comment_deleted", map[string]any{"seq": seq, "comment_id": cm.ID,
-			"tombstoned": d.Tombstoned, "removed": d.Removed})
+	err := s.write(ws, actor, func(w *wtx) (err error) {
+		out, err = w.deleteComment(itemRef, commentID)
+		return err
 	})
 	return out, err
+}
+
+func (w *wtx) deleteComment(itemRef, commentID string) (*CommentDeletion, error) {
+	b := w.ws
+	cm, err := findComment(b, itemRef, commentID)
+	if err != nil {
+		return nil, err
+	}
+	if cm.DeletedAt != nil {
+		return nil, commentNotFound(commentID)
+	}
+	it, c, err := liveItemByRef(b, cm.ItemID, false)
+	if err != nil {
+		return nil, err
+	}
+	all, err := commentsOf(b, mustID(it.ID))
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*model.Comment{}
+	replies := map[string]int{}
+	for _, x := range all {
+		byID[x.ID] = x
+		if x.ParentID != "" {
+			replies[x.ParentID]++
+		}
+	}
+	seq, err := w.stamp(model.EntityComment, model.OpDeleted, cm.ID, it.ID, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	d := &CommentDeletion{Comment: cm}
+	if replies[cm.ID] > 0 {
+		t := tstamp(w.now)
+		cm.Body, cm.DeletedAt, cm.Seq = "", &t, seq
+		d.Tombstoned = true
+		if err := putComment(b, cm); err != nil {
+			return nil, err
+		}
+	} else {
+		for cur := cm; cur != nil; {
+			if err := delComment(b, cur); err != nil {
+				return nil, err
+			}
+			d.Removed = append(d.Removed, cur.ID)
+			p := byID[cur.ParentID]
+			if p == nil {
+				break
+			}
+			replies[p.ID]--
+			if p.DeletedAt == nil || replies[p.ID] > 0 {
+				break
+			}
+			cur = p
+		}
+	}
+	return d, w.activity(seq, it.ID, "comment_deleted", map[string]any{"seq": seq, "comment_id": cm.ID,
+		"tombstoned": d.Tombstoned, "removed": d.Removed})
 }

@@ -306,87 +306,90 @@ func blockingCycle(b *wsb, src, dst []byte) [][]byte {
 // blocks link that would close a cycle is refused.
 func (s *Store) AddLink(ws, sourceRef, targetRef, linkType string, actor model.Actor) (*LinkResult, error) {
 	var res *LinkResult
-	err := s.write(ws, actor, func(w *wtx) error {
-		b := w.ws
-		typ, err := linkTypeOf(linkType)
-		if err != nil {
-			return err
-		}
-		src, _, err := liveItemByRef(b, sourceRef, false)
-		if err != nil {
-			return err
-		}
-		dst, _, err := liveItemByRef(b, targetRef, false)
-		if err != nil {
-			switch model.ErrorCodeOf(err) {
-			case model.CodeNotFound:
-				// Pad answers a bad target as a bad request: the item the
-				// route names (the source) exists.
-				return model.BadRequest("Target item not found: %s", targetRef).With("field", "target").With("ref", targetRef)
-			case model.CodeArchived:
-				return model.BadRequest("Target item %s is archived; restore it first", targetRef).
-					With("field", "target").With("ref", targetRef).With("archived", true)
-			}
-			return err
-		}
-		if src.ID == dst.ID {
-			return model.BadRequest("cannot link an item to itself").With("ref", sourceRef)
-		}
-		cs, ct, ctyp, _ := model.CanonicalLink(src.ID, dst.ID, typ)
-		csKey, ctKey := mustID(cs), mustID(ct)
-		if id := linkBetween(b, csKey, ctKey, ctyp); id != nil {
-			l, err := getLink(b, id)
-			if err != nil {
-				return err
-			}
-			if l == nil {
-				return model.Errorf(model.CodeStoredStateUnreadable, "link index names missing link %s", idString(id))
-			}
-			res = &LinkResult{Link: l, Existing: true}
-			return nil
-		}
-		colls := map[string]*model.Collection{}
-		if ctyp == model.LinkBlocks {
-			if cyc := blockingCycle(b, csKey, ctKey); cyc != nil {
-				refs := make([]string, 0, len(cyc))
-				for _, id := range cyc {
-					br, err := briefByID(b, id, colls)
-					if err != nil {
-						return err
-					}
-					refs = append(refs, br.Ref)
-				}
-				return model.Invalid("%s blocks %s would make a blocking cycle: %s",
-					refs[0], refs[1], strings.Join(refs, " blocks ")).
-					With("field", "link_type").With("cycle", refs)
-			}
-		}
-		source := src
-		if cs != src.ID {
-			source = dst // blocked-by swaps the ends
-		}
-		sc, err := collOf(b, colls, source.CollectionID)
-		if err != nil {
-			return err
-		}
-		oldUnpar := isUnparented(b, source)
-		l := &model.Link{ID: newID(), WorkspaceID: b.id, SourceID: cs, TargetID: ct, Type: ctyp,
-			CreatedBy: w.actor, CreatedAt: tstamp(w.now)}
-		seq, err := w.stamp(model.EntityLink, model.OpCreated, l.ID, cs, sc.ID)
-		if err != nil {
-			return err
-		}
-		l.Seq = seq
-		if err := putLink(b, l, false); err != nil {
-			return err
-		}
-		if err := w.linkSideEffects(l, source, oldUnpar, "linked", colls); err != nil {
-			return err
-		}
-		res = &LinkResult{Link: l}
-		return nil
+	err := s.write(ws, actor, func(w *wtx) (err error) {
+		res, err = w.addLink(sourceRef, targetRef, linkType)
+		return err
 	})
 	return res, err
+}
+
+func (w *wtx) addLink(sourceRef, targetRef, linkType string) (*LinkResult, error) {
+	b := w.ws
+	typ, err := linkTypeOf(linkType)
+	if err != nil {
+		return nil, err
+	}
+	src, _, err := liveItemByRef(b, sourceRef, false)
+	if err != nil {
+		return nil, err
+	}
+	dst, _, err := liveItemByRef(b, targetRef, false)
+	if err != nil {
+		switch model.ErrorCodeOf(err) {
+		case model.CodeNotFound:
+			// Pad answers a bad target as a bad request: the item the
+			// route names (the source) exists.
+			return nil, model.BadRequest("Target item not found: %s", targetRef).With("field", "target").With("ref", targetRef)
+		case model.CodeArchived:
+			return nil, model.BadRequest("Target item %s is archived; restore it first", targetRef).
+				With("field", "target").With("ref", targetRef).With("archived", true)
+		}
+		return nil, err
+	}
+	if src.ID == dst.ID {
+		return nil, model.BadRequest("cannot link an item to itself").With("ref", sourceRef)
+	}
+	cs, ct, ctyp, _ := model.CanonicalLink(src.ID, dst.ID, typ)
+	csKey, ctKey := mustID(cs), mustID(ct)
+	if id := linkBetween(b, csKey, ctKey, ctyp); id != nil {
+		l, err := getLink(b, id)
+		if err != nil {
+			return nil, err
+		}
+		if l == nil {
+			return nil, model.Errorf(model.CodeStoredStateUnreadable, "link index names missing link %s", idString(id))
+		}
+		return &LinkResult{Link: l, Existing: true}, nil
+	}
+	colls := map[string]*model.Collection{}
+	if ctyp == model.LinkBlocks {
+		if cyc := blockingCycle(b, csKey, ctKey); cyc != nil {
+			refs := make([]string, 0, len(cyc))
+			for _, id := range cyc {
+				br, err := briefByID(b, id, colls)
+				if err != nil {
+					return nil, err
+				}
+				refs = append(refs, br.Ref)
+			}
+			return nil, model.Invalid("%s blocks %s would make a blocking cycle: %s",
+				refs[0], refs[1], strings.Join(refs, " blocks ")).
+				With("field", "link_type").With("cycle", refs)
+		}
+	}
+	source := src
+	if cs != src.ID {
+		source = dst // blocked-by swaps the ends
+	}
+	sc, err := collOf(b, colls, source.CollectionID)
+	if err != nil {
+		return nil, err
+	}
+	oldUnpar := isUnparented(b, source)
+	l := &model.Link{ID: newID(), WorkspaceID: b.id, SourceID: cs, TargetID: ct, Type: ctyp,
+		CreatedBy: w.actor, CreatedAt: tstamp(w.now)}
+	seq, err := w.stamp(model.EntityLink, model.OpCreated, l.ID, cs, sc.ID)
+	if err != nil {
+		return nil, err
+	}
+	l.Seq = seq
+	if err := putLink(b, l, false); err != nil {
+		return nil, err
+	}
+	if err := w.linkSideEffects(l, source, oldUnpar, "linked", colls); err != nil {
+		return nil, err
+	}
+	return &LinkResult{Link: l}, nil
 }
 
 // linkSideEffects finishes a link mutation already stamped at w.seq:
