@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 
 	"github.com/padd/padd/model"
@@ -42,6 +41,9 @@ type ItemCreate struct {
 	SortOrder        *int64
 	RefuseUndeclared bool
 	Idem             Idem
+	// number is the remote's number for an item the sync engine pulls
+	// (SyncTx.CreateItem); 0 numbers the item here (provisional.go).
+	number int64
 }
 
 // ItemResult is a write's answer.
@@ -57,7 +59,7 @@ type ItemResult struct {
 	Changed bool
 }
 
-func refOf(c *model.Collection, n int64) string { return c.Prefix + "-" + strconv.FormatInt(n, 10) }
+func refOf(c *model.Collection, n int64) string { return refText(c.Prefix, n) }
 
 func getItem(b *wsb, id []byte, withContent bool) (*model.Item, error) {
 	v := b.items().Get(id)
@@ -100,16 +102,16 @@ func findItem(b *wsb, ref string) []byte {
 		}
 		return nil
 	}
-	if r, ok := model.ParseRef(ref); ok {
-		if id := b.refs().Get([]byte(r.String())); id != nil {
+	if prefix, n, ok := parseItemRef(ref); ok {
+		if id := b.refs().Get([]byte(refText(prefix, n))); id != nil {
 			return id
 		}
-		id := b.nums().Get(u64(uint64(r.Number)))
+		id := b.nums().Get(u64(uint64(n)))
 		if id == nil {
 			return nil
 		}
 		// A ref under a prefix the item's collection once had still resolves.
-		if owner := b.prefixes().Get([]byte(r.Prefix)); owner != nil {
+		if owner := b.prefixes().Get([]byte(prefix)); owner != nil {
 			if it, _ := getItem(b, id, false); it != nil && bytes.Equal(owner, mustID(it.CollectionID)) {
 				return id
 			}
@@ -349,18 +351,18 @@ func (r txResolver) ResolveRelation(collSlug, value string) (string, string) {
 		}
 		return "", model.ReasonNotFound
 	}
-	if ref, isRef := model.ParseRef(value); isRef {
-		if owner := b.prefixes().Get([]byte(ref.Prefix)); owner != nil {
+	if prefix, n, isRef := parseItemRef(value); isRef {
+		if owner := b.prefixes().Get([]byte(prefix)); owner != nil {
 			// The prefix names a collection: no fallback by number.
 			oc, _ := getCollection(b, owner)
 			if oc != nil && oc.ArchivedAt == nil {
-				if k := findItem(b, ref.String()); k != nil && ok(k) {
+				if k := findItem(b, refText(prefix, n)); k != nil && ok(k) {
 					return idString(k), ""
 				}
 				return "", model.ReasonNotFound
 			}
 		}
-		if k := b.nums().Get(u64(uint64(ref.Number))); k != nil && ok(k) {
+		if k := b.nums().Get(u64(uint64(n))); k != nil && ok(k) {
 			return idString(k), ""
 		}
 		return "", model.ReasonNotFound
@@ -591,7 +593,12 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 			return nil, err
 		}
 	}
-	if it.Number, err = b.bump(kItemNumber); err != nil {
+	if in.number != 0 {
+		if err := w.takeNumber(in.number, it.ID); err != nil {
+			return nil, err
+		}
+		it.Number = in.number
+	} else if it.Number, err = nextNumber(b); err != nil {
 		return nil, err
 	}
 	it.Slug = model.UniqueSlug(model.ItemSlug(title), func(s string) bool { return b.slugs().Get([]byte(s)) != nil })

@@ -43,11 +43,19 @@ var (
 	bPatches    = []byte("patches")        // patch id(16) -> patchRecord (storage/patch.go)
 	bOrigins    = []byte("builtin_origin") // item id(16) -> builtinOrigin (storage/library.go)
 
+	// Sync's durable state (storage/synclink.go, idmap.go, syncbase.go,
+	// syncconflicts.go).
+	bSync          = []byte("sync")           // link record, cursors, in-flight record, conflict counters
+	bSyncIDs       = []byte("sync_ids")       // kind | direction | id -> the other side's id
+	bSyncBase      = []byte("sync_base")      // item id(16) -> base record
+	bSyncConflicts = []byte("sync_conflicts") // conflict id(8) -> conflict record
+
 	wsSubBuckets = [][]byte{bCounters, bColls, bCollSlugs, bPrefixes, bItems, bContent, bNums,
 		bRefs, bSlugs, bIndex, bCounts, bChanges, bActivity, bActItem, bVersions, bComments,
 		bCommentIdx, bLinks, bLinkSrc, bLinkDst, bRoles, bRoleSlugs, bStars, bStarOrder,
 		bIdem, bOutbox, bUnique, bTitles, bPatches, bOrigins,
-		bSums, bVCounts, bDue, bBlk, bLeases, bReminders, bRemItem, bRemFired, bSeen}
+		bSums, bVCounts, bDue, bBlk, bLeases, bReminders, bRemItem, bRemFired, bSeen,
+		bSync, bSyncIDs, bSyncBase, bSyncConflicts}
 )
 
 // Counter keys.
@@ -181,6 +189,10 @@ type wsb struct {
 		remItem    *bucket
 		remFired   *bucket
 		seen       *bucket
+		sync       *bucket
+		syncIDs    *bucket
+		syncBase   *bucket
+		syncConfl  *bucket
 	}
 	// held is what a bulk write has not yet written (held.go).
 	held *held
@@ -259,6 +271,10 @@ func (b *wsb) reminders() *bucket  { return b.lazy(&b.open.reminders, bReminders
 func (b *wsb) remItem() *bucket    { return b.lazy(&b.open.remItem, bRemItem) }
 func (b *wsb) remFired() *bucket   { return b.lazy(&b.open.remFired, bRemFired) }
 func (b *wsb) seen() *bucket       { return b.lazy(&b.open.seen, bSeen) }
+func (b *wsb) sync() *bucket       { return b.lazy(&b.open.sync, bSync) }
+func (b *wsb) syncIDs() *bucket    { return b.lazy(&b.open.syncIDs, bSyncIDs) }
+func (b *wsb) syncBase() *bucket   { return b.lazy(&b.open.syncBase, bSyncBase) }
+func (b *wsb) syncConfl() *bucket  { return b.lazy(&b.open.syncConfl, bSyncConflicts) }
 
 // appendFill is the split fill of buckets written in key order.
 const appendFill = 0.95

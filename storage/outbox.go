@@ -4,36 +4,11 @@ import (
 	"github.com/padd/padd/model"
 )
 
-// The sync outbox. While a workspace is linked to a remote Pad, every
-// local mutation's change-log entry is also queued here, in the
-// mutation's own transaction, so the sync engine can push it after any
-// crash. Changes that arrive from the remote (actor source "sync") are
-// not queued back.
-
-// SetSyncLinked links or unlinks a workspace for sync. Unlinking drops
-// the queue.
-func (s *Store) SetSyncLinked(ws string, linked bool) error {
-	return s.update(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, ws)
-		if err != nil {
-			return err
-		}
-		b := openWS(tx, rec.ID)
-		if linked {
-			return b.root.Put(kSyncLinked, []byte{1})
-		}
-		if err := b.root.Delete(kSyncLinked); err != nil {
-			return err
-		}
-		c := b.outbox().Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			if err := c.Delete(); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
+// The sync outbox. While a workspace is linked to a remote Pad
+// (synclink.go), every local mutation's change-log entry is also queued
+// here, in the mutation's own transaction, so the sync engine can push it
+// after any crash. Changes that arrive from the remote (actor source
+// "sync") are not queued back. Unlinking drops the queue.
 
 // Outbox returns up to limit queued changes after seq (exclusive), oldest
 // first.
@@ -61,12 +36,18 @@ func (s *Store) AckOutbox(ws string, through int64) error {
 		if err != nil {
 			return err
 		}
-		c := openWS(tx, rec.ID).outbox().Cursor()
-		for k, _ := c.First(); k != nil && int64(getU64(k)) <= through; k, _ = c.Next() {
-			if err := c.Delete(); err != nil {
-				return err
-			}
-		}
-		return nil
+		return ackOutbox(openWS(tx, rec.ID), through)
 	})
+}
+
+// ackOutbox deletes the queued changes up to through, starting from the
+// first key after each delete (clearBucket says why).
+func ackOutbox(b *wsb, through int64) error {
+	c := b.outbox().Cursor()
+	for k, _ := c.First(); k != nil && int64(getU64(k)) <= through; k, _ = c.First() {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -13,7 +13,7 @@ func TestOutboxQueuesLocalChangesWhileLinked(t *testing.T) {
 	if got, _ := s.Outbox(ws, 0, 100); len(got) != 0 {
 		t.Fatalf("unlinked workspace queued %d changes", len(got))
 	}
-	if err := s.SetSyncLinked(ws, true); err != nil {
+	if err := s.LinkSync(ws, testLink); err != nil {
 		t.Fatal(err)
 	}
 	a := mustCreate(t, s, ws, "tasks", "queued", nil)
@@ -38,7 +38,7 @@ func TestOutboxQueuesLocalChangesWhileLinked(t *testing.T) {
 	if rest, _ := s.Outbox(ws, 0, 100); len(rest) != 1 || rest[0].Seq != got[1].Seq {
 		t.Fatalf("after ack: %+v", rest)
 	}
-	if err := s.SetSyncLinked(ws, false); err != nil {
+	if err := s.UnlinkSync(ws); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, s, ws, "tasks", "after unlinking", nil)

@@ -21,7 +21,7 @@ import (
 )
 
 // SchemaVersion is the on-disk layout version this build writes.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // ErrLocked means another process holds the database file.
 var ErrLocked = engine.ErrLocked
@@ -125,6 +125,8 @@ var migrations = []func(tx *txn) error{
 	// 4 -> 5: the (status, rank) pair streams next and ready read
 	// (index.go), for every stored item.
 	migratePairStreams,
+	// 5 -> 6: the sync buckets of every workspace (storage/synclink.go).
+	migrateSyncState,
 }
 
 // Open opens (creating if needed) the database at path. It fails with

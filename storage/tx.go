@@ -154,7 +154,7 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 	if err := journal.Put(u64(uint64(g)), cat(mustID(w.ws.id), seqKey(seq))); err != nil {
 		return 0, err
 	}
-	if w.ws.root.Get(kSyncLinked) != nil && w.actor.Source != model.SourceSync {
+	if w.actor.Source != model.SourceSync && linkedWS(w.ws) {
 		if err := w.ws.outbox().Put(seqKey(seq), b); err != nil {
 			return 0, err
 		}
@@ -179,10 +179,6 @@ func (w *wtx) activity(seq int64, itemID, action string, meta map[string]any) er
 	}
 	return nil
 }
-
-// kSyncLinked marks (in the workspace's root bucket) a workspace whose
-// mutations are queued for a remote Pad.
-var kSyncLinked = []byte("sync_linked")
 
 // decodeActivity reads a feed entry, restoring what the record leaves to
 // its key and bucket: the workspace, and an id derived from the seq.

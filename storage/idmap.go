@@ -1,0 +1,156 @@
+package storage
+
+import (
+	"strings"
+
+	"github.com/padd/padd/model"
+)
+
+// The sync id map: for each kind of entity, local id <-> remote id, both
+// ways, and the remote's refs -> local item. Entries are written in the
+// transaction that writes the local entity they concern (SyncTx), so a
+// crash never leaves an entity the engine pulled without its mapping.
+//
+// Keys in the sync_ids bucket: kind byte | 'l' | local id (16 bytes) ->
+// remote id; kind byte | 'r' | remote id -> local id (16 bytes); and
+// 'f' | remote ref (upper case) -> local item id (16 bytes).
+
+// SyncKind names what an id map entry maps.
+type SyncKind byte
+
+const (
+	SyncItem       SyncKind = 'i'
+	SyncComment    SyncKind = 'c'
+	SyncCollection SyncKind = 'k'
+	SyncLink       SyncKind = 'n'
+)
+
+func (k SyncKind) valid() bool {
+	switch k {
+	case SyncItem, SyncComment, SyncCollection, SyncLink:
+		return true
+	}
+	return false
+}
+
+const refMapTag = 'f'
+
+func localIDKey(k SyncKind, local []byte) []byte { return cat([]byte{byte(k), 'l'}, local) }
+func remoteIDKey(k SyncKind, remote string) []byte {
+	return cat([]byte{byte(k), 'r'}, []byte(remote))
+}
+func remoteRefKey(ref string) []byte {
+	return cat([]byte{refMapTag}, []byte(strings.ToUpper(strings.TrimSpace(ref))))
+}
+
+func checkMapArgs(k SyncKind, local, remote string) ([]byte, error) {
+	if !k.valid() {
+		return nil, model.Invalid("unknown sync id kind %q", string(rune(k)))
+	}
+	lk, ok := idKey(local)
+	if !ok {
+		return nil, model.Invalid("local id %q is not an id", local)
+	}
+	if remote == "" || len(remote) > 256 {
+		return nil, model.Invalid("remote id %q is empty or over 256 bytes", remote)
+	}
+	return lk, nil
+}
+
+// mapID records local <-> remote for kind k, replacing any entry either
+// id had: one local entity is one remote entity.
+func mapID(b *wsb, k SyncKind, local, remote string) error {
+	lk, err := checkMapArgs(k, local, remote)
+	if err != nil {
+		return err
+	}
+	ids := b.syncIDs()
+	if old := ids.Get(localIDKey(k, lk)); old != nil && string(old) != remote {
+		if err := ids.Delete(remoteIDKey(k, string(old))); err != nil {
+			return err
+		}
+	}
+	if old := ids.Get(remoteIDKey(k, remote)); old != nil && string(old) != string(lk) {
+		if err := ids.Delete(localIDKey(k, old)); err != nil {
+			return err
+		}
+	}
+	return firstErr(ids.Put(localIDKey(k, lk), []byte(remote)), ids.Put(remoteIDKey(k, remote), lk))
+}
+
+// unmapID drops the entries of a local entity of kind k.
+func unmapID(b *wsb, k SyncKind, local string) error {
+	lk, ok := idKey(local)
+	if !ok {
+		return nil
+	}
+	ids := b.syncIDs()
+	remote := ids.Get(localIDKey(k, lk))
+	if remote == nil {
+		return nil
+	}
+	return firstErr(ids.Delete(remoteIDKey(k, string(remote))), ids.Delete(localIDKey(k, lk)))
+}
+
+func remoteIDOf(b *wsb, k SyncKind, local string) (string, bool) {
+	lk, ok := idKey(local)
+	if !ok {
+		return "", false
+	}
+	v := b.syncIDs().Get(localIDKey(k, lk))
+	return string(v), v != nil
+}
+
+func localIDOf(b *wsb, k SyncKind, remote string) (string, bool) {
+	v := b.syncIDs().Get(remoteIDKey(k, remote))
+	if len(v) != 16 {
+		return "", false
+	}
+	return idString(v), true
+}
+
+func mapRemoteRef(b *wsb, ref, itemID string) error {
+	id, ok := idKey(itemID)
+	if !ok {
+		return model.Invalid("local item id %q is not an id", itemID)
+	}
+	if strings.TrimSpace(ref) == "" || len(ref) > 256 {
+		return model.Invalid("remote ref %q is empty or over 256 bytes", ref)
+	}
+	return b.syncIDs().Put(remoteRefKey(ref), id)
+}
+
+func itemOfRemoteRef(b *wsb, ref string) (string, bool) {
+	v := b.syncIDs().Get(remoteRefKey(ref))
+	if len(v) != 16 {
+		return "", false
+	}
+	return idString(v), true
+}
+
+// SyncRemoteID is the remote id of a local entity of kind k.
+func (s *Store) SyncRemoteID(ws string, k SyncKind, localID string) (remote string, ok bool, err error) {
+	err = s.read(ws, func(r *rtx) error {
+		remote, ok = remoteIDOf(r.ws, k, localID)
+		return nil
+	})
+	return remote, ok, err
+}
+
+// SyncLocalID is the local id of a remote entity of kind k.
+func (s *Store) SyncLocalID(ws string, k SyncKind, remoteID string) (local string, ok bool, err error) {
+	err = s.read(ws, func(r *rtx) error {
+		local, ok = localIDOf(r.ws, k, remoteID)
+		return nil
+	})
+	return local, ok, err
+}
+
+// SyncItemByRemoteRef is the local item a remote ref names.
+func (s *Store) SyncItemByRemoteRef(ws, ref string) (itemID string, ok bool, err error) {
+	err = s.read(ws, func(r *rtx) error {
+		itemID, ok = itemOfRemoteRef(r.ws, ref)
+		return nil
+	})
+	return itemID, ok, err
+}

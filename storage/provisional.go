@@ -1,0 +1,149 @@
+package storage
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/padd/padd/model"
+)
+
+// Item numbers and provisional refs.
+//
+// An unlinked workspace numbers its items from its own counter
+// (kItemNumber), as Pad does. Once a workspace is linked to a remote Pad,
+// item numbers are the remote's: an item pulled from the remote takes the
+// remote's number, and an item made here gets a provisional number from a
+// second counter (kProvisional) until the remote numbers it. A
+// provisional number is stored negated (-n), so it can never equal a
+// number Pad assigns, and its ref is "<PREFIX>-L<n>": Pad's refs are
+// digits after the dash, so no ref the server gives can be equal to it.
+// When the remote's number is adopted, the item's number becomes the
+// remote's and the provisional ref stays in the refs bucket, where it
+// resolves like an old ref after a move.
+
+// kProvisional counts the workspace's provisional numbers.
+var kProvisional = []byte("provisional_number")
+
+// refText spells an item's ref: PREFIX-N, or PREFIX-LN for a provisional
+// (negative) number.
+func refText(prefix string, n int64) string {
+	if n < 0 {
+		return prefix + "-L" + strconv.FormatInt(-n, 10)
+	}
+	return prefix + "-" + strconv.FormatInt(n, 10)
+}
+
+// parseItemRef reads "TASK-12" and "TASK-L12" (any case) into a prefix
+// and a number, negative for a provisional ref.
+func parseItemRef(s string) (prefix string, n int64, ok bool) {
+	if r, ok := model.ParseRef(s); ok {
+		return r.Prefix, r.Number, true
+	}
+	i := strings.LastIndexByte(s, '-')
+	if i <= 0 || i+2 >= len(s) || (s[i+1] != 'L' && s[i+1] != 'l') {
+		return "", 0, false
+	}
+	r, ok := model.ParseRef(s[:i+1] + s[i+2:])
+	if !ok {
+		return "", 0, false
+	}
+	return r.Prefix, -r.Number, true
+}
+
+// IsProvisionalRef says whether ref is a provisional ref (PREFIX-LN).
+func IsProvisionalRef(ref string) bool {
+	_, n, ok := parseItemRef(ref)
+	return ok && n < 0
+}
+
+// nextNumber is the number of an item created in b without a number of
+// its own: provisional while the workspace is linked, else the next of
+// the workspace's counter.
+func nextNumber(b *wsb) (int64, error) {
+	if linkedWS(b) {
+		n, err := b.bump(kProvisional)
+		return -n, err
+	}
+	return b.bump(kItemNumber)
+}
+
+// claimNumber makes the remote's number the item's own. The ref the item
+// had keeps resolving (it stays in the refs bucket).
+func (w *wtx) claimNumber(it *model.Item, number int64) error {
+	if it.Number == number {
+		return nil
+	}
+	if err := w.takeNumber(number, it.ID); err != nil {
+		return err
+	}
+	return w.renumber(it, number)
+}
+
+// takeNumber frees the remote's number for item self. An item that holds
+// it locally (one numbered before the workspace was linked and not yet
+// numbered by the remote) is given a provisional number instead: the
+// remote's numbering wins. The workspace's own counter is raised past the
+// number, so a workspace unlinked later numbers on without reusing it.
+func (w *wtx) takeNumber(number int64, self string) error {
+	if number <= 0 {
+		return model.Invalid("a remote item number must be positive, not %d", number).With("field", "number")
+	}
+	b := w.ws
+	if holder := b.nums().Get(u64(uint64(number))); holder != nil && idString(holder) != self {
+		other, err := getItem(b, holder, true)
+		if err != nil {
+			return err
+		}
+		if other != nil {
+			p, err := b.bump(kProvisional)
+			if err != nil {
+				return err
+			}
+			if err := w.renumber(other, -p); err != nil {
+				return err
+			}
+		}
+	}
+	if b.counter(kItemNumber) < number {
+		return b.counters().Put(kItemNumber, u64(uint64(number)))
+	}
+	return nil
+}
+
+// renumber gives a stored item a new number as one mutation of its own:
+// the change-log entry lets every reader (the search index, the event
+// stream) see the new ref, and the activity entry tells the user which
+// ref the item had.
+func (w *wtx) renumber(it *model.Item, number int64) error {
+	b := w.ws
+	c, err := getCollection(b, mustID(it.CollectionID))
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return errInternal("item %s names a missing collection", it.ID)
+	}
+	old := *it
+	id := mustID(it.ID)
+	oldRef, newRef := refOf(c, old.Number), refOf(c, number)
+	if got := b.nums().Get(u64(uint64(old.Number))); string(got) == string(id) {
+		if err := b.nums().Delete(u64(uint64(old.Number))); err != nil {
+			return err
+		}
+	}
+	it.Number = number
+	seq, err := w.stamp(model.EntityItem, model.OpUpdated, it.ID, it.ID, c.ID)
+	if err != nil {
+		return err
+	}
+	it.Seq = seq
+	unpar := isUnparented(b, it)
+	return firstErr(
+		putItem(b, it),
+		b.nums().Put(u64(uint64(number)), id),
+		b.refs().Put([]byte(newRef), id),
+		w.reindex(&old, it, unpar, unpar),
+		w.activity(seq, it.ID, "updated", map[string]any{"seq": seq, "prev_seq": old.Seq,
+			"changes": map[string]any{"ref": map[string]any{"from": oldRef, "to": newRef}}}),
+	)
+}

@@ -1,0 +1,146 @@
+package storage
+
+import (
+	"github.com/padd/padd/model"
+)
+
+// SyncTx is one write of the sync engine on a linked workspace: the local
+// entity it changes, the id map entries, bases, cursors and outbox
+// acknowledgements that go with it commit together or not at all. Its
+// item, comment and link writes are the doors' own (the same validation,
+// indexes, versions, activity and change-log entries); their actor source
+// is "sync", so none of them is queued back for push.
+type SyncTx struct {
+	w *wtx
+}
+
+// SyncApply runs fn as one write of the sync engine on the linked
+// workspace ws, durable when it returns. actor is who made the change on
+// the remote; its source is always "sync".
+func (s *Store) SyncApply(ws string, actor model.Actor, fn func(*SyncTx) error) error {
+	actor.Source = model.SourceSync
+	return s.write(ws, actor, func(w *wtx) error {
+		if !linkedWS(w.ws) {
+			return model.Conflict("workspace %q is not linked to a remote", w.wsRec.Slug)
+		}
+		return fn(&SyncTx{w: w})
+	})
+}
+
+// AdoptRemoteRef makes the remote's number the item's own (the item's
+// ref becomes the server's; the provisional ref keeps resolving).
+func (s *Store) AdoptRemoteRef(ws, itemID string, number int64) (*ItemView, error) {
+	var out *ItemView
+	err := s.SyncApply(ws, model.UserActor(model.SourceSync), func(t *SyncTx) (err error) {
+		out, err = t.AdoptRef(itemID, number)
+		return err
+	})
+	return out, err
+}
+
+// CreateItem creates an item pulled from the remote, with the remote's
+// number.
+func (t *SyncTx) CreateItem(in ItemCreate, number int64) (*ItemResult, error) {
+	if number <= 0 {
+		return nil, model.Invalid("an item pulled from the remote needs its number, not %d", number).With("field", "number")
+	}
+	in.number = number
+	return t.w.createItem(in)
+}
+
+// UpdateItem is the doors' partial update.
+func (t *SyncTx) UpdateItem(ref string, in ItemUpdate) (*ItemResult, error) {
+	return t.w.updateItem(ref, in)
+}
+
+// MoveItem is the doors' move.
+func (t *SyncTx) MoveItem(ref string, in MoveInput) (*ItemResult, error) {
+	return t.w.moveItem(ref, in)
+}
+
+// SetArchived archives (Pad's delete) or restores an item.
+func (t *SyncTx) SetArchived(ref string, archived bool) (*ItemResult, error) {
+	return t.w.setArchived(ref, archived)
+}
+
+// AdoptRef makes the remote's number the item's own.
+func (t *SyncTx) AdoptRef(itemID string, number int64) (*ItemView, error) {
+	it, err := itemByRef(t.w.ws, itemID, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.w.claimNumber(it, number); err != nil {
+		return nil, err
+	}
+	return view(t.w.ws, it, nil)
+}
+
+// AddComment adds a comment or reply pulled from the remote.
+func (t *SyncTx) AddComment(itemRef string, in CommentCreate) (*model.Comment, error) {
+	return t.w.addComment(itemRef, in)
+}
+
+// EditComment changes a comment's body.
+func (t *SyncTx) EditComment(itemRef, commentID, body string) (*model.Comment, error) {
+	return t.w.editComment(itemRef, commentID, body)
+}
+
+// DeleteComment deletes a comment (a tombstone when it has replies).
+func (t *SyncTx) DeleteComment(itemRef, commentID string) (*CommentDeletion, error) {
+	return t.w.deleteComment(itemRef, commentID)
+}
+
+// AddLink links two items.
+func (t *SyncTx) AddLink(sourceRef, targetRef, linkType string) (*LinkResult, error) {
+	return t.w.addLink(sourceRef, targetRef, linkType)
+}
+
+// MapID records local <-> remote ids of one entity.
+func (t *SyncTx) MapID(k SyncKind, localID, remoteID string) error {
+	return mapID(t.w.ws, k, localID, remoteID)
+}
+
+// UnmapID drops a local entity's id map entries.
+func (t *SyncTx) UnmapID(k SyncKind, localID string) error { return unmapID(t.w.ws, k, localID) }
+
+// RemoteID is a local entity's remote id, as this write sees it.
+func (t *SyncTx) RemoteID(k SyncKind, localID string) (string, bool) {
+	return remoteIDOf(t.w.ws, k, localID)
+}
+
+// LocalID is a remote entity's local id, as this write sees it.
+func (t *SyncTx) LocalID(k SyncKind, remoteID string) (string, bool) {
+	return localIDOf(t.w.ws, k, remoteID)
+}
+
+// MapRemoteRef records which local item a remote ref names.
+func (t *SyncTx) MapRemoteRef(ref, itemID string) error { return mapRemoteRef(t.w.ws, ref, itemID) }
+
+// SetBase records an item's base.
+func (t *SyncTx) SetBase(b SyncBase) error { return putBase(t.w.ws, b) }
+
+// Base reads an item's base, as this write sees it.
+func (t *SyncTx) Base(itemID string) (*SyncBase, error) { return getBase(t.w.ws, itemID) }
+
+// SetCursors records the feeds' cursors.
+func (t *SyncTx) SetCursors(c SyncCursors) error { return putSyncRecord(t.w.ws, kCursors, c) }
+
+// SetInFlight records the write about to be sent.
+func (t *SyncTx) SetInFlight(f SyncInFlight) error { return setInFlight(t.w.ws, f) }
+
+// ClearInFlight drops the in-flight record: its write's outcome is known.
+func (t *SyncTx) ClearInFlight() error { return t.w.ws.sync().Delete(kInFlight) }
+
+// AckOutbox drops the queued changes up to and including seq.
+func (t *SyncTx) AckOutbox(through int64) error { return ackOutbox(t.w.ws, through) }
+
+// AddConflict records a conflict or set-aside entry and returns its id.
+func (t *SyncTx) AddConflict(c SyncConflict) (int64, error) { return addConflict(t.w.ws, c, t.w.now) }
+
+// ResolveConflict settles an entry.
+func (t *SyncTx) ResolveConflict(id int64, how ConflictState) (*SyncConflict, error) {
+	return resolveConflict(t.w.ws, id, how, t.w.now)
+}
+
+// UpdateLink changes the link record (state, last exchange, next try).
+func (t *SyncTx) UpdateLink(fn func(*RemoteLink) error) error { return updateLink(t.w.ws, fn) }

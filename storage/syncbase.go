@@ -1,0 +1,163 @@
+package storage
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+
+	"github.com/padd/padd/model"
+)
+
+// SyncBase is the last version of an item both sides agreed on (merge's
+// common ancestor) and the remote's tokens for it: written when a push is
+// answered and when a pulled change is applied.
+type SyncBase struct {
+	ItemID       string
+	Title        string
+	Content      string
+	Fields       map[string]any
+	Tags         []string
+	ParentID     string
+	CollectionID string
+	Archived     bool
+	Pinned       bool
+	// RemoteSeq and RemoteUpdatedAt are the remote's tokens of this
+	// version: expected_seq where the server has it, else
+	// expected_updated_at, kept as the server wrote it.
+	RemoteSeq       int64
+	RemoteUpdatedAt string
+}
+
+// baseRecord is a base as stored. Its content is kept once: a base whose
+// text is one of the item's recent versions names that version (whose
+// body storage keeps anyway, versions.go); any other text is kept inline.
+// The hash says which text the base holds, and is checked on read.
+type baseRecord struct {
+	Title           string          `json:"title"`
+	ContentSHA      []byte          `json:"content_sha256"`
+	VersionSeq      int64           `json:"version_seq,omitempty"`
+	Content         *string         `json:"content,omitempty"`
+	Fields          json.RawMessage `json:"fields,omitempty"`
+	Tags            []string        `json:"tags,omitempty"`
+	ParentID        string          `json:"parent_id,omitempty"`
+	CollectionID    string          `json:"collection_id"`
+	Archived        bool            `json:"archived,omitempty"`
+	Pinned          bool            `json:"pinned,omitempty"`
+	RemoteSeq       int64           `json:"remote_seq,omitempty"`
+	RemoteUpdatedAt string          `json:"remote_updated_at,omitempty"`
+}
+
+// baseVersionScan bounds how many of an item's newest versions are
+// searched for the base's text before it is kept inline.
+const baseVersionScan = 16
+
+func contentSHA(s string) []byte {
+	h := sha256.Sum256([]byte(s))
+	return h[:]
+}
+
+// versionText is a version's body: its own copy, or the item's current
+// content for the newest version, which keeps none.
+func versionText(b *wsb, itemKey []byte, v *model.Version) string {
+	if v.Current {
+		return string(b.content().Get(itemKey))
+	}
+	return v.Content
+}
+
+func putBase(b *wsb, base SyncBase) error {
+	id, ok := idKey(base.ItemID)
+	if !ok {
+		return model.Invalid("base item id %q is not an id", base.ItemID)
+	}
+	if b.items().Get(id) == nil {
+		return model.NotFound("Item not found: %s", base.ItemID)
+	}
+	fields, err := json.Marshal(base.Fields)
+	if err != nil {
+		return model.Invalid("base fields: %v", err)
+	}
+	rec := baseRecord{Title: base.Title, ContentSHA: contentSHA(base.Content), Fields: fields,
+		Tags: base.Tags, ParentID: base.ParentID, CollectionID: base.CollectionID,
+		Archived: base.Archived, Pinned: base.Pinned, RemoteSeq: base.RemoteSeq, RemoteUpdatedAt: base.RemoteUpdatedAt}
+	n := 0
+	err = eachReverse(b.versions().Cursor(), id, nil, func(_, raw []byte) (bool, error) {
+		var v model.Version
+		if decodeVersionRecord(raw, &v) != nil {
+			return true, nil
+		}
+		if string(contentSHA(versionText(b, id, &v))) == string(rec.ContentSHA) {
+			rec.VersionSeq = v.VersionSeq
+			return false, nil
+		}
+		n++
+		return n < baseVersionScan, nil
+	})
+	if err != nil {
+		return err
+	}
+	if rec.VersionSeq == 0 {
+		rec.Content = &base.Content
+	}
+	raw, err := encode(rec)
+	if err != nil {
+		return err
+	}
+	return b.syncBase().Put(id, raw)
+}
+
+func getBase(b *wsb, itemID string) (*SyncBase, error) {
+	id, ok := idKey(itemID)
+	if !ok {
+		return nil, nil
+	}
+	raw := b.syncBase().Get(id)
+	if raw == nil {
+		return nil, nil
+	}
+	unreadable := func(why string, args ...any) error {
+		return model.Errorf(model.CodeStoredStateUnreadable, "stored sync base of item %s is unreadable: "+why, append([]any{itemID}, args...)...)
+	}
+	var rec baseRecord
+	if err := decode(raw, &rec); err != nil {
+		return nil, unreadable("%v", err)
+	}
+	out := &SyncBase{ItemID: itemID, Title: rec.Title, Tags: rec.Tags, ParentID: rec.ParentID,
+		CollectionID: rec.CollectionID, Archived: rec.Archived, Pinned: rec.Pinned,
+		RemoteSeq: rec.RemoteSeq, RemoteUpdatedAt: rec.RemoteUpdatedAt}
+	if len(rec.Fields) > 0 && string(rec.Fields) != "null" {
+		v, err := model.DecodeJSON(rec.Fields)
+		if err != nil {
+			return nil, unreadable("fields: %v", err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, unreadable("fields are not an object")
+		}
+		out.Fields = m
+	}
+	switch {
+	case rec.Content != nil:
+		out.Content = *rec.Content
+	case rec.VersionSeq > 0:
+		vraw := b.versions().Get(cat(id, u64(uint64(rec.VersionSeq))))
+		var v model.Version
+		if vraw == nil || decodeVersionRecord(vraw, &v) != nil {
+			return nil, unreadable("its version %d is missing", rec.VersionSeq)
+		}
+		out.Content = versionText(b, id, &v)
+	}
+	if string(contentSHA(out.Content)) != string(rec.ContentSHA) {
+		return nil, unreadable("its content does not match its hash")
+	}
+	return out, nil
+}
+
+// SyncBase reads an item's base; nil when it has none (never synced).
+func (s *Store) SyncBase(ws, itemID string) (*SyncBase, error) {
+	var out *SyncBase
+	err := s.read(ws, func(r *rtx) (err error) {
+		out, err = getBase(r.ws, itemID)
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,203 @@
+package storage
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/padd/padd/model"
+)
+
+// Sync conflicts and set-aside entries. A conflict is a part of an item
+// both sides changed differently since the base: the remote's value won in
+// the item, the local one is kept as a version of the item and here. A
+// set-aside entry is a change the other side refused (or that failed
+// padd's validation), with the reason, kept so the rest can flow.
+
+// SyncEntryKind says whether an entry is a conflict or a set-aside change.
+type SyncEntryKind string
+
+const (
+	EntryConflict SyncEntryKind = "conflict"
+	EntrySetAside SyncEntryKind = "set_aside"
+)
+
+// ConflictState is where a conflict or set-aside entry stands.
+type ConflictState string
+
+const (
+	ConflictOpen       ConflictState = "open"
+	ResolvedKeepLocal  ConflictState = "keep_local"
+	ResolvedKeepRemote ConflictState = "keep_remote"
+	ResolvedMerged     ConflictState = "merged"
+)
+
+func (s ConflictState) resolution() bool {
+	return s == ResolvedKeepLocal || s == ResolvedKeepRemote || s == ResolvedMerged
+}
+
+// MaxConflictValue bounds each of a conflict's base, local and remote
+// values: a longer value is cut and marked Truncated (the local value in
+// full is the version LocalVersionSeq names; the remote's is the item's).
+const MaxConflictValue = 256 << 10
+
+// SyncConflict is one conflict or set-aside entry.
+type SyncConflict struct {
+	ID     int64         `json:"id"`
+	Kind   SyncEntryKind `json:"kind"`
+	ItemID string        `json:"item_id,omitempty"`
+	// Part is what conflicted: title, content, tags, parent, collection,
+	// archived, deleted, or "fields.<key>".
+	Part   string          `json:"part,omitempty"`
+	Base   json.RawMessage `json:"base,omitempty"`
+	Local  json.RawMessage `json:"local,omitempty"`
+	Remote json.RawMessage `json:"remote,omitempty"`
+	// Truncated names the values cut at MaxConflictValue.
+	Truncated []string `json:"truncated,omitempty"`
+	// LocalVersionSeq is the item version that keeps the local value.
+	LocalVersionSeq int64 `json:"local_version_seq,omitempty"`
+	// OutboxSeq and Reason say which change was set aside and why.
+	OutboxSeq  int64         `json:"outbox_seq,omitempty"`
+	Reason     string        `json:"reason,omitempty"`
+	At         time.Time     `json:"at"`
+	State      ConflictState `json:"state"`
+	ResolvedAt time.Time     `json:"resolved_at,omitzero"`
+}
+
+var (
+	kConflictSeq  = []byte("conflict_seq")
+	kOpenConflict = []byte("open_conflicts")
+)
+
+// addConflict stores a new entry, open, and returns its id.
+func addConflict(b *wsb, c SyncConflict, now time.Time) (int64, error) {
+	if !linkedWS(b) {
+		return 0, model.Conflict("workspace is not linked to a remote")
+	}
+	switch c.Kind {
+	case EntryConflict:
+		if _, ok := idKey(c.ItemID); !ok || c.Part == "" {
+			return 0, model.Invalid("a conflict names its item and part")
+		}
+	case EntrySetAside:
+		if c.Reason == "" {
+			return 0, model.Invalid("a set-aside entry says why")
+		}
+	default:
+		return 0, model.Invalid("unknown sync entry kind %q", c.Kind)
+	}
+	for _, v := range []struct {
+		name string
+		val  *json.RawMessage
+	}{{"base", &c.Base}, {"local", &c.Local}, {"remote", &c.Remote}} {
+		if len(*v.val) > MaxConflictValue {
+			cut, _ := json.Marshal(string((*v.val)[:MaxConflictValue]))
+			*v.val = cut
+			c.Truncated = append(c.Truncated, v.name)
+		} else if len(*v.val) > 0 && !json.Valid(*v.val) {
+			return 0, model.Invalid("the conflict's %s value is not JSON", v.name)
+		}
+	}
+	sb := b.sync()
+	id := int64(getU64(sb.Get(kConflictSeq))) + 1
+	c.ID, c.State, c.At, c.ResolvedAt = id, ConflictOpen, tstamp(now), time.Time{}
+	raw, err := encode(c)
+	if err != nil {
+		return 0, err
+	}
+	return id, firstErr(sb.Put(kConflictSeq, u64(uint64(id))),
+		sb.Put(kOpenConflict, u64(getU64(sb.Get(kOpenConflict))+1)),
+		b.syncConfl().Put(u64(uint64(id)), raw))
+}
+
+func getConflict(b *wsb, id int64) (*SyncConflict, error) {
+	raw := b.syncConfl().Get(u64(uint64(id)))
+	if raw == nil {
+		return nil, model.NotFound("sync conflict %d not found", id)
+	}
+	var c SyncConflict
+	if err := decode(raw, &c); err != nil {
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored sync conflict %d is unreadable: %v", id, err)
+	}
+	return &c, nil
+}
+
+// resolveConflict settles an open entry. Settling one already settled the
+// same way is a no-op; another way is refused.
+func resolveConflict(b *wsb, id int64, how ConflictState, now time.Time) (*SyncConflict, error) {
+	if !how.resolution() {
+		return nil, model.Invalid("resolve with keep_local, keep_remote or merged, not %q", how)
+	}
+	c, err := getConflict(b, id)
+	if err != nil {
+		return nil, err
+	}
+	if c.State == how {
+		return c, nil
+	}
+	if c.State != ConflictOpen {
+		return nil, model.Conflict("sync conflict %d is already resolved (%s)", id, c.State)
+	}
+	c.State, c.ResolvedAt = how, tstamp(now)
+	raw, err := encode(c)
+	if err != nil {
+		return nil, err
+	}
+	sb := b.sync()
+	open := getU64(sb.Get(kOpenConflict))
+	if open > 0 {
+		open--
+	}
+	return c, firstErr(b.syncConfl().Put(u64(uint64(id)), raw), sb.Put(kOpenConflict, u64(open)))
+}
+
+// SyncConflicts lists a workspace's conflicts and set-aside entries,
+// oldest first: the open ones only, or all.
+func (s *Store) SyncConflicts(ws string, openOnly bool) ([]SyncConflict, error) {
+	var out []SyncConflict
+	err := s.read(ws, func(r *rtx) error {
+		return r.ws.syncConfl().ForEach(func(k, raw []byte) error {
+			var c SyncConflict
+			if err := decode(raw, &c); err != nil {
+				return model.Errorf(model.CodeStoredStateUnreadable, "stored sync conflict %d is unreadable: %v", getU64(k), err)
+			}
+			if !openOnly || c.State == ConflictOpen {
+				out = append(out, c)
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+// SyncConflict reads one conflict or set-aside entry.
+func (s *Store) SyncConflict(ws string, id int64) (*SyncConflict, error) {
+	var out *SyncConflict
+	err := s.read(ws, func(r *rtx) (err error) {
+		out, err = getConflict(r.ws, id)
+		return err
+	})
+	return out, err
+}
+
+// ResolveSyncConflict marks an entry settled. What the item becomes is
+// the engine's write (SyncApply or a door's update); this records the
+// outcome.
+func (s *Store) ResolveSyncConflict(ws string, id int64, how ConflictState) (*SyncConflict, error) {
+	var out *SyncConflict
+	err := s.syncUpdate(ws, func(b *wsb) (err error) {
+		out, err = resolveConflict(b, id, how, s.clock())
+		return err
+	})
+	return out, err
+}
+
+// OpenSyncConflicts counts a workspace's open conflicts and set-aside
+// entries, for status.
+func (s *Store) OpenSyncConflicts(ws string) (int, error) {
+	var n int
+	err := s.read(ws, func(r *rtx) error {
+		n = int(getU64(r.ws.sync().Get(kOpenConflict)))
+		return nil
+	})
+	return n, err
+}

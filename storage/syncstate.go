@@ -1,0 +1,118 @@
+package storage
+
+import (
+	"time"
+
+	"github.com/padd/padd/model"
+)
+
+// The sync engine's cursors and in-flight record, in the workspace's sync
+// bucket. Cursors are committed with the pulled page they cover (SyncTx),
+// so a restart never pulls it again; the in-flight record is committed
+// before a write is sent, so a padd killed mid-request finds it at start
+// and treats that write's outcome as unknown.
+
+// SyncCursors are where each of the remote's feeds was last read up to.
+type SyncCursors struct {
+	// ItemsChangesSeq is the items-changes feed's cursor.
+	ItemsChangesSeq int64 `json:"items_changes_seq,omitempty"`
+	// ChangesSince is /changes' since (the server_time it last answered
+	// with has_more false); ChangesCursor its cursor within a walk.
+	ChangesSince  string `json:"changes_since,omitempty"`
+	ChangesCursor string `json:"changes_cursor,omitempty"`
+	// EventID is the remote event stream's last event id.
+	EventID string `json:"event_id,omitempty"`
+	// ActivityID and ActivityAt are the newest activity row seen: the
+	// high-water mark comments made while offline are found back to.
+	ActivityID string    `json:"activity_id,omitempty"`
+	ActivityAt time.Time `json:"activity_at,omitzero"`
+}
+
+// SyncInFlight is a write the engine sent or was about to send.
+type SyncInFlight struct {
+	OutboxSeq int64  `json:"outbox_seq"`
+	OpKey     string `json:"op_key"`
+	// SentAt is the server's clock when it was sent (from the last Date
+	// header); CursorBefore the items-changes cursor before it.
+	SentAt       time.Time `json:"sent_at"`
+	CursorBefore int64     `json:"cursor_before"`
+}
+
+var (
+	kCursors  = []byte("cursors")
+	kInFlight = []byte("inflight")
+)
+
+// syncRecord reads one JSON record of the sync bucket into v; false when
+// there is none.
+func syncRecord(b *wsb, key []byte, v any) (bool, error) {
+	raw := b.sync().Get(key)
+	if raw == nil {
+		return false, nil
+	}
+	if err := decode(raw, v); err != nil {
+		return false, model.Errorf(model.CodeStoredStateUnreadable, "stored sync %s of workspace %s is unreadable: %v", key, b.id, err)
+	}
+	return true, nil
+}
+
+func putSyncRecord(b *wsb, key []byte, v any) error {
+	if !linkedWS(b) {
+		return model.Conflict("workspace is not linked to a remote")
+	}
+	raw, err := encode(v)
+	if err != nil {
+		return err
+	}
+	return b.sync().Put(key, raw)
+}
+
+// SyncCursors reads a linked workspace's cursors (zero before the first
+// pull).
+func (s *Store) SyncCursors(ws string) (SyncCursors, error) {
+	var out SyncCursors
+	err := s.read(ws, func(r *rtx) error {
+		_, err := syncRecord(r.ws, kCursors, &out)
+		return err
+	})
+	return out, err
+}
+
+// SyncInFlight reads the in-flight record; nil when no write is in
+// flight.
+func (s *Store) SyncInFlight(ws string) (*SyncInFlight, error) {
+	var out *SyncInFlight
+	err := s.read(ws, func(r *rtx) error {
+		var f SyncInFlight
+		ok, err := syncRecord(r.ws, kInFlight, &f)
+		if ok {
+			out = &f
+		}
+		return err
+	})
+	return out, err
+}
+
+// SetSyncInFlight commits the in-flight record: the engine calls it
+// before it sends the write, and sends only once it returns.
+func (s *Store) SetSyncInFlight(ws string, f SyncInFlight) error {
+	return s.syncUpdate(ws, func(b *wsb) error { return setInFlight(b, f) })
+}
+
+func setInFlight(b *wsb, f SyncInFlight) error {
+	if f.OutboxSeq <= 0 {
+		return model.Invalid("an in-flight record names the outbox entry it sends")
+	}
+	return putSyncRecord(b, kInFlight, f)
+}
+
+// syncUpdate runs fn on a live workspace's buckets outside its seq.
+func (s *Store) syncUpdate(ws string, fn func(b *wsb) error) error {
+	return s.update(func(tx *txn) error {
+		rec, err := liveWorkspace(tx, ws)
+		if err != nil {
+			return err
+		}
+		return fn(openWS(tx, rec.ID))
+	})
+}
