@@ -1,0 +1,344 @@
+package storage
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/model"
+)
+
+func TestSyncIDMap(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "IDs").Slug
+	mustSyncLink(t, s, ws)
+	a := mustCreate(t, s, ws, "tasks", "a", nil)
+	b := mustCreate(t, s, ws, "tasks", "b", nil)
+	apply := func(fn func(tx *SyncTx) error) error { return s.SyncApply(ws, syncActor, fn) }
+	for _, tc := range []struct {
+		name          string
+		kind          SyncKind
+		local, remote string
+		code          string // "" when accepted
+	}{
+		{"item", SyncItem, a.ID, "r-item-a", ""},
+		{"comment", SyncComment, b.ID, "r-comment", ""},
+		{"collection", SyncCollection, a.CollectionID, "r-coll", ""},
+		{"link", SyncLink, b.ID, "r-link", ""},
+		{"unknown kind", SyncKind('x'), a.ID, "r", model.CodeValidation},
+		{"local id not an id", SyncItem, "TASK-1", "r", model.CodeValidation},
+		{"empty remote id", SyncItem, a.ID, "", model.CodeValidation},
+		{"remote id too long", SyncItem, a.ID, strings.Repeat("r", 257), model.CodeValidation},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := apply(func(tx *SyncTx) error { return tx.MapID(tc.kind, tc.local, tc.remote) })
+			if tc.code != "" {
+				wantCode(t, err, tc.code)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, ok, err := s.SyncRemoteID(ws, tc.kind, tc.local); err != nil || !ok || r != tc.remote {
+				t.Fatalf("remote of %s = %q %v %v", tc.local, r, ok, err)
+			}
+			if l, ok, err := s.SyncLocalID(ws, tc.kind, tc.remote); err != nil || !ok || l != tc.local {
+				t.Fatalf("local of %s = %q %v %v", tc.remote, l, ok, err)
+			}
+		})
+	}
+	// Kinds are apart: the item map does not answer for a comment id.
+	if _, ok, _ := s.SyncLocalID(ws, SyncItem, "r-comment"); ok {
+		t.Fatal("a comment's remote id answered as an item's")
+	}
+	// Mapping again replaces both directions' old entries.
+	if err := apply(func(tx *SyncTx) error {
+		if err := tx.MapID(SyncItem, a.ID, "r-item-a2"); err != nil {
+			return err
+		}
+		if r, _ := tx.RemoteID(SyncItem, a.ID); r != "r-item-a2" {
+			t.Errorf("in the write, remote of a = %q", r)
+		}
+		return tx.MapID(SyncItem, b.ID, "r-item-a2") // now b's
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.SyncLocalID(ws, SyncItem, "r-item-a"); ok {
+		t.Fatal("the old remote id still maps")
+	}
+	if _, ok, _ := s.SyncRemoteID(ws, SyncItem, a.ID); ok {
+		t.Fatal("a still maps to the remote id b took")
+	}
+	if l, _, _ := s.SyncLocalID(ws, SyncItem, "r-item-a2"); l != b.ID {
+		t.Fatalf("r-item-a2 maps to %s, want b", l)
+	}
+	if err := apply(func(tx *SyncTx) error {
+		return firstErr(tx.UnmapID(SyncItem, b.ID), tx.MapRemoteRef("task-41", a.ID))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := s.SyncLocalID(ws, SyncItem, "r-item-a2"); ok {
+		t.Fatal("unmapped entry still answers")
+	}
+	if id, ok, err := s.SyncItemByRemoteRef(ws, "TASK-41"); err != nil || !ok || id != a.ID {
+		t.Fatalf("remote ref maps to %q %v %v", id, ok, err)
+	}
+	// A write the engine's callback refuses leaves no entry behind.
+	_ = apply(func(tx *SyncTx) error {
+		if err := tx.MapID(SyncItem, a.ID, "r-rolled-back"); err != nil {
+			return err
+		}
+		return model.Invalid("the pulled item failed validation")
+	})
+	if _, ok, _ := s.SyncLocalID(ws, SyncItem, "r-rolled-back"); ok {
+		t.Fatal("a refused write's map entry was kept")
+	}
+}
+
+// A pulled item, its map entry, base and cursor commit together; the
+// engine's writes are not queued back for push.
+func TestSyncApplyIsOneWrite(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Apply").Slug
+	mustSyncLink(t, s, ws)
+	var made *ItemResult
+	fail := model.Invalid("refused after the create")
+	err := s.SyncApply(ws, syncActor, func(tx *SyncTx) (err error) {
+		if made, err = tx.CreateItem(ItemCreate{Collection: "tasks", Title: "pulled"}, 3); err != nil {
+			return err
+		}
+		return fail
+	})
+	if err != fail {
+		t.Fatalf("SyncApply = %v", err)
+	}
+	if _, err := s.GetItem(ws, made.Item.ID); !model.IsNotFound(err) {
+		t.Fatalf("the refused write's item is there: %v", err)
+	}
+	err = s.SyncApply(ws, syncActor, func(tx *SyncTx) (err error) {
+		if made, err = tx.CreateItem(ItemCreate{Collection: "tasks", Title: "pulled", Content: "body\n"}, 3); err != nil {
+			return err
+		}
+		if _, err := tx.AddComment(made.Item.ID, CommentCreate{Body: "from the team"}); err != nil {
+			return err
+		}
+		return firstErr(tx.MapID(SyncItem, made.Item.ID, "r-3"), tx.MapRemoteRef("TASK-3", made.Item.ID),
+			tx.SetBase(SyncBase{ItemID: made.Item.ID, Title: "pulled", Content: "body\n", CollectionID: made.Item.CollectionID, RemoteSeq: 11}),
+			tx.SetCursors(SyncCursors{ItemsChangesSeq: 11}))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.GetItem(ws, "TASK-3"); v == nil || v.CreatedBy.Source != model.SourceSync {
+		t.Fatalf("pulled item = %+v", v)
+	}
+	if c, _ := s.SyncCursors(ws); c.ItemsChangesSeq != 11 {
+		t.Fatalf("cursor = %+v", c)
+	}
+	if got := mustOutbox(t, s, ws); len(got) != 0 {
+		t.Fatalf("the engine's writes were queued for push: %+v", got)
+	}
+	// The doors' writes on the same item are queued, as always.
+	if _, err := s.UpdateItem(ws, "TASK-3", ItemUpdate{Title: ptrTo("edited here")}, user); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustOutbox(t, s, ws); len(got) != 1 || got[0].Op != model.OpUpdated {
+		t.Fatalf("outbox after a local edit: %+v", got)
+	}
+}
+
+func TestSyncBase(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Bases").Slug
+	mustSyncLink(t, s, ws)
+	it := mustCreate(t, s, ws, "tasks", "based", nil)
+	big := strings.Repeat("a line of the agreed text\n", 4000)
+	if _, err := s.UpdateItem(ws, it.Ref, ItemUpdate{Content: &big}, user); err != nil {
+		t.Fatal(err)
+	}
+	fields := map[string]any{"status": "open", "estimate": json.Number("3.50")}
+	base := SyncBase{ItemID: it.ID, Title: "based", Content: big, Fields: fields, Tags: []string{"x", "y"},
+		ParentID: "", CollectionID: it.CollectionID, Archived: false, Pinned: true, RemoteSeq: 42, RemoteUpdatedAt: "2026-08-01T10:00:00Z"}
+	setBase := func(b SyncBase) error {
+		return s.SyncApply(ws, syncActor, func(tx *SyncTx) error { return tx.SetBase(b) })
+	}
+	if err := setBase(base); err != nil {
+		t.Fatal(err)
+	}
+	// The text is one of the item's versions: the base names it and does
+	// not store it again.
+	raw := mustBaseRecord(t, s, ws, it.ID)
+	if raw.Content != nil || raw.VersionSeq == 0 || len(mustRaw(t, s, ws, it.ID)) > 1024 {
+		t.Fatalf("base record keeps the text again: version %d, %d bytes", raw.VersionSeq, len(mustRaw(t, s, ws, it.ID)))
+	}
+	// A later local edit does not change the base.
+	edited := big + "a local line\n"
+	if _, err := s.UpdateItem(ws, it.Ref, ItemUpdate{Content: &edited}, user); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.SyncBase(ws, it.ID)
+	if err != nil || got == nil {
+		t.Fatal(err)
+	}
+	if got.Content != big || got.Title != "based" || !model.EqualJSON(got.Fields["estimate"], json.Number("3.50")) ||
+		got.Fields["estimate"].(json.Number) != "3.50" || len(got.Tags) != 2 || !got.Pinned || got.RemoteSeq != 42 ||
+		got.RemoteUpdatedAt != "2026-08-01T10:00:00Z" || got.CollectionID != it.CollectionID {
+		t.Fatalf("base after a local edit = %+v (content %d bytes)", got, len(got.Content))
+	}
+	// A text the item never had (the remote's, or a merge) is kept inline.
+	base.Content, base.RemoteSeq = "the remote's text\n", 43
+	if err := setBase(base); err != nil {
+		t.Fatal(err)
+	}
+	if raw := mustBaseRecord(t, s, ws, it.ID); raw.Content == nil {
+		t.Fatal("a text of no version is not kept")
+	}
+	if got, _ := s.SyncBase(ws, it.ID); got.Content != "the remote's text\n" || got.RemoteSeq != 43 {
+		t.Fatalf("inline base = %+v", got)
+	}
+	for _, tc := range []struct {
+		name string
+		base SyncBase
+		code string
+	}{
+		{"no item id", SyncBase{ItemID: "TASK-1"}, model.CodeValidation},
+		{"no such item", SyncBase{ItemID: newID()}, model.CodeNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) { wantCode(t, setBase(tc.base), tc.code) })
+	}
+	if b, err := s.SyncBase(ws, newID()); b != nil || err != nil {
+		t.Fatalf("base of an item never synced = %+v %v", b, err)
+	}
+}
+
+func mustRaw(t *testing.T, s *Store, ws, itemID string) []byte {
+	t.Helper()
+	var out []byte
+	if err := s.read(ws, func(r *rtx) error {
+		out = append(out, r.ws.syncBase().Get(mustID(itemID))...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func mustBaseRecord(t *testing.T, s *Store, ws, itemID string) baseRecord {
+	t.Helper()
+	var rec baseRecord
+	if err := decode(mustRaw(t, s, ws, itemID), &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+func TestSyncCursorsAndInFlight(t *testing.T) {
+	s, clk := openTest(t)
+	ws := mustWorkspace(t, s, "Cursors").Slug
+	mustSyncLink(t, s, ws)
+	if c, err := s.SyncCursors(ws); err != nil || c != (SyncCursors{}) {
+		t.Fatalf("cursors before any pull = %+v %v", c, err)
+	}
+	if f, err := s.SyncInFlight(ws); err != nil || f != nil {
+		t.Fatalf("in flight before any push = %+v %v", f, err)
+	}
+	want := SyncCursors{ItemsChangesSeq: 99, ChangesSince: "2026-08-01T10:00:00Z", ChangesCursor: "c2",
+		EventID: "ev-7", ActivityID: "act-5", ActivityAt: clk.now().UTC()}
+	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error { return tx.SetCursors(want) }); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.SyncCursors(ws); !c.ActivityAt.Equal(want.ActivityAt) || c.ItemsChangesSeq != 99 || c.ChangesSince != want.ChangesSince ||
+		c.ChangesCursor != "c2" || c.EventID != "ev-7" || c.ActivityID != "act-5" {
+		t.Fatalf("cursors = %+v", c)
+	}
+	f := SyncInFlight{OutboxSeq: 5, OpKey: "padd-ws-5", SentAt: clk.now().UTC(), CursorBefore: 99}
+	wantCode(t, s.SetSyncInFlight(ws, SyncInFlight{OpKey: "no seq"}), model.CodeValidation)
+	if err := s.SetSyncInFlight(ws, f); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.SyncInFlight(ws); got == nil || got.OutboxSeq != 5 || got.OpKey != f.OpKey || !got.SentAt.Equal(f.SentAt) || got.CursorBefore != 99 {
+		t.Fatalf("in flight = %+v", got)
+	}
+	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error { return tx.ClearInFlight() }); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.SyncInFlight(ws); got != nil {
+		t.Fatalf("in flight after clearing = %+v", got)
+	}
+}
+
+func TestSyncConflicts(t *testing.T) {
+	s, clk := openTest(t)
+	ws := mustWorkspace(t, s, "Conflicts").Slug
+	mustSyncLink(t, s, ws)
+	it := mustCreate(t, s, ws, "tasks", "contested", nil)
+	add := func(c SyncConflict) (id int64, err error) {
+		err = s.SyncApply(ws, syncActor, func(tx *SyncTx) (err error) {
+			id, err = tx.AddConflict(c)
+			return err
+		})
+		return id, err
+	}
+	huge, _ := json.Marshal(strings.Repeat("r", MaxConflictValue+10))
+	for _, tc := range []struct {
+		name string
+		c    SyncConflict
+		code string
+	}{
+		{"title", SyncConflict{Kind: EntryConflict, ItemID: it.ID, Part: "title", Base: json.RawMessage(`"a"`),
+			Local: json.RawMessage(`"b"`), Remote: json.RawMessage(`"c"`), LocalVersionSeq: 1}, ""},
+		{"huge remote", SyncConflict{Kind: EntryConflict, ItemID: it.ID, Part: "content", Remote: huge}, ""},
+		{"set aside", SyncConflict{Kind: EntrySetAside, OutboxSeq: 4, Reason: "remote refused: validation_error"}, ""},
+		{"conflict without part", SyncConflict{Kind: EntryConflict, ItemID: it.ID}, model.CodeValidation},
+		{"conflict without item", SyncConflict{Kind: EntryConflict, Part: "title"}, model.CodeValidation},
+		{"set aside without reason", SyncConflict{Kind: EntrySetAside, OutboxSeq: 4}, model.CodeValidation},
+		{"unknown kind", SyncConflict{Kind: "clash", Reason: "x"}, model.CodeValidation},
+		{"value not JSON", SyncConflict{Kind: EntryConflict, ItemID: it.ID, Part: "title", Local: json.RawMessage(`{`)}, model.CodeValidation},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := add(tc.c)
+			if tc.code != "" {
+				wantCode(t, err, tc.code)
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if n, _ := s.OpenSyncConflicts(ws); n != 3 {
+		t.Fatalf("open conflicts = %d, want 3", n)
+	}
+	all, err := s.SyncConflicts(ws, true)
+	if err != nil || len(all) != 3 || all[0].ID != 1 || all[0].State != ConflictOpen || all[0].Part != "title" ||
+		string(all[0].Local) != `"b"` || !all[0].At.Equal(clk.now().Truncate(time.Second)) {
+		t.Fatalf("conflicts = %+v %v", all, err)
+	}
+	if c := all[1]; len(c.Truncated) != 1 || c.Truncated[0] != "remote" || len(c.Remote) > MaxConflictValue+16 || !json.Valid(c.Remote) {
+		t.Fatalf("huge value kept as %d bytes, truncated %v", len(c.Remote), c.Truncated)
+	}
+	r, err := s.ResolveSyncConflict(ws, 1, ResolvedKeepLocal)
+	if err != nil || r.State != ResolvedKeepLocal || r.ResolvedAt.IsZero() {
+		t.Fatalf("resolve = %+v %v", r, err)
+	}
+	if _, err := s.ResolveSyncConflict(ws, 1, ResolvedKeepLocal); err != nil {
+		t.Fatalf("resolving again the same way: %v", err)
+	}
+	_, err = s.ResolveSyncConflict(ws, 1, ResolvedKeepRemote)
+	wantCode(t, err, model.CodeConflict)
+	_, err = s.ResolveSyncConflict(ws, 2, ConflictOpen)
+	wantCode(t, err, model.CodeValidation)
+	_, err = s.ResolveSyncConflict(ws, 99, ResolvedMerged)
+	wantCode(t, err, model.CodeNotFound)
+	if n, _ := s.OpenSyncConflicts(ws); n != 2 {
+		t.Fatalf("open conflicts after one resolved = %d, want 2", n)
+	}
+	if open, _ := s.SyncConflicts(ws, true); len(open) != 2 || open[0].ID != 2 {
+		t.Fatalf("open list = %+v", open)
+	}
+	if every, _ := s.SyncConflicts(ws, false); len(every) != 3 {
+		t.Fatalf("full list has %d", len(every))
+	}
+	if c, err := s.SyncConflict(ws, 3); err != nil || c.Kind != EntrySetAside || c.OutboxSeq != 4 {
+		t.Fatalf("set-aside entry = %+v %v", c, err)
+	}
+}
