@@ -1,0 +1,162 @@
+package storage
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// The in-flight record and the cursors are in the log once acknowledged:
+// a padd killed mid-request finds them at start. A write the engine was
+// told had failed, once set aside and acknowledged, never comes back into
+// the outbox, and a sync write torn by the kill leaves the state before it.
+func TestSyncStateSurvivesCrash(t *testing.T) {
+	s := openHeld(t)
+	ws := mustWorkspace(t, s, "Crash sync")
+	mustSyncLink(t, s, ws.Slug)
+	if err := s.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{"refused by the remote", "second", "third"} {
+		mustCreate(t, s, ws.Slug, "tasks", title, nil)
+	}
+	queued := mustOutbox(t, s, ws.Slug)
+	if len(queued) != 3 {
+		t.Fatalf("outbox = %+v", queued)
+	}
+	first := queued[0].Seq
+	if err := s.SetSyncInFlight(ws.Slug, SyncInFlight{OutboxSeq: first, OpKey: "padd-x-1", CursorBefore: 10}); err != nil {
+		t.Fatal(err)
+	}
+	var pulledID string
+	if err := s.SyncApply(ws.Slug, syncActor, func(tx *SyncTx) error {
+		r, err := tx.CreateItem(ItemCreate{Collection: "tasks", Title: "pulled"}, 20)
+		if err != nil {
+			return err
+		}
+		pulledID = r.Item.ID
+		return firstErr(tx.MapID(SyncItem, pulledID, "r-20"), tx.SetCursors(SyncCursors{ItemsChangesSeq: 11}))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !s.db.BatchOpen() {
+		t.Fatal("the writes were checkpointed: the test would not exercise the log")
+	}
+
+	// Killed while the request was out.
+	r := reopen(t, crashCopy(t, s))
+	if f, err := r.SyncInFlight(ws.Slug); err != nil || f == nil || f.OutboxSeq != first || f.OpKey != "padd-x-1" || f.CursorBefore != 10 {
+		t.Fatalf("in flight after the crash = %+v %v", f, err)
+	}
+	if c, _ := r.SyncCursors(ws.Slug); c.ItemsChangesSeq != 11 {
+		t.Fatalf("cursors after the crash = %+v", c)
+	}
+	if l, _, _ := r.SyncLocalID(ws.Slug, SyncItem, "r-20"); l != pulledID {
+		t.Fatalf("id map after the crash: %q, want %q", l, pulledID)
+	}
+	if got := mustOutbox(t, r, ws.Slug); len(got) != 3 {
+		t.Fatalf("outbox after the crash has %d entries, want 3", len(got))
+	}
+	checkListIndex(t, r, ws.ID)
+
+	// The remote refused the first write: it is set aside and acknowledged
+	// in one write, with the in-flight record cleared.
+	if err := s.SyncApply(ws.Slug, syncActor, func(tx *SyncTx) error {
+		_, err := tx.AddConflict(SyncConflict{Kind: EntrySetAside, OutboxSeq: first, Reason: "remote refused: validation_error"})
+		return firstErr(err, tx.AckOutbox(first), tx.ClearInFlight())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := crashCopy(t, s)
+	// Killed while the next in-flight record was being logged.
+	if err := s.SetSyncInFlight(ws.Slug, SyncInFlight{OutboxSeq: queued[1].Seq, OpKey: "padd-x-2"}); err != nil {
+		t.Fatal(err)
+	}
+	path := crashCopy(t, s)
+	off, end := appended(t, before+".wal", path+".wal")
+	f, err := os.OpenFile(path+".wal", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := off + (end-off)/2
+	if _, err := f.WriteAt([]byte(strings.Repeat("\xff", int(end-mid)+64)), mid); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	r = reopen(t, path)
+	if f, _ := r.SyncInFlight(ws.Slug); f != nil {
+		t.Fatalf("a torn in-flight record was kept: %+v", f)
+	}
+	got := mustOutbox(t, r, ws.Slug)
+	if len(got) != 2 || got[0].Seq != queued[1].Seq || got[1].Seq != queued[2].Seq {
+		t.Fatalf("outbox after the second crash = %+v", got)
+	}
+	if aside, _ := r.SyncConflicts(ws.Slug, true); len(aside) != 1 || aside[0].OutboxSeq != first {
+		t.Fatalf("set-aside entries after the crash = %+v", aside)
+	}
+	// Acknowledging through the last entry empties the queue.
+	if err := r.AckOutbox(ws.Slug, queued[2].Seq); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustOutbox(t, r, ws.Slug); len(got) != 0 {
+		t.Fatalf("outbox after acknowledging all = %+v", got)
+	}
+}
+
+// Layout 6 adds the sync buckets to a layout-5 database; layout 5's link
+// flag named no remote, so it goes with the outbox it kept.
+func TestMigrateSyncState(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Layout five")
+	mustSyncLink(t, s, ws.Slug)
+	it := mustCreate(t, s, ws.Slug, "tasks", "queued under layout 5", nil)
+	if err := s.UnlinkSync(ws.Slug); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.update(func(tx *txn) error {
+		root := tx.Bucket(bWS).Bucket(mustID(ws.ID))
+		for _, name := range [][]byte{bSync, bSyncIDs, bSyncBase, bSyncConflicts} {
+			if err := root.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+		if err := root.Put(kSyncLinkedV5, []byte{1}); err != nil {
+			return err
+		}
+		if err := root.Bucket(bOutbox).Put(seqKey(1), []byte("x")); err != nil {
+			return err
+		}
+		return tx.Bucket(bMeta).Put(kSchemaVersion, u64(5))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := s.update(s.migrate); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.view(func(tx *txn) error {
+		root := tx.Bucket(bWS).Bucket(mustID(ws.ID))
+		for _, name := range [][]byte{bSync, bSyncIDs, bSyncBase, bSyncConflicts} {
+			if root.Bucket(name) == nil {
+				t.Errorf("no %s bucket after the migration", name)
+			}
+		}
+		if root.Get(kSyncLinkedV5) != nil {
+			t.Error("layout 5's link flag is still there")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := s.SyncLink(ws.Slug); l != nil {
+		t.Fatalf("migrated workspace is linked: %+v", l)
+	}
+	if got := mustOutbox(t, s, ws.Slug); len(got) != 0 {
+		t.Fatalf("outbox after the migration = %+v", got)
+	}
+	if v, err := s.GetItem(ws.Slug, it.Ref); err != nil || v.ID != it.ID {
+		t.Fatalf("item after the migration: %+v %v", v, err)
+	}
+}
