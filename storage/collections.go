@@ -213,15 +213,21 @@ func (w *wtx) claimPrefix(requested, name, collID string) (string, error) {
 // CreateCollection adds a collection to a workspace.
 func (s *Store) CreateCollection(ws string, in CollectionCreate, actor model.Actor) (*model.Collection, error) {
 	var out *model.Collection
-	err := s.write(ws, actor, func(w *wtx) error {
-		c, err := w.createCollection(in)
-		if err != nil {
-			return err
-		}
-		out = c
-		return w.activity(c.Seq, "", "collection_created", map[string]any{"collection": c.Slug})
+	err := s.write(ws, actor, func(w *wtx) (err error) {
+		out, err = w.addCollection(in)
+		return err
 	})
 	return out, err
+}
+
+// addCollection is createCollection with its activity entry: a door's
+// (or the sync engine's) create.
+func (w *wtx) addCollection(in CollectionCreate) (*model.Collection, error) {
+	c, err := w.createCollection(in)
+	if err != nil {
+		return nil, err
+	}
+	return c, w.activity(c.Seq, "", "collection_created", map[string]any{"collection": c.Slug})
 }
 
 // UpdateCollection changes a collection. Stored item values are never
@@ -230,84 +236,89 @@ func (s *Store) CreateCollection(ws string, in CollectionCreate, actor model.Act
 func (s *Store) UpdateCollection(ws, ref string, in CollectionUpdate, actor model.Actor) (*model.Collection, model.Warnings, error) {
 	var out *model.Collection
 	var warn model.Warnings
-	err := s.write(ws, actor, func(w *wtx) error {
-		c, err := findCollection(w.ws, ref)
-		if err != nil {
-			return err
-		}
-		if c == nil {
-			return model.NotFound("Collection not found").With("collection", ref)
-		}
-		if in.ExpectedUpdatedAt != "" {
-			t, err := time.Parse(time.RFC3339Nano, in.ExpectedUpdatedAt)
-			if err != nil {
-				return model.BadRequest("expected_updated_at must be an RFC3339 timestamp")
-			}
-			if !t.UTC().Truncate(time.Second).Equal(c.UpdatedAt) {
-				return model.Errorf(model.CodeUpdateConflict, "collection %s was modified by another writer since you last read it; re-read and retry", c.Slug).
-					With("expected_updated_at", in.ExpectedUpdatedAt).With("actual_updated_at", c.UpdatedAt.Format(time.RFC3339))
-			}
-		}
-		if in.Name != nil {
-			n := strings.TrimSpace(*in.Name)
-			if n == "" {
-				return model.BadRequest("Collection name cannot be empty")
-			}
-			c.Name = n
-		}
-		if in.Prefix != nil && strings.ToUpper(strings.TrimSpace(*in.Prefix)) != c.Prefix {
-			old := c.Prefix
-			p, err := w.claimPrefix(*in.Prefix, c.Name, c.ID)
-			if err != nil {
-				return err
-			}
-			c.Prefix = p
-			c.FormerPrefixes = appendUnique(removeString(c.FormerPrefixes, p), old)
-		}
-		if in.Icon != nil {
-			c.Icon = *in.Icon
-		}
-		if in.Description != nil {
-			c.Description = *in.Description
-		}
-		if in.SortOrder != nil {
-			c.SortOrder = *in.SortOrder
-		}
-		if in.Schema != nil || in.FieldsDSL != nil {
-			dsl := ""
-			if in.FieldsDSL != nil {
-				dsl = *in.FieldsDSL
-			}
-			sch, err := schemaFrom(in.Schema, dsl)
-			if err != nil {
-				return err
-			}
-			warn.Orphaned = orphans(w.ws, c, c.Schema, sch)
-			c.Schema = sch
-		}
-		if in.Settings != nil {
-			keep := c.Settings.TracksWork
-			c.Settings = *in.Settings
-			if c.Settings.TracksWork == nil {
-				c.Settings.TracksWork = keep
-			}
-		}
-		if in.TracksWork != nil {
-			c.Settings.TracksWork = in.TracksWork
-		}
-		c.UpdatedAt = tstamp(w.now)
-		seq, err := w.stamp(model.EntityCollection, model.OpUpdated, c.ID, "", c.ID)
-		if err != nil {
-			return err
-		}
-		c.Seq = seq
-		if err := putCollection(w.ws, c); err != nil {
-			return err
-		}
-		out = c
-		return w.activity(seq, "", "collection_updated", map[string]any{"collection": c.Slug})
+	err := s.write(ws, actor, func(w *wtx) (err error) {
+		out, warn, err = w.updateCollection(ref, in)
+		return err
 	})
 	return out, warn, err
+}
+
+func (w *wtx) updateCollection(ref string, in CollectionUpdate) (*model.Collection, model.Warnings, error) {
+	var warn model.Warnings
+	c, err := findCollection(w.ws, ref)
+	if err != nil {
+		return nil, warn, err
+	}
+	if c == nil {
+		return nil, warn, model.NotFound("Collection not found").With("collection", ref)
+	}
+	if in.ExpectedUpdatedAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, in.ExpectedUpdatedAt)
+		if err != nil {
+			return nil, warn, model.BadRequest("expected_updated_at must be an RFC3339 timestamp")
+		}
+		if !t.UTC().Truncate(time.Second).Equal(c.UpdatedAt) {
+			return nil, warn, model.Errorf(model.CodeUpdateConflict, "collection %s was modified by another writer since you last read it; re-read and retry", c.Slug).
+				With("expected_updated_at", in.ExpectedUpdatedAt).With("actual_updated_at", c.UpdatedAt.Format(time.RFC3339))
+		}
+	}
+	if in.Name != nil {
+		n := strings.TrimSpace(*in.Name)
+		if n == "" {
+			return nil, warn, model.BadRequest("Collection name cannot be empty")
+		}
+		c.Name = n
+	}
+	if in.Prefix != nil && strings.ToUpper(strings.TrimSpace(*in.Prefix)) != c.Prefix {
+		old := c.Prefix
+		p, err := w.claimPrefix(*in.Prefix, c.Name, c.ID)
+		if err != nil {
+			return nil, warn, err
+		}
+		c.Prefix = p
+		c.FormerPrefixes = appendUnique(removeString(c.FormerPrefixes, p), old)
+	}
+	if in.Icon != nil {
+		c.Icon = *in.Icon
+	}
+	if in.Description != nil {
+		c.Description = *in.Description
+	}
+	if in.SortOrder != nil {
+		c.SortOrder = *in.SortOrder
+	}
+	if in.Schema != nil || in.FieldsDSL != nil {
+		dsl := ""
+		if in.FieldsDSL != nil {
+			dsl = *in.FieldsDSL
+		}
+		sch, err := schemaFrom(in.Schema, dsl)
+		if err != nil {
+			return nil, warn, err
+		}
+		warn.Orphaned = orphans(w.ws, c, c.Schema, sch)
+		c.Schema = sch
+	}
+	if in.Settings != nil {
+		keep := c.Settings.TracksWork
+		c.Settings = *in.Settings
+		if c.Settings.TracksWork == nil {
+			c.Settings.TracksWork = keep
+		}
+	}
+	if in.TracksWork != nil {
+		c.Settings.TracksWork = in.TracksWork
+	}
+	c.UpdatedAt = tstamp(w.now)
+	seq, err := w.stamp(model.EntityCollection, model.OpUpdated, c.ID, "", c.ID)
+	if err != nil {
+		return nil, warn, err
+	}
+	c.Seq = seq
+	if err := putCollection(w.ws, c); err != nil {
+		return nil, warn, err
+	}
+	return c, warn, w.activity(seq, "", "collection_updated", map[string]any{"collection": c.Slug})
 }
 
 // orphans lists the fields and options a schema change leaves undeclared

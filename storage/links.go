@@ -441,21 +441,25 @@ func (w *wtx) removeLink(l *model.Link) error {
 // dead link should be removable.
 func (s *Store) RemoveLink(ws, linkID string, actor model.Actor) (*model.Link, error) {
 	var out *model.Link
-	err := s.write(ws, actor, func(w *wtx) error {
-		var l *model.Link
-		if k, ok := idKey(strings.TrimSpace(linkID)); ok {
-			var err error
-			if l, err = getLink(w.ws, k); err != nil {
-				return err
-			}
-		}
-		if l == nil {
-			return model.NotFound("Link not found").With("link_id", linkID)
-		}
-		out = l
-		return w.removeLink(l)
+	err := s.write(ws, actor, func(w *wtx) (err error) {
+		out, err = w.removeLinkByID(linkID)
+		return err
 	})
 	return out, err
+}
+
+func (w *wtx) removeLinkByID(linkID string) (*model.Link, error) {
+	var l *model.Link
+	if k, ok := idKey(strings.TrimSpace(linkID)); ok {
+		var err error
+		if l, err = getLink(w.ws, k); err != nil {
+			return nil, err
+		}
+	}
+	if l == nil {
+		return nil, model.NotFound("Link not found").With("link_id", linkID)
+	}
+	return l, w.removeLink(l)
 }
 
 // RemoveLinkBetween deletes the link "source type target", whichever way

@@ -95,6 +95,20 @@ func (t *SyncTx) AddLink(sourceRef, targetRef, linkType string) (*LinkResult, er
 	return t.w.addLink(sourceRef, targetRef, linkType)
 }
 
+// RemoveLink deletes a link by id.
+func (t *SyncTx) RemoveLink(linkID string) (*model.Link, error) { return t.w.removeLinkByID(linkID) }
+
+// CreateCollection adds a collection pulled from the remote.
+func (t *SyncTx) CreateCollection(in CollectionCreate) (*model.Collection, error) {
+	return t.w.addCollection(in)
+}
+
+// UpdateCollection changes a collection (a schema edit made on the
+// remote).
+func (t *SyncTx) UpdateCollection(ref string, in CollectionUpdate) (*model.Collection, model.Warnings, error) {
+	return t.w.updateCollection(ref, in)
+}
+
 // MapID records local <-> remote ids of one entity.
 func (t *SyncTx) MapID(k SyncKind, localID, remoteID string) error {
 	return mapID(t.w.ws, k, localID, remoteID)

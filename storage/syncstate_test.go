@@ -342,3 +342,77 @@ func TestSyncConflicts(t *testing.T) {
 		t.Fatalf("set-aside entry = %+v %v", c, err)
 	}
 }
+
+// The engine's writes are the doors' own: a schema change, comments and
+// links pulled from the remote go through the same validation, and none
+// is queued back for push.
+func TestSyncApplyUsesTheDoorsWrites(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Doors").Slug
+	mustSyncLink(t, s, ws)
+	a := mustCreate(t, s, ws, "tasks", "a", nil)
+	b := mustCreate(t, s, ws, "tasks", "b", nil)
+	if err := s.AckOutbox(ws, 1<<40); err != nil {
+		t.Fatal(err)
+	}
+	apply := func(fn func(tx *SyncTx) error) {
+		t.Helper()
+		if err := s.SyncApply(ws, syncActor, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var coll *model.Collection
+	apply(func(tx *SyncTx) (err error) {
+		if coll, err = tx.CreateCollection(CollectionCreate{Name: "Runbooks", FieldsDSL: "status:select:open,done"}); err != nil {
+			return err
+		}
+		return tx.MapID(SyncCollection, coll.ID, "r-coll")
+	})
+	dsl := "status:select:open,blocked,done"
+	apply(func(tx *SyncTx) error {
+		_, _, err := tx.UpdateCollection("runbooks", CollectionUpdate{FieldsDSL: &dsl})
+		return err
+	})
+	if _, err := s.CreateItem(ws, ItemCreate{Collection: "runbooks", Title: "uses the new option", Fields: map[string]any{"status": "blocked"}}, user); err != nil {
+		t.Fatalf("the remote's new status option: %v", err)
+	}
+	var cm *model.Comment
+	var link *LinkResult
+	apply(func(tx *SyncTx) (err error) {
+		if cm, err = tx.AddComment(a.Ref, CommentCreate{Body: "from the team"}); err != nil {
+			return err
+		}
+		if _, err = tx.EditComment("", cm.ID, "edited by the team"); err != nil {
+			return err
+		}
+		link, err = tx.AddLink(a.Ref, b.Ref, model.LinkBlocks)
+		return err
+	})
+	if got, _ := s.ListComments(ws, a.Ref); len(got) != 1 || got[0].Body != "edited by the team" || got[0].Author.Source != model.SourceSync {
+		t.Fatalf("comments = %+v", got)
+	}
+	// A pulled change that fails validation refuses the whole write.
+	err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error {
+		_, err := tx.AddLink(b.Ref, a.Ref, model.LinkBlocks) // a cycle
+		return err
+	})
+	wantCode(t, err, model.CodeValidation)
+	apply(func(tx *SyncTx) error {
+		if _, err := tx.DeleteComment(a.Ref, cm.ID); err != nil {
+			return err
+		}
+		_, err := tx.RemoveLink(link.Link.ID)
+		return err
+	})
+	if got, _ := s.ListLinks(ws, a.Ref); len(got) != 0 {
+		t.Fatalf("links after the remote removed it: %+v", got)
+	}
+	for _, ch := range mustOutbox(t, s, ws) {
+		if ch.Actor.Source == model.SourceSync || ch.Entity != model.EntityItem {
+			t.Fatalf("queued for push: %+v", ch)
+		}
+	}
+	if got := mustOutbox(t, s, ws); len(got) != 1 {
+		t.Fatalf("outbox = %+v, want only the local create", got)
+	}
+}
