@@ -50,12 +50,6 @@ func parseItemRef(s string) (prefix string, n int64, ok bool) {
 	return r.Prefix, -r.Number, true
 }
 
-// IsProvisionalRef says whether ref is a provisional ref (PREFIX-LN).
-func IsProvisionalRef(ref string) bool {
-	_, n, ok := parseItemRef(ref)
-	return ok && n < 0
-}
-
 // nextNumber is the number of an item created in b without a number of
 // its own: provisional while the workspace is linked, else the next of
 // the workspace's counter.
