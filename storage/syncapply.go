@@ -38,6 +38,16 @@ func (s *Store) AdoptRemoteRef(ws, itemID string, number int64) (*ItemView, erro
 	return out, err
 }
 
+// Item reads an item (archived too) as this write sees it: the local
+// side a pulled change is merged with.
+func (t *SyncTx) Item(ref string) (*ItemView, error) {
+	it, err := itemByRef(t.w.ws, ref, true)
+	if err != nil {
+		return nil, err
+	}
+	return view(t.w.ws, it, nil)
+}
+
 // CreateItem creates an item pulled from the remote, with the remote's
 // number.
 func (t *SyncTx) CreateItem(in ItemCreate, number int64) (*ItemResult, error) {

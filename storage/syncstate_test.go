@@ -123,6 +123,9 @@ func TestSyncApplyIsOneWrite(t *testing.T) {
 		if _, err := tx.AddComment(made.Item.ID, CommentCreate{Body: "from the team"}); err != nil {
 			return err
 		}
+		if v, err := tx.Item("TASK-3"); err != nil || v.ID != made.Item.ID || v.Content != "body\n" {
+			t.Errorf("the write's own item = %+v %v", v, err)
+		}
 		return firstErr(tx.MapID(SyncItem, made.Item.ID, "r-3"), tx.MapRemoteRef("TASK-3", made.Item.ID),
 			tx.SetBase(SyncBase{ItemID: made.Item.ID, Title: "pulled", Content: "body\n", CollectionID: made.Item.CollectionID, RemoteSeq: 11}),
 			tx.SetCursors(SyncCursors{ItemsChangesSeq: 11}))
