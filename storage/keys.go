@@ -44,7 +44,7 @@ var (
 	bOrigins    = []byte("builtin_origin") // item id(16) -> builtinOrigin (storage/library.go)
 
 	// Sync's durable state (storage/synclink.go, idmap.go, syncbase.go,
-	// syncconflicts.go).
+	// syncstate.go, syncconflicts.go).
 	bSync          = []byte("sync")           // link record, cursors, in-flight record, conflict counters
 	bSyncIDs       = []byte("sync_ids")       // kind | direction | id -> the other side's id
 	bSyncBase      = []byte("sync_base")      // item id(16) -> base record
