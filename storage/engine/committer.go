@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"time"
 
@@ -92,10 +93,9 @@ func (db *DB) committer() {
 				_ = db.checkpoint() // a failure keeps the batch and sets stuck
 			}
 			switch {
-			case db.b.tx == nil:
-			case db.stuck != nil:
+			case db.stuck != nil || db.logFailed != nil:
 				arm(retryAfter)
-			default:
+			case db.b.tx != nil:
 				arm(db.ckptAge)
 			}
 		case q := <-db.reads:
@@ -104,7 +104,7 @@ func (db *DB) committer() {
 			c <- db.checkpoint()
 		case <-timer.C:
 			armed = false
-			if db.checkpoint() != nil {
+			if db.checkpoint() != nil || db.retryLog() != nil {
 				arm(retryAfter)
 			}
 		case <-db.closing:
@@ -129,6 +129,11 @@ func (db *DB) drain() {
 		default:
 			if err := db.checkpoint(); err != nil {
 				db.log.Error("the last writes could not be committed to the database at close; they are kept in the write-ahead log and will be replayed at the next start", "err", err)
+			}
+			if db.logFailed != nil {
+				if err := db.wal.invalidate(); err != nil {
+					db.log.Error("padd could not take back the write-ahead log's failed record at close: the writes answered as of unknown outcome will be replayed at the next start", "err", err)
+				}
 			}
 			if db.b.tx != nil {
 				_ = db.b.tx.Rollback()
@@ -242,7 +247,7 @@ func (db *DB) commitGroup(group []*writeReq) {
 			}
 		}
 		if err := db.wal.append(db.lsn+1, rec); err != nil {
-			err = classify(err)
+			err = db.appendFailed(err)
 			if rerr := db.rebuild(nil); rerr != nil {
 				err = rerr
 			}
@@ -257,12 +262,55 @@ func (db *DB) commitGroup(group []*writeReq) {
 	answer(ok, nil)
 }
 
+// appendFailed takes back the record of a failed append
+// (wal.invalidate) and says what the group's writers are told: a full
+// disk as NoSpace, any other failure as a LogError. When the record
+// cannot be taken back, the outcome is unknown, and writes are refused
+// until a retry (retryLog) takes it back: no record may follow it.
+func (db *DB) appendFailed(err error) error {
+	err = classify(err)
+	if ierr := db.wal.invalidate(); ierr != nil {
+		db.logFailed, db.logTried = err, time.Now()
+		db.log.Error("the disk failed to store the write-ahead log and padd could not take the failed record back; writes are refused until it can, retried once a second",
+			"err", err, "take_back_err", ierr)
+		return &LogError{Err: err, Unknown: true}
+	}
+	if errors.Is(err, ErrNoSpace) {
+		return err // nothing was kept, as for any write a full disk refuses
+	}
+	db.log.Warn("the disk failed to store the write-ahead log; the writes of the failed record were refused and taken back", "err", err)
+	return &LogError{Err: err}
+}
+
+// retryLog takes back a failed append's record that could not be taken
+// back before, at most once a second: nil once it is, else the refusal
+// of a write until then.
+func (db *DB) retryLog() error {
+	if db.logFailed == nil {
+		return nil
+	}
+	if time.Since(db.logTried) >= retryAfter {
+		err := db.wal.invalidate()
+		if err == nil {
+			db.log.Info("the write-ahead log's failed record is taken back; writes resume", "err", db.logFailed)
+			db.logFailed = nil
+			return nil
+		}
+		db.logTried = time.Now()
+	}
+	return &LogError{Err: db.logFailed, Earlier: true}
+}
+
 // writable opens the batch for the next group, or says why no write can
-// be taken: the open batch was lost (restart padd), or the last
-// checkpoint failed and a retry fails too (a full disk).
+// be taken: the open batch was lost (restart padd), a failed record of
+// the log is not taken back yet, or the last checkpoint failed and a
+// retry fails too (a full disk).
 func (db *DB) writable() error {
 	if db.broken != nil {
 		return db.broken
+	}
+	if err := db.retryLog(); err != nil {
+		return err
 	}
 	if db.stuck != nil {
 		if time.Since(db.stuckAt) < retryAfter {

@@ -61,6 +61,9 @@ type Options struct {
 	// write sets its own with Bucket.SetFillPercent; a replayed record
 	// holds only the names.
 	FillPercent func(name []byte) float64
+	// LogSync, when set, replaces the fdatasync of the log (not used
+	// with NoSync): tests inject a failing disk with it.
+	LogSync func(f *os.File) error
 	// Setup, when set, runs at Open after the log's replay and before any
 	// write, in one transaction committed (synced) straight to the file:
 	// layout migrations. Its changes are not logged.
@@ -80,6 +83,8 @@ type DB struct {
 	ckptAge   time.Duration // Options.CheckpointAge
 	stuckAt   time.Time     // when a checkpoint last failed (committer's)
 	broken    error         // the open batch was lost: every write is refused until a restart (committer's)
+	logFailed error         // a failed append's record is not taken back: writes are refused until it is (committer's)
+	logTried  time.Time     // when taking it back last failed (committer's)
 	batchOpen atomic.Bool
 	// inCallback is set while the committer runs a callback (nested.go).
 	inCallback atomic.Bool
@@ -148,7 +153,7 @@ func Open(path string, opt Options) (*DB, error) {
 		closing: make(chan struct{}), committerDone: make(chan struct{})}
 	// The log is replayed before Setup: its records were made on the
 	// layout the file has now.
-	if db.wal, err = openWAL(path+WALSuffix, opt.NoSync); err == nil {
+	if db.wal, err = openWAL(path+WALSuffix, opt.NoSync, opt.LogSync); err == nil {
 		if err = db.recoverWAL(); err != nil {
 			db.wal.close()
 		}

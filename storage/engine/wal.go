@@ -26,12 +26,23 @@ import (
 // and the payload. The log is read from its start while records check out
 // and LSNs follow one another: a torn tail (a record never acknowledged)
 // and the older records behind it stop the scan.
+//
+// A failed append leaves its record unconfirmed: a failed write or
+// fdatasync says nothing of what reached the disk, so the record may be
+// there whole, and a crash would replay a write that was answered as
+// failed. Until invalidate has zeroed that record's header and synced it,
+// no record may follow it.
 type wal struct {
 	f      *os.File
 	off    int64 // where the next record goes
 	size   int64 // the file's length: writes inside it change no metadata
 	noSync bool
-	buf    []byte
+	sync   func(*os.File) error // Options.LogSync; nil: fdatasync
+	// failed says a failed append left an unconfirmed record, which
+	// starts at failedAt.
+	failed   bool
+	failedAt int64
+	buf      []byte
 }
 
 // WALSuffix names the log: the database file's name with it appended.
@@ -49,7 +60,7 @@ const (
 
 var walCRC = crc32.MakeTable(crc32.Castagnoli)
 
-func openWAL(path string, noSync bool) (*wal, error) {
+func openWAL(path string, noSync bool, sync func(*os.File) error) (*wal, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open write-ahead log: %w", err)
@@ -59,7 +70,7 @@ func openWAL(path string, noSync bool) (*wal, error) {
 		f.Close()
 		return nil, fmt.Errorf("open write-ahead log: %w", err)
 	}
-	w := &wal{f: f, size: st.Size(), noSync: noSync}
+	w := &wal{f: f, size: st.Size(), noSync: noSync, sync: sync}
 	if w.size < walPrealloc {
 		if err := w.grow(walPrealloc); err != nil {
 			f.Close()
@@ -87,8 +98,13 @@ func (w *wal) grow(n int64) error {
 }
 
 // append writes one record and syncs it: when append returns nil, the
-// record survives a crash.
+// record survives a crash. When it fails, the record is unconfirmed
+// (failed), and append must not be called again until invalidate
+// succeeds.
 func (w *wal) append(lsn uint64, payload []byte) error {
+	if w.failed {
+		return fault("write-ahead log: a record was appended after an unconfirmed one")
+	}
 	n := walHeader + len(payload)
 	w.buf = w.buf[:0]
 	w.buf = binary.BigEndian.AppendUint32(w.buf, uint32(len(payload)))
@@ -102,16 +118,44 @@ func (w *wal) append(lsn uint64, payload []byte) error {
 			return err
 		}
 	}
+	w.failed, w.failedAt = true, w.off
 	if _, err := w.f.WriteAt(w.buf, w.off); err != nil {
 		return fmt.Errorf("write-ahead log: %w", err)
 	}
-	if !w.noSync {
-		if err := fdatasync(w.f); err != nil {
-			return fmt.Errorf("write-ahead log sync: %w", err)
-		}
+	if err := w.syncData(); err != nil {
+		return fmt.Errorf("write-ahead log sync: %w", err)
 	}
+	w.failed = false
 	w.off += int64(n)
 	return nil
+}
+
+// invalidate makes the unconfirmed record of a failed append unreadable:
+// its header is zeroed (a scan stops at an LSN of 0) and synced. The
+// records before it are untouched, and the next record goes where it was.
+func (w *wal) invalidate() error {
+	if !w.failed {
+		return nil
+	}
+	if _, err := w.f.WriteAt(make([]byte, walHeader), w.failedAt); err != nil {
+		return fmt.Errorf("write-ahead log: take back a failed record: %w", err)
+	}
+	if err := w.syncData(); err != nil {
+		return fmt.Errorf("write-ahead log: take back a failed record: sync: %w", err)
+	}
+	w.failed = false
+	return nil
+}
+
+// syncData syncs the records written (fdatasync), unless fsync is off.
+func (w *wal) syncData() error {
+	switch {
+	case w.noSync:
+		return nil
+	case w.sync != nil:
+		return w.sync(w.f)
+	}
+	return fdatasync(w.f)
 }
 
 func recordCRC(lsn uint64, payload []byte) uint32 {
@@ -121,7 +165,9 @@ func recordCRC(lsn uint64, payload []byte) uint32 {
 }
 
 // reset starts the log over: everything in it is in a synced checkpoint.
-// Nothing is erased; the stale records are told apart by their LSNs.
+// Nothing is erased; the stale records are told apart by their LSNs. An
+// unconfirmed record stays where it is until invalidate takes it back: its
+// LSN follows the checkpoint's, so a scan would still replay it.
 func (w *wal) reset() { w.off = 0 }
 
 // walRecord is one record read back.
