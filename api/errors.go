@@ -87,6 +87,7 @@ const (
 	CodeServerError                 = model.CodeServerError
 	CodeStateChangeRequiresValue    = model.CodeStateChangeRequiresValue
 	CodeStoredStateUnreadable       = model.CodeStoredStateUnreadable
+	CodeUnavailable                 = model.CodeUnavailable
 	CodeUnknownIntent               = model.CodeUnknownIntent
 	CodeUnknownRole                 = model.CodeUnknownRole
 	CodeUpdateConflict              = model.CodeUpdateConflict
@@ -102,7 +103,6 @@ const (
 	CodeSSELimitExceeded = "sse_limit_exceeded"
 	CodeTooLarge         = "too_large"
 	CodeUnauthorized     = "unauthorized"
-	CodeUnavailable      = "unavailable"
 	CodeUpgradeRequired  = "upgrade_required"
 )
 

@@ -57,10 +57,18 @@ const testToken = "padd_test_token_0123456789abcdef0123456789abcdef"
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWith(t, storage.Options{NoSync: true})
+}
+
+// newHarnessWith is newHarness over a store opened with opt; its clock
+// and logger are the harness's.
+func newHarnessWith(t *testing.T, opt storage.Options) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	clock := &testClock{}
-	store, err := storage.Open(filepath.Join(dir, "padd.db"), storage.Options{Now: clock.now, Logger: log, NoSync: true})
+	opt.Now, opt.Logger = clock.now, log
+	store, err := storage.Open(filepath.Join(dir, "padd.db"), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

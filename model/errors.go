@@ -30,6 +30,9 @@ const (
 	CodeInvalidSince             = "invalid_since"
 	CodeServerError              = "server_error"
 	CodeInsufficientStorage      = "insufficient_storage"
+	// CodeUnavailable: padd cannot take the request now (the disk failed
+	// to store a write); the same request may succeed later.
+	CodeUnavailable = "unavailable"
 )
 
 // Error is a coded refusal. Message says what happened; Details carries

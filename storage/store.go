@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -48,6 +49,9 @@ type Options struct {
 	Logger *slog.Logger
 	// NoSync skips fsync: for bulk loads and benchmarks only, never in padd.
 	NoSync bool
+	// LogSync, when set, replaces the fdatasync of the write-ahead log
+	// (engine.Options.LogSync): tests inject a failing disk with it.
+	LogSync func(f *os.File) error
 
 	// checkpointAge is the engine's CheckpointAge; tests hold a batch
 	// open longer.
@@ -140,7 +144,7 @@ func Open(path string, opt Options) (*Store, error) {
 		opt.Logger = slog.Default()
 	}
 	s := &Store{now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{}}
-	db, err := engine.Open(path, engine.Options{Timeout: opt.Timeout, Logger: opt.Logger, NoSync: opt.NoSync,
+	db, err := engine.Open(path, engine.Options{Timeout: opt.Timeout, Logger: opt.Logger, NoSync: opt.NoSync, LogSync: opt.LogSync,
 		CheckpointAge: opt.checkpointAge, FillPercent: replayFill, Setup: s.migrate})
 	if err != nil {
 		return nil, engineErr(err)

@@ -114,14 +114,18 @@ func (s *Store) view(fn func(tx *txn) error) error {
 	return engineErr(s.db.View(fn))
 }
 
-// engineErr gives the engine's own failures Pad's codes: a full disk is
-// NoSpace (507), a callback that panicked or a lost batch is a server
-// error (500). Anything else, the callbacks' own refusals included, is
-// returned as it is.
+// engineErr gives the engine's own failures Pad's codes: a write the
+// disk failed to store in the log is unavailable (503, logFailed), a full
+// disk is NoSpace (507), a callback that panicked or a lost batch is a
+// server error (500). Anything else, the callbacks' own refusals
+// included, is returned as it is.
 func engineErr(err error) error {
+	var le *engine.LogError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &le):
+		return logFailed(le)
 	case errors.Is(err, engine.ErrNoSpace):
 		return classify(err)
 	case errors.Is(err, engine.ErrFault):
