@@ -30,8 +30,9 @@ const (
 	CodeInvalidSince             = "invalid_since"
 	CodeServerError              = "server_error"
 	CodeInsufficientStorage      = "insufficient_storage"
-	// CodeUnavailable: padd cannot take the request now (the disk failed
-	// to store a write); the same request may succeed later.
+	// CodeUnavailable: padd cannot answer the request now (a disk that
+	// failed to store a write, a search that could not run); the same
+	// request may succeed later.
 	CodeUnavailable = "unavailable"
 )
 

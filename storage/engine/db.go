@@ -8,9 +8,11 @@
 // put, delete and bucket change it makes (rec.go). The records of the
 // writes queued together go to the log beside the file (wal.go) as one
 // checksummed record with one fdatasync, and then the writes are
-// answered: a write is durable when Write returns nil. The batch commits
-// to the file later, with many writes at once (a checkpoint), and Open
-// replays the log's records past the last checkpoint.
+// answered: a write is durable when Write returns nil. A write the disk
+// failed to log is refused, and its record taken back before any later
+// write is taken (logfail.go). The batch commits to the file later, with
+// many writes at once (a checkpoint), and Open replays the log's records
+// past the last checkpoint.
 //
 // The engine keeps one key of its own in the file: the LSN of the last
 // log record a checkpoint committed, under wal_applied in the top-level
