@@ -203,21 +203,53 @@ func FuzzReplay(f *testing.F) {
 // Random writes, refusals and checkpoints, with a kill -9 at random
 // moments: what comes back is exactly what was acknowledged.
 func TestWALCrashAtRandomPoints(t *testing.T) {
-	db := openTestDB(t, Options{Setup: setup, CheckpointAge: held.CheckpointAge})
-	r := rand.New(rand.NewPCG(11, 12))
+	crashAtRandomPoints(t, rand.NewPCG(11, 12), nil)
+}
+
+// The same with a failed sync of the log now and then: what comes back
+// is still exactly what was acknowledged, never a write answered as
+// failed.
+func TestWALCrashAtRandomPointsWithFailedSyncs(t *testing.T) {
+	crashAtRandomPoints(t, rand.NewPCG(13, 14), &failingDisk{})
+}
+
+// crashAtRandomPoints runs the random steps from src; with a disk, one
+// step in five has the log's next sync fail, and the writes it fails
+// must be refused with their record taken back.
+func crashAtRandomPoints(t *testing.T, src rand.Source, disk *failingDisk) {
+	opt := Options{Setup: setup, CheckpointAge: held.CheckpointAge}
+	if disk != nil {
+		opt.LogSync = disk.sync
+	}
+	db := openTestDB(t, opt)
+	r := rand.New(src)
 	key := func() []byte { return fmt.Appendf(nil, "k%02d", r.IntN(40)) }
+	failed := 0
+	wrote := func(err error) {
+		t.Helper()
+		var le *LogError
+		switch {
+		case err == nil:
+		case disk != nil && errors.As(err, &le) && !le.Unknown && !le.Earlier:
+			failed++
+		default:
+			t.Fatal(err)
+		}
+	}
 	crashes := 0
 	for step := range 400 {
+		if disk != nil && r.IntN(5) == 0 {
+			disk.fails.Store(1)
+		}
 		switch op := r.IntN(10); {
 		case op < 4:
-			put(t, db, string(key()), fmt.Sprint(step))
+			k, v := key(), fmt.Append(nil, step)
+			wrote(db.Write(func(tx *Tx) error { return tx.Bucket(bTest).Put(k, v) }))
 		case op < 6:
-			if err := db.Write(func(tx *Tx) error { return tx.Bucket(bTest).Delete(key()) }); err != nil {
-				t.Fatal(err)
-			}
+			wrote(db.Write(func(tx *Tx) error { return tx.Bucket(bTest).Delete(key()) }))
 		case op < 7:
 			// Move a key into a nested bucket, made on first use.
-			if err := db.Write(func(tx *Tx) error {
+			wrote(db.Write(func(tx *Tx) error {
 				b := tx.Bucket(bTest)
 				nb, err := b.CreateBucketIfNotExists([]byte("nested"))
 				if err != nil {
@@ -228,9 +260,7 @@ func TestWALCrashAtRandomPoints(t *testing.T) {
 					return err
 				}
 				return b.Delete(k)
-			}); err != nil {
-				t.Fatal(err)
-			}
+			}))
 		case op < 9:
 			// A write that changes things and is then refused.
 			_ = db.Write(func(tx *Tx) error {
@@ -254,6 +284,9 @@ func TestWALCrashAtRandomPoints(t *testing.T) {
 	}
 	if crashes == 0 {
 		t.Fatal("no crash was simulated")
+	}
+	if disk != nil && failed == 0 {
+		t.Fatal("no sync failed")
 	}
 }
 
