@@ -41,6 +41,8 @@ type session struct {
 	nextID  atomic.Int64
 	mu      sync.Mutex
 	waiting map[int64]chan rootsAnswer
+
+	runners *runners // the goroutines its requests run on
 }
 
 type rootsAnswer struct {
@@ -155,14 +157,18 @@ type envelope struct {
 func (s *Server) serveLines(ctx context.Context, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	c := &session{id: fmt.Sprintf("padd-mcp-%d", sessionCount.Add(1)), out: w,
-		notes: make(chan mcpgo.JSONRPCNotification, 100), waiting: map[int64]chan rootsAnswer{}}
+		notes: make(chan mcpgo.JSONRPCNotification, 100), waiting: map[int64]chan rootsAnswer{}, runners: newRunners()}
 	if err := s.mcp.RegisterSession(ctx, c); err != nil {
 		return fmt.Errorf("register the MCP session: %w", err)
 	}
 	defer s.mcp.UnregisterSession(context.Background(), c.id)
 	reqCtx, cancel := context.WithCancel(s.mcp.WithContext(ctx, c))
-	defer cancel()
-	go s.forwardNotes(reqCtx, c, w)
+	var forwarding sync.WaitGroup
+	forwarding.Go(func() { s.forwardNotes(reqCtx, c, w) })
+	defer func() {
+		cancel()
+		forwarding.Wait()
+	}()
 
 	// The loop reads on its own goroutine: a read from stdin cannot be
 	// interrupted, and a cancelled ctx must not wait for the next line.
@@ -184,11 +190,15 @@ func (s *Server) serveLines(ctx context.Context, in io.Reader, out io.Writer) er
 	}()
 	select {
 	case <-ctx.Done():
+		// The requests running are cancelled with ctx; their runners end
+		// after them.
+		c.runners.quit()
 		return nil
 	case err := <-done:
 		// Requests still running finish and answer; a handler that blocks
 		// (subscriptions/listen) is released by the cancel after them.
 		running.Wait()
+		c.runners.stop()
 		if errors.Is(err, io.EOF) || ctx.Err() != nil {
 			return nil
 		}
@@ -222,7 +232,7 @@ func (s *Server) dispatch(ctx context.Context, c *session, w io.Writer, line []b
 		return
 	}
 	running.Add(1)
-	goReusing(func() {
+	c.runners.run(func() {
 		defer running.Done()
 		if msg.Method == string(mcpgo.MethodToolsCall) {
 			// Waiting here, not in the loop: the loop must keep reading, or
@@ -234,35 +244,57 @@ func (s *Server) dispatch(ctx context.Context, c *session, w io.Writer, line []b
 	})
 }
 
-// A request's goroutine grows its stack through mcp-go, the API handler
-// and storage, about 3 % of padd's CPU under load when each request had a
-// new one. Requests run on goroutines that stay a while for the next.
-var idleRunners = make(chan func())
+// runners are the goroutines a session's requests run on. A request's
+// goroutine grows its stack through mcp-go, the API handler and storage,
+// about 3 % of padd's CPU under load when each request had a new one, so
+// a runner stays a while for the session's next request. They end with
+// the session: none outlives it.
+type runners struct {
+	idle    chan func()
+	done    chan struct{} // closed: the session ended
+	stopped sync.Once
+	wg      sync.WaitGroup
+}
 
 // runnerIdle is how long a runner waits for its next request.
 const runnerIdle = 10 * time.Second
 
-// goReusing runs f on an idle runner, or on a new one.
-func goReusing(f func()) {
+func newRunners() *runners {
+	return &runners{idle: make(chan func()), done: make(chan struct{})}
+}
+
+// run runs f on an idle runner, or on a new one.
+func (p *runners) run(f func()) {
 	select {
-	case idleRunners <- f:
+	case p.idle <- f:
 	default:
-		go runner(f)
+		p.wg.Go(func() { p.runner(f) })
 	}
 }
 
-func runner(f func()) {
+func (p *runners) runner(f func()) {
 	idle := time.NewTimer(runnerIdle)
 	defer idle.Stop()
 	for {
 		f()
 		idle.Reset(runnerIdle)
 		select {
-		case f = <-idleRunners:
+		case f = <-p.idle:
 		case <-idle.C:
+			return
+		case <-p.done:
 			return
 		}
 	}
+}
+
+// quit tells the runners to end once their request is done.
+func (p *runners) quit() { p.stopped.Do(func() { close(p.done) }) }
+
+// stop ends the runners and waits for them; nothing may be run after.
+func (p *runners) stop() {
+	p.quit()
+	p.wg.Wait()
 }
 
 // handle runs one message through mcp-go and writes its answer. A handler
