@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/padd/padd/api"
@@ -134,31 +135,39 @@ func Run(ctx context.Context, cfg Config) error {
 	srv.stop = stopSelf
 	srv.limits = cfg.Limits.orDefaults()
 	srv.mcpServe = cfg.MCP
+	// Every goroutine started from here on is joined before the deferred
+	// closes of the index and the store: nothing Run starts outlives it.
+	var handlers sync.WaitGroup // requests being answered, relayed MCP sessions included
 	// No ReadTimeout or WriteTimeout: they would cut event streams. A
 	// slow header is bounded here, a slow body by the server (its
 	// limits.BodyTimeout), an idle keep-alive connection by IdleTimeout, and a
 	// stalled stream reader by the stream's own write deadline.
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	hs := &http.Server{Handler: joined{srv, &handlers}, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		MaxHeaderBytes: 1 << 20, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	var serving sync.WaitGroup
+	serving.Go(func() { errc <- hs.Serve(ln) })
+	defer serving.Wait()
 	log.Info("padd serving", "addr", ln.Addr().String(), "pid", info.PID, "version", api.Version, "data", cfg.DataDir)
 
 	jobs, stopJobs := context.WithCancel(context.Background())
-	indexerDone := make(chan struct{})
-	go func() { index.Run(jobs); close(indexerDone) }()
-	go runJobs(jobs, store, log)
-	go runReminders(jobs, store, log)
+	var background sync.WaitGroup // the indexer, the jobs and the reminder loop
+	background.Go(func() { index.Run(jobs) })
+	background.Go(func() { runJobs(jobs, store, log) })
+	background.Go(func() { runReminders(jobs, store, log) })
+	defer func() {
+		stopJobs()
+		background.Wait()
+	}()
 	if cfg.Ready != nil {
 		cfg.Ready(info)
 	}
 
+	var serveErr error
 	select {
 	case <-ctx.Done():
-	case err := <-errc:
-		stopJobs()
-		<-indexerDone
-		return fmt.Errorf("http server stopped: %w", err)
+	case serveErr = <-errc:
+		log.Error("the HTTP server stopped; padd stops too", "err", serveErr)
 	}
 	log.Info("padd shutting down")
 	stopJobs()
@@ -167,11 +176,29 @@ func Run(ctx context.Context, cfg Config) error {
 	defer cancel()
 	srv.mcp.drain(shutdownCtx) // relayed MCP sessions answer what they have read
 	if err := hs.Shutdown(shutdownCtx); err != nil {
-		log.Warn("shutdown did not finish in time", "err", err)
+		log.Warn("shutdown did not finish in time; closing the connections left", "err", err)
+		_ = hs.Close()
 	}
-	<-indexerDone
+	handlers.Wait() // a handler whose connection was closed still finishes its call
+	if serveErr != nil {
+		return fmt.Errorf("http server stopped: %w", serveErr)
+	}
 	log.Info("padd stopped")
 	return nil
+}
+
+// joined is h, counting the requests being answered in wg, so that Run
+// can wait for them: Shutdown does not wait for a hijacked connection's
+// handler, nor Close for any.
+type joined struct {
+	h  http.Handler
+	wg *sync.WaitGroup
+}
+
+func (j joined) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	j.wg.Add(1)
+	defer j.wg.Done()
+	j.h.ServeHTTP(w, r)
 }
 
 // removeInfo deletes daemon.json if it is still ours.
