@@ -24,6 +24,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/launch"
+	"github.com/padd/padd/internal/leakcheck"
 	"github.com/padd/padd/internal/testbin"
 )
 
@@ -39,7 +40,14 @@ const (
 	protoLegacy = "2025-11-25"
 )
 
-func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+// TestMain runs the tests (runMain) and fails them if a goroutine they
+// started is still running after them.
+func TestMain(m *testing.M) { leakcheck.VerifyTestMain(mainRun{m}) }
+
+// mainRun is runMain as leakcheck's (goleak's) TestingM.
+type mainRun struct{ m *testing.M }
+
+func (r mainRun) Run() int { return runMain(r.m) }
 
 func runMain(m *testing.M) int {
 	if dir := os.Getenv(cannedEnv); dir != "" {

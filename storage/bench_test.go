@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/padd/padd/bench"
+	"github.com/padd/padd/internal/leakcheck"
 	"github.com/padd/padd/model"
+	"go.uber.org/goleak"
 )
 
 // The 100k-item benchmarks share one generated workspace, built once per
@@ -100,12 +102,15 @@ func benchStore(b *testing.B) (*Store, string) {
 	return s, fixtureWS
 }
 
+// TestMain removes the benchmarks' fixture after the run, and fails the
+// tests if a goroutine they started is still running after them.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if fixtureDir != "" {
-		os.RemoveAll(fixtureDir)
-	}
-	os.Exit(code)
+	leakcheck.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if fixtureDir != "" {
+			os.RemoveAll(fixtureDir)
+		}
+		os.Exit(code)
+	}))
 }
 
 // latencies records per-op durations and reports the median and p99,
