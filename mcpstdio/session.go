@@ -153,7 +153,8 @@ type envelope struct {
 
 // serveLines serves one client on in and out until in ends (nil) or ctx
 // is cancelled. At the end of in, the requests already read finish and
-// answer first; when ctx is cancelled, they are cancelled with it.
+// answer first; when ctx is cancelled, they are cancelled with it. Either
+// way they have ended when serveLines returns.
 func (s *Server) serveLines(ctx context.Context, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	c := &session{id: fmt.Sprintf("padd-mcp-%d", sessionCount.Add(1)), out: w,
@@ -172,15 +173,25 @@ func (s *Server) serveLines(ctx context.Context, in io.Reader, out io.Writer) er
 
 	// The loop reads on its own goroutine: a read from stdin cannot be
 	// interrupted, and a cancelled ctx must not wait for the next line.
-	var running sync.WaitGroup
+	// It dispatches under gate, so that once ctx is cancelled no request
+	// starts after the wait for those running.
+	var (
+		running sync.WaitGroup
+		gate    sync.Mutex
+		ended   bool
+	)
 	done := make(chan error, 1)
 	go func() {
 		calls := make(chan struct{}, maxToolCalls)
 		lines := newListAnswerer(sync.OnceValues(s.toolsListResult), in, w)
 		for {
 			line, err := lines.next()
-			if len(line) > 0 && reqCtx.Err() == nil {
-				s.dispatch(reqCtx, c, w, line, calls, &running)
+			if len(line) > 0 {
+				gate.Lock()
+				if !ended && reqCtx.Err() == nil {
+					s.dispatch(reqCtx, c, w, line, calls, &running)
+				}
+				gate.Unlock()
 			}
 			if err != nil {
 				done <- err
@@ -190,9 +201,13 @@ func (s *Server) serveLines(ctx context.Context, in io.Reader, out io.Writer) er
 	}()
 	select {
 	case <-ctx.Done():
-		// The requests running are cancelled with ctx; their runners end
-		// after them.
-		c.runners.quit()
+		// The requests running are cancelled with ctx, and end before the
+		// session does; the loop may stay blocked in its read.
+		gate.Lock()
+		ended = true
+		gate.Unlock()
+		running.Wait()
+		c.runners.stop()
 		return nil
 	case err := <-done:
 		// Requests still running finish and answer; a handler that blocks
@@ -250,10 +265,9 @@ func (s *Server) dispatch(ctx context.Context, c *session, w io.Writer, line []b
 // a runner stays a while for the session's next request. They end with
 // the session: none outlives it.
 type runners struct {
-	idle    chan func()
-	done    chan struct{} // closed: the session ended
-	stopped sync.Once
-	wg      sync.WaitGroup
+	idle chan func()
+	done chan struct{} // closed: the session ended
+	wg   sync.WaitGroup
 }
 
 // runnerIdle is how long a runner waits for its next request.
@@ -288,12 +302,10 @@ func (p *runners) runner(f func()) {
 	}
 }
 
-// quit tells the runners to end once their request is done.
-func (p *runners) quit() { p.stopped.Do(func() { close(p.done) }) }
-
-// stop ends the runners and waits for them; nothing may be run after.
+// stop ends the runners, once their requests are done, and waits for
+// them; nothing may be run after.
 func (p *runners) stop() {
-	p.quit()
+	close(p.done)
 	p.wg.Wait()
 }
 
