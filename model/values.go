@@ -373,28 +373,29 @@ type RelationResolver interface {
 	ResolveRelation(targetCollection, value string) (id string, reason string)
 }
 
-// Warnings is Pad's additive write-warnings envelope (ITM-18).
+// Warnings is Pad's additive write-warnings envelope (ITM-18); daemon
+// sends it as api.Warnings.
 type Warnings struct {
-	UndeclaredFields      []string    `json:"undeclared_fields,omitempty"`
-	DroppedFields         []string    `json:"dropped_fields,omitempty"`
-	NotUnique             []NotUnique `json:"not_unique,omitempty"`
-	UnguardedContentWrite bool        `json:"unguarded_content_write,omitempty"`
-	Orphaned              []Orphan    `json:"orphaned,omitempty"`
+	UndeclaredFields      []string
+	DroppedFields         []string
+	NotUnique             []NotUnique
+	UnguardedContentWrite bool
+	Orphaned              []Orphan
 }
 
 // NotUnique reports a carried value dropped because another item holds it.
 type NotUnique struct {
-	Key     string `json:"key"`
-	Value   any    `json:"value"`
-	Holder  string `json:"holder,omitempty"`
-	Message string `json:"message"`
+	Key     string
+	Value   any
+	Holder  string
+	Message string
 }
 
 // Orphan reports stored values a collection update left undeclared.
 type Orphan struct {
-	Field  string `json:"field"`
-	Option string `json:"option,omitempty"`
-	Items  int    `json:"items"`
+	Field  string
+	Option string
+	Items  int
 }
 
 // Empty reports whether there is nothing to warn about.
