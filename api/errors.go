@@ -30,6 +30,16 @@ type ErrorEnvelope struct {
 	Error *Error `json:"error"`
 }
 
+// FieldIssue is one refused field value. A validation_error that refuses
+// several values lists them all in details.issues; its details.field and
+// details.reason are the first one's.
+type FieldIssue struct {
+	Key     string `json:"field"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	Index   *int   `json:"index,omitempty"`
+}
+
 // Errorf makes a coded error; padd answers it with the code's status.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"strconv"
@@ -52,7 +53,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	switch {
 	case ok:
-		ae = &api.Error{Code: e.Code, Message: e.Message, Details: e.Details}
+		ae = &api.Error{Code: e.Code, Message: e.Message, Details: wireDetails(e.Details)}
 	case errors.As(err, &ae):
 	default:
 		slog.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
@@ -69,6 +70,19 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, status, api.ErrorEnvelope{Error: ae})
+}
+
+// wireDetails is a domain refusal's details as sent: the field issues a
+// validation_error lists in details.issues go out as api.FieldIssue.
+// The error's own map is left as it is.
+func wireDetails(d map[string]any) map[string]any {
+	issues, ok := d["issues"].([]*model.FieldIssue)
+	if !ok {
+		return d
+	}
+	out := maps.Clone(d)
+	out["issues"] = wireList(issues, func(is *model.FieldIssue) api.FieldIssue { return api.FieldIssue(*is) })
+	return out
 }
 
 // readBody reads a bounded body, refusing oversize (413 too_large) and

@@ -93,12 +93,3 @@ func obj(t testing.TB, s string) map[string]any {
 func num(s string) json.Number { return json.Number(s) }
 
 func intp(i int) *int { return &i }
-
-func mustJSON(t testing.TB, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatalf("json.Marshal(%#v): %v", v, err)
-	}
-	return string(b)
-}

@@ -35,12 +35,13 @@ const (
 	ReasonComputed          = "computed"
 )
 
-// FieldIssue is one refused value.
+// FieldIssue is one refused value. A validation_error refusing several
+// carries them all in details.issues, which daemon sends as api.FieldIssue.
 type FieldIssue struct {
-	Key     string `json:"field"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-	Index   *int   `json:"index,omitempty"`
+	Key     string
+	Reason  string
+	Message string
+	Index   *int
 }
 
 func issue(key, reason, format string, args ...any) *FieldIssue {

@@ -82,7 +82,7 @@ var jsonTagged = map[string]string{
 	"ConventionClash": "budget", "AcceptanceCriterion": "budget",
 	// Wire shapes still to move to api, as the project views did.
 	"LibraryConvention": "wire", "LibraryPlaybook": "wire", "ConventionCategory": "wire", "PlaybookCategory": "wire",
-	"ArgSpec": "wire", "UnboundArg": "wire", "FieldIssue": "wire",
+	"ArgSpec": "wire", "UnboundArg": "wire",
 }
 
 // pkg is one package's non-test imports.
