@@ -45,15 +45,15 @@ type PlaybookRunRequest struct {
 // arguments nobody gave (ask for them); IgnoredArgs names args members
 // the playbook does not declare.
 type PlaybookRun struct {
-	Ref         string             `json:"ref"`
-	Slug        string             `json:"slug"`
-	Title       string             `json:"title"`
-	Status      string             `json:"status"`
-	Body        string             `json:"body"`
-	Arguments   []model.ArgSpec    `json:"arguments"`
-	BoundArgs   map[string]any     `json:"bound_args"`
-	Unbound     []model.UnboundArg `json:"unbound,omitempty"`
-	IgnoredArgs []string           `json:"ignored_args,omitempty"`
+	Ref         string         `json:"ref"`
+	Slug        string         `json:"slug"`
+	Title       string         `json:"title"`
+	Status      string         `json:"status"`
+	Body        string         `json:"body"`
+	Arguments   []ArgSpec      `json:"arguments"`
+	BoundArgs   map[string]any `json:"bound_args"`
+	Unbound     []UnboundArg   `json:"unbound,omitempty"`
+	IgnoredArgs []string       `json:"ignored_args,omitempty"`
 }
 
 // RunPlaybook sends POST /workspaces/{ws}/playbooks/{ref}/run.
@@ -63,11 +63,11 @@ func (c *Client) RunPlaybook(ctx context.Context, ws, ref string, in PlaybookRun
 
 // ConventionLibrary answers GET /convention-library, one category when
 // category is not empty.
-func (c *Client) ConventionLibrary(ctx context.Context, category string) ([]model.ConventionCategory, error) {
+func (c *Client) ConventionLibrary(ctx context.Context, category string) ([]ConventionCategory, error) {
 	v := url.Values{}
 	setStr(v, "category", category)
 	out, err := call[struct {
-		Categories []model.ConventionCategory `json:"categories"`
+		Categories []ConventionCategory `json:"categories"`
 	}](ctx, c, "GET", "/convention-library", v, nil)
 	if err != nil {
 		return nil, err
@@ -77,14 +77,14 @@ func (c *Client) ConventionLibrary(ctx context.Context, category string) ([]mode
 
 // PlaybookLibrary answers GET /playbook-library; with summary each
 // playbook carries a summary instead of its body.
-func (c *Client) PlaybookLibrary(ctx context.Context, category string, summary bool) ([]model.PlaybookCategory, error) {
+func (c *Client) PlaybookLibrary(ctx context.Context, category string, summary bool) ([]PlaybookCategory, error) {
 	v := url.Values{}
 	setStr(v, "category", category)
 	if summary {
 		v.Set("summary", "true")
 	}
 	out, err := call[struct {
-		Categories []model.PlaybookCategory `json:"categories"`
+		Categories []PlaybookCategory `json:"categories"`
 	}](ctx, c, "GET", "/playbook-library", v, nil)
 	if err != nil {
 		return nil, err
@@ -101,9 +101,9 @@ type LibraryRef struct {
 
 // LibraryEntry answers GET /library/entry: one entry, of either kind.
 type LibraryEntry struct {
-	Type       string                   `json:"type"` // convention or playbook
-	Convention *model.LibraryConvention `json:"convention,omitempty"`
-	Playbook   *model.LibraryPlaybook   `json:"playbook,omitempty"`
+	Type       string             `json:"type"` // convention or playbook
+	Convention *LibraryConvention `json:"convention,omitempty"`
+	Playbook   *LibraryPlaybook   `json:"playbook,omitempty"`
 }
 
 // GetLibraryEntry answers GET /library/entry?key=|title=.

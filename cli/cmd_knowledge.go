@@ -115,8 +115,8 @@ type LibraryListCmd struct {
 // libraryList is the library as printed: the kinds asked for, each a
 // list of categories ([] when the filters matched none).
 type libraryList struct {
-	Conventions *[]model.ConventionCategory `json:"conventions,omitempty"`
-	Playbooks   *[]model.PlaybookCategory   `json:"playbooks,omitempty"`
+	Conventions *[]api.ConventionCategory `json:"conventions,omitempty"`
+	Playbooks   *[]api.PlaybookCategory   `json:"playbooks,omitempty"`
 }
 
 // Run lists the library; playbooks come with summaries, not bodies.
@@ -132,7 +132,7 @@ func (c *LibraryListCmd) Run(ctx context.Context, a *App) error {
 			return err
 		}
 		if cs == nil {
-			cs = []model.ConventionCategory{}
+			cs = []api.ConventionCategory{}
 		}
 		out.Conventions = &cs
 	}
@@ -142,7 +142,7 @@ func (c *LibraryListCmd) Run(ctx context.Context, a *App) error {
 			return err
 		}
 		if ps == nil {
-			ps = []model.PlaybookCategory{}
+			ps = []api.PlaybookCategory{}
 		}
 		out.Playbooks = &ps
 	}

@@ -121,13 +121,13 @@ func viewGoldenCases(t *testing.T) []renderCase {
 	add(docCases("playbook-run", playbookRunView{r: wire[api.PlaybookRun](t, "playbook-run")})...)
 	add(docCases("playbook-run-unbound", playbookRunView{r: wire[api.PlaybookRun](t, "playbook-run-unbound")})...)
 	convs := wire[struct {
-		Categories []model.ConventionCategory `json:"categories"`
+		Categories []api.ConventionCategory `json:"categories"`
 	}](t, "convention-library").Categories
 	pbs := wire[struct {
-		Categories []model.PlaybookCategory `json:"categories"`
+		Categories []api.PlaybookCategory `json:"categories"`
 	}](t, "playbook-library").Categories
 	add(docCases("library", libraryView{l: libraryList{Conventions: &convs, Playbooks: &pbs}})...)
-	add(tableCase("library-empty.table", libraryView{l: libraryList{Conventions: &[]model.ConventionCategory{}}}, piped))
+	add(tableCase("library-empty.table", libraryView{l: libraryList{Conventions: &[]api.ConventionCategory{}}}, piped))
 	add(docCases("library-convention", libraryEntryView{e: wire[api.LibraryEntry](t, "library-convention")})...)
 	add(docCases("library-playbook", libraryEntryView{e: wire[api.LibraryEntry](t, "library-playbook")})...)
 	act := wire[api.Activation](t, "activation")

@@ -34,7 +34,7 @@ func (v playbooksView) doc(markdown bool) doc {
 
 // argsTable lists a playbook's declared arguments; bound, when not nil,
 // adds the values a run bound.
-func argsTable(specs []model.ArgSpec, bound map[string]any, unbound []model.UnboundArg) *table {
+func argsTable(specs []api.ArgSpec, bound map[string]any, unbound []api.UnboundArg) *table {
 	cols := []column{{header: "ARGUMENT"}, {header: "TYPE"}}
 	if bound != nil {
 		cols = append(cols, column{header: "VALUE"})

@@ -33,11 +33,11 @@ func (s *Server) knowledgeRoutes() {
 // category (an unknown one gives an empty list, not a 404: the library
 // exists, the filter matched nothing).
 func (s *Server) conventionLibrary(w http.ResponseWriter, r *http.Request) error {
-	cats := []model.ConventionCategory{}
+	cats := []api.ConventionCategory{}
 	want := r.URL.Query().Get("category")
 	for _, c := range model.ConventionLibrary() {
 		if want == "" || c.Name == want {
-			cats = append(cats, c)
+			cats = append(cats, wireConventionCategory(c))
 		}
 	}
 	writeJSON(w, 200, map[string]any{"categories": cats})
@@ -49,20 +49,12 @@ func (s *Server) conventionLibrary(w http.ResponseWriter, r *http.Request) error
 func (s *Server) playbookLibrary(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	summary := q.Get("summary") == "true"
-	cats := []model.PlaybookCategory{}
+	cats := []api.PlaybookCategory{}
 	for _, c := range model.PlaybookLibrary() {
 		if want := q.Get("category"); want != "" && c.Name != want {
 			continue
 		}
-		if summary {
-			pbs := make([]model.LibraryPlaybook, len(c.Playbooks))
-			for i, p := range c.Playbooks {
-				p.Summary, p.Content = model.PlaybookSummary(p.Content), ""
-				pbs[i] = p
-			}
-			c.Playbooks = pbs
-		}
-		cats = append(cats, c)
+		cats = append(cats, wirePlaybookCategory(c, summary))
 	}
 	writeJSON(w, 200, map[string]any{"categories": cats})
 	return nil
@@ -79,18 +71,8 @@ func (s *Server) libraryEntry(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return model.LibraryNotFound(key, title)
 	}
-	writeJSON(w, 200, libraryEntryWire(e))
+	writeJSON(w, 200, wireLibraryEntry(e))
 	return nil
-}
-
-func libraryEntryWire(e model.LibraryEntry) map[string]any {
-	out := map[string]any{"type": e.Kind}
-	if e.Convention != nil {
-		out["convention"] = e.Convention
-	} else {
-		out["playbook"] = e.Playbook
-	}
-	return out
 }
 
 type libraryActivateRequest struct {
@@ -191,15 +173,15 @@ type playbookRunRequest struct {
 // playbookRunReply is Pad's run answer: the body to follow, the declared
 // arguments, the bound values and the required ones still missing.
 type playbookRunReply struct {
-	Ref         string             `json:"ref"`
-	Slug        string             `json:"slug"`
-	Title       string             `json:"title"`
-	Status      string             `json:"status"`
-	Body        string             `json:"body"`
-	Arguments   []model.ArgSpec    `json:"arguments"`
-	BoundArgs   map[string]any     `json:"bound_args"`
-	Unbound     []model.UnboundArg `json:"unbound,omitempty"`
-	IgnoredArgs []string           `json:"ignored_args,omitempty"`
+	Ref         string           `json:"ref"`
+	Slug        string           `json:"slug"`
+	Title       string           `json:"title"`
+	Status      string           `json:"status"`
+	Body        string           `json:"body"`
+	Arguments   []api.ArgSpec    `json:"arguments"`
+	BoundArgs   map[string]any   `json:"bound_args"`
+	Unbound     []api.UnboundArg `json:"unbound,omitempty"`
+	IgnoredArgs []string         `json:"ignored_args,omitempty"`
 }
 
 // runPlaybook binds arguments and answers the body; it stores nothing.
@@ -215,7 +197,7 @@ func (s *Server) runPlaybook(w http.ResponseWriter, r *http.Request) error {
 	}
 	v := res.Item
 	writeJSON(w, 200, playbookRunReply{Ref: v.Ref, Slug: v.Slug, Title: v.Title, Status: res.Status, Body: v.Content,
-		Arguments: res.Arguments, BoundArgs: res.Binding.Bound, Unbound: res.Binding.Unbound, IgnoredArgs: res.Binding.Ignored})
+		Arguments: wireArgSpecs(res.Arguments), BoundArgs: res.Binding.Bound, Unbound: wireUnbound(res.Binding.Unbound), IgnoredArgs: res.Binding.Ignored})
 	return nil
 }
 

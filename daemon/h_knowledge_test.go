@@ -17,7 +17,7 @@ import (
 func TestLibraryRoutes(t *testing.T) {
 	h := newHarness(t)
 	var convs struct {
-		Categories []model.ConventionCategory `json:"categories"`
+		Categories []api.ConventionCategory `json:"categories"`
 	}
 	h.mustJSON("GET", "/api/v1/convention-library", nil, 200, &convs)
 	n := 0
@@ -36,7 +36,7 @@ func TestLibraryRoutes(t *testing.T) {
 		t.Fatal("an unknown category is an empty list")
 	}
 	var pbs struct {
-		Categories []model.PlaybookCategory `json:"categories"`
+		Categories []api.PlaybookCategory `json:"categories"`
 	}
 	h.mustJSON("GET", "/api/v1/playbook-library?summary=true", nil, 200, &pbs)
 	for _, c := range pbs.Categories {
@@ -47,9 +47,9 @@ func TestLibraryRoutes(t *testing.T) {
 		}
 	}
 	var entry struct {
-		Type       string                   `json:"type"`
-		Convention *model.LibraryConvention `json:"convention"`
-		Playbook   *model.LibraryPlaybook   `json:"playbook"`
+		Type       string                 `json:"type"`
+		Convention *api.LibraryConvention `json:"convention"`
+		Playbook   *api.LibraryPlaybook   `json:"playbook"`
 	}
 	h.mustJSON("GET", "/api/v1/library/entry?title=Ask+before+destructive+operations", nil, 200, &entry)
 	if entry.Type != "convention" || entry.Convention == nil || entry.Convention.Enforcement != "must" {
@@ -118,12 +118,12 @@ func TestLibraryActivateRoute(t *testing.T) {
 
 // playbookRun is the run answer as a client reads it.
 type playbookRun struct {
-	Ref       string             `json:"ref"`
-	Status    string             `json:"status"`
-	Body      string             `json:"body"`
-	Arguments []model.ArgSpec    `json:"arguments"`
-	BoundArgs map[string]any     `json:"bound_args"`
-	Unbound   []model.UnboundArg `json:"unbound"`
+	Ref       string           `json:"ref"`
+	Status    string           `json:"status"`
+	Body      string           `json:"body"`
+	Arguments []api.ArgSpec    `json:"arguments"`
+	BoundArgs map[string]any   `json:"bound_args"`
+	Unbound   []api.UnboundArg `json:"unbound"`
 }
 
 func TestPlaybookRoutes(t *testing.T) {

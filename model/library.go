@@ -9,7 +9,8 @@ import (
 
 // The built-in library (Pad's LIB-01/02): conventions and playbooks a
 // workspace can activate, which copies an entry into the collection that
-// holds its kind. The text is padd's own.
+// holds its kind. The text is padd's own. Answers carry the entries as
+// api's LibraryConvention and LibraryPlaybook.
 
 // Library entry kinds; a collection holds one kind (CollectionKind).
 const (
@@ -19,41 +20,40 @@ const (
 
 // LibraryConvention is a rule ready to activate.
 type LibraryConvention struct {
-	Key         string   `json:"key"`
-	Title       string   `json:"title"`
-	Content     string   `json:"content"`
-	Category    string   `json:"category"`
-	Trigger     string   `json:"trigger"`
-	Surfaces    []string `json:"surfaces"`
-	Enforcement string   `json:"enforcement"`
-	Commands    []string `json:"commands,omitempty"`
+	Key         string
+	Title       string
+	Content     string
+	Category    string
+	Trigger     string
+	Surfaces    []string
+	Enforcement string
+	Commands    []string
 }
 
 // LibraryPlaybook is a workflow ready to activate.
 type LibraryPlaybook struct {
-	Key            string    `json:"key"`
-	Title          string    `json:"title"`
-	Content        string    `json:"content,omitempty"`
-	Summary        string    `json:"summary,omitempty"` // set instead of content in summary listings
-	Category       string    `json:"category"`
-	Trigger        string    `json:"trigger"`
-	Scope          string    `json:"scope"`
-	InvocationSlug string    `json:"invocation_slug,omitempty"`
-	Arguments      []ArgSpec `json:"arguments,omitempty"`
+	Key            string
+	Title          string
+	Content        string
+	Category       string
+	Trigger        string
+	Scope          string
+	InvocationSlug string
+	Arguments      []ArgSpec
 }
 
 // ConventionCategory and PlaybookCategory group entries for browsing.
 type ConventionCategory struct {
-	Name        string              `json:"name"`
-	Description string              `json:"description"`
-	Conventions []LibraryConvention `json:"conventions"`
+	Name        string
+	Description string
+	Conventions []LibraryConvention
 }
 
 // PlaybookCategory groups playbooks.
 type PlaybookCategory struct {
-	Name        string            `json:"name"`
-	Description string            `json:"description"`
-	Playbooks   []LibraryPlaybook `json:"playbooks"`
+	Name        string
+	Description string
+	Playbooks   []LibraryPlaybook
 }
 
 // LibraryEntry is one entry of either kind, as activation needs it.

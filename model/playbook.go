@@ -32,6 +32,8 @@ const (
 
 // ArgSpec declares one playbook argument: the queryable form of the
 // body's "## Arguments" section, stored in the playbook's arguments field.
+// Its JSON tags are that stored field's format, which ParseArgSpecs
+// decodes; answers carry it as api.ArgSpec.
 type ArgSpec struct {
 	Name        string   `json:"name"`
 	Type        string   `json:"type"`
@@ -44,8 +46,8 @@ type ArgSpec struct {
 // UnboundArg is a required argument the caller did not supply, with its
 // declaration so the agent can ask for it rather than fail.
 type UnboundArg struct {
-	Name string  `json:"name"`
-	Spec ArgSpec `json:"spec"`
+	Name string
+	Spec ArgSpec
 }
 
 // ParseArgSpecs reads a playbook's arguments field. Absent, null and

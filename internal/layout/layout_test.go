@@ -75,14 +75,13 @@ var jsonTagged = map[string]string{
 	"FieldDef": "record", "Schema": "record", "Settings": "record", "QuickAction": "record",
 	"Lease": "record", "Reminder": "record", "PatchReply": "record", "PatchEdit": "record",
 	"AppliedEdit": "record", "Intervening": "record", "InterveningChange": "record",
+	// A playbook's stored arguments field, which ParseArgSpecs decodes.
+	"ArgSpec": "record",
 	// The item brief's budget is counted in characters of each part's JSON.
 	"ContextBrief": "budget", "ContextItem": "budget", "ContextParent": "budget", "ContextConvention": "budget",
 	"PlaybookMeta": "budget", "ContextDep": "budget", "ContextDeps": "budget", "ContextDecision": "budget",
 	"ContextLink": "budget", "ContextOmitted": "budget", "ContextConflicts": "budget", "ConflictRef": "budget",
 	"ConventionClash": "budget", "AcceptanceCriterion": "budget",
-	// Wire shapes still to move to api, as the project views did.
-	"LibraryConvention": "wire", "LibraryPlaybook": "wire", "ConventionCategory": "wire", "PlaybookCategory": "wire",
-	"ArgSpec": "wire", "UnboundArg": "wire",
 }
 
 // pkg is one package's non-test imports.
