@@ -3,7 +3,6 @@ package searchindex
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -23,7 +22,7 @@ func benchStore100k(b *testing.B) (*storage.Store, string, string) { return benc
 func benchStore(b testing.TB, n int) (*storage.Store, string, string) {
 	b.Helper()
 	dir := b.TempDir()
-	st, err := storage.Open(filepath.Join(dir, "padd.db"), storage.Options{NoSync: true})
+	st, err := storage.Open(filepath.Join(dir, "padd.db"), storage.Options{NoSync: true, Logger: quietLog()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,10 +40,6 @@ func benchStore(b testing.TB, n int) (*storage.Store, string, string) {
 		b.Fatal(err)
 	}
 	return st, ws.ID, dir
-}
-
-func quietLog() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
 
 // runIndex opens and runs an index until ready; the returned stop ends it.

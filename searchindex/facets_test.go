@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
 )
 
@@ -181,26 +181,20 @@ func withSnapshot(t *testing.T, bi bleve.Index, fn func(*scorch.IndexSnapshot)) 
 
 // stableRun runs two searches, again until no merge came between them,
 // and returns their results.
-func stableRun(t *testing.T, bi bleve.Index, a, b func() (*Result, error)) (*Result, *Result) {
+func stableRun(t *testing.T, bi bleve.Index, a, b func() (*Result, error)) (ra, rb *Result) {
 	t.Helper()
-	for attempt := 0; ; attempt++ {
+	testwait.Until(t, "two searches with no merge between them", func() bool {
 		before := segmentsOf(t, bi)
-		ra, err := a()
-		if err != nil {
+		var err error
+		if ra, err = a(); err != nil {
 			t.Fatal(err)
 		}
-		rb, err := b()
-		if err != nil {
+		if rb, err = b(); err != nil {
 			t.Fatal(err)
 		}
-		if slices.Equal(before, segmentsOf(t, bi)) {
-			return ra, rb
-		}
-		if attempt == 100 {
-			t.Fatal("the index kept merging")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return slices.Equal(before, segmentsOf(t, bi))
+	})
+	return ra, rb
 }
 
 // resultsDiffer says how a search's result differs from Bleve's, or "".

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -33,7 +34,7 @@ type fixture struct {
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := storage.Open(filepath.Join(dir, "padd.db"), storage.Options{})
+	st, err := storage.Open(filepath.Join(dir, "padd.db"), storage.Options{Logger: quietLog()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func (f *fixture) current() bleve.Index {
 }
 
 func (f *fixture) start(opts ...func(*Index)) {
-	idx, err := Open(f.dir, f.store, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	idx, err := Open(f.dir, f.store, quietLog())
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -93,20 +94,32 @@ func (f *fixture) create(coll, title, content string, fields map[string]any, tag
 	return r.Item
 }
 
+// quietLog is the tests' logger: warnings and errors, not the INFO lines
+// of every store and index opened.
+func quietLog() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// caughtUp waits for the index to reach a workspace's head and for any
+// rebuild to end, for as long as the machine takes (testwait.Limit
+// bounds only a failure).
+func (f *fixture) caughtUp(ws string) {
+	f.t.Helper()
+	head, err := f.store.Head(ws)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if err := f.idx.WaitFor(testwait.Context(f.t), ws, head); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 // search waits for the index to reach the workspace head (read your
 // writes), then searches.
 func (f *fixture) search(q string, mod ...func(*Request)) *Result {
 	f.t.Helper()
-	// As long as the test allows: on a busy machine a build or a catch-up
-	// takes what it takes.
-	ctx := context.Background()
-	head, err := f.store.Head(f.ws.ID)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	if err := f.idx.WaitFor(ctx, f.ws.ID, head); err != nil {
-		f.t.Fatal(err)
-	}
+	f.caughtUp(f.ws.ID)
+	ctx := testwait.Context(f.t)
 	r := Request{Query: q, Workspaces: []string{f.ws.ID}, Limit: 20}
 	for _, m := range mod {
 		m(&r)
@@ -185,7 +198,8 @@ func TestWaitingSearchCutsGatheringShort(t *testing.T) {
 	f.search("warm") // the restarted index has caught up
 	q := f.create("tasks", "Quokka sighting", "", nil)
 	// The indexer has the commit's note and gathers for an hour; the
-	// search's 10 s wait fails the test unless it cuts that short.
+	// search's wait (testwait.Limit) fails the test unless it cuts that
+	// short.
 	wantHits(t, "quokka", f.search("quokka"), q.ID)
 	q2 := f.create("tasks", "Another quokka", "", nil)
 	wantHits(t, "another quokka", f.search("another quokka"), q2.ID)
@@ -252,13 +266,7 @@ func TestRebuildRequestedShowsAtOnce(t *testing.T) {
 	if st := f.idx.Status(); st.State != StateRebuilding {
 		t.Fatalf("right after Rebuild: state %q", st.State)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for f.idx.Status().State != StateReady {
-		if time.Now().After(deadline) {
-			t.Fatalf("rebuild did not finish: %+v", f.idx.Status())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Until(t, "the rebuild to finish", func() bool { return f.idx.Status().State == StateReady })
 	wantHits(t, "after", f.search("rebuild"), a.ID)
 }
 
@@ -370,15 +378,7 @@ func TestWorkspaceScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	head, err := f.store.Head(other.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.idx.WaitFor(ctx, other.ID, head); err != nil {
-		t.Fatal(err)
-	}
+	f.caughtUp(other.ID)
 	wantHits(t, "zebra in the first workspace", f.search("zebra"), a.ID)
 	both := f.search("zebra", func(r *Request) { r.Workspaces = []string{f.ws.ID, other.ID} })
 	if got := ids(both); len(got) != 2 || !slices.Contains(got, a.ID) || !slices.Contains(got, b.Item.ID) {
