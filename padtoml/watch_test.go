@@ -7,7 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/padd/padd/internal/testwait"
 )
 
 func link(t *testing.T, dir, ws string) {
@@ -51,21 +52,20 @@ func newFinder(t *testing.T) *Finder {
 // watch reports a change after the write returns.
 func eventually(t *testing.T, f *Finder, dir, want, wantPath string) *File {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var found *File
+	testwait.UntilOK(t, func() error {
 		pt, err := f.Find(dir)
 		got, path := "", ""
 		if pt != nil {
 			got, path = pt.Workspace, pt.Path
 		}
-		if err == nil && got == want && path == wantPath {
-			return pt
+		if err != nil || got != want || path != wantPath {
+			return fmt.Errorf("Find(%s) = %q at %q (err %v), want %q at %q", dir, got, path, err, want, wantPath)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Find(%s) = %q at %q (err %v), want %q at %q", dir, got, path, err, want, wantPath)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		found = pt
+		return nil
+	})
+	return found
 }
 
 func TestFindsWhatTheWalkFindsAndRemembersIt(t *testing.T) {
@@ -107,16 +107,10 @@ func TestSeesEveryKindOfChange(t *testing.T) {
 	if err := os.WriteFile(bToml, []byte("workspace = \n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, err := f.Find(c); err != nil {
-			break // broken TOML is an error, remembered or not
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("a .pad.toml made invalid still answers")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testwait.Until(t, "a .pad.toml made invalid to answer an error", func() bool {
+		_, err := f.Find(c) // broken TOML is an error, remembered or not
+		return err != nil
+	})
 
 	tmp := filepath.Join(b, "new.toml") // renamed into place, as editors save
 	if err := os.WriteFile(tmp, []byte("workspace = \"four\"\n"), 0o644); err != nil {
