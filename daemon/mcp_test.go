@@ -9,17 +9,18 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testwait"
 )
 
 // lineSessions stands in for padd's MCP server (package mcpstdio, which
 // the daemon does not link): for each line the relay sends it lists the
 // workspace's items through the in-process client and answers with the
-// count, after a pause when the line says "slow". It reports each
-// session it is handed.
-func lineSessions(seen chan<- api.MCPSession) MCPServe {
+// count. A line that says "hold" first calls hold, which lets a test
+// keep a call running for as long as it needs. It reports each session
+// it is handed.
+func lineSessions(seen chan<- api.MCPSession, hold func()) MCPServe {
 	return func(ctx context.Context, conn io.ReadWriter, c *api.Client, s api.MCPSession, _ *slog.Logger) error {
 		seen <- s
 		r := bufio.NewReader(conn)
@@ -28,8 +29,8 @@ func lineSessions(seen chan<- api.MCPSession) MCPServe {
 			if err != nil {
 				return nil
 			}
-			if strings.HasPrefix(line, "slow") {
-				time.Sleep(200 * time.Millisecond)
+			if strings.HasPrefix(line, "hold") {
+				hold()
 			}
 			var items []api.Item
 			resp, err := c.Do(ctx, "GET", "/workspaces/w/items", nil, nil, &items)
@@ -49,7 +50,7 @@ func (h *harness) mcpClient() *api.Client { return api.NewClient(h.ts.URL, h.tok
 func TestMCPSessionRelayed(t *testing.T) {
 	h := newHarness(t)
 	seen := make(chan api.MCPSession, 4)
-	h.srv.mcpServe = lineSessions(seen)
+	h.srv.mcpServe = lineSessions(seen, nil)
 	h.task("one")
 	h.task("two")
 	want := api.MCPSession{Dir: "/home/ana/my project/日本\n", Workspace: "w", Worker: "wk_test"}
@@ -98,7 +99,7 @@ func TestMCPSessionRefusals(t *testing.T) {
 	if _, err := h.mcpClient().DialMCP(context.Background(), api.MCPSession{}); !api.IsNotFound(err) {
 		t.Errorf("dial a padd without sessions: %v, want not_found", err)
 	}
-	h.srv.mcpServe = lineSessions(make(chan api.MCPSession, 1))
+	h.srv.mcpServe = lineSessions(make(chan api.MCPSession, 1), nil)
 	h.wantError("GET", path, nil, http.StatusUpgradeRequired, "upgrade_required")
 	noToken := api.NewClient(h.ts.URL, "wrong")
 	if _, err := noToken.DialMCP(context.Background(), api.MCPSession{}); !api.IsUnauthorized(err) {
@@ -112,19 +113,26 @@ func TestMCPSessionRefusals(t *testing.T) {
 func TestMCPSessionsDrain(t *testing.T) {
 	h := newHarness(t)
 	seen := make(chan api.MCPSession, 4)
-	h.srv.mcpServe = lineSessions(seen)
+	inside, release := make(chan struct{}), make(chan struct{})
+	h.srv.mcpServe = lineSessions(seen, func() { close(inside); <-release })
 	conn, err := h.mcpClient().DialMCP(context.Background(), api.MCPSession{Worker: "wk_a"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	<-seen
-	fmt.Fprintln(conn, "slow")
-	time.Sleep(50 * time.Millisecond) // the session is inside the call
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	h.srv.mcp.drain(ctx)
-	if line, err := conn.R.ReadString('\n'); err != nil || !strings.HasPrefix(line, "slow 0 items") {
+	testwait.Recv(t, "the session", seen)
+	fmt.Fprintln(conn, "hold")
+	testwait.Recv(t, "the session to be inside the call", inside)
+	ctx, drained := testwait.Context(t), make(chan struct{})
+	go func() { h.srv.mcp.drain(ctx); close(drained) }()
+	testwait.Until(t, "the drain to begin", func() bool {
+		h.srv.mcp.mu.Lock()
+		defer h.srv.mcp.mu.Unlock()
+		return h.srv.mcp.closing
+	})
+	close(release) // the call ends after the drain began
+	testwait.Recv(t, "the drain to end", drained)
+	if line, err := conn.R.ReadString('\n'); err != nil || !strings.HasPrefix(line, "hold 0 items") {
 		t.Errorf("the call running at shutdown answered %q (%v)", line, err)
 	}
 	if _, err := conn.R.ReadString('\n'); err != io.EOF {
