@@ -30,6 +30,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/internal/testbin"
+	"github.com/padd/padd/internal/testwait"
 )
 
 var (
@@ -723,7 +724,7 @@ func TestCommentsLinksWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testwait.Limit)
 	for n := 0; !strings.Contains(out.String(), `"ref":"TASK-2"`); n++ {
 		if time.Now().After(deadline) {
 			t.Fatalf("watch printed nothing for TASK-2's update:\n%s\n%s", out.String(), errb.String())

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/padd/padd/internal/testwait"
 )
 
 // TestE2EWorkCommands runs every command of search, the index, the
@@ -120,13 +122,9 @@ func TestE2EWorkCommands(t *testing.T) {
 	if moved["remind_at"] != "2031-01-01T09:00:00Z" {
 		t.Errorf("remind --rearm: %v", moved)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !slices.ContainsFunc(list("item", "reminders", ship), func(r obj) bool { return r["id"] == due["id"] && r["state"] == "fired" }) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the reminder due in 2020 never fired")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Until(t, "the reminder due in 2020 to fire", func() bool {
+		return slices.ContainsFunc(list("item", "reminders", ship), func(r obj) bool { return r["id"] == due["id"] && r["state"] == "fired" })
+	})
 
 	// The project views.
 	next := get("project", "next")
@@ -168,7 +166,9 @@ func TestE2EWorkCommands(t *testing.T) {
 		t.Errorf("changelog: %v", cl)
 	}
 	// The report's window ends at the current whole second, exclusive:
-	// what happened within this second is counted from the next one on.
+	// what happened within this second is counted from the next one on,
+	// so this sleep makes time pass to the next whole second (it does not
+	// stand for something happening).
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
 	rep := get("project", "report", "--window", "week", "--include-items")
 	if rep["totals"].(obj)["completed"] != float64(1) || rep["completed_items"].([]any)[0].(obj)["ref"] != tidy {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/padd/padd/internal/testwait"
 )
 
 func TestTailLines(t *testing.T) {
@@ -98,24 +100,21 @@ func TestFollow(t *testing.T) {
 	}()
 	waitFor := func(n int) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
+		testwait.UntilOK(t, func() error {
 			mu.Lock()
-			k := len(got)
-			mu.Unlock()
-			if k >= n {
-				return
+			defer mu.Unlock()
+			if len(got) < n {
+				return fmt.Errorf("follow printed %v, want %d lines", got, n)
 			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		t.Fatalf("follow printed %v, want %d lines", got, n)
+			return nil
+		})
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fmt.Fprint(f, "one\ntw")
-	time.Sleep(30 * time.Millisecond)
+	waitFor(1) // follow has read the first write, half a line with it
 	fmt.Fprint(f, "o\n")
 	f.Close()
 	waitFor(2)
