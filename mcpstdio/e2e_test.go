@@ -15,12 +15,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/testbin"
+	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/mcpstdio"
 )
 
@@ -471,13 +471,12 @@ func TestWorkspaceSources(t *testing.T) {
 	// or so (padd learns of it from a watch).
 	eventually := func(t *testing.T, cs *sdk.ClientSession, want, what string) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
-		for got := which(cs); got != want; got = which(cs) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %s, want %s", what, got, want)
+		testwait.UntilOK(t, func() error {
+			if got := which(cs); got != want {
+				return fmt.Errorf("%s: %s, want %s", what, got, want)
 			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	for _, proto := range []string{"", protoLegacy} {
 		t.Run("roots"+proto, func(t *testing.T) {

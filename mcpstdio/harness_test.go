@@ -26,6 +26,7 @@ import (
 	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/internal/leakcheck"
 	"github.com/padd/padd/internal/testbin"
+	"github.com/padd/padd/internal/testwait"
 )
 
 var (
@@ -120,7 +121,7 @@ func newEnv(t testing.TB) *env {
 		checkChild(t, "padd", stderr)
 	})
 	e := &env{t: t, home: home}
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testwait.Limit)
 	for {
 		c, _, err := launch.Connect(context.Background(), launch.ConnectOptions{DataDir: home})
 		if err == nil {
@@ -324,7 +325,7 @@ func stopPaddOf(t testing.TB, home string) {
 	}
 	c := api.NewClient(info.URL(), info.Token)
 	_, _ = c.Do(context.Background(), "POST", "/padd/shutdown", nil, nil, nil)
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testwait.Limit)
 	for launch.ProcessAlive(info.PID) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -7,12 +7,14 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/padd/padd/internal/launch"
+	"github.com/padd/padd/internal/testwait"
 )
 
 // An agent's session outlives padd: stopped gracefully or killed, padd
@@ -40,7 +42,7 @@ func TestRelayAcrossRestart(t *testing.T) {
 				} else {
 					p, _ := os.FindProcess(info.PID)
 					_ = p.Kill()
-					waitAllThreadsGone(info.PID)
+					waitAllThreadsGone(t, info.PID)
 				}
 				// No workspace named: the one set before padd stopped.
 				after := ok(t, cs, "pad_item", map[string]any{"action": "create", "collection": "tasks", "title": "After " + how})
@@ -77,13 +79,12 @@ func TestRelayAcrossRestart(t *testing.T) {
 // waitAllThreadsGone waits until a killed process has released its
 // files. Its main thread may show as a zombie while other threads still
 // hold its sockets open; /proc/<pid>/task lists them until they are gone.
-func waitAllThreadsGone(pid int) {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+func waitAllThreadsGone(t *testing.T, pid int) {
+	t.Helper()
+	testwait.Until(t, fmt.Sprintf("every thread of killed pid %d to end", pid), func() bool {
 		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-		if err != nil && !launch.ProcessAlive(pid) || err == nil && len(tasks) <= 1 && !launch.ProcessAlive(pid) {
-			return
-		}
-	}
+		return !launch.ProcessAlive(pid) && (err != nil || len(tasks) <= 1)
+	})
 }
 
 // Killed while an agent's calls run, padd leaves none of them waiting:
@@ -105,6 +106,11 @@ func TestRelayKilledUnderCalls(t *testing.T) {
 	const writers = 3
 	results := make(chan outcome, 10000)
 	stop := make(chan struct{})
+	// answered counts the calls answered; killed is set once padd is
+	// killed, and ackedAfter counts the creates sent after that and
+	// acknowledged.
+	var answered, ackedAfter atomic.Int64
+	var killed atomic.Bool
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Add(1)
@@ -117,7 +123,8 @@ func TestRelayKilledUnderCalls(t *testing.T) {
 				default:
 				}
 				o := outcome{title: fmt.Sprintf("w%d-%d", w, i)}
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				sentAfter := killed.Load()
+				ctx, cancel := context.WithTimeout(context.Background(), testwait.Limit)
 				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "pad_item",
 					Arguments: map[string]any{"action": "create", "collection": "tasks", "title": o.title}})
 				cancel()
@@ -134,35 +141,42 @@ func TestRelayKilledUnderCalls(t *testing.T) {
 					if res.IsError {
 						o.ref = ""
 					}
+					if sentAfter && o.ref != "" {
+						ackedAfter.Add(1)
+					}
 				}
+				answered.Add(1)
 				results <- o
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Calls are running: each writer has had one answered.
+	testwait.Until(t, "the writers' first answers", func() bool { return answered.Load() >= writers })
 	info, err := launch.ReadInfo(e.home)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, _ := os.FindProcess(info.PID)
 	_ = p.Kill()
-	killed := time.Now()
-	waitAllThreadsGone(info.PID)
-	time.Sleep(1500 * time.Millisecond) // the relay starts padd again, and calls go on
+	killedAt := time.Now()
+	killed.Store(true)
+	waitAllThreadsGone(t, info.PID)
+	// The relay starts padd again, and calls go on.
+	testwait.Until(t, "a create sent after the kill to be acknowledged", func() bool { return ackedAfter.Load() > 0 })
 	close(stop)
 	wg.Wait()
 	close(results)
 
 	acked := map[string]string{}
-	unknown, ackedAfter := 0, 0
+	unknown, answeredAfter := 0, 0
 	for o := range results {
 		switch {
 		case o.err != nil:
 			t.Errorf("%s: the call failed: %v", o.title, o.err)
 		case o.ref != "":
 			acked[o.title] = o.ref
-			if o.at.After(killed) {
-				ackedAfter++
+			if o.at.After(killedAt) {
+				answeredAfter++
 			}
 		case o.reason == "padd_restarted":
 			unknown++
@@ -170,7 +184,7 @@ func TestRelayKilledUnderCalls(t *testing.T) {
 			t.Errorf("%s: refused %s (%s)", o.title, o.code, o.reason)
 		}
 	}
-	t.Logf("%d creates acknowledged (%d after the kill), %d with an unknown outcome", len(acked), ackedAfter, unknown)
+	t.Logf("%d creates acknowledged (%d after the kill), %d with an unknown outcome", len(acked), answeredAfter, unknown)
 	if unknown > 2*writers {
 		t.Errorf("%d calls answered padd_restarted for one kill with %d writers", unknown, writers)
 	}
@@ -187,7 +201,7 @@ func TestRelayKilledUnderCalls(t *testing.T) {
 			t.Errorf("acknowledged %s (%s) reads back as %+v", ref, title, it)
 		}
 	}
-	if ackedAfter == 0 {
+	if answeredAfter == 0 {
 		t.Error("no create was acknowledged after the kill")
 	}
 }
