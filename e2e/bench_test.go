@@ -41,7 +41,7 @@ func seedHome(b *testing.B) string {
 		if seedErr != nil {
 			return
 		}
-		st, err := storage.Open(filepath.Join(seedDir, "padd.db"), storage.Options{NoSync: true})
+		st, err := storage.Open(filepath.Join(seedDir, "padd.db"), storage.Options{NoSync: true, Logger: quietLog})
 		if err != nil {
 			seedErr = err
 			return

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -20,6 +21,10 @@ import (
 	"github.com/padd/padd/storage"
 )
 
+// crashSeed seeds the crash tests' kill points: fixed unless given, and
+// logged, so that a failure replays.
+var crashSeed = flag.Uint64("crash.seed", 1, "random seed of the crash tests' kill points (0: from the clock; logged)")
+
 // TestCrashLosesNoAcknowledgedWrite: writers create items as fast as
 // they can; after a few hundred acknowledged (201) creates padd is killed
 // with SIGKILL mid-stream. After a restart every acknowledged item is
@@ -33,11 +38,12 @@ func TestCrashLosesNoAcknowledgedWrite(t *testing.T) {
 	d := startPadd(t, home)
 	ws := d.mkWorkspace(t, "Crash")
 	all := map[string]string{}
+	rng := rand.New(rand.NewPCG(runSeed(t, "crash.seed", *crashSeed), 1))
 
 	for round := range 2 {
-		target := 300 + rand.IntN(701) // 300..1000 acknowledged creates
+		target := 300 + rng.IntN(701) // 300..1000 acknowledged creates
 		if round > 0 {
-			target = 100 + rand.IntN(201) // a second crash on the recovered store
+			target = 100 + rng.IntN(201) // a second crash on the recovered store
 		}
 		a := newAcks()
 		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
@@ -103,7 +109,7 @@ func TestSIGTERMWithInFlightWrites(t *testing.T) {
 			d.createLoop(ctx, ws, "w"+strconv.Itoa(w), a)
 		}()
 	}
-	target := 150 + rand.IntN(200)
+	target := 150 + rand.New(rand.NewPCG(runSeed(t, "crash.seed", *crashSeed), 2)).IntN(200)
 	for a.n() < target && ctx.Err() == nil {
 		time.Sleep(time.Millisecond)
 	}
@@ -218,7 +224,7 @@ func verifySearch(t *testing.T, d *instance, ws string, want int) {
 // consistency check passes and every acknowledged item is in it.
 func checkStore(t *testing.T, home, ws string, want map[string]string) {
 	t.Helper()
-	st, err := storage.Open(filepath.Join(home, daemon.DBFile), storage.Options{Timeout: 5 * time.Second})
+	st, err := storage.Open(filepath.Join(home, daemon.DBFile), storage.Options{Timeout: 5 * time.Second, Logger: quietLog})
 	if err != nil {
 		t.Fatalf("open the database after padd stopped: %v", err)
 	}

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/daemon"
+	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -258,19 +258,18 @@ func TestDiskFull(t *testing.T) {
 	df.free(t, d)
 	freed := time.Now()
 	var after api.Item
-	for attempt := 1; ; attempt++ {
+	attempt := 0
+	testwait.UntilOK(t, func() error {
+		attempt++
 		r := d.do(t, "POST", items, mustJSON(t, map[string]string{"title": "after the disk was freed " + searchMarker, "content": "quixotic " + searchMarker}))
-		if r.Status == 201 {
-			decode(t, r, &after)
-			kept[after.ID] = after.Content
-			t.Logf("space freed: write accepted again after %s (attempt %d), same padd pid %d", time.Since(freed).Round(time.Millisecond), attempt, d.pid())
-			break
+		if r.Status != 201 {
+			return fmt.Errorf("space freed %s ago, writes still refused: %s", time.Since(freed).Round(time.Millisecond), r)
 		}
-		if attempt >= 50 {
-			t.Fatalf("space freed 5s ago, writes still refused: %s", r)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		decode(t, r, &after)
+		kept[after.ID] = after.Content
+		t.Logf("space freed: write accepted again after %s (attempt %d), same padd pid %d", time.Since(freed).Round(time.Millisecond), attempt, d.pid())
+		return nil
+	})
 	for i := range 20 {
 		r := d.do(t, "POST", items, mustJSON(t, map[string]string{"title": fmt.Sprintf("after %d %s", i, searchMarker), "content": big}))
 		wantStatus(t, r, 201)
@@ -280,9 +279,7 @@ func TestDiskFull(t *testing.T) {
 	}
 	// The index caught up with what was written while the disk was full
 	// and after: a search finds the new item.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for {
+	testwait.UntilOK(t, func() error {
 		var res struct {
 			Total int `json:"total"`
 		}
@@ -290,18 +287,15 @@ func TestDiskFull(t *testing.T) {
 		if r.Status == 200 {
 			decode(t, r, &res)
 			if res.Total == 1 {
-				break
+				return nil
 			}
 		}
-		if ctx.Err() != nil {
-			t.Fatalf("after space was freed, search never found the new item: %s", r)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return fmt.Errorf("after space was freed, search never found the new item: %s", r)
+	})
 
 	// Stopped: the database is sound and holds every acknowledged write.
 	d.stop()
-	st, err := storage.Open(filepath.Join(home, daemon.DBFile), storage.Options{Timeout: 5 * time.Second})
+	st, err := storage.Open(filepath.Join(home, daemon.DBFile), storage.Options{Timeout: 5 * time.Second, Logger: quietLog})
 	if err != nil {
 		t.Fatalf("open the database after the disk-full run: %v", err)
 	}
@@ -374,16 +368,15 @@ func TestIndexBuildRetriesAfterDiskFull(t *testing.T) {
 	}
 	df.fill(t, d, 64<<10)
 	d = startPadd(t, home)
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(d.stderr.String(), "padd retries on its own") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the index build on a full disk did not fail as this test needs:\n%s", tail(d.stderr.String(), 3000))
+	testwait.UntilOK(t, func() error {
+		if !strings.Contains(d.stderr.String(), "padd retries on its own") {
+			return fmt.Errorf("the index build on a full disk did not fail as this test needs:\n%s", tail(d.stderr.String(), 3000))
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	df.free(t, d)
 	freed := time.Now()
-	for {
+	testwait.UntilOK(t, func() error {
 		var res struct {
 			Total int `json:"total"`
 		}
@@ -392,12 +385,9 @@ func TestIndexBuildRetriesAfterDiskFull(t *testing.T) {
 			decode(t, r, &res)
 			if res.Total == 40 {
 				t.Logf("search answered all 40 items %s after the space was freed", time.Since(freed).Round(time.Millisecond))
-				break
+				return nil
 			}
 		}
-		if time.Since(freed) > 40*time.Second {
-			t.Fatalf("40 s after the space was freed search still answers %s", r)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return fmt.Errorf("%s after the space was freed search still answers %s", time.Since(freed).Round(time.Second), r)
+	})
 }

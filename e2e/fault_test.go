@@ -33,7 +33,7 @@ var (
 	faultCycles  = flag.Int("fault.cycles", 3, "kill -9 cycles of TestFaultRun")
 	faultWriters = flag.Int("fault.writers", 6, "concurrent writers of TestFaultRun")
 	faultMaxKill = flag.Duration("fault.maxkill", 1500*time.Millisecond, "latest kill point after the load starts")
-	faultSeed    = flag.Uint64("fault.seed", 0, "random seed of TestFaultRun (0: from the clock; logged)")
+	faultSeed    = flag.Uint64("fault.seed", faultreport.DefaultSeed, "random seed of TestFaultRun (0: from the clock; logged)")
 	faultReport  = flag.String("fault.report", "", "write TestFaultRun's results as JSON to this file")
 )
 
@@ -91,13 +91,9 @@ func (m *faultModel) adopt(it *faultItem) {
 // the database is checked once more.
 func TestFaultRun(t *testing.T) {
 	t.Parallel()
-	seed := *faultSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
+	seed := runSeed(t, "fault.seed", *faultSeed)
 	writers := *faultWriters
-	t.Logf("fault run: %d cycles, %d writers, kill within %s, seed %d (rerun: -fault.seed=%d)",
-		*faultCycles, writers, *faultMaxKill, seed, seed)
+	t.Logf("fault run: %d cycles, %d writers, kill within %s", *faultCycles, writers, *faultMaxKill)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	res := &faultreport.Result{Seed: seed, Writers: writers, Race: raceBuild}
 	start := time.Now()
@@ -146,7 +142,7 @@ func TestFaultRun(t *testing.T) {
 		}
 		kill := 20*time.Millisecond + time.Duration(rng.Int64N(int64(*faultMaxKill)))
 		row.KillAfterMS = kill.Milliseconds()
-		time.Sleep(kill)
+		time.Sleep(kill) // the load runs for this long: the kill lands at a random point of it
 		d.kill9()
 		wg.Wait() // each writer sees padd gone and stops
 		cancel()
@@ -199,7 +195,7 @@ func TestFaultRun(t *testing.T) {
 	d.stop()
 	head, global := offlineCheck(t, home, ws, sseSeen)
 	res.Head, res.GlobalHead = head, global
-	st, err := storage.Open(filepath.Join(home, daemon.DBFile), storage.Options{Timeout: 5 * time.Second})
+	st, err := storage.Open(filepath.Join(home, daemon.DBFile), storage.Options{Timeout: 5 * time.Second, Logger: quietLog})
 	if err != nil {
 		t.Fatalf("open the database after the run: %v", err)
 	}
@@ -400,7 +396,7 @@ func (d *instance) followEvents(ctx context.Context, ws string, last int64, seen
 // delivered is the change at its seq. It returns both heads.
 func offlineCheck(t *testing.T, home, ws string, seen map[int64]string) (head, global int64) {
 	t.Helper()
-	st, err := storage.Open(filepath.Join(home, daemon.DBFile), storage.Options{Timeout: 5 * time.Second})
+	st, err := storage.Open(filepath.Join(home, daemon.DBFile), storage.Options{Timeout: 5 * time.Second, Logger: quietLog})
 	if err != nil {
 		t.Fatalf("open the database after the crash: %v", err)
 	}

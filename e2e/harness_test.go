@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -31,6 +32,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/internal/testbin"
+	"github.com/padd/padd/internal/testwait"
 )
 
 var (
@@ -136,6 +138,22 @@ func spawnEnv(t testing.TB, home string, extra []string, args ...string) *proc {
 	return p
 }
 
+// quietLog is the logger of the databases the tests open themselves
+// (padd stopped): warnings and errors, not INFO lines such as the
+// replay after a kill, which the tests expect.
+var quietLog = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+// runSeed is the seed a randomized test runs with: v, or one from the
+// clock when v is 0. It logs the seed with the flag that replays it.
+func runSeed(t testing.TB, flagName string, v uint64) uint64 {
+	t.Helper()
+	if v == 0 {
+		v = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun: -%s=%d)", v, flagName, v)
+	return v
+}
+
 func tail(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -228,7 +246,7 @@ func startPaddEnv(t testing.TB, home string, env []string) *instance {
 		port := freePort(t)
 		p := spawnEnv(t, home, env, "--port", strconv.Itoa(port))
 		p.port = port
-		d, err := waitServing(p, 30*time.Second)
+		d, err := waitServing(p, testwait.Limit)
 		if err == nil {
 			return d
 		}

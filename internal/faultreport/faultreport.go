@@ -2,6 +2,11 @@
 // e2e.TestFaultRun (-fault.report) and read by scripts/faultrun.
 package faultreport
 
+// DefaultSeed is the fault run's random seed unless one is given: a run
+// is the same run every time, so a failure replays; a seed of 0 asks for
+// one from the clock. Either way the run prints the seed it used.
+const DefaultSeed uint64 = 24
+
 // Cycle is one kill -9 cycle's measurements (the report's rows).
 type Cycle struct {
 	Cycle            int     `json:"cycle"`

@@ -29,7 +29,7 @@ func main() {
 	cycles := flag.Int("cycles", 20, "kill -9 cycles")
 	writers := flag.Int("writers", 6, "concurrent writers")
 	maxKill := flag.Duration("maxkill", 1500*time.Millisecond, "latest kill point after each load starts")
-	seed := flag.Uint64("seed", 0, "random seed (0: from the clock; printed, so a run can be repeated)")
+	seed := flag.Uint64("seed", faultreport.DefaultSeed, "random seed (0: from the clock; printed, so a run can be repeated)")
 	race := flag.Bool("race", false, "build padd and the test with the race detector")
 	report := flag.String("report", "", "also keep the JSON results in this file")
 	quiet := flag.Bool("q", false, "print only the summary, not the test's log")
