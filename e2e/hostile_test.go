@@ -304,7 +304,7 @@ func TestSlowClients(t *testing.T) {
 		t.Parallel()
 		for i := range 20 {
 			wantStatus(t, d.do(t, "POST", items, mustJSON(t, map[string]string{"title": fmt.Sprintf("meanwhile %d", i)})), 201)
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(100 * time.Millisecond) // spreads the requests over the slow clients' time
 		}
 	})
 
