@@ -13,8 +13,9 @@ import (
 )
 
 // Item records are read on every path (get, lists, views, the indexer),
-// so they use a binary form: decoding the JSON form was 16 µs of a 30 µs
-// get by ref. A record starts with its format byte; records written by
+// so they use a binary form: decoding the JSON form was most of a get by
+// ref (docs/PERFORMANCE.md, "Storage (issue 2)"). A record starts with
+// its format byte; records written by
 // an older padd start with '{' and are still read as JSON, and each is
 // rewritten in the binary form the next time its item changes.
 //

@@ -722,8 +722,8 @@ func (w *wtx) setArchived(ref string, archive bool) (*ItemResult, error) {
 
 // BulkChunk is CreateItems' default chunk. Each commit rewrites every
 // page its chunk touched in the large index trees and syncs, so bigger
-// chunks load faster: 100k items took 10.4–11.9 s in chunks of 2,000
-// and 9.3–10.3 s in chunks of 5,000 (docs/PERFORMANCE.md).
+// chunks load faster (chunk sizes compared in docs/PERFORMANCE.md,
+// "Storage (issue 2)").
 const BulkChunk = 5000
 
 // CreateItems creates many items, chunk by chunk: each chunk is one

@@ -48,8 +48,9 @@ func (s *Store) sweep(bucketOf func(*wsb) *bucket, stale func(k, v []byte, now t
 // SweepLeases forgets the leases that no longer hold. An expired lease
 // is worth nothing (every read and claim treats it as none), but the
 // suggestions of `next`, `ready` and the dashboard, and catch-up, walk
-// every stored lease to find the caller's: 10,000 left behind by agents
-// that never released made `next` 4.3 ms instead of 0.09.
+// every stored lease to find the caller's, so the leases of agents that
+// never released made `next` many times slower (docs/PERFORMANCE.md,
+// "Costs that grew with one item's neighbours (run X)").
 func (s *Store) SweepLeases() (int, error) {
 	return s.sweep((*wsb).leases, func(k, v []byte, now time.Time) bool {
 		l, err := decodeLease(k, v)

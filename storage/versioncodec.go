@@ -39,9 +39,10 @@ func encodeVersion(v model.Version) []byte {
 // versionRecordMayBe says whether a version record may be version id
 // (want is its text), without decoding it: a binary record keeps its id
 // first, so it is compared there and not searched for through the body
-// that follows; a JSON record is searched for the id's text. A lookup by
-// id in a history of 3,000 versions of a 90 KB document read every body
-// and took 124 ms.
+// that follows; a JSON record is searched for the id's text. Searching
+// every record made a lookup by id in a long history of a large document
+// read every body (docs/PERFORMANCE.md, "Costs that grew with one item's
+// neighbours (run X)").
 func versionRecordMayBe(raw, id []byte, want string) bool {
 	if len(raw) >= 2 && raw[0] == versionFormat1 {
 		r := reader{b: raw[1:]}
