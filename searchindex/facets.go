@@ -15,9 +15,10 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
-// Bleve counts a terms facet by reading each match's doc values, about a
-// microsecond a match: two thirds of a search whose words match 6,000 of
-// 100k items. A scorch segment never changes once written, so its
+// Bleve counts a terms facet by reading each match's doc values, a cost
+// per match that was most of a faceted search for common words
+// (docs/PERFORMANCE.md, "Search (issue 4)"). A scorch segment never
+// changes once written, so its
 // documents' facet terms can be read once, from the facet field's few
 // postings lists, into an array of small ordinals; a search then counts
 // a match with one array load. New segments (a batch, a merge) get their
@@ -71,8 +72,8 @@ func (t *facetTables) forSnapshot(snap *scorch.IndexSnapshot) ([]*segFacets, err
 	if len(missing) == 0 {
 		return out, nil
 	}
-	// Built without the lock: a merged segment of 100k documents takes a
-	// few milliseconds, and other searches need not wait for it.
+	// Built without the lock: a large merged segment's table takes a
+	// while, and other searches need not wait for it.
 	for _, i := range missing {
 		sf, err := buildSegFacets(ss[i].Segment())
 		if err != nil {

@@ -20,9 +20,10 @@ func init() {
 	// zap sizes a new segment's buffer for the batch's documents plus
 	// 100 more at the last segment's bytes per document. The indexer's
 	// batches hold a document or two, so each allocated and cleared
-	// megabytes it never used: 4 % of padd's CPU under the load run, and
-	// garbage for the collector. The estimate for the batch itself is
-	// kept.
+	// megabytes it never used: CPU under load, and garbage for the
+	// collector (docs/PERFORMANCE.md, "Runs L, N and R: search of padd's
+	// own, an agent's own writes, one request per get"). The estimate for
+	// the batch itself is kept.
 	zap.NewSegmentBufferNumResultsBump = 0
 }
 
@@ -39,12 +40,13 @@ const (
 const (
 	batchSize = 500
 	// coalesceDelay is how long the indexer gathers commits into one
-	// batch. Each batch costs Bleve a segment, and later a merge: 10 ms
-	// took a third off the indexer's CPU under an agents' load (about 3 %
-	// of padd's), but an agent's search right after its own write waits
-	// for the batch that holds it, and the larger batch made a search's
-	// p50 about a tenth slower (docs/PERFORMANCE.md). A search that waits
-	// cuts the gathering short (hurry) whatever the delay.
+	// batch. Each batch costs Bleve a segment, and later a merge, so a
+	// longer delay saves the indexer CPU under an agents' load; but an
+	// agent's search right after its own write waits for the batch that
+	// holds it, and the larger batch made a search slower. The short delay
+	// won (docs/PERFORMANCE.md, "Runs AD: answers without JSON in process,
+	// reads in one go, the committer's queue"). A search that waits cuts
+	// the gathering short (hurry) whatever the delay.
 	coalesceDelay = 2 * time.Millisecond
 	kFormat       = "padd:format"
 	kWatermark    = "padd:wm:"

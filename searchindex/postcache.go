@@ -10,8 +10,9 @@ import (
 
 // Scoring a match needs the word's frequency and the field's norm in that
 // document. zap finds them by walking every posting before it in its
-// chunk, two varints each: under the load run that walk was about half of
-// a search's CPU, for words in thousands of documents. A segment never
+// chunk, two varints each: under load that walk was a large part of a
+// search's CPU, for words in thousands of documents (docs/PERFORMANCE.md,
+// "Search (issue 4)"). A segment never
 // changes, so the postings of a word searched in a large segment are
 // decoded once into arrays, and a match's entry is found by a search in
 // them. Small segments (recent writes) keep walking: their lists are

@@ -12,8 +12,9 @@ import (
 
 // Snippets are cut from the item's text at answer time rather than
 // highlighted by Bleve: the index then stores no bodies and no term
-// vectors, which makes it half the size and indexing much faster, and
-// the text cut is the item's current text.
+// vectors, which makes it smaller and indexing faster
+// (docs/PERFORMANCE.md, "Search (issue 4)"), and the text cut is the
+// item's current text.
 
 const (
 	snippetBefore = 60  // characters of context before the first match
