@@ -147,8 +147,10 @@ func (t localTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp := &http.Response{Status: http.StatusText(rec.status), StatusCode: rec.status, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: rec.header, Body: io.NopCloser(&rec.body), ContentLength: int64(rec.body.Len()), Request: req}
 	if rec.value != nil {
-		// JSON text out and back in was about a tenth of padd's CPU under
-		// an agents' load.
+		// JSON text out and back in was a sizeable part of padd's CPU
+		// under an agents' load (docs/PERFORMANCE.md, "Runs AD: answers
+		// without JSON in process, reads in one go, the committer's
+		// queue").
 		resp.Body, resp.ContentLength = &api.Answer{V: rec.value}, -1
 	}
 	return resp, nil

@@ -162,8 +162,8 @@ func (r *relay) dial(ctx context.Context) (*link, error) {
 // padd answer what it has.
 func (r *relay) run(ctx context.Context, stdin io.Reader) error {
 	// A plain tools/list is answered here, as padd would: the catalog is
-	// this binary's, 19 KB that need not cross padd's socket as well as
-	// the pipe. Only while padd is this same version, whose catalog it is.
+	// this binary's, a large answer that need not cross padd's socket as
+	// well as the pipe. Only while padd is this same version, whose catalog it is.
 	catalog := sync.OnceValues(func() ([]byte, error) { return NewServer(r.opts).toolsListResult() })
 	in := newListAnswerer(func() ([]byte, error) {
 		if !r.sameVersion() {
