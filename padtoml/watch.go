@@ -7,7 +7,8 @@ package padtoml
 //
 // An MCP session that names no workspace asks on every tool call, and
 // the walk from the agent's directory to the root is an open per
-// directory, most of them failing (docs/PERFORMANCE.md, runs AH). The
+// directory, most of them failing (docs/PERFORMANCE.md, "Runs AH: the
+// agents' .pad.toml, the runtime's monitor thread, fault-around"). The
 // watch makes a repeated answer a map lookup, and keeps it
 // right when someone runs `padctl init` beside a running agent.
 

@@ -15,9 +15,10 @@ import (
 )
 
 func main() {
-	// A padctl run allocates a few MB at once, most of it kong's command
-	// model, so at the default GOGC its first collection lands mid-run and
-	// costs about a third of the run's CPU. At 400 a command finishes
+	// A padctl run allocates most of its memory at once, much of it
+	// kong's command model, so at the default GOGC its first collection
+	// lands mid-run, a cost every command pays (docs/PERFORMANCE.md,
+	// "REST, padd and padctl (issue 3)"). At 400 a command finishes
 	// before any; a long-lived one (watch, mcp serve) still keeps its heap
 	// within five times what it holds.
 	if _, set := os.LookupEnv("GOGC"); !set {

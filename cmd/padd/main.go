@@ -110,8 +110,9 @@ func startCPUProfile(path string) (stop func()) {
 // a soft limit of 384 MiB, unless GOGC or GOMEMLIMIT say otherwise. padd's
 // live heap is small, so the default GOGC=100 collects very often under
 // load; the limit keeps a large job's heap (an index build) in bounds.
-// Past the limit Go collects more often, never fails. The runs behind
-// both numbers are in docs/PERFORMANCE.md (runs GC).
+// Past the limit Go collects more often, never fails. The evidence for
+// both numbers is in docs/PERFORMANCE.md, "Runs GC: padd's collector at
+// GOGC 200 under a soft limit".
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		rdebug.SetGCPercent(200)

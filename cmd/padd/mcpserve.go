@@ -13,8 +13,9 @@ import (
 
 // mcpServe is `padd mcp-serve`: the stdio MCP server that `padctl mcp
 // serve` runs. It lives in padd's binary so that padctl does not link
-// mcp-go, whose JSON Schema dependency compiles its meta-schemas at init
-// (4 ms of every padctl command). It holds no data and no lock: it
+// mcp-go, whose JSON Schema dependency compiles its meta-schemas at init,
+// a cost every padctl command would pay (docs/PERFORMANCE.md, "REST,
+// padd and padctl (issue 3)"). It holds no data and no lock: it
 // relays the session to the padd daemon, which serves it (starting padd
 // when none answers), and serves it itself only when padd cannot.
 //
@@ -22,10 +23,10 @@ import (
 func mcpServe() int {
 	// One relay runs per agent and it only copies, so one P is plenty,
 	// and with one the runtime's monitor thread sleeps while the relay
-	// waits on the agent's stdin; with two it polled every 20 µs for as
-	// long as the other P stayed idle: three quarters of the relay's
-	// CPU. Under the load run this cut the relays' CPU per call by 40 %
-	// (docs/PERFORMANCE.md, runs AL). GOMAXPROCS still overrides it.
+	// waits on the agent's stdin; with two it polls every 20 µs for as
+	// long as the other P stays idle, which was most of the relay's CPU.
+	// One P cuts the relays' CPU per call under load (docs/PERFORMANCE.md,
+	// "Runs AL: the relay on one P"). GOMAXPROCS still overrides it.
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}
