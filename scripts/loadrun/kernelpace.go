@@ -10,10 +10,12 @@ import (
 	"time"
 )
 
-// pace times user-space work only, and on this VM that is not where its
-// slow days are: in runs AI the pace after the run was as fast as in runs
-// AG (7–10 µs) while every process of the load, the relays above all,
-// spent two to three times the CPU per operation. The load is a chain of
+// pace times user-space work only, and on a VM that is not always where
+// its slow days are: the pace after a run can be as fast as on a quick
+// day while every process of the load, the relays above all, spends
+// several times the CPU per operation (docs/PERFORMANCE.md, "Runs AI:
+// the final code on a slow day, and where the slow days are"). The load
+// is a chain of
 // processes handing small messages over pipes and sockets, so it pays for
 // kernel entries: system calls, wake-ups of a thread blocked in one, page
 // faults. kernelPace times those three, so that a report says whether the

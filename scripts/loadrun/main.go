@@ -84,9 +84,11 @@ func main() {
 	flag.Parse()
 	// loadrun (the go-sdk clients, the watcher, the ledger) shares the
 	// machine with padd. Its live heap is small and it allocates fast, so
-	// at the default GOGC it collected many times a second, nearly half of
-	// its CPU (perf, 2026-12-01), and at GOGC 800 still a sixth of it
-	// (runs AL). Measuring padd, it should spend less: it collects only
+	// at the default GOGC it collected many times a second, a large part
+	// of its CPU, and at GOGC 800 still a fair share (docs/PERFORMANCE.md,
+	// "Runs AA–AC: padctl, the harness, search postings, request
+	// goroutines" and "Runs AL: the relay on one P"). Measuring padd, it
+	// should spend less: it collects only
 	// when its heap reaches loadrunHeap, which this machine can spare.
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(-1)

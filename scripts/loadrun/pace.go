@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-// The machine this runs on is shared: the same code runs up to 1.8 times
-// slower in some hours than in others (docs/PERFORMANCE.md), and nothing
+// The machine this runs on is shared: the same code runs markedly slower
+// in some hours than in others (docs/PERFORMANCE.md, "Runs AG: another
+// machine, its pace, next's blocked candidates, the relay's reading"),
+// and nothing
 // in the load's own numbers tells a slow machine from slow code. pace
 // times a fixed piece of work like the load's (encoding and decoding an
 // item-sized JSON answer) on one goroutine before the run starts anything
