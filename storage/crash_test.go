@@ -114,17 +114,7 @@ func TestWALTornTail(t *testing.T) {
 	before := crashCopy(t, s)
 	b := mustCreate(t, s, ws.Slug, "tasks", "torn", nil)
 	path := crashCopy(t, s)
-	off, end := appended(t, before+".wal", path+".wal")
-	f, err := os.OpenFile(path+".wal", os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Half the last record reached the disk, and garbage after it.
-	mid := off + (end-off)/2
-	if _, err := f.WriteAt([]byte(strings.Repeat("\xff", int(end-mid)+64)), mid); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	tearLastRecord(t, before, path)
 
 	r := reopen(t, path)
 	if _, err := r.GetItem(ws.Slug, a.Ref); err != nil {
@@ -318,4 +308,22 @@ func appended(t *testing.T, before, after string) (off, end int64) {
 		last--
 	}
 	return int64(first), int64(last)
+}
+
+// tearLastRecord makes the crash copy at path look as if padd died while
+// its log's last record (the one written since the copy at before) was
+// being written: half of it reached the disk, and garbage after it.
+func tearLastRecord(t *testing.T, before, path string) {
+	t.Helper()
+	off, end := appended(t, before+".wal", path+".wal")
+	f, err := os.OpenFile(path+".wal", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Half the last record reached the disk, and garbage after it.
+	mid := off + (end-off)/2
+	if _, err := f.WriteAt([]byte(strings.Repeat("\xff", int(end-mid)+64)), mid); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }

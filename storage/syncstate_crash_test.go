@@ -1,8 +1,6 @@
 package storage
 
 import (
-	"os"
-	"strings"
 	"testing"
 )
 
@@ -73,16 +71,7 @@ func TestSyncStateSurvivesCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := crashCopy(t, s)
-	off, end := appended(t, before+".wal", path+".wal")
-	f, err := os.OpenFile(path+".wal", os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mid := off + (end-off)/2
-	if _, err := f.WriteAt([]byte(strings.Repeat("\xff", int(end-mid)+64)), mid); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	tearLastRecord(t, before, path)
 
 	r = reopen(t, path)
 	if f, _ := r.SyncInFlight(ws.Slug); f != nil {
