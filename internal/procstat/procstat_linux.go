@@ -183,3 +183,17 @@ func WaitQuiet(quiet, timeout time.Duration, pids ...int) (time.Duration, error)
 		}
 	}
 }
+
+// LoadAvg is /proc/loadavg's first three numbers ("unknown" when it
+// cannot be read).
+func LoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return strings.TrimSpace(string(b))
+	}
+	return strings.Join(f[:3], " ")
+}

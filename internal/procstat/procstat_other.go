@@ -14,3 +14,6 @@ func CPU(int) (time.Duration, error) { return 0, errNoProc }
 
 // TreeCPU needs /proc.
 func TreeCPU(int) (time.Duration, error) { return 0, errNoProc }
+
+// LoadAvg needs /proc.
+func LoadAvg() string { return "unknown" }

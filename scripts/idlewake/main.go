@@ -97,7 +97,7 @@ func run(bin string, items int, short, long, settle time.Duration) error {
 	// A kept-alive connection that times out later would wake padd
 	// inside a window: close them now.
 	p.client.HTTP.CloseIdleConnections()
-	fmt.Printf("padd %s, pid %d, a workspace of %d items; load average %s\n", bin, p.pid(), items, loadAvg())
+	fmt.Printf("padd %s, pid %d, a workspace of %d items; load average %s\n", bin, p.pid(), items, procstat.LoadAvg())
 	fmt.Printf("%-40s %7s %16s %9s %16s %9s %4s %10s\n", "", "window", "padd wakes (/s)", "padd CPU", "relay wakes (/s)", "relay CPU", "GCs", "keepalives")
 
 	// padd alone.
@@ -362,17 +362,4 @@ func childEnv(home string, extra ...string) []string {
 		env = append(env, kv)
 	}
 	return append(append(env, "PAD_HOME="+home), extra...)
-}
-
-// loadAvg is /proc/loadavg's first three numbers.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return strings.TrimSpace(string(b))
-	}
-	return strings.Join(f[:3], " ")
 }

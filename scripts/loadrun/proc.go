@@ -49,19 +49,6 @@ func procMem(pid int) (memInfo, error) {
 	return m, nil
 }
 
-// loadAvg is /proc/loadavg's first three numbers.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return strings.TrimSpace(string(b))
-	}
-	return strings.Join(f[:3], " ")
-}
-
 // machine describes where the run happened.
 func machine() map[string]string {
 	m := map[string]string{"cpus": strconv.Itoa(runtime.NumCPU()), "go": runtime.Version(), "os": runtime.GOOS + "/" + runtime.GOARCH}

@@ -114,7 +114,7 @@ type Target struct {
 func run(cfg config) (rep *Report, err error) {
 	rn := &runner{cfg: cfg, st: newStats(), led: newLedger(),
 		tag: strconv.FormatUint(rand.Uint64()%46656, 36)}
-	rep = &Report{Started: time.Now().UTC(), Machine: machine(), Config: cfg, LoadAvg: map[string]string{"start": loadAvg()},
+	rep = &Report{Started: time.Now().UTC(), Machine: machine(), Config: cfg, LoadAvg: map[string]string{"start": procstat.LoadAvg()},
 		Seed: map[string]any{}, Start: map[string]any{}, Padd: map[string]any{}, Clients: map[string]any{}, SSE: map[string]any{}}
 	// Before anything of the run's own is running: padd's index build
 	// and Bleve's merges after it would slow the work down as well.
@@ -242,7 +242,7 @@ func run(cfg config) (rep *Report, err error) {
 	padd0, _ := procstat.Read(pd.pid())
 	mcp0 := mcpUsage()
 	sampler := sampleMem(pd.pid(), 250*time.Millisecond, pd.heapBytes, time.Second)
-	rep.LoadAvg["load_start"] = loadAvg()
+	rep.LoadAvg["load_start"] = procstat.LoadAvg()
 	cpu0, cpuErr := machineCPU()
 	stopProfile, err := startSelfProfile(cfg.SelfProfile)
 	if err != nil {
@@ -260,7 +260,7 @@ func run(cfg config) (rep *Report, err error) {
 	wg.Wait()
 	window := time.Since(t0)
 	stopProfile()
-	rep.LoadAvg["load_end"] = loadAvg()
+	rep.LoadAvg["load_end"] = procstat.LoadAvg()
 	if cpu1, err := machineCPU(); err == nil && cpuErr == nil && cpu1.total > cpu0.total {
 		all := float64(cpu1.total - cpu0.total)
 		rep.Machine["cpu_busy_during_load_pct"] = fmt.Sprintf("%.1f", 100*float64(cpu1.busy-cpu0.busy)/all)
@@ -388,7 +388,7 @@ func run(cfg config) (rep *Report, err error) {
 			checks = append(checks, Check{Name: "no data race in padctl mcp serve", Detail: tail(a.stderr.String(), 3000)})
 		}
 	}
-	rep.LoadAvg["end"] = loadAvg()
+	rep.LoadAvg["end"] = procstat.LoadAvg()
 	rep.Machine["pace_after_us"] = fmt.Sprintf("%.1f", pace())
 	for k, v := range kernelPace() {
 		rep.Machine[k+"_after"] = v
