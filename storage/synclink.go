@@ -39,17 +39,30 @@ const MaxProbeBytes = 64 << 10
 // RemoteLink is a workspace's link record. It names the token by the
 // name it is saved under (remote.SaveToken), never the token itself.
 type RemoteLink struct {
-	BaseURL           string          `json:"base_url"`
-	RemoteWorkspaceID string          `json:"remote_workspace_id"`
-	RemoteSlug        string          `json:"remote_slug"`
-	TokenName         string          `json:"token_name"`
-	State             LinkState       `json:"state"`
-	LinkedAt          time.Time       `json:"linked_at"`
-	LastProbe         json.RawMessage `json:"last_probe,omitempty"`
-	LastProbeAt       time.Time       `json:"last_probe_at,omitzero"`
-	LastExchange      time.Time       `json:"last_exchange,omitzero"`
-	NextTry           time.Time       `json:"next_try,omitzero"`
+	BaseURL           string `json:"base_url"`
+	RemoteWorkspaceID string `json:"remote_workspace_id"`
+	RemoteSlug        string `json:"remote_slug"`
+	TokenName         string `json:"token_name"`
+	// InsecureHTTP: the user allowed plain http to a host that is not
+	// loopback (--insecure-http).
+	InsecureHTTP bool `json:"insecure_http,omitempty"`
+	// Bootstrap is the first exchange still to finish: BootstrapClone
+	// (pull the whole remote workspace) or BootstrapPush (push the whole
+	// local one to an empty remote); "" once done.
+	Bootstrap    string          `json:"bootstrap,omitempty"`
+	State        LinkState       `json:"state"`
+	LinkedAt     time.Time       `json:"linked_at"`
+	LastProbe    json.RawMessage `json:"last_probe,omitempty"`
+	LastProbeAt  time.Time       `json:"last_probe_at,omitzero"`
+	LastExchange time.Time       `json:"last_exchange,omitzero"`
+	NextTry      time.Time       `json:"next_try,omitzero"`
 }
+
+// Bootstraps of a new link.
+const (
+	BootstrapClone = "clone"
+	BootstrapPush  = "push"
+)
 
 // LinkedWorkspace is one linked workspace and its link.
 type LinkedWorkspace struct {
@@ -105,6 +118,9 @@ func (l *RemoteLink) check() error {
 	}
 	if strings.HasPrefix(l.TokenName, "pad_") || strings.ContainsAny(l.TokenName, "/\\") {
 		return model.Invalid("token_name names the saved token; it is not the token or a path").With("field", "token_name")
+	}
+	if l.Bootstrap != "" && l.Bootstrap != BootstrapClone && l.Bootstrap != BootstrapPush {
+		return model.Invalid("unknown sync bootstrap %q", l.Bootstrap).With("field", "bootstrap")
 	}
 	if !l.State.valid() {
 		return model.Invalid("unknown sync link state %q", l.State).With("field", "state")

@@ -101,7 +101,7 @@ func TestUnlinkKeepsLocalDataAndDropsSyncState(t *testing.T) {
 	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error {
 		return firstErr(tx.MapID(SyncItem, a.ID, "r-a"), tx.MapRemoteRef("TASK-9", a.ID),
 			tx.SetBase(SyncBase{ItemID: a.ID, Title: a.Title, CollectionID: a.CollectionID}),
-			tx.SetCursors(SyncCursors{ItemsChangesSeq: 4}), tx.SetInFlight(SyncInFlight{OutboxSeq: 1, OpKey: "k"}),
+			tx.SetCursors(SyncCursors{ItemsChangesSeq: 4}), tx.SetInFlight(SyncInFlight{OutboxSeq: 1, OpKey: "k", LocalID: "x"}),
 			ignoreID(tx.AddConflict(SyncConflict{Kind: EntrySetAside, Reason: "refused", OutboxSeq: 1})))
 	}); err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestUnlinkKeepsLocalDataAndDropsSyncState(t *testing.T) {
 	}
 	// Writes to an unlinked workspace's sync state are refused.
 	wantCode(t, s.SyncApply(ws, syncActor, func(*SyncTx) error { return nil }), model.CodeConflict)
-	wantCode(t, s.SetSyncInFlight(ws, SyncInFlight{OutboxSeq: 1}), model.CodeConflict)
+	wantCode(t, s.SetSyncInFlight(ws, SyncInFlight{OutboxSeq: 1, OpKey: "k", LocalID: "x"}), model.CodeConflict)
 }
 
 func ignoreID(_ int64, err error) error { return err }

@@ -28,10 +28,16 @@ type SyncCursors struct {
 	ActivityAt time.Time `json:"activity_at,omitzero"`
 }
 
-// SyncInFlight is a write the engine sent or was about to send.
+// SyncInFlight is a create the engine sent or was about to send.
 type SyncInFlight struct {
-	OutboxSeq int64  `json:"outbox_seq"`
+	// OutboxSeq is the outbox entry it pushes (0 for a bootstrap push).
+	OutboxSeq int64  `json:"outbox_seq,omitempty"`
 	OpKey     string `json:"op_key"`
+	// Entity and LocalID name what is created (model.EntityItem or
+	// model.EntityComment); RemoteItem is a comment's item on the remote.
+	Entity     string `json:"entity,omitempty"`
+	LocalID    string `json:"local_id,omitempty"`
+	RemoteItem string `json:"remote_item,omitempty"`
 	// SentAt is the server's clock when it was sent (from the last Date
 	// header); CursorBefore the items-changes cursor before it.
 	SentAt       time.Time `json:"sent_at"`
@@ -100,8 +106,8 @@ func (s *Store) SetSyncInFlight(ws string, f SyncInFlight) error {
 }
 
 func setInFlight(b *wsb, f SyncInFlight) error {
-	if f.OutboxSeq <= 0 {
-		return model.Invalid("an in-flight record names the outbox entry it sends")
+	if f.OpKey == "" || f.LocalID == "" {
+		return model.Invalid("an in-flight record names its op key and the entity it creates")
 	}
 	return putSyncRecord(b, kInFlight, f)
 }

@@ -23,7 +23,7 @@ func TestSyncStateSurvivesCrash(t *testing.T) {
 		t.Fatalf("outbox = %+v", queued)
 	}
 	first := queued[0].Seq
-	if err := s.SetSyncInFlight(ws.Slug, SyncInFlight{OutboxSeq: first, OpKey: "padd-x-1", CursorBefore: 10}); err != nil {
+	if err := s.SetSyncInFlight(ws.Slug, SyncInFlight{OutboxSeq: first, OpKey: "padd-x-1", LocalID: "x", CursorBefore: 10}); err != nil {
 		t.Fatal(err)
 	}
 	var pulledID string
@@ -67,7 +67,7 @@ func TestSyncStateSurvivesCrash(t *testing.T) {
 	}
 	before := crashCopy(t, s)
 	// Killed while the next in-flight record was being logged.
-	if err := s.SetSyncInFlight(ws.Slug, SyncInFlight{OutboxSeq: queued[1].Seq, OpKey: "padd-x-2"}); err != nil {
+	if err := s.SetSyncInFlight(ws.Slug, SyncInFlight{OutboxSeq: queued[1].Seq, OpKey: "padd-x-2", LocalID: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	path := crashCopy(t, s)

@@ -255,8 +255,8 @@ func TestSyncCursorsAndInFlight(t *testing.T) {
 		c.ChangesCursor != "c2" || c.EventID != "ev-7" || c.ActivityID != "act-5" {
 		t.Fatalf("cursors = %+v", c)
 	}
-	f := SyncInFlight{OutboxSeq: 5, OpKey: "padd-ws-5", SentAt: clk.now().UTC(), CursorBefore: 99}
-	wantCode(t, s.SetSyncInFlight(ws, SyncInFlight{OpKey: "no seq"}), model.CodeValidation)
+	f := SyncInFlight{OutboxSeq: 5, OpKey: "padd-ws-5", LocalID: "x", SentAt: clk.now().UTC(), CursorBefore: 99}
+	wantCode(t, s.SetSyncInFlight(ws, SyncInFlight{OpKey: "no entity"}), model.CodeValidation)
 	if err := s.SetSyncInFlight(ws, f); err != nil {
 		t.Fatal(err)
 	}
