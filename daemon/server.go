@@ -116,6 +116,9 @@ var public = map[string]bool{
 	"/api/v1/health":       true,
 	"/api/v1/health/live":  true,
 	"/api/v1/health/ready": true,
+	// Pad answers its capabilities without a token: a client probes
+	// before it knows whether its token is any good.
+	"/api/v1/server/capabilities": true,
 }
 
 // ServeHTTP applies the loopback guards, then routes.

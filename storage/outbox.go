@@ -51,3 +51,16 @@ func ackOutbox(b *wsb, through int64) error {
 	}
 	return nil
 }
+
+// OutboxLen counts the queued changes of a linked workspace.
+func (s *Store) OutboxLen(ws string) (int, error) {
+	n := 0
+	err := s.read(ws, func(r *rtx) error {
+		c := r.ws.outbox().Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}

@@ -168,3 +168,9 @@ func (t *SyncTx) ResolveConflict(id int64, how ConflictState) (*SyncConflict, er
 
 // UpdateLink changes the link record (state, last exchange, next try).
 func (t *SyncTx) UpdateLink(fn func(*RemoteLink) error) error { return updateLink(t.w.ws, fn) }
+
+// Collection reads a collection (archived too) by id or slug, as this
+// write sees it; nil when there is none.
+func (t *SyncTx) Collection(ref string) (*model.Collection, error) {
+	return findCollection(t.w.ws, ref)
+}

@@ -1,0 +1,230 @@
+package syncer
+
+import (
+	"context"
+	"slices"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/remote"
+	"github.com/padd/padd/storage"
+)
+
+// The first exchange of a new link: a clone pulls the whole remote
+// workspace; a link to an empty remote pushes the whole local one. Both
+// are idempotent (what is mapped is not done again), so a padd killed
+// halfway starts over where the map says.
+
+// cloneBatch is how many pulled items one transaction writes.
+const cloneBatch = 200
+
+// cloneAll pulls the remote workspace whole: collections, then every
+// item with its body (a page of a thousand per request, parents before
+// children), then each item's comments and links, then the seq feed from
+// the cursor the index gave.
+func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+	rws := link.RemoteWorkspaceID
+	if err := w.pullCollections(ctx, c, link); err != nil {
+		return err
+	}
+	idx, err := c.ItemsIndex(ctx, rws)
+	if err != nil {
+		return err
+	}
+	rcs, err := c.ListCollections(ctx, rws)
+	if err != nil {
+		return err
+	}
+	var all []api.Item
+	for _, rc := range rcs {
+		if rc.DeletedAt != nil || rc.ArchivedAt != nil {
+			continue
+		}
+		for offset := 0; ; {
+			page, more, err := c.ListItems(ctx, rws, rc.Slug, 0, offset)
+			if err != nil {
+				return err
+			}
+			all = append(all, page...)
+			offset += len(page)
+			if !more || len(page) == 0 {
+				break
+			}
+		}
+	}
+	all = parentsFirst(all)
+	for start := 0; start < len(all); start += cloneBatch {
+		if err := w.applyBatch(ctx, c, link, all[start:min(start+cloneBatch, len(all))]); err != nil {
+			return err
+		}
+	}
+	for i := range all {
+		if err := w.pullComments(ctx, c, link, all[i].ID); err != nil {
+			return err
+		}
+	}
+	w.mu.Lock()
+	w.commentItems = map[string]bool{} // read above
+	w.mu.Unlock()
+	cur, err := w.m.store.SyncCursors(w.wsID)
+	if err != nil {
+		return err
+	}
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+		cur.ItemsChangesSeq = int64(idx.Cursor)
+		return firstErr(t.SetCursors(cur), t.UpdateLink(func(l *storage.RemoteLink) error { l.Bootstrap = ""; return nil }))
+	})
+}
+
+// applyBatch writes pulled items in one transaction; when padd refuses
+// one of them, the batch is written item by item so that only that one
+// is set aside.
+func (w *worker) applyBatch(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items []api.Item) error {
+	err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+		for i := range items {
+			rem, err := decodeRemote(&items[i])
+			if err != nil {
+				return model.Invalid("%v", err)
+			}
+			coll, ok := t.LocalID(storage.SyncCollection, items[i].CollectionID)
+			if !ok {
+				return model.Invalid("item %s is in a collection the remote does not list", items[i].Ref)
+			}
+			rem.side.Collection = coll
+			if rem.parentRemote != "" {
+				rem.side.Parent, _ = t.LocalID(storage.SyncItem, rem.parentRemote)
+			}
+			if _, err := w.applyItem(t, rem); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if !isRefusal(err) || len(items) == 1 {
+		if err != nil && len(items) == 1 {
+			return w.applyRemote(ctx, c, link, &items[0], 0)
+		}
+		return err
+	}
+	for i := range items {
+		if err := w.applyBatch(ctx, c, link, items[i:i+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parentsFirst orders items so that each comes after its parent (when
+// the parent is among them); otherwise the order is kept.
+func parentsFirst(items []api.Item) []api.Item {
+	byID := make(map[string]int, len(items))
+	for i := range items {
+		byID[items[i].ID] = i
+	}
+	out := make([]api.Item, 0, len(items))
+	state := make([]byte, len(items)) // 0 new, 1 on the path, 2 placed
+	var place func(i, depth int)
+	place = func(i, depth int) {
+		if state[i] != 0 {
+			return
+		}
+		state[i] = 1
+		if p := items[i].ParentID; p != nil && depth < maxParentDepth*16 {
+			if j, ok := byID[*p]; ok {
+				place(j, depth+1)
+			}
+		}
+		state[i] = 2
+		out = append(out, items[i])
+	}
+	for i := range items {
+		place(i, 0)
+	}
+	return out
+}
+
+// pushAll pushes the whole local workspace to an empty remote: its
+// collections, its items in number order (parents first), then their
+// comments and links.
+func (w *worker) pushAll(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+	colls, err := w.m.store.ListCollections(w.wsID)
+	if err != nil {
+		return err
+	}
+	for _, lc := range colls {
+		if _, err := w.remoteCollection(ctx, c, link, lc.ID); err != nil {
+			return refusedOr(w, err)
+		}
+	}
+	idx, err := w.m.store.ItemsIndex(w.wsID, "", true)
+	if err != nil {
+		return err
+	}
+	ids := make([]*storage.ItemView, 0, len(idx.Items))
+	for _, it := range idx.Items {
+		ids = append(ids, it.ItemView)
+	}
+	slices.SortFunc(ids, func(a, b *storage.ItemView) int {
+		return int(abs(a.Number) - abs(b.Number))
+	})
+	for _, v := range ids {
+		if _, err := w.pushItem(ctx, c, link, v.ID, 0, 0); err != nil {
+			if err := refusedOr(w, refused(err)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, v := range ids {
+		lcs, err := w.m.store.ListComments(w.wsID, v.ID)
+		if err != nil {
+			return err
+		}
+		for i := range lcs {
+			if lcs[i].DeletedAt != nil {
+				continue
+			}
+			if _, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncComment, lcs[i].ID); err != nil || ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			if err := w.createComment(ctx, c, link, &lcs[i], 0); err != nil {
+				if err := refusedOr(w, refused(err)); err != nil {
+					return err
+				}
+			}
+		}
+		links, err := w.m.store.ListLinks(w.wsID, v.ID)
+		if err != nil {
+			return err
+		}
+		for _, l := range links {
+			if l.Link.SourceID != v.ID {
+				continue
+			}
+			ch := model.Change{Entity: model.EntityLink, Op: model.OpCreated, ID: l.Link.ID, ItemID: v.ID}
+			if _, err := w.pushLink(ctx, c, link, ch); err != nil {
+				if err := refusedOr(w, refused(err)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return w.m.store.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error { l.Bootstrap = ""; return nil })
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// refusedOr sets a refused change aside (nil) or returns the error.
+func refusedOr(w *worker, err error) error {
+	if err == nil || !isRefusal(err) {
+		return err
+	}
+	return w.setAside(storage.SyncConflict{Reason: err.Error()})
+}

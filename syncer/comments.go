@@ -1,0 +1,330 @@
+package syncer
+
+import (
+	"context"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/remote"
+	"github.com/padd/padd/storage"
+)
+
+// Comments and links: pushed from the outbox like items; pulled per item,
+// when the remote's events (or its activity feed, after time offline)
+// say an item's comments or links changed. Pad of August 2026 does not
+// bump an item's seq for a comment, so the seq feed never says so.
+
+// pushComment pushes one comment change: a create (in flight first,
+// like an item's), an edit of its body, or a delete.
+func (w *worker) pushComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, ch model.Change) (bool, error) {
+	lc, err := w.m.store.GetComment(w.wsID, ch.ID)
+	if model.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	rid, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncComment, lc.ID)
+	if err != nil {
+		return false, err
+	}
+	rws := link.RemoteWorkspaceID
+	switch {
+	case !mapped && lc.DeletedAt == nil:
+		return true, w.createComment(ctx, c, link, lc, ch.Seq)
+	case mapped && lc.DeletedAt != nil:
+		if err := c.DeleteComment(ctx, rws, rid); err != nil && !remote.IsNotFound(err) {
+			return false, err
+		}
+	case mapped && ch.Op == model.OpUpdated:
+		if _, err := c.EditComment(ctx, rws, rid, lc.Body); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+func (w *worker) createComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, lc *model.Comment, seq int64) error {
+	ritem, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, lc.ItemID)
+	if err == nil && !ok {
+		if _, err = w.pushItem(ctx, c, link, lc.ItemID, 0, 0); err == nil {
+			ritem, ok, err = w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, lc.ItemID)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return model.Conflict("its item is not on the remote").With("reason", "item_not_pushed")
+	}
+	var rparent string
+	if lc.ParentID != "" {
+		if rparent, ok, err = w.m.store.SyncRemoteID(w.wsID, storage.SyncComment, lc.ParentID); err != nil {
+			return err
+		} else if !ok {
+			return model.Conflict("the comment it replies to is not on the remote").With("reason", "parent_not_pushed")
+		}
+	}
+	key := opKey(lc.ID)
+	if err := w.m.store.SetSyncInFlight(w.wsID, storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityComment,
+		LocalID: lc.ID, RemoteItem: ritem, SentAt: time.Now().UTC()}); err != nil {
+		return err
+	}
+	var rc *api.Comment
+	if rparent != "" {
+		rc, err = c.Reply(ctx, link.RemoteWorkspaceID, rparent, lc.Body, key)
+	} else {
+		rc, err = c.CreateComment(ctx, link.RemoteWorkspaceID, ritem, lc.Body, key)
+	}
+	if err != nil {
+		return w.createFailed(err)
+	}
+	return w.adoptComment(lc.ID, rc.ID, seq)
+}
+
+func (w *worker) adoptComment(localID, remoteID string, seq int64) error {
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+		if err := t.MapID(storage.SyncComment, localID, remoteID); err != nil {
+			return err
+		}
+		if err := t.ClearInFlight(); err != nil {
+			return err
+		}
+		if seq > 0 {
+			return t.AckOutbox(seq)
+		}
+		return nil
+	})
+}
+
+// pushLink pushes a link created or deleted here.
+func (w *worker) pushLink(ctx context.Context, c *remote.Client, link *storage.RemoteLink, ch model.Change) (bool, error) {
+	rws := link.RemoteWorkspaceID
+	rid, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncLink, ch.ID)
+	if err != nil {
+		return false, err
+	}
+	if ch.Op == model.OpDeleted {
+		if !mapped {
+			return false, nil
+		}
+		if err := c.DeleteLink(ctx, rws, rid); err != nil && !remote.IsNotFound(err) {
+			return false, err
+		}
+		return true, w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+			return firstErr(t.UnmapID(storage.SyncLink, ch.ID), t.AckOutbox(ch.Seq))
+		})
+	}
+	if mapped {
+		return false, nil
+	}
+	l, err := w.localLink(ch.ItemID, ch.ID)
+	if err != nil || l == nil {
+		return false, err
+	}
+	src, err := w.remoteParent(ctx, c, link, l.SourceID, 0)
+	if err != nil {
+		return false, err
+	}
+	dst, err := w.remoteParent(ctx, c, link, l.TargetID, 0)
+	if err != nil {
+		return false, err
+	}
+	if src == "" || dst == "" {
+		return false, model.Conflict("an item it links is not on the remote").With("reason", "item_not_pushed")
+	}
+	rl, err := c.CreateLink(ctx, rws, src, dst, l.Type)
+	if _, dup := remote.AsConflict(err); dup || remote.IsOutcomeUnknown(err) {
+		// Already there (a retry after an unknown outcome): find its id.
+		rl, err = findRemoteLink(ctx, c, rws, src, dst, l.Type)
+	}
+	if err != nil {
+		return false, err
+	}
+	if rl == nil {
+		return false, errRetryAt{at: time.Now().Add(time.Second)}
+	}
+	return true, w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+		return firstErr(t.MapID(storage.SyncLink, ch.ID, rl.ID), t.AckOutbox(ch.Seq))
+	})
+}
+
+// localLink finds a link of an item by id (nil: gone since).
+func (w *worker) localLink(itemID, linkID string) (*model.Link, error) {
+	views, err := w.m.store.ListLinks(w.wsID, itemID)
+	if model.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range views {
+		if v.Link.ID == linkID {
+			l := v.Link
+			return &l, nil
+		}
+	}
+	return nil, nil
+}
+
+func findRemoteLink(ctx context.Context, c *remote.Client, rws, src, dst, typ string) (*api.ItemLink, error) {
+	ls, err := c.ListLinks(ctx, rws, src)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ls {
+		if ls[i].SourceID == src && ls[i].TargetID == dst && (ls[i].LinkType == typ || typ == "") {
+			return &ls[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// pullComments brings one remote item's comments (and links) here:
+// new ones are added, edited ones take the remote's body, deleted ones
+// are deleted. Each comment is written with its author as the actor.
+func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteItem string) error {
+	litem, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, remoteItem)
+	if err != nil || !ok {
+		return err // an item not here yet brings its comments when it comes
+	}
+	rcs, err := c.ListComments(ctx, link.RemoteWorkspaceID, remoteItem)
+	if remote.IsNotFound(err) && !remote.IsWorkspaceGone(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	lcs, err := w.m.store.ListComments(w.wsID, litem)
+	if err != nil {
+		return err
+	}
+	local := map[string]*model.Comment{}
+	for i := range lcs {
+		local[lcs[i].ID] = &lcs[i]
+	}
+	seen := map[string]bool{}
+	for i := range rcs {
+		rc := &rcs[i]
+		err := w.m.store.SyncApply(w.wsID, actorOf(rc.CreatedBy, rc.Author, rc.Source), func(t *storage.SyncTx) error {
+			lid, mapped := t.LocalID(storage.SyncComment, rc.ID)
+			if mapped {
+				seen[lid] = true
+				lc := local[lid]
+				switch {
+				case lc == nil || lc.DeletedAt != nil:
+				case rc.Deleted:
+					_, err := t.DeleteComment(litem, lid)
+					return err
+				case lc.Body != rc.Body:
+					_, err := t.EditComment(litem, lid, rc.Body)
+					return err
+				}
+				return nil
+			}
+			if rc.Deleted {
+				return nil
+			}
+			in := storage.CommentCreate{Body: rc.Body}
+			if rc.ParentID != "" {
+				p, ok := t.LocalID(storage.SyncComment, rc.ParentID)
+				if !ok {
+					return nil // its thread is not here: the next read brings it
+				}
+				in.ReplyTo = p
+			}
+			nc, err := t.AddComment(litem, in)
+			if err != nil {
+				return err
+			}
+			seen[nc.ID] = true
+			return t.MapID(storage.SyncComment, nc.ID, rc.ID)
+		})
+		if isRefusal(err) {
+			err = w.setAside(storage.SyncConflict{ItemID: litem, Reason: "padd refused a remote comment: " + err.Error()})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	// Mapped comments the remote no longer lists were deleted there.
+	for i := range lcs {
+		lc := &lcs[i]
+		if seen[lc.ID] || lc.DeletedAt != nil {
+			continue
+		}
+		if _, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncComment, lc.ID); err != nil || !mapped {
+			continue
+		}
+		if err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+			_, err := t.DeleteComment(litem, lc.ID)
+			return err
+		}); err != nil && !isRefusal(err) {
+			return err
+		}
+	}
+	return w.pullLinks(ctx, c, link, remoteItem, litem)
+}
+
+// pullLinks brings one remote item's outgoing links here.
+func (w *worker) pullLinks(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteItem, litem string) error {
+	rls, err := c.ListLinks(ctx, link.RemoteWorkspaceID, remoteItem)
+	if remote.IsNotFound(err) && !remote.IsWorkspaceGone(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	remoteIDs := map[string]bool{}
+	for i := range rls {
+		rl := &rls[i]
+		remoteIDs[rl.ID] = true
+		if rl.SourceID != remoteItem {
+			continue // the other end's link: read with that item
+		}
+		err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+			if _, mapped := t.LocalID(storage.SyncLink, rl.ID); mapped {
+				return nil
+			}
+			dst, ok := t.LocalID(storage.SyncItem, rl.TargetID)
+			if !ok {
+				return nil
+			}
+			res, err := t.AddLink(litem, dst, rl.LinkType)
+			if err != nil {
+				return err
+			}
+			return t.MapID(storage.SyncLink, res.Link.ID, rl.ID)
+		})
+		if isRefusal(err) {
+			err = w.setAside(storage.SyncConflict{ItemID: litem, Reason: "padd refused a remote link: " + err.Error()})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	views, err := w.m.store.ListLinks(w.wsID, litem)
+	if err != nil {
+		return err
+	}
+	for _, v := range views {
+		if v.Link.SourceID != litem {
+			continue
+		}
+		rid, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncLink, v.Link.ID)
+		if err != nil || !mapped || remoteIDs[rid] {
+			continue
+		}
+		id := v.Link.ID
+		if err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+			if _, err := t.RemoveLink(id); err != nil {
+				return err
+			}
+			return t.UnmapID(storage.SyncLink, id)
+		}); err != nil && !isRefusal(err) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+package syncer
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/remote/merge"
+	"github.com/padd/padd/storage"
+)
+
+// The three sides of an item as merge compares them. Collection and
+// Parent are local ids on every side: a remote item's are mapped first.
+
+func localSide(v *storage.ItemView) *merge.Item {
+	if v == nil {
+		return nil
+	}
+	return &merge.Item{Title: v.Title, Content: v.Content, Fields: v.Fields, Tags: v.Tags,
+		Parent: v.ParentID, Collection: v.CollectionID, Pinned: v.Pinned, Archived: v.DeletedAt != nil}
+}
+
+func baseSide(b *storage.SyncBase) *merge.Item {
+	if b == nil {
+		return nil
+	}
+	return &merge.Item{Title: b.Title, Content: b.Content, Fields: b.Fields, Tags: b.Tags,
+		Parent: b.ParentID, Collection: b.CollectionID, Pinned: b.Pinned, Archived: b.Archived}
+}
+
+// remoteItem is a remote item decoded, with its collection and parent
+// mapped to local ids (ParentRemote is kept when the parent is not
+// mapped yet).
+type remoteItem struct {
+	api          *api.Item
+	side         merge.Item
+	parentRemote string
+}
+
+// decodeRemote reads a remote item's fields and tags (JSON text on
+// Pad's wire) and maps its collection; the parent is mapped by the
+// caller, which may have to pull it first.
+func decodeRemote(it *api.Item) (*remoteItem, error) {
+	fields, err := api.DecodeObject(it.Fields)
+	if err != nil {
+		return nil, fmt.Errorf("item %s: %w", it.ID, err)
+	}
+	var tags []string
+	if it.Tags != "" && it.Tags != "null" {
+		if err := json.Unmarshal([]byte(it.Tags), &tags); err != nil {
+			return nil, fmt.Errorf("item %s: tags are not a JSON list of strings: %w", it.ID, err)
+		}
+	}
+	r := &remoteItem{api: it, side: merge.Item{Title: it.Title, Content: it.Content, Fields: fields,
+		Tags: tags, Pinned: it.Pinned, Archived: it.DeletedAt != nil}}
+	if it.ParentID != nil {
+		r.parentRemote = *it.ParentID
+	}
+	return r, nil
+}
+
+// baseOf is the base recorded when both sides hold m: the merged item
+// with the remote's tokens.
+func baseOf(itemID string, m *merge.Item, it *api.Item) storage.SyncBase {
+	return storage.SyncBase{ItemID: itemID, Title: m.Title, Content: m.Content, Fields: m.Fields,
+		Tags: m.Tags, ParentID: m.Parent, CollectionID: m.Collection, Archived: m.Archived, Pinned: m.Pinned,
+		RemoteSeq: it.Seq, RemoteUpdatedAt: it.UpdatedAt.UTC().Format(time.RFC3339Nano)}
+}
+
+// remoteBase is the guard of an update made on base b.
+func remoteBaseTime(b *storage.SyncBase) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, b.RemoteUpdatedAt)
+	return t
+}
+
+// localUpdate is the local write that makes item v hold m (nil: none).
+func localUpdate(v *storage.ItemView, m *merge.Item) *storage.ItemUpdate {
+	var u storage.ItemUpdate
+	changed := false
+	if m.Title != v.Title {
+		u.Title, changed = &m.Title, true
+	}
+	if m.Content != v.Content {
+		u.Content, changed = &m.Content, true
+	}
+	if p := fieldsPatch(v.Fields, m.Fields); len(p) > 0 {
+		u.FieldsPatch, changed = p, true
+	}
+	if !sameSet(v.Tags, m.Tags) {
+		tags := slices.Clone(m.Tags)
+		if tags == nil {
+			tags = []string{}
+		}
+		u.Tags, changed = &tags, true
+	}
+	if m.Parent != v.ParentID {
+		if m.Parent == "" {
+			u.ClearParent = true
+		} else {
+			p := m.Parent
+			u.Parent = &p
+		}
+		changed = true
+	}
+	if m.Pinned != v.Pinned {
+		u.Pinned, changed = &m.Pinned, true
+	}
+	if !changed {
+		return nil
+	}
+	u.Force = true // the remote's open-children rule already held there
+	return &u
+}
+
+// fieldsPatch is the per-key patch that turns from into to: changed and
+// added keys with their value, removed keys with nil.
+func fieldsPatch(from, to map[string]any) map[string]any {
+	p := map[string]any{}
+	for k, v := range to {
+		if old, ok := from[k]; !ok || !jsonEqual(old, v) {
+			p[k] = v
+		}
+	}
+	for k := range from {
+		if _, ok := to[k]; !ok {
+			p[k] = nil
+		}
+	}
+	return p
+}
+
+func jsonEqual(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if string(x) == string(y) {
+		return true
+	}
+	// 3 and 3.0: compare as decoded numbers.
+	var u, w any
+	if json.Unmarshal(x, &u) != nil || json.Unmarshal(y, &w) != nil {
+		return false
+	}
+	return fmt.Sprint(u) == fmt.Sprint(w)
+}
+
+func sameSet(a, b []string) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(slices.Compact(x), slices.Compact(y))
+}
+
+// actorOf is who made a remote change, as the local change log says it.
+func actorOf(createdBy, name, source string) model.Actor {
+	kind := model.ActorUser
+	if createdBy == model.ActorAgent {
+		kind = model.ActorAgent
+	}
+	return model.Actor{Kind: kind, Name: name, Source: model.SourceSync}
+}
+
+// text renders a value for a conflict record.
+func rawJSON(v any) json.RawMessage {
+	if v == merge.Missing {
+		return json.RawMessage("null")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}

@@ -1,0 +1,349 @@
+package syncer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/remote"
+	"github.com/padd/padd/storage"
+)
+
+// cycle is one round of a worker: settle a create whose outcome is
+// unknown, finish a bootstrap, pull what the remote said changed, push
+// the outbox.
+func (w *worker) cycle(link *storage.RemoteLink) error {
+	ctx := w.ctx
+	c, err := w.clientFor(link)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			w.setState(storage.LinkTokenRefused, "padd has no token for this link: give it one with `padctl sync link`")
+			return errStopped
+		}
+		return err
+	}
+	if w.caps == nil {
+		caps, err := c.Probe(ctx)
+		if err != nil {
+			return err
+		}
+		w.mu.Lock()
+		w.caps = caps
+		w.mu.Unlock()
+		if err := w.m.store.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error {
+			if len(caps.Raw) <= storage.MaxProbeBytes && json.Valid(caps.Raw) {
+				l.LastProbe = caps.Raw
+			}
+			l.LastProbeAt = time.Now().UTC()
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	if link.Bootstrap == storage.BootstrapClone {
+		w.setPhase(api.SyncPulling)
+		if err := w.cloneAll(ctx, c, link); err != nil {
+			return err
+		}
+		link.Bootstrap = ""
+	}
+	if err := w.settleInFlight(ctx, c, link); err != nil {
+		return err
+	}
+	if link.Bootstrap == storage.BootstrapPush {
+		w.setPhase(api.SyncPushing)
+		if err := w.pushAll(ctx, c, link); err != nil {
+			return err
+		}
+		link.Bootstrap = ""
+	}
+
+	w.mu.Lock()
+	items, colls, catchUp, comments := w.wantItems, w.wantColls, w.catchUp, w.commentItems
+	w.wantItems, w.wantColls, w.catchUp, w.commentItems = false, false, false, map[string]bool{}
+	w.mu.Unlock()
+	err = w.pull(ctx, c, link, items, colls, catchUp, comments)
+	if err != nil {
+		w.mu.Lock()
+		w.wantItems, w.wantColls, w.catchUp = w.wantItems || items, w.wantColls || colls, w.catchUp || catchUp
+		for id := range comments {
+			w.commentItems[id] = true
+		}
+		w.mu.Unlock()
+		return err
+	}
+	if err := w.drain(ctx, c, link); err != nil {
+		return err
+	}
+	w.exchanged()
+	return nil
+}
+
+// pull does the pull part of a cycle; comments names the remote items
+// whose comments and links to read (it grows with the catch-up).
+func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items, colls, catchUp bool, comments map[string]bool) error {
+	if colls {
+		if err := w.pullCollections(ctx, c, link); err != nil {
+			return err
+		}
+	}
+	if items {
+		w.setPhase(api.SyncPulling)
+		if err := w.pullItems(ctx, c, link); err != nil {
+			return err
+		}
+	}
+	if catchUp {
+		if err := w.catchUpActivity(ctx, c, link, comments); err != nil {
+			return err
+		}
+	}
+	w.mu.Lock()
+	for id := range w.commentItems { // items the pull just created
+		comments[id] = true
+	}
+	w.commentItems = map[string]bool{}
+	w.mu.Unlock()
+	for id := range comments {
+		if err := w.pullComments(ctx, c, link, id); err != nil {
+			return err
+		}
+		delete(comments, id)
+	}
+	return nil
+}
+
+// exchanged records a successful exchange: in memory at once, in the
+// link record at most once a minute (a write per cycle would double the
+// cost of every local write while online).
+func (w *worker) exchanged() {
+	now := time.Now().UTC()
+	w.mu.Lock()
+	w.lastExchange = now
+	due := now.Sub(w.storedExchange) >= time.Minute
+	if due {
+		w.storedExchange = now
+	}
+	w.mu.Unlock()
+	if due {
+		if err := w.m.store.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error { l.LastExchange = now; return nil }); err != nil {
+			w.m.log.Warn("sync: the last exchange could not be recorded", "workspace", w.slug, "err", err)
+		}
+	}
+}
+
+// unknownOutcome turns a create whose outcome is unknown into a wait: on
+// a server with idempotency keys the next cycle resends with the same
+// key at once; on one without, settleInFlight reads whether it landed
+// once the server's handler has surely finished.
+func (w *worker) unknownOutcome(err error) error {
+	if w.caps != nil && w.caps.OpKeys {
+		return err
+	}
+	f, ferr := w.m.store.SyncInFlight(w.wsID)
+	if ferr != nil || f == nil {
+		return err
+	}
+	return errRetryAt{at: f.SentAt.Add(w.m.cfg.Settle)}
+}
+
+// settleInFlight resolves a create that was sent (or about to be) when
+// its outcome became unknown: a timeout, a dropped connection, padd
+// killed mid-request. With idempotency keys it is simply sent again with
+// its key. Without, it is never sent again blindly: once the server has
+// surely finished with it, the engine looks for it on the remote and
+// adopts it when found, else clears the record so it is sent again.
+func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+	f, err := w.m.store.SyncInFlight(w.wsID)
+	if err != nil || f == nil {
+		return err
+	}
+	if w.caps.OpKeys {
+		return w.resend(ctx, c, link, f)
+	}
+	if at := f.SentAt.Add(w.m.cfg.Settle); time.Now().Before(at) {
+		return errRetryAt{at: at}
+	}
+	switch f.Entity {
+	case model.EntityItem:
+		it, err := w.findCreatedItem(ctx, c, link, f)
+		if err != nil || it == nil {
+			return firstErr(err, w.clearInFlight())
+		}
+		rem, err := w.mapped(it)
+		if err != nil {
+			return err
+		}
+		return w.adoptCreated(f.LocalID, &rem.side, it, f.OutboxSeq)
+	case model.EntityComment:
+		rc, err := w.findCreatedComment(ctx, c, link, f)
+		if err != nil || rc == nil {
+			return firstErr(err, w.clearInFlight())
+		}
+		return w.adoptComment(f.LocalID, rc.ID, f.OutboxSeq)
+	}
+	return w.clearInFlight()
+}
+
+// resend sends an in-flight create again with its key.
+func (w *worker) resend(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) error {
+	switch f.Entity {
+	case model.EntityItem:
+		_, err := w.pushItem(ctx, c, link, f.LocalID, f.OutboxSeq, 0)
+		return err
+	case model.EntityComment:
+		lc, err := w.m.store.GetComment(w.wsID, f.LocalID)
+		if model.IsNotFound(err) {
+			return w.clearInFlight()
+		}
+		if err != nil {
+			return err
+		}
+		return w.createComment(ctx, c, link, lc, f.OutboxSeq)
+	}
+	return w.clearInFlight()
+}
+
+// mapped decodes a remote item with its collection and parent mapped to
+// local ids where the map has them.
+func (w *worker) mapped(it *api.Item) (*remoteItem, error) {
+	rem, err := decodeRemote(it)
+	if err != nil {
+		return nil, err
+	}
+	if id, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID); err != nil {
+		return nil, err
+	} else if ok {
+		rem.side.Collection = id
+	}
+	if rem.parentRemote != "" {
+		if id, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, rem.parentRemote); err != nil {
+			return nil, err
+		} else if ok {
+			rem.side.Parent = id
+		}
+	}
+	return rem, nil
+}
+
+// findCreatedItem looks for the item an in-flight create made: among the
+// items changed on the remote since the cursor before it was sent, one
+// padd has not mapped, in the same collection, with the same title,
+// content and tags. Several match: the oldest (creates are sent in the
+// order they were made here).
+func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) (*api.Item, error) {
+	v, err := w.m.store.GetItem(w.wsID, f.LocalID)
+	if model.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	since := remote.Seq(f.CursorBefore)
+	for {
+		page, err := c.ItemsChanges(ctx, link.RemoteWorkspaceID, since, feedPage)
+		if err != nil {
+			return nil, err
+		}
+		for i := range page.Changes {
+			row := &page.Changes[i]
+			if row.Title != v.Title || row.CollectionSlug != "" && row.CollectionSlug != v.Collection.Slug {
+				continue
+			}
+			if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, row.ID); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
+			it, err := c.GetItem(ctx, link.RemoteWorkspaceID, row.ID)
+			if err != nil {
+				return nil, err
+			}
+			rem, err := decodeRemote(it)
+			if err == nil && rem.side.Content == v.Content && sameSet(rem.side.Tags, v.Tags) {
+				return it, nil
+			}
+		}
+		if len(page.Changes) < feedPage {
+			return nil, nil
+		}
+		since = page.Cursor
+	}
+}
+
+// findCreatedComment looks for an in-flight comment among its item's
+// comments on the remote: one padd has not mapped, with the same body.
+func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) (*api.Comment, error) {
+	lc, err := w.m.store.GetComment(w.wsID, f.LocalID)
+	if model.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rcs, err := c.ListComments(ctx, link.RemoteWorkspaceID, f.RemoteItem)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rcs {
+		if rcs[i].Body != lc.Body || rcs[i].Deleted {
+			continue
+		}
+		if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rcs[i].ID); err != nil {
+			return nil, err
+		} else if !ok {
+			return &rcs[i], nil
+		}
+	}
+	return nil, nil
+}
+
+// activityPage is how many activity rows a catch-up reads.
+const activityPage = 200
+
+// catchUpActivity reads the remote's activity back to the last row seen
+// and adds each item with a comment or link action to comments: the
+// changes Pad's seq feed does not carry, made while padd was not
+// listening.
+func (w *worker) catchUpActivity(ctx context.Context, c *remote.Client, link *storage.RemoteLink, comments map[string]bool) error {
+	cur, err := w.m.store.SyncCursors(w.wsID)
+	if err != nil {
+		return err
+	}
+	rows, err := c.Activity(ctx, link.RemoteWorkspaceID, remote.ActivityQuery{Limit: activityPage})
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	first := cur.ActivityID == "" && cur.ActivityAt.IsZero()
+	reached := first
+	for _, row := range rows {
+		if row.ID == cur.ActivityID || !cur.ActivityAt.IsZero() && row.CreatedAt.Before(cur.ActivityAt) {
+			reached = true
+			break
+		}
+		if first {
+			continue
+		}
+		if a := row.Action; (strings.Contains(a, "comment") || strings.Contains(a, "link")) && row.DocumentID != "" {
+			comments[row.DocumentID] = true
+		}
+	}
+	if !reached {
+		w.m.log.Warn("sync: offline longer than the remote's activity page reaches; comments made on the remote meanwhile on other items reach padd when those items are next read",
+			"workspace", w.slug, "rows", len(rows))
+	}
+	if cur.ActivityID == rows[0].ID {
+		return nil
+	}
+	cur.ActivityID, cur.ActivityAt = rows[0].ID, rows[0].CreatedAt
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return t.SetCursors(cur) })
+}

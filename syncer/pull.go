@@ -1,0 +1,430 @@
+package syncer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/remote"
+	"github.com/padd/padd/remote/merge"
+	"github.com/padd/padd/storage"
+)
+
+// Pulling: the remote's changes reach the local workspace. Every applied
+// change commits with its id map entries and base (storage.SyncApply);
+// the feed's cursor commits with the page it covers.
+
+// feedPage is how many rows of the seq feed one request asks for.
+const feedPage = 1000
+
+// maxParentDepth bounds how far a pull follows unmapped parents.
+const maxParentDepth = 8
+
+// pullItems reads the seq feed from the stored cursor and applies each
+// changed item.
+func (w *worker) pullItems(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+	cur, err := w.m.store.SyncCursors(w.wsID)
+	if err != nil {
+		return err
+	}
+	for {
+		page, err := c.ItemsChanges(ctx, link.RemoteWorkspaceID, remote.Seq(cur.ItemsChangesSeq), feedPage)
+		if err != nil {
+			return err
+		}
+		for i := range page.Changes {
+			row := &page.Changes[i]
+			if w.echo(row) {
+				continue
+			}
+			if err := w.pullItem(ctx, c, link, row.ID, 0); err != nil {
+				return err
+			}
+		}
+		if int64(page.Cursor) != cur.ItemsChangesSeq {
+			cur.ItemsChangesSeq = int64(page.Cursor)
+			if err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return t.SetCursors(cur) }); err != nil {
+				return err
+			}
+		}
+		if len(page.Changes) < feedPage {
+			return nil
+		}
+	}
+}
+
+// syncActor is the engine's own writes' actor (cursors, bases).
+var syncActor = model.UserActor(model.SourceSync)
+
+// echo says a feed row is a version the local side already has: its seq
+// is not above the item's base (our own push, or a pull already
+// applied).
+func (w *worker) echo(row *api.SyncItem) bool {
+	local, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, row.ID)
+	if err != nil || !ok {
+		return false
+	}
+	b, err := w.m.store.SyncBase(w.wsID, local)
+	return err == nil && b != nil && row.Seq > 0 && row.Seq <= b.RemoteSeq
+}
+
+// pullItem fetches one remote item whole and applies it.
+func (w *worker) pullItem(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteID string, depth int) error {
+	it, err := c.GetItem(ctx, link.RemoteWorkspaceID, remoteID)
+	switch {
+	case remote.IsNotFound(err) && !remote.IsWorkspaceGone(err):
+		return w.remoteGone(remoteID)
+	case err != nil:
+		return err
+	}
+	return w.applyRemote(ctx, c, link, it, depth)
+}
+
+// applyRemote maps a remote item's collection and parent (pulling them
+// first when they are new here) and merges it into the local workspace.
+// A remote item padd cannot take (its JSON is broken, or it fails the
+// local schema) is set aside with the reason; the rest goes on.
+func (w *worker) applyRemote(ctx context.Context, c *remote.Client, link *storage.RemoteLink, it *api.Item, depth int) error {
+	rem, err := decodeRemote(it)
+	if err != nil {
+		return w.setAside(storage.SyncConflict{Reason: "the remote sent an item padd cannot read: " + err.Error()})
+	}
+	coll, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID)
+	if err == nil && !ok {
+		if err = w.pullCollections(ctx, c, link); err == nil {
+			coll, ok, err = w.m.store.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return w.setAside(storage.SyncConflict{Reason: fmt.Sprintf("the remote item %s is in a collection (%s) the remote does not list", it.Ref, it.CollectionID)})
+	}
+	rem.side.Collection = coll
+	if rem.parentRemote != "" {
+		p, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, rem.parentRemote)
+		if err != nil {
+			return err
+		}
+		if !ok && depth < maxParentDepth {
+			if err := w.pullItem(ctx, c, link, rem.parentRemote, depth+1); err != nil {
+				return err
+			}
+			p, ok, err = w.m.store.SyncLocalID(w.wsID, storage.SyncItem, rem.parentRemote)
+			if err != nil {
+				return err
+			}
+		}
+		if ok {
+			rem.side.Parent = p
+		}
+	}
+	created := false
+	err = w.m.store.SyncApply(w.wsID, actorOf(it.LastModifiedBy, it.CreatedByName, it.Source), func(t *storage.SyncTx) error {
+		var err error
+		created, err = w.applyItem(t, rem)
+		return err
+	})
+	if isRefusal(err) {
+		return w.setAside(storage.SyncConflict{Reason: "padd refused the remote's version of " + it.Ref + ": " + err.Error()})
+	}
+	if err == nil && created {
+		w.mu.Lock()
+		w.commentItems[it.ID] = true // a new item's comments and links come with it
+		w.mu.Unlock()
+	}
+	return err
+}
+
+// isRefusal says a local write failed on the data (validation, a
+// conflict with local state), not on the store: set the change aside.
+func isRefusal(err error) bool {
+	var me *model.Error
+	if !errors.As(err, &me) {
+		return false
+	}
+	switch me.Code {
+	case model.CodeStoredStateUnreadable, model.CodeInsufficientStorage, model.CodeServerError, model.CodeUnavailable:
+		return false
+	}
+	return true
+}
+
+// applyItem writes a remote item locally: a new one is created with the
+// remote's number; a known one is merged with the local side against
+// the base. It reports whether the item is new here.
+func (w *worker) applyItem(t *storage.SyncTx, rem *remoteItem) (bool, error) {
+	localID, mapped := t.LocalID(storage.SyncItem, rem.api.ID)
+	if mapped {
+		return false, w.settle(t, localID, nil, rem)
+	}
+	res, err := t.CreateItem(storage.ItemCreate{Collection: rem.side.Collection, Title: rem.side.Title,
+		Content: rem.side.Content, Fields: rem.side.Fields, Tags: rem.side.Tags, Parent: rem.side.Parent,
+		Pinned: rem.side.Pinned}, numberOf(rem.api))
+	if err != nil {
+		return false, err
+	}
+	id := res.Item.ID
+	if rem.side.Archived {
+		if _, err := t.SetArchived(id, true); err != nil {
+			return false, err
+		}
+	}
+	if err := t.MapID(storage.SyncItem, id, rem.api.ID); err != nil {
+		return false, err
+	}
+	if rem.api.Ref != "" {
+		if err := t.MapRemoteRef(rem.api.Ref, id); err != nil {
+			return false, err
+		}
+	}
+	return true, t.SetBase(baseOf(id, &rem.side, rem.api))
+}
+
+// numberOf is a remote item's number: item_number, else the digits of
+// its ref.
+func numberOf(it *api.Item) int64 {
+	if it.ItemNumber != nil && *it.ItemNumber > 0 {
+		return *it.ItemNumber
+	}
+	if r, ok := model.ParseRef(it.Ref); ok {
+		return r.Number
+	}
+	return 0
+}
+
+// settle merges the remote's version of a mapped item with the local one
+// against base (nil: the stored base), writes the result locally, keeps
+// each conflict's local value, and makes the remote's version the new
+// base. What the remote still lacks is pushed by the next drain.
+func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem *remoteItem) error {
+	v, err := t.Item(localID)
+	if err != nil {
+		return err
+	}
+	if base == nil {
+		b, err := t.Base(localID)
+		if err != nil {
+			return err
+		}
+		base = baseSide(b)
+	}
+	res := merge.Merge(base, localSide(v), &rem.side)
+	if res.Merged != nil && res.WriteLocal {
+		if err := applyLocal(t, v, res.Merged); err != nil {
+			return err
+		}
+	}
+	for _, cf := range res.Conflicts {
+		part := cf.What
+		if cf.What == merge.WhatField {
+			part = "fields." + cf.Key
+		}
+		if _, err := t.AddConflict(storage.SyncConflict{Kind: storage.EntryConflict, ItemID: localID, Part: part,
+			Base: rawJSON(cf.Base), Local: rawJSON(cf.Local), Remote: rawJSON(cf.Remote)}); err != nil {
+			return err
+		}
+	}
+	if v.Number < 0 {
+		if n := numberOf(rem.api); n > 0 {
+			if _, err := t.AdoptRef(localID, n); err != nil {
+				return err
+			}
+		}
+	}
+	if rem.api.Ref != "" {
+		if err := t.MapRemoteRef(rem.api.Ref, localID); err != nil {
+			return err
+		}
+	}
+	if len(res.Conflicts) > 0 {
+		w.noteConflicts(len(res.Conflicts))
+	}
+	if res.Push {
+		w.mu.Lock()
+		w.pushAgain[localID] = true
+		w.mu.Unlock()
+	}
+	return t.SetBase(baseOf(localID, &rem.side, rem.api))
+}
+
+// applyLocal makes local item v hold m: restore, move, update, archive,
+// in that order (an archived item takes no update, so one that stays
+// archived is restored for it and archived again).
+func applyLocal(t *storage.SyncTx, v *storage.ItemView, m *merge.Item) error {
+	id := v.ID
+	archived := v.DeletedAt != nil
+	u := localUpdate(v, m)
+	if archived && (!m.Archived || u != nil || m.Collection != v.CollectionID) {
+		if _, err := t.SetArchived(id, false); err != nil {
+			return err
+		}
+		archived = false
+	}
+	if m.Collection != v.CollectionID {
+		if _, err := t.MoveItem(id, storage.MoveInput{Target: m.Collection, Force: true}); err != nil {
+			return err
+		}
+		nv, err := t.Item(id)
+		if err != nil {
+			return err
+		}
+		u = localUpdate(nv, m)
+	}
+	if u != nil {
+		if _, err := t.UpdateItem(id, *u); err != nil {
+			return err
+		}
+	}
+	if m.Archived && !archived {
+		if _, err := t.SetArchived(id, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remoteGone handles an item the remote no longer has at all: deleted
+// for good there. Untouched here, it is archived (padd keeps what it
+// archives) and forgotten by the map; changed here, it lives on, is
+// created on the remote again by the next push, and the user is told.
+func (w *worker) remoteGone(remoteID string) error {
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+		localID, ok := t.LocalID(storage.SyncItem, remoteID)
+		if !ok {
+			return nil
+		}
+		v, err := t.Item(localID)
+		if err != nil {
+			return err
+		}
+		b, err := t.Base(localID)
+		if err != nil {
+			return err
+		}
+		res := merge.Merge(baseSide(b), localSide(v), nil)
+		if err := t.UnmapID(storage.SyncItem, localID); err != nil {
+			return err
+		}
+		if res.Merged == nil {
+			_, err := t.SetArchived(localID, true)
+			return err
+		}
+		w.mu.Lock()
+		w.pushAgain[localID] = true
+		w.mu.Unlock()
+		w.noteConflicts(1)
+		_, err = t.AddConflict(storage.SyncConflict{Kind: storage.EntryConflict, ItemID: localID, Part: merge.WhatDeleted,
+			Base: json.RawMessage("false"), Local: json.RawMessage("false"), Remote: json.RawMessage("true")})
+		return err
+	})
+}
+
+// pullCollections maps the remote's collections to local ones (by id,
+// else by slug) and brings their schema and settings here; a new one is
+// created locally.
+func (w *worker) pullCollections(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+	rcs, err := c.ListCollections(ctx, link.RemoteWorkspaceID)
+	if err != nil {
+		return err
+	}
+	for i := range rcs {
+		rc := &rcs[i]
+		if rc.DeletedAt != nil || rc.ArchivedAt != nil {
+			continue
+		}
+		schema, settings, err := collectionParts(rc)
+		if err != nil {
+			if err := w.setAside(storage.SyncConflict{Reason: fmt.Sprintf("the remote's collection %s: %v", rc.Slug, err)}); err != nil {
+				return err
+			}
+			continue
+		}
+		err = w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+			local, ok := t.LocalID(storage.SyncCollection, rc.ID)
+			if !ok {
+				lc, err := t.Collection(rc.Slug)
+				if err != nil {
+					return err
+				}
+				if lc != nil {
+					local = lc.ID
+				} else {
+					nc, err := t.CreateCollection(storage.CollectionCreate{Name: rc.Name, Slug: rc.Slug, Prefix: rc.Prefix,
+						Icon: rc.Icon, Description: rc.Description, Schema: schema, Settings: settings, IsSystem: rc.IsSystem})
+					if err != nil {
+						return err
+					}
+					return t.MapID(storage.SyncCollection, nc.ID, rc.ID)
+				}
+				if err := t.MapID(storage.SyncCollection, local, rc.ID); err != nil {
+					return err
+				}
+			}
+			lc, err := t.Collection(local)
+			if err != nil || lc == nil {
+				return err
+			}
+			if sameJSON(lc.Schema, schema) && (settings == nil || sameJSON(lc.Settings, settings)) {
+				return nil
+			}
+			_, _, err = t.UpdateCollection(local, storage.CollectionUpdate{Schema: schema, Settings: settings})
+			return err
+		})
+		if isRefusal(err) {
+			err = w.setAside(storage.SyncConflict{Reason: fmt.Sprintf("padd refused the remote's collection %s: %v", rc.Slug, err)})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collectionParts decodes a remote collection's schema and settings
+// (JSON text on Pad's wire).
+func collectionParts(rc *api.Collection) (*model.Schema, *model.Settings, error) {
+	var schema model.Schema
+	if strings.TrimSpace(rc.Schema) != "" {
+		if err := json.Unmarshal([]byte(rc.Schema), &schema); err != nil {
+			return nil, nil, fmt.Errorf("its schema is not {\"fields\":[...]}: %w", err)
+		}
+	}
+	var settings *model.Settings
+	if s := strings.TrimSpace(rc.Settings); s != "" && s != "{}" && s != "null" {
+		settings = &model.Settings{}
+		if err := json.Unmarshal([]byte(s), settings); err != nil {
+			return nil, nil, fmt.Errorf("its settings are not an object: %w", err)
+		}
+	}
+	return &schema, settings, nil
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// setAside records a change that cannot be applied, with its reason, so
+// the rest keeps flowing.
+func (w *worker) setAside(c storage.SyncConflict) error {
+	c.Kind = storage.EntrySetAside
+	w.m.log.Warn("sync: a change was set aside", "workspace", w.slug, "reason", c.Reason)
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+		_, err := t.AddConflict(c)
+		return err
+	})
+}
+
+// noteConflicts tells the status that conflicts were recorded.
+func (w *worker) noteConflicts(n int) {
+	if n > 0 {
+		w.m.log.Info("sync: conflicts recorded; the remote's values are in the items", "workspace", w.slug, "count", n)
+	}
+}

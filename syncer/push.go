@@ -1,0 +1,456 @@
+package syncer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/remote"
+	"github.com/padd/padd/remote/merge"
+	"github.com/padd/padd/storage"
+)
+
+// Pushing: the outbox is drained in order. An entry names an entity that
+// changed; the engine sends the entity's current state against its base,
+// so ten offline edits of one item are one PATCH, and acknowledges the
+// entry in the same transaction as the new base.
+
+// outboxPage is how many outbox entries one read takes.
+const outboxPage = 100
+
+// drain pushes the outbox until it is empty.
+func (w *worker) drain(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+	for {
+		entries, err := w.m.store.Outbox(w.wsID, 0, outboxPage)
+		if err != nil {
+			return err
+		}
+		if len(entries) == 0 {
+			break
+		}
+		w.setPending(entries)
+		var idle int64 // the last entry that needed no write of its own
+		flush := func() error {
+			if idle == 0 {
+				return nil
+			}
+			err := w.m.store.AckOutbox(w.wsID, idle)
+			idle = 0
+			return err
+		}
+		for _, ch := range entries {
+			acked, err := w.pushChange(ctx, c, link, ch)
+			if err != nil && isRefusal(err) {
+				err = w.setAsideChange(ch, err)
+				acked = err == nil
+			}
+			if err != nil {
+				return firstErr(flush(), err)
+			}
+			if acked {
+				idle = 0
+			} else {
+				idle = ch.Seq
+			}
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	w.mu.Lock()
+	again := w.pushAgain
+	w.pushAgain = map[string]bool{}
+	w.mu.Unlock()
+	for id := range again {
+		if _, err := w.pushItem(ctx, c, link, id, 0, 0); err != nil {
+			w.mu.Lock()
+			for id := range again {
+				w.pushAgain[id] = true
+			}
+			w.mu.Unlock()
+			return err
+		}
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *worker) setPending(entries []model.Change) {
+	n, err := w.m.store.OutboxLen(w.wsID)
+	if err != nil {
+		n = len(entries)
+	}
+	w.mu.Lock()
+	w.pending = n
+	w.mu.Unlock()
+	w.setPhase(api.SyncPushing)
+}
+
+// setAsideChange records an outbox entry the remote (or padd) refused,
+// and acknowledges it so the rest can flow.
+func (w *worker) setAsideChange(ch model.Change, why error) error {
+	item := ch.ItemID
+	if ch.Entity == model.EntityItem {
+		item = ch.ID
+	}
+	w.m.log.Warn("sync: a local change was set aside", "workspace", w.slug, "entity", ch.Entity, "op", ch.Op, "reason", why)
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+		if _, err := t.AddConflict(storage.SyncConflict{Kind: storage.EntrySetAside, ItemID: item, OutboxSeq: ch.Seq,
+			Reason: fmt.Sprintf("%s %s: %v", ch.Entity, ch.Op, why)}); err != nil {
+			return err
+		}
+		return t.AckOutbox(ch.Seq)
+	})
+}
+
+// pushChange pushes one outbox entry. acked says it was acknowledged in
+// a write of its own; otherwise it needed nothing and the caller acks it
+// with the next.
+func (w *worker) pushChange(ctx context.Context, c *remote.Client, link *storage.RemoteLink, ch model.Change) (bool, error) {
+	var acked bool
+	var err error
+	switch ch.Entity {
+	case model.EntityItem:
+		acked, err = w.pushItem(ctx, c, link, ch.ID, ch.Seq, 0)
+	case model.EntityComment:
+		acked, err = w.pushComment(ctx, c, link, ch)
+	case model.EntityLink:
+		acked, err = w.pushLink(ctx, c, link, ch)
+	case model.EntityCollection:
+		acked, err = w.pushCollection(ctx, c, link, ch)
+	default:
+		return false, nil // roles, stars, leases, reminders stay local
+	}
+	return acked, refused(err)
+}
+
+// refused turns the remote's refusal of a change (400, 404 of an item,
+// 422, an answer padd cannot read) into a model error, so the drain sets
+// the change aside; other errors stay as they are.
+func refused(err error) error {
+	if err == nil {
+		return nil
+	}
+	if remote.IsRefused(err) || remote.IsBadAnswer(err) || (remote.IsNotFound(err) && !remote.IsWorkspaceGone(err)) {
+		return model.Invalid("the remote refused it: %v", err).With("reason", "remote_refused")
+	}
+	return err
+}
+
+// opKey is the idempotency key of a create: stable across restarts,
+// unique per entity.
+func opKey(localID string) string { return "padd-" + localID }
+
+// pushItem brings one local item to the remote: a create when the remote
+// does not have it yet, else the difference from its base.
+func (w *worker) pushItem(ctx context.Context, c *remote.Client, link *storage.RemoteLink, itemID string, seq int64, depth int) (bool, error) {
+	v, err := w.m.store.GetItem(w.wsID, itemID)
+	if model.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	rid, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, v.ID)
+	if err != nil {
+		return false, err
+	}
+	if !mapped {
+		return true, w.createRemote(ctx, c, link, v, seq, depth)
+	}
+	return w.updateRemote(ctx, c, link, v, rid, seq, depth)
+}
+
+// remoteParent is the remote id of a local parent, pushing the parent
+// first when the remote does not have it; "" when it cannot be had.
+func (w *worker) remoteParent(ctx context.Context, c *remote.Client, link *storage.RemoteLink, parent string, depth int) (string, error) {
+	if parent == "" {
+		return "", nil
+	}
+	rp, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, parent)
+	if err != nil || ok {
+		return rp, err
+	}
+	if depth >= maxParentDepth {
+		return "", nil
+	}
+	if _, err := w.pushItem(ctx, c, link, parent, 0, depth+1); err != nil {
+		return "", err
+	}
+	rp, _, err = w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, parent)
+	return rp, err
+}
+
+func flex(v any) api.Flex {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return api.Flex(b)
+}
+
+// createRemote creates a local item on the remote. The in-flight record
+// is committed first, so that a padd killed while the request is out
+// resolves its outcome before anything is sent again (settleInFlight).
+func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *storage.RemoteLink, v *storage.ItemView, seq int64, depth int) error {
+	coll, err := w.remoteCollection(ctx, c, link, v.CollectionID)
+	if err != nil {
+		return err
+	}
+	sent := localSide(v)
+	sent.Archived = false
+	rp, err := w.remoteParent(ctx, c, link, v.ParentID, depth)
+	if err != nil {
+		return err
+	}
+	in := api.ItemCreate{Title: v.Title, Content: v.Content, Fields: flex(nonNil(v.Fields)), Tags: flex(nonNilTags(v.Tags)), Pinned: v.Pinned}
+	if rp != "" {
+		in.ParentID = &rp
+	} else {
+		sent.Parent = ""
+	}
+	cur, err := w.m.store.SyncCursors(w.wsID)
+	if err != nil {
+		return err
+	}
+	key := opKey(v.ID)
+	if err := w.m.store.SetSyncInFlight(w.wsID, storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityItem,
+		LocalID: v.ID, SentAt: time.Now().UTC(), CursorBefore: cur.ItemsChangesSeq}); err != nil {
+		return err
+	}
+	it, err := c.CreateItem(ctx, link.RemoteWorkspaceID, coll, in, key)
+	if err != nil {
+		return w.createFailed(err)
+	}
+	return w.adoptCreated(v.ID, sent, it, seq)
+}
+
+// createFailed says what a failed create means: an outcome unknown
+// waits for settleInFlight; a refusal drops the in-flight record so the
+// change can be set aside.
+func (w *worker) createFailed(err error) error {
+	if remote.IsOutcomeUnknown(err) {
+		return w.unknownOutcome(err)
+	}
+	if refused(err) != err || remote.IsRefused(err) {
+		if cerr := w.clearInFlight(); cerr != nil {
+			return cerr
+		}
+	}
+	return err
+}
+
+func (w *worker) clearInFlight() error {
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return t.ClearInFlight() })
+}
+
+// adoptCreated records a create the remote answered: the id map, the
+// remote's number as the item's ref, the remote's version merged (it may
+// have added defaults) and made the base, the outbox entry acknowledged.
+func (w *worker) adoptCreated(localID string, sent *merge.Item, it *api.Item, seq int64) error {
+	rem, err := decodeRemote(it)
+	if err != nil {
+		return err
+	}
+	rem.side.Collection, rem.side.Parent = sent.Collection, sent.Parent
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+		if err := t.MapID(storage.SyncItem, localID, it.ID); err != nil {
+			return err
+		}
+		if n := numberOf(it); n > 0 {
+			if _, err := t.AdoptRef(localID, n); err != nil {
+				return err
+			}
+		}
+		if err := w.settle(t, localID, sent, rem); err != nil {
+			return err
+		}
+		if err := t.ClearInFlight(); err != nil {
+			return err
+		}
+		if seq > 0 {
+			return t.AckOutbox(seq)
+		}
+		return nil
+	})
+}
+
+// updateRemote sends what changed since the base: restore, move, the
+// patch (with the base's token, so the remote refuses it over a change
+// padd has not seen), archive. A refusal for that reason is merged
+// (the remote's version against the base) and tried again.
+func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *storage.RemoteLink, v *storage.ItemView, rid string, seq int64, depth int) (bool, error) {
+	for attempt := 0; ; attempt++ {
+		b, err := w.m.store.SyncBase(w.wsID, v.ID)
+		if err != nil {
+			return false, err
+		}
+		local := localSide(v)
+		if b != nil && sameItem(baseSide(b), local) {
+			return false, nil
+		}
+		it, sent, err := w.sendUpdate(ctx, c, link, rid, b, local, depth)
+		if _, conflict := remote.AsConflict(err); conflict && attempt < 3 {
+			if err := w.reconcile(ctx, c, link, rid); err != nil {
+				return false, err
+			}
+			if v, err = w.m.store.GetItem(w.wsID, v.ID); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if remote.IsOutcomeUnknown(err) {
+			// Reading the item back tells whether it landed; the merge
+			// against the base does the rest.
+			if err := w.reconcile(ctx, c, link, rid); err != nil {
+				return false, err
+			}
+			if v, err = w.m.store.GetItem(w.wsID, v.ID); err != nil {
+				return false, err
+			}
+			continue
+		}
+		if err != nil {
+			return false, err
+		}
+		rem, err := decodeRemote(it)
+		if err != nil {
+			return false, err
+		}
+		rem.side.Collection, rem.side.Parent = sent.Collection, sent.Parent
+		return true, w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+			if err := w.settle(t, v.ID, sent, rem); err != nil {
+				return err
+			}
+			if seq > 0 {
+				return t.AckOutbox(seq)
+			}
+			return nil
+		})
+	}
+}
+
+// reconcile reads a remote item and merges it in (the conflict path).
+func (w *worker) reconcile(ctx context.Context, c *remote.Client, link *storage.RemoteLink, rid string) error {
+	return w.pullItem(ctx, c, link, rid, 0)
+}
+
+// sendUpdate sends base -> local to the remote item rid and returns the
+// remote's item after it and what was asked of it.
+func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage.RemoteLink, rid string, b *storage.SyncBase, local *merge.Item, depth int) (*api.Item, *merge.Item, error) {
+	base := baseSide(b)
+	if base == nil {
+		base = &merge.Item{}
+	}
+	sent := *local
+	rws := link.RemoteWorkspaceID
+	guard := remote.Base{}
+	if b != nil {
+		guard = remote.Base{Seq: b.RemoteSeq, UpdatedAt: remoteBaseTime(b)}
+	}
+	var it *api.Item
+	took := func(x *api.Item) {
+		it = x
+		guard = remote.Base{Seq: x.Seq, UpdatedAt: x.UpdatedAt}
+	}
+	if base.Archived && !local.Archived {
+		x, err := c.RestoreItem(ctx, rws, rid)
+		if err != nil {
+			return nil, nil, err
+		}
+		took(x)
+	}
+	if base.Collection != local.Collection {
+		coll, err := w.remoteCollection(ctx, c, link, local.Collection)
+		if err != nil {
+			return nil, nil, err
+		}
+		x, err := c.MoveItem(ctx, rws, rid, coll)
+		if err != nil {
+			return nil, nil, err
+		}
+		took(x)
+	}
+	var u api.ItemUpdate
+	patch := false
+	if local.Title != base.Title {
+		u.Title, patch = &sent.Title, true
+	}
+	if local.Content != base.Content {
+		u.Content, patch = &sent.Content, true
+	}
+	if p := fieldsPatch(base.Fields, local.Fields); len(p) > 0 {
+		u.FieldsPatch, patch = flex(p), true
+	}
+	if !sameSet(base.Tags, local.Tags) {
+		u.Tags, patch = flex(nonNilTags(local.Tags)), true
+	}
+	if local.Pinned != base.Pinned {
+		u.Pinned, patch = &sent.Pinned, true
+	}
+	if local.Parent != base.Parent {
+		rp, err := w.remoteParent(ctx, c, link, local.Parent, depth)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case local.Parent == "":
+			u.ClearParent, patch = true, true
+		case rp != "":
+			u.ParentID, patch = &rp, true
+		default:
+			sent.Parent = base.Parent // the parent cannot reach the remote yet
+		}
+	}
+	if patch {
+		u.Force = true // the open-children guard held where the edit was made
+		x, err := c.UpdateItem(ctx, rws, rid, u, guard)
+		if err != nil {
+			return nil, nil, err
+		}
+		took(x)
+	}
+	if local.Archived && !base.Archived {
+		if err := c.ArchiveItem(ctx, rws, rid); err != nil {
+			return nil, nil, err
+		}
+		it = nil
+	}
+	if it == nil {
+		x, err := c.GetItem(ctx, rws, rid)
+		if err != nil {
+			return nil, nil, err
+		}
+		it = x
+	}
+	return it, &sent, nil
+}
+
+func sameItem(a, b *merge.Item) bool {
+	return merge.Merge(a, b, a).Outcome == merge.Unchanged
+}
+
+func nonNil(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func nonNilTags(t []string) []string {
+	if t == nil {
+		return []string{}
+	}
+	return t
+}

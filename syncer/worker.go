@@ -1,0 +1,322 @@
+package syncer
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/remote"
+	"github.com/padd/padd/storage"
+)
+
+// worker syncs one linked workspace. It runs cycles (settle an unknown
+// outcome, pull, push) when woken: by a local write, by the remote's
+// event stream, by `sync now`, or by its backoff timer after a failure.
+// While the remote is reachable and nothing changes it holds no timer:
+// only the event stream's connection is open.
+type worker struct {
+	m      *Manager
+	wsID   string
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	wake   chan struct{} // capacity 1: a wake-up is never lost, never doubled
+
+	mu sync.Mutex
+	// what the next cycle must do beyond the push
+	wantItems    bool
+	wantColls    bool
+	commentItems map[string]bool // remote item ids whose comments to read
+	catchUp      bool            // read the activity feed for comments made meanwhile
+	resetBackoff bool
+	// what status shows
+	slug         string
+	phase        string // api.Sync* state while active
+	lastErr      string
+	offlineSince time.Time
+	nextTry      time.Time
+	pending      int
+	caps         *remote.Capabilities
+	streaming    bool // the remote's event stream is connected
+	// lastExchange is the last cycle that went through; storedExchange
+	// when the link record last heard of one.
+	lastExchange, storedExchange time.Time
+	published                    string // the last status published, as JSON
+	seenConflict                 int64  // the newest conflict published
+
+	client     *remote.Client
+	clientLink storage.RemoteLink // the link the client was made for
+	pushAgain  map[string]bool    // local items a merge left differing from the remote
+}
+
+func newWorker(m *Manager, wsID, slug string) *worker {
+	ctx, cancel := context.WithCancel(m.ctx)
+	return &worker{m: m, wsID: wsID, slug: slug, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		wake: make(chan struct{}, 1), wantItems: true, wantColls: true, catchUp: true,
+		commentItems: map[string]bool{}, pushAgain: map[string]bool{}, phase: api.SyncPulling}
+}
+
+func (w *worker) poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// localWrite is a commit to the workspace: its outbox may have grown.
+func (w *worker) localWrite() { w.poke() }
+
+// now is `sync now`: try at once, pull too, and forget the backoff.
+func (w *worker) now() {
+	w.mu.Lock()
+	w.wantItems, w.wantColls, w.catchUp, w.resetBackoff = true, true, true, true
+	w.mu.Unlock()
+	w.poke()
+}
+
+func (w *worker) run() {
+	defer close(w.done)
+	defer w.closeClient()
+	var stream sync.WaitGroup
+	defer stream.Wait()
+	streamCtx, stopStream := context.WithCancel(w.ctx)
+	defer stopStream()
+	streaming := false
+
+	failures := 0
+	var retry *time.Timer
+	defer func() {
+		if retry != nil {
+			retry.Stop()
+		}
+	}()
+	for {
+		link, err := w.m.store.SyncLink(w.wsID)
+		if err != nil || link == nil {
+			if err != nil {
+				w.m.log.Error("sync: the workspace's link could not be read; its sync stops", "workspace", w.slug, "err", err)
+			}
+			return // unlinked or gone
+		}
+		var timer <-chan time.Time
+		if link.State == storage.LinkActive {
+			if !streaming {
+				if c, err := w.clientFor(link); err == nil {
+					streaming = true
+					stream.Go(func() { w.follow(streamCtx, c, link.RemoteWorkspaceID) })
+				}
+			}
+			err = w.cycle(link)
+			w.mu.Lock()
+			if w.resetBackoff {
+				failures, w.resetBackoff = 0, false
+			}
+			w.mu.Unlock()
+			if err == nil {
+				failures = 0
+				w.setOnline()
+			} else if errors.Is(err, context.Canceled) && w.ctx.Err() != nil {
+				return
+			} else if d, ok := w.failed(link, err, &failures); ok {
+				if retry != nil {
+					retry.Stop()
+				}
+				retry = time.NewTimer(d)
+				timer = retry.C
+			}
+		}
+		w.publishStatus()
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-w.wake:
+		case <-timer:
+		}
+	}
+}
+
+// errRetryAt asks the loop to come back at a given time without it being
+// a failure (an unknown outcome settling).
+type errRetryAt struct{ at time.Time }
+
+func (e errRetryAt) Error() string { return "waiting until " + e.at.Format(time.RFC3339) }
+
+// failed records a failed cycle and says when to try again (false: not
+// until the user acts).
+func (w *worker) failed(link *storage.RemoteLink, err error, failures *int) (time.Duration, bool) {
+	if errors.Is(err, errStopped) {
+		return 0, false
+	}
+	var retry errRetryAt
+	if errors.As(err, &retry) {
+		w.mu.Lock()
+		w.nextTry = retry.at
+		w.mu.Unlock()
+		return max(time.Until(retry.at), 0), true
+	}
+	switch {
+	case remote.IsTokenRefused(err):
+		w.setState(storage.LinkTokenRefused, "the remote refused the token: give padd a new one with `padctl sync link` (or resume once it is fixed)")
+		return 0, false
+	case remote.IsWorkspaceGone(err):
+		w.setState(storage.LinkRemoteGone, "the remote workspace is gone: unlink it to keep the local data")
+		return 0, false
+	}
+	*failures++
+	d := w.backoff(*failures)
+	w.mu.Lock()
+	if w.offlineSince.IsZero() {
+		w.offlineSince = time.Now().UTC()
+	}
+	w.lastErr = err.Error()
+	w.nextTry = time.Now().Add(d).UTC()
+	w.phase = api.SyncOffline
+	w.mu.Unlock()
+	if !remote.Retryable(err) && !remote.IsOutcomeUnknown(err) {
+		w.m.log.Warn("sync: a cycle failed; retrying later", "workspace", w.slug, "err", err, "retry_in", d.Round(time.Second))
+	}
+	return d, true
+}
+
+// backoff is the wait after n failures in a row: 1 s doubling to
+// MaxBackoff, with full jitter.
+func (w *worker) backoff(n int) time.Duration {
+	d := time.Second << min(n-1, 20)
+	if d > w.m.cfg.MaxBackoff || d <= 0 {
+		d = w.m.cfg.MaxBackoff
+	}
+	return time.Duration(rand.Int64N(int64(d)) + 1)
+}
+
+func (w *worker) setOnline() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.offlineSince, w.nextTry, w.lastErr = time.Time{}, time.Time{}, ""
+	w.phase = api.SyncSynced
+}
+
+// setState stores a state only the user leaves (token refused, remote
+// gone).
+func (w *worker) setState(s storage.LinkState, why string) {
+	if err := w.m.store.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error { l.State = s; return nil }); err != nil {
+		w.m.log.Error("sync: the link's state could not be stored", "workspace", w.slug, "err", err)
+	}
+	w.mu.Lock()
+	w.lastErr = why
+	w.mu.Unlock()
+	w.m.log.Warn("sync stopped until the user acts", "workspace", w.slug, "why", why)
+}
+
+func (w *worker) setPhase(p string) {
+	w.mu.Lock()
+	changed := w.phase != p
+	w.phase = p
+	w.mu.Unlock()
+	if changed {
+		w.publishStatus()
+	}
+}
+
+// clientFor is the remote client for the link (made once, remade when
+// the link's remote changes).
+func (w *worker) clientFor(link *storage.RemoteLink) (*remote.Client, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.client != nil && w.clientLink.BaseURL == link.BaseURL && w.clientLink.TokenName == link.TokenName && w.clientLink.InsecureHTTP == link.InsecureHTTP {
+		return w.client, nil
+	}
+	if w.client != nil {
+		w.client.Close()
+		w.client = nil
+	}
+	token, err := remote.LoadToken(w.m.cfg.DataDir, link.TokenName)
+	if err != nil {
+		return nil, err
+	}
+	opts := w.m.cfg.Client
+	opts.Insecure = link.InsecureHTTP
+	c, err := remote.New(link.BaseURL, token, opts)
+	if err != nil {
+		return nil, err
+	}
+	if w.caps != nil {
+		c.SetCapabilities(w.caps)
+	}
+	w.client, w.clientLink = c, *link
+	return c, nil
+}
+
+func (w *worker) closeClient() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.client != nil {
+		w.client.Close()
+		w.client = nil
+	}
+}
+
+// follow keeps the remote's event stream open while the worker runs and
+// turns its events into work for the next cycle. It reconnects with
+// backoff; the cycle's own backoff polls the seq feed meanwhile.
+func (w *worker) follow(ctx context.Context, c *remote.Client, remoteWS string) {
+	failures := 0
+	for {
+		lastID := ""
+		for ev, err := range c.Events(ctx, remoteWS, lastID) {
+			if err != nil {
+				break
+			}
+			lastID = ev.ID
+			w.heard(ev)
+			failures = 0
+		}
+		w.mu.Lock()
+		w.streaming = false
+		w.mu.Unlock()
+		if ctx.Err() != nil {
+			return
+		}
+		failures++
+		t := time.NewTimer(w.backoff(failures))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// heard turns one remote event into work.
+func (w *worker) heard(ev *remote.Event) {
+	w.mu.Lock()
+	switch {
+	case ev.Name == "connected":
+		w.streaming = true
+		w.wantItems, w.catchUp, w.resetBackoff = true, true, true
+	case ev.SyncRequired():
+		w.wantItems, w.wantColls, w.catchUp = true, true, true
+	case len(ev.Name) > 5 && ev.Name[:5] == "item_":
+		w.wantItems = true
+	case len(ev.Name) > 8 && ev.Name[:8] == "comment_":
+		if ev.Data.ItemID != "" {
+			w.commentItems[ev.Data.ItemID] = true
+		} else {
+			w.catchUp = true
+		}
+	case len(ev.Name) > 11 && ev.Name[:11] == "collection_":
+		w.wantColls = true
+	case len(ev.Name) > 5 && ev.Name[:5] == "link_":
+		if ev.Data.ItemID != "" {
+			w.commentItems[ev.Data.ItemID] = true // links are read with the item's comments
+		}
+	default:
+		w.mu.Unlock()
+		return
+	}
+	w.mu.Unlock()
+	w.poke()
+}
