@@ -25,6 +25,7 @@ import (
 	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/searchindex"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/syncer"
 	"gopkg.in/natefinch/lumberjack.v2"
 )
 
@@ -151,10 +152,12 @@ func Run(ctx context.Context, cfg Config) error {
 	log.Info("padd serving", "addr", ln.Addr().String(), "pid", info.PID, "version", api.Version, "data", cfg.DataDir)
 
 	jobs, stopJobs := context.WithCancel(context.Background())
-	var background sync.WaitGroup // the indexer, the jobs and the reminder loop
+	var background sync.WaitGroup // the indexer, the jobs, the reminder loop and the sync engine
 	background.Go(func() { index.Run(jobs) })
 	background.Go(func() { runJobs(jobs, store, log) })
 	background.Go(func() { runReminders(jobs, store, log) })
+	engine := syncer.New(syncer.Config{Store: store, DataDir: cfg.DataDir, Log: log})
+	background.Go(func() { _ = engine.Run(jobs) })
 	defer func() {
 		stopJobs()
 		background.Wait()
