@@ -17,8 +17,7 @@ import (
 // cycle is one round of a worker: settle a create whose outcome is
 // unknown, finish a bootstrap, pull what the remote said changed, push
 // the outbox.
-func (w *worker) cycle(link *storage.RemoteLink) error {
-	ctx := w.ctx
+func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	c, err := w.clientFor(link)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -239,7 +239,11 @@ func (m *Manager) setState(ws *model.Workspace, s storage.LinkState) (*api.SyncS
 		return nil, err
 	}
 	w := m.start(ws.ID, ws.Slug)
-	if w != nil {
+	switch {
+	case w == nil:
+	case s == storage.LinkPaused:
+		w.interrupt()
+	default:
 		w.now()
 	}
 	return m.one(ws.ID)

@@ -47,6 +47,11 @@ type worker struct {
 	published                    string // the last status published, as JSON
 	seenConflict                 int64  // the newest conflict published
 
+	// cycling is held while a cycle runs; cycleCancel ends the one
+	// running, so that Pause and Unlink take effect at once.
+	cycling     sync.Mutex
+	cycleCancel context.CancelFunc
+
 	client     *remote.Client
 	clientLink storage.RemoteLink // the link the client was made for
 	pushAgain  map[string]bool    // local items a merge left differing from the remote
@@ -57,6 +62,19 @@ func newWorker(m *Manager, wsID, slug string) *worker {
 	return &worker{m: m, wsID: wsID, slug: slug, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		wake: make(chan struct{}, 1), wantItems: true, wantColls: true, catchUp: true,
 		commentItems: map[string]bool{}, pushAgain: map[string]bool{}, phase: api.SyncPulling}
+}
+
+// interrupt ends the cycle running, if any, and returns once it has:
+// the next one reads the link's state first.
+func (w *worker) interrupt() {
+	w.mu.Lock()
+	if w.cycleCancel != nil {
+		w.cycleCancel()
+	}
+	w.mu.Unlock()
+	w.cycling.Lock()
+	w.cycling.Unlock() //nolint:staticcheck // a barrier: the cycle has ended
+	w.poke()
 }
 
 func (w *worker) poke() {
@@ -94,8 +112,10 @@ func (w *worker) run() {
 		}
 	}()
 	for {
+		w.cycling.Lock()
 		link, err := w.m.store.SyncLink(w.wsID)
 		if err != nil || link == nil {
+			w.cycling.Unlock()
 			if err != nil {
 				w.m.log.Error("sync: the workspace's link could not be read; its sync stops", "workspace", w.slug, "err", err)
 			}
@@ -109,8 +129,14 @@ func (w *worker) run() {
 					stream.Go(func() { w.follow(streamCtx, c, link.RemoteWorkspaceID) })
 				}
 			}
-			err = w.cycle(link)
+			ctx, cancel := context.WithCancel(w.ctx)
 			w.mu.Lock()
+			w.cycleCancel = cancel
+			w.mu.Unlock()
+			err = w.cycle(ctx, link)
+			cancel()
+			w.mu.Lock()
+			w.cycleCancel = nil
 			if w.resetBackoff {
 				failures, w.resetBackoff = 0, false
 			}
@@ -119,7 +145,10 @@ func (w *worker) run() {
 				failures = 0
 				w.setOnline()
 			} else if errors.Is(err, context.Canceled) && w.ctx.Err() != nil {
+				w.cycling.Unlock()
 				return
+			} else if ctx.Err() != nil {
+				// stopped by Pause: the loop reads the new state next
 			} else if d, ok := w.failed(link, err, &failures); ok {
 				if retry != nil {
 					retry.Stop()
@@ -128,6 +157,7 @@ func (w *worker) run() {
 				timer = retry.C
 			}
 		}
+		w.cycling.Unlock()
 		w.publishStatus()
 		select {
 		case <-w.ctx.Done():

@@ -1,0 +1,446 @@
+package syncer_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// The scenario table of docs/SYNC.md: each scenario edits one item (or
+// makes one) on both sides while they do not exchange, then lets them
+// sync and checks that both sides hold the expected item and that the
+// expected conflicts were recorded. Each runs both ways round: side A is
+// padd and B the remote, then A the remote and B padd.
+
+// state is an item as a test compares it on either side.
+type state struct {
+	Title, Content, Coll string
+	Fields               map[string]any
+	Tags                 []string
+	Archived             bool
+	Comments             []string
+	Links                []string // "type:title of the other end", outgoing
+}
+
+// side is one end of the sync, driven as a user (or agent) would.
+type side interface {
+	name() string
+	create(t *testing.T, coll, title, content string) string
+	update(t *testing.T, ref string, title, content *string, fields map[string]any)
+	comment(t *testing.T, ref, body string)
+	move(t *testing.T, ref, coll string)
+	archive(t *testing.T, ref string)
+	link(t *testing.T, from, to string)
+	get(t *testing.T, ref string) (state, error)
+	find(t *testing.T, title string) string // the ref of the item with that title
+}
+
+func strp(s string) *string { return &s }
+
+// --- padd's side ---------------------------------------------------------
+
+type localSide struct {
+	s  *storage.Store
+	ws string
+}
+
+func (l *localSide) name() string { return "padd" }
+
+func (l *localSide) create(t *testing.T, coll, title, content string) string {
+	res, err := l.s.CreateItem(l.ws, storage.ItemCreate{Collection: coll, Title: title, Content: content}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Item.Ref
+}
+
+func (l *localSide) update(t *testing.T, ref string, title, content *string, fields map[string]any) {
+	if _, err := l.s.UpdateItem(l.ws, ref, storage.ItemUpdate{Title: title, Content: content, FieldsPatch: fields}, user); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (l *localSide) comment(t *testing.T, ref, body string) {
+	if _, err := l.s.AddComment(l.ws, ref, storage.CommentCreate{Body: body}, user); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (l *localSide) move(t *testing.T, ref, coll string) {
+	if _, err := l.s.MoveItem(l.ws, ref, storage.MoveInput{Target: coll}, user); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (l *localSide) archive(t *testing.T, ref string) {
+	if _, err := l.s.DeleteItem(l.ws, ref, user); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (l *localSide) link(t *testing.T, from, to string) {
+	if _, err := l.s.AddLink(l.ws, from, to, model.LinkBlocks, user); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (l *localSide) get(t *testing.T, ref string) (state, error) {
+	v, err := l.s.GetItem(l.ws, ref)
+	if err != nil {
+		return state{}, err
+	}
+	st := state{Title: v.Title, Content: v.Content, Coll: v.Collection.Slug, Fields: roundTrip(v.Fields), Tags: sorted(v.Tags), Archived: v.DeletedAt != nil}
+	cs, err := l.s.ListComments(l.ws, v.ID)
+	if err != nil {
+		return st, err
+	}
+	for _, c := range cs {
+		if c.DeletedAt == nil {
+			st.Comments = append(st.Comments, c.Body)
+		}
+	}
+	ls, err := l.s.ListLinks(l.ws, v.ID)
+	if err != nil {
+		return st, err
+	}
+	for _, lv := range ls {
+		if lv.Link.SourceID == v.ID {
+			st.Links = append(st.Links, lv.Link.Type+":"+lv.Other.Title)
+		}
+	}
+	slices.Sort(st.Links)
+	return st, nil
+}
+
+func (l *localSide) find(t *testing.T, title string) string {
+	idx, err := l.s.ItemsIndex(l.ws, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range idx.Items {
+		if it.Title == title {
+			return it.ID
+		}
+	}
+	return ""
+}
+
+// --- the remote's side ---------------------------------------------------
+
+type remoteSide struct {
+	c  *api.Client
+	ws string
+}
+
+func (r *remoteSide) name() string { return "remote" }
+
+func (r *remoteSide) create(t *testing.T, coll, title, content string) string {
+	it, err := r.c.CreateItem(context.Background(), r.ws, coll, api.ItemCreate{Title: title, Content: content})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it.Ref
+}
+
+func (r *remoteSide) update(t *testing.T, ref string, title, content *string, fields map[string]any) {
+	u := api.ItemUpdate{Title: title, Content: content}
+	if fields != nil {
+		b, _ := json.Marshal(fields)
+		u.FieldsPatch = api.Flex(b)
+	}
+	if _, err := r.c.UpdateItem(context.Background(), r.ws, ref, u); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *remoteSide) comment(t *testing.T, ref, body string) {
+	if _, err := r.c.AddComment(context.Background(), r.ws, ref, api.CommentCreate{Body: body}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *remoteSide) move(t *testing.T, ref, coll string) {
+	if _, err := r.c.MoveItem(context.Background(), r.ws, ref, api.ItemMove{TargetCollection: coll}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *remoteSide) archive(t *testing.T, ref string) {
+	if err := r.c.DeleteItem(context.Background(), r.ws, ref); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *remoteSide) link(t *testing.T, from, to string) {
+	target, err := r.c.GetItem(context.Background(), r.ws, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.c.AddLink(context.Background(), r.ws, from, api.ItemLinkCreate{TargetID: target.ID, LinkType: model.LinkBlocks}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *remoteSide) get(t *testing.T, ref string) (state, error) {
+	ctx := context.Background()
+	it, err := r.c.GetItem(ctx, r.ws, ref)
+	if err != nil {
+		return state{}, err
+	}
+	fields, err := api.DecodeObject(it.Fields)
+	if err != nil {
+		return state{}, err
+	}
+	var tags []string
+	_ = json.Unmarshal([]byte(it.Tags), &tags)
+	st := state{Title: it.Title, Content: it.Content, Coll: it.CollectionSlug, Fields: roundTrip(fields), Tags: sorted(tags), Archived: it.DeletedAt != nil}
+	cs, err := r.c.ListComments(ctx, r.ws, it.ID)
+	if err != nil {
+		return st, err
+	}
+	for _, c := range cs {
+		if !c.Deleted {
+			st.Comments = append(st.Comments, c.Body)
+		}
+	}
+	ls, err := r.c.ListLinks(ctx, r.ws, it.ID)
+	if err != nil {
+		return st, err
+	}
+	for _, l := range ls {
+		if l.SourceID == it.ID {
+			st.Links = append(st.Links, l.LinkType+":"+l.TargetTitle)
+		}
+	}
+	slices.Sort(st.Links)
+	return st, nil
+}
+
+func (r *remoteSide) find(t *testing.T, title string) string {
+	items, _, err := r.c.ListItems(context.Background(), r.ws, "", api.ItemQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if it.Title == title {
+			return it.ID
+		}
+	}
+	return ""
+}
+
+func roundTrip(m map[string]any) map[string]any {
+	b, _ := json.Marshal(m)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// --- the table ------------------------------------------------------------
+
+type scenario struct {
+	name string
+	// a and b edit the item ref (made on the remote and synced before);
+	// either may be nil.
+	a, b func(t *testing.T, s side, ref string)
+	// check looks at the synced item (the same on both sides); remoteIsB
+	// says which side won a conflict.
+	check func(t *testing.T, got state, remoteIsB bool)
+	// conflicts is how many conflicts padd must record.
+	conflicts int
+	// made, when set, names the title of an item a side created: the
+	// check then compares that one.
+	made string
+}
+
+const body = "one\ntwo\nthree\nfour\nfive\n"
+
+func wantEq[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %#v, want %#v", what, got, want)
+	}
+}
+
+var scenarios = []scenario{
+	{name: "offline create", made: "Made offline",
+		a: func(t *testing.T, s side, _ string) { s.create(t, "tasks", "Made offline", "body\n") },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "content", got.Content, "body\n")
+		}},
+	{name: "offline update",
+		a: func(t *testing.T, s side, ref string) { s.update(t, ref, strp("Renamed"), nil, map[string]any{"priority": "high"}) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "title", got.Title, "Renamed")
+			wantEq(t, "priority", got.Fields["priority"], any("high"))
+		}},
+	{name: "offline comment",
+		a: func(t *testing.T, s side, ref string) { s.comment(t, ref, "said while offline") },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "comments", got.Comments, []string{"said while offline"})
+		}},
+	{name: "offline move",
+		a: func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },
+		check: func(t *testing.T, got state, _ bool) { wantEq(t, "collection", got.Coll, "ideas") }},
+	{name: "offline archive",
+		a: func(t *testing.T, s side, ref string) { s.archive(t, ref) },
+		check: func(t *testing.T, got state, _ bool) { wantEq(t, "archived", got.Archived, true) }},
+	{name: "offline link",
+		a: func(t *testing.T, s side, ref string) { s.link(t, ref, "TASK-1") },
+		check: func(t *testing.T, got state, _ bool) { wantEq(t, "links", got.Links, []string{"blocks:Anchor"}) }},
+	{name: "disjoint field edits",
+		a: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, nil, map[string]any{"priority": "low"}) },
+		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, nil, map[string]any{"status": "in-progress"}) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "priority", got.Fields["priority"], any("low"))
+			wantEq(t, "status", got.Fields["status"], any("in-progress"))
+		}},
+	{name: "same field both sides", conflicts: 1,
+		a: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, nil, map[string]any{"priority": "low"}) },
+		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, nil, map[string]any{"priority": "high"}) },
+		check: func(t *testing.T, got state, remoteIsB bool) {
+			want := "low" // the remote's value wins
+			if remoteIsB {
+				want = "high"
+			}
+			wantEq(t, "priority", got.Fields["priority"], any(want))
+		}},
+	{name: "content, different lines",
+		a: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("ONE\ntwo\nthree\nfour\nfive\n"), nil) },
+		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("one\ntwo\nthree\nfour\nFIVE\n"), nil) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "content", got.Content, "ONE\ntwo\nthree\nfour\nFIVE\n")
+		}},
+	{name: "content, same line", conflicts: 1,
+		a: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("one\ntwo\nTHREE (a)\nfour\nfive\n"), nil) },
+		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("one\ntwo\nTHREE (b)\nfour\nfive\n"), nil) },
+		check: func(t *testing.T, got state, remoteIsB bool) {
+			want := "(a)"
+			if remoteIsB {
+				want = "(b)"
+			}
+			if !strings.Contains(got.Content, "THREE "+want) {
+				t.Errorf("content = %q, want the remote's line %s", got.Content, want)
+			}
+		}},
+	{name: "archive against edit", conflicts: 1,
+		a: func(t *testing.T, s side, ref string) { s.archive(t, ref) },
+		b: func(t *testing.T, s side, ref string) { s.update(t, ref, strp("Edited meanwhile"), nil, nil) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "archived", got.Archived, false)
+			wantEq(t, "title", got.Title, "Edited meanwhile")
+		}},
+	{name: "move against edit",
+		a: func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },
+		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("edited body\n"), nil) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "collection", got.Coll, "ideas")
+			wantEq(t, "content", got.Content, "edited body\n")
+		}},
+}
+
+func TestScenarios(t *testing.T) {
+	ctx := context.Background()
+	r := startRemote(t)
+	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	rs := &remoteSide{c: r.API, ws: "team"}
+	rs.create(t, "tasks", "Anchor", "") // TASK-1: what links point to
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: r.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	ls := &localSide{s: l.Store, ws: "team"}
+
+	for _, sc := range scenarios {
+		for _, remoteIsB := range []bool{true, false} {
+			a, b := side(ls), side(rs)
+			if !remoteIsB {
+				a, b = rs, ls
+			}
+			t.Run(fmt.Sprintf("%s/%s first", sc.name, a.name()), func(t *testing.T) {
+				title := fmt.Sprintf("%s (%s)", sc.name, a.name())
+				ref := rs.create(t, "tasks", title, body)
+				testwait.UntilOK(t, func() error { _, err := ls.get(t, ref); return err })
+				before := l.conflicts(t)
+				if _, err := l.M.Pause("team"); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _, _ = l.M.Resume("team") }) // a failed scenario leaves the next one a running sync
+				made := sc.made
+				if made != "" {
+					made = fmt.Sprintf("%s (%s)", sc.made, a.name())
+					sc := sc
+					sc.a = func(t *testing.T, s side, _ string) { s.create(t, "tasks", made, "body\n") }
+					sc.a(t, a, ref)
+				} else {
+					if sc.a != nil {
+						sc.a(t, a, ref)
+					}
+					if sc.b != nil {
+						sc.b(t, b, ref)
+					}
+				}
+				if _, err := l.M.Resume("team"); err != nil {
+					t.Fatal(err)
+				}
+				var lref, rref string = ref, ref
+				if made != "" {
+					testwait.Until(t, "the made item on both sides", func() bool {
+						lref, rref = ls.find(t, made), rs.find(t, made)
+						return lref != "" && rref != ""
+					})
+				}
+				var got state
+				testwait.UntilOK(t, func() error {
+					x, err := ls.get(t, lref)
+					if err != nil {
+						return err
+					}
+					y, err := rs.get(t, rref)
+					if err != nil {
+						return err
+					}
+					if !reflect.DeepEqual(x, y) {
+						return fmt.Errorf("the sides differ:\npadd   %+v\nremote %+v", x, y)
+					}
+					got = x
+					return nil
+				})
+				l.synced(t, "team")
+				sc.check(t, got, remoteIsB)
+				if n := l.conflicts(t) - before; n != sc.conflicts {
+					t.Errorf("%d conflicts recorded, want %d", n, sc.conflicts)
+				}
+			})
+		}
+	}
+}
+
+func (l *local) conflicts(t *testing.T) int {
+	cs, err := l.M.Conflicts("team", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(cs)
+}
