@@ -287,7 +287,9 @@ var scenarios = []scenario{
 			wantEq(t, "content", got.Content, "body\n")
 		}},
 	{name: "offline update",
-		a: func(t *testing.T, s side, ref string) { s.update(t, ref, strp("Renamed"), nil, map[string]any{"priority": "high"}) },
+		a: func(t *testing.T, s side, ref string) {
+			s.update(t, ref, strp("Renamed"), nil, map[string]any{"priority": "high"})
+		},
 		check: func(t *testing.T, got state, _ bool) {
 			wantEq(t, "title", got.Title, "Renamed")
 			wantEq(t, "priority", got.Fields["priority"], any("high"))
@@ -298,17 +300,19 @@ var scenarios = []scenario{
 			wantEq(t, "comments", got.Comments, []string{"said while offline"})
 		}},
 	{name: "offline move",
-		a: func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },
+		a:     func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },
 		check: func(t *testing.T, got state, _ bool) { wantEq(t, "collection", got.Coll, "ideas") }},
 	{name: "offline archive",
-		a: func(t *testing.T, s side, ref string) { s.archive(t, ref) },
+		a:     func(t *testing.T, s side, ref string) { s.archive(t, ref) },
 		check: func(t *testing.T, got state, _ bool) { wantEq(t, "archived", got.Archived, true) }},
 	{name: "offline link",
-		a: func(t *testing.T, s side, ref string) { s.link(t, ref, "TASK-1") },
+		a:     func(t *testing.T, s side, ref string) { s.link(t, ref, "TASK-1") },
 		check: func(t *testing.T, got state, _ bool) { wantEq(t, "links", got.Links, []string{"blocks:Anchor"}) }},
 	{name: "disjoint field edits",
 		a: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, nil, map[string]any{"priority": "low"}) },
-		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, nil, map[string]any{"status": "in-progress"}) },
+		b: func(t *testing.T, s side, ref string) {
+			s.update(t, ref, nil, nil, map[string]any{"status": "in-progress"})
+		},
 		check: func(t *testing.T, got state, _ bool) {
 			wantEq(t, "priority", got.Fields["priority"], any("low"))
 			wantEq(t, "status", got.Fields["status"], any("in-progress"))
@@ -324,14 +328,22 @@ var scenarios = []scenario{
 			wantEq(t, "priority", got.Fields["priority"], any(want))
 		}},
 	{name: "content, different lines",
-		a: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("ONE\ntwo\nthree\nfour\nfive\n"), nil) },
-		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("one\ntwo\nthree\nfour\nFIVE\n"), nil) },
+		a: func(t *testing.T, s side, ref string) {
+			s.update(t, ref, nil, strp("ONE\ntwo\nthree\nfour\nfive\n"), nil)
+		},
+		b: func(t *testing.T, s side, ref string) {
+			s.update(t, ref, nil, strp("one\ntwo\nthree\nfour\nFIVE\n"), nil)
+		},
 		check: func(t *testing.T, got state, _ bool) {
 			wantEq(t, "content", got.Content, "ONE\ntwo\nthree\nfour\nFIVE\n")
 		}},
 	{name: "content, same line", conflicts: 1,
-		a: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("one\ntwo\nTHREE (a)\nfour\nfive\n"), nil) },
-		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("one\ntwo\nTHREE (b)\nfour\nfive\n"), nil) },
+		a: func(t *testing.T, s side, ref string) {
+			s.update(t, ref, nil, strp("one\ntwo\nTHREE (a)\nfour\nfive\n"), nil)
+		},
+		b: func(t *testing.T, s side, ref string) {
+			s.update(t, ref, nil, strp("one\ntwo\nTHREE (b)\nfour\nfive\n"), nil)
+		},
 		check: func(t *testing.T, got state, remoteIsB bool) {
 			want := "(a)"
 			if remoteIsB {
