@@ -111,13 +111,13 @@ func (w *seqWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // streams are the routes that stay open by design.
 var streams = map[string]bool{"/api/v1/events": true, "/api/v1/events/stream": true, "/api/v1" + api.MCPPath: true}
 
-// public routes answer without a token.
+// public routes answer without a token. /server/capabilities is public
+// on Pad too: a client probes it (and health) before it holds a token
+// it may send, and the sync client's probe sends none.
 var public = map[string]bool{
-	"/api/v1/health":       true,
-	"/api/v1/health/live":  true,
-	"/api/v1/health/ready": true,
-	// Pad answers its capabilities without a token: a client probes
-	// before it knows whether its token is any good.
+	"/api/v1/health":              true,
+	"/api/v1/health/live":         true,
+	"/api/v1/health/ready":        true,
 	"/api/v1/server/capabilities": true,
 }
 
@@ -352,8 +352,13 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Capabilities padd implements, by Pad's names.
-var capabilities = []string{"idempotency_keys", "item_field_append", "item_patch", "item_scoped_comment_writes", "library_activate", "search_collection_resolution"}
+// Capabilities padd implements, by Pad's names. expected_seq (PATCH
+// refuses a stale expected_seq with 409 update_conflict) and
+// changes_paged (/changes takes limit and cursor and says has_more) are
+// the sync client's names for what padd honours and the Pad of August
+// 2026 does not (docs/SYNC.md): a client that sees neither falls back.
+var capabilities = []string{"changes_paged", "expected_seq", "idempotency_keys", "item_field_append", "item_patch",
+	"item_scoped_comment_writes", "library_activate", "search_collection_resolution"}
 
 func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, 200, api.Capabilities{CollectionResolution: true, Capabilities: capabilities, Version: api.Version})
