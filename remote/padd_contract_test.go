@@ -387,6 +387,27 @@ func TestPaddServesTheRemoteClientContract(t *testing.T) {
 		}
 	})
 
+	t.Run("TagsAndParent", func(t *testing.T) {
+		ctx := testwait.Context(t)
+		plan := item(t)(c.CreateItem(ctx, ws, "plans", api.ItemCreate{Title: "The plan"}, ""))
+		cur := item(t)(c.GetItem(ctx, ws, first.Ref))
+		up, err := c.UpdateItem(ctx, ws, first.Ref, api.ItemUpdate{Tags: flex([]string{"b", "c"}), Parent: &plan.Ref}, remote.Base{Seq: cur.Seq})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tags []string
+		if err := json.Unmarshal([]byte(up.Tags), &tags); err != nil || !slices.Equal(tags, []string{"b", "c"}) {
+			t.Errorf("tags after sending [b c] over [a] = %q (%v)", up.Tags, err)
+		}
+		if up.ParentID == nil || *up.ParentID != plan.ID || up.ParentRef != plan.Ref {
+			t.Errorf("parent after setting %s = %v %q", plan.Ref, up.ParentID, up.ParentRef)
+		}
+		up, err = c.UpdateItem(ctx, ws, first.Ref, api.ItemUpdate{ClearParent: true}, remote.Base{Seq: up.Seq})
+		if err != nil || up.ParentID != nil && *up.ParentID != "" {
+			t.Errorf("clear_parent = parent %v, %v", up.ParentID, err)
+		}
+	})
+
 	t.Run("ArchiveRestoreMove", func(t *testing.T) {
 		ctx := testwait.Context(t)
 		it, err := c.CreateItem(ctx, ws, "tasks", api.ItemCreate{Title: "Moving"}, "padd-test-move")
@@ -481,6 +502,7 @@ func TestPaddServesTheRemoteClientContract(t *testing.T) {
 	t.Run("Comments", func(t *testing.T) {
 		ctx := testwait.Context(t)
 		before := item(t)(c.GetItem(ctx, ws, first.Ref))
+		head := ok[*remote.ItemsChanges](t)(c.ItemsChanges(ctx, ws, remote.Seq(before.Seq), 0)).Cursor
 		cm, err := c.CreateComment(ctx, ws, first.Ref, "first comment", "padd-test-c1")
 		if err != nil {
 			t.Fatal(err)
@@ -493,7 +515,9 @@ func TestPaddServesTheRemoteClientContract(t *testing.T) {
 			t.Errorf("the comment's retry with the same key = %+v, %v; want the first comment %s", again, err, cm.ID)
 		}
 		after := item(t)(c.GetItem(ctx, ws, first.Ref))
-		t.Logf("a comment moves the item's seq from %d to %d, updated_at from %s to %s", before.Seq, after.Seq, before.UpdatedAt, after.UpdatedAt)
+		feed := ok[*remote.ItemsChanges](t)(c.ItemsChanges(ctx, ws, head, 0))
+		t.Logf("a comment moves the item's seq from %d to %d and updated_at from %s to %s; items-changes after the head before it holds %d rows",
+			before.Seq, after.Seq, before.UpdatedAt, after.UpdatedAt, len(feed.Changes))
 
 		re, err := c.Reply(ctx, ws, cm.ID, "a reply", "padd-test-c2")
 		if err != nil {
@@ -686,10 +710,7 @@ func TestPaddServesTheRemoteClientContract(t *testing.T) {
 			}
 			pages++
 			for _, it := range page.Items {
-				if all[it.ID] {
-					t.Errorf("Changes sent %s twice in one walk", it.Ref)
-				}
-				all[it.ID] = true
+				all[it.ID] = true // a row may come twice in a walk (CHG-01)
 			}
 			serverTime = page.ServerTime
 			if !page.HasMore {
@@ -824,6 +845,26 @@ func TestPaddServesTheRemoteClientContract(t *testing.T) {
 		}
 		title := "Heard, changed"
 		item(t)(c.UpdateItem(ctx, ws, it.Ref, api.ItemUpdate{Title: &title}, remote.Base{Seq: it.Seq}))
+		until(stream, "item_updated", it.Ref)
+		if err := c.ArchiveItem(ctx, ws, it.Ref); err != nil {
+			t.Fatal(err)
+		}
+		until(stream, "item_archived", it.Ref)
+		item(t)(c.RestoreItem(ctx, ws, it.Ref))
+		until(stream, "item_restored", it.Ref)
+		// Comments carry no item seq: the engine learns of them here.
+		cm := ok[*api.Comment](t)(c.CreateComment(ctx, ws, it.Ref, "heard?", ""))
+		for {
+			ev := next(stream, "comment_created")
+			if ev.Name == "comment_created" {
+				if ev.Data.ItemID != it.ID || ev.ID == "" {
+					t.Errorf("comment_created of %s on %s = %+v, want the item's id", cm.ID, it.ID, ev)
+				}
+				break
+			}
+		}
+		title = "Heard, changed again"
+		item(t)(c.UpdateItem(ctx, ws, it.Ref, api.ItemUpdate{Title: &title}, remote.Base{}))
 		updated := until(stream, "item_updated", it.Ref)
 		stop()
 		for g := range stream {
