@@ -177,6 +177,10 @@ func TestPaddServesTheRemoteClientContract(t *testing.T) {
 		}
 	})
 
+	if caps := c.Capabilities(); !caps.OpKeys || !caps.ExpectedSeq {
+		t.Fatal("the probe found no keys or seq guard: the rest would check the careful client's fallbacks, not padd")
+	}
+
 	t.Run("Workspaces", func(t *testing.T) {
 		ctx := testwait.Context(t)
 		list, err := c.ListWorkspaces(ctx)
