@@ -1,0 +1,361 @@
+package testremote
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The Pad of August 2026 as the proxy makes the second padd look
+// (../shared/spec/pad-observed-api.md; docs/SYNC.md, "What each
+// capability changes" and "The test remote"). Where padd already
+// answers as that Pad does, nothing is rewritten:
+//
+//   - item and comment times are whole seconds in padd's store too, and
+//     expected_updated_at is compared at whole seconds (storage's
+//     tstamp, item_update.go), so the client's whole-second token is
+//     forwarded as it is: a stale one is refused with 409, the current
+//     one passes, and two writers in one second both pass, as on Pad;
+//   - a comment changes neither its item's seq nor its updated_at, and
+//     no comment makes its item a row of /items-changes or /changes.
+
+// missingCapabilities are the features the Pad of August 2026 lacks;
+// the proxy takes them out of padd's capabilities answer.
+var missingCapabilities = []string{"idempotency_keys", "item_patch", "expected_seq", "changes_paged"}
+
+// ignoredBodyKeys are the request keys that Pad ignores (it ignores
+// every unknown key): no idempotency by op_key, no expected_seq guard.
+var ignoredBodyKeys = []string{"op_key", "expected_seq"}
+
+// paddHeaders are answer headers padd adds and that Pad does not send:
+// the list and activity paging headers, padd's version and seq.
+var paddHeaders = []string{"X-Pad-Has-More", "X-Pad-Next-Offset", "X-Pad-Next-Before", "X-Padd-Version", "X-Padd-Seq"}
+
+// timeKeys are the JSON keys whose RFC 3339 times Pad's SQLite stores
+// to the second.
+var timeKeys = map[string]bool{"created_at": true, "updated_at": true, "deleted_at": true, "actual_updated_at": true}
+
+// maxRewriteBytes bounds a body the proxy reads to rewrite: padd's own
+// request cap is 2 MiB; answers hold up to a whole workspace.
+const (
+	maxRequestRewriteBytes = 4 << 20
+	maxAnswerRewriteBytes  = 256 << 20
+)
+
+// augRequest makes a request what Pad would act on: no Idempotency-Key,
+// no op_key or expected_seq in a JSON body, no paging of /changes or
+// /activity.
+func augRequest(r *http.Request) error {
+	r.Header.Del("Idempotency-Key")
+	q := r.URL.Query()
+	switch {
+	case isChangesFeed(r):
+		q.Del("limit")
+		q.Del("cursor")
+		r.URL.RawQuery = q.Encode()
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/activity"):
+		q.Del("before")
+		q.Del("before_id")
+		r.URL.RawQuery = q.Encode()
+	}
+	if r.Body == nil || r.Body == http.NoBody || !isJSON(r.Header.Get("Content-Type")) {
+		return nil
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxRequestRewriteBytes+1))
+	r.Body.Close()
+	if err != nil {
+		return err
+	}
+	if len(raw) > maxRequestRewriteBytes {
+		return errBodyTooLarge
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil && obj != nil {
+		changed := false
+		for _, k := range ignoredBodyKeys {
+			if _, ok := obj[k]; ok {
+				delete(obj, k)
+				changed = true
+			}
+		}
+		if changed {
+			if raw, err = json.Marshal(obj); err != nil {
+				return err
+			}
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	r.ContentLength = int64(len(raw))
+	r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+	return nil
+}
+
+func isChangesFeed(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v1/workspaces/") && strings.HasSuffix(r.URL.Path, "/changes")
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// augAnswer rewrites padd's answer as Pad's (the reverse proxy's
+// ModifyResponse).
+func (p *proxy) augAnswer(resp *http.Response) error {
+	for _, h := range paddHeaders {
+		resp.Header.Del(h)
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt == "text/event-stream" {
+		resp.Body = &sseRewriter{src: bufio.NewReader(resp.Body), closer: resp.Body}
+		return nil
+	}
+	if !isJSON(resp.Header.Get("Content-Type")) {
+		return nil
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerRewriteBytes+1))
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	if len(raw) > maxAnswerRewriteBytes {
+		return fmt.Errorf("padd's answer is over the proxy's %d bytes", maxAnswerRewriteBytes)
+	}
+	path := resp.Request.URL.Path
+	v, err := decodeAny(raw)
+	if err == nil {
+		ok := resp.StatusCode < 300
+		switch {
+		case ok && path == "/api/v1/server/capabilities":
+			dropCapabilities(v)
+		case ok && isChangesFeed(resp.Request):
+			if v, err = p.wholeChanges(resp.Request, v); err != nil {
+				return err
+			}
+		case ok && isCommentRoute(path):
+			forEachObject(v, func(m map[string]any) { delete(m, "seq") })
+		}
+		if !isCollectionRoute(path) {
+			cutTimes(v)
+		}
+		if raw, err = encodeAny(v); err != nil {
+			return err
+		}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	resp.ContentLength = int64(len(raw))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+	return nil
+}
+
+// dropCapabilities takes the features Pad lacks out of the list and
+// keeps the rest of the answer's shape.
+func dropCapabilities(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range missingCapabilities {
+		delete(m, k) // a feature named as a key of its own
+	}
+	list, ok := m["capabilities"].([]any)
+	if !ok {
+		return
+	}
+	kept := []any{}
+	for _, c := range list {
+		if s, ok := c.(string); !ok || !slices.Contains(missingCapabilities, s) {
+			kept = append(kept, c)
+		}
+	}
+	m["capabilities"] = kept
+}
+
+// wholeChanges answers /changes at once, as the Pad of August 2026 does:
+// padd pages it (1000 items a page), so the proxy walks padd's pages
+// itself and joins them. The answer keeps Pad's keys: updated, deleted,
+// server_time (the first page's: the walk's start) and
+// collections_changed; no has_more, no next_cursor, no items.
+func (p *proxy) wholeChanges(first *http.Request, v any) (any, error) {
+	page, ok := v.(map[string]any)
+	if !ok {
+		return v, nil
+	}
+	updated, _ := page["updated"].([]any)
+	if updated == nil {
+		updated, _ = page["items"].([]any)
+	}
+	deleted, _ := page["deleted"].([]any)
+	collChanged, _ := page["collections_changed"].(bool)
+	for more, _ := page["has_more"].(bool); more; more, _ = page["has_more"].(bool) {
+		cursor, _ := page["next_cursor"].(string)
+		if cursor == "" {
+			return nil, fmt.Errorf("padd's /changes said has_more without a next_cursor")
+		}
+		next := first.Clone(first.Context())
+		q := next.URL.Query()
+		q.Del("since")
+		q.Set("cursor", cursor)
+		next.URL.RawQuery = q.Encode()
+		next.RequestURI = ""
+		resp, err := p.tr.RoundTrip(next)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerRewriteBytes+1))
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("padd answered %d to the next page of /changes: %s", resp.StatusCode, raw)
+		}
+		w, err := decodeAny(raw)
+		if err != nil {
+			return nil, err
+		}
+		if page, ok = w.(map[string]any); !ok {
+			return nil, fmt.Errorf("padd's /changes page is not an object: %s", raw)
+		}
+		more, _ := page["updated"].([]any)
+		if more == nil {
+			more, _ = page["items"].([]any)
+		}
+		updated = append(updated, more...)
+		d, _ := page["deleted"].([]any)
+		deleted = append(deleted, d...)
+		if c, _ := page["collections_changed"].(bool); c {
+			collChanged = true
+		}
+	}
+	if updated == nil {
+		updated = []any{}
+	}
+	if deleted == nil {
+		deleted = []any{}
+	}
+	first0 := v.(map[string]any)
+	return map[string]any{"updated": updated, "deleted": deleted, "server_time": first0["server_time"],
+		"collections_changed": collChanged}, nil
+}
+
+func isCommentRoute(path string) bool {
+	return strings.Contains(path, "/comments") || strings.HasSuffix(path, "/replies")
+}
+
+// isCollectionRoute: a collection's own answers (not its items'). Pad
+// keeps collection times below the second (its expected_updated_at on a
+// collection is an RFC3339Nano token), so they are left as padd has
+// them.
+func isCollectionRoute(path string) bool {
+	i := strings.Index(path, "/collections")
+	return i >= 0 && !strings.Contains(path[i:], "/items")
+}
+
+// cutTimes cuts every time under a timeKeys key to whole seconds, UTC.
+func cutTimes(v any) {
+	forEachObject(v, func(m map[string]any) {
+		for k, x := range m {
+			if !timeKeys[k] {
+				continue
+			}
+			if s, ok := x.(string); ok {
+				if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+					m[k] = wholeSecond(t)
+				}
+			}
+		}
+	})
+}
+
+// wholeSecond is a time as Pad's SQLite gives it: UTC, to the second.
+func wholeSecond(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
+
+// forEachObject calls f on every JSON object within v, v included.
+func forEachObject(v any, f func(map[string]any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		f(x)
+		for _, y := range x {
+			forEachObject(y, f)
+		}
+	case []any:
+		for _, y := range x {
+			forEachObject(y, f)
+		}
+	}
+}
+
+func decodeAny(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers pass through exactly
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func encodeAny(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// sseRewriter passes an event stream through line by line, taking seq
+// out of comment_* events: Pad's comment events carry none (comments
+// bump no seq there).
+type sseRewriter struct {
+	src    *bufio.Reader
+	closer io.Closer
+	buf    []byte
+	err    error
+}
+
+func (s *sseRewriter) Read(p []byte) (int, error) {
+	for len(s.buf) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		line, err := s.src.ReadBytes('\n')
+		s.buf, s.err = rewriteEventLine(line), err
+	}
+	n := copy(p, s.buf)
+	s.buf = s.buf[n:]
+	return n, nil
+}
+
+func (s *sseRewriter) Close() error { return s.closer.Close() }
+
+func rewriteEventLine(line []byte) []byte {
+	data, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok || !bytes.Contains(data, []byte(`"comment_`)) {
+		return line
+	}
+	var ev map[string]json.RawMessage
+	if json.Unmarshal(data, &ev) != nil {
+		return line
+	}
+	var typ string
+	if json.Unmarshal(ev["type"], &typ) != nil || !strings.HasPrefix(typ, "comment_") {
+		return line
+	}
+	delete(ev, "seq")
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return line
+	}
+	return append(append([]byte("data: "), b...), '\n')
+}
