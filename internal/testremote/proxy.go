@@ -130,12 +130,12 @@ type proxy struct {
 	changesCap int           // the page the /changes walk asks padd for; 0: padd's default
 	fault      atomic.Pointer[FaultFunc]
 	tr         *http.Transport // to padd
+	token      string          // padd's, for the routes Pad serves without one
 
 	mu       sync.Mutex
 	stats    Stats
 	addr     string // 127.0.0.1:port, kept across restarts
 	srv      *http.Server
-	target   *url.URL
 	rp       *httputil.ReverseProxy
 	handlers sync.WaitGroup
 }
@@ -153,7 +153,7 @@ func newProxy(opts Options) *proxy {
 
 // start serves on the proxy's address (a free port the first time, the
 // same one after a restart), forwarding to padd at target.
-func (p *proxy) start(target string) error {
+func (p *proxy) start(target, token string) error {
 	u, err := url.Parse(target)
 	if err != nil {
 		return err
@@ -188,7 +188,7 @@ func (p *proxy) start(target string) error {
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: time.Minute}
 	p.mu.Lock()
-	p.addr, p.target, p.rp, p.srv = ln.Addr().String(), u, rp, srv
+	p.addr, p.rp, p.srv, p.token = ln.Addr().String(), rp, srv, token
 	p.mu.Unlock()
 	go func() { _ = srv.Serve(ln) }()
 	return nil
@@ -275,6 +275,11 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeEnvelope(sw, f.Status, code, fmt.Sprintf("the test remote's fault hook answered %d", f.Status))
 		return
+	}
+	if r.URL.Path == "/api/v1/server/capabilities" && r.Header.Get("Authorization") == "" {
+		// Pad answers capabilities without a token (a client probes
+		// before it sends one); padd asks for its token there.
+		r.Header.Set("Authorization", "Bearer "+p.token)
 	}
 	if p.aug {
 		if err := augRequest(r); err != nil {

@@ -45,7 +45,10 @@ type Options struct {
 	// Burst is the bucket's size; 0 means 1.
 	Burst int
 	// Direct starts no proxy: URL is padd's own. Aug2026, RateLimit,
-	// Stats and SetFault need the proxy, so Direct refuses them.
+	// Stats and SetFault need the proxy, so Direct refuses them. padd
+	// asks for its token on /server/capabilities, which Pad answers
+	// without one, so remote.Client's Probe is refused there (401)
+	// until padd opens that route; the proxy sends the token for it.
 	Direct bool
 	// Env adds environment variables (KEY=value) to padd's, such as its
 	// limits (daemon.LimitsFromEnv).
@@ -125,7 +128,7 @@ func Start(t testing.TB, opts Options) *Remote {
 	r.api = api.NewClient(r.paddURL(), r.token)
 	r.api.HTTP = r.hc
 	if r.proxy != nil {
-		if err := r.proxy.start(r.paddURL()); err != nil {
+		if err := r.proxy.start(r.paddURL(), r.token); err != nil {
 			t.Fatalf("testremote: start the proxy: %v", err)
 		}
 	}
@@ -175,7 +178,7 @@ func (r *Remote) Restart(t testing.TB) {
 		t.Fatalf("testremote: restart: %v", err)
 	}
 	if r.proxy != nil {
-		if err := r.proxy.start(r.paddURL()); err != nil {
+		if err := r.proxy.start(r.paddURL(), r.token); err != nil {
 			t.Fatalf("testremote: restart the proxy: %v", err)
 		}
 	}
