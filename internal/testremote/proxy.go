@@ -31,6 +31,10 @@ const (
 	// DropAfter forwards the request, lets padd answer in full and
 	// closes the client's connection instead of answering: the write
 	// happened, its answer is lost.
+	//
+	// A request with an Idempotency-Key (or a GET) dropped on a reused
+	// connection is sent again by Go's transport itself, so the client
+	// may never see either drop (Once faults let the resend through).
 	DropAfter
 	// Answer answers Fault.Status in Pad's error envelope without
 	// forwarding (500: server_error; 429: rate_limited with
@@ -127,7 +131,7 @@ type proxy struct {
 	aug        bool
 	limiter    *rate.Limiter // nil: no limit
 	perMinute  int           // the limit as Pad's X-Ratelimit-Limit says it
-	changesCap int           // the page the /changes walk asks padd for; 0: padd's default
+	changesCap atomic.Int64  // the page the /changes walk asks padd for; 0: padd's default
 	fault      atomic.Pointer[FaultFunc]
 	tr         *http.Transport // to padd
 	token      string          // padd's, for the routes Pad serves without one
@@ -286,9 +290,9 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeEnvelope(sw, http.StatusBadRequest, "bad_request", err.Error())
 			return
 		}
-		if isChangesFeed(r) && p.changesCap > 0 {
+		if n := p.changesCap.Load(); n > 0 && isChangesFeed(r) {
 			q := r.URL.Query()
-			q.Set("limit", strconv.Itoa(p.changesCap))
+			q.Set("limit", strconv.FormatInt(n, 10))
 			r.URL.RawQuery = q.Encode()
 		}
 	}

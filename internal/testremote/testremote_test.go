@@ -418,7 +418,7 @@ func TestCommentsBumpNoSeq(t *testing.T) {
 // answers everything since, in Pad's keys.
 func TestChangesAnswerAtOnce(t *testing.T) {
 	r := Start(t, Options{Aug2026: true})
-	r.proxy.changesCap = 2 // padd's pages are 2 items, so the proxy walks several
+	r.proxy.changesCap.Store(2) // padd's pages are 2 items, so the proxy walks several
 	ws := workspace(t, r)
 	const n = 5
 	for i := range n {
