@@ -41,6 +41,9 @@ type Server struct {
 	// mcpServe serves relayed MCP sessions (nil: none); mcp tracks them.
 	mcpServe MCPServe
 	mcp      mcpSessions
+	// sync is the sync engine the /padd/sync routes ask (nil: they
+	// answer that sync is not available; see SetSync).
+	sync SyncEngine
 }
 
 // Request limits beyond the body's (MaxBody): a longer request target or
@@ -109,7 +112,8 @@ func (w *seqWriter) Write(b []byte) (int, error) {
 func (w *seqWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // streams are the routes that stay open by design.
-var streams = map[string]bool{"/api/v1/events": true, "/api/v1/events/stream": true, "/api/v1" + api.MCPPath: true}
+var streams = map[string]bool{"/api/v1/events": true, "/api/v1/events/stream": true, "/api/v1" + api.MCPPath: true,
+	syncEventsPath: true}
 
 // public routes answer without a token. /server/capabilities is public
 // on Pad too: a client probes it (and health) before it holds a token
@@ -345,6 +349,7 @@ func (s *Server) routes() {
 	s.sseRoutes()
 	s.knowledgeRoutes()
 	s.projectRoutes() // leases, reminders, project views (h_project.go)
+	s.syncRoutes()    // padd's sync with Pad servers (h_sync.go)
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
