@@ -40,6 +40,7 @@ type Root struct {
 	Bootstrap  BootstrapCmd  `cmd:"" help:"What an agent reads before it works here: collections, conventions, roles, playbooks, dashboard."`
 	Index      IndexCmd      `cmd:"" help:"padd's search index: status, rebuild."`
 	Watch      WatchCmd      `cmd:"" help:"Print changes as they happen (padd's event stream) until Ctrl-C."`
+	Sync       SyncCmd       `cmd:"" help:"Sync workspaces with a Pad server: clone, link, status, conflicts, resolve."`
 	Daemon     DaemonCmd     `cmd:"" help:"Start, stop and inspect padd, the background service."`
 	Mcp        MCPCmd        `cmd:"" name:"mcp" help:"Serve Pad's MCP tools to AI agents over stdio, and install them into MCP clients."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`

@@ -272,7 +272,16 @@ func (c *ItemShowCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	d := itemDetail{it: it, now: a.now()}
-	return a.emit(outItem(it), func(w io.Writer) error { return d.writeTable(w, a.style) }, d.writeMarkdown)
+	out := itemShowOut{itemOut: outItem(it)}
+	out.SyncConflicts, d.syncMark = itemConflictMark(ctx, cl, ws, it)
+	return a.emit(out, func(w io.Writer) error { return d.writeTable(w, a.style) }, d.writeMarkdown)
+}
+
+// itemShowOut is `item show --format json`: the item, and its open sync
+// conflicts when it has any.
+type itemShowOut struct {
+	itemOut
+	SyncConflicts []api.SyncConflict `json:"sync_conflicts,omitempty"`
 }
 
 // ItemUpdateCmd is `item update <ref>`.

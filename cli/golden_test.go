@@ -156,7 +156,7 @@ func goldenCases(t *testing.T) []renderCase {
 		{"daemon-stopped.json", func(w io.Writer) error {
 			return writeJSON(w, daemonState{DataDir: "/home/u/.local/share/padd", ClientVersion: "v1.2.0"})
 		}},
-	}, viewGoldenCases(t)...)
+	}, append(viewGoldenCases(t), syncGoldenCases()...)...)
 }
 
 // TestGolden pins padctl's table, markdown and JSON output. After an

@@ -128,11 +128,14 @@ func (v itemsView) writeMarkdown(w io.Writer) error {
 type itemDetail struct {
 	it  *api.Item
 	now time.Time
+	// syncMark says the item has open sync conflicts ("": none).
+	syncMark string
 }
 
 func (d itemDetail) pairs(markdown bool) *keyValues {
 	it := d.it
 	kv := &keyValues{}
+	kv.add("sync", cell{text: clean(d.syncMark), color: ansiRed + ansiBold})
 	f := itemFields(it)
 	if s := fieldText(f["status"]); s != "" {
 		kv.add("status", cell{text: clean(s), color: statusColor(s)})
