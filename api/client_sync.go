@@ -38,6 +38,9 @@ func (c *Client) SyncStatuses(ctx context.Context) ([]SyncStatus, error) {
 // SyncStatus is one workspace's sync status. A workspace that is not
 // linked is not_found (IsNotLinked).
 func (c *Client) SyncStatus(ctx context.Context, ws string) (*SyncStatus, error) {
+	if ws == "" {
+		return nil, errors.New("SyncStatus needs a workspace; SyncStatuses lists them all")
+	}
 	if ws == "events" {
 		// GET /padd/sync/events is the stream, so a workspace of that
 		// name is read from the list.
