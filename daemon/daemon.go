@@ -136,6 +136,8 @@ func Run(ctx context.Context, cfg Config) error {
 	srv.stop = stopSelf
 	srv.limits = cfg.Limits.orDefaults()
 	srv.mcpServe = cfg.MCP
+	engine := syncer.New(syncer.Config{Store: store, DataDir: cfg.DataDir, Log: log})
+	srv.SetSync(engine)
 	// Every goroutine started from here on is joined before the deferred
 	// closes of the index and the store: nothing Run starts outlives it.
 	var handlers sync.WaitGroup // requests being answered, relayed MCP sessions included
@@ -156,7 +158,6 @@ func Run(ctx context.Context, cfg Config) error {
 	background.Go(func() { index.Run(jobs) })
 	background.Go(func() { runJobs(jobs, store, log) })
 	background.Go(func() { runReminders(jobs, store, log) })
-	engine := syncer.New(syncer.Config{Store: store, DataDir: cfg.DataDir, Log: log})
 	background.Go(func() { _ = engine.Run(jobs) })
 	defer func() {
 		stopJobs()
