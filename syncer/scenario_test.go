@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
@@ -369,16 +370,30 @@ var scenarios = []scenario{
 		}},
 }
 
+// TestScenarios runs the table against a remote with every capability
+// padd offers (idempotency keys, expected_seq).
 func TestScenarios(t *testing.T) {
-	ctx := context.Background()
 	r := startRemote(t)
-	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+	runScenarios(t, r.URL, r.Token, r.API)
+}
+
+// TestScenariosAug2026 runs it against the Pad of August 2026: no
+// idempotency keys, no expected_seq (updates guarded by whole-second
+// updated_at), comments that do not bump seq.
+func TestScenariosAug2026(t *testing.T) {
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	runScenarios(t, r.URL(), r.Token(), r.API())
+}
+
+func runScenarios(t *testing.T, url, token string, rapi *api.Client) {
+	ctx := context.Background()
+	if _, err := rapi.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
 		t.Fatal(err)
 	}
-	rs := &remoteSide{c: r.API, ws: "team"}
+	rs := &remoteSide{c: rapi, ws: "team"}
 	rs.create(t, "tasks", "Anchor", "") // TASK-1: what links point to
 	l := startLocal(t)
-	if _, err := l.M.Clone(ctx, api.SyncClone{URL: r.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: url, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: token}}); err != nil {
 		t.Fatal(err)
 	}
 	l.synced(t, "team")

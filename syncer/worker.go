@@ -134,6 +134,7 @@ func (w *worker) run() {
 			w.cycleCancel = cancel
 			w.mu.Unlock()
 			err = w.cycle(ctx, link)
+			interrupted := ctx.Err() != nil // by Pause, or by the worker's end
 			cancel()
 			w.mu.Lock()
 			w.cycleCancel = nil
@@ -147,7 +148,7 @@ func (w *worker) run() {
 			} else if errors.Is(err, context.Canceled) && w.ctx.Err() != nil {
 				w.cycling.Unlock()
 				return
-			} else if ctx.Err() != nil {
+			} else if interrupted {
 				// stopped by Pause: the loop reads the new state next
 			} else if d, ok := w.failed(link, err, &failures); ok {
 				if retry != nil {

@@ -45,10 +45,7 @@ type Options struct {
 	// Burst is the bucket's size; 0 means 1.
 	Burst int
 	// Direct starts no proxy: URL is padd's own. Aug2026, RateLimit,
-	// Stats and SetFault need the proxy, so Direct refuses them. padd
-	// asks for its token on /server/capabilities, which Pad answers
-	// without one, so remote.Client's Probe is refused there (401)
-	// until padd opens that route; the proxy sends the token for it.
+	// Stats and SetFault need the proxy, so Direct refuses them.
 	Direct bool
 	// Env adds environment variables (KEY=value) to padd's, such as its
 	// limits (daemon.LimitsFromEnv).
