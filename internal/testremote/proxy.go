@@ -134,7 +134,6 @@ type proxy struct {
 	changesCap atomic.Int64  // the page the /changes walk asks padd for; 0: padd's default
 	fault      atomic.Pointer[FaultFunc]
 	tr         *http.Transport // to padd
-	token      string          // padd's, for the routes Pad serves without one
 
 	mu       sync.Mutex
 	stats    Stats
@@ -157,7 +156,7 @@ func newProxy(opts Options) *proxy {
 
 // start serves on the proxy's address (a free port the first time, the
 // same one after a restart), forwarding to padd at target.
-func (p *proxy) start(target, token string) error {
+func (p *proxy) start(target string) error {
 	u, err := url.Parse(target)
 	if err != nil {
 		return err
@@ -192,7 +191,7 @@ func (p *proxy) start(target, token string) error {
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: time.Minute}
 	p.mu.Lock()
-	p.addr, p.rp, p.srv, p.token = ln.Addr().String(), rp, srv, token
+	p.addr, p.rp, p.srv = ln.Addr().String(), rp, srv
 	p.mu.Unlock()
 	go func() { _ = srv.Serve(ln) }()
 	return nil

@@ -125,7 +125,7 @@ func Start(t testing.TB, opts Options) *Remote {
 	r.api = api.NewClient(r.paddURL(), r.token)
 	r.api.HTTP = r.hc
 	if r.proxy != nil {
-		if err := r.proxy.start(r.paddURL(), r.token); err != nil {
+		if err := r.proxy.start(r.paddURL()); err != nil {
 			t.Fatalf("testremote: start the proxy: %v", err)
 		}
 	}
@@ -175,7 +175,7 @@ func (r *Remote) Restart(t testing.TB) {
 		t.Fatalf("testremote: restart: %v", err)
 	}
 	if r.proxy != nil {
-		if err := r.proxy.start(r.paddURL(), r.token); err != nil {
+		if err := r.proxy.start(r.paddURL()); err != nil {
 			t.Fatalf("testremote: restart the proxy: %v", err)
 		}
 	}
