@@ -64,3 +64,21 @@ func (s *Store) OutboxLen(ws string) (int, error) {
 	})
 	return n, err
 }
+
+// OutboxHolds says whether a change of the entity is queued: a local edit
+// the remote has not had yet.
+func (s *Store) OutboxHolds(ws, entity, id string) (bool, error) {
+	found := false
+	err := s.read(ws, func(r *rtx) error {
+		c := r.ws.outbox().Cursor()
+		for k, v := c.First(); k != nil && !found; k, v = c.Next() {
+			ch, err := decodeChange(v)
+			if err != nil {
+				return err
+			}
+			found = ch.Entity == entity && ch.ID == id
+		}
+		return nil
+	})
+	return found, err
+}

@@ -207,6 +207,17 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 	seen := map[string]bool{}
 	for i := range rcs {
 		rc := &rcs[i]
+		// A comment edited on both sides: the remote's body wins, the
+		// local one is kept as a conflict (its queued edit then pushes
+		// nothing new).
+		var edited bool
+		if lid, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rc.ID); err != nil {
+			return err
+		} else if lc := local[lid]; ok && lc != nil && lc.DeletedAt == nil && !rc.Deleted && lc.Body != rc.Body {
+			if edited, err = w.m.store.OutboxHolds(w.wsID, model.EntityComment, lid); err != nil {
+				return err
+			}
+		}
 		err := w.m.store.SyncApply(w.wsID, actorOf(rc.CreatedBy, rc.Author, rc.Source), func(t *storage.SyncTx) error {
 			lid, mapped := t.LocalID(storage.SyncComment, rc.ID)
 			if mapped {
@@ -218,6 +229,12 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 					_, err := t.DeleteComment(litem, lid)
 					return err
 				case lc.Body != rc.Body:
+					if edited {
+						if _, err := t.AddConflict(storage.SyncConflict{Kind: storage.EntryConflict, ItemID: litem,
+							Part: "comment:" + lid, Local: rawJSON(lc.Body), Remote: rawJSON(rc.Body)}); err != nil {
+							return err
+						}
+					}
 					_, err := t.EditComment(litem, lid, rc.Body)
 					return err
 				}

@@ -398,6 +398,13 @@ func (m *Manager) writePart(wsID, itemID, part string, raw json.RawMessage) erro
 		}
 		_, err := m.store.MoveItem(wsID, itemID, storage.MoveInput{Target: c, Force: true}, actor)
 		return err
+	case strings.HasPrefix(part, "comment:"):
+		var body string
+		if err := decode(&body); err != nil {
+			return err
+		}
+		_, err := m.store.EditComment(wsID, itemID, strings.TrimPrefix(part, "comment:"), body, actor)
+		return err
 	case part == "deleted":
 		return nil // the item is alive here: the engine creates it on the remote again
 	default:

@@ -41,6 +41,7 @@ type side interface {
 	move(t *testing.T, ref, coll string)
 	archive(t *testing.T, ref string)
 	link(t *testing.T, from, to string)
+	editComment(t *testing.T, ref, from, to string)
 	get(t *testing.T, ref string) (state, error)
 	find(t *testing.T, title string) string // the ref of the item with that title
 }
@@ -92,6 +93,22 @@ func (l *localSide) link(t *testing.T, from, to string) {
 	if _, err := l.s.AddLink(l.ws, from, to, model.LinkBlocks, user); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func (l *localSide) editComment(t *testing.T, ref, from, to string) {
+	cs, err := l.s.ListComments(l.ws, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Body == from {
+			if _, err := l.s.EditComment(l.ws, ref, c.ID, to, user); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("padd has no comment %q on %s", from, ref)
 }
 
 func (l *localSide) get(t *testing.T, ref string) (state, error) {
@@ -191,6 +208,22 @@ func (r *remoteSide) link(t *testing.T, from, to string) {
 	}
 }
 
+func (r *remoteSide) editComment(t *testing.T, ref, from, to string) {
+	cs, err := r.c.ListComments(context.Background(), r.ws, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Body == from {
+			if _, err := r.c.Do(context.Background(), "PATCH", "/workspaces/"+r.ws+"/comments/"+c.ID, nil, api.CommentEdit{Body: &to}, nil); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("the remote has no comment %q on %s", from, ref)
+}
+
 func (r *remoteSide) get(t *testing.T, ref string) (state, error) {
 	ctx := context.Background()
 	it, err := r.c.GetItem(ctx, r.ws, ref)
@@ -262,6 +295,9 @@ type scenario struct {
 	// a and b edit the item ref (made on the remote and synced before);
 	// either may be nil.
 	a, b func(t *testing.T, s side, ref string)
+	// setup, when set, is done on the remote before the sides part
+	// (and has reached padd when they do).
+	setup func(t *testing.T, s side, ref string)
 	// check looks at the synced item (the same on both sides); remoteIsB
 	// says which side won a conflict.
 	check func(t *testing.T, got state, remoteIsB bool)
@@ -361,6 +397,21 @@ var scenarios = []scenario{
 			wantEq(t, "archived", got.Archived, false)
 			wantEq(t, "title", got.Title, "Edited meanwhile")
 		}},
+	{name: "comment edited on one side",
+		setup: func(t *testing.T, s side, ref string) { s.comment(t, ref, "first words") },
+		a:     func(t *testing.T, s side, ref string) { s.editComment(t, ref, "first words", "better words") },
+		check: func(t *testing.T, got state, _ bool) { wantEq(t, "comments", got.Comments, []string{"better words"}) }},
+	{name: "comment edited on both sides", conflicts: 1,
+		setup: func(t *testing.T, s side, ref string) { s.comment(t, ref, "first words") },
+		a:     func(t *testing.T, s side, ref string) { s.editComment(t, ref, "first words", "words of A") },
+		b:     func(t *testing.T, s side, ref string) { s.editComment(t, ref, "first words", "words of B") },
+		check: func(t *testing.T, got state, remoteIsB bool) {
+			want := "words of A"
+			if remoteIsB {
+				want = "words of B"
+			}
+			wantEq(t, "comments", got.Comments, []string{want})
+		}},
 	{name: "move against edit",
 		a: func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },
 		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("edited body\n"), nil) },
@@ -408,7 +459,23 @@ func runScenarios(t *testing.T, url, token string, rapi *api.Client) {
 			t.Run(fmt.Sprintf("%s/%s first", sc.name, a.name()), func(t *testing.T) {
 				title := fmt.Sprintf("%s (%s)", sc.name, a.name())
 				ref := rs.create(t, "tasks", title, body)
-				testwait.UntilOK(t, func() error { _, err := ls.get(t, ref); return err })
+				if sc.setup != nil {
+					sc.setup(t, rs, ref)
+				}
+				testwait.UntilOK(t, func() error {
+					x, err := ls.get(t, ref)
+					if err != nil {
+						return err
+					}
+					y, err := rs.get(t, ref)
+					if err != nil {
+						return err
+					}
+					if !reflect.DeepEqual(x, y) {
+						return fmt.Errorf("padd has not caught up with the remote:\npadd   %+v\nremote %+v", x, y)
+					}
+					return nil
+				})
 				before := l.conflicts(t)
 				if _, err := l.M.Pause("team"); err != nil {
 					t.Fatal(err)
