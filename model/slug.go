@@ -187,7 +187,34 @@ type Ref struct {
 	Number int64
 }
 
-func (r Ref) String() string { return r.Prefix + "-" + strconv.FormatInt(r.Number, 10) }
+// String spells the ref: PREFIX-N, or PREFIX-LN for a provisional
+// (negative) number.
+func (r Ref) String() string {
+	if r.Number < 0 {
+		return r.Prefix + "-L" + strconv.FormatInt(-r.Number, 10)
+	}
+	return r.Prefix + "-" + strconv.FormatInt(r.Number, 10)
+}
+
+// ParseItemRef reads an item's ref: "TASK-12", or a provisional
+// "TASK-L12" (an item made in a workspace linked to a remote Pad, before
+// the remote numbered it; Pad's refs are digits after the dash, so none
+// can equal it), any case. A provisional ref's Number is negative.
+func ParseItemRef(s string) (Ref, bool) {
+	if r, ok := ParseRef(s); ok {
+		return r, true
+	}
+	i := strings.LastIndexByte(s, '-')
+	if i <= 0 || i+2 >= len(s) || (s[i+1] != 'L' && s[i+1] != 'l') {
+		return Ref{}, false
+	}
+	r, ok := ParseRef(s[:i+1] + s[i+2:])
+	if !ok {
+		return Ref{}, false
+	}
+	r.Number = -r.Number
+	return r, true
+}
 
 // ParseRef splits "TASK-12" (any case) into its prefix and number.
 func ParseRef(s string) (Ref, bool) {

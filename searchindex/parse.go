@@ -25,6 +25,10 @@ type Parsed struct {
 	// fuzz[i] is how many typos the typo-tolerant search allows in
 	// Words[i] (wordFuzziness).
 	fuzz []int
+	// refAlts[r] are the refs the item(s) that ref r names carry now (an
+	// old ref after a move, a provisional ref after the remote numbered
+	// the item): resolved against the store before the search runs.
+	refAlts map[string][]string
 }
 
 // filterFields are the field:value names the language knows.
@@ -71,7 +75,7 @@ func Parse(q string) *Parsed {
 					continue
 				}
 			}
-			if r, ok := model.ParseRef(t); ok {
+			if r, ok := model.ParseItemRef(t); ok {
 				p.Refs = append(p.Refs, r.String())
 				continue
 			}

@@ -68,6 +68,26 @@ type Result struct {
 	Fuzzy bool
 }
 
+// resolveRefs finds, for each ref of the query, the ref its item carries
+// now, so an old ref (after a move, or a provisional one after the
+// remote numbered the item) finds the item as the ref lookups do. It
+// reads at most one item per ref and workspace: a query holds few refs
+// (checkBounds).
+func (x *Index) resolveRefs(workspaces []string, p *Parsed) {
+	for _, ref := range p.Refs {
+		for _, ws := range workspaces {
+			v, err := x.store.GetItem(ws, ref)
+			if err != nil || v.Ref == ref || slices.Contains(p.refAlts[ref], v.Ref) {
+				continue
+			}
+			if p.refAlts == nil {
+				p.refAlts = map[string][]string{}
+			}
+			p.refAlts[ref] = append(p.refAlts[ref], v.Ref)
+		}
+	}
+}
+
 // Search answers a query. While the index is being rebuilt it returns
 // *ErrRebuilding rather than partial answers.
 func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) {
@@ -97,6 +117,7 @@ func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) 
 		return nil, err
 	}
 	p := Parse(r.Query)
+	x.resolveRefs(r.Workspaces, p)
 	dropStopwords(bi, p)
 	if err := checkBounds(bi, p); err != nil {
 		return nil, err
@@ -292,10 +313,14 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 		must = append(must, prefixQuery(pre))
 	}
 	for _, ref := range p.Refs {
-		t := bleve.NewTermQuery(ref)
-		t.SetField("ref")
-		t.SetBoost(boostRef)
-		must = append(must, bleve.NewDisjunctionQuery(t, phraseQuery(ref)))
+		var alts []query.Query
+		for _, r := range append([]string{ref}, p.refAlts[ref]...) {
+			t := bleve.NewTermQuery(r)
+			t.SetField("ref")
+			t.SetBoost(boostRef)
+			alts = append(alts, t, phraseQuery(r))
+		}
+		must = append(must, bleve.NewDisjunctionQuery(alts...))
 	}
 	var mustNot []query.Query
 	for _, ex := range p.Exclude {

@@ -404,3 +404,31 @@ func TestStopWordsAndFiltersScoreFinite(t *testing.T) {
 		}
 	}
 }
+
+// A ref an item no longer carries finds it, as every ref lookup does: the
+// ref it had before a move, and the provisional ref it had before the
+// remote Pad numbered it.
+func TestOldAndProvisionalRefsFindTheItem(t *testing.T) {
+	f := newFixture(t)
+	a := f.create("tasks", "Moved away", "", nil)
+	oldRef := a.Ref
+	if _, err := f.store.MoveItem(f.ws.Slug, a.Ref, storage.MoveInput{Target: "ideas", Fields: map[string]any{"status": "new"}}, user); err != nil {
+		t.Fatal(err)
+	}
+	wantHits(t, "old ref after a move", f.search(oldRef), a.ID)
+
+	if err := f.store.LinkSync(f.ws.Slug, storage.RemoteLink{BaseURL: "http://127.0.0.1:1", RemoteSlug: "team", TokenName: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	b := f.create("tasks", "Made offline", "", nil)
+	if !strings.Contains(b.Ref, "-L") {
+		t.Fatalf("an item made in a linked workspace is %s, not provisional", b.Ref)
+	}
+	wantHits(t, "provisional ref", f.search(b.Ref), b.ID)
+	wantHits(t, "provisional ref, any case", f.search(strings.ToLower(b.Ref)), b.ID)
+	if _, err := f.store.AdoptRemoteRef(f.ws.Slug, b.ID, 41); err != nil {
+		t.Fatal(err)
+	}
+	wantHits(t, "provisional ref after adoption", f.search(b.Ref), b.ID)
+	wantHits(t, "the remote's ref", f.search("TASK-41"), b.ID)
+}

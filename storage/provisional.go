@@ -1,8 +1,6 @@
 package storage
 
 import (
-	"strconv"
-	"strings"
 
 	"github.com/padd/padd/model"
 )
@@ -26,28 +24,13 @@ var kProvisional = []byte("provisional_number")
 
 // refText spells an item's ref: PREFIX-N, or PREFIX-LN for a provisional
 // (negative) number.
-func refText(prefix string, n int64) string {
-	if n < 0 {
-		return prefix + "-L" + strconv.FormatInt(-n, 10)
-	}
-	return prefix + "-" + strconv.FormatInt(n, 10)
-}
+func refText(prefix string, n int64) string { return model.Ref{Prefix: prefix, Number: n}.String() }
 
 // parseItemRef reads "TASK-12" and "TASK-L12" (any case) into a prefix
 // and a number, negative for a provisional ref.
 func parseItemRef(s string) (prefix string, n int64, ok bool) {
-	if r, ok := model.ParseRef(s); ok {
-		return r.Prefix, r.Number, true
-	}
-	i := strings.LastIndexByte(s, '-')
-	if i <= 0 || i+2 >= len(s) || (s[i+1] != 'L' && s[i+1] != 'l') {
-		return "", 0, false
-	}
-	r, ok := model.ParseRef(s[:i+1] + s[i+2:])
-	if !ok {
-		return "", 0, false
-	}
-	return r.Prefix, -r.Number, true
+	r, ok := model.ParseItemRef(s)
+	return r.Prefix, r.Number, ok
 }
 
 // nextNumber is the number of an item created in b without a number of
