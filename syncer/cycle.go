@@ -110,7 +110,9 @@ func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.Remot
 	w.mu.Unlock()
 	for id := range comments {
 		if err := w.pullComments(ctx, c, link, id); err != nil {
-			return err
+			if err := w.asideIfRefused(err, "the comments of the remote's item "+id); err != nil {
+				return err
+			}
 		}
 		delete(comments, id)
 	}

@@ -42,7 +42,9 @@ func (w *worker) pullItems(ctx context.Context, c *remote.Client, link *storage.
 				continue
 			}
 			if err := w.pullItem(ctx, c, link, row.ID, 0); err != nil {
-				return err
+				if err := w.asideIfRefused(err, "the remote's item "+row.Ref); err != nil {
+					return err
+				}
 			}
 		}
 		if int64(page.Cursor) != cur.ItemsChangesSeq {
@@ -420,6 +422,16 @@ func (w *worker) setAside(c storage.SyncConflict) error {
 		_, err := t.AddConflict(c)
 		return err
 	})
+}
+
+// asideIfRefused sets aside a pulled change the remote answered with
+// something padd cannot take (an answer it cannot read, a refusal), so
+// one broken item does not wedge the feed; other errors are returned.
+func (w *worker) asideIfRefused(err error, what string) error {
+	if !isRefusal(refused(err)) {
+		return err
+	}
+	return w.setAside(storage.SyncConflict{Reason: fmt.Sprintf("%s: %v", what, err)})
 }
 
 // noteConflicts tells the status that conflicts were recorded.

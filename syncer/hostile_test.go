@@ -1,0 +1,101 @@
+package syncer_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testwait"
+)
+
+// A broken or hostile server cannot wedge the queue: an item whose answer
+// padd cannot read, or whose fields are not JSON, is set aside with the
+// reason, and the rest keeps flowing.
+func TestBrokenRemoteItemsAreSetAside(t *testing.T) {
+	ctx := context.Background()
+	r := startRemote(t)
+	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	target, _ := url.Parse(r.URL)
+	var garbled, badFields atomic.Value // item ids whose answers the proxy breaks
+	garbled.Store("")
+	badFields.Store("")
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		p := resp.Request.URL.Path
+		if resp.Request.Method != "GET" || !strings.Contains(p, "/items/") {
+			return nil
+		}
+		id := p[strings.LastIndex(p, "/")+1:]
+		switch id {
+		case garbled.Load():
+			resp.Body = io.NopCloser(strings.NewReader(`{"id": "` + id + `", "title": `))
+		case badFields.Load():
+			b, _ := io.ReadAll(resp.Body)
+			b = bytes.Replace(b, []byte(`"fields":"{`), []byte(`"fields":"{{not json`), 1)
+			resp.Body = io.NopCloser(bytes.NewReader(b))
+		default:
+			return nil
+		}
+		resp.ContentLength = -1
+		resp.Header.Del("Content-Length")
+		return nil
+	}
+	proxy := httptest.NewServer(rp)
+	t.Cleanup(proxy.Close)
+
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxy.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	bad1, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "garbled answer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbled.Store(bad1.ID)
+	bad2, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "fields not JSON"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	badFields.Store(bad2.ID)
+	good, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "fine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		if _, err := l.Store.GetItem("team", good.Ref); err != nil {
+			return fmt.Errorf("the good item has not arrived: %v", err)
+		}
+		s, err := l.M.Status("team")
+		if err != nil {
+			return err
+		}
+		if s[0].SetAside != 2 {
+			return fmt.Errorf("%d changes set aside, want 2 (state %s, %q)", s[0].SetAside, s[0].State, s[0].LastError)
+		}
+		return nil
+	})
+	for _, ref := range []string{bad1.Ref, bad2.Ref} {
+		if _, err := l.Store.GetItem("team", ref); err == nil {
+			t.Errorf("%s was applied from a broken answer", ref)
+		}
+	}
+	st := l.synced(t, "team")
+	if st.SetAside != 2 {
+		t.Errorf("status = %+v", st)
+	}
+	if err := l.Store.Check(); err != nil {
+		t.Fatalf("the local database after the broken answers: %v", err)
+	}
+}
