@@ -3,6 +3,8 @@ package syncer
 import (
 	"context"
 	"slices"
+	"strconv"
+	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
@@ -27,9 +29,18 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 	if err := w.pullCollections(ctx, c, link); err != nil {
 		return err
 	}
+	// The index's cursor is where the seq feed goes on from; a server
+	// without the seq feed is followed by time from a little before the
+	// lists are read (rows repeat; a version applied twice is an echo).
+	var cursor remote.Seq
+	since := time.Now().Add(-5 * time.Minute).UnixMilli()
 	idx, err := c.ItemsIndex(ctx, rws)
-	if err != nil {
+	switch {
+	case remote.IsNotFound(err) && !remote.IsWorkspaceGone(err):
+	case err != nil:
 		return err
+	default:
+		cursor = idx.Cursor
 	}
 	rcs, err := c.ListCollections(ctx, rws)
 	if err != nil {
@@ -71,7 +82,10 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 		return err
 	}
 	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
-		cur.ItemsChangesSeq = int64(idx.Cursor)
+		cur.ItemsChangesSeq = int64(cursor)
+		if cursor == 0 {
+			cur.ChangesSince = strconv.FormatInt(since, 10)
+		}
 		return firstErr(t.SetCursors(cur), t.UpdateLink(func(l *storage.RemoteLink) error { l.Bootstrap = ""; return nil }))
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/padd/padd/api"
@@ -33,6 +34,9 @@ func (w *worker) pullItems(ctx context.Context, c *remote.Client, link *storage.
 	}
 	for {
 		page, err := c.ItemsChanges(ctx, link.RemoteWorkspaceID, remote.Seq(cur.ItemsChangesSeq), feedPage)
+		if remote.IsNotFound(err) && !remote.IsWorkspaceGone(err) {
+			return w.pullByTime(ctx, c, link, cur) // a server without the seq feed
+		}
 		if err != nil {
 			return err
 		}
@@ -54,6 +58,56 @@ func (w *worker) pullItems(ctx context.Context, c *remote.Client, link *storage.
 			}
 		}
 		if len(page.Changes) < feedPage {
+			return nil
+		}
+	}
+}
+
+// pullByTime is the pull from Pad's time feed, for a server without the
+// seq feed: every item updated at or after the last server time seen
+// (less a second: the Pad of August 2026 cuts since to whole seconds),
+// page by page where the server pages. Rows repeat across walks; a
+// version already applied is an echo. since moves on only once a walk
+// has ended, so a padd killed mid-walk walks it again.
+func (w *worker) pullByTime(ctx context.Context, c *remote.Client, link *storage.RemoteLink, cur storage.SyncCursors) error {
+	since, _ := strconv.ParseInt(cur.ChangesSince, 10, 64)
+	q := remote.ChangesQuery{Since: max(since-1000, 0), Cursor: cur.ChangesCursor, Limit: feedPage}
+	for {
+		page, err := c.Changes(ctx, link.RemoteWorkspaceID, q)
+		if err != nil {
+			return err
+		}
+		for i := range page.Items {
+			it := &page.Items[i]
+			if w.echo(&api.SyncItem{Item: *it}) {
+				continue
+			}
+			if err := w.applyRemote(ctx, c, link, it, 0); err != nil {
+				if err := w.asideIfRefused(err, "the remote's item "+it.Ref); err != nil {
+					return err
+				}
+			}
+		}
+		for _, id := range page.Deleted {
+			if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, id); err != nil || !ok {
+				continue
+			}
+			if err := w.pullItem(ctx, c, link, id, 0); err != nil {
+				if err := w.asideIfRefused(err, "the remote's item "+id); err != nil {
+					return err
+				}
+			}
+		}
+		if page.HasMore && page.NextCursor != "" {
+			cur.ChangesCursor = page.NextCursor
+			q = remote.ChangesQuery{Cursor: page.NextCursor, Limit: feedPage}
+		} else {
+			cur.ChangesCursor, cur.ChangesSince = "", strconv.FormatInt(page.ServerTime, 10)
+		}
+		if err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return t.SetCursors(cur) }); err != nil {
+			return err
+		}
+		if cur.ChangesCursor == "" {
 			return nil
 		}
 	}
