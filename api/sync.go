@@ -40,6 +40,9 @@ type SyncStatus struct {
 	Capabilities  []string `json:"capabilities,omitempty"`
 	// Cloning is set until a clone's first pull has finished.
 	Cloning bool `json:"cloning,omitempty"`
+	// Live: the remote's event stream is connected and padd has caught
+	// up since it connected, so remote changes arrive as they happen.
+	Live bool `json:"live,omitempty"`
 }
 
 // SyncStatuses answers GET /padd/sync.

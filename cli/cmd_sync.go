@@ -616,6 +616,13 @@ func (v syncStatusView) pairs(s *api.SyncStatus, markdown bool) *keyValues {
 	if s.SetAside > 0 {
 		kv.add("set aside", cell{text: clean(fmt.Sprintf("%s the server refused: `padctl sync conflicts %s`", plural(s.SetAside, "change"), s.Workspace)), color: ansiYellow})
 	}
+	if s.State == api.SyncSynced || s.State == api.SyncPushing || s.State == api.SyncPulling {
+		if s.Live {
+			kv.add("updates", plain("live: remote changes arrive as they happen"))
+		} else {
+			kv.add("updates", plain("not live: padd reads remote changes when it next syncs"))
+		}
+	}
 	if s.LastExchange != nil {
 		kv.add("last exchange", plain(when(*s.LastExchange)))
 	} else {

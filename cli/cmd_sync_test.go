@@ -521,7 +521,7 @@ func TestSyncWithoutEngine(t *testing.T) {
 func syncGoldenCases() []renderCase {
 	last, since, next := before(4*time.Minute), before(20*time.Minute), goldenNow.Add(45*time.Second)
 	list := []api.SyncStatus{
-		{Workspace: "padd", URL: "https://pad.example.com", RemoteWorkspace: "padd", State: api.SyncSynced, LastExchange: &last,
+		{Workspace: "padd", URL: "https://pad.example.com", RemoteWorkspace: "padd", State: api.SyncSynced, Live: true, LastExchange: &last,
 			RemoteVersion: "1.4.0", Capabilities: []string{"item_patch", "idempotency_keys"}},
 		{Workspace: "home", URL: "https://pad.example.com", RemoteWorkspace: "chores", State: api.SyncOffline, Pending: 12,
 			Conflicts: 2, SetAside: 1, LastExchange: &since, OfflineSince: &since, NextTry: &next, LastError: "dial tcp: connection refused \x1b[31m",

@@ -63,6 +63,7 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	}
 
 	w.mu.Lock()
+	streaming := w.streaming // a pull from here on covers what the stream may have missed
 	items, colls, catchUp, comments := w.wantItems, w.wantColls, w.catchUp, w.commentItems
 	w.wantItems, w.wantColls, w.catchUp, w.commentItems = false, false, false, map[string]bool{}
 	w.mu.Unlock()
@@ -79,6 +80,9 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	if err := w.drain(ctx, c, link); err != nil {
 		return err
 	}
+	w.mu.Lock()
+	w.live = streaming && w.streaming && !w.wantItems
+	w.mu.Unlock()
 	w.exchanged()
 	return nil
 }

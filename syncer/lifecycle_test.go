@@ -133,8 +133,12 @@ func TestIdleLinkMakesNoRequests(t *testing.T) {
 	l := cloned(t, r)
 	l.write(t, "one write, then quiet")
 	l.synced(t, "team")
-	testwait.Until(t, "the event stream to be connected", func() bool {
-		return r.Stats().Requests["GET /api/v1/events"] > 0
+	testwait.UntilOK(t, func() error {
+		s := l.synced(t, "team")
+		if !s.Live {
+			return fmt.Errorf("the sync is not live: %+v", s)
+		}
+		return nil
 	})
 	r.ResetStats()
 	time.Sleep(2 * time.Second)

@@ -48,6 +48,7 @@ func (m *Manager) statusOf(wsID, slug string, link *storage.RemoteLink) api.Sync
 			}
 		}
 		st.LastError = w.lastErr
+		st.Live = w.live && link.State == storage.LinkActive
 		st.OfflineSince = timep(w.offlineSince)
 		st.NextTry = timep(w.nextTry)
 		if w.lastExchange.After(exchange) {

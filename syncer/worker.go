@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +42,7 @@ type worker struct {
 	pending      int
 	caps         *remote.Capabilities
 	streaming    bool // the remote's event stream is connected
+	live         bool // and a cycle has pulled since it connected
 	// lastExchange is the last cycle that went through; storedExchange
 	// when the link record last heard of one.
 	lastExchange, storedExchange time.Time
@@ -305,8 +307,9 @@ func (w *worker) follow(ctx context.Context, c *remote.Client, remoteWS string) 
 			failures = 0
 		}
 		w.mu.Lock()
-		w.streaming = false
+		w.streaming, w.live = false, false
 		w.mu.Unlock()
+		w.publishStatus()
 		if ctx.Err() != nil {
 			return
 		}
@@ -321,8 +324,12 @@ func (w *worker) follow(ctx context.Context, c *remote.Client, remoteWS string) 
 	}
 }
 
-// heard turns one remote event into work.
+// heard turns one remote event into work. The echo of padd's own push
+// (an item event whose seq the item's base already has) is none.
 func (w *worker) heard(ev *remote.Event) {
+	if strings.HasPrefix(ev.Name, "item_") && w.known(ev.Data.ItemID, ev.Data.Seq) {
+		return
+	}
 	w.mu.Lock()
 	switch {
 	case ev.Name == "connected":
@@ -330,17 +337,17 @@ func (w *worker) heard(ev *remote.Event) {
 		w.wantItems, w.catchUp, w.resetBackoff = true, true, true
 	case ev.SyncRequired():
 		w.wantItems, w.wantColls, w.catchUp = true, true, true
-	case len(ev.Name) > 5 && ev.Name[:5] == "item_":
+	case strings.HasPrefix(ev.Name, "item_"):
 		w.wantItems = true
-	case len(ev.Name) > 8 && ev.Name[:8] == "comment_":
+	case strings.HasPrefix(ev.Name, "comment_"):
 		if ev.Data.ItemID != "" {
 			w.commentItems[ev.Data.ItemID] = true
 		} else {
 			w.catchUp = true
 		}
-	case len(ev.Name) > 11 && ev.Name[:11] == "collection_":
+	case strings.HasPrefix(ev.Name, "collection_"):
 		w.wantColls = true
-	case len(ev.Name) > 5 && ev.Name[:5] == "link_":
+	case strings.HasPrefix(ev.Name, "link_"):
 		if ev.Data.ItemID != "" {
 			w.commentItems[ev.Data.ItemID] = true // links are read with the item's comments
 		}
@@ -350,4 +357,17 @@ func (w *worker) heard(ev *remote.Event) {
 	}
 	w.mu.Unlock()
 	w.poke()
+}
+
+// known says the local side has the remote item's version seq already.
+func (w *worker) known(remoteItem string, seq int64) bool {
+	if remoteItem == "" || seq <= 0 {
+		return false
+	}
+	local, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, remoteItem)
+	if err != nil || !ok {
+		return false
+	}
+	b, err := w.m.store.SyncBase(w.wsID, local)
+	return err == nil && b != nil && seq <= b.RemoteSeq
 }
