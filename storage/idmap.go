@@ -154,3 +154,18 @@ func (s *Store) SyncItemByRemoteRef(ws, ref string) (itemID string, ok bool, err
 	})
 	return itemID, ok, err
 }
+
+// SyncMapped lists the remote ids of a kind's mapped entities, by local
+// id: what a resync checks against the remote's index.
+func (s *Store) SyncMapped(ws string, k SyncKind) (map[string]string, error) {
+	out := map[string]string{}
+	err := s.read(ws, func(r *rtx) error {
+		prefix := []byte{byte(k), 'l'}
+		c := r.ws.syncIDs().Cursor()
+		for key, v := c.Seek(prefix); key != nil && len(key) == 18 && key[0] == prefix[0] && key[1] == prefix[1]; key, v = c.Next() {
+			out[idString(key[2:])] = string(v)
+		}
+		return nil
+	})
+	return out, err
+}

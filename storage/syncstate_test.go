@@ -81,6 +81,12 @@ func TestSyncIDMap(t *testing.T) {
 	if _, ok, _ := s.SyncLocalID(ws, SyncItem, "r-item-a2"); ok {
 		t.Fatal("unmapped entry still answers")
 	}
+	if err := apply(func(tx *SyncTx) error { return tx.MapID(SyncItem, b.ID, "r-item-b") }); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.SyncMapped(ws, SyncItem); err != nil || len(m) != 1 || m[b.ID] != "r-item-b" {
+		t.Fatalf("mapped items = %v, %v; want only b", m, err)
+	}
 	if id, ok, err := s.SyncItemByRemoteRef(ws, "TASK-41"); err != nil || !ok || id != a.ID {
 		t.Fatalf("remote ref maps to %q %v %v", id, ok, err)
 	}

@@ -64,13 +64,16 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 
 	w.mu.Lock()
 	streaming := w.streaming // a pull from here on covers what the stream may have missed
-	items, colls, catchUp, comments := w.wantItems, w.wantColls, w.catchUp, w.commentItems
-	w.wantItems, w.wantColls, w.catchUp, w.commentItems = false, false, false, map[string]bool{}
+	items, colls, catchUp, resync, comments := w.wantItems, w.wantColls, w.catchUp, w.resync, w.commentItems
+	w.wantItems, w.wantColls, w.catchUp, w.resync, w.commentItems = false, false, false, false, map[string]bool{}
 	w.mu.Unlock()
 	err = w.pull(ctx, c, link, items, colls, catchUp, comments)
+	if err == nil && resync {
+		err = w.resyncGone(ctx, c, link)
+	}
 	if err != nil {
 		w.mu.Lock()
-		w.wantItems, w.wantColls, w.catchUp = w.wantItems || items, w.wantColls || colls, w.catchUp || catchUp
+		w.wantItems, w.wantColls, w.catchUp, w.resync = w.wantItems || items, w.wantColls || colls, w.catchUp || catchUp, w.resync || resync
 		for id := range comments {
 			w.commentItems[id] = true
 		}
@@ -351,4 +354,36 @@ func (w *worker) catchUpActivity(ctx context.Context, c *remote.Client, link *st
 	}
 	cur.ActivityID, cur.ActivityAt = rows[0].ID, rows[0].CreatedAt
 	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return t.SetCursors(cur) })
+}
+
+// resyncGone finds the items deleted for good on the remote while padd
+// was not told (its event stream said sync_required): every mapped item
+// the remote's index no longer lists is read, and handled as gone.
+func (w *worker) resyncGone(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+	idx, err := c.ItemsIndex(ctx, link.RemoteWorkspaceID)
+	if remote.IsNotFound(err) && !remote.IsWorkspaceGone(err) {
+		return nil // no index on this server: the time feed has to do
+	}
+	if err != nil {
+		return err
+	}
+	listed := make(map[string]bool, len(idx.Items))
+	for i := range idx.Items {
+		listed[idx.Items[i].ID] = true
+	}
+	mapped, err := w.m.store.SyncMapped(w.wsID, storage.SyncItem)
+	if err != nil {
+		return err
+	}
+	for _, rid := range mapped {
+		if listed[rid] {
+			continue
+		}
+		if err := w.pullItem(ctx, c, link, rid, 0); err != nil {
+			if err := w.asideIfRefused(err, "the remote's item "+rid); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -32,6 +32,7 @@ type worker struct {
 	wantColls    bool
 	commentItems map[string]bool // remote item ids whose comments to read
 	catchUp      bool            // read the activity feed for comments made meanwhile
+	resync       bool            // the remote's stream lost track: check every mapped item is still there
 	resetBackoff bool
 	// what status shows
 	slug         string
@@ -296,8 +297,8 @@ func (w *worker) closeClient() {
 // backoff; the cycle's own backoff polls the seq feed meanwhile.
 func (w *worker) follow(ctx context.Context, c *remote.Client, remoteWS string) {
 	failures := 0
+	lastID := "" // a reconnect resumes after it: the server replays what was missed, or says sync_required
 	for {
-		lastID := ""
 		for ev, err := range c.Events(ctx, remoteWS, lastID) {
 			if err != nil {
 				break
@@ -336,7 +337,7 @@ func (w *worker) heard(ev *remote.Event) {
 		w.streaming = true
 		w.wantItems, w.catchUp, w.resetBackoff = true, true, true
 	case ev.SyncRequired():
-		w.wantItems, w.wantColls, w.catchUp = true, true, true
+		w.wantItems, w.wantColls, w.catchUp, w.resync = true, true, true, true
 	case strings.HasPrefix(ev.Name, "item_"):
 		w.wantItems = true
 	case strings.HasPrefix(ev.Name, "comment_"):
