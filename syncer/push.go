@@ -310,7 +310,7 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 			}
 			continue
 		}
-		if remote.IsOutcomeUnknown(err) {
+		if remote.IsOutcomeUnknown(err) && attempt < 3 {
 			// Reading the item back tells whether it landed; the merge
 			// against the base does the rest.
 			if err := w.reconcile(ctx, c, link, rid); err != nil {
