@@ -136,7 +136,7 @@ func Run(ctx context.Context, cfg Config) error {
 	srv.stop = stopSelf
 	srv.limits = cfg.Limits.orDefaults()
 	srv.mcpServe = cfg.MCP
-	engine := syncer.New(syncer.Config{Store: store, DataDir: cfg.DataDir, Log: log})
+	engine := syncer.New(syncConfig(store, cfg, log))
 	srv.SetSync(engine)
 	// Every goroutine started from here on is joined before the deferred
 	// closes of the index and the store: nothing Run starts outlives it.
@@ -331,4 +331,17 @@ func runJobs(ctx context.Context, store *storage.Store, log *slog.Logger) {
 		case <-tick.C:
 		}
 	}
+}
+
+// syncConfig is the sync engine's configuration: its timings from the
+// limits (zero: the engine's defaults).
+func syncConfig(store *storage.Store, cfg Config, log *slog.Logger) syncer.Config {
+	sc := syncer.Config{Store: store, DataDir: cfg.DataDir, Log: log, Settle: cfg.Limits.SyncSettle, MaxBackoff: cfg.Limits.SyncMaxBackoff}
+	if t := cfg.Limits.SyncTimeout; t > 0 {
+		sc.Client.Timeout = t
+		if sc.Settle == 0 {
+			sc.Settle = t + 30*time.Second // the server's handler has finished or died by then
+		}
+	}
+	return sc
 }

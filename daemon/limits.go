@@ -30,6 +30,14 @@ type Limits struct {
 	// (PAD_SSE_MAX_CONNECTIONS, PAD_SSE_MAX_PER_WORKSPACE, as Pad names
 	// them).
 	SSEMaxTotal, SSEMaxPerWorkspace int
+	// SyncTimeout bounds each request of the sync engine to a remote
+	// (PADD_SYNC_TIMEOUT), SyncSettle is how long after a create whose
+	// outcome is unknown it reads whether the create landed
+	// (PADD_SYNC_SETTLE; default SyncTimeout + 30 s), and SyncMaxBackoff
+	// caps its wait while a remote is unreachable (PADD_SYNC_MAX_BACKOFF).
+	// Zero: the engine's defaults. The sync fault run shortens them so
+	// that its faults settle in seconds.
+	SyncTimeout, SyncSettle, SyncMaxBackoff time.Duration
 }
 
 // DefaultLimits are Pad's stream limits (its keepalive is 30 s, padd's
@@ -62,7 +70,8 @@ func (l Limits) orDefaults() Limits {
 func LimitsFromEnv(getenv func(string) string) (Limits, []string) {
 	l := DefaultLimits()
 	var warns []string
-	for env, dst := range map[string]*time.Duration{"PADD_BODY_TIMEOUT": &l.BodyTimeout, "PADD_SSE_KEEPALIVE": &l.SSEKeepalive} {
+	for env, dst := range map[string]*time.Duration{"PADD_BODY_TIMEOUT": &l.BodyTimeout, "PADD_SSE_KEEPALIVE": &l.SSEKeepalive,
+		"PADD_SYNC_TIMEOUT": &l.SyncTimeout, "PADD_SYNC_SETTLE": &l.SyncSettle, "PADD_SYNC_MAX_BACKOFF": &l.SyncMaxBackoff} {
 		if v := getenv(env); v != "" {
 			if d, err := time.ParseDuration(v); err == nil && d > 0 {
 				*dst = d

@@ -8,10 +8,10 @@ import (
 
 func TestLimitsFromEnv(t *testing.T) {
 	env := map[string]string{"PADD_BODY_TIMEOUT": "1s", "PADD_SSE_KEEPALIVE": "soon",
-		"PAD_SSE_MAX_CONNECTIONS": "2", "PAD_SSE_MAX_PER_WORKSPACE": "-1"}
+		"PAD_SSE_MAX_CONNECTIONS": "2", "PAD_SSE_MAX_PER_WORKSPACE": "-1", "PADD_SYNC_TIMEOUT": "5s"}
 	l, warns := LimitsFromEnv(func(k string) string { return env[k] })
 	d := DefaultLimits()
-	if l.BodyTimeout != time.Second || l.SSEMaxTotal != 2 {
+	if l.BodyTimeout != time.Second || l.SSEMaxTotal != 2 || l.SyncTimeout != 5*time.Second {
 		t.Errorf("the good values were not taken: %+v", l)
 	}
 	if l.SSEKeepalive != d.SSEKeepalive || l.SSEMaxPerWorkspace != d.SSEMaxPerWorkspace {
@@ -23,5 +23,9 @@ func TestLimitsFromEnv(t *testing.T) {
 	}
 	if got := (Limits{SSEMaxTotal: 3}).orDefaults(); got.SSEMaxTotal != 3 || got.BodyTimeout != d.BodyTimeout {
 		t.Errorf("orDefaults = %+v", got)
+	}
+	sc := syncConfig(nil, Config{Limits: Limits{SyncTimeout: 5 * time.Second}}, nil)
+	if sc.Client.Timeout != 5*time.Second || sc.Settle != 35*time.Second || sc.MaxBackoff != 0 {
+		t.Errorf("syncConfig = timeout %v, settle %v, max backoff %v; want 5s, 35s and the engine's default", sc.Client.Timeout, sc.Settle, sc.MaxBackoff)
 	}
 }
