@@ -1,0 +1,603 @@
+//go:build unix
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/syncfaultreport"
+	"github.com/padd/padd/internal/testremote"
+	"github.com/padd/padd/internal/testwait"
+)
+
+// The sync fault run (issue 23): a remote (a second padd behind the
+// fault-injecting proxy of internal/testremote) and a local padd process
+// that cloned its workspace; agents write on both sides while the proxy
+// drops, delays and refuses the local padd's requests, the local padd
+// is killed with SIGKILL and restarted and the remote restarts. Then the
+// faults stop, both sides sync until idle, and they are compared entity
+// by entity. CI runs a few seconds of it in both remote modes;
+// `go run ./scripts/syncfault` runs this same test longer
+// (docs/RELIABILITY.md, "Sync fault run").
+var (
+	sfDuration  = flag.Duration("syncfault.duration", 3*time.Second, "how long the agents of TestSyncFaultRun write")
+	sfAgents    = flag.Int("syncfault.agents", 2, "agents writing on each side")
+	sfPause     = flag.Duration("syncfault.pause", 250*time.Millisecond, "an agent's mean pause between writes")
+	sfMode      = flag.String("syncfault.mode", "both", "the remote: aug2026 (the Pad of August 2026), current, or both")
+	sfKills     = flag.Int("syncfault.kills", 1, "kill -9 of the local padd during the agents")
+	sfRestarts  = flag.Int("syncfault.restarts", 1, "restarts of the remote during the agents")
+	sfRate      = flag.Float64("syncfault.rate", 0.05, "share of the local padd's requests to the remote that meet a fault")
+	sfMaxFaults = flag.Int("syncfault.maxfaults", 8, "faults injected at most (0: no cap)")
+	sfSeed      = flag.Uint64("syncfault.seed", syncfaultreport.DefaultSeed, "random seed of TestSyncFaultRun (0: from the clock; logged)")
+	sfReport    = flag.String("syncfault.report", "", "write TestSyncFaultRun's results as JSON to this file")
+)
+
+// sfEnv shortens the local padd's sync timings so that a fault settles
+// in seconds: a request times out after 10 s, a create whose outcome is
+// unknown is looked for 15 s after it was sent (on a remote without
+// idempotency keys), and an unreachable remote is retried within 2 s.
+var sfEnv = []string{"PADD_SYNC_TIMEOUT=10s", "PADD_SYNC_SETTLE=15s", "PADD_SYNC_MAX_BACKOFF=2s"}
+
+// sfIdleLimit bounds the wait for both sides to be idle after the
+// faults: it only bounds a failure.
+const sfIdleLimit = 5 * time.Minute
+
+func TestSyncFaultRun(t *testing.T) {
+	seed := runSeed(t, "syncfault.seed", *sfSeed)
+	var modes []string
+	switch *sfMode {
+	case "both":
+		modes = []string{"aug2026", "current"}
+	case "aug2026", "current":
+		modes = []string{*sfMode}
+	default:
+		t.Fatalf("-syncfault.mode=%q: want aug2026, current or both", *sfMode)
+	}
+	var mu sync.Mutex
+	res := syncfaultreport.Result{}
+	defer func() {
+		if *sfReport != "" {
+			b, _ := json.MarshalIndent(res, "", "  ")
+			if err := os.WriteFile(*sfReport, b, 0o644); err != nil {
+				t.Errorf("write the report: %v", err)
+			}
+		}
+	}()
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			run := syncfaultreport.Run{Mode: mode, Seed: seed, Agents: *sfAgents, AgentsSec: sfDuration.Seconds(),
+				Race: raceBuild, FaultRate: *sfRate}
+			start := time.Now()
+			defer func() {
+				run.DurationSec = time.Since(start).Seconds()
+				run.Passed = !t.Failed()
+				mu.Lock()
+				res.Runs = append(res.Runs, run)
+				mu.Unlock()
+			}()
+			syncFaultRun(t, mode == "aug2026", seed, &run)
+		})
+	}
+}
+
+// sfLocal is the local padd, restarted after each kill.
+type sfLocal struct {
+	t    *testing.T
+	home string
+	cur  atomic.Pointer[instance]
+}
+
+func (l *sfLocal) client() *api.Client { return l.cur.Load().client }
+
+func (l *sfLocal) restart() {
+	l.cur.Load().kill9()
+	l.cur.Store(startPaddEnv(l.t, l.home, sfEnv))
+}
+
+func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(seed, 2))
+	r := testremote.Start(t, testremote.Options{Aug2026: aug})
+	const ws = "team"
+	if _, err := r.API().CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: ws}); err != nil {
+		t.Fatal(err)
+	}
+	// Items both sides have from the start, so that both write the same
+	// items.
+	for i := range 8 {
+		key := fmt.Sprintf("S-%d", i)
+		it, err := r.API().CreateItem(ctx, ws, sfCollections[i%2], api.ItemCreate{Title: key + " new", Content: sfContent(key),
+			Fields: api.Flex(fmt.Sprintf(`{"category":%q}`, key+" new"))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.API().AddComment(ctx, ws, it.ID, api.CommentCreate{Body: "comment " + key + " seed"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	local := &sfLocal{t: t, home: t.TempDir()}
+	local.cur.Store(startPaddEnv(t, local.home, sfEnv))
+	if _, err := local.client().SyncClone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: ws, As: ws,
+		SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+		t.Fatalf("clone: %v", err)
+	}
+	testwait.UntilOK(t, func() error {
+		st, err := local.client().SyncStatus(ctx, ws)
+		if err != nil {
+			return err
+		}
+		if st.State != api.SyncSynced || st.Pending > 0 || st.Cloning {
+			return fmt.Errorf("the clone is %s (pending %d, cloning %v, last error %q)", st.State, st.Pending, st.Cloning, st.LastError)
+		}
+		return nil
+	})
+
+	ledger := newLedger()
+	sides := []*sfSide{newSide("local", "L", ws, local.client), newSide("remote", "R", ws, r.API)}
+	for _, s := range sides {
+		if err := s.discover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.keys) != 8 {
+			t.Fatalf("the %s side has %d items after the clone, want the 8 seeded: %v", s.name, len(s.keys), s.keys)
+		}
+	}
+
+	faults := &sfFaults{rng: rand.New(rand.NewPCG(seed, 3)), rate: *sfRate, max: *sfMaxFaults, counts: syncfaultreport.Counts{}}
+	r.SetFault(faults.decide)
+	faults.set(true)
+	r.ResetStats()
+
+	// Agents write on both sides; meanwhile the local padd is killed and
+	// the remote restarted at random moments.
+	agentsCtx, stopAgents := context.WithTimeout(ctx, *sfDuration)
+	defer stopAgents()
+	var agents sync.WaitGroup
+	for si, s := range sides {
+		for i := range *sfAgents {
+			a := &sfAgent{side: s, ledger: ledger, rng: rand.New(rand.NewPCG(seed, uint64(100*(si+1)+i))), id: i, pause: *sfPause}
+			agents.Go(func() { a.run(agentsCtx) })
+		}
+	}
+	type event struct {
+		at   time.Duration
+		kill bool
+	}
+	var events []event
+	for range *sfKills {
+		events = append(events, event{at: sfMoment(rng, *sfDuration), kill: true})
+	}
+	for range *sfRestarts {
+		events = append(events, event{at: sfMoment(rng, *sfDuration)})
+	}
+	sort.Slice(events, func(i, j int) bool { return events[i].at < events[j].at })
+	began := time.Now()
+	for _, e := range events {
+		// A scheduled moment of the run, not a wait for something to happen.
+		if d := e.at - time.Since(began); d > 0 {
+			time.Sleep(d)
+		}
+		if e.kill {
+			t.Logf("%.1fs: kill -9 of the local padd pid %d", time.Since(began).Seconds(), local.cur.Load().pid())
+			local.restart()
+			run.Kills++
+		} else {
+			t.Logf("%.1fs: restart of the remote", time.Since(began).Seconds())
+			r.Restart(t)
+			run.Restarts++
+		}
+	}
+	agents.Wait()
+	faults.set(false)
+	run.Faults, _ = faults.snapshot()
+	run.Requests = r.Stats().Total()
+	t.Logf("agents done after %.1fs; faults injected: %v of %d requests", time.Since(began).Seconds(), run.Faults, run.Requests)
+
+	settleStart := time.Now()
+	if _, err := local.client().SyncNow(ctx, ws); err != nil {
+		t.Errorf("sync now: %v", err)
+	}
+	idleErr := sfWaitIdle(ctx, local, r.API(), ws)
+	run.SettleSec = time.Since(settleStart).Seconds()
+	if idleErr != nil {
+		t.Errorf("the sides did not become idle: %v", idleErr)
+	}
+	t.Logf("idle %.1fs after the faults stopped", run.SettleSec)
+
+	ledger.mu.Lock()
+	run.LocalAcked, run.RemoteAcked, run.Unknown = ledger.acked["local"], ledger.acked["remote"], ledger.unk
+	writes := slices.Clone(ledger.writes)
+	run.Errors = append(run.Errors, ledger.errs...)
+	ledger.mu.Unlock()
+
+	cmp := sfCompare(ctx, t, local.client(), r.API(), ws, writes)
+	cmp.fill(run)
+	t.Logf("local acked %v, remote acked %v, outcome unknown %d", run.LocalAcked, run.RemoteAcked, run.Unknown)
+	t.Logf("items: local %d, remote %d, equal %d, different %d (unexplained %d); duplicates %d; lost %d; conflicts %d, set aside %d",
+		run.LocalItems, run.RemoteItems, run.Equal, len(run.Different), run.Unexplained, len(run.Duplicates), len(run.Lost), run.Conflicts, run.SetAside)
+	for _, s := range run.Different {
+		t.Logf("different: %s", s)
+	}
+	for _, s := range run.ConflictList {
+		t.Logf("conflict: %s", s)
+	}
+	if len(run.Duplicates) > 0 {
+		t.Errorf("duplicates on the remote: %q", run.Duplicates)
+	}
+	if len(run.Lost) > 0 {
+		t.Errorf("acknowledged writes lost: %q", run.Lost)
+	}
+	if run.Unexplained > 0 {
+		t.Errorf("%d differences between the sides that no recorded conflict explains", run.Unexplained)
+	}
+	if run.Equal == 0 {
+		t.Errorf("no item is equal on both sides: the comparison read nothing")
+	}
+}
+
+// sfMoment is a random moment in the middle of the agents' run.
+func sfMoment(rng *rand.Rand, d time.Duration) time.Duration {
+	return d/5 + time.Duration(rng.Int64N(int64(d*3/5)+1))
+}
+
+// sfWaitIdle waits until the local padd says the workspace is synced
+// with nothing pending and neither side's activity has moved for a
+// quiet period.
+func sfWaitIdle(ctx context.Context, local *sfLocal, remoteAPI *api.Client, ws string) error {
+	const quiet = 2 * time.Second
+	deadline := time.Now().Add(sfIdleLimit)
+	var last string
+	var since time.Time
+	for {
+		fp, why := sfIdleMark(ctx, local.client(), remoteAPI, ws)
+		switch {
+		case why != "":
+			last = ""
+		case fp != last:
+			last, since = fp, time.Now()
+		case time.Since(since) >= quiet:
+			return nil
+		}
+		if time.Now().After(deadline) {
+			if why == "" {
+				why = "the sides kept changing"
+			}
+			return fmt.Errorf("not idle after %v: %s", sfIdleLimit, why)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// sfIdleMark is both sides' newest activity, or why the sync is not
+// idle.
+func sfIdleMark(ctx context.Context, lc, rc *api.Client, ws string) (string, string) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	st, err := lc.SyncStatus(ctx, ws)
+	if err != nil {
+		return "", err.Error()
+	}
+	if st.State != api.SyncSynced || st.Pending > 0 || st.Cloning {
+		return "", fmt.Sprintf("sync is %s (pending %d, last error %q)", st.State, st.Pending, st.LastError)
+	}
+	mark := ""
+	for _, c := range []*api.Client{lc, rc} {
+		rows, _, err := c.Activity(ctx, ws, "", api.ActivityQuery{Limit: 1})
+		if err != nil {
+			return "", err.Error()
+		}
+		if len(rows) > 0 {
+			mark += rows[0].ID + "/"
+		}
+	}
+	return mark, ""
+}
+
+// sfItem is an item as the comparison reads it on one side.
+type sfItem struct {
+	key, id, ref         string
+	title, content, coll string
+	fields, tags, parent string
+	archived             bool
+	comments, links      []string // sorted: "body" or "parent body > body"; "type>target key"
+	category             string
+	commentBodys         map[string]int
+}
+
+// sfRead reads a whole side: every item by key (several when duplicated).
+func sfRead(ctx context.Context, c *api.Client, ws string) (map[string][]*sfItem, error) {
+	items, err := sfListItems(ctx, c, ws)
+	if err != nil {
+		return nil, err
+	}
+	keyOf := map[string]string{}
+	for _, it := range items {
+		keyOf[it.ID] = sfKey(it.Title)
+	}
+	out := map[string][]*sfItem{}
+	for _, it := range items {
+		x := &sfItem{key: sfKey(it.Title), id: it.ID, ref: it.Ref, title: it.Title, content: it.Content, coll: it.CollectionSlug,
+			fields: canonJSON(it.Fields), tags: sortedTags(it.Tags), archived: it.DeletedAt != nil, commentBodys: map[string]int{}}
+		if it.ParentID != nil && *it.ParentID != "" {
+			x.parent = keyOf[*it.ParentID]
+			if x.parent == "" {
+				x.parent = "?" + *it.ParentID
+			}
+		}
+		if fm, err := it.FieldMap(); err == nil {
+			x.category, _ = fm["category"].(string)
+		}
+		cs, err := c.ListComments(ctx, ws, it.ID)
+		if err != nil {
+			return nil, fmt.Errorf("comments of %s: %w", it.Ref, err)
+		}
+		body := map[string]string{}
+		for _, cm := range cs {
+			body[cm.ID] = cm.Body
+		}
+		for _, cm := range cs {
+			if cm.Deleted {
+				continue
+			}
+			s := cm.Body
+			if cm.ParentID != "" {
+				s = body[cm.ParentID] + " > " + cm.Body
+			}
+			x.comments = append(x.comments, s)
+			x.commentBodys[cm.Body]++
+		}
+		slices.Sort(x.comments)
+		ls, err := c.ListLinks(ctx, ws, it.ID)
+		if err != nil {
+			return nil, fmt.Errorf("links of %s: %w", it.Ref, err)
+		}
+		for _, l := range ls {
+			if l.SourceID == it.ID {
+				x.links = append(x.links, l.LinkType+">"+keyOf[l.TargetID])
+			}
+		}
+		slices.Sort(x.links)
+		out[x.key] = append(out[x.key], x)
+	}
+	return out, nil
+}
+
+// sfDiff says how two items differ ("" when they do not).
+func sfDiff(a, b *sfItem) string {
+	var d []string
+	add := func(part, x, y string) {
+		if x != y {
+			d = append(d, fmt.Sprintf("%s %q / %q", part, x, y))
+		}
+	}
+	add("title", a.title, b.title)
+	add("content", a.content, b.content)
+	add("fields", a.fields, b.fields)
+	add("tags", a.tags, b.tags)
+	add("parent", a.parent, b.parent)
+	add("collection", a.coll, b.coll)
+	add("archived", fmt.Sprint(a.archived), fmt.Sprint(b.archived))
+	add("comments", strings.Join(a.comments, " | "), strings.Join(b.comments, " | "))
+	add("links", strings.Join(a.links, ","), strings.Join(b.links, ","))
+	return strings.Join(d, "; ")
+}
+
+// sfResult is what the comparison found.
+type sfResult struct {
+	localItems, remoteItems, comments, links, equal int
+	different, duplicates, lost, conflictList       []string
+	unexplained, conflicts, setAside                int
+}
+
+func (c *sfResult) fill(r *syncfaultreport.Run) {
+	r.LocalItems, r.RemoteItems, r.Comments, r.Links, r.Equal = c.localItems, c.remoteItems, c.comments, c.links, c.equal
+	r.Different, r.Duplicates, r.Lost, r.ConflictList = c.different, c.duplicates, c.lost, c.conflictList
+	r.Unexplained, r.Conflicts, r.SetAside = c.unexplained, c.conflicts, c.setAside
+}
+
+// sfCompare reads both sides and the recorded conflicts and compares
+// them entity by entity, then checks every acknowledged write.
+func sfCompare(ctx context.Context, t *testing.T, lc, rc *api.Client, ws string, writes []sfWrite) *sfResult {
+	t.Helper()
+	loc, err := sfRead(ctx, lc, ws)
+	if err != nil {
+		t.Fatalf("read the local side: %v", err)
+	}
+	rem, err := sfRead(ctx, rc, ws)
+	if err != nil {
+		t.Fatalf("read the remote: %v", err)
+	}
+	conflicts, err := lc.SyncConflicts(ctx, ws, true)
+	if err != nil {
+		t.Fatalf("the conflicts: %v", err)
+	}
+	res := &sfResult{}
+	byRef := map[string]string{}
+	for k, xs := range loc {
+		res.localItems += len(xs)
+		for _, x := range xs {
+			byRef[x.ref] = k
+		}
+	}
+	// What each item's recorded conflicts and set-aside changes cover:
+	// key -> parts ("" for a set-aside change, which covers the item).
+	covered := map[string]map[string]bool{}
+	for _, c := range conflicts {
+		k := sfKey(c.Title)
+		if k == "" {
+			k = byRef[c.Ref]
+		}
+		if covered[k] == nil {
+			covered[k] = map[string]bool{}
+		}
+		if c.Kind == "conflict" {
+			res.conflicts++
+			covered[k][c.Part] = true
+		} else {
+			res.setAside++
+			covered[k][""] = true
+		}
+		res.conflictList = append(res.conflictList, fmt.Sprintf("%s %s %s %s: local %s remote %s %s",
+			c.Kind, c.State, k, c.Part, sfShort(string(c.Local)), sfShort(string(c.Remote)), c.Reason))
+	}
+	explained := func(key, part string) bool {
+		cv := covered[key]
+		if cv[""] {
+			return true
+		}
+		if strings.HasPrefix(part, "content") {
+			part = "content"
+		}
+		return cv[part]
+	}
+
+	keys := map[string]bool{}
+	for k := range loc {
+		keys[k] = true
+	}
+	for k, xs := range rem {
+		keys[k] = true
+		res.remoteItems += len(xs)
+		if len(xs) > 1 {
+			res.duplicates = append(res.duplicates, fmt.Sprintf("item %s: %d on the remote", k, len(xs)))
+		}
+		for _, x := range xs {
+			res.comments += len(x.comments)
+			res.links += len(x.links)
+			for body, n := range x.commentBodys {
+				if n > 1 {
+					res.duplicates = append(res.duplicates, fmt.Sprintf("comment %q on %s: %d on the remote", body, k, n))
+				}
+			}
+		}
+	}
+	for k, xs := range loc {
+		if len(xs) > 1 {
+			res.duplicates = append(res.duplicates, fmt.Sprintf("item %s: %d on the local side", k, len(xs)))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		ls, rs := loc[k], rem[k]
+		var d string
+		switch {
+		case len(ls) == 0:
+			d = "only on the remote"
+		case len(rs) == 0:
+			d = "only on the local side"
+		default:
+			d = sfDiff(ls[0], rs[0])
+		}
+		if d == "" {
+			res.equal++
+			continue
+		}
+		if !explained(k, "") && len(covered[k]) == 0 {
+			res.unexplained++
+			d += " (no conflict recorded)"
+		}
+		res.different = append(res.different, k+": "+d)
+	}
+
+	// Every acknowledged write: the last one of each part (with those
+	// that overlapped it in time) must be on one side or the other, or
+	// be a recorded conflict's.
+	type partKey struct{ key, part string }
+	byPart := map[partKey][]sfWrite{}
+	for _, w := range writes {
+		byPart[partKey{w.key, w.part}] = append(byPart[partKey{w.key, w.part}], w)
+	}
+	holds := func(x *sfItem, part, v string) bool {
+		switch {
+		case part == "create":
+			return true
+		case part == "title":
+			return x.title == v
+		case part == "fields.category":
+			return x.category == v
+		case part == "collection":
+			return x.coll == v
+		case part == "archived":
+			return fmt.Sprint(x.archived) == v
+		case part == "parent":
+			return x.parent == v
+		case strings.HasPrefix(part, "content:"):
+			var i int
+			fmt.Sscanf(part, "content:%d", &i)
+			lines := strings.Split(strings.TrimSuffix(x.content, "\n"), "\n")
+			return i < len(lines) && lines[i] == v
+		case part == "comment":
+			return x.commentBodys[v] > 0
+		case part == "link":
+			return slices.Contains(x.links, v)
+		}
+		return false
+	}
+	for pk, group := range byPart {
+		items := append(slices.Clone(loc[pk.key]), rem[pk.key]...)
+		on := func(v string) bool {
+			for _, x := range items {
+				if holds(x, pk.part, v) {
+					return true
+				}
+			}
+			return false
+		}
+		if pk.part == "comment" || pk.part == "link" || pk.part == "create" {
+			// Each of these adds an entity of its own: every acknowledged
+			// one must be there.
+			for _, w := range group {
+				if w.acked && (len(items) == 0 || !on(w.value)) && !explained(pk.key, pk.part) {
+					res.lost = append(res.lost, fmt.Sprintf("%s %s %s %q", w.side, pk.key, pk.part, w.value))
+				}
+			}
+			continue
+		}
+		if len(items) == 0 {
+			continue // the item itself is missing: counted with its create
+		}
+		var last *sfWrite
+		for i := range group {
+			if group[i].acked && (last == nil || group[i].done.After(last.done)) {
+				last = &group[i]
+			}
+		}
+		if last == nil {
+			continue
+		}
+		ok := false
+		for _, w := range group {
+			if (w == *last || !w.done.Before(last.sent)) && on(w.value) {
+				ok = true
+				break
+			}
+		}
+		if !ok && !explained(pk.key, pk.part) {
+			res.lost = append(res.lost, fmt.Sprintf("%s %s %s %q", last.side, pk.key, pk.part, last.value))
+		}
+	}
+	sort.Strings(res.lost)
+	sort.Strings(res.duplicates)
+	return res
+}
+
+func sfShort(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}

@@ -1,0 +1,60 @@
+// Package syncfaultreport is the JSON report of the sync fault run:
+// written by e2e.TestSyncFaultRun (-syncfault.report) and read by
+// scripts/syncfault.
+package syncfaultreport
+
+// DefaultSeed is the run's random seed unless one is given: a run is
+// the same run every time, so a failure replays; a seed of 0 asks for one
+// from the clock. Either way the run prints the seed it used.
+const DefaultSeed uint64 = 23
+
+// Run is one run of the fault run: one remote mode.
+type Run struct {
+	Mode        string  `json:"mode"` // "aug2026" or "current"
+	Seed        uint64  `json:"seed"`
+	AgentsSec   float64 `json:"agents_s"`
+	Agents      int     `json:"agents_per_side"`
+	Race        bool    `json:"race"`
+	FaultRate   float64 `json:"fault_rate"`
+	Kills       int     `json:"kills"`           // kill -9 of the local padd
+	Restarts    int     `json:"remote_restarts"` // restarts of the remote
+	Faults      Counts  `json:"faults"`          // injected by the proxy, by kind
+	Requests    int     `json:"requests"`        // requests the local padd sent the remote
+	LocalAcked  Counts  `json:"local_acked"`     // acknowledged writes on the local padd, by kind
+	RemoteAcked Counts  `json:"remote_acked"`    // acknowledged writes on the remote, by kind
+	Unknown     int     `json:"unknown_outcome"` // writes whose answer never came (either side)
+	SettleSec   float64 `json:"settle_s"`        // from the end of the faults to idle
+	// What the comparison found.
+	LocalItems   int      `json:"local_items"`
+	RemoteItems  int      `json:"remote_items"`
+	Comments     int      `json:"comments"` // on the remote
+	Links        int      `json:"links"`    // on the remote
+	Equal        int      `json:"items_equal"`
+	Different    []string `json:"different,omitempty"`  // item: what differs
+	Unexplained  int      `json:"unexplained"`          // differences no recorded conflict explains
+	Duplicates   []string `json:"duplicates,omitempty"` // two remote entities from one local write
+	Lost         []string `json:"lost,omitempty"`       // acknowledged writes on neither side
+	Conflicts    int      `json:"conflicts"`            // recorded conflicts
+	SetAside     int      `json:"set_aside"`            // recorded set-aside changes
+	ConflictList []string `json:"conflict_list,omitempty"`
+	Errors       []string `json:"errors,omitempty"`
+	Passed       bool     `json:"passed"`
+	DurationSec  float64  `json:"duration_s"`
+}
+
+// Counts counts by kind.
+type Counts map[string]int
+
+// Total is the sum of every kind.
+func (c Counts) Total() int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+// Result is every run of one invocation.
+type Result struct {
+	Runs []Run `json:"runs"`
+}
