@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,6 +45,9 @@ var (
 	sfMaxFaults = flag.Int("syncfault.maxfaults", 8, "faults injected at most (0: no cap)")
 	sfSeed      = flag.Uint64("syncfault.seed", syncfaultreport.DefaultSeed, "random seed of TestSyncFaultRun (0: from the clock; logged)")
 	sfReport    = flag.String("syncfault.report", "", "write TestSyncFaultRun's results as JSON to this file")
+	// sfIdleLimit bounds the wait for both sides to be idle after the
+	// faults: it only bounds a failure.
+	sfIdleLimit = flag.Duration("syncfault.idlelimit", 5*time.Minute, "how long TestSyncFaultRun waits for the sides to be idle before it fails")
 )
 
 // sfEnv shortens the local padd's sync timings so that a fault settles
@@ -51,10 +55,6 @@ var (
 // unknown is looked for 15 s after it was sent (on a remote without
 // idempotency keys), and an unreachable remote is retried within 2 s.
 var sfEnv = []string{"PADD_SYNC_TIMEOUT=10s", "PADD_SYNC_SETTLE=15s", "PADD_SYNC_MAX_BACKOFF=2s"}
-
-// sfIdleLimit bounds the wait for both sides to be idle after the
-// faults: it only bounds a failure.
-const sfIdleLimit = 5 * time.Minute
 
 func TestSyncFaultRun(t *testing.T) {
 	seed := runSeed(t, "syncfault.seed", *sfSeed)
@@ -216,6 +216,8 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 	run.SettleSec = time.Since(settleStart).Seconds()
 	if idleErr != nil {
 		t.Errorf("the sides did not become idle: %v", idleErr)
+		sfDumpSync(t, local.cur.Load())
+		local.cur.Store(startPaddEnv(t, local.home, sfEnv)) // to read the local side
 	}
 	t.Logf("idle %.1fs after the faults stopped", run.SettleSec)
 
@@ -250,6 +252,20 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 	}
 }
 
+// sfDumpSync ends a wedged local padd with SIGQUIT and logs the stacks
+// of its sync engine's goroutines: where it is stuck.
+func sfDumpSync(t *testing.T, d *instance) {
+	d.signal(syscall.SIGQUIT)
+	if _, ok := d.waitExit(30 * time.Second); !ok {
+		d.kill9()
+	}
+	for _, g := range strings.Split(d.stderr.String(), "\n\n") {
+		if strings.Contains(g, "syncer.") || strings.Contains(g, "/remote.") {
+			t.Logf("local padd goroutine:\n%s", g)
+		}
+	}
+}
+
 // sfMoment is a random moment in the middle of the agents' run.
 func sfMoment(rng *rand.Rand, d time.Duration) time.Duration {
 	return d/5 + time.Duration(rng.Int64N(int64(d*3/5)+1))
@@ -260,7 +276,7 @@ func sfMoment(rng *rand.Rand, d time.Duration) time.Duration {
 // quiet period.
 func sfWaitIdle(ctx context.Context, local *sfLocal, remoteAPI *api.Client, ws string) error {
 	const quiet = 2 * time.Second
-	deadline := time.Now().Add(sfIdleLimit)
+	deadline := time.Now().Add(*sfIdleLimit)
 	var last string
 	var since time.Time
 	for {
@@ -277,7 +293,7 @@ func sfWaitIdle(ctx context.Context, local *sfLocal, remoteAPI *api.Client, ws s
 			if why == "" {
 				why = "the sides kept changing"
 			}
-			return fmt.Errorf("not idle after %v: %s", sfIdleLimit, why)
+			return fmt.Errorf("not idle after %v: %s", *sfIdleLimit, why)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
