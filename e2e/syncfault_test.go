@@ -333,6 +333,7 @@ type sfItem struct {
 	comments, links      []string // sorted: "body" or "parent body > body"; "type>target key"
 	category             string
 	commentBodys         map[string]int
+	deleted              []string // bodies of deleted comments
 }
 
 // sfRead reads a whole side: every item by key (several when duplicated).
@@ -368,6 +369,7 @@ func sfRead(ctx context.Context, c *api.Client, ws string) (map[string][]*sfItem
 		}
 		for _, cm := range cs {
 			if cm.Deleted {
+				x.deleted = append(x.deleted, cm.Body)
 				continue
 			}
 			s := cm.Body
@@ -408,7 +410,9 @@ func sfDiff(a, b *sfItem) string {
 	add("parent", a.parent, b.parent)
 	add("collection", a.coll, b.coll)
 	add("archived", fmt.Sprint(a.archived), fmt.Sprint(b.archived))
-	add("comments", strings.Join(a.comments, " | "), strings.Join(b.comments, " | "))
+	if x, y := strings.Join(a.comments, " | "), strings.Join(b.comments, " | "); x != y {
+		d = append(d, fmt.Sprintf("comments %q / %q (deleted: %q / %q)", x, y, a.deleted, b.deleted))
+	}
 	add("links", strings.Join(a.links, ","), strings.Join(b.links, ","))
 	return strings.Join(d, "; ")
 }
