@@ -1,7 +1,7 @@
 // Package remote is padd's client of a remote Pad server: the HTTP layer
 // the sync engine stands on (clone, push, pull, events). Every call goes
 // through one path (Client.send) that keeps the token safe, bounds the
-// answer, paces the calls under Pad's rate limits and sorts every failure
+// answer, paces the calls under the server's rate limits and sorts every failure
 // into a Kind the engine can act on (errors.go).
 //
 // The wire types are api's (padd's wire IS Pad's); where a shape the
@@ -63,7 +63,11 @@ type Options struct {
 	// keepalive, for this long (a half-open connection after a sleep);
 	// 0 means DefaultIdleTimeout.
 	IdleTimeout time.Duration
-	// Limits paces the calls; the zero value means PadLimits.
+	// Limits, when set, paces the calls at these rates whatever the
+	// server says. The zero value adapts to the server (pace.go): Pad's
+	// limits until it answers, then the limit it states in
+	// X-Ratelimit-Limit, none for a server that states none, Pad's again
+	// after a 429.
 	Limits Limits
 	// UserAgent is sent as User-Agent.
 	UserAgent string
@@ -256,7 +260,8 @@ func (c *Client) send(ctx context.Context, r *request) (http.Header, error) {
 // open sends r through the pacer and answers the response of a 2xx.
 // Any other status is read (capped) into an *Error, and the body closed.
 func (c *Client) open(ctx context.Context, r *request) (*http.Response, error) {
-	if err := c.pace.wait(ctx, strings.HasSuffix(r.path, "/search")); err != nil {
+	search := isSearch(r.path)
+	if err := c.pace.wait(ctx, search); err != nil {
 		return nil, r.errorf(KindCanceled, 0, "waiting for the rate limit: %w", err)
 	}
 	req, err := c.newRequest(ctx, r)
@@ -274,6 +279,9 @@ func (c *Client) open(ctx context.Context, r *request) (*http.Response, error) {
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return nil, c.transportError(r, written.Load(), err)
+	}
+	if resp.StatusCode != http.StatusTooManyRequests {
+		c.pace.observe(resp.StatusCode, resp.Header, search)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, nil
@@ -371,10 +379,16 @@ func (c *Client) statusError(r *request, resp *http.Response) error {
 		if e.RetryAfter <= 0 {
 			e.RetryAfter = time.Second // Pad's own Retry-After
 		}
+		if e.Code != "sse_limit_exceeded" {
+			c.pace.tooMany(resp.Header, isSearch(r.path))
+		}
 		c.pace.pause(e.RetryAfter)
 	}
 	return e
 }
+
+// isSearch reports a call of search's own bucket.
+func isSearch(path string) bool { return strings.HasSuffix(path, "/search") }
 
 // redactValue copies a decoded JSON value with the token taken out of
 // every string in it.
