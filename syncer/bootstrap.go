@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/padd/padd/api"
@@ -69,10 +71,10 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 			return err
 		}
 	}
-	for i := range all {
-		if err := w.pullComments(ctx, c, link, all[i].ID); err != nil {
-			return err
-		}
+	if err := inParallel(ctx, cloneReaders, len(all), func(ctx context.Context, i int) error {
+		return w.pullComments(ctx, c, link, all[i].ID)
+	}); err != nil {
+		return err
 	}
 	w.mu.Lock()
 	w.commentItems = map[string]bool{} // read above
@@ -88,6 +90,43 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 		}
 		return firstErr(t.SetCursors(cur), t.UpdateLink(func(l *storage.RemoteLink) error { l.Bootstrap = ""; return nil }))
 	})
+}
+
+// cloneReaders is how many items' comments and links a clone reads at
+// once. Each read waits on a round trip and then on its own commit, so a
+// few in flight keep the link and the disk busy (the store commits
+// concurrent writes together); the client's pacing still bounds the rate
+// against a server with a limiter.
+const cloneReaders = 8
+
+// inParallel calls f for 0..n-1 from up to workers goroutines, and
+// answers the first error (the calls not yet started are not made).
+func inParallel(ctx context.Context, workers, n int, f func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var once sync.Once
+	var first error
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := f(ctx, i); err != nil {
+					once.Do(func() { first = err; cancel() })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	return first
 }
 
 // applyBatch writes pulled items in one transaction; when padd refuses

@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -449,4 +450,123 @@ func BenchmarkSyncClone10k(b *testing.B) {
 	if len(idx.Items) != items || got != comments {
 		b.Fatalf("the clone holds %d items and %d comments, want %d and %d", len(idx.Items), got, items, comments)
 	}
+}
+
+// backlog runs the offline backlog against a test remote made with opts:
+// 200 tasks on the remote, cloned; the link paused; 1,000 local writes
+// (700 creates, 200 title edits of the cloned tasks, 100 comments on
+// them); the link resumed, and the time until the workspace is synced.
+func backlog(b *testing.B, opts testremote.Options) {
+	seed := benchSeed(b)
+	creates, edits, comments := 700, 200, 100
+	r, l := teamRemote(b, opts, edits)
+	b.Logf("before the backlog (seeding, clone): %d requests through the proxy, %d 429s", r.Stats().Total(), r.Stats().TotalTooMany())
+	if _, err := l.M.Pause("team"); err != nil {
+		b.Fatal(err)
+	}
+	idx, err := l.Store.ItemsIndex("team", "", false)
+	if err != nil || len(idx.Items) != edits {
+		b.Fatalf("the clone holds %d items (%v), want %d", len(idx.Items), err, edits)
+	}
+	rnd := rand.New(rand.NewPCG(seed, 11))
+	for i := range creates {
+		if _, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: fmt.Sprintf("Offline %d", i), Content: bench.Words(rnd, 20)}, user); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i, it := range idx.Items {
+		title := fmt.Sprintf("Existing %d, edited offline", i)
+		if _, err := l.Store.UpdateItem("team", it.ID, storage.ItemUpdate{Title: &title}, user); err != nil {
+			b.Fatal(err)
+		}
+		if i < comments {
+			if _, err := l.Store.AddComment("team", it.ID, storage.CommentCreate{Body: bench.Words(rnd, 12)}, user); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	st, err := l.M.Status("team")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d writes offline, %d pending", creates+edits+comments, st[0].Pending)
+	r.ResetStats()
+	start := time.Now()
+	if _, err := l.M.Resume("team"); err != nil {
+		b.Fatal(err)
+	}
+	took := waitSynced(b, l, "team").Sub(start)
+	stats := r.Stats()
+	b.ReportMetric(took.Seconds(), "push-s")
+	b.ReportMetric(float64(stats.Total()), "requests")
+	b.ReportMetric(float64(stats.TotalTooMany()), "429s")
+	b.Logf("backlog of %d writes pushed in %.2f s: %d requests, %d 429s", creates+edits+comments, took.Seconds(), stats.Total(), stats.TotalTooMany())
+	for _, k := range slices.Sorted(maps.Keys(stats.Requests)) {
+		b.Logf("  %6d %s (%d 429s)", stats.Requests[k], k, stats.TooMany[k])
+	}
+	ctx := context.Background()
+	items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{Limit: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(items) != edits+creates {
+		b.Fatalf("the remote holds %d tasks, want %d", len(items), edits+creates)
+	}
+	if s, _ := l.M.Status("team"); s[0].SetAside > 0 || s[0].Conflicts > 0 {
+		b.Fatalf("after the push: %d set aside, %d conflicts", s[0].SetAside, s[0].Conflicts)
+	}
+}
+
+// BenchmarkSyncBacklog1000: 1,000 offline writes pushed to the test
+// remote with no limiter.
+func BenchmarkSyncBacklog1000(b *testing.B) { backlog(b, testremote.Options{}) }
+
+// BenchmarkSyncBacklogLimited: the same backlog against the Pad shape:
+// the Pad of August 2026's answers (no idempotency keys, no
+// expected_seq) behind a limiter of 10 requests a second with a burst
+// of 60, whose 429s say X-Ratelimit-Limit: 600.
+func BenchmarkSyncBacklogLimited(b *testing.B) {
+	backlog(b, testremote.Options{Aug2026: true, RateLimit: 10, Burst: 60})
+}
+
+// BenchmarkSyncLocalWriteAB: the local write path (a create in the
+// store) in a linked workspace (its engine pushing each create) and in
+// an unlinked one of the same store, alternating rounds of 100 creates;
+// after each linked round the push is let finish before the next round.
+func BenchmarkSyncLocalWriteAB(b *testing.B) {
+	benchSeed(b)
+	rounds := benchN(b, "PADD_SYNCBENCH_ROUNDS", 10)
+	_, l := teamRemote(b, testremote.Options{}, 0)
+	if _, err := l.Store.CreateWorkspace(storage.WorkspaceCreate{Name: "Solo", Slug: "solo"}, user); err != nil {
+		b.Fatal(err)
+	}
+	var linked, unlinked []time.Duration
+	run := func(ws string, into *[]time.Duration, round int) time.Duration {
+		var ds []time.Duration
+		for i := range 100 {
+			start := time.Now()
+			if _, err := l.Store.CreateItem(ws, storage.ItemCreate{Collection: "tasks", Title: fmt.Sprintf("%s %d.%d", ws, round, i)}, user); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+		}
+		*into = append(*into, ds...)
+		slices.Sort(ds)
+		return ds[len(ds)/2]
+	}
+	for round := range rounds {
+		var a, u time.Duration
+		if round%2 == 0 {
+			a = run("team", &linked, round)
+			waitSynced(b, l, "team")
+			u = run("solo", &unlinked, round)
+		} else {
+			u = run("solo", &unlinked, round)
+			a = run("team", &linked, round)
+			waitSynced(b, l, "team")
+		}
+		b.Logf("round %d: create median linked %.3f ms, unlinked %.3f ms", round, float64(a.Microseconds())/1000, float64(u.Microseconds())/1000)
+	}
+	quantiles(b, "create-linked", linked)
+	quantiles(b, "create-unlinked", unlinked)
 }
