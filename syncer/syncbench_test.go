@@ -531,8 +531,11 @@ func BenchmarkSyncBacklogLimited(b *testing.B) {
 
 // BenchmarkSyncLocalWriteAB: the local write path (a create in the
 // store) in a linked workspace (its engine pushing each create) and in
-// an unlinked one of the same store, alternating rounds of 100 creates;
-// after each linked round the push is let finish before the next round.
+// an unlinked one of the same store, in alternating rounds (the order
+// swapped each round); after each linked round the push is let finish
+// before the next round. Back to back: 100 creates one after the other,
+// the engine pushing the earlier ones meanwhile. Paced: 40 creates, one
+// every 50 ms, as an agent that writes between other work.
 func BenchmarkSyncLocalWriteAB(b *testing.B) {
 	benchSeed(b)
 	rounds := benchN(b, "PADD_SYNCBENCH_ROUNDS", 10)
@@ -540,12 +543,19 @@ func BenchmarkSyncLocalWriteAB(b *testing.B) {
 	if _, err := l.Store.CreateWorkspace(storage.WorkspaceCreate{Name: "Solo", Slug: "solo"}, user); err != nil {
 		b.Fatal(err)
 	}
-	var linked, unlinked []time.Duration
-	run := func(ws string, into *[]time.Duration, round int) time.Duration {
+	run := func(ws string, n int, pace time.Duration, into *[]time.Duration, round int) time.Duration {
 		var ds []time.Duration
-		for i := range 100 {
+		var tick *time.Ticker
+		if pace > 0 {
+			tick = time.NewTicker(pace)
+			defer tick.Stop()
+		}
+		for i := range n {
+			if tick != nil {
+				<-tick.C
+			}
 			start := time.Now()
-			if _, err := l.Store.CreateItem(ws, storage.ItemCreate{Collection: "tasks", Title: fmt.Sprintf("%s %d.%d", ws, round, i)}, user); err != nil {
+			if _, err := l.Store.CreateItem(ws, storage.ItemCreate{Collection: "tasks", Title: fmt.Sprintf("%s %v %d.%d", ws, pace, round, i)}, user); err != nil {
 				b.Fatal(err)
 			}
 			ds = append(ds, time.Since(start))
@@ -554,19 +564,26 @@ func BenchmarkSyncLocalWriteAB(b *testing.B) {
 		slices.Sort(ds)
 		return ds[len(ds)/2]
 	}
-	for round := range rounds {
-		var a, u time.Duration
-		if round%2 == 0 {
-			a = run("team", &linked, round)
-			waitSynced(b, l, "team")
-			u = run("solo", &unlinked, round)
-		} else {
-			u = run("solo", &unlinked, round)
-			a = run("team", &linked, round)
-			waitSynced(b, l, "team")
+	for _, mode := range []struct {
+		name string
+		n    int
+		pace time.Duration
+	}{{"back-to-back", 100, 0}, {"paced-50ms", 40, 50 * time.Millisecond}} {
+		var linked, unlinked []time.Duration
+		for round := range rounds {
+			var a, u time.Duration
+			if round%2 == 0 {
+				a = run("team", mode.n, mode.pace, &linked, round)
+				waitSynced(b, l, "team")
+				u = run("solo", mode.n, mode.pace, &unlinked, round)
+			} else {
+				u = run("solo", mode.n, mode.pace, &unlinked, round)
+				a = run("team", mode.n, mode.pace, &linked, round)
+				waitSynced(b, l, "team")
+			}
+			b.Logf("%s round %d: create median linked %.3f ms, unlinked %.3f ms", mode.name, round, float64(a.Microseconds())/1000, float64(u.Microseconds())/1000)
 		}
-		b.Logf("round %d: create median linked %.3f ms, unlinked %.3f ms", round, float64(a.Microseconds())/1000, float64(u.Microseconds())/1000)
+		quantiles(b, mode.name+"-linked", linked)
+		quantiles(b, mode.name+"-unlinked", unlinked)
 	}
-	quantiles(b, "create-linked", linked)
-	quantiles(b, "create-unlinked", unlinked)
 }
