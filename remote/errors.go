@@ -161,6 +161,13 @@ func IsServerError(err error) bool { return isKind(err, KindServer) }
 // IsBadAnswer reports an answer that is not what the route sends.
 func IsBadAnswer(err error) bool { return isKind(err, KindBadAnswer) }
 
+// IsArchived reports a write refused because its item is archived on the
+// server (409 archived): the server changed under the write.
+func IsArchived(err error) bool {
+	e, ok := kindOf(err)
+	return ok && e.Status == 409 && e.Code == "archived"
+}
+
 // IsRefused reports a refusal that the same request will meet again.
 func IsRefused(err error) bool { return isKind(err, KindRefused) }
 

@@ -104,8 +104,10 @@ func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.Remot
 			return err
 		}
 	}
+	var mark *storage.SyncCursors
 	if catchUp {
-		if err := w.catchUpActivity(ctx, c, link, comments); err != nil {
+		var err error
+		if mark, err = w.catchUpActivity(ctx, c, link, comments); err != nil {
 			return err
 		}
 	}
@@ -123,7 +125,12 @@ func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.Remot
 		}
 		delete(comments, id)
 	}
-	return nil
+	if mark == nil {
+		return nil
+	}
+	// The activity mark moves on only now that the comments it named are
+	// read: a padd stopped before this reads them again.
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return t.SetCursors(*mark) })
 }
 
 // exchanged records a successful exchange: in memory at once, in the
@@ -318,18 +325,19 @@ const activityPage = 200
 // catchUpActivity reads the remote's activity back to the last row seen
 // and adds each item with a comment or link action to comments: the
 // changes Pad's seq feed does not carry, made while padd was not
-// listening.
-func (w *worker) catchUpActivity(ctx context.Context, c *remote.Client, link *storage.RemoteLink, comments map[string]bool) error {
+// listening. It returns the cursors with the new mark (nil: none), for
+// the caller to commit once it has read those comments.
+func (w *worker) catchUpActivity(ctx context.Context, c *remote.Client, link *storage.RemoteLink, comments map[string]bool) (*storage.SyncCursors, error) {
 	cur, err := w.m.store.SyncCursors(w.wsID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rows, err := c.Activity(ctx, link.RemoteWorkspaceID, remote.ActivityQuery{Limit: activityPage})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil
+		return nil, nil
 	}
 	first := cur.ActivityID == "" && cur.ActivityAt.IsZero()
 	reached := first
@@ -350,10 +358,10 @@ func (w *worker) catchUpActivity(ctx context.Context, c *remote.Client, link *st
 			"workspace", w.slug, "rows", len(rows))
 	}
 	if cur.ActivityID == rows[0].ID {
-		return nil
+		return nil, nil
 	}
 	cur.ActivityID, cur.ActivityAt = rows[0].ID, rows[0].CreatedAt
-	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return t.SetCursors(cur) })
+	return &cur, nil
 }
 
 // resyncGone finds the items deleted for good on the remote while padd

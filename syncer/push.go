@@ -301,7 +301,9 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 			return false, nil
 		}
 		it, sent, err := w.sendUpdate(ctx, c, link, rid, b, local, depth)
-		if _, conflict := remote.AsConflict(err); conflict && attempt < 3 {
+		if _, conflict := remote.AsConflict(err); (conflict || remote.IsArchived(err)) && attempt < 3 {
+			// The remote moved on under the write (or archived the item):
+			// merge its version in, then send what is still ours.
 			if err := w.reconcile(ctx, c, link, rid); err != nil {
 				return false, err
 			}
