@@ -85,6 +85,17 @@ func (t *SyncTx) AdoptRef(itemID string, number int64) (*ItemView, error) {
 	return view(t.w.ws, it, nil)
 }
 
+// As runs fn with actor as the writes' actor (its source is always
+// "sync"): a pulled batch of comments keeps each one's author in one
+// transaction.
+func (t *SyncTx) As(actor model.Actor, fn func() error) error {
+	actor.Source = model.SourceSync
+	saved := t.w.actor
+	t.w.actor = actor
+	defer func() { t.w.actor = saved }()
+	return fn()
+}
+
 // AddComment adds a comment or reply pulled from the remote.
 func (t *SyncTx) AddComment(itemRef string, in CommentCreate) (*model.Comment, error) {
 	return t.w.addComment(itemRef, in)

@@ -67,7 +67,7 @@ func (w *worker) createComment(ctx context.Context, c *remote.Client, link *stor
 		}
 	}
 	key := opKey(lc.ID)
-	if err := w.m.store.SetSyncInFlight(w.wsID, storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityComment,
+	if err := w.inFlight(storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityComment,
 		LocalID: lc.ID, RemoteItem: ritem, SentAt: time.Now().UTC()}); err != nil {
 		return err
 	}
@@ -204,66 +204,50 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 	for i := range lcs {
 		local[lcs[i].ID] = &lcs[i]
 	}
-	seen := map[string]bool{}
+	// A comment edited on both sides: the remote's body wins, the local
+	// one is kept as a conflict (its queued edit then pushes nothing new).
+	edited := map[string]bool{}
 	for i := range rcs {
 		rc := &rcs[i]
-		// A comment edited on both sides: the remote's body wins, the
-		// local one is kept as a conflict (its queued edit then pushes
-		// nothing new).
-		var edited bool
 		if lid, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rc.ID); err != nil {
 			return err
 		} else if lc := local[lid]; ok && lc != nil && lc.DeletedAt == nil && !rc.Deleted && lc.Body != rc.Body {
-			if edited, err = w.m.store.OutboxHolds(w.wsID, model.EntityComment, lid); err != nil {
+			if edited[lid], err = w.m.store.OutboxHolds(w.wsID, model.EntityComment, lid); err != nil {
 				return err
 			}
 		}
-		err := w.m.store.SyncApply(w.wsID, actorOf(rc.CreatedBy, rc.Author, rc.Source), func(t *storage.SyncTx) error {
-			lid, mapped := t.LocalID(storage.SyncComment, rc.ID)
-			if mapped {
-				seen[lid] = true
-				lc := local[lid]
-				switch {
-				case lc == nil || lc.DeletedAt != nil:
-				case rc.Deleted:
-					_, err := t.DeleteComment(litem, lid)
-					return err
-				case lc.Body != rc.Body:
-					if edited {
-						if _, err := t.AddConflict(storage.SyncConflict{Kind: storage.EntryConflict, ItemID: litem,
-							Part: "comment:" + lid, Local: rawJSON(lc.Body), Remote: rawJSON(rc.Body)}); err != nil {
-							return err
-						}
-					}
-					_, err := t.EditComment(litem, lid, rc.Body)
-					return err
-				}
-				return nil
+	}
+	// The item's comments are written in one transaction, each with its
+	// author; when padd refuses one, they are written one by one so that
+	// only that one is set aside.
+	seen := map[string]bool{}
+	err = w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+		for i := range rcs {
+			rc := &rcs[i]
+			if err := t.As(actorOf(rc.CreatedBy, rc.Author, rc.Source), func() error {
+				return applyComment(t, litem, rc, local, edited, seen)
+			}); err != nil {
+				return err
 			}
-			if rc.Deleted {
-				return nil
+		}
+		return nil
+	})
+	if isRefusal(err) {
+		seen = map[string]bool{}
+		for i := range rcs {
+			rc := &rcs[i]
+			err := w.m.store.SyncApply(w.wsID, actorOf(rc.CreatedBy, rc.Author, rc.Source), func(t *storage.SyncTx) error {
+				return applyComment(t, litem, rc, local, edited, seen)
+			})
+			if isRefusal(err) {
+				err = w.setAside(storage.SyncConflict{ItemID: litem, Reason: "padd refused a remote comment: " + err.Error()})
 			}
-			in := storage.CommentCreate{Body: rc.Body}
-			if rc.ParentID != "" {
-				p, ok := t.LocalID(storage.SyncComment, rc.ParentID)
-				if !ok {
-					return nil // its thread is not here: the next read brings it
-				}
-				in.ReplyTo = p
-			}
-			nc, err := t.AddComment(litem, in)
 			if err != nil {
 				return err
 			}
-			seen[nc.ID] = true
-			return t.MapID(storage.SyncComment, nc.ID, rc.ID)
-		})
-		if isRefusal(err) {
-			err = w.setAside(storage.SyncConflict{ItemID: litem, Reason: "padd refused a remote comment: " + err.Error()})
 		}
-		if err != nil {
-			return err
-		}
+	} else if err != nil {
+		return err
 	}
 	// Mapped comments the remote no longer lists were deleted there.
 	for i := range lcs {
@@ -282,6 +266,51 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 		}
 	}
 	return w.pullLinks(ctx, c, link, remoteItem, litem)
+}
+
+// applyComment writes one remote comment of item litem here: new ones
+// are added (a reply under its mapped parent), edited ones take the
+// remote's body (a conflict when edited here too), deleted ones are
+// deleted. seen collects the local comments the remote still lists.
+func applyComment(t *storage.SyncTx, litem string, rc *api.Comment, local map[string]*model.Comment, edited, seen map[string]bool) error {
+	lid, mapped := t.LocalID(storage.SyncComment, rc.ID)
+	if mapped {
+		seen[lid] = true
+		lc := local[lid]
+		switch {
+		case lc == nil || lc.DeletedAt != nil:
+		case rc.Deleted:
+			_, err := t.DeleteComment(litem, lid)
+			return err
+		case lc.Body != rc.Body:
+			if edited[lid] {
+				if _, err := t.AddConflict(storage.SyncConflict{Kind: storage.EntryConflict, ItemID: litem,
+					Part: "comment:" + lid, Local: rawJSON(lc.Body), Remote: rawJSON(rc.Body)}); err != nil {
+					return err
+				}
+			}
+			_, err := t.EditComment(litem, lid, rc.Body)
+			return err
+		}
+		return nil
+	}
+	if rc.Deleted {
+		return nil
+	}
+	in := storage.CommentCreate{Body: rc.Body}
+	if rc.ParentID != "" {
+		p, ok := t.LocalID(storage.SyncComment, rc.ParentID)
+		if !ok {
+			return nil // its thread is not here: the next read brings it
+		}
+		in.ReplyTo = p
+	}
+	nc, err := t.AddComment(litem, in)
+	if err != nil {
+		return err
+	}
+	seen[nc.ID] = true
+	return t.MapID(storage.SyncComment, nc.ID, rc.ID)
 }
 
 // pullLinks brings one remote item's outgoing links here.

@@ -225,7 +225,7 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 		return err
 	}
 	key := opKey(v.ID)
-	if err := w.m.store.SetSyncInFlight(w.wsID, storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityItem,
+	if err := w.inFlight(storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityItem,
 		LocalID: v.ID, SentAt: time.Now().UTC(), CursorBefore: cur.ItemsChangesSeq}); err != nil {
 		return err
 	}
@@ -234,6 +234,17 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 		return w.createFailed(err)
 	}
 	return w.adoptCreated(v.ID, sent, it, seq)
+}
+
+// inFlight commits the in-flight record of a create about to be sent, on
+// a server without idempotency keys. With them none is needed: the
+// create's outbox entry (or the bootstrap) sends it again with the same
+// key, and the server answers the first write.
+func (w *worker) inFlight(f storage.SyncInFlight) error {
+	if w.caps != nil && w.caps.OpKeys {
+		return nil
+	}
+	return w.m.store.SetSyncInFlight(w.wsID, f)
 }
 
 // createFailed says what a failed create means: an outcome unknown
