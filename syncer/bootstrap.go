@@ -54,7 +54,12 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 			continue
 		}
 		for offset := 0; ; {
-			page, more, err := c.ListItems(ctx, rws, rc.Slug, 0, offset)
+			var page []api.Item
+			var more bool
+			err := limited(func() (err error) {
+				page, more, err = c.ListItems(ctx, rws, rc.Slug, 0, offset)
+				return err
+			})
 			if err != nil {
 				return err
 			}
@@ -72,7 +77,7 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 		}
 	}
 	if err := inParallel(ctx, cloneReaders, len(all), func(ctx context.Context, i int) error {
-		return w.pullComments(ctx, c, link, all[i].ID)
+		return limited(func() error { return w.pullComments(ctx, c, link, all[i].ID) })
 	}); err != nil {
 		return err
 	}
@@ -127,6 +132,19 @@ func inParallel(ctx context.Context, workers, n int, f func(ctx context.Context,
 		first = ctx.Err()
 	}
 	return first
+}
+
+// limited runs f again while the remote answers 429, a few times: the
+// client's pacer already holds the next request until the server's
+// Retry-After has passed, and a clone of thousands of requests is not
+// started over for one refusal.
+func limited(f func() error) error {
+	for i := 0; ; i++ {
+		err := f()
+		if _, is := remote.IsRateLimited(err); !is || i == 8 {
+			return err
+		}
+	}
 }
 
 // applyBatch writes pulled items in one transaction; when padd refuses
