@@ -29,6 +29,14 @@ func (c *Client) StreamEvents(ctx context.Context, workspace, lastEventID string
 	if workspace != "" {
 		u = c.BaseURL + "/api/v1/events?" + url.Values{"workspace": {workspace}}.Encode()
 	}
+	return c.followSSE(ctx, u, lastEventID, fn)
+}
+
+// followSSE opens the event stream at u (resuming after lastEventID
+// when set) and calls fn per event until ctx ends, the server closes
+// it, or fn returns an error (which is returned). The stream is not
+// bound by the client's request timeout.
+func (c *Client) followSSE(ctx context.Context, u, lastEventID string, fn func(SSEFrame) error) error {
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return err

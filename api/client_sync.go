@@ -146,24 +146,7 @@ func (c *Client) SyncResolve(ctx context.Context, ws string, in SyncResolve) ([]
 // first, then each change) and each new conflict; other events are
 // skipped. The stream is not bound by the client's request timeout.
 func (c *Client) SyncEvents(ctx context.Context, fn func(SyncEvent) error) error {
-	req, err := http.NewRequestWithContext(ctx, "GET", c.BaseURL+"/api/v1"+syncPath("", "events"), nil)
-	if err != nil {
-		return err
-	}
-	c.setHeaders(req.Header)
-	req.Header.Set("Accept", "text/event-stream")
-	hc := &http.Client{Transport: c.httpClient().Transport} // no Timeout: a stream lasts
-	resp, err := hc.Do(req)
-	if err != nil {
-		return &TransportError{Err: err}
-	}
-	defer resp.Body.Close()
-	c.checkVersion(resp.Header.Get(VersionHeader))
-	if resp.StatusCode >= 400 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		return decodeError(resp.StatusCode, data)
-	}
-	err = readSSE(resp.Body, func(f SSEFrame) error {
+	return c.followSSE(ctx, c.BaseURL+"/api/v1"+syncPath("", "events"), "", func(f SSEFrame) error {
 		ev := SyncEvent{Name: f.Event}
 		var into any
 		switch f.Event {
@@ -183,8 +166,4 @@ func (c *Client) SyncEvents(ctx context.Context, fn func(SyncEvent) error) error
 		}
 		return fn(ev)
 	})
-	if err != nil && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return err
 }
