@@ -11,18 +11,15 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/padd/padd/internal/faultreport"
+	"github.com/padd/padd/internal/testrun"
 )
 
 func main() {
@@ -35,42 +32,13 @@ func main() {
 	quiet := flag.Bool("q", false, "print only the summary, not the test's log")
 	flag.Parse()
 
-	root, err := moduleRoot()
-	if err != nil {
-		fail(err)
-	}
-	out := *report
-	if out == "" {
-		f, err := os.CreateTemp("", "faultrun-*.json")
-		if err != nil {
-			fail(err)
-		}
-		f.Close()
-		out = f.Name()
-		defer os.Remove(out)
-	} else if out, err = filepath.Abs(out); err != nil {
-		fail(err)
-	}
-	args := []string{"test", "-count=1", "-run", "^TestFaultRun$", "-v", "-timeout", "3h"}
-	if *race {
-		args = append(args, "-race")
-	}
-	args = append(args, "./e2e", "-args",
-		"-fault.cycles="+strconv.Itoa(*cycles), "-fault.writers="+strconv.Itoa(*writers),
-		"-fault.maxkill="+maxKill.String(), "-fault.seed="+strconv.FormatUint(*seed, 10), "-fault.report="+out)
-	fmt.Fprintf(os.Stderr, "faultrun: go %s\n", strings.Join(args, " "))
-	cmd := exec.Command("go", args...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	if !*quiet {
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	}
-	runErr := cmd.Run()
-
-	b, err := os.ReadFile(out)
 	var res faultreport.Result
-	if err != nil || len(b) == 0 || json.Unmarshal(b, &res) != nil {
-		fail(fmt.Errorf("the test wrote no results (%v); its log above says why", runErr))
+	runErr, err := testrun.Test{Command: "faultrun", Name: "TestFaultRun", Package: "./e2e",
+		Args: []string{"-fault.cycles=" + strconv.Itoa(*cycles), "-fault.writers=" + strconv.Itoa(*writers),
+			"-fault.maxkill=" + maxKill.String(), "-fault.seed=" + strconv.FormatUint(*seed, 10)},
+		ReportFlag: "-fault.report", Report: *report, Race: *race, Quiet: *quiet}.Run(&res)
+	if err != nil {
+		testrun.Fail("faultrun", err)
 	}
 	summarize(res)
 	if runErr != nil || !res.Passed || res.Lost > 0 {
@@ -100,24 +68,4 @@ func summarize(r faultreport.Result) {
 		creates, updates, comments, creates+updates+comments, unacked, pc, pd)
 	fmt.Printf("end: %d items, %d comments, workspace change log 1..%d and journal 1..%d without a gap; lost: %d\n",
 		r.Items, r.Comments, r.Head, r.GlobalHead, r.Lost)
-}
-
-// moduleRoot is the directory of the go.mod this command is run in.
-func moduleRoot() (string, error) {
-	cmd := exec.Command("go", "env", "GOMOD")
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	b, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(b))
-	if gomod == "" || gomod == os.DevNull {
-		return "", fmt.Errorf("run faultrun inside the padd module (go run ./scripts/faultrun)")
-	}
-	return filepath.Dir(gomod), nil
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "faultrun:", err)
-	os.Exit(2)
 }

@@ -18,18 +18,15 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/padd/padd/internal/syncfaultreport"
+	"github.com/padd/padd/internal/testrun"
 )
 
 func main() {
@@ -47,44 +44,18 @@ func main() {
 	quiet := flag.Bool("q", false, "print only the summary, not the test's log")
 	flag.Parse()
 
-	root, err := moduleRoot()
-	if err != nil {
-		fail(err)
-	}
-	out := *report
-	if out == "" {
-		f, err := os.CreateTemp("", "syncfault-*.json")
-		if err != nil {
-			fail(err)
-		}
-		f.Close()
-		out = f.Name()
-		defer os.Remove(out)
-	} else if out, err = filepath.Abs(out); err != nil {
-		fail(err)
-	}
-	args := []string{"test", "-count=1", "-run", "^TestSyncFaultRun$", "-v", "-timeout", "3h"}
-	if *race {
-		args = append(args, "-race")
-	}
-	args = append(args, "./e2e", "-args",
-		"-syncfault.duration="+duration.String(), "-syncfault.agents="+strconv.Itoa(*agents), "-syncfault.pause="+pause.String(),
-		"-syncfault.mode="+*mode, "-syncfault.kills="+strconv.Itoa(*kills), "-syncfault.restarts="+strconv.Itoa(*restarts),
-		"-syncfault.rate="+strconv.FormatFloat(*rate, 'f', -1, 64), "-syncfault.maxfaults="+strconv.Itoa(*maxFaults),
-		"-syncfault.seed="+strconv.FormatUint(*seed, 10), "-syncfault.report="+out)
-	fmt.Fprintf(os.Stderr, "syncfault: go %s\n", strings.Join(args, " "))
-	cmd := exec.Command("go", args...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	if !*quiet {
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	}
-	runErr := cmd.Run()
-
-	b, err := os.ReadFile(out)
 	var res syncfaultreport.Result
-	if err != nil || len(b) == 0 || json.Unmarshal(b, &res) != nil || len(res.Runs) == 0 {
-		fail(fmt.Errorf("the test wrote no results (%v); its log above says why", runErr))
+	runErr, err := testrun.Test{Command: "syncfault", Name: "TestSyncFaultRun", Package: "./e2e",
+		Args: []string{"-syncfault.duration=" + duration.String(), "-syncfault.agents=" + strconv.Itoa(*agents), "-syncfault.pause=" + pause.String(),
+			"-syncfault.mode=" + *mode, "-syncfault.kills=" + strconv.Itoa(*kills), "-syncfault.restarts=" + strconv.Itoa(*restarts),
+			"-syncfault.rate=" + strconv.FormatFloat(*rate, 'f', -1, 64), "-syncfault.maxfaults=" + strconv.Itoa(*maxFaults),
+			"-syncfault.seed=" + strconv.FormatUint(*seed, 10)},
+		ReportFlag: "-syncfault.report", Report: *report, Race: *race, Quiet: *quiet}.Run(&res)
+	if err == nil && len(res.Runs) == 0 {
+		err = fmt.Errorf("the test wrote no runs (%v); its log above says why", runErr)
+	}
+	if err != nil {
+		testrun.Fail("syncfault", err)
 	}
 	bad := summarize(res)
 	if runErr != nil || bad {
@@ -131,24 +102,4 @@ func summarize(res syncfaultreport.Result) bool {
 		}
 	}
 	return bad
-}
-
-// moduleRoot is the directory of the go.mod this command is run in.
-func moduleRoot() (string, error) {
-	cmd := exec.Command("go", "env", "GOMOD")
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
-	b, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(b))
-	if gomod == "" || gomod == os.DevNull {
-		return "", fmt.Errorf("run syncfault inside the padd module (go run ./scripts/syncfault)")
-	}
-	return filepath.Dir(gomod), nil
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "syncfault:", err)
-	os.Exit(2)
 }
