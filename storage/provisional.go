@@ -1,7 +1,6 @@
 package storage
 
 import (
-
 	"github.com/padd/padd/model"
 )
 
