@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,12 +30,12 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) error {
 	}
 	query := storage.ActivityQuery{Action: q.Get("action"), Actor: q.Get("actor"), Source: q.Get("source"),
 		Since: q.Get("since"), Collection: q.Get("collection"), ItemRef: r.PathValue("ref"), Limit: limit}
-	before, err := s.activityBefore(ws, query.ItemRef, q.Get("before"), q.Get("before_id"))
+	before, err := s.activityBefore(r.Context(), ws, query.ItemRef, q.Get("before"), q.Get("before_id"))
 	if err != nil {
 		return err
 	}
 	query.Before = before
-	page, err := s.store.ListActivity(ws, query)
+	page, err := s.store.ListActivity(r.Context(), ws, query)
 	if err != nil {
 		return err
 	}
@@ -53,9 +54,9 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) error {
 // activityBefore reads the keyset cursor. before is a seq; Pad's web
 // client sends before=<created_at>&before_id=<id> from the last row it
 // holds, and then the id decides: the entry's own seq is the bound.
-func (s *Server) activityBefore(ws, itemRef, before, beforeID string) (int64, error) {
+func (s *Server) activityBefore(ctx context.Context, ws, itemRef, before, beforeID string) (int64, error) {
 	if beforeID = strings.TrimSpace(beforeID); beforeID != "" {
-		return s.activitySeqOf(ws, itemRef, beforeID)
+		return s.activitySeqOf(ctx, ws, itemRef, beforeID)
 	}
 	if before == "" {
 		return 0, nil
@@ -72,10 +73,10 @@ func (s *Server) activityBefore(ws, itemRef, before, beforeID string) (int64, er
 // from its head. Entries carry no id index (they are keyed by seq), and
 // a keyset page is asked for from a row the client just read, near the
 // top, so the walk is short in practice.
-func (s *Server) activitySeqOf(ws, itemRef, id string) (int64, error) {
+func (s *Server) activitySeqOf(ctx context.Context, ws, itemRef, id string) (int64, error) {
 	var before int64
 	for {
-		page, err := s.store.ListActivity(ws, storage.ActivityQuery{ItemRef: itemRef, Before: before,
+		page, err := s.store.ListActivity(ctx, ws, storage.ActivityQuery{ItemRef: itemRef, Before: before,
 			Limit: storage.MaxActivityLimit})
 		if err != nil {
 			return 0, err

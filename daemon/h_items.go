@@ -495,7 +495,7 @@ func (s *Server) listItems(w http.ResponseWriter, r *http.Request) error {
 	if text := strings.TrimSpace(q.Get("search")); text != "" {
 		res, err = s.listSearch(r, p, text)
 	} else {
-		res, err = s.store.ListItems(r.PathValue("ws"), p)
+		res, err = s.store.ListItems(r.Context(), r.PathValue("ws"), p)
 	}
 	if err != nil {
 		return err

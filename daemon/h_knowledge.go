@@ -218,7 +218,7 @@ func (s *Server) bootstrap(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, err := s.store.Bootstrap(r.PathValue("ws"), storage.DashboardParams{Now: s.now(), Who: who})
+	b, err := s.store.Bootstrap(r.Context(), r.PathValue("ws"), storage.DashboardParams{Now: s.now(), Who: who})
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.store.Dashboard(r.PathValue("ws"), storage.DashboardParams{Now: s.now(), Who: who})
+	d, err := s.store.Dashboard(r.Context(), r.PathValue("ws"), storage.DashboardParams{Now: s.now(), Who: who})
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (s *Server) suggestions(w http.ResponseWriter, r *http.Request, def, ceilin
 	if err != nil {
 		return err
 	}
-	out, err := s.store.Next(r.PathValue("ws"), storage.NextParams{Now: s.now(), Who: who,
+	out, err := s.store.Next(r.Context(), r.PathValue("ws"), storage.NextParams{Now: s.now(), Who: who,
 		Role: strings.TrimSpace(r.URL.Query().Get("role")), Limit: limit})
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func (s *Server) stale(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.store.Stale(r.PathValue("ws"), storage.StaleParams{Now: s.now(), Days: days, Limit: limit,
+	out, err := s.store.Stale(r.Context(), r.PathValue("ws"), storage.StaleParams{Now: s.now(), Days: days, Limit: limit,
 		Type: strings.TrimSpace(r.URL.Query().Get("type"))})
 	if err != nil {
 		return err
@@ -111,7 +111,7 @@ func (s *Server) standup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.store.Standup(r.PathValue("ws"), storage.StandupParams{Now: s.now(), Days: days, Limit: limit})
+	out, err := s.store.Standup(r.Context(), r.PathValue("ws"), storage.StandupParams{Now: s.now(), Days: days, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (s *Server) changelog(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.store.Changelog(r.PathValue("ws"), storage.ChangelogParams{Now: s.now(), Since: q.Get("since"),
+	out, err := s.store.Changelog(r.Context(), r.PathValue("ws"), storage.ChangelogParams{Now: s.now(), Since: q.Get("since"),
 		Until: q.Get("until"), Days: days, Parent: q.Get("parent"), Limit: limit})
 	if err != nil {
 		return err
@@ -152,7 +152,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 			p.Collections = append(p.Collections, slug)
 		}
 	}
-	out, err := s.store.Report(r.PathValue("ws"), p)
+	out, err := s.store.Report(r.Context(), r.PathValue("ws"), p)
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) catchUp(w http.ResponseWriter, r *http.Request) error {
-	out, err := s.store.CatchUp(r.PathValue("ws"), storage.CatchUpParams{Now: s.now(), Caller: actor(r)})
+	out, err := s.store.CatchUp(r.Context(), r.PathValue("ws"), storage.CatchUpParams{Now: s.now(), Caller: actor(r)})
 	if err != nil {
 		return err
 	}

@@ -309,7 +309,7 @@ func (s *Server) listSearch(r *http.Request, p storage.ListParams, text string) 
 	}
 	limit, offset := p.Limit, p.Offset
 	p.Limit, p.Offset = listSearchCap, 0
-	all, err := s.store.ListItems(r.PathValue("ws"), p)
+	all, err := s.store.ListItems(r.Context(), r.PathValue("ws"), p)
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func (s *Server) workspaceEvents(w http.ResponseWriter, r *http.Request) error {
 	feed := eventFeed{
 		head: func() (int64, error) { return s.store.Head(ws.ID) },
 		read: func(after int64) ([]api.Event, int64, error) {
-			chs, head, err := s.store.ChangesSince(ws.ID, after, ssePage)
+			chs, head, err := s.store.ChangesSince(r.Context(), ws.ID, after, ssePage)
 			if err != nil {
 				return nil, after, err
 			}
@@ -141,7 +141,7 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
 	feed := eventFeed{
 		head: s.store.GlobalHead,
 		read: func(after int64) ([]api.Event, int64, error) {
-			entries, head, err := s.store.JournalSince(after, ssePage)
+			entries, head, err := s.store.JournalSince(r.Context(), after, ssePage)
 			if err != nil {
 				return nil, after, err
 			}
@@ -289,9 +289,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, f
 		for {
 			evs, next, err := feed.read(cursor)
 			if err != nil {
-				if gone != nil && isWorkspaceMiss(err) {
+				switch {
+				case gone != nil && isWorkspaceMiss(err):
 					gone(sw)
-				} else {
+				case r.Context().Err() != nil: // the client left during the read
+				default:
 					s.log.Warn("event stream stopped: the change log could not be read", "err", err)
 				}
 				return false

@@ -406,7 +406,7 @@ func offlineCheck(t *testing.T, home, ws string, seen map[int64]string) (head, g
 	}
 	var after int64
 	for {
-		chs, h, err := st.ChangesSince(ws, after, 0)
+		chs, h, err := st.ChangesSince(t.Context(), ws, after, 0)
 		if err != nil {
 			t.Fatalf("read the change log after %d: %v", after, err)
 		}
@@ -434,7 +434,7 @@ func offlineCheck(t *testing.T, home, ws string, seen map[int64]string) (head, g
 	}
 	var g int64
 	for {
-		es, h, err := st.JournalSince(g, 0)
+		es, h, err := st.JournalSince(t.Context(), g, 0)
 		if err != nil {
 			t.Fatalf("read the journal after %d: %v", g, err)
 		}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -71,7 +72,7 @@ func parseSince(s string) (time.Time, error) {
 // ItemRef it reads only that item's entries (through the per-item index);
 // otherwise it walks the feed from Before down and stops at Since, which
 // the seq order allows because entry times never go backwards.
-func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) {
+func (s *Store) ListActivity(ctx context.Context, ws string, q ActivityQuery) (*ActivityPage, error) {
 	limit := boundLimit(q.Limit, DefaultActivityLimit, MaxActivityLimit)
 	switch q.Actor {
 	case "", model.ActorUser, model.ActorAgent:
@@ -86,7 +87,7 @@ func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) 
 		}
 	}
 	out := &ActivityPage{Entries: []ActivityView{}}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		b := r.ws
 		var collID string
 		if q.Collection != "" {
@@ -148,7 +149,7 @@ func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) 
 			if q.Before > 0 {
 				before = seqKey(q.Before)
 			}
-			return eachReverse(b.activity().Cursor(), nil, before, take)
+			return b.eachReverse(b.activity().Cursor(), nil, before, take)
 		}
 		it, err := itemByRef(b, q.ItemRef, false)
 		if err != nil {
@@ -158,7 +159,7 @@ func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) 
 		if q.Before > 0 {
 			before = cat(p, seqKey(q.Before))
 		}
-		return eachReverse(b.actItem().Cursor(), p, before, func(k, _ []byte) (bool, error) {
+		return b.eachReverse(b.actItem().Cursor(), p, before, func(k, _ []byte) (bool, error) {
 			raw := b.activity().Get(k[16:])
 			if raw == nil {
 				return false, errInternal("activity index names a missing entry %d", getU64(k[16:]))
@@ -169,7 +170,10 @@ func (s *Store) ListActivity(ws string, q ActivityQuery) (*ActivityPage, error) 
 	if !out.HasMore {
 		out.NextBefore = 0
 	}
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // enricher resolves feed entries' items and collections once each.

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -35,7 +36,7 @@ func TestListActivityOrderFiltersEnrichment(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	all, err := s.ListActivity(ws, ActivityQuery{})
+	all, err := s.ListActivity(context.Background(), ws, ActivityQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestListActivityOrderFiltersEnrichment(t *testing.T) {
 
 	check := func(q ActivityQuery, want ...int64) {
 		t.Helper()
-		p, err := s.ListActivity(ws, q)
+		p, err := s.ListActivity(context.Background(), ws, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +91,7 @@ func TestListActivityOrderFiltersEnrichment(t *testing.T) {
 	// whole seconds, in UTC.
 	check(ActivityQuery{Since: "2026-12-01"})
 	day := "2026-11-30"
-	if p, _ := s.ListActivity(ws, ActivityQuery{Since: day}); len(p.Entries) != len(all.Entries) {
+	if p, _ := s.ListActivity(context.Background(), ws, ActivityQuery{Since: day}); len(p.Entries) != len(all.Entries) {
 		t.Fatalf("since %s: %d of %d", day, len(p.Entries), len(all.Entries))
 	}
 	check(ActivityQuery{Since: "2026-11-30T11:00:00Z"}, up)
@@ -112,7 +113,7 @@ func TestListActivityPaging(t *testing.T) {
 			if pages > 20 {
 				t.Fatal("paging does not end")
 			}
-			p, err := s.ListActivity(ws, q)
+			p, err := s.ListActivity(context.Background(), ws, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,11 +151,11 @@ func TestListActivityLimitCap(t *testing.T) {
 	bulkUpdates(t, s, ws, "TASK-1", MaxActivityLimit+10, func(i int) ItemUpdate {
 		return ItemUpdate{SortOrder: ptrTo(int64(i + 1))}
 	})
-	p, err := s.ListActivity(ws, ActivityQuery{Limit: 5000})
+	p, err := s.ListActivity(context.Background(), ws, ActivityQuery{Limit: 5000})
 	if err != nil || len(p.Entries) != MaxActivityLimit || !p.HasMore {
 		t.Fatalf("cap: %d entries, more %v, %v", len(p.Entries), p.HasMore, err)
 	}
-	p, _ = s.ListActivity(ws, ActivityQuery{})
+	p, _ = s.ListActivity(context.Background(), ws, ActivityQuery{})
 	if len(p.Entries) != DefaultActivityLimit {
 		t.Fatalf("default: %d", len(p.Entries))
 	}
@@ -164,19 +165,19 @@ func TestListActivityRefusals(t *testing.T) {
 	s, _ := openTest(t)
 	ws := mustWorkspace(t, s, "Bad").Slug
 	for _, since := range []string{"yesterday", "2026-13-01", "2026-11-30T10:00", "9999-12-31T23:59:59-01:00"} {
-		_, err := s.ListActivity(ws, ActivityQuery{Since: since})
+		_, err := s.ListActivity(context.Background(), ws, ActivityQuery{Since: since})
 		if e := wantCode(t, err, model.CodeInvalidSince); api.StatusOf(e.Code) != 400 {
 			t.Fatalf("%s: status %d", since, api.StatusOf(e.Code))
 		}
 	}
-	if _, err := s.ListActivity(ws, ActivityQuery{Since: "9999-12-31T23:59:59Z"}); err != nil {
+	if _, err := s.ListActivity(context.Background(), ws, ActivityQuery{Since: "9999-12-31T23:59:59Z"}); err != nil {
 		t.Fatalf("year 9999 is fine: %v", err)
 	}
-	_, err := s.ListActivity(ws, ActivityQuery{Actor: "robot"})
+	_, err := s.ListActivity(context.Background(), ws, ActivityQuery{Actor: "robot"})
 	wantCode(t, err, model.CodeValidation)
-	_, err = s.ListActivity(ws, ActivityQuery{ItemRef: "TASK-404"})
+	_, err = s.ListActivity(context.Background(), ws, ActivityQuery{ItemRef: "TASK-404"})
 	wantCode(t, err, model.CodeNotFound)
-	_, err = s.ListActivity("nope", ActivityQuery{})
+	_, err = s.ListActivity(context.Background(), "nope", ActivityQuery{})
 	wantCode(t, err, model.CodeNotFound)
 }
 
@@ -218,7 +219,7 @@ func TestListActivityFiltersMatchWholeFeed(t *testing.T) {
 			}
 		}
 	}
-	all, err := s.ListActivity(ws, ActivityQuery{Limit: MaxActivityLimit})
+	all, err := s.ListActivity(context.Background(), ws, ActivityQuery{Limit: MaxActivityLimit})
 	if err != nil || all.HasMore {
 		t.Fatalf("whole feed: %v, has_more %v", err, all.HasMore)
 	}
@@ -237,7 +238,7 @@ func TestListActivityFiltersMatchWholeFeed(t *testing.T) {
 		if r.IntN(3) == 0 {
 			q.ItemRef = refs[r.IntN(len(refs))]
 		}
-		got, err := s.ListActivity(ws, q)
+		got, err := s.ListActivity(context.Background(), ws, q)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -78,12 +79,12 @@ func TestActivityWrittenAsJSONStillReads(t *testing.T) {
 	if _, err := s.UpdateItem(ws.Slug, it.Ref, ItemUpdate{FieldsPatch: map[string]any{"status": "done"}}, user); err != nil {
 		t.Fatal(err)
 	}
-	before, err := s.ListActivity(ws.Slug, ActivityQuery{})
+	before, err := s.ListActivity(context.Background(), ws.Slug, ActivityQuery{})
 	if err != nil || len(before.Entries) < 2 {
 		t.Fatalf("activity: %v, %+v", err, before)
 	}
 	rewriteAsJSON(t, s, ws.ID, (*wsb).activity, decodeActivityRecord)
-	after, err := s.ListActivity(ws.Slug, ActivityQuery{})
+	after, err := s.ListActivity(context.Background(), ws.Slug, ActivityQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -191,7 +192,7 @@ func BenchmarkListFilteredPage100k(b *testing.B) {
 	var lat latencies
 	for b.Loop() {
 		lat.time(func() {
-			res, err := s.ListItems(ws, ListParams{Collection: "tasks", Limit: 50, WithContent: true,
+			res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Limit: 50, WithContent: true,
 				Fields: map[string][]string{"status": {"open", "in-progress"}, "priority": {"high"}}})
 			if err != nil || len(res.Items) != 50 {
 				b.Fatalf("%v %v", len(res.Items), err)
@@ -208,7 +209,7 @@ func BenchmarkListNonTerminalPage100k(b *testing.B) {
 	var lat latencies
 	for b.Loop() {
 		lat.time(func() {
-			res, err := s.ListItems(ws, ListParams{Limit: 50, NonTerminal: true, WithContent: true})
+			res, err := s.ListItems(context.Background(), ws, ListParams{Limit: 50, NonTerminal: true, WithContent: true})
 			if err != nil || len(res.Items) != 50 {
 				b.Fatalf("%v %v", len(res.Items), err)
 			}
@@ -227,7 +228,7 @@ func BenchmarkListSorted100k(b *testing.B) {
 			var lat latencies
 			for b.Loop() {
 				lat.time(func() {
-					res, err := s.ListItems(ws, ListParams{Collection: "tasks", Limit: 10, Sort: sortBy,
+					res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Limit: 10, Sort: sortBy,
 						Fields: map[string][]string{"status": {"done"}}})
 					if err != nil || len(res.Items) != 10 {
 						b.Fatalf("%v %v", len(res.Items), err)
@@ -248,7 +249,7 @@ func BenchmarkListSortedAll100k(b *testing.B) {
 			var lat latencies
 			for b.Loop() {
 				lat.time(func() {
-					res, err := s.ListItems(ws, ListParams{Collection: "tasks", Limit: 50, Sort: sortBy})
+					res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Limit: 50, Sort: sortBy})
 					if err != nil || len(res.Items) != 50 {
 						b.Fatalf("%v %v", len(res.Items), err)
 					}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"sort"
 
 	"github.com/padd/padd/model"
@@ -148,12 +149,12 @@ func capList[T any](l []T) ([]T, int) {
 
 // Bootstrap assembles the agent bootstrap of a workspace; p is the
 // dashboard's (the caller, for suggestions, and the time).
-func (s *Store) Bootstrap(ws string, p DashboardParams) (*Bootstrap, error) {
+func (s *Store) Bootstrap(ctx context.Context, ws string, p DashboardParams) (*Bootstrap, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
 	var out *Bootstrap
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		b := r.ws
 		w := r.wsRec
 		out = &Bootstrap{
@@ -203,7 +204,10 @@ func (s *Store) Bootstrap(ws string, p DashboardParams) (*Bootstrap, error) {
 		out.BuiltinUpdates, err = builtinUpdates(b)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // activeConventions visits the active conventions among the

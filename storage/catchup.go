@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -108,7 +109,7 @@ type CatchUpParams struct {
 // back): what needs the caller, what finished, what is new or reopened,
 // comments, and agents' work by agent, leaving out the caller's own
 // actions (PRJ-08). It never moves the cursor.
-func (s *Store) CatchUp(ws string, p CatchUpParams) (*CatchUp, error) {
+func (s *Store) CatchUp(ctx context.Context, ws string, p CatchUpParams) (*CatchUp, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
@@ -117,7 +118,7 @@ func (s *Store) CatchUp(ws string, p CatchUpParams) (*CatchUp, error) {
 		sec.Lines = []CatchUpLine{}
 	}
 	out.Agents.Groups = []CatchUpAgent{}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
@@ -211,7 +212,10 @@ func (s *Store) CatchUp(ws string, p CatchUpParams) (*CatchUp, error) {
 		}
 		return x.needsYou(p.Caller, &out.NeedsYou, add)
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // needsYou lists the caller's open work that unfinished work blocks:
@@ -238,7 +242,7 @@ func (x *projectCtx) needsYou(caller model.Actor, sec *CatchUpSection, add func(
 				streams = append(streams, append([]byte(nil), k...))
 			}
 		}
-		err := walkStreams(x.b.index(), streams, false, func(suffix []byte, _ int) (bool, error) {
+		err := walkStreams(x.b, streams, false, func(suffix []byte, _ int) (bool, error) {
 			ids = append(ids, append([]byte(nil), suffix[9:]...))
 			return true, nil
 		})
@@ -247,6 +251,9 @@ func (x *projectCtx) needsYou(caller model.Actor, sec *CatchUpSection, add func(
 		}
 	}
 	for _, id := range ids {
+		if err := x.b.check(); err != nil {
+			return err
+		}
 		s, vc, _, ok, err := x.openWork(id)
 		if err != nil {
 			return err

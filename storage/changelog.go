@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -44,7 +45,7 @@ type ChangelogParams struct {
 // Changelog lists the work items that reached a positive terminal state
 // (done, not dropped) in [since, until], newest completion first, each
 // once (PRJ-06). Reference collections are left out.
-func (s *Store) Changelog(ws string, p ChangelogParams) (*Changelog, error) {
+func (s *Store) Changelog(ctx context.Context, ws string, p ChangelogParams) (*Changelog, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
@@ -70,7 +71,7 @@ func (s *Store) Changelog(ws string, p ChangelogParams) (*Changelog, error) {
 		since = t
 	}
 	out := &Changelog{Since: fmtTime(since), Until: fmtTime(until), Items: []ChangelogEntry{}}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
@@ -111,7 +112,10 @@ func (s *Store) Changelog(ws string, p ChangelogParams) (*Changelog, error) {
 			return true, nil
 		})
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // retagSince renames an invalid_since refusal's parameter.

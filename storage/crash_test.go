@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -150,7 +151,7 @@ func TestRefusalInOpenBatchUndoesOnlyItself(t *testing.T) {
 				t.Fatalf("%s: %v", ref, err)
 			}
 		}
-		page, err := st.ListItems(ws.Slug, ListParams{Collection: "tasks", Limit: 10})
+		page, err := st.ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks", Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +200,7 @@ func TestReadsSeeOpenBatch(t *testing.T) {
 // fields, state and comments, and the change log.
 func walSnapshot(t *testing.T, s *Store, ws string) string {
 	t.Helper()
-	page, err := s.ListItems(ws, ListParams{IncludeArchived: true, Limit: 100000})
+	page, err := s.ListItems(context.Background(), ws, ListParams{IncludeArchived: true, Limit: 100000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func walSnapshot(t *testing.T, s *Store, ws string) string {
 		}
 		fmt.Fprintf(&b, "%s %q %v deleted=%v comments=%d\n", it.Ref, it.Title, it.Fields, it.DeletedAt != nil, len(cs))
 	}
-	changes, head, err := s.ChangesSince(ws, 0, 1000000)
+	changes, head, err := s.ChangesSince(context.Background(), ws, 0, 1000000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"sort"
 	"strconv"
@@ -122,12 +123,12 @@ type DashboardParams struct {
 }
 
 // Dashboard computes the workspace's dashboard.
-func (s *Store) Dashboard(ws string, p DashboardParams) (*Dashboard, error) {
+func (s *Store) Dashboard(ctx context.Context, ws string, p DashboardParams) (*Dashboard, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
 	var out *Dashboard
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
@@ -135,7 +136,10 @@ func (s *Store) Dashboard(ws string, p DashboardParams) (*Dashboard, error) {
 		out, err = x.dashboard(p.Who)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (x *projectCtx) dashboard(who model.Claimant) (*Dashboard, error) {
@@ -265,7 +269,7 @@ func (x *projectCtx) activePlans() ([]planRow, error) {
 			continue
 		}
 		prefixes, _ := vc.statusStreams(func(v string) bool { return model.IsActivePlan(v) && vc.state(v) == model.StateOpen })
-		err := walkStreams(x.b.index(), prefixes, false, func(suffix []byte, _ int) (bool, error) {
+		err := walkStreams(x.b, prefixes, false, func(suffix []byte, _ int) (bool, error) {
 			s, err := x.sums.get(suffix[9:])
 			if err != nil || s == nil {
 				return err == nil, err
@@ -383,7 +387,7 @@ func (x *projectCtx) stalled(after time.Duration, limit int) ([]WorkItem, int, e
 			}
 			p := vc.valueStream(vc.doneKey, v)
 			for _, section := range []byte{0, 1} { // pinned, then the rest
-				err := eachReverse(x.b.index().Cursor(), cat(p, []byte{section}), nil, func(k, _ []byte) (bool, error) {
+				err := x.b.eachReverse(x.b.index().Cursor(), cat(p, []byte{section}), nil, func(k, _ []byte) (bool, error) {
 					suffix := suffixOf(k)
 					if !suffixUpdated(suffix).Before(cutoff) {
 						// Backwards is oldest first: the first recent entry
@@ -433,6 +437,9 @@ func (x *projectCtx) overdue(limit int) ([]WorkItem, int, error) {
 	total := 0
 	c := x.b.due().Cursor()
 	for k, v := c.First(); k != nil && string(k[:min(len(k), 10)]) < today; k, v = c.Next() {
+		if err := x.b.check(); err != nil {
+			return nil, 0, err
+		}
 		e, ok := decodeDue(k, v)
 		if !ok {
 			continue
@@ -481,7 +488,7 @@ func (x *projectCtx) blocked(limit int) ([]WorkItem, int, error) {
 	var curOpen, curBlocked bool
 	// Backwards: targets newest first, and each one's links newest first,
 	// so the first open blocker met is the newest, the one Pad names.
-	err := eachReverse(x.b.blk().Cursor(), nil, nil, func(k, v []byte) (bool, error) {
+	err := x.b.eachReverse(x.b.blk().Cursor(), nil, nil, func(k, v []byte) (bool, error) {
 		if len(k) != 32 {
 			return true, nil
 		}
@@ -547,7 +554,7 @@ func (x *projectCtx) blocked(limit int) ([]WorkItem, int, error) {
 func (x *projectCtx) recentActivity(n int) ([]DashboardRecent, error) {
 	out := []DashboardRecent{}
 	en := newEnricher(x.b)
-	err := eachReverse(x.b.activity().Cursor(), nil, nil, func(_, raw []byte) (bool, error) {
+	err := x.b.eachReverse(x.b.activity().Cursor(), nil, nil, func(_, raw []byte) (bool, error) {
 		a, err := decodeActivity(x.b, raw)
 		if err != nil {
 			return false, err

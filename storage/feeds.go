@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"sort"
@@ -36,8 +37,9 @@ func boundLimit(n, def, ceiling int) int {
 
 // eachReverse visits the keys under prefix from the largest down,
 // starting strictly below before (nil: from the largest key under
-// prefix). fn returns false to stop.
-func eachReverse(c *cursor, prefix, before []byte, fn func(k, v []byte) (bool, error)) error {
+// prefix). fn returns false to stop. c is a cursor of one of b's
+// buckets; the walk stops with b's read (check).
+func (b *wsb) eachReverse(c *cursor, prefix, before []byte, fn func(k, v []byte) (bool, error)) error {
 	if before == nil {
 		before = prefixEnd(prefix)
 	}
@@ -50,6 +52,9 @@ func eachReverse(c *cursor, prefix, before []byte, fn func(k, v []byte) (bool, e
 		k, v = c.Prev()
 	}
 	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Prev() {
+		if err := b.check(); err != nil {
+			return err
+		}
 		more, err := fn(k, v)
 		if err != nil || !more {
 			return err
@@ -92,12 +97,12 @@ func (s *Store) GlobalHead() (int64, error) {
 // (exclusive), ascending, at most limit entries (default
 // DefaultChangesLimit, capped at MaxChangesLimit), and the head seq read
 // in the same transaction. The next page starts after the last entry.
-func (s *Store) ChangesSince(ws string, afterSeq int64, limit int) ([]model.Change, int64, error) {
+func (s *Store) ChangesSince(ctx context.Context, ws string, afterSeq int64, limit int) ([]model.Change, int64, error) {
 	limit = boundLimit(limit, DefaultChangesLimit, MaxChangesLimit)
 	afterSeq = max(afterSeq, 0)
 	var out []model.Change
 	var head int64
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		head = r.ws.counter(kSeq)
 		if afterSeq >= head {
 			return nil
@@ -105,6 +110,9 @@ func (s *Store) ChangesSince(ws string, afterSeq int64, limit int) ([]model.Chan
 		out = make([]model.Change, 0, min(int64(limit), head-afterSeq))
 		c := r.ws.changes().Cursor()
 		for k, v := c.Seek(seqKey(afterSeq + 1)); k != nil && len(out) < limit; k, v = c.Next() {
+			if err := r.ws.check(); err != nil {
+				return err
+			}
 			ch, err := decodeChange(v)
 			if err != nil {
 				return err
@@ -113,7 +121,10 @@ func (s *Store) ChangesSince(ws string, afterSeq int64, limit int) ([]model.Chan
 		}
 		return nil
 	})
-	return out, head, err
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, head, nil
 }
 
 // JournalEntry is one position of the all-workspaces journal.
@@ -129,12 +140,12 @@ type JournalEntry struct {
 // workspaces are skipped, and the walk goes on past them until the page
 // is full, so an empty page always means the follower has caught up: it
 // may move its cursor to head.
-func (s *Store) JournalSince(afterGlobal int64, limit int) ([]JournalEntry, int64, error) {
+func (s *Store) JournalSince(ctx context.Context, afterGlobal int64, limit int) ([]JournalEntry, int64, error) {
 	limit = boundLimit(limit, DefaultChangesLimit, MaxChangesLimit)
 	afterGlobal = max(afterGlobal, 0)
 	var out []JournalEntry
 	var head int64
-	err := s.view(func(tx *txn) error {
+	err := s.viewCtx(ctx, func(tx *txn, st *stopper) error {
 		head = int64(getU64(tx.Bucket(bMeta).Get(kGlobal)))
 		if afterGlobal >= head {
 			return nil
@@ -144,6 +155,9 @@ func (s *Store) JournalSince(afterGlobal int64, limit int) ([]JournalEntry, int6
 		spaces := map[string]*wsb{} // nil value: purged
 		c := tx.Bucket(bJournal).Cursor()
 		for k, v := c.Seek(u64(uint64(afterGlobal + 1))); k != nil && len(out) < limit; k, v = c.Next() {
+			if err := st.check(); err != nil {
+				return err
+			}
 			if len(v) != 24 {
 				return errInternal("journal entry %d is malformed", getU64(k))
 			}
@@ -169,7 +183,10 @@ func (s *Store) JournalSince(afterGlobal int64, limit int) ([]JournalEntry, int6
 		}
 		return nil
 	})
-	return out, head, err
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, head, nil
 }
 
 // newestChangeTime is the time of the newest change still on file. Open
@@ -294,11 +311,11 @@ func (w *itemWalk) at(ch *model.Change) (*model.Item, error) {
 // change is after afterSeq, ascending by seq, each once, without bodies,
 // archived ones included with Deleted set. limit defaults to 5000 and is
 // capped at 50000.
-func (s *Store) ItemsChangedSince(ws string, afterSeq int64, limit int) (*ItemChanges, error) {
+func (s *Store) ItemsChangedSince(ctx context.Context, ws string, afterSeq int64, limit int) (*ItemChanges, error) {
 	limit = boundLimit(limit, DefaultItemChangesLimit, MaxItemChangesLimit)
 	afterSeq = max(afterSeq, 0)
 	out := &ItemChanges{Cursor: afterSeq}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		b := r.ws
 		head := b.counter(kSeq)
 		walk := newItemWalk(b)
@@ -306,6 +323,9 @@ func (s *Store) ItemsChangedSince(ws string, afterSeq int64, limit int) (*ItemCh
 		c := b.changes().Cursor()
 		k, v := c.Seek(seqKey(afterSeq + 1))
 		for ; k != nil && len(out.Changes) < limit; k, v = c.Next() {
+			if err := b.check(); err != nil {
+				return err
+			}
 			ch, err := decodeChange(v)
 			if err != nil {
 				return err
@@ -330,7 +350,10 @@ func (s *Store) ItemsChangedSince(ws string, afterSeq int64, limit int) (*ItemCh
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ItemsIndexResult is Pad's /items-index: every item of the workspace
@@ -346,9 +369,9 @@ type ItemsIndexResult struct {
 // ItemsIndex lists the workspace's items for a follower's bootstrap.
 // An unknown collection gives an empty list, as Pad's does. Items of
 // archived collections count as archived.
-func (s *Store) ItemsIndex(ws, collection string, includeArchived bool) (*ItemsIndexResult, error) {
+func (s *Store) ItemsIndex(ctx context.Context, ws, collection string, includeArchived bool) (*ItemsIndexResult, error) {
 	out := &ItemsIndexResult{Items: []SkinnyItem{}}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		b := r.ws
 		out.Cursor = b.counter(kSeq)
 		lives := []byte{lifeLive}
@@ -372,6 +395,9 @@ func (s *Store) ItemsIndex(ws, collection string, includeArchived bool) (*ItemsI
 		colls := map[string]*model.Collection{}
 		m := newMerged(b.index(), prefixes)
 		for suffix, collID := m.next(); suffix != nil; suffix, collID = m.next() {
+			if err := b.check(); err != nil {
+				return err
+			}
 			c := colls[idString(collID)]
 			if c == nil {
 				var err error
@@ -406,7 +432,10 @@ func (s *Store) ItemsIndex(ws, collection string, includeArchived bool) (*ItemsI
 		})
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // TimeChanges is one page of Pad's /changes.
@@ -467,7 +496,7 @@ func parseTimeCursor(s string) (timeCursor, error) {
 // walk may appear twice. The walk stops at the head it began with;
 // changes after that have times at or after ServerTime and arrive in the
 // next walk.
-func (s *Store) ChangesByTime(ws string, sinceUnixMs int64, cursor string, limit int) (*TimeChanges, error) {
+func (s *Store) ChangesByTime(ctx context.Context, ws string, sinceUnixMs int64, cursor string, limit int) (*TimeChanges, error) {
 	limit = boundLimit(limit, DefaultTimeChangesLimit, DefaultTimeChangesLimit)
 	var cur timeCursor
 	if cursor != "" {
@@ -482,7 +511,7 @@ func (s *Store) ChangesByTime(ws string, sinceUnixMs int64, cursor string, limit
 		return nil, model.BadRequest("since must be a valid unix timestamp in milliseconds")
 	}
 	out := &TimeChanges{Items: []*ItemView{}, Deleted: []string{}}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		b := r.ws
 		if cursor == "" {
 			cur = timeCursor{ws: b.id, sinceMs: sinceUnixMs, bound: b.counter(kSeq)}
@@ -506,6 +535,9 @@ func (s *Store) ChangesByTime(ws string, sinceUnixMs int64, cursor string, limit
 		colls := map[string]*model.Collection{}
 		c := b.changes().Cursor()
 		for k, v := c.Seek(seqKey(cur.pos + 1)); k != nil && int64(getU64(k)) <= cur.bound; k, v = c.Next() {
+			if err := b.check(); err != nil {
+				return err
+			}
 			ch, err := decodeChange(v)
 			if err != nil {
 				return err
@@ -538,7 +570,10 @@ func (s *Store) ChangesByTime(ws string, sinceUnixMs int64, cursor string, limit
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // firstAtOrAfter binary-searches the change log (times are

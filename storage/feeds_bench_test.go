@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -56,7 +57,7 @@ func BenchmarkChangesSince1000(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		after := int64(i*997) % (head - 1000)
-		page, _, err := s.ChangesSince(ws, after, 1000)
+		page, _, err := s.ChangesSince(context.Background(), ws, after, 1000)
 		if err != nil || len(page) != 1000 {
 			b.Fatalf("%d entries, %v", len(page), err)
 		}
@@ -71,7 +72,7 @@ func BenchmarkJournalSince1000(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		after := int64(i*997) % (head - 1000)
-		page, _, err := s.JournalSince(after, 1000)
+		page, _, err := s.JournalSince(context.Background(), after, 1000)
 		if err != nil || len(page) != 1000 {
 			b.Fatalf("%d entries, %v", len(page), err)
 		}
@@ -87,7 +88,7 @@ func BenchmarkItemsChangedSince1000(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := s.ItemsChangedSince(ws, head-1000, 0)
+		res, err := s.ItemsChangedSince(context.Background(), ws, head-1000, 0)
 		if err != nil || len(res.Changes) != 50 {
 			b.Fatalf("%d rows, %v", len(res.Changes), err)
 		}
@@ -101,7 +102,7 @@ func BenchmarkChangesByTimeSearch(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := s.ChangesByTime(ws, now, "", 0); err != nil {
+		if _, err := s.ChangesByTime(context.Background(), ws, now, "", 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -124,7 +125,7 @@ func BenchmarkActivityFiltered100k(b *testing.B) {
 			var lat latencies
 			for b.Loop() {
 				lat.time(func() {
-					p, err := s.ListActivity(ws, c.q)
+					p, err := s.ListActivity(context.Background(), ws, c.q)
 					if err != nil || len(p.Entries) != 0 {
 						b.Fatalf("%v, %d entries", err, len(p.Entries))
 					}

@@ -58,7 +58,7 @@ func (s *Store) ListVersions(ws, itemRef string, limit int, summary bool) ([]mod
 		if err != nil {
 			return err
 		}
-		return eachReverse(r.ws.versions().Cursor(), mustID(it.ID), nil, func(k, v []byte) (bool, error) {
+		return r.ws.eachReverse(r.ws.versions().Cursor(), mustID(it.ID), nil, func(k, v []byte) (bool, error) {
 			ver, err := decodeVersion(r.ws, k, v)
 			if err != nil {
 				return false, err

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"strconv"
@@ -187,7 +188,7 @@ func TestRestoreVersion(t *testing.T) {
 	if d.Before != "third body" || d.After != "first body" {
 		t.Fatalf("restore diff %q -> %q", d.Before, d.After)
 	}
-	page, _ := s.ListActivity(ws, ActivityQuery{ItemRef: "TASK-1", Limit: 1})
+	page, _ := s.ListActivity(context.Background(), ws, ActivityQuery{ItemRef: "TASK-1", Limit: 1})
 	if a := page.Entries[0]; a.Action != "updated" || a.Seq != res.Item.Seq || a.Metadata["comment"] != nv.Summary {
 		t.Fatalf("restore activity: %+v", a)
 	}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"testing"
 )
@@ -76,7 +77,7 @@ func TestMigrationAddsPairStreams(t *testing.T) {
 	if _, err := s.DeleteItem(ws.Slug, "TASK-1", user); err != nil {
 		t.Fatal(err)
 	}
-	before, err := s.Next(ws.Slug, NextParams{Limit: 10})
+	before, err := s.Next(context.Background(), ws.Slug, NextParams{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestMigrationAddsPairStreams(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	after, err := s.Next(ws.Slug, NextParams{Limit: 10})
+	after, err := s.Next(context.Background(), ws.Slug, NextParams{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"reflect"
@@ -256,7 +257,7 @@ func TestDamagedItemLeftOutOfIndexFeed(t *testing.T) {
 	if len(docs) != 2 || !docs[0].Gone || docs[1].Gone || docs[1].Item.Title != good.Title {
 		t.Fatalf("docs %+v: want the damaged one gone and the sound one indexed", docs)
 	}
-	scanned, _, err := s.ScanItems(ws.ID, "", 100)
+	scanned, _, err := s.ScanItems(context.Background(), ws.ID, "", 100)
 	if err != nil {
 		t.Fatalf("ScanItems with one damaged record: %v", err)
 	}

@@ -199,6 +199,9 @@ type wsb struct {
 	// now is the transaction's clock reading: what a lease's liveness is
 	// judged against when a read decorates an item.
 	now time.Time
+	// stop ends a long read when its caller's context does (readctx.go);
+	// nil in writes and short reads.
+	stop *stopper
 }
 
 func openWS(tx *txn, wsID string) *wsb {

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"runtime"
 	"testing"
 
@@ -53,7 +54,7 @@ func BenchmarkBootstrap100k(b *testing.B) {
 	var lat latencies
 	for b.Loop() {
 		lat.time(func() {
-			bs, err := s.Bootstrap(ws, DashboardParams{})
+			bs, err := s.Bootstrap(context.Background(), ws, DashboardParams{})
 			if err != nil || len(bs.Conventions) == 0 || len(bs.Dashboard.ActiveItems) != model.BootstrapCap {
 				b.Fatalf("%v", err)
 			}

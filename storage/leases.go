@@ -219,6 +219,9 @@ func (s *Store) GetLease(ws, ref string) (*model.Lease, error) {
 func eachLiveLease(b *wsb, now time.Time, fn func(itemID []byte, l *model.Lease) error) error {
 	c := b.leases().Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := b.check(); err != nil {
+			return err
+		}
 		l, err := decodeLease(k, v)
 		if err != nil {
 			return err

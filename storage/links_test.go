@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"sort"
@@ -194,7 +195,7 @@ func TestImplementsUnparented(t *testing.T) {
 	other := mustCreate(t, s, ws, "tasks", "Other", nil)
 	unparented := func() []string {
 		t.Helper()
-		res, err := s.ListItems(ws, ListParams{Collection: "tasks", Unparented: true})
+		res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Unparented: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +231,7 @@ func TestImplementsUnparented(t *testing.T) {
 	if _, err := s.RemoveLinkBetween(ws, task.Ref, plan.Ref, "implements", user); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.ListItems(ws, ListParams{Collection: "tasks", Unparented: true, IncludeArchived: true})
+	res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Unparented: true, IncludeArchived: true})
 	if err != nil || len(res.Items) != 2 {
 		t.Fatalf("archived unparented %v %v", refs(res.Items), err)
 	}

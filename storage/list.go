@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"sort"
 
 	"github.com/padd/padd/model"
@@ -54,7 +55,7 @@ type term struct {
 
 // ListItems answers a list from the index: it reads the smallest
 // matching stream in order and probes the others by key.
-func (s *Store) ListItems(ws string, p ListParams) (*ListResult, error) {
+func (s *Store) ListItems(ctx context.Context, ws string, p ListParams) (*ListResult, error) {
 	if p.Limit <= 0 {
 		p.Limit = 1000
 	}
@@ -68,7 +69,7 @@ func (s *Store) ListItems(ws string, p ListParams) (*ListResult, error) {
 		return nil, model.Invalid("invalid list filter: %d field filters, at most %d", len(p.Fields), MaxFieldFilters)
 	}
 	out := &ListResult{}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		b := r.ws
 		colls := map[string]*model.Collection{}
 		cs, err := collectionsOf(b)
@@ -189,7 +190,10 @@ func (s *Store) ListItems(ws string, p ListParams) (*ListResult, error) {
 		}
 		return pageSorted(r, driver, accept, p, colls, out)
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func buildTerms(b *wsb, p ListParams, coll *model.Collection, cs []*model.Collection, lives []byte) ([]term, []string, error) {
@@ -519,6 +523,9 @@ type pager struct {
 // offer takes the next match in order; done says the page is full and
 // whether more follow is known.
 func (g *pager) offer(suffix, collID []byte) (done bool, err error) {
+	if err := g.r.ws.check(); err != nil {
+		return true, err
+	}
 	ok, err := g.accept(suffix, collID)
 	if err != nil || !ok {
 		return false, err

@@ -237,7 +237,7 @@ func intervening(b *wsb, itemID string, from, to int64) (*model.Intervening, err
 // written after seq from, reading its versions newest first.
 func versionIDsSince(b *wsb, itemID string, from int64) (map[int64]string, error) {
 	out := map[int64]string{}
-	err := eachReverse(b.versions().Cursor(), mustID(itemID), nil, func(_, v []byte) (bool, error) {
+	err := b.eachReverse(b.versions().Cursor(), mustID(itemID), nil, func(_, v []byte) (bool, error) {
 		var ver model.Version
 		if err := decodeVersionRecord(v, &ver); err != nil {
 			return false, errInternal("version record unreadable: %v", err)

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func TestPatchWritesVersionActivityAndRecord(t *testing.T) {
 	if err != nil || len(vs) != 2 || vs[0].ID != r.VersionID || vs[0].Summary != "patch: 2 edit(s)" {
 		t.Fatalf("versions %+v %v", vs, err)
 	}
-	page, err := s.ListActivity(ws, ActivityQuery{ItemRef: doc.Ref, Limit: 1})
+	page, err := s.ListActivity(context.Background(), ws, ActivityQuery{ItemRef: doc.Ref, Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

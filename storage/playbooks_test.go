@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"testing"
 
 	"github.com/padd/padd/api"
@@ -67,7 +68,7 @@ func TestPlaybooks(t *testing.T) {
 func TestBootstrap(t *testing.T) {
 	s, _ := openTest(t)
 	ws := mustWorkspace(t, s, "Boot")
-	b, err := s.Bootstrap(ws.Slug, DashboardParams{})
+	b, err := s.Bootstrap(context.Background(), ws.Slug, DashboardParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestBootstrap(t *testing.T) {
 	for i, st := range []string{"in-progress", "in-progress", "open", "in-progress", "in-progress", "in-progress", "in-progress"} {
 		mustCreate(t, s, ws.Slug, "tasks", "task "+string(rune('a'+i)), map[string]any{"status": st})
 	}
-	b, err = s.Bootstrap(ws.Slug, DashboardParams{})
+	b, err = s.Bootstrap(context.Background(), ws.Slug, DashboardParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestBootstrap(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if b, err = s.Bootstrap(ws.Slug, DashboardParams{}); err != nil {
+	if b, err = s.Bootstrap(context.Background(), ws.Slug, DashboardParams{}); err != nil {
 		t.Fatal(err)
 	}
 	prog, err := s.Progress(ws.Slug, plan.Ref)
@@ -159,7 +160,7 @@ func TestBootstrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err = s.Bootstrap(ws.Slug, DashboardParams{}); err != nil || b.BuiltinUpdates != 1 {
+	if b, err = s.Bootstrap(context.Background(), ws.Slug, DashboardParams{}); err != nil || b.BuiltinUpdates != 1 {
 		t.Fatalf("builtin_updates %d %v", b.BuiltinUpdates, err)
 	}
 }

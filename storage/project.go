@@ -33,7 +33,7 @@ func eachActivity(b *wsb, since, until time.Time, actions []string, fn func(a mo
 	if lo >= hi {
 		return nil
 	}
-	return eachReverse(b.activity().Cursor(), nil, seqKey(hi), func(k, v []byte) (bool, error) {
+	return b.eachReverse(b.activity().Cursor(), nil, seqKey(hi), func(k, v []byte) (bool, error) {
 		if int64(getU64(k)) < lo {
 			return false, nil
 		}

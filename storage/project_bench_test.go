@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -137,7 +138,7 @@ func BenchmarkDashboard100k(b *testing.B) {
 	var lat latencies
 	for b.Loop() {
 		lat.time(func() {
-			d, err := s.Dashboard(ws, DashboardParams{Now: now, Who: benchWho})
+			d, err := s.Dashboard(context.Background(), ws, DashboardParams{Now: now, Who: benchWho})
 			if err != nil || len(d.SuggestedNext) != 3 || d.AttentionTotals[model.NoticeBlocked] == 0 {
 				b.Fatalf("%v %+v", err, d.AttentionTotals)
 			}
@@ -158,7 +159,7 @@ func benchNext(b *testing.B, s *Store, ws string, p NextParams, want int) {
 	var lat latencies
 	for b.Loop() {
 		lat.time(func() {
-			out, err := s.Next(ws, p)
+			out, err := s.Next(context.Background(), ws, p)
 			if err != nil || want > 0 && len(out.Items) != want || len(out.Items) == 0 {
 				b.Fatalf("%v %d", err, len(out.Items))
 			}
@@ -187,7 +188,7 @@ func BenchmarkStale100k(b *testing.B) {
 	var lat latencies
 	for b.Loop() {
 		lat.time(func() {
-			if _, err := s.Stale(ws, StaleParams{Now: now}); err != nil {
+			if _, err := s.Stale(context.Background(), ws, StaleParams{Now: now}); err != nil {
 				b.Fatal(err)
 			}
 		})
@@ -202,7 +203,7 @@ func BenchmarkReadyAfterBurst100k(b *testing.B) {
 	s, ws := viewsBenchStore(b)
 	now := benchNow()
 	for range 100 {
-		out, err := s.Next(ws, NextParams{Now: now, Who: benchWho, Limit: 20})
+		out, err := s.Next(context.Background(), ws, NextParams{Now: now, Who: benchWho, Limit: 20})
 		if err != nil || len(out.Items) == 0 {
 			b.Fatalf("%v %d", err, len(out.Items))
 		}
@@ -254,10 +255,19 @@ func BenchmarkDigests100k(b *testing.B) {
 		name string
 		run  func() error
 	}{
-		{"standup-7d", func() error { _, err := s.Standup(ws, StandupParams{Now: now, Days: 7}); return err }},
-		{"changelog-7d", func() error { _, err := s.Changelog(ws, ChangelogParams{Now: now, Days: 7}); return err }},
-		{"report", func() error { _, err := s.Report(ws, ReportParams{Now: now}); return err }},
-		{"catch-up", func() error { _, err := s.CatchUp(ws, CatchUpParams{Now: now, Caller: user}); return err }},
+		{"standup-7d", func() error {
+			_, err := s.Standup(context.Background(), ws, StandupParams{Now: now, Days: 7})
+			return err
+		}},
+		{"changelog-7d", func() error {
+			_, err := s.Changelog(context.Background(), ws, ChangelogParams{Now: now, Days: 7})
+			return err
+		}},
+		{"report", func() error { _, err := s.Report(context.Background(), ws, ReportParams{Now: now}); return err }},
+		{"catch-up", func() error {
+			_, err := s.CatchUp(context.Background(), ws, CatchUpParams{Now: now, Caller: user})
+			return err
+		}},
 	} {
 		b.Run(v.name, func(b *testing.B) {
 			var lat latencies

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"maps"
 	"slices"
@@ -126,7 +127,7 @@ func (x *projectCtx) sideOpen(id []byte, s blkSide) (bool, error) {
 func (x *projectCtx) openBlockerID(id []byte) ([]byte, string, error) {
 	var found []byte
 	status := ""
-	err := eachReverse(x.b.blk().Cursor(), id, nil, func(_, v []byte) (bool, error) {
+	err := x.b.eachReverse(x.b.blk().Cursor(), id, nil, func(_, v []byte) (bool, error) {
 		source, src, _, ok := decodeBlk(v)
 		if !ok {
 			return false, errInternal("blocking-edge record of %s is unreadable", idString(id))
@@ -278,8 +279,9 @@ func (m *streams) next() ([]byte, int) {
 
 // walkStreams visits the entries of streams in the list's order (pinned
 // first, then most recently updated) or, oldestFirst, pinned first and
-// then least recently updated. fn returns false to stop.
-func walkStreams(ix *bucket, prefixes [][]byte, oldestFirst bool, fn func(suffix []byte, stream int) (bool, error)) error {
+// then least recently updated, of b's list index. fn returns false to
+// stop; the walk stops with b's read (check).
+func walkStreams(b *wsb, prefixes [][]byte, oldestFirst bool, fn func(suffix []byte, stream int) (bool, error)) error {
 	sections := [][]byte{nil}
 	if oldestFirst {
 		// Backwards, the unpinned section would come first: read the
@@ -294,11 +296,14 @@ func walkStreams(ix *bucket, prefixes [][]byte, oldestFirst bool, fn func(suffix
 				ps[i] = cat(p, sec)
 			}
 		}
-		m := newStreams(ix, ps, oldestFirst)
+		m := newStreams(b.index(), ps, oldestFirst)
 		for {
 			suffix, i := m.next()
 			if suffix == nil {
 				break
+			}
+			if err := b.check(); err != nil {
+				return err
 			}
 			more, err := fn(suffix, i)
 			if err != nil || !more {
@@ -573,7 +578,7 @@ func (x *projectCtx) suggest(o suggestOpts) ([]suggestion, bool, error) {
 			if len(prefixes) == 0 {
 				continue
 			}
-			err := walkStreams(x.b.index(), prefixes, t.OldestFirst(), func(suffix []byte, i int) (bool, error) {
+			err := walkStreams(x.b, prefixes, t.OldestFirst(), func(suffix []byte, i int) (bool, error) {
 				q := owners[i]
 				if !q.accepts(x.b.index(), suffix) {
 					return true, nil
@@ -676,7 +681,7 @@ type NextParams struct {
 // Next answers GET /next (limit 3) and /ready (the actionable backlog):
 // open work in ranking order, never blocked, never leased to another
 // claimant, with the fired reminders waiting for an acknowledgement.
-func (s *Store) Next(ws string, p NextParams) (*NextWork, error) {
+func (s *Store) Next(ctx context.Context, ws string, p NextParams) (*NextWork, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
@@ -684,7 +689,7 @@ func (s *Store) Next(ws string, p NextParams) (*NextWork, error) {
 		p.Limit = 3
 	}
 	out := &NextWork{Items: []WorkItem{}, Role: p.Role}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
@@ -709,5 +714,8 @@ func (s *Store) Next(ws string, p NextParams) (*NextWork, error) {
 		out.Reminders, err = pendingReminders(r.ws)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -108,7 +109,7 @@ func (f *viewFixture) refs(titles ...string) []string {
 func (f *viewFixture) next(t *testing.T, p NextParams) *NextWork {
 	t.Helper()
 	p.Now = f.clk.now()
-	out, err := f.s.Next(f.ws, p)
+	out, err := f.s.Next(context.Background(), f.ws, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestDashboardSections(t *testing.T) {
 	if _, _, err := f.s.FireDueReminders(f.clk.now(), 0); err != nil {
 		t.Fatal(err)
 	}
-	d, err := f.s.Dashboard(f.ws, DashboardParams{Now: f.clk.now(), Who: claude})
+	d, err := f.s.Dashboard(context.Background(), f.ws, DashboardParams{Now: f.clk.now(), Who: claude})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func TestDashboardSections(t *testing.T) {
 	// Finishing the plan's children asks to complete it.
 	f.update(t, "Wire the API", map[string]any{"status": "done"})
 	f.update(t, "Write docs", map[string]any{"status": "cancelled"})
-	d, err = f.s.Dashboard(f.ws, DashboardParams{Now: f.clk.now()})
+	d, err = f.s.Dashboard(context.Background(), f.ws, DashboardParams{Now: f.clk.now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestStaleCategories(t *testing.T) {
 	if _, _, err := f.s.UpdateCollection(f.ws, "tasks", CollectionUpdate{Schema: &sch}, user); err != nil {
 		t.Fatal(err)
 	}
-	out, err := f.s.Stale(f.ws, StaleParams{Now: f.clk.now()})
+	out, err := f.s.Stale(context.Background(), f.ws, StaleParams{Now: f.clk.now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,21 +272,21 @@ func TestStaleCategories(t *testing.T) {
 		t.Fatalf("stale = %v, want %v", workRefs(out.Items), want)
 	}
 	// A shorter threshold finds more stalled work; a type filter keeps one.
-	out, err = f.s.Stale(f.ws, StaleParams{Now: f.clk.now().Add(time.Hour), Days: 1, Type: "stalled", Limit: 1})
+	out, err = f.s.Stale(context.Background(), f.ws, StaleParams{Now: f.clk.now().Add(time.Hour), Days: 1, Type: "stalled", Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Totals["stalled"] != 1 || len(out.Items) != 1 || out.HasMore || len(out.Totals) != 1 {
 		t.Fatalf("stalled only = %+v", out)
 	}
-	out, err = f.s.Stale(f.ws, StaleParams{Now: f.clk.now().Add(48 * time.Hour), Days: 1, Type: "stalled", Limit: 1})
+	out, err = f.s.Stale(context.Background(), f.ws, StaleParams{Now: f.clk.now().Add(48 * time.Hour), Days: 1, Type: "stalled", Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.Totals["stalled"] != 3 || len(out.Items) != 1 || !out.HasMore || out.Items[0].ItemRef != f.ref["Stuck"] {
 		t.Fatalf("stalled after two days = %+v", out)
 	}
-	_, err = f.s.Stale(f.ws, StaleParams{Type: "bogus"})
+	_, err = f.s.Stale(context.Background(), f.ws, StaleParams{Type: "bogus"})
 	wantCode(t, err, model.CodeValidation)
 }
 
@@ -297,7 +298,7 @@ func TestStandupAndChangelog(t *testing.T) {
 	f.update(t, "Polish", map[string]any{"status": "cancelled"}) // dropped: not a completion
 	f.update(t, "Old chore", map[string]any{"status": "done"})
 	f.update(t, "Old chore", map[string]any{"status": "open"}) // reopened: no longer done
-	st, err := f.s.Standup(f.ws, StandupParams{Now: f.clk.now(), Days: 1})
+	st, err := f.s.Standup(context.Background(), f.ws, StandupParams{Now: f.clk.now(), Days: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestStandupAndChangelog(t *testing.T) {
 	if st.InProgress.Total != 3 || st.Blockers.Total != 1 {
 		t.Fatalf("standup in progress %d, blockers %d", st.InProgress.Total, st.Blockers.Total)
 	}
-	cl, err := f.s.Changelog(f.ws, ChangelogParams{Now: f.clk.now(), Since: since.Format(time.RFC3339)})
+	cl, err := f.s.Changelog(context.Background(), f.ws, ChangelogParams{Now: f.clk.now(), Since: since.Format(time.RFC3339)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,21 +318,21 @@ func TestStandupAndChangelog(t *testing.T) {
 		t.Fatalf("changelog = %+v", cl)
 	}
 	// The default week reaches "Done thing", completed before since.
-	cl, err = f.s.Changelog(f.ws, ChangelogParams{Now: f.clk.now()})
+	cl, err = f.s.Changelog(context.Background(), f.ws, ChangelogParams{Now: f.clk.now()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := f.refs("Write docs", "Done thing"); !reflect.DeepEqual(changelogRefs(cl), want) {
 		t.Fatalf("week changelog = %v, want %v", changelogRefs(cl), want)
 	}
-	cl, err = f.s.Changelog(f.ws, ChangelogParams{Now: f.clk.now(), Until: since.Format(time.RFC3339)})
+	cl, err = f.s.Changelog(context.Background(), f.ws, ChangelogParams{Now: f.clk.now(), Until: since.Format(time.RFC3339)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := f.refs("Done thing"); !reflect.DeepEqual(changelogRefs(cl), want) {
 		t.Fatalf("changelog until %v = %v, want %v", since, changelogRefs(cl), want)
 	}
-	_, err = f.s.Changelog(f.ws, ChangelogParams{Since: "yesterday"})
+	_, err = f.s.Changelog(context.Background(), f.ws, ChangelogParams{Since: "yesterday"})
 	wantCode(t, err, model.CodeInvalidSince)
 }
 
@@ -346,7 +347,7 @@ func changelogRefs(c *Changelog) []string {
 func TestReport(t *testing.T) {
 	f := newViewFixture(t)
 	f.update(t, "Write docs", map[string]any{"status": "done"})
-	r, err := f.s.Report(f.ws, ReportParams{Now: f.clk.now(), Window: "week", TZ: "America/Los_Angeles", IncludeItems: true})
+	r, err := f.s.Report(context.Background(), f.ws, ReportParams{Now: f.clk.now(), Window: "week", TZ: "America/Los_Angeles", IncludeItems: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +366,7 @@ func TestReport(t *testing.T) {
 		t.Fatalf("wip %+v, cycle %+v", r.WIP, r.CycleTime)
 	}
 	// Naming a reference collection includes it; a day window buckets hours.
-	r, err = f.s.Report(f.ws, ReportParams{Now: f.clk.now(), Window: "day", Collections: []string{"docs"}})
+	r, err = f.s.Report(context.Background(), f.ws, ReportParams{Now: f.clk.now(), Window: "day", Collections: []string{"docs"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +374,7 @@ func TestReport(t *testing.T) {
 		t.Fatalf("docs day report: %v %s %d buckets", r.Collections, r.Granularity, len(r.Buckets))
 	}
 	for _, tz := range []string{"Local", "Mars/Olympus"} {
-		_, err = f.s.Report(f.ws, ReportParams{TZ: tz})
+		_, err = f.s.Report(context.Background(), f.ws, ReportParams{TZ: tz})
 		wantCode(t, err, model.CodeInvalidTZ)
 	}
 }
@@ -418,7 +419,7 @@ func TestCatchUp(t *testing.T) {
 	if _, err := s.UpdateItem(ws, f.ref["Fix crash"], ItemUpdate{Assign: &assign}, user); err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.CatchUp(ws, CatchUpParams{Now: f.clk.now(), Caller: me})
+	c, err := s.CatchUp(context.Background(), ws, CatchUpParams{Now: f.clk.now(), Caller: me})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +439,7 @@ func TestCatchUp(t *testing.T) {
 		t.Fatalf("needs you = %+v", c.NeedsYou)
 	}
 	// The agent's own digest leaves out its work and keeps the user's.
-	c, err = s.CatchUp(ws, CatchUpParams{Now: f.clk.now(), Caller: agent})
+	c, err = s.CatchUp(context.Background(), ws, CatchUpParams{Now: f.clk.now(), Caller: agent})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"testing"
 
 	"github.com/padd/padd/model"
@@ -91,7 +92,7 @@ func TestProvisionalRefsAndAdoption(t *testing.T) {
 	}
 	// The renumbering is in the change log (readers see the new ref) and
 	// the activity feed, and is not queued for push.
-	acts, err := s.ListActivity(ws.Slug, ActivityQuery{ItemRef: p1.ID, Limit: 1})
+	acts, err := s.ListActivity(context.Background(), ws.Slug, ActivityQuery{ItemRef: p1.ID, Limit: 1})
 	if err != nil || len(acts.Entries) != 1 || acts.Entries[0].Action != "updated" {
 		t.Fatalf("activity after adoption: %+v %v", acts, err)
 	}

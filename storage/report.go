@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"math"
 	"sort"
 	"strings"
@@ -110,7 +111,7 @@ type ReportParams struct {
 // bucket (in the caller's zone), totals, completions per collection,
 // the status distribution, cycle time and work in progress. The status
 // distribution and WIP are the current ones, also for a past window.
-func (s *Store) Report(ws string, p ReportParams) (*Report, error) {
+func (s *Store) Report(ctx context.Context, ws string, p ReportParams) (*Report, error) {
 	loc, err := model.ReportZone(p.TZ)
 	if err != nil {
 		return nil, err
@@ -132,7 +133,7 @@ func (s *Store) Report(ws string, p ReportParams) (*Report, error) {
 		}
 		return t.In(loc).Format(time.DateOnly)
 	}
-	err = s.read(ws, func(r *rtx) error {
+	err = s.readCtx(ctx, ws, func(r *rtx) error {
 		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
@@ -253,7 +254,10 @@ func (s *Store) Report(ws string, p ReportParams) (*Report, error) {
 			P90Hours: quantile(allCycle, 0.9), ByCollection: durations(cycle)}
 		return x.reportSnapshot(scope, out)
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // reportSnapshot fills the status distribution and the work in progress
@@ -277,7 +281,7 @@ func (x *projectCtx) reportSnapshot(scope map[string]*vcoll, out *Report) error 
 				open = append(open, vc.valueStream(vc.doneKey, v))
 			}
 		}
-		err := walkStreams(x.b.index(), open, false, func(suffix []byte, _ int) (bool, error) {
+		err := walkStreams(x.b, open, false, func(suffix []byte, _ int) (bool, error) {
 			s, err := x.sums.get(suffix[9:])
 			if err != nil || s == nil {
 				return err == nil, err

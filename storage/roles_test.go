@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"reflect"
 	"testing"
 
@@ -147,7 +148,7 @@ func TestDeleteRoleClearsAssignments(t *testing.T) {
 	}
 	byRole := func(role string, archived bool) []string {
 		t.Helper()
-		res, err := s.ListItems(ws, ListParams{Role: role, IncludeArchived: archived})
+		res, err := s.ListItems(context.Background(), ws, ListParams{Role: role, IncludeArchived: archived})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +171,7 @@ func TestDeleteRoleClearsAssignments(t *testing.T) {
 	if got := wsSeq(t, s, ws); got != head+3 {
 		t.Fatalf("role + 2 items: head %d -> %d", head, got)
 	}
-	changes, _, err := s.ChangesSince(ws, head, 10)
+	changes, _, err := s.ChangesSince(context.Background(), ws, head, 10)
 	if err != nil || len(changes) != 3 || changes[0].Entity != model.EntityRole || changes[0].Op != model.OpDeleted {
 		t.Fatalf("logged %+v %v", changes, err)
 	}
@@ -197,7 +198,7 @@ func TestDeleteRoleClearsAssignments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ListItems(ws, ListParams{Role: "planner"}); !model.IsCode(err, model.CodeValidation) {
+	if _, err := s.ListItems(context.Background(), ws, ListParams{Role: "planner"}); !model.IsCode(err, model.CodeValidation) {
 		t.Fatalf("the role is gone: %v", err)
 	}
 	if got := byRole("reviewer", true); !reflect.DeepEqual(got, []string{c.Ref}) {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/padd/padd/model"
 )
@@ -80,8 +81,8 @@ func indexDoc(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, 
 // ScanItems reads a workspace's items in id order for a full index
 // build, a page at a time (after: the last id of the previous page), so
 // no read transaction stays open across a long rebuild.
-func (s *Store) ScanItems(ws, after string, limit int) (docs []IndexDoc, next string, err error) {
-	err = s.read(ws, func(r *rtx) error {
+func (s *Store) ScanItems(ctx context.Context, ws, after string, limit int) (docs []IndexDoc, next string, err error) {
+	err = s.readCtx(ctx, ws, func(r *rtx) error {
 		colls := map[string]*model.Collection{}
 		c := r.ws.items().Cursor()
 		var k []byte
@@ -94,6 +95,9 @@ func (s *Store) ScanItems(ws, after string, limit int) (docs []IndexDoc, next st
 			k, _ = c.First()
 		}
 		for ; k != nil && len(docs) < limit; k, _ = c.Next() {
+			if err := r.ws.check(); err != nil {
+				return err
+			}
 			d, err := s.indexDocOrSkip(r.ws, k, colls)
 			if err != nil {
 				return err
@@ -105,7 +109,10 @@ func (s *Store) ScanItems(ws, after string, limit int) (docs []IndexDoc, next st
 		}
 		return nil
 	})
-	return docs, next, err
+	if err != nil {
+		return nil, "", err
+	}
+	return docs, next, nil
 }
 
 // ItemCount is the number of items (live and archived) in a workspace.

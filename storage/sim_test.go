@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -356,7 +357,7 @@ func simLess(spec string, a, b *simItem) bool {
 func (m *sim) check(step int) {
 	for range 3 {
 		p, want := m.query()
-		res, err := m.s.ListItems(m.ws, p)
+		res, err := m.s.ListItems(context.Background(), m.ws, p)
 		if err != nil {
 			m.t.Fatalf("step %d: list %+v: %v", step, p, err)
 		}

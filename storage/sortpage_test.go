@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -63,9 +64,9 @@ func TestPageByUpdatedMatchesFullSort(t *testing.T) {
 				q := q
 				q.Sort, q.Offset, q.Limit = sort, page[0], page[1]
 				byUpdatedFromIndex = true
-				fast, err := s.ListItems(ws.Slug, q)
+				fast, err := s.ListItems(context.Background(), ws.Slug, q)
 				byUpdatedFromIndex = false
-				slow, err2 := s.ListItems(ws.Slug, q)
+				slow, err2 := s.ListItems(context.Background(), ws.Slug, q)
 				byUpdatedFromIndex = true
 				if err != nil || err2 != nil {
 					t.Fatalf("%+v: %v / %v", q, err, err2)

@@ -30,6 +30,9 @@ func pageSorted(r *rtx, driver *term, accept acceptFn, p ListParams, colls map[s
 		if suffix == nil {
 			break
 		}
+		if err := r.ws.check(); err != nil {
+			return err
+		}
 		ok, err := accept(suffix, collID)
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"sort"
 	"time"
 
@@ -30,7 +31,7 @@ var staleTypes = []string{model.NoticeStalled, model.NoticeBlocked, model.Notice
 
 // Stale lists work that is not moving (PRJ-04): stalled, blocked,
 // overdue and out of the workflow, in that order, with exact totals.
-func (s *Store) Stale(ws string, p StaleParams) (*StaleReport, error) {
+func (s *Store) Stale(ctx context.Context, ws string, p StaleParams) (*StaleReport, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
@@ -52,7 +53,7 @@ func (s *Store) Stale(ws string, p StaleParams) (*StaleReport, error) {
 		types = []string{p.Type}
 	}
 	out := &StaleReport{Days: days, Totals: map[string]int{}, Items: []WorkItem{}}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
@@ -80,7 +81,10 @@ func (s *Store) Stale(ws string, p StaleParams) (*StaleReport, error) {
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // outOfWorkflow lists open work whose done-field value is not one of the
@@ -114,7 +118,7 @@ func (x *projectCtx) outOfWorkflow(limit int) ([]WorkItem, int, error) {
 		sort.Strings(vals)
 		for _, v := range vals {
 			if len(out) < limit {
-				err := walkStreams(x.b.index(), [][]byte{vc.valueStream(vc.doneKey, v)}, false, func(suffix []byte, _ int) (bool, error) {
+				err := walkStreams(x.b, [][]byte{vc.valueStream(vc.doneKey, v)}, false, func(suffix []byte, _ int) (bool, error) {
 					return keep(suffix, vc, v)
 				})
 				if err != nil {
@@ -137,7 +141,7 @@ func (x *projectCtx) outOfWorkflow(limit int) ([]WorkItem, int, error) {
 			valueStreams = append(valueStreams, vc.valueStream(vc.doneKey, v))
 		}
 		found := 0
-		err := walkStreams(x.b.index(), [][]byte{collPrefix(vc.key, lifeLive)}, false, func(suffix []byte, _ int) (bool, error) {
+		err := walkStreams(x.b, [][]byte{collPrefix(vc.key, lifeLive)}, false, func(suffix []byte, _ int) (bool, error) {
 			for _, p := range valueStreams {
 				if x.b.index().Get(cat(p, suffix)) != nil {
 					return true, nil

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -31,7 +32,7 @@ type StandupParams struct {
 
 // Standup is what got done over the lookback, what is in progress and
 // what is blocked (PRJ-05).
-func (s *Store) Standup(ws string, p StandupParams) (*Standup, error) {
+func (s *Store) Standup(ctx context.Context, ws string, p StandupParams) (*Standup, error) {
 	if p.Now.IsZero() {
 		p.Now = s.clock()
 	}
@@ -42,7 +43,7 @@ func (s *Store) Standup(ws string, p StandupParams) (*Standup, error) {
 	out := &Standup{Days: days, Since: fmtTime(since), Until: fmtTime(until),
 		Done: Section{Items: []WorkItem{}}, InProgress: Section{Items: []WorkItem{}},
 		Blockers: Section{Items: []WorkItem{}}}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.readCtx(ctx, ws, func(r *rtx) error {
 		x, err := newProjectCtx(r.ws, p.Now)
 		if err != nil {
 			return err
@@ -89,5 +90,8 @@ func (s *Store) Standup(ws string, p StandupParams) (*Standup, error) {
 		out.Blockers.Items, out.Blockers.Total, err = x.blocked(limit)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

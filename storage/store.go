@@ -9,6 +9,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -52,6 +53,10 @@ type Options struct {
 	// LogSync, when set, replaces the fdatasync of the write-ahead log
 	// (engine.Options.LogSync): tests inject a failing disk with it.
 	LogSync func(f *os.File) error
+	// ReadCheck, when set, is called with the read's context at each
+	// look a long read takes at it (every checkEvery rows, before the
+	// look): tests hold a read there mid-walk.
+	ReadCheck func(ctx context.Context)
 
 	// checkpointAge is the engine's CheckpointAge; tests hold a batch
 	// open longer.
@@ -83,6 +88,8 @@ type Store struct {
 
 	clockMu sync.Mutex
 	last    time.Time
+
+	readCheck func(context.Context) // Options.ReadCheck
 }
 
 // Notification says a workspace's change log grew to Seq. Global is the
@@ -143,7 +150,7 @@ func Open(path string, opt Options) (*Store, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	s := &Store{now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{}}
+	s := &Store{now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{}, readCheck: opt.ReadCheck}
 	db, err := engine.Open(path, engine.Options{Timeout: opt.Timeout, Logger: opt.Logger, NoSync: opt.NoSync, LogSync: opt.LogSync,
 		CheckpointAge: opt.checkpointAge, FillPercent: replayFill, Setup: s.migrate})
 	if err != nil {

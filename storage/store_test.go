@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -106,14 +107,14 @@ func TestCreateGetListUpdate(t *testing.T) {
 			t.Fatalf("get %q: %v %v", ref, got, err)
 		}
 	}
-	res, err := s.ListItems(ws.Slug, ListParams{Collection: "tasks"})
+	res, err := s.ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Items) != 2 || res.Items[0].ID != b.ID {
 		t.Fatalf("default order is updated_at desc: %v", refs(res.Items))
 	}
-	res, err = s.ListItems(ws.Slug, ListParams{Collection: "tasks", Fields: map[string][]string{"priority": {"high", "critical"}}})
+	res, err = s.ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks", Fields: map[string][]string{"priority": {"high", "critical"}}})
 	if err != nil || len(res.Items) != 1 || res.Items[0].ID != a.ID {
 		t.Fatalf("filter: %v %v", refs(res.Items), err)
 	}
@@ -127,7 +128,7 @@ func TestCreateGetListUpdate(t *testing.T) {
 	if e.Details["actual_seq"] != up.Item.Seq {
 		t.Fatalf("conflict details %v", e.Details)
 	}
-	res, _ = s.ListItems(ws.Slug, ListParams{Collection: "tasks", Fields: map[string][]string{"status": {"open"}}})
+	res, _ = s.ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks", Fields: map[string][]string{"status": {"open"}}})
 	if len(res.Items) != 1 || res.Items[0].ID != b.ID {
 		t.Fatalf("index follows update: %v", refs(res.Items))
 	}

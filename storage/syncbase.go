@@ -80,7 +80,7 @@ func putBase(b *wsb, base SyncBase) error {
 		Tags: base.Tags, ParentID: base.ParentID, CollectionID: base.CollectionID,
 		Archived: base.Archived, Pinned: base.Pinned, RemoteSeq: base.RemoteSeq, RemoteUpdatedAt: base.RemoteUpdatedAt}
 	n := 0
-	err = eachReverse(b.versions().Cursor(), id, nil, func(_, raw []byte) (bool, error) {
+	err = b.eachReverse(b.versions().Cursor(), id, nil, func(_, raw []byte) (bool, error) {
 		var v model.Version
 		if decodeVersionRecord(raw, &v) != nil {
 			return true, nil
