@@ -130,6 +130,9 @@ func searchError(err error) error {
 	if _, coded := model.AsError(err); coded {
 		return err
 	}
+	if errors.Is(err, context.Canceled) {
+		return err // writeError's: the client may have gone
+	}
 	return api.Errorf(api.CodeUnavailable, "%s", err.Error())
 }
 

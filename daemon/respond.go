@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -43,7 +44,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // *model.Error, the HTTP layer's *api.Error) keep their code and are
 // answered with its status from api's table, or the status an *api.Error
 // names; anything else is a server_error, logged with what happened.
+// A read stopped by its context (readStopped) is no server error.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if _, coded := model.AsError(err); !coded && isContextEnd(err) {
+		if errors.Is(r.Context().Err(), context.Canceled) && recorderOf(w) == nil {
+			// The client went away: nobody reads an answer.
+			slog.Debug("request stopped: its client left", "method", r.Method, "path", r.URL.Path)
+			return
+		}
+		err = readStopped(err)
+	}
 	var ae *api.Error
 	e, ok := model.AsError(err)
 	if !ok && storage.IsNoSpace(err) {
@@ -70,6 +80,26 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, status, api.ErrorEnvelope{Error: ae})
+}
+
+// isContextEnd says err is a context's end: a read or a search that
+// stopped because the request's context was canceled or passed its
+// deadline.
+func isContextEnd(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// readStopped answers a request whose work stopped at its context's end
+// while a client still waits (a deadline, or padd cancelling its own
+// work): unavailable, to be retried, as a search that did not catch up
+// in time is answered.
+func readStopped(err error) *api.Error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return api.Errorf(api.CodeUnavailable,
+			"padd stopped answering at the request's deadline (%v); retry, asking for less (a smaller page or window) if it persists", err).
+			With("reason", "deadline")
+	}
+	return api.Errorf(api.CodeUnavailable, "padd stopped answering: %v; retry", err).With("reason", "canceled")
 }
 
 // wireDetails is a domain refusal's details as sent: the field issues a
