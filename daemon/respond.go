@@ -89,14 +89,14 @@ func isContextEnd(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// readStopped answers a request whose work stopped at its context's end
-// while a client still waits (a deadline, or padd cancelling its own
-// work): unavailable, to be retried, as a search that did not catch up
-// in time is answered.
+// readStopped answers a request whose work stopped at a context's end
+// while its client still waits (a deadline passed, or padd cancelled
+// its own work): unavailable, to be retried, as a search that did not
+// catch up in time is answered.
 func readStopped(err error) *api.Error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return api.Errorf(api.CodeUnavailable,
-			"padd stopped answering at the request's deadline (%v); retry, asking for less (a smaller page or window) if it persists", err).
+			"padd stopped answering when a deadline passed (%v); retry, asking for less (a smaller page or window) if it persists", err).
 			With("reason", "deadline")
 	}
 	return api.Errorf(api.CodeUnavailable, "padd stopped answering: %v; retry", err).With("reason", "canceled")
