@@ -31,7 +31,7 @@ func (w *worker) drain(ctx context.Context, c *remote.Client, link *storage.Remo
 		if len(entries) == 0 {
 			break
 		}
-		w.setPending(entries)
+		w.setPhase(api.SyncPushing) // status counts what is pending
 		var idle int64 // the last entry that needed no write of its own
 		flush := func() error {
 			if idle == 0 {
@@ -84,17 +84,6 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
-}
-
-func (w *worker) setPending(entries []model.Change) {
-	n, err := w.m.store.OutboxLen(w.wsID)
-	if err != nil {
-		n = len(entries)
-	}
-	w.mu.Lock()
-	w.pending = n
-	w.mu.Unlock()
-	w.setPhase(api.SyncPushing)
 }
 
 // setAsideChange records an outbox entry the remote (or padd) refused,

@@ -40,7 +40,6 @@ type worker struct {
 	lastErr      string
 	offlineSince time.Time
 	nextTry      time.Time
-	pending      int
 	caps         *remote.Capabilities
 	streaming    bool // the remote's event stream is connected
 	live         bool // and a cycle has pulled since it connected
