@@ -200,7 +200,7 @@ func (m *Manager) linkedWorkspace(ws string) (*model.Workspace, *storage.RemoteL
 		return nil, nil, err
 	}
 	if l == nil {
-		return nil, nil, model.NotFound("workspace %q is not linked to a remote Pad; link it with `padctl sync link` or clone one with `padctl sync clone`", w.Slug).With("reason", "not_linked")
+		return nil, nil, model.NotFound("workspace %q is not linked to a remote Pad; link it with `padctl sync link` or clone one with `padctl sync clone`", w.Slug).With("scope", "sync_link")
 	}
 	return w, l, nil
 }
