@@ -161,3 +161,35 @@ func (s *Store) SyncBase(ws, itemID string) (*SyncBase, error) {
 	})
 	return out, err
 }
+
+// A comment's base is the SHA-256 of the body both sides last agreed
+// on, under 'c' and the comment's id in the same bucket as the items'
+// bases: with it a pulled body that differs from padd's says which side
+// changed it.
+func commentBaseKey(id []byte) []byte { return cat([]byte{'c'}, id) }
+
+// SetCommentBase records the body both sides hold of a comment.
+func (t *SyncTx) SetCommentBase(commentID, body string) error {
+	id, ok := idKey(commentID)
+	if !ok {
+		return model.Invalid("comment id %q is not an id", commentID)
+	}
+	return t.w.ws.syncBase().Put(commentBaseKey(id), contentSHA(body))
+}
+
+// CommentBase says whether body is the one both sides last agreed on
+// for a comment; known is false when there is no record (a comment
+// synced before bases were kept).
+func (s *Store) CommentBase(ws, commentID, body string) (same, known bool, err error) {
+	err = s.read(ws, func(r *rtx) error {
+		id, ok := idKey(commentID)
+		if !ok {
+			return nil
+		}
+		v := r.ws.syncBase().Get(commentBaseKey(id))
+		known = v != nil
+		same = known && string(v) == string(contentSHA(body))
+		return nil
+	})
+	return same, known, err
+}

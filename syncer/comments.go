@@ -41,6 +41,9 @@ func (w *worker) pushComment(ctx context.Context, c *remote.Client, link *storag
 		if _, err := c.EditComment(ctx, rws, rid, lc.Body); err != nil {
 			return false, err
 		}
+		return true, w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+			return firstErr(t.SetCommentBase(lc.ID, lc.Body), t.AckOutbox(ch.Seq))
+		})
 	}
 	return false, nil
 }
@@ -80,12 +83,18 @@ func (w *worker) createComment(ctx context.Context, c *remote.Client, link *stor
 	if err != nil {
 		return w.createFailed(err)
 	}
-	return w.adoptComment(lc.ID, rc.ID, seq)
+	return w.adoptComment(lc.ID, rc.ID, lc.Body, seq)
 }
 
-func (w *worker) adoptComment(localID, remoteID string, seq int64) error {
+// adoptComment records a comment create the remote answered (or that
+// was found there): the id map, its body as the base, the outbox entry
+// acknowledged.
+func (w *worker) adoptComment(localID, remoteID, body string, seq int64) error {
 	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
 		if err := t.MapID(storage.SyncComment, localID, remoteID); err != nil {
+			return err
+		}
+		if err := t.SetCommentBase(localID, body); err != nil {
 			return err
 		}
 		if err := t.ClearInFlight(); err != nil {
@@ -204,17 +213,43 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 	for i := range lcs {
 		local[lcs[i].ID] = &lcs[i]
 	}
-	// A comment edited on both sides: the remote's body wins, the local
-	// one is kept as a conflict (its queued edit then pushes nothing new).
-	edited := map[string]bool{}
+	// A comment whose body differs on the two sides: the comment's base
+	// says who changed it. Only padd: keep it (its queued edit pushes
+	// it). Only the remote: take the remote's. Both: the remote's wins
+	// and padd's is kept as a conflict.
+	edits := map[string]commentEdit{}
 	for i := range rcs {
 		rc := &rcs[i]
-		if lid, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rc.ID); err != nil {
+		lid, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rc.ID)
+		if err != nil {
 			return err
-		} else if lc := local[lid]; ok && lc != nil && lc.DeletedAt == nil && !rc.Deleted && lc.Body != rc.Body {
-			if edited[lid], err = w.m.store.OutboxHolds(w.wsID, model.EntityComment, lid); err != nil {
+		}
+		lc := local[lid]
+		if !ok || lc == nil || lc.DeletedAt != nil || rc.Deleted || lc.Body == rc.Body {
+			continue
+		}
+		remoteSame, known, err := w.m.store.CommentBase(w.wsID, lid, rc.Body)
+		if err != nil {
+			return err
+		}
+		localSame, _, err := w.m.store.CommentBase(w.wsID, lid, lc.Body)
+		if err != nil {
+			return err
+		}
+		if !known { // no base: a queued edit here says padd changed it
+			held, err := w.m.store.OutboxHolds(w.wsID, model.EntityComment, lid)
+			if err != nil {
 				return err
 			}
+			remoteSame, localSame = false, !held
+		}
+		switch {
+		case remoteSame:
+			edits[lid] = keepLocalBody
+		case localSame:
+			edits[lid] = takeRemoteBody
+		default:
+			edits[lid] = bothEdited
 		}
 	}
 	// The item's comments are written in one transaction, each with its
@@ -225,7 +260,7 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 		for i := range rcs {
 			rc := &rcs[i]
 			if err := t.As(actorOf(rc.CreatedBy, rc.Author, rc.Source), func() error {
-				return applyComment(t, litem, rc, local, edited, seen)
+				return applyComment(t, litem, rc, local, edits, seen)
 			}); err != nil {
 				return err
 			}
@@ -237,7 +272,7 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 		for i := range rcs {
 			rc := &rcs[i]
 			err := w.m.store.SyncApply(w.wsID, actorOf(rc.CreatedBy, rc.Author, rc.Source), func(t *storage.SyncTx) error {
-				return applyComment(t, litem, rc, local, edited, seen)
+				return applyComment(t, litem, rc, local, edits, seen)
 			})
 			if isRefusal(err) {
 				err = w.setAside(storage.SyncConflict{ItemID: litem, Reason: "padd refused a remote comment: " + err.Error()})
@@ -272,7 +307,7 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 // are added (a reply under its mapped parent), edited ones take the
 // remote's body (a conflict when edited here too), deleted ones are
 // deleted. seen collects the local comments the remote still lists.
-func applyComment(t *storage.SyncTx, litem string, rc *api.Comment, local map[string]*model.Comment, edited, seen map[string]bool) error {
+func applyComment(t *storage.SyncTx, litem string, rc *api.Comment, local map[string]*model.Comment, edits map[string]commentEdit, seen map[string]bool) error {
 	lid, mapped := t.LocalID(storage.SyncComment, rc.ID)
 	if mapped {
 		seen[lid] = true
@@ -282,15 +317,17 @@ func applyComment(t *storage.SyncTx, litem string, rc *api.Comment, local map[st
 		case rc.Deleted:
 			_, err := t.DeleteComment(litem, lid)
 			return err
-		case lc.Body != rc.Body:
-			if edited[lid] {
+		case lc.Body != rc.Body && edits[lid] != keepLocalBody:
+			if edits[lid] == bothEdited {
 				if _, err := t.AddConflict(storage.SyncConflict{Kind: storage.EntryConflict, ItemID: litem,
 					Part: "comment:" + lid, Local: rawJSON(lc.Body), Remote: rawJSON(rc.Body)}); err != nil {
 					return err
 				}
 			}
-			_, err := t.EditComment(litem, lid, rc.Body)
-			return err
+			if _, err := t.EditComment(litem, lid, rc.Body); err != nil {
+				return err
+			}
+			return t.SetCommentBase(lid, rc.Body)
 		}
 		return nil
 	}
@@ -310,8 +347,17 @@ func applyComment(t *storage.SyncTx, litem string, rc *api.Comment, local map[st
 		return err
 	}
 	seen[nc.ID] = true
-	return t.MapID(storage.SyncComment, nc.ID, rc.ID)
+	return firstErr(t.MapID(storage.SyncComment, nc.ID, rc.ID), t.SetCommentBase(nc.ID, rc.Body))
 }
+
+// commentEdit says which side changed a comment's body since the base.
+type commentEdit int
+
+const (
+	takeRemoteBody commentEdit = iota // only the remote (or nothing to go by but that)
+	keepLocalBody                     // only padd: its queued edit pushes it
+	bothEdited                        // both: the remote's wins, padd's is a conflict
+)
 
 // pullLinks brings one remote item's outgoing links here.
 func (w *worker) pullLinks(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteItem, litem string) error {

@@ -200,7 +200,7 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 		if err != nil || rc == nil {
 			return firstErr(err, w.clearInFlight())
 		}
-		return w.adoptComment(f.LocalID, rc.ID, f.OutboxSeq)
+		return w.adoptComment(f.LocalID, rc.ID, rc.Body, f.OutboxSeq)
 	}
 	return w.clearInFlight()
 }

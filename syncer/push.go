@@ -32,7 +32,7 @@ func (w *worker) drain(ctx context.Context, c *remote.Client, link *storage.Remo
 			break
 		}
 		w.setPhase(api.SyncPushing) // status counts what is pending
-		var idle int64 // the last entry that needed no write of its own
+		var idle int64              // the last entry that needed no write of its own
 		flush := func() error {
 			if idle == 0 {
 				return nil
