@@ -254,13 +254,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, f
 		writeError(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.limits.SSEWriteTimeout}
+	sw := s.openStream(w)
 	defer sw.clearDeadline()
 	if sw.event(nil, "connected", connected) != nil {
 		return
@@ -341,6 +335,18 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, f
 			}
 		}
 	}
+}
+
+// openStream answers 200 with an event stream's headers and returns its
+// writer.
+func (s *Server) openStream(w http.ResponseWriter) *sseWriter {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.limits.SSEWriteTimeout}
 }
 
 // sseWriter writes frames, each flushed and bounded by a write deadline.

@@ -451,13 +451,7 @@ func (s *Server) syncEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.limits.SSEWriteTimeout}
+	sw := s.openStream(w)
 	defer sw.clearDeadline()
 	if sw.event(nil, "connected", map[string]int{"workspaces": len(statuses)}) != nil {
 		return nil

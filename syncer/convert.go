@@ -70,7 +70,8 @@ func baseOf(itemID string, m *merge.Item, it *api.Item) storage.SyncBase {
 		RemoteSeq: it.Seq, RemoteUpdatedAt: it.UpdatedAt.UTC().Format(time.RFC3339Nano)}
 }
 
-// remoteBase is the guard of an update made on base b.
+// remoteBaseTime is the remote's updated_at of base b: the guard of an
+// update made on it where the server has no expected_seq.
 func remoteBaseTime(b *storage.SyncBase) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, b.RemoteUpdatedAt)
 	return t
@@ -165,7 +166,8 @@ func actorOf(createdBy, name, source string) model.Actor {
 	return model.Actor{Kind: kind, Name: name, Source: model.SourceSync}
 }
 
-// text renders a value for a conflict record.
+// rawJSON is a value as a conflict record keeps it (null for a side
+// that has none).
 func rawJSON(v any) json.RawMessage {
 	if v == merge.Missing {
 		return json.RawMessage("null")
