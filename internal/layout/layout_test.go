@@ -39,7 +39,8 @@ var mayImport = map[string][]string{
 	"daemon":              {"api", "internal/atomicfile", "internal/launch", "model", "searchindex", "storage", "syncer"},
 	"mcpstdio":            {"api", "internal/launch", "padtoml"},
 	"mcpinstall":          {"internal/atomicfile"},
-	"cli":                 {"api", "internal/launch", "mcpinstall", "model", "padtoml"},
+	"userservice":         {"internal/atomicfile"},
+	"cli":                 {"api", "internal/launch", "mcpinstall", "model", "padtoml", "userservice"},
 	"cmd/padd":            {"api", "daemon", "internal/launch", "mcpstdio", "padtoml"},
 	"cmd/padctl":          {"cli"},
 }
