@@ -11,15 +11,18 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/launch"
+	"github.com/padd/padd/userservice"
 )
 
 // DaemonCmd groups the commands that manage padd itself.
 type DaemonCmd struct {
-	Start   DaemonStartCmd   `cmd:"" help:"Start padd in the background (if it is not running)."`
-	Stop    DaemonStopCmd    `cmd:"" help:"Stop padd and wait until it has exited."`
-	Restart DaemonRestartCmd `cmd:"" help:"Stop padd, then start it again."`
-	Status  DaemonStatusCmd  `cmd:"" help:"Say whether padd is running, and its pid, port, version and data. Exit code 3 when it is not running."`
-	Logs    DaemonLogsCmd    `cmd:"" help:"Print padd's log (padd.log in the data directory)."`
+	Start     DaemonStartCmd     `cmd:"" help:"Start padd in the background (if it is not running); through its service manager when installed."`
+	Stop      DaemonStopCmd      `cmd:"" help:"Stop padd and wait until it has exited; through its service manager when installed."`
+	Restart   DaemonRestartCmd   `cmd:"" help:"Stop padd, then start it again."`
+	Status    DaemonStatusCmd    `cmd:"" help:"Say whether padd is running, and its pid, port, version, data and service entry. Exit code 3 when it is not running."`
+	Logs      DaemonLogsCmd      `cmd:"" help:"Print padd's log (journald's when systemd runs padd, else padd.log in the data directory)."`
+	Install   DaemonInstallCmd   `cmd:"" help:"Install padd as your per-user service (systemd user unit, LaunchAgent or logon entry) and start it."`
+	Uninstall DaemonUninstallCmd `cmd:"" help:"Stop padd and remove its per-user service entry; padd's data stays."`
 }
 
 // How long stop waits for padd to exit after asking, and again after
@@ -37,6 +40,7 @@ type daemonState struct {
 	ClientVersion string `json:"client_version"`
 	Port          int    `json:"port,omitempty"`
 	URL           string `json:"url,omitempty"`
+	serviceState
 	*api.DaemonStatus
 }
 
@@ -45,6 +49,7 @@ func (s daemonState) pairs() *keyValues {
 	if !s.Running {
 		kv.add("status", cell{text: "not running", color: ansiRed})
 		kv.add("data", plain(s.DataDir))
+		kv.add("service", plain(s.serviceState.line()))
 		return kv
 	}
 	kv.add("status", cell{text: "running", color: ansiGreen})
@@ -57,6 +62,7 @@ func (s daemonState) pairs() *keyValues {
 	kv.add("version", plain(version))
 	kv.add("uptime", plain((time.Duration(s.UptimeSeconds) * time.Second).String()))
 	kv.add("data", plain(s.DataDir))
+	kv.add("service", plain(s.serviceState.line()))
 	kv.add("database", plain(fmt.Sprintf("%s (%s)", s.DBPath, humanBytes(s.DBBytes))))
 	kv.add("workspaces", plain(fmt.Sprint(s.Workspaces)))
 	kv.add("agents", plain(fmt.Sprintf("%d connected over MCP", s.MCPSessions)))
@@ -107,7 +113,7 @@ func (a *App) daemonState(ctx context.Context) (daemonState, error) {
 	if err != nil {
 		return daemonState{}, err
 	}
-	st := daemonState{DataDir: dir, ClientVersion: api.Version}
+	st := daemonState{DataDir: dir, ClientVersion: api.Version, serviceState: a.serviceState(ctx)}
 	cl, info, err := a.connect(ctx, false)
 	if err != nil {
 		return st, nil
@@ -172,6 +178,11 @@ func (c *DaemonStartCmd) Run(ctx context.Context, a *App) error {
 func (a *App) startDaemon(ctx context.Context) error {
 	_, _, err := a.connect(ctx, false)
 	wasRunning := err == nil
+	if !wasRunning {
+		if err := a.managerStart(ctx); err != nil {
+			return err
+		}
+	}
 	if _, err := a.Client(ctx); err != nil {
 		return err
 	}
@@ -217,6 +228,29 @@ func (a *App) stopDaemon(ctx context.Context) (dir string, pid int, err error) {
 	if err != nil {
 		return "", 0, err
 	}
+	// Under a manager the manager stops padd, so its restart policy does
+	// not bring it back; a padd it did not start is then stopped below.
+	var managed int
+	if before, err := launch.ReadInfo(dir); err == nil && launch.ProcessAlive(before.PID) {
+		pid, err := a.managerStop(ctx)
+		if err != nil {
+			return dir, 0, err
+		}
+		if pid == before.PID && waitExit(ctx, pid, stopWait) {
+			removeStaleInfo(dir, pid)
+			managed = pid
+		}
+	}
+	_, pid, err = a.stopUnmanaged(ctx, dir)
+	if pid == 0 {
+		pid = managed
+	}
+	return dir, pid, err
+}
+
+// stopUnmanaged stops the padd daemon.json names, asking it over the API
+// first; pid 0 means none was running.
+func (a *App) stopUnmanaged(ctx context.Context, dir string) (string, int, error) {
 	info, err := launch.ReadInfo(dir)
 	if errors.Is(err, launch.ErrNoDaemon) {
 		return dir, 0, nil
@@ -286,4 +320,224 @@ func (c *DaemonRestartCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	return a.startDaemon(ctx)
+}
+
+// serviceHost reaches the user's service manager. The tests put a Host
+// whose Runner records the manager's commands in its place.
+var serviceHost = func() (*userservice.Host, error) { return userservice.Local(nil) }
+
+// serviceState is the service entry's part of `daemon status` (and of
+// install and uninstall), for people and for the tray.
+type serviceState struct {
+	Installed   bool                `json:"installed"`
+	Manager     userservice.Manager `json:"manager"` // systemd-user, launchd, windows-logon, xdg-autostart or none
+	Enabled     bool                `json:"enabled"` // starts at login
+	UnitPath    string              `json:"unit_path"`
+	ServicePID  int                 `json:"service_pid,omitempty"`  // the manager's padd, when it runs one
+	ServiceNote string              `json:"service_note,omitempty"` // what is wrong with the entry
+}
+
+func (s serviceState) line() string {
+	if !s.Installed {
+		l := "not installed (`padctl daemon install` starts padd at login)"
+		if s.ServiceNote != "" {
+			l += "; " + s.ServiceNote
+		}
+		return l
+	}
+	en := "enabled"
+	if !s.Enabled {
+		en = "disabled"
+	}
+	l := fmt.Sprintf("%s, %s (%s)", s.Manager, en, s.UnitPath)
+	if s.ServiceNote != "" {
+		l += "; " + s.ServiceNote
+	}
+	return l
+}
+
+// serviceQuery finds padd's service entry for this data directory. An
+// entry that runs padd on another data directory (PAD_HOME differs) is
+// not this padd's: it counts as not installed, and other says whose it is.
+func (a *App) serviceQuery(ctx context.Context) (*userservice.Host, userservice.Status, error) {
+	h, st, _, err := a.serviceEntry(ctx)
+	return h, st, err
+}
+
+func (a *App) serviceEntry(ctx context.Context) (h *userservice.Host, st userservice.Status, other string, err error) {
+	none := userservice.Status{Manager: userservice.None}
+	if h, err = serviceHost(); err != nil {
+		return nil, none, "", err
+	}
+	if st, err = h.Query(ctx); err != nil || !st.Installed {
+		return h, st, "", err
+	}
+	want := ""
+	if os.Getenv("PAD_HOME") != "" {
+		if want, err = launch.DataDir(); err != nil {
+			return h, none, "", err
+		}
+	}
+	if st.PadHome != want {
+		home := st.PadHome
+		if home == "" {
+			home = "the default data directory"
+		}
+		return h, none, fmt.Sprintf("the %s entry %s runs padd on %s, not this one", st.Manager, st.Path, home), nil
+	}
+	return h, st, "", nil
+}
+
+func (a *App) serviceState(ctx context.Context) serviceState {
+	_, st, other, err := a.serviceEntry(ctx)
+	if err != nil {
+		return serviceState{Manager: userservice.None, ServiceNote: err.Error()}
+	}
+	if other != "" {
+		return serviceState{Manager: userservice.None, ServiceNote: other}
+	}
+	s := serviceState{Installed: st.Installed, Manager: st.Manager, Enabled: st.Enabled, UnitPath: st.Path, ServicePID: st.PID}
+	if st.Manager == userservice.SystemdUser {
+		// An upgrade that moved padd leaves a unit naming a file that is
+		// gone: the manager would fail to start it at the next login.
+		if b, err := os.ReadFile(st.Path); err == nil {
+			if argv, _, err := userservice.UnitCommand(string(b)); err == nil {
+				if _, err := os.Stat(argv[0]); err != nil {
+					s.ServiceNote = fmt.Sprintf("the unit's padd %s is gone: `padctl daemon install` writes the unit again", argv[0])
+				}
+			}
+		}
+	}
+	return s
+}
+
+// managerStart starts padd through its manager when an installed entry
+// has one that controls padd, and waits until padd answers. Otherwise it
+// does nothing: the caller starts padd itself.
+func (a *App) managerStart(ctx context.Context) error {
+	h, st, err := a.serviceQuery(ctx)
+	if err != nil || !st.Installed || !st.Manager.Controls() {
+		return nil
+	}
+	if err := h.Start(ctx, st.Manager); err != nil {
+		return failf("service_failed", "see `padctl daemon logs`", "%s did not start padd: %v", st.Manager, err)
+	}
+	return a.waitManaged(ctx, st.Manager)
+}
+
+// waitManaged waits until the padd a manager started answers.
+func (a *App) waitManaged(ctx context.Context, m userservice.Manager) error {
+	deadline := time.Now().Add(stopWait)
+	for {
+		if _, _, err := a.connect(ctx, false); err == nil {
+			return nil
+		} else if time.Now().After(deadline) {
+			return failf("service_failed", "see `padctl daemon logs`", "padd did not answer within %s of %s starting it: %v", stopWait, m, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// managerStop stops padd through its manager when an installed entry
+// has one that runs padd now, and returns the pid the manager ran (0:
+// it ran none).
+func (a *App) managerStop(ctx context.Context) (pid int, err error) {
+	h, st, err := a.serviceQuery(ctx)
+	if err != nil || !st.Installed || !st.Manager.Controls() || !st.Active {
+		return 0, nil
+	}
+	if err := h.Stop(ctx, st.Manager); err != nil {
+		return 0, failf("service_failed", "see `padctl daemon logs`", "%s did not stop padd: %v", st.Manager, err)
+	}
+	return st.PID, nil
+}
+
+// DaemonInstallCmd is `daemon install`.
+type DaemonInstallCmd struct{}
+
+// Run writes padd's per-user service entry for the padd beside padctl
+// (else on PATH) and starts padd under it. A padd that padctl started
+// outside the manager is stopped first, so there is one padd.
+func (c *DaemonInstallCmd) Run(ctx context.Context, a *App) error {
+	dir, err := launch.DataDir()
+	if err != nil {
+		return err
+	}
+	padd, err := launch.PaddPath("")
+	if err != nil {
+		return failf("no_padd", "install padd beside padctl", "%v", err)
+	}
+	if padd, err = filepath.Abs(padd); err != nil {
+		return err
+	}
+	spec := userservice.Spec{Executable: padd, LogDir: dir}
+	if os.Getenv("PAD_HOME") != "" {
+		spec.PadHome = dir
+	}
+	h, err := serviceHost()
+	if err != nil {
+		return err
+	}
+	choice := h.Choose(ctx)
+	if choice.Why != "" {
+		a.notef("%s; installing an XDG autostart entry instead: a desktop session starts padd at login, and nothing restarts it after a crash", choice.Why)
+	}
+	if choice.Manager.Controls() {
+		if _, _, err := a.stopUnmanaged(ctx, dir); err != nil {
+			return err
+		}
+	}
+	if err := h.Install(ctx, choice, spec); err != nil {
+		return failf("service_failed", "`padctl daemon status` shows what is installed", "installing padd under %s: %v", choice.Manager, err)
+	}
+	if choice.Manager.Controls() {
+		err = a.waitManaged(ctx, choice.Manager)
+	} else {
+		_, err = a.Client(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	st, err := a.daemonState(ctx)
+	if err != nil {
+		return err
+	}
+	return a.emitDaemonState(st, fmt.Sprintf("Installed padd under %s (%s); running as pid %d on %s", st.Manager, st.UnitPath, st.PID, st.URL))
+}
+
+// DaemonUninstallCmd is `daemon uninstall`.
+type DaemonUninstallCmd struct{}
+
+// Run stops padd and removes its entry; the data stays.
+func (c *DaemonUninstallCmd) Run(ctx context.Context, a *App) error {
+	h, st, err := a.serviceQuery(ctx)
+	if err != nil {
+		return err
+	}
+	if !st.Installed {
+		s, err := a.daemonState(ctx)
+		if err != nil {
+			return err
+		}
+		return a.emitDaemonState(s, "padd's service entry is not installed: nothing to remove")
+	}
+	if err := h.Uninstall(ctx, st); err != nil {
+		return failf("service_failed", "`padctl daemon status` shows what is left", "removing padd's %s entry: %v", st.Manager, err)
+	}
+	dir, err := launch.DataDir()
+	if err != nil {
+		return err
+	}
+	if _, _, err := a.stopUnmanaged(ctx, dir); err != nil {
+		return err
+	}
+	s, err := a.daemonState(ctx)
+	if err != nil {
+		return err
+	}
+	return a.emitDaemonState(s, fmt.Sprintf("Removed padd's %s entry (%s) and stopped padd; its data stays in %s", st.Manager, st.Path, dir))
 }

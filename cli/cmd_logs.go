@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/internal/launch"
+	"github.com/padd/padd/userservice"
 )
 
 // DaemonLogsCmd is `daemon logs`.
@@ -25,7 +26,9 @@ type DaemonLogsCmd struct {
 // logPoll is how often --follow looks for new lines.
 var logPoll = 200 * time.Millisecond
 
-// Run prints the tail of padd.log. padd logs JSON lines; for people they
+// Run prints the tail of padd's log: journald's when systemd runs padd
+// (journalctl's short-iso lines, or its JSON export with --format json),
+// else padd.log. padd logs JSON lines; for people they
 // are laid out as "time LEVEL message key=value ...", with --format json
 // they are printed as padd wrote them (one JSON object per line).
 func (c *DaemonLogsCmd) Run(ctx context.Context, a *App) error {
@@ -37,6 +40,13 @@ func (c *DaemonLogsCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	path := filepath.Join(dir, launch.LogFile)
+	if h := a.journalHost(ctx, dir); h != nil {
+		err := h.Logs(ctx, a.out, c.Lines, c.Follow, a.format == FormatJSON)
+		if err == nil || ctx.Err() != nil {
+			return nil
+		}
+		a.notef("cannot read padd's journal (%v); reading %s instead", err, path)
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) && !c.Follow {
 		hint := "padd writes it once it has started: `padctl daemon start`"
@@ -68,6 +78,20 @@ func (c *DaemonLogsCmd) Run(ctx context.Context, a *App) error {
 		return nil
 	}
 	return follow(ctx, path, offset, print)
+}
+
+// journalHost is the host whose journal holds padd's log: systemd runs
+// padd (which then logs to stderr, into journald), or would run it and
+// no other padd runs. nil means padd.log.
+func (a *App) journalHost(ctx context.Context, dir string) *userservice.Host {
+	h, st, err := a.serviceQuery(ctx)
+	if err != nil || !st.Installed || st.Manager != userservice.SystemdUser {
+		return nil
+	}
+	if info, err := launch.ReadInfo(dir); err == nil && launch.ProcessAlive(info.PID) && info.PID != st.PID {
+		return nil // a padd systemd did not start: it logs to its file
+	}
+	return h
 }
 
 // tailLines returns the last n complete lines of f and the offset just

@@ -89,7 +89,7 @@ func TestInstallSystemdUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Status{Installed: true, Manager: SystemdUser, Enabled: true, Active: true, PID: 4242, Path: h.Path(SystemdUser)}
+	want := Status{Installed: true, Manager: SystemdUser, Enabled: true, Active: true, PID: 4242, Path: h.Path(SystemdUser), PadHome: "/data/pad"}
 	if st != want {
 		t.Errorf("status %+v, want %+v", st, want)
 	}
@@ -152,7 +152,7 @@ func TestInstallFallsBackToAutostart(t *testing.T) {
 		t.Fatalf("autostart entry: %v\n%s", err, b)
 	}
 	st, err := h.Query(ctx)
-	if err != nil || st != (Status{Installed: true, Manager: XDGAutostart, Enabled: true, Path: p}) {
+	if err != nil || st != (Status{Installed: true, Manager: XDGAutostart, Enabled: true, Path: p, PadHome: "/data/pad"}) {
 		t.Fatalf("status %+v, %v", st, err)
 	}
 	if err := h.Stop(ctx, st.Manager); !errors.Is(err, ErrNoControl) {
@@ -184,7 +184,7 @@ func TestInstallLaunchAgent(t *testing.T) {
 		t.Fatalf("plist: %v\n%s", err, b)
 	}
 	st, err := h.Query(ctx)
-	if err != nil || st != (Status{Installed: true, Manager: Launchd, Enabled: true, Active: true, PID: 777, Path: p}) {
+	if err != nil || st != (Status{Installed: true, Manager: Launchd, Enabled: true, Active: true, PID: 777, Path: p, PadHome: "/data/pad"}) {
 		t.Fatalf("status %+v, %v", st, err)
 	}
 	r.take()

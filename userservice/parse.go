@@ -92,3 +92,106 @@ func splitWords(line string) ([]string, error) {
 	}
 	return out, nil
 }
+
+func unitPadHome(unit string) string {
+	_, env, err := UnitCommand(unit)
+	if err != nil {
+		return ""
+	}
+	home := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PAD_HOME="); ok {
+			home = v
+		}
+	}
+	return home
+}
+
+// plistPadHome reads PAD_HOME back from a plist LaunchAgent rendered.
+func plistPadHome(plist string) string {
+	_, rest, ok := strings.Cut(plist, "<key>PAD_HOME</key>")
+	if !ok {
+		return ""
+	}
+	_, rest, ok = strings.Cut(rest, "<string>")
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, "</string>")
+	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&quot;", `"`, "&apos;", "'", "&amp;", "&").Replace(v)
+}
+
+// desktopPadHome reads --home back from an autostart entry's Exec key.
+func desktopPadHome(entry string) string {
+	for _, l := range strings.Split(entry, "\n") {
+		if v, ok := strings.CutPrefix(l, "Exec="); ok {
+			// Undo the string escape, then the Exec quoting (a backslash
+			// escapes the next character inside quotes), then %%.
+			v = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t").Replace(v)
+			words, err := splitWords(v)
+			if err != nil {
+				return ""
+			}
+			for i, w := range words {
+				words[i] = strings.ReplaceAll(w, "%%", "%")
+			}
+			return homeFlag(words)
+		}
+	}
+	return ""
+}
+
+func homeFlag(argv []string) string {
+	for i, w := range argv {
+		if w == "--home" && i+1 < len(argv) {
+			return argv[i+1]
+		}
+	}
+	return ""
+}
+
+// windowsSplit reads a command line as CommandLineToArgvW does.
+func windowsSplit(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inQuote, have := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			n := 0
+			for i < len(s) && s[i] == '\\' {
+				n++
+				i++
+			}
+			if i < len(s) && s[i] == '"' {
+				cur.WriteString(strings.Repeat(`\`, n/2))
+				if n%2 == 1 {
+					cur.WriteByte('"')
+				} else {
+					inQuote = !inQuote
+				}
+			} else {
+				cur.WriteString(strings.Repeat(`\`, n))
+				i--
+			}
+			have = true
+		case c == '"':
+			inQuote = !inQuote
+			have = true
+		case (c == ' ' || c == '\t') && !inQuote:
+			if have {
+				out = append(out, cur.String())
+				cur.Reset()
+				have = false
+			}
+		default:
+			cur.WriteByte(c)
+			have = true
+		}
+	}
+	if have {
+		out = append(out, cur.String())
+	}
+	return out
+}

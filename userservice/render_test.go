@@ -108,55 +108,25 @@ func TestQuotingReadsBack(t *testing.T) {
 	if err != nil || len(argv) != 1 || argv[0] != home.Executable || len(env) != 1 || env[0] != "PAD_HOME="+home.PadHome {
 		t.Errorf("unit reads back as %q %q, %v", argv, env, err)
 	}
+	for name, sp := range specs {
+		if got := unitPadHome(SystemdUnit(sp)); got != sp.PadHome {
+			t.Errorf("%s: unit's PAD_HOME reads back as %q", name, got)
+		}
+		if got := plistPadHome(LaunchAgent(sp)); got != sp.PadHome {
+			t.Errorf("%s: plist's PAD_HOME reads back as %q", name, got)
+		}
+		if got := desktopPadHome(AutostartEntry(sp)); got != sp.PadHome {
+			t.Errorf("%s: autostart --home reads back as %q", name, got)
+		}
+	}
+	for name, sp := range winSpecs {
+		if got := homeFlag(windowsSplit(WindowsEntry(sp).Data)); got != sp.PadHome {
+			t.Errorf("%s: Run value's --home reads back as %q", name, got)
+		}
+	}
 	for _, w := range words {
 		if got := windowsSplit(windowsArg(w)); len(got) != 1 || got[0] != w {
 			t.Errorf("windows %q → %q → %q", w, windowsArg(w), got)
 		}
 	}
-}
-
-// windowsSplit is CommandLineToArgvW's reading of a command line.
-func windowsSplit(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inQuote, have := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\':
-			n := 0
-			for i < len(s) && s[i] == '\\' {
-				n++
-				i++
-			}
-			if i < len(s) && s[i] == '"' {
-				cur.WriteString(strings.Repeat(`\`, n/2))
-				if n%2 == 1 {
-					cur.WriteByte('"')
-				} else {
-					inQuote = !inQuote
-				}
-			} else {
-				cur.WriteString(strings.Repeat(`\`, n))
-				i--
-			}
-			have = true
-		case c == '"':
-			inQuote = !inQuote
-			have = true
-		case (c == ' ' || c == '\t') && !inQuote:
-			if have {
-				out = append(out, cur.String())
-				cur.Reset()
-				have = false
-			}
-		default:
-			cur.WriteByte(c)
-			have = true
-		}
-	}
-	if have {
-		out = append(out, cur.String())
-	}
-	return out
 }

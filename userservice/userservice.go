@@ -35,6 +35,14 @@ const (
 	None         Manager = "none"
 )
 
+// MarshalText writes the zero Manager as "none".
+func (m Manager) MarshalText() ([]byte, error) {
+	if m == "" {
+		return []byte(None), nil
+	}
+	return []byte(m), nil
+}
+
 // Controls reports whether the manager starts and stops padd on request
 // (and restarts it after a crash). The logon entries only start padd at
 // login: padctl starts and stops it itself.
@@ -150,6 +158,10 @@ type Status struct {
 	Active    bool    // the manager runs padd now (managers that control padd only)
 	PID       int     // the manager's main pid, when it knows one
 	Path      string  // the unit, plist, desktop file or registry value
+	// PadHome is the data directory the entry runs padd with ("": the
+	// default), read back from the entry, so that padctl working on
+	// another data directory leaves this padd alone.
+	PadHome string
 }
 
 // Query finds padd's entry and asks its manager about it.
@@ -165,8 +177,8 @@ func (h *Host) Query(ctx context.Context) (Status, error) {
 		return st, err
 	}
 	p := h.Path(XDGAutostart)
-	if _, err := os.Stat(p); err == nil {
-		return Status{Installed: true, Manager: XDGAutostart, Enabled: true, Path: p}, nil
+	if b, err := os.ReadFile(p); err == nil {
+		return Status{Installed: true, Manager: XDGAutostart, Enabled: true, Path: p, PadHome: desktopPadHome(string(b))}, nil
 	}
 	return Status{Manager: None}, nil
 }
@@ -181,7 +193,11 @@ func (h *Host) querySystemd(ctx context.Context) (Status, error) {
 	err := h.systemctl(ctx, &out, "show", UnitName, "--property=LoadState,UnitFileState,ActiveState,MainPID,FragmentPath")
 	if err != nil {
 		if statErr == nil {
-			return Status{Installed: true, Manager: SystemdUser, Path: p}, nil
+			st := Status{Installed: true, Manager: SystemdUser, Path: p}
+			if b, err := os.ReadFile(p); err == nil {
+				st.PadHome = unitPadHome(string(b))
+			}
+			return st, nil
 		}
 		return Status{Manager: None}, nil
 	}
@@ -202,15 +218,19 @@ func (h *Host) querySystemd(ctx context.Context) (Status, error) {
 	if !st.Installed {
 		return Status{Manager: None}, nil
 	}
+	if b, err := os.ReadFile(st.Path); err == nil {
+		st.PadHome = unitPadHome(string(b))
+	}
 	return st, nil
 }
 
 func (h *Host) queryLaunchd(ctx context.Context) (Status, error) {
 	p := h.Path(Launchd)
-	if _, err := os.Stat(p); err != nil {
+	b, err := os.ReadFile(p)
+	if err != nil {
 		return Status{Manager: None}, nil
 	}
-	st := Status{Installed: true, Manager: Launchd, Path: p}
+	st := Status{Installed: true, Manager: Launchd, Path: p, PadHome: plistPadHome(string(b))}
 	var out bytes.Buffer
 	if err := h.Run.Run(ctx, &out, "launchctl", "print", h.domain()+"/"+Name); err != nil {
 		return st, nil // installed, not loaded
@@ -230,10 +250,18 @@ func (h *Host) queryLaunchd(ctx context.Context) (Status, error) {
 }
 
 func (h *Host) queryWindows(ctx context.Context) (Status, error) {
-	if err := h.Run.Run(ctx, nil, "reg", "query", RunKey, "/v", Name); err != nil {
+	var out bytes.Buffer
+	if err := h.Run.Run(ctx, &out, "reg", "query", RunKey, "/v", Name); err != nil {
 		return Status{Manager: None}, nil
 	}
-	return Status{Installed: true, Manager: WindowsLogon, Enabled: true, Path: h.Path(WindowsLogon)}, nil
+	st := Status{Installed: true, Manager: WindowsLogon, Enabled: true, Path: h.Path(WindowsLogon)}
+	// reg prints "    padd    REG_SZ    <data>".
+	for _, l := range strings.Split(out.String(), "\n") {
+		if _, data, ok := strings.Cut(l, "REG_SZ"); ok {
+			st.PadHome = homeFlag(windowsSplit(strings.TrimSpace(data)))
+		}
+	}
+	return st, nil
 }
 
 // Install writes padd's entry for the chosen manager and enables it;

@@ -37,10 +37,15 @@ func main() {
 	debug := flag.Bool("debug", false, "log at debug level")
 	version := flag.Bool("version", false, "print the version and exit")
 	quiet := flag.Bool("quiet", false, "log only to the log file, not to stderr")
+	home := flag.String("home", "", "data directory (default: $PAD_HOME, else the per-user location); for logon entries, which carry no environment")
 	flag.Parse()
 	if *version {
 		fmt.Println("padd", api.Version)
 		return
+	}
+	if *home != "" {
+		// launch.DataDir, and every padd this one starts, read PAD_HOME.
+		os.Setenv("PAD_HOME", *home)
 	}
 	dir, err := launch.DataDir()
 	if err != nil {
@@ -59,7 +64,15 @@ func main() {
 	if *debug {
 		level = slog.LevelDebug
 	}
-	log := daemon.NewLogger(dir, stderr, level)
+	var log *slog.Logger
+	if underJournal() {
+		// systemd runs padd with stderr connected to journald, which
+		// stamps, rotates and serves the lines (`journalctl --user -u
+		// padd`): padd logs there only, without a time of its own.
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime}))
+	} else {
+		log = daemon.NewLogger(dir, stderr, level)
+	}
 	slog.SetDefault(log)
 	limits, warns := daemon.LimitsFromEnv(os.Getenv)
 	for _, w := range warns {
@@ -79,6 +92,13 @@ func main() {
 		}
 		os.Exit(1)
 	}
+}
+
+func dropTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
 }
 
 // startCPUProfile starts a CPU profile into path ("" does nothing) and
