@@ -101,9 +101,7 @@ func (a *App) connect(ctx context.Context, start bool) (*api.Client, *launch.Inf
 	}
 	c.Source = "cli"
 	c.Agent = a.agentName()
-	c.OnVersionMismatch = func(server, client string) {
-		a.warnf("padd is version %s but padctl is %s; `padctl daemon restart` runs the padd that matches padctl", server, client)
-	}
+	c.OnVersionMismatch = func(server, client string) { a.versionMismatch(info, server, client) }
 	return c, info, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/padd/padd/api"
@@ -540,4 +542,110 @@ func (c *DaemonUninstallCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	return a.emitDaemonState(s, fmt.Sprintf("Removed padd's %s entry (%s) and stopped padd; its data stays in %s", st.Manager, st.Path, dir))
+}
+
+// versionNoticeFile, in the data directory, names the padd (pid and
+// version) padctl last told the user about, so that the notice comes
+// once per running padd rather than on every command.
+const versionNoticeFile = "padctl.version-notice"
+
+// versionMismatch tells the user, once per running padd, that padd's
+// version is not padctl's, and what fixes it: a padd older than padctl
+// (an upgrade left the old one running) is restarted with `padctl daemon
+// restart`, which goes through the service manager when padd is
+// installed as a service; a padctl older than padd is itself the one to
+// upgrade.
+func (a *App) versionMismatch(info *launch.Info, server, client string) {
+	if info != nil {
+		if dir, err := launch.DataDir(); err == nil {
+			mark := filepath.Join(dir, versionNoticeFile)
+			key := fmt.Sprintf("%d %s\n", info.PID, server)
+			if b, err := os.ReadFile(mark); err == nil && string(b) == key {
+				return
+			}
+			_ = os.WriteFile(mark, []byte(key), 0o600)
+		}
+	}
+	switch compareVersions(server, client) {
+	case -1:
+		a.warnf("padd %s is older than padctl %s: the padd from before an upgrade is still running; `padctl daemon restart` runs the new one (agents' MCP sessions reconnect by themselves)", server, client)
+	case 1:
+		a.warnf("padctl %s is older than padd %s: upgrade padctl (padd is the newer one and keeps running)", client, server)
+	default:
+		a.warnf("padd is version %s but padctl is %s; `padctl daemon restart` runs the padd that matches padctl", server, client)
+	}
+}
+
+// compareVersions orders two vMAJOR.MINOR.PATCH[-pre] versions: -1, 0 or
+// 1; 0 also when either is not of that form ("dev", a commit), whose
+// order is unknown.
+func compareVersions(a, b string) int {
+	pa, oka := parseVersion(a)
+	pb, okb := parseVersion(b)
+	if !oka || !okb {
+		return 0
+	}
+	for i := range 3 {
+		if pa.n[i] != pb.n[i] {
+			if pa.n[i] < pb.n[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	ra, rb := preRank(pa.pre), preRank(pb.pre)
+	switch {
+	case ra != rb:
+		if ra < rb {
+			return -1
+		}
+		return 1
+	case pa.pre == pb.pre:
+		return 0
+	case pa.pre < pb.pre:
+		return -1
+	}
+	return 1
+}
+
+// preRank orders what follows the version: a pre-release (-rc.1) comes
+// before its release, and git describe's commits after a tag
+// (-4-gabc123) after it.
+func preRank(pre string) int {
+	if pre == "" {
+		return 1
+	}
+	if n, rest, ok := strings.Cut(pre, "-g"); ok {
+		if _, err := strconv.Atoi(n); err == nil && rest != "" {
+			return 2
+		}
+	}
+	return 0
+}
+
+type version struct {
+	n   [3]int
+	pre string
+}
+
+func parseVersion(s string) (version, bool) {
+	var v version
+	s, ok := strings.CutPrefix(s, "v")
+	if !ok {
+		return v, false
+	}
+	s, _, _ = strings.Cut(s, "+")
+	s, v.pre, _ = strings.Cut(s, "-")
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return v, false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return v, false
+		}
+		v.n[i] = n
+	}
+	return v, true
 }
