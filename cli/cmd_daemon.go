@@ -462,8 +462,8 @@ func (a *App) managerStop(ctx context.Context) (pid int, err error) {
 type DaemonInstallCmd struct{}
 
 // Run writes padd's per-user service entry for the padd beside padctl
-// (else on PATH) and starts padd under it. A padd that padctl started
-// outside the manager is stopped first, so there is one padd.
+// (else on PATH) and starts padd under it. A running padd is stopped
+// first, so there is one padd, and it is the installed one.
 func (c *DaemonInstallCmd) Run(ctx context.Context, a *App) error {
 	dir, err := launch.DataDir()
 	if err != nil {
@@ -488,10 +488,10 @@ func (c *DaemonInstallCmd) Run(ctx context.Context, a *App) error {
 	if choice.Why != "" {
 		a.notef("%s; installing an XDG autostart entry instead: a desktop session starts padd at login, and nothing restarts it after a crash", choice.Why)
 	}
-	if choice.Manager.Controls() {
-		if _, _, err := a.stopUnmanaged(ctx, dir); err != nil {
-			return err
-		}
+	// Installing restarts padd: a padd padctl started outside the manager
+	// goes (one padd), and so does the padd an upgrade left running.
+	if _, _, err := a.stopDaemon(ctx); err != nil {
+		return err
 	}
 	if err := h.Install(ctx, choice, spec); err != nil {
 		return failf("service_failed", "`padctl daemon status` shows what is installed", "installing padd under %s: %v", choice.Manager, err)
