@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 PAD_HOME ?= $(CURDIR)/.padd-home
 
-.PHONY: build run test test-short fuzz bench vet fmt
+.PHONY: build run test test-short fuzz bench vet fmt dist
 
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
@@ -28,3 +28,8 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Release files in dist/: archives, .deb/.rpm, Homebrew formula, SHA256SUMS (packaging/dist,
+# docs/SERVICE.md). Version from git; not part of make test, which tests the pieces only.
+dist:
+	$(GO) run ./packaging/dist -out dist
