@@ -39,10 +39,13 @@ if [ "$uninstall" = 1 ]; then
 		"$bin/padctl" daemon uninstall >/dev/null || echo "install.sh: padctl daemon uninstall failed; removing the files anyway" >&2
 		"$bin/padctl" daemon stop >/dev/null 2>&1 || true
 	fi
-	while IFS= read -r f; do
-		rm -f "$f"
-	done < "$manifest"
+	# Files first, then the directories it made, deepest first, if empty.
+	grep -v '/$' "$manifest" | while IFS= read -r f; do rm -f "$f"; done
+	dirs=$(mktemp)
+	grep '/$' "$manifest" | sort -r > "$dirs" || true
 	rm -f "$manifest"
+	while IFS= read -r d; do rmdir "$d" 2>/dev/null || true; done < "$dirs"
+	rm -f "$dirs"
 	rmdir "$prefix/share/padd" 2>/dev/null || true
 	echo "Removed padd and padctl from $prefix; your data stays."
 	exit 0
@@ -66,13 +69,19 @@ for b in padd padctl; do
 	fi
 done
 
-mkdir -p "$bin" "$(dirname "$manifest")"
-: > "$manifest.new"
+list=$(mktemp)
+mkd() { # mkd DIR: mkdir -p, listing each directory it makes
+	[ -d "$1" ] && return 0
+	mkd "$(dirname "$1")"
+	mkdir "$1" && echo "$1/" >> "$list"
+}
+mkd "$bin"
+mkd "$(dirname "$manifest")"
 put() { # put SRC DEST MODE
-	mkdir -p "$(dirname "$2")"
+	mkd "$(dirname "$2")"
 	# A new file and a rename, so a running padd keeps its old binary.
 	cp "$1" "$2.new.$$" && chmod "$3" "$2.new.$$" && mv -f "$2.new.$$" "$2"
-	echo "$2" >> "$manifest.new"
+	echo "$2" >> "$list"
 }
 put "$src/padd" "$bin/padd" 755
 put "$src/padctl" "$bin/padctl" 755
@@ -83,10 +92,11 @@ conf="${XDG_CONFIG_HOME:-$HOME/.config}"
 [ -f "$src/completions/padctl.fish" ] && put "$src/completions/padctl.fish" "$conf/fish/completions/padctl.fish" 644
 # Keep what an earlier install listed and this one did not put again.
 if [ -f "$manifest" ]; then
-	sort -u "$manifest" "$manifest.new" > "$manifest.all" && mv -f "$manifest.all" "$manifest.new"
+	cat "$manifest" >> "$list"
 fi
-mv -f "$manifest.new" "$manifest"
-echo "Installed padd and padctl $("$bin/padctl" version 2>/dev/null | head -n 1) in $bin"
+sort -u "$list" > "$manifest"
+rm -f "$list"
+echo "Installed padd and padctl $("$bin/padctl" version 2>/dev/null | sed -n '1s/^padctl *//p') in $bin"
 
 case ":$PATH:" in *":$bin:"*) ;; *) echo "note: $bin is not on your PATH; add it to use padctl by name" ;; esac
 if [ "$service" = 1 ]; then

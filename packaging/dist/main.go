@@ -89,7 +89,11 @@ func run(out, version string, targets []string, urlBase string) error {
 	}
 	comp := map[string][]byte{}
 	for _, sh := range []string{"bash", "zsh", "fish"} {
-		b, err := exec.Command(filepath.Join(host, exe("padctl", runtime.GOOS)), "completion", sh).Output()
+		// Found on PATH, padctl writes itself into the script by name, not
+		// by this temporary path.
+		cmd := exec.Command(filepath.Join(host, exe("padctl", runtime.GOOS)), "completion", sh)
+		cmd.Env = append(os.Environ(), "PATH="+host+string(os.PathListSeparator)+os.Getenv("PATH"))
+		b, err := cmd.Output()
 		if err != nil {
 			return fmt.Errorf("padctl completion %s: %w", sh, err)
 		}
