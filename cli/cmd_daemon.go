@@ -371,7 +371,11 @@ func (a *App) serviceEntry(ctx context.Context) (h *userservice.Host, st userser
 	if h, err = serviceHost(); err != nil {
 		return nil, none, "", err
 	}
-	if st, err = h.Query(ctx); err != nil || !st.Installed {
+	// A manager that does not answer (a wedged session bus) must not
+	// hang status; it counts as none.
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if st, err = h.Query(qctx); err != nil || !st.Installed {
 		return h, st, "", err
 	}
 	want := ""

@@ -3,6 +3,10 @@
 // AI agents (through `padctl mcp serve`) and Pad's own CLI.
 //
 // With no arguments it runs in the foreground until SIGINT or SIGTERM.
+// --home names the data directory (as PAD_HOME does), for the logon
+// entries that carry no environment. When its stderr is the stream
+// systemd gave it (JOURNAL_STREAM), it logs there only, for journald
+// (docs/SERVICE.md).
 // `padd mcp-serve` is the stdio MCP server behind `padctl mcp serve`.
 //
 // PADD_CPUPROFILE=<file> (off by default) writes a CPU profile of the
