@@ -213,8 +213,10 @@ func TestInstallWindowsLogon(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCalls(t, r, `reg add HKCU\Software\Microsoft\Windows\CurrentVersion\Run /v padd /t REG_SZ /d "C:\Program Files\padd\padd.exe" --quiet /f`)
+	r.answers = map[string]string{`reg query HKCU\Software\Microsoft\Windows\CurrentVersion\Run /v padd`: "\r\nHKEY_CURRENT_USER\\Software\\Microsoft\\Windows\\CurrentVersion\\Run\r\n" +
+		`    padd    REG_SZ    "C:\Program Files\padd\padd.exe" --quiet --home "D:\pad data\\"` + "\r\n\r\n"}
 	st, _ := h.Query(ctx)
-	if !st.Installed || st.Manager != WindowsLogon || st.Manager.Controls() {
+	if !st.Installed || st.Manager != WindowsLogon || st.Manager.Controls() || st.PadHome != `D:\pad data\` {
 		t.Fatalf("status %+v", st)
 	}
 	r.take()
