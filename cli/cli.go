@@ -43,6 +43,7 @@ type Root struct {
 	Sync       SyncCmd       `cmd:"" help:"Sync workspaces with a Pad server: clone, link, status, conflicts, resolve."`
 	Daemon     DaemonCmd     `cmd:"" help:"Start, stop and inspect padd, the background service."`
 	Mcp        MCPCmd        `cmd:"" name:"mcp" help:"Serve Pad's MCP tools to AI agents over stdio, and install them into MCP clients."`
+	Env        EnvCmd        `cmd:"" help:"Print PAD_URL and PAD_TOKEN for Pad's own CLI: eval \"$(padctl env)\"."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
 	Version    VersionCmd    `cmd:"" help:"Print padctl's version (and padd's, when it is running)."`
 }
