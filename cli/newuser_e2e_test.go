@@ -74,3 +74,76 @@ func TestMCPInstallReachesTheInstallersPadd(t *testing.T) {
 		t.Fatalf("doctor on an entry without PAD_HOME: %s", r)
 	}
 }
+
+// init below a linked directory finds the workspace above, as every
+// other command does, and writes nothing; a workspace of its own is
+// asked for with --new. The command that starts padd says so.
+func TestInitBelowALinkedDirectory(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	stopPaddOf(t, home)
+	r := ok(t, home, proj, "init", "--name", "Proj")
+	if !strings.Contains(r.stderr, "started padd") || strings.Count(r.stderr, "\n") != 1 {
+		t.Fatalf("starting padd is not said in one line: %s", r)
+	}
+	if r := ok(t, home, proj, "workspace", "list"); strings.Contains(r.stderr, "started padd") {
+		t.Fatalf("a command that found padd running says it started it: %s", r)
+	}
+	sub := filepath.Join(proj, "src", "deep")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r = ok(t, home, sub, "init")
+	if !strings.Contains(r.stdout, "Found workspace proj") || !strings.Contains(r.stdout, filepath.Join(proj, PadTomlName)) {
+		t.Fatalf("init below a linked directory: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(sub, PadTomlName)); !os.IsNotExist(err) {
+		t.Fatalf("init below a linked directory wrote a .pad.toml (%v)", err)
+	}
+	if r := ok(t, home, sub, "workspace", "list", "--format", "json"); strings.Count(r.stdout, `"slug"`) != 1 {
+		t.Fatalf("init below a linked directory made a workspace: %s", r)
+	}
+	r = padctl(t, home, sub, "", "init", "--name", "Other")
+	assertFailure(t, r, ExitError, "already_linked")
+	if !strings.Contains(r.stderr, "--new") {
+		t.Fatalf("the refusal does not say how to make a new one: %s", r)
+	}
+	r = ok(t, home, sub, "init", "--new")
+	if !strings.Contains(r.stdout, "Created workspace deep") {
+		t.Fatalf("init --new: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(sub, PadTomlName)); err != nil {
+		t.Fatalf("init --new wrote no .pad.toml: %v", err)
+	}
+}
+
+// Search as a new user types it, against a real padd: a column filter,
+// a title match marked in the snippet, a query of punctuation refused
+// with a pointer at the syntax; a second collection of the same name is
+// a conflict that names the first.
+func TestSearchSyntaxAndNamesE2E(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	stopPaddOf(t, home)
+	ok(t, home, proj, "init", "--name", "Proj")
+	ok(t, home, proj, "item", "create", "tasks", "Fix login")
+	ok(t, home, proj, "item", "create", "tasks", "Landing page", "--content", "The login page redirects.")
+	r := ok(t, home, proj, "search", "title:login", "--format", "json")
+	if !strings.Contains(r.stdout, "Fix login") || strings.Contains(r.stdout, "Landing page") || !strings.Contains(r.stdout, "<mark>login</mark>") {
+		t.Fatalf("title:login: %s", r)
+	}
+	for _, q := range []string{"(", "NOT", "foo:bar"} {
+		r = padctl(t, home, proj, "", "search", "--", q)
+		assertFailure(t, r, ExitError, "validation_error")
+		if !strings.Contains(r.stderr, "padctl search --help") {
+			t.Fatalf("search %q: %s", q, r)
+		}
+	}
+	if r := ok(t, home, proj, "search", "--help"); !strings.Contains(r.stdout, "title:login") {
+		t.Fatalf("search --help lacks the syntax: %s", r)
+	}
+	r = padctl(t, home, proj, "", "collection", "create", "Tasks")
+	assertFailure(t, r, ExitError, "conflict")
+	if !strings.Contains(r.stderr, "slug tasks, prefix TASK") || !strings.Contains(r.stderr, "--prefix") {
+		t.Fatalf("a second Tasks: %s", r)
+	}
+	ok(t, home, proj, "collection", "create", "Tasks", "--slug", "tasks-b", "--prefix", "TB")
+}

@@ -291,12 +291,22 @@ func loadToken(dir string) (string, error) {
 func NewLogger(dataDir string, stderr io.Writer, level slog.Level) *slog.Logger {
 	_ = os.MkdirAll(dataDir, 0o700)
 	file := &lumberjack.Logger{Filename: filepath.Join(dataDir, launch.LogFile), MaxSize: 10, MaxBackups: 3, MaxAge: 28}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: readableDuration}
 	var h slog.Handler = slog.NewJSONHandler(file, opts)
 	if stderr != nil {
 		h = fanout{h, slog.NewTextHandler(stderr, opts)}
 	}
 	return slog.New(h)
+}
+
+// readableDuration writes a duration as people read it (1.5s, 230ms),
+// not as JSON's count of nanoseconds, which `padctl daemon logs` would
+// print as is.
+func readableDuration(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, a.Value.Duration().String())
+	}
+	return a
 }
 
 // fanout sends each record to several handlers.

@@ -471,7 +471,7 @@ func resolveParent(b *wsb, ref, child string) (*model.Item, error) {
 		cur := p
 		for depth := 0; cur != nil && depth < 10000; depth++ {
 			if cur.ID == child {
-				return nil, model.Invalid("parent %q would make a cycle: it is this item or one of its descendants", ref).With("field", "parent")
+				return nil, model.Invalid("parent %q would make a cycle: it is this item or one of its descendants", ref).With("field", "parent").With("reason", "cycle")
 			}
 			if cur.ParentID == "" {
 				break
