@@ -112,9 +112,9 @@ func main() {
 }
 
 type side struct {
-	name       string
-	c          *api.Client
-	pid        int
+	name string
+	c    *api.Client
+	pid  int
 	ws   string
 	refs []string // the items fill made
 }
@@ -176,7 +176,7 @@ func answered(f func() error) time.Duration {
 }
 
 func pct(d []time.Duration, p int) time.Duration { return d[min(len(d)-1, len(d)*p/100)] }
-func ms(d time.Duration) float64                  { return float64(d.Microseconds()) / 1000 }
+func ms(d time.Duration) float64                 { return float64(d.Microseconds()) / 1000 }
 
 // startPadd builds padd and padctl from this checkout into a temporary
 // directory and starts padd on a temporary PAD_HOME.
