@@ -4,6 +4,7 @@ package cli
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,4 +147,23 @@ func TestSearchSyntaxAndNamesE2E(t *testing.T) {
 		t.Fatalf("a second Tasks: %s", r)
 	}
 	ok(t, home, proj, "collection", "create", "Tasks", "--slug", "tasks-b", "--prefix", "TB")
+}
+
+// padd keeps the port it got when 7787 was taken, across a stop and the
+// next start by any command, so PAD_URL from `padctl env` stays right.
+func TestPortKeptAcrossRestartsE2E(t *testing.T) {
+	if ln, err := net.Listen("tcp", "127.0.0.1:7787"); err == nil {
+		defer ln.Close() // held, as another program would
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	stopPaddOf(t, home)
+	r := ok(t, home, dir, "env")
+	url := strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(r.stdout, "\n", 2)[0], "export PAD_URL='"), "'")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || strings.HasSuffix(url, ":7787") || !strings.Contains(r.stdout, "export PAD_TOKEN='") {
+		t.Fatalf("padctl env: %s", r)
+	}
+	ok(t, home, dir, "daemon", "stop")
+	if r := ok(t, home, dir, "env"); !strings.Contains(r.stdout, "export PAD_URL='"+url+"'") || !strings.Contains(r.stderr, "started padd") {
+		t.Fatalf("after a restart padd is not at %s: %s", url, r)
+	}
 }
