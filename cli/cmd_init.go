@@ -67,12 +67,7 @@ func (c *InitCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Workspace workspaceOut `json:"workspace"`
-		Created   bool         `json:"created"`
-		PadToml   string       `json:"pad_toml"`
-	}{outWorkspace(ws), created, path}
-	return a.emit(out, func(w io.Writer) error {
+	return a.emit(initResult{outWorkspace(ws), created, path, false}, func(w io.Writer) error {
 		if created {
 			fmt.Fprintf(w, "Created workspace %s (%s)\n", a.style.paint(ansiBold, clean(ws.Slug)), clean(ws.Name))
 		} else {
@@ -81,6 +76,15 @@ func (c *InitCmd) Run(ctx context.Context, a *App) error {
 		_, err := fmt.Fprintf(w, "Linked %s to it; padctl run here or below uses it\n", path)
 		return err
 	}, nil)
+}
+
+// initResult is init's answer under --format json.
+type initResult struct {
+	Workspace workspaceOut `json:"workspace"`
+	Created   bool         `json:"created"`
+	PadToml   string       `json:"pad_toml"`
+	// Above says the .pad.toml is a parent directory's: none was written.
+	Above bool `json:"above"`
 }
 
 // useAbove is init in a directory below a linked one: it says which
@@ -101,15 +105,7 @@ func (c *InitCmd) useAbove(ctx context.Context, a *App, above *padToml, name str
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Workspace workspaceOut `json:"workspace"`
-		Created   bool         `json:"created"`
-		PadToml   string       `json:"pad_toml"`
-		// Above says the .pad.toml is a parent directory's: none was
-		// written.
-		Above bool `json:"above"`
-	}{outWorkspace(ws), created, above.Path, true}
-	return a.emit(out, func(w io.Writer) error {
+	return a.emit(initResult{outWorkspace(ws), created, above.Path, true}, func(w io.Writer) error {
 		verb := "Found"
 		if created {
 			verb = "Created"

@@ -38,13 +38,9 @@ type doctorReport struct {
 // command runs, it is `mcp serve`, it reaches this padd's data directory,
 // and that padd has this directory's workspace.
 func (c *MCPDoctorCmd) Run(ctx context.Context, a *App) error {
-	o, err := a.installOptions(c.Client, false)
+	sts, err := a.clientStatuses(c.Client)
 	if err != nil {
 		return err
-	}
-	sts, err := mcpinstall.Status(o)
-	if err != nil {
-		return installFailure(err)
 	}
 	ours, err := launch.DataDirEnv(a.getenv)
 	if err != nil {

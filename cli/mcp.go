@@ -128,13 +128,9 @@ type MCPStatusCmd struct {
 
 // Run reports each client's entry.
 func (c *MCPStatusCmd) Run(ctx context.Context, a *App) error {
-	o, err := a.installOptions(c.Client, false)
+	sts, err := a.clientStatuses(c.Client)
 	if err != nil {
 		return err
-	}
-	sts, err := mcpinstall.Status(o)
-	if err != nil {
-		return installFailure(err)
 	}
 	return a.emit(sts, func(w io.Writer) error {
 		for _, st := range sts {
@@ -151,6 +147,19 @@ func (c *MCPStatusCmd) Run(ctx context.Context, a *App) error {
 		}
 		return nil
 	}, nil)
+}
+
+// clientStatuses is padd's entry in one client's config, or in each's.
+func (a *App) clientStatuses(client string) ([]mcpinstall.ClientStatus, error) {
+	o, err := a.installOptions(client, false)
+	if err != nil {
+		return nil, err
+	}
+	sts, err := mcpinstall.Status(o)
+	if err != nil {
+		return nil, installFailure(err)
+	}
+	return sts, nil
 }
 
 // installOptions reads the home directory and this padctl's path.
