@@ -538,3 +538,61 @@ func mustFind(t *testing.T, m []entry, label string) entry {
 	}
 	return e
 }
+
+// idleTrayRSS is the budget for an idle tray's resident memory.
+const idleTrayRSS = 25 << 20
+
+// TestIdleTrayIsQuiet: the real tray, connected to an idle padd, wakes
+// at most once a second on average, and so does padd beside it; without
+// -race, it stays within its memory budget. The event streams'
+// keepalives are the exception: padd sends them an hour apart
+// here, so that a window does not count one.
+func TestIdleTrayIsQuiet(t *testing.T) {
+	t.Parallel()
+	bus := privateBus(t)
+	bin := buildPadtray(t)
+	home := t.TempDir()
+	d := startPaddEnv(t, home, []string{"GODEBUG=gctrace=1", "PADD_SSE_KEEPALIVE=1h"})
+	ws := d.mkWorkspace(t, "Idle tray")
+	for i := range 5 {
+		d.createItem(t, ws, "tasks", api.ItemCreate{Title: fmt.Sprintf("Idle task %d", i)})
+	}
+	desk := newDesktop(t, bus)
+	tp := startTray(t, bin, bus, home, "GODEBUG=gctrace=1")
+	item := testwait.Recv(t, "padtray to register its item with the watcher", desk.items)
+	desk.waitMenu(t, item, func(m []entry) string {
+		if refs := nextRefs(m); len(refs) == 0 {
+			return "nothing under Next yet"
+		}
+		return ""
+	})
+	d.http.CloseIdleConnections()
+	trayP := idleProc{name: "padtray", pid: tp.cmd.Process.Pid, stderr: tp.stderr}
+	wantIdle(t, "padtray beside an idle padd", trayP, idleProc{name: "padd", pid: d.pid(), stderr: d.stderr})
+	rss, err := vmRSS(trayP.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("padtray's resident memory, idle: %.1f MB (race build: %v)", float64(rss)/(1<<20), raceBuild)
+	if !raceBuild && rss > idleTrayRSS {
+		t.Errorf("idle padtray holds %.1f MB resident, want at most %d MB", float64(rss)/(1<<20), idleTrayRSS>>20)
+	}
+}
+
+// vmRSS is a process's resident set (VmRSS of /proc/<pid>/status).
+func vmRSS(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb); err != nil {
+				return 0, err
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
+}
