@@ -16,6 +16,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/launch"
+	"github.com/padd/padd/model"
 )
 
 // Options configure an Engine. Everything environmental is a field, so
@@ -352,7 +353,7 @@ func (e *Engine) followEvents(ctx context.Context, c *api.Client) error {
 		if err := json.Unmarshal(f.Data, &ev); err != nil {
 			return fmt.Errorf("padd sent a %s event that does not decode (%v)", f.Event, err)
 		}
-		if f.Event == "reminder_fired" {
+		if ev.Entity == model.EntityReminder && ev.Op == model.OpFired {
 			e.notifyReminder(c, ev.Workspace, api.ReminderView{ID: ev.EntityID, ItemRef: ev.Ref, ItemTitle: ev.Title})
 			return nil
 		}
@@ -360,7 +361,7 @@ func (e *Engine) followEvents(ctx context.Context, c *api.Client) error {
 		cur := e.st.Current
 		e.mu.Unlock()
 		switch {
-		case ev.Entity == "workspace", ev.Workspace == cur && relevant(ev):
+		case ev.Entity == model.EntityWorkspace, ev.Workspace == cur && relevant(ev):
 			signal(e.dirty)
 		}
 		return nil
@@ -371,7 +372,7 @@ func (e *Engine) followEvents(ctx context.Context, c *api.Client) error {
 // open count or its next items.
 func relevant(ev api.Event) bool {
 	switch ev.Entity {
-	case "item", "collection", "link", "role", "lease":
+	case model.EntityItem, model.EntityCollection, model.EntityLink, model.EntityRole, model.EntityLease:
 		return true
 	}
 	return false
