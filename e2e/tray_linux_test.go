@@ -202,6 +202,7 @@ type entry struct {
 	label    string
 	visible  bool
 	enabled  bool
+	checked  bool
 	children []entry
 }
 
@@ -245,6 +246,10 @@ func entries(vs []dbus.Variant) []entry {
 		}
 		if p, ok := props["enabled"]; ok {
 			e.enabled, _ = p.Value().(bool)
+		}
+		if p, ok := props["toggle-state"]; ok {
+			n, _ := p.Value().(int32)
+			e.checked = n == 1
 		}
 		kids, _ := f[2].([]dbus.Variant)
 		e.children = entries(kids)
@@ -318,6 +323,7 @@ func (d *desktop) waitMenu(t *testing.T, item string, cond func(m []entry) strin
 
 // tray is a running padtray.
 type trayProc struct {
+	home   string // the user's home the tray was given
 	cmd    *exec.Cmd
 	stderr *testbin.Buffer
 	exited chan struct{}
@@ -338,7 +344,7 @@ func startTray(t *testing.T, bin, busAddr, home string, extra ...string) *trayPr
 	cmd.Env = append(cmd.Env, "PAD_HOME="+home, "HOME="+user, "XDG_CONFIG_HOME="+filepath.Join(user, ".config"),
 		"DBUS_SESSION_BUS_ADDRESS="+busAddr, "GORACE=halt_on_error=0")
 	cmd.Env = append(cmd.Env, extra...)
-	p := &trayProc{cmd: cmd, stderr: &testbin.Buffer{}, exited: make(chan struct{})}
+	p := &trayProc{home: user, cmd: cmd, stderr: &testbin.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -487,7 +493,8 @@ func TestTrayFollowsPadd(t *testing.T) {
 }
 
 // TestTrayStartsPaddOnlyWhenAsked: with no padd running, the status line
-// offers Start and the tray starts none by itself; a click starts one.
+// offers Start and the tray starts none by itself; a click starts one,
+// Restart padd replaces it, and an AI agent is set up from the menu.
 func TestTrayStartsPaddOnlyWhenAsked(t *testing.T) {
 	t.Parallel()
 	bus := privateBus(t)
@@ -500,7 +507,7 @@ func TestTrayStartsPaddOnlyWhenAsked(t *testing.T) {
 		}
 	})
 	desk := newDesktop(t, bus)
-	startTray(t, bin, bus, home)
+	tp := startTray(t, bin, bus, home)
 	item := testwait.Recv(t, "padtray to register its item with the watcher", desk.items)
 	m := desk.waitMenu(t, item, func(m []entry) string {
 		if s := statusLine(m); s != "padd not running: Start" {
@@ -514,14 +521,47 @@ func TestTrayStartsPaddOnlyWhenAsked(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, "daemon.json")); err == nil {
 		t.Fatal("the tray started padd before anyone asked")
 	}
-	start, _ := find(m, "padd not running: Start")
-	desk.click(t, item, start)
-	desk.waitMenu(t, item, func(m []entry) string {
+	desk.click(t, item, mustFind(t, m, "padd not running: Start"))
+	running := func(m []entry) string {
 		if s := statusLine(m); s != "padd "+api.Version+" · 0 workspaces" {
 			return "the status line is " + s
 		}
 		return ""
+	}
+	desk.waitMenu(t, item, running)
+	first, err := launch.ReadInfo(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Restart padd: another padd serves, and the tray follows it.
+	desk.click(t, item, mustFind(t, desk.menu(t, item), "Restart padd"))
+	testwait.Until(t, "a new padd after Restart padd", func() bool {
+		info, err := launch.ReadInfo(home)
+		return err == nil && info.PID != first.PID && !launch.ProcessAlive(first.PID)
 	})
+	desk.waitMenu(t, item, running)
+
+	// Set up an AI agent: padd's server goes into the client's config,
+	// with the padctl beside padtray, and the entry is checked.
+	agents := mustFind(t, desk.menu(t, item), "Set up an AI agent…")
+	cursor := mustFind(t, agents.children, "Cursor")
+	if cursor.checked {
+		t.Fatal("Cursor is checked before padd's server was installed")
+	}
+	desk.click(t, item, cursor)
+	desk.waitMenu(t, item, func(m []entry) string {
+		a, _ := find(m, "Set up an AI agent…")
+		if c, ok := find(a.children, "Cursor"); !ok || !c.checked {
+			return "Cursor is not checked"
+		}
+		return ""
+	})
+	cfg, err := os.ReadFile(filepath.Join(tp.home, ".cursor", "mcp.json"))
+	if err != nil || !strings.Contains(string(cfg), filepath.Join(padtrayDir, "padctl")) {
+		t.Fatalf("Cursor's config does not start the padctl beside padtray: %s %v", cfg, err)
+	}
+
 	// Stop the padd the tray started (it is not this test's child).
 	desk.click(t, item, mustFind(t, desk.menu(t, item), "Stop padd and quit"))
 	testwait.Until(t, "the started padd to stop", func() bool {

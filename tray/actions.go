@@ -76,13 +76,14 @@ func (e *Engine) start(conn Conn, busy string) {
 	_, _, err := launch.Connect(ctx, launch.ConnectOptions{DataDir: e.o.DataDir, Start: true, Padd: e.o.Padd})
 	e.update(func(s *State) {
 		s.Busy = ""
-		if s.Conn == ConnStarting {
-			s.Conn = ConnDown
+		if err != nil && s.Conn == ConnStarting {
+			s.Conn, s.Since = ConnDown, time.Now()
 		}
 	})
 	if err != nil {
 		e.note("could not start padd: %v", err)
 	}
+	// Run connects now (a started padd stays Starting until it has).
 	signal(e.kick)
 }
 

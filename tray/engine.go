@@ -154,12 +154,10 @@ func (e *Engine) setOutage(err error) {
 		if s.Conn == ConnStarting {
 			return // the start says how it went
 		}
-		if s.Conn != conn || s.Since.IsZero() {
-			if s.Conn != ConnDown && s.Conn != ConnLost || s.Since.IsZero() {
-				s.Since = time.Now()
-			}
-			s.Conn = conn
+		if s.Conn != ConnDown && s.Conn != ConnLost {
+			s.Since = time.Now() // the outage starts
 		}
+		s.Conn = conn
 		if err != nil {
 			s.Why = err.Error()
 		}
@@ -207,34 +205,48 @@ func (e *Engine) session(ctx context.Context, c *api.Client, info *launch.Info) 
 		ended <- err
 	}()
 
+	return coalesce(ended, e.dirty, refreshGap, func() error {
+		err := e.refresh(sctx, c)
+		if err != nil && sctx.Err() == nil {
+			e.o.Log.Warn("could not read padd's state", "err", err)
+			return nil
+		}
+		return err
+	})
+}
+
+// coalesce calls refresh for each signal on dirty, but never sooner than
+// gap after the last call: the signals of a burst that arrive within
+// the gap are read by one call at its end. It returns the first error of
+// ended or of refresh.
+func coalesce(ended <-chan error, dirty <-chan struct{}, gap time.Duration, refresh func() error) error {
 	var last time.Time
-	var gap *time.Timer
-	var gapC <-chan time.Time // set while a refresh waits for its gap
+	var timer *time.Timer
+	var due <-chan time.Time // set while a call waits for its gap
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
 		select {
 		case err := <-ended:
-			if gap != nil {
-				gap.Stop()
-			}
 			return err
-		case <-e.dirty:
-			if gapC != nil {
-				continue // a refresh is due already: it reads this too
+		case <-dirty:
+			if due != nil {
+				continue // a call is due already: it reads this too
 			}
-			if wait := refreshGap - time.Since(last); wait > 0 {
-				gap = time.NewTimer(wait)
-				gapC = gap.C
+			if wait := gap - time.Since(last); wait > 0 {
+				timer = time.NewTimer(wait)
+				due = timer.C
 				continue
 			}
-		case <-gapC:
-			gapC = nil
+		case <-due:
+			due = nil
 		}
 		last = time.Now()
-		if err := e.refresh(sctx, c); err != nil {
-			if sctx.Err() != nil {
-				return err
-			}
-			e.o.Log.Warn("could not read padd's state", "err", err)
+		if err := refresh(); err != nil {
+			return err
 		}
 	}
 }
