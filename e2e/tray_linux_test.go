@@ -5,6 +5,7 @@ package e2e
 import (
 	"bufio"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/internal/testbin"
+	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 )
 
@@ -34,8 +36,8 @@ var (
 	padtrayErr  error
 )
 
-// buildPadtray builds padtray once per run into a directory that also
-// holds padd and padctl, as an install does: the tray finds them beside
+// buildPadtray builds padtray once per test binary into the directory
+// of padd and padctl, as an install has them: the tray finds them beside
 // itself.
 func buildPadtray(t *testing.T) string {
 	t.Helper()
@@ -45,21 +47,14 @@ func buildPadtray(t *testing.T) string {
 			padtrayErr = err
 			return
 		}
-		dir, err := os.MkdirTemp("", "padtray-e2e-")
-		if err != nil {
-			padtrayErr = err
+		// Beside the run's padd and padctl: that directory goes with the
+		// run.
+		dir := filepath.Dir(paddBin)
+		if filepath.Dir(padctlBin) != dir {
+			padtrayErr = fmt.Errorf("padd and padctl are in different directories: %s, %s", paddBin, padctlBin)
 			return
 		}
-		if err := testbin.GoBuild(root, filepath.Join(dir, "padtray"), raceBuild, nil, "./cmd/padtray"); err != nil {
-			padtrayErr = err
-			return
-		}
-		for name, bin := range map[string]string{"padd": paddBin, "padctl": padctlBin} {
-			if err := os.Symlink(bin, filepath.Join(dir, name)); err != nil {
-				padtrayErr = err
-				return
-			}
-		}
+		padtrayErr = testbin.GoBuild(root, filepath.Join(dir, "padtray"), raceBuild, nil, "./cmd/padtray")
 		padtrayDir = dir
 	})
 	if padtrayErr != nil {
@@ -635,4 +630,79 @@ func vmRSS(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
+}
+
+// TestTrayShowsSync: a linked workspace's line follows padd's sync
+// stream (synced, paused, offline with a pending change, synced again),
+// and its Pause, Resume and Sync now act on padd's sync.
+func TestTrayShowsSync(t *testing.T) {
+	t.Parallel()
+	bus := privateBus(t)
+	bin := buildPadtray(t)
+	ctx := testwait.Context(t)
+	r := testremote.Start(t, testremote.Options{})
+	const ws = "team"
+	if _, err := r.API().CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: ws}); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	d := startPadd(t, home)
+	if _, err := d.client.SyncClone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: ws, As: ws,
+		SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+		t.Fatalf("clone: %v", err)
+	}
+	desk := newDesktop(t, bus)
+	startTray(t, bin, bus, home)
+	item := testwait.Recv(t, "padtray to register its item with the watcher", desk.items)
+	line := func(want string) func(m []entry) string {
+		return func(m []entry) string {
+			for _, e := range m {
+				if e.visible && strings.HasPrefix(e.label, ws+": ") {
+					if strings.HasPrefix(e.label, want) {
+						return ""
+					}
+					return "the sync line is " + e.label
+				}
+			}
+			return "no sync line"
+		}
+	}
+	sub := func(label string) entry {
+		m := desk.menu(t, item)
+		for _, e := range m {
+			if e.visible && strings.HasPrefix(e.label, ws+": ") {
+				return mustFind(t, e.children, label)
+			}
+		}
+		t.Fatalf("no sync line in %q", shown(m))
+		return entry{}
+	}
+	desk.waitMenu(t, item, line(ws+": synced"))
+
+	desk.click(t, item, sub("Pause sync"))
+	desk.waitMenu(t, item, line(ws+": paused"))
+	desk.click(t, item, sub("Resume sync"))
+	desk.waitMenu(t, item, line(ws+": synced"))
+
+	// The server goes away; a local change waits for it.
+	r.SetFault(func(*http.Request) testremote.Fault { return testremote.Fault{Kind: testremote.DropBefore} })
+	d.createItem(t, ws, "tasks", api.ItemCreate{Title: "Written offline"})
+	m := desk.waitMenu(t, item, func(m []entry) string {
+		for _, e := range m {
+			if e.visible && strings.HasPrefix(e.label, ws+": offline since ") && strings.HasSuffix(e.label, " · 1 pending") {
+				return ""
+			}
+		}
+		return "no offline line with 1 pending"
+	})
+	t.Logf("offline: %q", shown(m))
+	r.SetFault(nil)
+	desk.click(t, item, sub("Sync now"))
+	desk.waitMenu(t, item, line(ws+": synced"))
+	desk.waitMenu(t, item, func(m []entry) string {
+		if _, ok := find(m, "Start at login (unavailable)"); !ok {
+			return "no Start at login (unavailable)"
+		}
+		return ""
+	})
 }

@@ -470,8 +470,9 @@ func (e *Engine) notifyReminder(c *api.Client, ws string, r api.ReminderView) {
 // and the service's state.
 func (e *Engine) readLocal() {
 	agents := readAgents(e.o)
-	login := readLogin(e.o)
-	e.update(func(s *State) { s.Agents, s.Login = agents, login })
+	e.update(func(s *State) { s.Agents = agents })
+	login := readLogin(e.o) // a padctl process: the slower of the two
+	e.update(func(s *State) { s.Login = login })
 }
 
 func (e *Engine) prefsPath() string { return filepath.Join(e.o.DataDir, prefsFile) }
