@@ -122,8 +122,14 @@ func (e *Engine) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		c, info, err := launch.Connect(ctx, launch.ConnectOptions{DataDir: e.o.DataDir})
 		if err == nil {
-			b.Reset()
+			began := time.Now()
 			err = e.session(ctx, c, info)
+			if time.Since(began) > b.MaxInterval {
+				// A session that lasted: padd went away, so try again
+				// soon. One that ends at once (a padd that refuses a
+				// stream) keeps backing off.
+				b.Reset()
+			}
 			if ctx.Err() != nil {
 				return
 			}
