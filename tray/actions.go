@@ -116,6 +116,23 @@ func (e *Engine) stopPadd() error {
 
 func (e *Engine) restart() {
 	e.update(func(s *State) { s.Busy = "Restarting padd…" })
+	if _, err := padctlPath(e.o.Padctl); err == nil {
+		// padctl's restart is the user's own: it knows the per-user
+		// service, and falls back to a signal when padd does not listen.
+		e.update(func(s *State) { s.Conn = ConnStarting })
+		err := runPadctl(e.o, "daemon", "restart")
+		e.update(func(s *State) {
+			s.Busy = ""
+			if err != nil {
+				s.Conn, s.Since = ConnDown, time.Now()
+			}
+		})
+		if err != nil {
+			e.note("could not restart padd: %v", err)
+		}
+		signal(e.kick)
+		return
+	}
 	if err := e.stopPadd(); err != nil {
 		e.update(func(s *State) { s.Busy = "" })
 		e.note("could not stop padd: %v", err)
@@ -126,7 +143,11 @@ func (e *Engine) restart() {
 
 func (e *Engine) stopAndQuit() {
 	e.update(func(s *State) { s.Busy = "Stopping padd…" })
-	if err := e.stopPadd(); err != nil {
+	stop := e.stopPadd
+	if _, err := padctlPath(e.o.Padctl); err == nil {
+		stop = func() error { return runPadctl(e.o, "daemon", "stop") } // as for restart
+	}
+	if err := stop(); err != nil {
 		e.update(func(s *State) { s.Busy = "" })
 		e.note("could not stop padd: %v", err)
 		return

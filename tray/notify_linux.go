@@ -91,17 +91,17 @@ func (n *dbusNotifier) listen(ch chan *dbus.Signal) {
 }
 
 func (n *dbusNotifier) Notify(note Notification, ack func()) error {
-	// The call is made without the lock: listen takes it for each
-	// signal, and a listener held up would hold up the connection.
+	// The lock is held over the call, so that an action picked at once
+	// finds its callback. godbus never holds its connection up for a
+	// signal channel that is not read, so listen waiting here is safe.
 	n.mu.Lock()
+	defer n.mu.Unlock()
 	conn, err := n.connect()
-	withActions := n.actions
-	n.mu.Unlock()
 	if err != nil {
 		return err
 	}
 	var actions []string
-	if withActions && ack != nil {
+	if n.actions && ack != nil {
 		actions = []string{ackActionID, "Acknowledge"}
 	}
 	hints := map[string]dbus.Variant{"urgency": dbus.MakeVariant(byte(1))}
@@ -114,14 +114,12 @@ func (n *dbusNotifier) Notify(note Notification, ack func()) error {
 	if err != nil {
 		var derr dbus.Error
 		if errors.As(err, &derr) && derr.Name == "org.freedesktop.DBus.Error.ServiceUnknown" {
-			n.Close() // no service now: ask again next time
+			n.closeLocked() // no service now: ask again next time
 		}
 		return err
 	}
 	if len(actions) > 0 {
-		n.mu.Lock()
 		n.acks[id] = ack
-		n.mu.Unlock()
 	}
 	return nil
 }
@@ -129,6 +127,10 @@ func (n *dbusNotifier) Notify(note Notification, ack func()) error {
 func (n *dbusNotifier) Close() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.closeLocked()
+}
+
+func (n *dbusNotifier) closeLocked() {
 	if n.conn != nil {
 		n.conn.Close()
 		n.conn = nil
