@@ -402,7 +402,8 @@ func TestTrayFollowsPadd(t *testing.T) {
 	})
 
 	desk := newDesktop(t, bus)
-	tp := startTray(t, bin, bus, home)
+	tools := fakeDesktopTools(t)
+	tp := startTray(t, bin, bus, home, "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"))
 	item := testwait.Recv(t, "padtray to register its item with the watcher", desk.items)
 
 	desk.waitMenu(t, item, func(m []entry) string {
@@ -428,6 +429,19 @@ func TestTrayFollowsPadd(t *testing.T) {
 		return ""
 	})
 	t.Logf("the critical task was first under Next %s after it was created", time.Since(created).Round(time.Millisecond))
+
+	// A next item's click copies its ref; Open data folder and Open logs
+	// hand padd's folder and log to the desktop's opener.
+	for _, e := range desk.menu(t, item) {
+		if e.visible && strings.HasPrefix(e.label, "    "+urgent.Ref+" ") {
+			desk.click(t, item, e)
+		}
+	}
+	wantToolGot(t, tools, "clipboard", urgent.Ref)
+	desk.click(t, item, mustFind(t, desk.menu(t, item), "Open data folder"))
+	wantToolGot(t, tools, "opened", home)
+	desk.click(t, item, mustFind(t, desk.menu(t, item), "Open logs"))
+	wantToolGot(t, tools, "opened", filepath.Join(home, launch.LogFile))
 
 	// A reminder that falls due while the tray runs is a notification
 	// naming its item; its Acknowledge acknowledges it in padd.
@@ -562,6 +576,36 @@ func TestTrayStartsPaddOnlyWhenAsked(t *testing.T) {
 	testwait.Until(t, "the started padd to stop", func() bool {
 		_, err := os.Stat(filepath.Join(home, "daemon.json"))
 		return os.IsNotExist(err)
+	})
+}
+
+// fakeDesktopTools is a directory of stand-ins for the desktop's
+// clipboard (xclip) and opener (xdg-open), which write what they were
+// given to files there; the tray finds them first on its PATH.
+func fakeDesktopTools(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	scripts := map[string]string{
+		"xclip":    "#!/bin/sh\ncat > \"$(dirname \"$0\")/clipboard.tmp\" && mv \"$(dirname \"$0\")/clipboard.tmp\" \"$(dirname \"$0\")/clipboard\"\n",
+		"xdg-open": "#!/bin/sh\nprintf %s \"$1\" > \"$(dirname \"$0\")/opened.tmp\" && mv \"$(dirname \"$0\")/opened.tmp\" \"$(dirname \"$0\")/opened\"\n",
+	}
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// wantToolGot waits until a stand-in tool's file holds want.
+func wantToolGot(t *testing.T, dir, file, want string) {
+	t.Helper()
+	testwait.UntilOK(t, func() error {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil || string(b) != want {
+			return fmt.Errorf("%s holds %q (%v), want %q", file, b, err, want)
+		}
+		return nil
 	})
 }
 
