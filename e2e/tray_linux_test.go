@@ -567,8 +567,8 @@ func TestTrayStartsPaddOnlyWhenAsked(t *testing.T) {
 		return ""
 	})
 	cfg, err := os.ReadFile(filepath.Join(tp.home, ".cursor", "mcp.json"))
-	if err != nil || !strings.Contains(string(cfg), filepath.Join(padtrayDir, "padctl")) {
-		t.Fatalf("Cursor's config does not start the padctl beside padtray: %s %v", cfg, err)
+	if err != nil || !strings.Contains(string(cfg), filepath.Join(padtrayDir, "padctl")) || !strings.Contains(string(cfg), home) {
+		t.Fatalf("Cursor's config does not start the padctl beside padtray on this PAD_HOME: %s %v", cfg, err)
 	}
 
 	// Stop the padd the tray started (it is not this test's child).

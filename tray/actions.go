@@ -183,7 +183,14 @@ func (e *Engine) installOptions(client string) (mcpinstall.InstallOptions, error
 	if err != nil {
 		return mcpinstall.InstallOptions{}, err
 	}
-	return mcpinstall.InstallOptions{Client: client, Home: e.o.Home, Getenv: e.o.Getenv, Command: padctl}, nil
+	o := mcpinstall.InstallOptions{Client: client, Home: e.o.Home, Getenv: e.o.Getenv, Command: padctl}
+	// As padctl's install: an agent's client starts its server without
+	// our environment, so a data directory that is not the default one
+	// travels in the entry.
+	if e.o.Getenv("PAD_HOME") != "" || e.o.Getenv("XDG_DATA_HOME") != "" {
+		o.Env = map[string]string{"PAD_HOME": e.o.DataDir}
+	}
+	return o, nil
 }
 
 func (e *Engine) toggleAgent(name string) {
