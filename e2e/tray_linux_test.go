@@ -732,6 +732,9 @@ func TestTrayShowsSync(t *testing.T) {
 	r.SetFault(func(*http.Request) testremote.Fault { return testremote.Fault{Kind: testremote.DropBefore} })
 	d.createItem(t, ws, "tasks", api.ItemCreate{Title: "Written offline"})
 	m := desk.waitMenu(t, item, func(m []entry) string {
+		if _, ok := find(m, "1 open item"); !ok {
+			return "the offline change is not counted open"
+		}
 		for _, e := range m {
 			if e.visible && strings.HasPrefix(e.label, ws+": offline since ") && strings.HasSuffix(e.label, " · 1 pending") {
 				return ""

@@ -196,7 +196,6 @@ func (e *Engine) session(ctx context.Context, c *api.Client, info *launch.Info) 
 	if err := e.refresh(sctx, c); err != nil {
 		return err
 	}
-	go e.pendingReminders(sctx, c)
 
 	ended := make(chan error, 2)
 	go func() { ended <- e.followEvents(sctx, c) }()
@@ -357,7 +356,14 @@ func (e *Engine) followEvents(ctx context.Context, c *api.Client) error {
 			e.mu.Unlock()
 		}
 		switch f.Event {
-		case "connected", "":
+		case "connected":
+			// The stream hears everything from here on: read what came
+			// before it (since the first read, and the reminders fired
+			// while nobody listened).
+			signal(e.dirty)
+			go e.pendingReminders(ctx, c)
+			return nil
+		case "":
 			return nil
 		case "shutdown":
 			return errors.New("padd is shutting down")
