@@ -104,16 +104,18 @@ const (
 	CodeValidation                  = model.CodeValidation
 	CodeVersionUnreconstructable    = model.CodeVersionUnreconstructable
 
-	CodeForbidden        = "forbidden"
-	CodeIndexRebuilding  = "index_rebuilding"
-	CodeInvalidCursor    = "invalid_cursor"
-	CodeInvalidLimit     = "invalid_limit"
-	CodeMethodNotAllowed = "method_not_allowed"
-	CodeRequestTimeout   = "request_timeout" // padd's own: a request body that did not arrive in time
-	CodeSSELimitExceeded = "sse_limit_exceeded"
-	CodeTooLarge         = "too_large"
-	CodeUnauthorized     = "unauthorized"
-	CodeUpgradeRequired  = "upgrade_required"
+	CodeBadBundle         = "bad_bundle"         // an import Pad's format refuses: bad entries, caps, hashes, JSON (docs/BUNDLES.md)
+	CodeImportInterrupted = "import_interrupted" // an import whose body stopped arriving; nothing was written
+	CodeForbidden         = "forbidden"
+	CodeIndexRebuilding   = "index_rebuilding"
+	CodeInvalidCursor     = "invalid_cursor"
+	CodeInvalidLimit      = "invalid_limit"
+	CodeMethodNotAllowed  = "method_not_allowed"
+	CodeRequestTimeout    = "request_timeout" // padd's own: a request body that did not arrive in time
+	CodeSSELimitExceeded  = "sse_limit_exceeded"
+	CodeTooLarge          = "too_large"
+	CodeUnauthorized      = "unauthorized"
+	CodeUpgradeRequired   = "upgrade_required"
 )
 
 // CodeInfo is one code's row: the HTTP status padd answers it with, and
@@ -128,6 +130,7 @@ type CodeInfo struct {
 // codeTable is every code of the constants above, sorted by code.
 var codeTable = []CodeInfo{
 	{CodeArchived, 409, false},
+	{CodeBadBundle, 400, false},
 	{CodeBadRequest, 400, false},
 	{CodeCommentDeleted, 409, false},
 	{CodeConflict, 409, false},
@@ -135,6 +138,7 @@ var codeTable = []CodeInfo{
 	{CodeForbidden, 403, false},
 	{CodeIdempotencyKeyReused, 422, false},
 	{CodeIdempotencyTargetGone, 410, false},
+	{CodeImportInterrupted, 400, true},
 	{CodeIndexRebuilding, 503, true},
 	{CodeInsufficientStorage, 507, false},
 	{CodeInvalidCursor, 400, false},
