@@ -281,7 +281,7 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 		if r.ContentLength > MaxImportJSON {
 			return importTooLarge()
 		}
-		exp, err = readExportJSON(io.LimitReader(body, MaxImportJSON+1))
+		exp, err = readExportJSON(body, MaxImportJSON)
 	}
 	if body.err != nil {
 		return api.Errorf(api.CodeImportInterrupted, "the import's body stopped arriving (%v); nothing was imported, send it again", body.err)
@@ -370,23 +370,24 @@ func (b *importBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readExportJSON decodes the JSON export from r, which holds at most
-// MaxImportJSON+1 bytes.
-func readExportJSON(r io.Reader) (*api.WorkspaceExport, error) {
+// readExportJSON decodes the JSON export from r; more than limit bytes
+// are refused as too large.
+func readExportJSON(r io.Reader, limit int64) (*api.WorkspaceExport, error) {
+	r = io.LimitReader(r, limit+1)
 	cr := &countReader{r: r}
 	var exp api.WorkspaceExport
 	dec := json.NewDecoder(cr)
 	if err := dec.Decode(&exp); err != nil {
-		if cr.n > MaxImportJSON {
+		if cr.n > limit {
 			return nil, importTooLarge()
 		}
 		return nil, model.BadRequest("the export is not the JSON of Pad's WorkspaceExport: %v", err).With("reason", "json")
 	}
-	if cr.n > MaxImportJSON {
+	if cr.n > limit {
 		return nil, importTooLarge()
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		if cr.n > MaxImportJSON {
+		if cr.n > limit {
 			return nil, importTooLarge()
 		}
 		return nil, model.BadRequest("the export has data after its JSON value").With("reason", "json")
@@ -497,7 +498,7 @@ func ReadBundle(r io.Reader, lim BundleLimits) (*Bundle, error) {
 			if hdr.Size > lim.MaxExport {
 				return nil, badBundle("too_large", "pad-export.json is %d bytes; at most %d", hdr.Size, lim.MaxExport).With("limit", lim.MaxExport)
 			}
-			e, err := readExportJSON(io.LimitReader(tr, hdr.Size))
+			e, err := readExportJSON(tr, hdr.Size)
 			if err != nil {
 				if exp.err != nil {
 					return nil, exp.err
