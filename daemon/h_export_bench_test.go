@@ -90,7 +90,14 @@ func benchPadd(b *testing.B) (url string, stop func()) {
 	go func() { index.Run(ctx); close(indexed) }()
 	srv := NewServer(store, index, testToken, log)
 	ts := httptest.NewServer(srv)
-	return ts.URL, func() { srv.Close(); ts.Close(); cancel(); <-indexed; index.Close(); store.Close() }
+	return ts.URL, func() {
+		srv.Close()
+		ts.Close()
+		cancel()
+		<-indexed
+		index.Close()
+		store.Close()
+	}
 }
 
 func benchDo(b *testing.B, method, url, contentType string, body []byte) []byte {
