@@ -672,13 +672,18 @@ func parseExportTime(s string) (time.Time, bool) {
 }
 
 // exportActor is who an export names: its kind (Pad's created_by is
-// "user" or "agent"), name and door.
+// "user", "agent" or "system", the last for what a template seeded),
+// name and door. padd's actors are users or agents: "system" is kept as
+// a user's name.
 func exportActor(kind, name, source string) model.Actor {
 	a := model.Actor{Kind: model.ActorUser, Name: model.LocalUserName, Source: source}
-	if kind == model.ActorAgent {
+	switch {
+	case kind == model.ActorAgent:
 		a.Kind, a.Name = model.ActorAgent, name
-	} else if name != "" {
+	case name != "":
 		a.Name = name
+	case kind != "" && kind != model.ActorUser:
+		a.Name = kind
 	}
 	return a
 }
