@@ -116,6 +116,13 @@ const (
 	CodeTooLarge          = "too_large"
 	CodeUnauthorized      = "unauthorized"
 	CodeUpgradeRequired   = "upgrade_required"
+
+	// An item artifact refused (docs/BUNDLES.md), as Pad names them.
+	CodeMalformedArtifact     = "malformed_artifact"
+	CodeUnknownKind           = "unknown_kind"
+	CodeUnsupportedVersion    = "unsupported_version"
+	CodeUnsafeYAML            = "unsafe_yaml"
+	CodeUnsupportedCollection = "unsupported_collection"
 )
 
 // CodeInfo is one code's row: the HTTP status padd answers it with, and
@@ -147,6 +154,7 @@ var codeTable = []CodeInfo{
 	{CodeInvalidTZ, 400, false},
 	{CodeInvalidWorkerID, 400, false},
 	{CodeLeaseHeld, 409, true}, // once details.expires_at has passed
+	{CodeMalformedArtifact, 400, false},
 	{CodeMalformedOverride, 400, false},
 	{CodeMethodNotAllowed, 405, false},
 	{CodeNotFound, 404, false},
@@ -164,7 +172,11 @@ var codeTable = []CodeInfo{
 	{CodeUnauthorized, 401, false},
 	{CodeUnavailable, 503, true},
 	{CodeUnknownIntent, 400, false},
+	{CodeUnknownKind, 400, false},
 	{CodeUnknownRole, 400, false},
+	{CodeUnsafeYAML, 400, false},
+	{CodeUnsupportedCollection, 400, false},
+	{CodeUnsupportedVersion, 400, false},
 	{CodeUpdateConflict, 409, false},
 	{CodeUpgradeRequired, 426, false},
 	{CodeValidation, 400, false},
