@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -90,6 +91,59 @@ func (c *Client) ImportWorkspace(ctx context.Context, body io.Reader, size int64
 	var out ImportResult
 	if err := json.Unmarshal(data, &out); err != nil {
 		return nil, fmt.Errorf("decode answer of POST /workspaces/import: %w", err)
+	}
+	return &out, nil
+}
+
+// ExportItemArtifact answers GET /workspaces/{ws}/items/{ref}/export:
+// the item (a playbook or a convention) as artifact text.
+func (c *Client) ExportItemArtifact(ctx context.Context, ws, ref string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.BaseURL+"/api/v1"+wsPath(ws)+"/items/"+PathEscape(ref)+"/export", nil)
+	if err != nil {
+		return nil, err
+	}
+	c.setHeaders(req.Header)
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return nil, &TransportError{Err: err}
+	}
+	defer resp.Body.Close()
+	c.checkVersion(resp.Header.Get(VersionHeader))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 4*MaxArtifactBytes))
+	if err != nil {
+		return nil, &TransportError{Err: err}
+	}
+	if resp.StatusCode >= 400 {
+		return nil, decodeError(resp.StatusCode, data)
+	}
+	return data, nil
+}
+
+// ImportArtifact sends POST /workspaces/{ws}/import-artifact with the
+// artifact text: a new item in the collection of the artifact's kind.
+func (c *Client) ImportArtifact(ctx context.Context, ws string, artifact []byte) (*ArtifactImport, error) {
+	req, err := http.NewRequestWithContext(ctx, "POST", c.BaseURL+"/api/v1"+wsPath(ws)+"/import-artifact", bytes.NewReader(artifact))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", ArtifactContentType)
+	c.setHeaders(req.Header)
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return nil, &TransportError{Err: err}
+	}
+	defer resp.Body.Close()
+	c.checkVersion(resp.Header.Get(VersionHeader))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, &TransportError{Err: err}
+	}
+	if resp.StatusCode >= 400 {
+		return nil, decodeError(resp.StatusCode, data)
+	}
+	var out ArtifactImport
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, fmt.Errorf("decode answer of POST import-artifact: %w", err)
 	}
 	return &out, nil
 }

@@ -224,3 +224,81 @@ func (p *progress) done(ok bool) {
 	}
 	fmt.Fprintf(p.w, "\r%s: %s, %s\x1b[K\n", p.label, humanBytes(p.n), status)
 }
+
+// ItemExportCmd is `item export <ref>`.
+type ItemExportCmd struct {
+	Ref    string `arg:"" help:"The playbook or convention (ref, slug or id)."`
+	Output string `short:"o" help:"File to write (default: <slug>.pad.md); - writes to stdout."`
+}
+
+// Run writes the artifact.
+func (c *ItemExportCmd) Run(ctx context.Context, a *App) error {
+	cl, err := a.Client(ctx)
+	if err != nil {
+		return err
+	}
+	ws, err := a.Workspace(ctx)
+	if err != nil {
+		return err
+	}
+	text, err := cl.ExportItemArtifact(ctx, ws, c.Ref)
+	if err != nil {
+		return err
+	}
+	out := c.Output
+	if out == "-" {
+		_, err := a.out.Write(text)
+		return err
+	}
+	if out == "" {
+		it, err := cl.GetItem(ctx, ws, c.Ref)
+		if err != nil {
+			return err
+		}
+		out = it.Slug + ".pad.md"
+	}
+	if err := os.WriteFile(out, text, 0o644); err != nil {
+		return failf("export_file", "", "cannot write %s: %v", out, err)
+	}
+	return a.emit(map[string]any{"ref": c.Ref, "file": out}, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "Exported %s to %s\n", c.Ref, out)
+		return err
+	}, nil)
+}
+
+// ItemImportCmd is `item import <file>`.
+type ItemImportCmd struct {
+	File string `arg:"" help:"An artifact file (- reads stdin)."`
+}
+
+// Run sends the artifact.
+func (c *ItemImportCmd) Run(ctx context.Context, a *App) error {
+	cl, err := a.Client(ctx)
+	if err != nil {
+		return err
+	}
+	ws, err := a.Workspace(ctx)
+	if err != nil {
+		return err
+	}
+	var text []byte
+	if c.File == "-" {
+		text, err = io.ReadAll(io.LimitReader(a.env.Stdin, api.MaxArtifactBytes+1))
+	} else {
+		text, err = os.ReadFile(c.File)
+	}
+	if err != nil {
+		return usagef("import_file", "", "cannot read %s: %v", c.File, err)
+	}
+	res, err := cl.ImportArtifact(ctx, ws, text)
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		a.warnf("%s", w)
+	}
+	return a.emit(res, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "Imported %s (%s)\n", res.Ref, res.Slug)
+		return err
+	}, nil)
+}

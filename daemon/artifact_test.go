@@ -29,7 +29,7 @@ func TestItemArtifactsMoveBetweenWorkspaces(t *testing.T) {
 			t.Errorf("provenance %+v", art.Provenance)
 		}
 		var res api.ArtifactImport
-		h.mustJSON("POST", "/api/v1/workspaces/other/import-artifact", string(r.body), 201, &res)
+		h.mustJSON("POST", "/api/v1/workspaces/other/import-artifact", string(r.body), 201, &res, "Content-Type", "text/markdown")
 		if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], `status "active" reset`) {
 			t.Errorf("warnings %q", res.Warnings)
 		}
@@ -56,9 +56,15 @@ func TestItemArtifactsMoveBetweenWorkspaces(t *testing.T) {
 	// The same playbook again: its invocation slug is taken.
 	r := h.call("GET", wsPath("/items/"+pb.Ref+"/export"), nil)
 	var res api.ArtifactImport
-	h.mustJSON("POST", "/api/v1/workspaces/other/import-artifact", string(r.body), 201, &res)
+	h.mustJSON("POST", "/api/v1/workspaces/other/import-artifact", string(r.body), 201, &res, "Content-Type", "text/markdown")
 	if len(res.Warnings) != 2 || !strings.Contains(res.Warnings[1], `imported as "ship-2"`) {
 		t.Errorf("second import warnings %q", res.Warnings)
+	}
+
+	// padd's JSON form of the body, as the MCP door sends it.
+	h.mustJSON("POST", "/api/v1/workspaces/other/import-artifact", map[string]any{"artifact": string(r.body)}, 201, &res)
+	if !strings.Contains(strings.Join(res.Warnings, " "), `"ship-3"`) {
+		t.Errorf("JSON import warnings %q", res.Warnings)
 	}
 
 	task := h.task("Not an artifact")
@@ -77,6 +83,6 @@ func TestItemArtifactsMoveBetweenWorkspaces(t *testing.T) {
 		if c.code == api.CodeTooLarge {
 			status = 413
 		}
-		h.wantError("POST", "/api/v1/workspaces/other/import-artifact", c.body, status, c.code)
+		h.wantError("POST", "/api/v1/workspaces/other/import-artifact", c.body, status, c.code, "Content-Type", "text/markdown")
 	}
 }

@@ -929,9 +929,21 @@ func (s *Server) importArtifact(w http.ResponseWriter, r *http.Request) error {
 	if r.ContentLength > api.MaxArtifactBytes {
 		return artifactTooLarge()
 	}
-	raw, err := io.ReadAll(io.LimitReader(r.Body, api.MaxArtifactBytes+1))
-	if err != nil {
-		return model.BadRequest("could not read the artifact: %v", err)
+	var raw []byte
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
+		// padd's addition: {"artifact": "<text>"}, as the MCP door sends it.
+		var in struct {
+			Artifact string `json:"artifact"`
+		}
+		if err := decodeBody(r, &in); err != nil {
+			return err
+		}
+		raw = []byte(in.Artifact)
+	} else {
+		var err error
+		if raw, err = io.ReadAll(io.LimitReader(r.Body, api.MaxArtifactBytes+1)); err != nil {
+			return model.BadRequest("could not read the artifact: %v", err)
+		}
 	}
 	if len(raw) > api.MaxArtifactBytes {
 		return artifactTooLarge()
