@@ -51,7 +51,9 @@ func (s *Server) exportWorkspace(w http.ResponseWriter, r *http.Request) error {
 	if format != "" && !strings.EqualFold(format, "tar") && !strings.EqualFold(format, "json") {
 		return model.BadRequest("format must be json or tar, got %q", model.Excerpt(format)).With("param", "format")
 	}
-	f, err := os.CreateTemp(filepath.Dir(s.store.Path()), ".export-*.json")
+	dir := filepath.Dir(s.store.Path())
+	sweepExportFiles(dir, time.Now().Add(-24*time.Hour))
+	f, err := os.CreateTemp(dir, exportFilePattern)
 	if err != nil {
 		return err
 	}
@@ -88,6 +90,22 @@ func (s *Server) exportWorkspace(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set(api.BundleStatusTrailer, api.BundleStatusOK)
 	return nil
+}
+
+// exportFilePattern names an export's file beside the database while it
+// is sent.
+const exportFilePattern = ".export-*.json"
+
+// sweepExportFiles removes the export files in dir last written before
+// cutoff: left by a padd stopped while it sent them (no export takes a
+// day).
+func sweepExportFiles(dir string, cutoff time.Time) {
+	old, _ := filepath.Glob(filepath.Join(dir, exportFilePattern))
+	for _, p := range old {
+		if st, err := os.Stat(p); err == nil && st.ModTime().Before(cutoff) {
+			_ = os.Remove(p)
+		}
+	}
 }
 
 // quietAfterHeader drops an error met after the answer began: it cannot

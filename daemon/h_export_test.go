@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/padd/padd/api"
 )
@@ -213,4 +216,25 @@ func bundleTrailer(h *harness, path string) string {
 		h.t.Fatal(err)
 	}
 	return resp.Trailer.Get(api.BundleStatusTrailer)
+}
+
+func TestExportFilesAreSwept(t *testing.T) {
+	dir := t.TempDir()
+	old, fresh := filepath.Join(dir, ".export-1.json"), filepath.Join(dir, ".export-2.json")
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	day := time.Now().Add(-25 * time.Hour)
+	if err := os.Chtimes(old, day, day); err != nil {
+		t.Fatal(err)
+	}
+	sweepExportFiles(dir, time.Now().Add(-24*time.Hour))
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Error("a day-old export file was kept")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a fresh export file was removed")
+	}
 }
