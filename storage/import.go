@@ -381,6 +381,12 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		}
 		as(il.CreatedBy)
 		r, err := w.addLink(src, dst, il.Type)
+		if c := model.ErrorCodeOf(err); c == model.CodeValidation || c == model.CodeBadRequest {
+			// Refused before it wrote anything (a blocking cycle, say):
+			// the import goes on without it.
+			o.Skipped["link_refused"]++
+			continue
+		}
 		if err != nil {
 			return nil, refusal(err, "link", i)
 		}
