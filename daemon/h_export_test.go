@@ -238,3 +238,28 @@ func TestExportFilesAreSwept(t *testing.T) {
 		t.Error("a fresh export file was removed")
 	}
 }
+
+// Relation values name items by id: an import gives them the new ids,
+// also when the item named comes later in the export (a second pass).
+func TestImportRemapsRelations(t *testing.T) {
+	h := newHarness(t)
+	h.mustJSON("POST", wsPath("/collections"), map[string]any{"name": "Specs", "prefix": "SPEC",
+		"schema": map[string]any{"fields": []any{
+			map[string]any{"key": "see", "label": "See", "type": "relation", "collection": "specs"},
+			map[string]any{"key": "also", "label": "Also", "type": "multi_relation", "collection": "specs"}}}}, 201, nil)
+	a := h.create("specs", map[string]any{"title": "A"})
+	b := h.create("specs", map[string]any{"title": "B", "fields": map[string]any{"see": a.ID, "also": []string{a.ID}}})
+	// A names B, which the export holds after A.
+	h.mustJSON("PATCH", wsPath("/items/"+a.Ref), map[string]any{"fields_patch": map[string]any{"see": b.ID}}, 200, nil)
+	exp := h.mustJSON("GET", wsPath("/export"), nil, 200, nil)
+	var res api.ImportResult
+	h.mustJSON("POST", "/api/v1/workspaces/import?name=Rel", string(exp.body), 201, &res)
+	var na, nb api.Item
+	h.mustJSON("GET", "/api/v1/workspaces/rel/items/"+a.Ref, nil, 200, &na)
+	h.mustJSON("GET", "/api/v1/workspaces/rel/items/"+b.Ref, nil, 200, &nb)
+	fa, _ := api.DecodeObject(na.Fields)
+	fb, _ := api.DecodeObject(nb.Fields)
+	if fa["see"] != nb.ID || fb["see"] != na.ID || fmt.Sprint(fb["also"]) != fmt.Sprint([]any{na.ID}) {
+		t.Errorf("relations not remapped: A %v (B is %s), B %v (A is %s)", fa, nb.ID, fb, na.ID)
+	}
+}
