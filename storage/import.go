@@ -316,7 +316,11 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		}
 		ids[ii.Key] = r.Item.ID
 		o.Imported.Items++
-		o.Imported.Versions += max(1, len(in.Versions[ii.Key]))
+		vs := in.Versions[ii.Key]
+		o.Imported.Versions += len(vs)
+		if len(vs) == 0 || vs[len(vs)-1].Content != ii.Content {
+			o.Imported.Versions++ // the create's, or the one holding the body (firstVersions)
+		}
 	}
 	for _, i := range slices.Sorted(maps.Keys(deferred)) {
 		ii := &in.Items[i]
