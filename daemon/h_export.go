@@ -79,14 +79,14 @@ func (s *Server) exportWorkspace(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Content-Length", fmt.Sprint(size))
 		w.WriteHeader(200)
 		_, err := io.Copy(w, f)
-		return quietAfterHeader(err)
+		return s.afterHeader(r, err)
 	}
 	w.Header().Set("Content-Type", api.BundleContentType)
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-export.tar.gz"`, slug))
 	w.Header().Set("Trailer", api.BundleStatusTrailer)
 	w.WriteHeader(200)
 	if err := writeBundle(w, f, size); err != nil {
-		return quietAfterHeader(err)
+		return s.afterHeader(r, err)
 	}
 	w.Header().Set(api.BundleStatusTrailer, api.BundleStatusOK)
 	return nil
@@ -108,10 +108,15 @@ func sweepExportFiles(dir string, cutoff time.Time) {
 	}
 }
 
-// quietAfterHeader drops an error met after the answer began: it cannot
-// be answered any more, and the bundle's missing trailer (or the JSON's
+// afterHeader logs an error met after the answer began: it cannot be
+// answered any more, and the bundle's missing trailer (or the JSON's
 // short length) tells the client.
-func quietAfterHeader(err error) error { return nil }
+func (s *Server) afterHeader(r *http.Request, err error) error {
+	if err != nil && r.Context().Err() == nil {
+		s.log.Warn("export stopped part way", "path", r.URL.Path, "err", err)
+	}
+	return nil
+}
 
 // writeBundle writes the tar.gz bundle: pad-export.json (size bytes from
 // export), then the attachment manifest, always in that order and with
