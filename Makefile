@@ -6,6 +6,10 @@ PAD_HOME ?= $(CURDIR)/.padd-home
 
 .PHONY: build run test test-short fuzz bench vet fmt dist
 
+# padtray (the tray app, docs/TRAY.md) is pure Go on Linux (D-Bus) and Windows, so `build`
+# makes it there, and GOOS=windows $(GO) build ./cmd/padtray cross-compiles it (a test does).
+# On macOS, fyne.io/systray needs cgo: build on a Mac with Xcode's command line tools
+# (CGO_ENABLED=1, the default there); it does not cross-compile from Linux without a macOS SDK.
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 

@@ -150,8 +150,44 @@ func decodeError(status int, data []byte) error {
 // TransportError means the request did not get an answer.
 type TransportError struct{ Err error }
 
-func (e *TransportError) Error() string { return "cannot reach padd: " + e.Err.Error() }
+func (e *TransportError) Error() string {
+	var ue *url.Error
+	cause, where := e.Err, ""
+	if errors.As(e.Err, &ue) {
+		cause, where = ue.Err, ue.Op+" "+shortURL(ue.URL)+": "
+	}
+	if e.Slow() {
+		return "padd is running but did not answer in time: " + where + "no answer before the deadline"
+	}
+	return "cannot reach padd: " + where + cause.Error()
+}
+
 func (e *TransportError) Unwrap() error { return e.Err }
+
+// Slow says padd was reached but did not answer in time (a timeout),
+// rather than gone (refused, reset).
+func (e *TransportError) Slow() bool {
+	var ne interface{ Timeout() bool }
+	return errors.Is(e.Err, context.DeadlineExceeded) || (errors.As(e.Err, &ne) && ne.Timeout())
+}
+
+// shortURL is a request's URL as an error quotes it: its path, without
+// the query (a search's can be kilobytes), and cut.
+func shortURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		raw = "(a request)"
+	} else {
+		raw = u.EscapedPath()
+		if u.RawQuery != "" {
+			raw += "?…"
+		}
+	}
+	if len(raw) > 120 {
+		raw = raw[:119] + "…"
+	}
+	return raw
+}
 
 // IsTransport reports whether err means padd could not be reached.
 func IsTransport(err error) bool {

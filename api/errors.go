@@ -104,16 +104,25 @@ const (
 	CodeValidation                  = model.CodeValidation
 	CodeVersionUnreconstructable    = model.CodeVersionUnreconstructable
 
-	CodeForbidden        = "forbidden"
-	CodeIndexRebuilding  = "index_rebuilding"
-	CodeInvalidCursor    = "invalid_cursor"
-	CodeInvalidLimit     = "invalid_limit"
-	CodeMethodNotAllowed = "method_not_allowed"
-	CodeRequestTimeout   = "request_timeout" // padd's own: a request body that did not arrive in time
-	CodeSSELimitExceeded = "sse_limit_exceeded"
-	CodeTooLarge         = "too_large"
-	CodeUnauthorized     = "unauthorized"
-	CodeUpgradeRequired  = "upgrade_required"
+	CodeBadBundle         = "bad_bundle"         // an import Pad's format refuses: bad entries, caps, hashes, JSON (docs/BUNDLES.md)
+	CodeImportInterrupted = "import_interrupted" // an import whose body stopped arriving; nothing was written
+	CodeForbidden         = "forbidden"
+	CodeIndexRebuilding   = "index_rebuilding"
+	CodeInvalidCursor     = "invalid_cursor"
+	CodeInvalidLimit      = "invalid_limit"
+	CodeMethodNotAllowed  = "method_not_allowed"
+	CodeRequestTimeout    = "request_timeout" // padd's own: a request body that did not arrive in time
+	CodeSSELimitExceeded  = "sse_limit_exceeded"
+	CodeTooLarge          = "too_large"
+	CodeUnauthorized      = "unauthorized"
+	CodeUpgradeRequired   = "upgrade_required"
+
+	// An item artifact refused (docs/BUNDLES.md), as Pad names them.
+	CodeMalformedArtifact     = "malformed_artifact"
+	CodeUnknownKind           = "unknown_kind"
+	CodeUnsupportedVersion    = "unsupported_version"
+	CodeUnsafeYAML            = "unsafe_yaml"
+	CodeUnsupportedCollection = "unsupported_collection"
 )
 
 // CodeInfo is one code's row: the HTTP status padd answers it with, and
@@ -128,6 +137,7 @@ type CodeInfo struct {
 // codeTable is every code of the constants above, sorted by code.
 var codeTable = []CodeInfo{
 	{CodeArchived, 409, false},
+	{CodeBadBundle, 400, false},
 	{CodeBadRequest, 400, false},
 	{CodeCommentDeleted, 409, false},
 	{CodeConflict, 409, false},
@@ -135,6 +145,7 @@ var codeTable = []CodeInfo{
 	{CodeForbidden, 403, false},
 	{CodeIdempotencyKeyReused, 422, false},
 	{CodeIdempotencyTargetGone, 410, false},
+	{CodeImportInterrupted, 400, true},
 	{CodeIndexRebuilding, 503, true},
 	{CodeInsufficientStorage, 507, false},
 	{CodeInvalidCursor, 400, false},
@@ -143,6 +154,7 @@ var codeTable = []CodeInfo{
 	{CodeInvalidTZ, 400, false},
 	{CodeInvalidWorkerID, 400, false},
 	{CodeLeaseHeld, 409, true}, // once details.expires_at has passed
+	{CodeMalformedArtifact, 400, false},
 	{CodeMalformedOverride, 400, false},
 	{CodeMethodNotAllowed, 405, false},
 	{CodeNotFound, 404, false},
@@ -160,7 +172,11 @@ var codeTable = []CodeInfo{
 	{CodeUnauthorized, 401, false},
 	{CodeUnavailable, 503, true},
 	{CodeUnknownIntent, 400, false},
+	{CodeUnknownKind, 400, false},
 	{CodeUnknownRole, 400, false},
+	{CodeUnsafeYAML, 400, false},
+	{CodeUnsupportedCollection, 400, false},
+	{CodeUnsupportedVersion, 400, false},
 	{CodeUpdateConflict, 409, false},
 	{CodeUpgradeRequired, 426, false},
 	{CodeValidation, 400, false},

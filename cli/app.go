@@ -99,6 +99,9 @@ func (a *App) connect(ctx context.Context, start bool) (*api.Client, *launch.Inf
 	if err != nil {
 		return nil, nil, err
 	}
+	if info != nil && info.Launched {
+		a.notef("started padd (pid %d) on %s, data in %s", info.PID, info.URL(), info.DataDir)
+	}
 	c.Source = "cli"
 	c.Agent = a.agentName()
 	c.OnVersionMismatch = func(server, client string) { a.versionMismatch(info, server, client) }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -43,6 +44,7 @@ type Root struct {
 	Sync       SyncCmd       `cmd:"" help:"Sync workspaces with a Pad server: clone, link, status, conflicts, resolve."`
 	Daemon     DaemonCmd     `cmd:"" help:"Start, stop and inspect padd, the background service."`
 	Mcp        MCPCmd        `cmd:"" name:"mcp" help:"Serve Pad's MCP tools to AI agents over stdio, and install them into MCP clients."`
+	Env        EnvCmd        `cmd:"" help:"Print PAD_URL and PAD_TOKEN for Pad's own CLI: eval \"$(padctl env)\"."`
 	Completion CompletionCmd `cmd:"" help:"Print a shell completion script (bash, zsh or fish)."`
 	Version    VersionCmd    `cmd:"" help:"Print padctl's version (and padd's, when it is running)."`
 }
@@ -130,6 +132,10 @@ func Run(ctx context.Context, args []string, env Env) (code int) {
 	return ExitOK
 }
 
+// negativeNumber is kong's complaint about a negative number given to
+// a number flag.
+var negativeNumber = regexp.MustCompile(`^--([a-z][a-z0-9-]*): expected (?:int|uint|float) value but got "(-[0-9.]+)" \(short flag\)`)
+
 // parseError turns kong's complaint into a usage error whose hint points
 // at the help of the command being typed.
 func parseError(err error) error {
@@ -137,6 +143,11 @@ func parseError(err error) error {
 	path := "padctl"
 	if errors.As(err, &pe) && pe.Context != nil {
 		path = commandPath(pe.Context.Selected())
+	}
+	if m := negativeNumber.FindStringSubmatch(err.Error()); m != nil {
+		// kong reads -1 as a short flag and suggests --flag="-1", which
+		// it would then refuse as below range anyway.
+		return usagef("bad_"+strings.ReplaceAll(m[1], "-", "_"), fmt.Sprintf("`%s --help` says what --%s takes", path, m[1]), "--%s %s is negative", m[1], m[2])
 	}
 	return usagef("usage", fmt.Sprintf("`%s --help` shows the arguments and flags", path), "%s", err.Error())
 }

@@ -17,6 +17,7 @@ type InitCmd struct {
 	Name     string `help:"Workspace name (default: this directory's name)."`
 	Template string `predictor:"template" help:"Template for a new workspace: ${templates} (default: ${default_template})."`
 	Force    bool   `help:"Relink a directory whose .pad.toml names another workspace."`
+	New      bool   `help:"In a directory below one already linked, link this one to a workspace of its own (by default init uses the one found above)."`
 }
 
 // Run finds or creates the workspace and writes .pad.toml.
@@ -27,6 +28,17 @@ func (c *InitCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	name := strings.TrimSpace(c.Name)
+	if existing == nil && !c.New {
+		// Like every other command, init finds a .pad.toml above, the
+		// way git finds its repository.
+		above, err := findPadToml(dir)
+		if err != nil {
+			return err
+		}
+		if above != nil && above.Workspace != "" {
+			return c.useAbove(ctx, a, above, name)
+		}
+	}
 	switch {
 	case existing != nil && existing.Workspace != "" && name == "":
 		// A checked-out .pad.toml on a new machine: make sure its
@@ -55,18 +67,51 @@ func (c *InitCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Workspace workspaceOut `json:"workspace"`
-		Created   bool         `json:"created"`
-		PadToml   string       `json:"pad_toml"`
-	}{outWorkspace(ws), created, path}
-	return a.emit(out, func(w io.Writer) error {
+	return a.emit(initResult{outWorkspace(ws), created, path, false}, func(w io.Writer) error {
 		if created {
 			fmt.Fprintf(w, "Created workspace %s (%s)\n", a.style.paint(ansiBold, clean(ws.Slug)), clean(ws.Name))
 		} else {
 			fmt.Fprintf(w, "Using workspace %s (%s)\n", a.style.paint(ansiBold, clean(ws.Slug)), clean(ws.Name))
 		}
 		_, err := fmt.Fprintf(w, "Linked %s to it; padctl run here or below uses it\n", path)
+		return err
+	}, nil)
+}
+
+// initResult is init's answer under --format json.
+type initResult struct {
+	Workspace workspaceOut `json:"workspace"`
+	Created   bool         `json:"created"`
+	PadToml   string       `json:"pad_toml"`
+	// Above says the .pad.toml is a parent directory's: none was written.
+	Above bool `json:"above"`
+}
+
+// useAbove is init in a directory below a linked one: it says which
+// workspace it found (making sure this padd has it, as for a checked-out
+// .pad.toml) and writes nothing. A --name that is another workspace is
+// refused: a second workspace here is asked for with --new.
+func (c *InitCmd) useAbove(ctx context.Context, a *App, above *padToml, name string) error {
+	linked := filepath.Dir(above.Path)
+	if name != "" && model.WorkspaceSlug("", name) != above.Workspace {
+		return failf("already_linked", "pass --new to link this directory to a workspace of its own",
+			"this directory is inside %s, which %s links to workspace %q", linked, above.Path, above.Workspace)
+	}
+	cl, err := a.Client(ctx)
+	if err != nil {
+		return err
+	}
+	ws, created, err := findOrCreateWorkspace(ctx, cl, above.Workspace, above.Workspace, c.Template)
+	if err != nil {
+		return err
+	}
+	return a.emit(initResult{outWorkspace(ws), created, above.Path, true}, func(w io.Writer) error {
+		verb := "Found"
+		if created {
+			verb = "Created"
+		}
+		fmt.Fprintf(w, "%s workspace %s (%s), linked by %s; padctl here uses it\n", verb, a.style.paint(ansiBold, clean(ws.Slug)), clean(ws.Name), above.Path)
+		_, err := fmt.Fprintln(w, "`padctl init --new` links this directory to a workspace of its own instead")
 		return err
 	}, nil)
 }

@@ -15,7 +15,7 @@ const SearchMaxLimit = 200
 // SearchCmd is `search <query...>`, also `item search` (Pad's CLI has
 // only that name).
 type SearchCmd struct {
-	Query           []string `arg:"" name:"query" help:"Words to search for (put a query that starts with - after --). While the index is rebuilt, a search waits for it."`
+	Query           []string `arg:"" name:"query" help:"What to search for: words, \"phrases\", prefix*, -word, filters (the syntax is above). While the index is rebuilt, a search waits for it."`
 	Collection      string   `predictor:"collection" help:"Only this collection (slug or alias: task, idea, ...)."`
 	Status          string   `help:"Only these statuses (comma-separated: open,in-progress)."`
 	Priority        string   `help:"Only these priorities (comma-separated)."`
@@ -24,6 +24,24 @@ type SearchCmd struct {
 	AllWorkspaces   bool     `help:"Search every workspace, not only the current one."`
 	Limit           int      `default:"50" help:"At most this many results (up to 200)."`
 	Offset          int      `help:"Skip this many results (the next page)."`
+}
+
+// Help is the query syntax, under the flags in `padctl search --help`.
+func (c *SearchCmd) Help() string {
+	return `Query syntax (Pad's, as its search box and pad_search take it):
+
+  login redirect        every word must match, in the title, content, comments or tags;
+                        when nothing matches exactly, a word of 4+ letters may have a typo
+  "session cookie"      the words together, in this order
+  redir*                words that start with redir
+  -draft, NOT draft     leave out items with this word (or "phrase")
+  status:open  priority:high  tag:bug  in:tasks  is:done  ref:TASK-5
+                        filters (in: a collection; is: open, done, ...); any number
+  title:login  content:"stale cookie"
+                        the word (or phrase) in that part of the item
+
+A query of only punctuation or operators, or an unknown filter, is refused.
+A query that starts with - goes after --:  padctl search -- -draft login`
 }
 
 // Run searches. A fuzzy answer (nothing matched exactly) is said on

@@ -18,6 +18,8 @@ type WorkspaceCmd struct {
 	Delete  WorkspaceDeleteCmd  `cmd:"" aliases:"rm" help:"Delete a workspace (restorable for 30 days)."`
 	Restore WorkspaceRestoreCmd `cmd:"" help:"Restore a deleted workspace."`
 	Deleted WorkspaceDeletedCmd `cmd:"" help:"List deleted workspaces still in their restore window."`
+	Export  WorkspaceExportCmd  `cmd:"" help:"Export a workspace in Pad's format (tar.gz bundle, or --json)."`
+	Import  WorkspaceImportCmd  `cmd:"" help:"Import a Pad export (bundle or JSON) as a new workspace."`
 }
 
 // WorkspaceListCmd is `workspace list`.

@@ -81,6 +81,11 @@ func explain(err error) *Error {
 		return &Error{Code: "timeout", Message: err.Error(), Exit: ExitError, Err: err,
 			Hint: "padd took too long to answer; retry, and see `padctl daemon logs` if it keeps happening"}
 	}
+	var te *api.TransportError
+	if errors.As(err, &te) && te.Slow() {
+		return &Error{Code: "padd_slow", Message: err.Error(), Exit: ExitError, Err: err,
+			Hint: "padd is running but busy or stuck; retry, and `padctl daemon status` and `padctl daemon logs` show what it is doing"}
+	}
 	if api.IsTransport(err) {
 		return &Error{Code: "padd_unreachable", Message: err.Error(), Exit: ExitError, Err: err,
 			Hint: "padd stopped answering: `padctl daemon status` shows its state, `padctl daemon logs` why, `padctl daemon start` starts it"}
@@ -119,7 +124,14 @@ func apiHint(e *api.Error) string {
 		if e.Code == api.CodeBadRequest && str("field") == "" {
 			return "check the arguments and flags you gave"
 		}
-		if d["limit"] != nil && str("field") == "q" {
+		switch {
+		case str("reason") == "cycle" && str("field") == "parent":
+			return "an item cannot sit under itself or under one of its own children: pick a parent outside its subtree (`padctl item children <ref>` lists them)"
+		case str("reason") == "cycle":
+			return "the items named would block each other in a ring: remove one of those blocks links first (`padctl item links <ref>`)"
+		case str("field") == "q" && (str("reason") == "no_words" || str("reason") == "unknown_filter" || str("reason") == "unsupported_operator"):
+			return "`padctl search --help` shows the query syntax"
+		case str("field") == "q":
 			return "search for fewer and shorter words: the few that set what you look for apart"
 		}
 		if d["limit"] != nil {
@@ -131,6 +143,9 @@ func apiHint(e *api.Error) string {
 	case api.CodeOpenChildren:
 		return "close or move the open children first, or pass --force to close it anyway"
 	case api.CodeConflict:
+		if str("field") == "name" && str("collection") != "" {
+			return "name it differently, or give --slug and --prefix of its own; `padctl collection list` shows the collections"
+		}
 		return "it clashes with what is already there; pick another name or target"
 	case api.CodeArchived:
 		return "restore it first with `padctl item restore <ref>`"

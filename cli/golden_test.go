@@ -156,7 +156,7 @@ func goldenCases(t *testing.T) []renderCase {
 		{"daemon-stopped.json", func(w io.Writer) error {
 			return writeJSON(w, daemonState{DataDir: "/home/u/.local/share/padd", ClientVersion: "v1.2.0"})
 		}},
-	}, append(viewGoldenCases(t), syncGoldenCases()...)...)
+	}, append(append(viewGoldenCases(t), syncGoldenCases()...), textGoldenCases(t)...)...)
 }
 
 // TestGolden pins padctl's table, markdown and JSON output. After an

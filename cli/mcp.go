@@ -21,6 +21,7 @@ type MCPCmd struct {
 	Install   MCPInstallCmd   `cmd:"" help:"Register padd's MCP server with a client: cursor, windsurf, claude-desktop, claude-code, vscode or codex."`
 	Uninstall MCPUninstallCmd `cmd:"" help:"Remove padd's MCP server from a client's config, and nothing else."`
 	Status    MCPStatusCmd    `cmd:"" help:"Show whether each client (or one) has padd's MCP server installed."`
+	Doctor    MCPDoctorCmd    `cmd:"" help:"Check that each installed client's server reaches this padd and this directory's workspace."`
 }
 
 // MCPServeCmd is `mcp serve`.
@@ -127,13 +128,9 @@ type MCPStatusCmd struct {
 
 // Run reports each client's entry.
 func (c *MCPStatusCmd) Run(ctx context.Context, a *App) error {
-	o, err := a.installOptions(c.Client, false)
+	sts, err := a.clientStatuses(c.Client)
 	if err != nil {
 		return err
-	}
-	sts, err := mcpinstall.Status(o)
-	if err != nil {
-		return installFailure(err)
 	}
 	return a.emit(sts, func(w io.Writer) error {
 		for _, st := range sts {
@@ -150,6 +147,19 @@ func (c *MCPStatusCmd) Run(ctx context.Context, a *App) error {
 		}
 		return nil
 	}, nil)
+}
+
+// clientStatuses is padd's entry in one client's config, or in each's.
+func (a *App) clientStatuses(client string) ([]mcpinstall.ClientStatus, error) {
+	o, err := a.installOptions(client, false)
+	if err != nil {
+		return nil, err
+	}
+	sts, err := mcpinstall.Status(o)
+	if err != nil {
+		return nil, installFailure(err)
+	}
+	return sts, nil
 }
 
 // installOptions reads the home directory and this padctl's path.
@@ -172,7 +182,27 @@ func (a *App) installOptions(client string, dryRun bool) (mcpinstall.InstallOpti
 	if abs, err := filepath.Abs(exe); err == nil {
 		exe = abs
 	}
-	return mcpinstall.InstallOptions{Client: client, Home: home, Getenv: a.getenv, Command: exe, DryRun: dryRun}, nil
+	env, err := a.serverEnv()
+	if err != nil {
+		return mcpinstall.InstallOptions{}, err
+	}
+	return mcpinstall.InstallOptions{Client: client, Home: home, Getenv: a.getenv, Command: exe, Env: env, DryRun: dryRun}, nil
+}
+
+// serverEnv is the environment an installed server needs to reach the
+// padd this padctl reaches: PAD_HOME, absolute, when the data directory
+// is not the default one (PAD_HOME or XDG_DATA_HOME moved it). An agent's
+// client starts its servers with an environment of its own, which has
+// neither.
+func (a *App) serverEnv() (map[string]string, error) {
+	if a.getenv("PAD_HOME") == "" && a.getenv("XDG_DATA_HOME") == "" {
+		return nil, nil
+	}
+	dir, err := launch.DataDirEnv(a.getenv)
+	if err != nil {
+		return nil, failf("no_home", "set PAD_HOME to padd's data directory", "cannot find padd's data directory: %v", err)
+	}
+	return map[string]string{"PAD_HOME": dir}, nil
 }
 
 func installFailure(err error) error {

@@ -35,7 +35,9 @@ const DefaultPort = 7787
 // Config is how padd runs.
 type Config struct {
 	DataDir string
-	// Port to listen on; 0 tries DefaultPort, then any free port.
+	// Port pins the port to listen on: that port or nothing. 0 keeps
+	// the port padd got last time (PortFile), else tries DefaultPort,
+	// else any free port.
 	Port int
 	// Log is where padd logs (nil: NewLogger(DataDir, nil, slog.LevelInfo)).
 	Log *slog.Logger
@@ -53,6 +55,9 @@ const (
 	DBFile    = "padd.db"
 	WALFile   = DBFile + storage.WALSuffix // the write-ahead log beside it
 	TokenFile = "token"
+	// PortFile remembers the port padd last listened on, so that a
+	// restart keeps the address Pad's CLI and scripts were given.
+	PortFile = "port"
 )
 
 // AlreadyRunningError says another padd owns the data directory.
@@ -112,11 +117,16 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	ln, err := listen(cfg.Port)
+	ln, err := listen(cfg.Port, lastPort(cfg.DataDir))
 	if err != nil {
 		return err
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
+	if port != lastPort(cfg.DataDir) {
+		if err := atomicfile.Write(filepath.Join(cfg.DataDir, PortFile), []byte(strconv.Itoa(port)+"\n")); err != nil {
+			log.Warn("cannot remember the port for the next start", "err", err)
+		}
+	}
 	info := &launch.Info{PID: os.Getpid(), Port: port, Token: token, Version: api.Version, StartedAt: time.Now().UTC()}
 	b, _ := json.MarshalIndent(info, "", "  ")
 	infoPath := filepath.Join(cfg.DataDir, launch.InfoFile)
@@ -212,22 +222,45 @@ func removeInfo(path string, pid int) {
 	}
 }
 
-// listen binds 127.0.0.1 only: the requested port, else padd's default,
-// else any free port.
-func listen(port int) (net.Listener, error) {
-	try := []int{port}
-	if port == 0 {
-		try = []int{DefaultPort, 0}
+// listen binds 127.0.0.1 only. A pinned port is that port or an error
+// that says who pinned it; otherwise the port of last time, padd's
+// default, any free port, in that order.
+func listen(pinned, previous int) (net.Listener, error) {
+	bind := func(p int) (net.Listener, error) {
+		return net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+	}
+	if pinned != 0 {
+		ln, err := bind(pinned)
+		if err != nil {
+			return nil, fmt.Errorf("port %d is pinned (by --port or the port setting) but cannot be used: %w; free it or pin another", pinned, err)
+		}
+		return ln, nil
 	}
 	var last error
-	for _, p := range try {
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+	for _, p := range []int{previous, DefaultPort, 0} {
+		if p == 0 && last == nil {
+			continue // no port of last time
+		}
+		ln, err := bind(p)
 		if err == nil {
 			return ln, nil
 		}
 		last = err
 	}
 	return nil, fmt.Errorf("listen on 127.0.0.1: %w", last)
+}
+
+// lastPort is the port in PortFile (0 when there is none).
+func lastPort(dir string) int {
+	b, err := os.ReadFile(filepath.Join(dir, PortFile))
+	if err != nil {
+		return 0
+	}
+	p, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || p <= 0 || p > 65535 {
+		return 0
+	}
+	return p
 }
 
 // loadToken reads the local API token, minting one (0600) on first start.
@@ -258,12 +291,22 @@ func loadToken(dir string) (string, error) {
 func NewLogger(dataDir string, stderr io.Writer, level slog.Level) *slog.Logger {
 	_ = os.MkdirAll(dataDir, 0o700)
 	file := &lumberjack.Logger{Filename: filepath.Join(dataDir, launch.LogFile), MaxSize: 10, MaxBackups: 3, MaxAge: 28}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: readableDuration}
 	var h slog.Handler = slog.NewJSONHandler(file, opts)
 	if stderr != nil {
 		h = fanout{h, slog.NewTextHandler(stderr, opts)}
 	}
 	return slog.New(h)
+}
+
+// readableDuration writes a duration as people read it (1.5s, 230ms),
+// not as JSON's count of nanoseconds, which `padctl daemon logs` would
+// print as is.
+func readableDuration(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, a.Value.Duration().String())
+	}
+	return a
 }
 
 // fanout sends each record to several handlers.

@@ -78,7 +78,7 @@ func (s *Server) searchScope(ctx context.Context, wsRef, collection string, upTo
 		}
 	}
 	if collection != "" && len(req.Collections) == 0 {
-		return nil, model.NotFound("Collection not found").With("collection", collection)
+		return nil, model.CollectionNotFound(collection)
 	}
 	if len(req.Workspaces) == 0 {
 		req.Workspaces = []string{"-"} // no workspace: match nothing
@@ -220,7 +220,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 			if err == nil {
 				cs = lists[j]
 			}
-			snippets[i] = commentOrOpening(sn, cs, views[i].Content)
+			snippets[i] = commentTitleOrOpening(sn, cs, views[i].Title, views[i].Content)
 		}
 		return err
 	})
@@ -268,13 +268,18 @@ func skinny(v *storage.ItemView) api.Item {
 	return it
 }
 
-// commentOrOpening is the excerpt of a hit whose body did not match:
-// from its comments, else its body's opening.
-func commentOrOpening(q searchindex.Snippeter, comments []model.Comment, content string) string {
+// commentTitleOrOpening is the excerpt of a hit whose body did not
+// match: from its comments, else its title when that is what matched
+// (marked, as Pad's snippet marks the best-matching column), else its
+// body's opening.
+func commentTitleOrOpening(q searchindex.Snippeter, comments []model.Comment, title, content string) string {
 	for _, c := range comments {
 		if sn := q.Snippet(c.Body); sn != "" {
 			return sn
 		}
+	}
+	if sn := q.Snippet(title); sn != "" {
+		return sn
 	}
 	body := strings.Join(strings.Fields(content), " ")
 	if len(body) > 160 {

@@ -107,15 +107,17 @@ func TestGetItemInclude(t *testing.T) {
 }
 
 // A hit's snippet comes from its body, else from its comments (read for
-// all such hits at once), else from its body's opening.
-func TestSearchSnippetsFromBodyThenCommentsThenOpening(t *testing.T) {
+// all such hits at once), else from its title, else from its body's
+// opening.
+func TestSearchSnippetsFromBodyThenCommentsThenTitleThenOpening(t *testing.T) {
 	h := newHarness(t)
-	var inBody, inComment, nowhere api.Item
+	var inBody, inComment, inTitle, nowhere api.Item
 	h.mustJSON("POST", wsPath("/collections/tasks/items"), map[string]any{"title": "wombat one", "content": "The wombat digs a burrow."}, 201, &inBody)
 	h.mustJSON("POST", wsPath("/collections/tasks/items"), map[string]any{"title": "wombat two", "content": "Nothing here."}, 201, &inComment)
 	h.mustJSON("POST", wsPath("/items/"+inComment.Ref+"/comments"), map[string]any{"body": "Saw a wombat near the gate."}, 201, nil)
 	long := strings.Repeat("plain words without the animal ", 10)
-	h.mustJSON("POST", wsPath("/collections/tasks/items"), map[string]any{"title": "wombat three", "content": long}, 201, &nowhere)
+	h.mustJSON("POST", wsPath("/collections/tasks/items"), map[string]any{"title": "wombat three", "content": long}, 201, &inTitle)
+	h.mustJSON("POST", wsPath("/collections/tasks/items"), map[string]any{"title": "four", "content": long, "tags": []string{"wombat"}}, 201, &nowhere)
 
 	var found api.SearchResponse
 	h.mustJSON("GET", "/api/v1/search?workspace=w&q=wombat", nil, 200, &found)
@@ -128,6 +130,9 @@ func TestSearchSnippetsFromBodyThenCommentsThenOpening(t *testing.T) {
 	}
 	if sn := got[inComment.Ref]; !strings.Contains(sn, "wombat") || !strings.Contains(sn, "gate") {
 		t.Errorf("comment match: snippet %q", sn)
+	}
+	if sn := got[inTitle.Ref]; sn != "<mark>wombat</mark> three" {
+		t.Errorf("title match: snippet %q", sn)
 	}
 	if sn := got[nowhere.Ref]; !strings.HasPrefix(sn, "plain words") || !strings.HasSuffix(sn, "…") || len(sn) > 170 {
 		t.Errorf("no match: snippet %q", sn)

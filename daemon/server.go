@@ -350,6 +350,7 @@ func (s *Server) routes() {
 	s.knowledgeRoutes()
 	s.projectRoutes() // leases, reminders, project views (h_project.go)
 	s.syncRoutes()    // padd's sync with Pad servers (h_sync.go)
+	s.exportRoutes()  // workspace export and import (h_export.go)
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {

@@ -38,6 +38,9 @@ type InstallOptions struct {
 	// (default: mcp serve).
 	Command string
 	Args    []string
+	// Env is written into the entry's environment (nil: none), so that
+	// the client's server reaches the same padd as the installer.
+	Env map[string]string
 	// DryRun computes the change without writing it.
 	DryRun bool
 }
@@ -112,6 +115,9 @@ func Install(o InstallOptions) (*Change, error) {
 		return nil, err
 	}
 	entry := def.Entry(o.Command, o.args())
+	if len(o.Env) > 0 {
+		entry.Env = o.Env
+	}
 	next, err := setEntry(def, old, entry)
 	if err == nil {
 		err = verifyEdit(def, old, next, &entry)
@@ -160,7 +166,10 @@ type ClientStatus struct {
 	Installed bool     `json:"installed"`
 	Command   string   `json:"command,omitempty"`
 	Args      []string `json:"args,omitempty"`
-	// Current says the entry starts this padctl with mcp serve.
+	// Env is the entry's environment.
+	Env map[string]string `json:"env,omitempty"`
+	// Current says the entry starts this padctl with mcp serve, in the
+	// environment an install would write now.
 	Current bool   `json:"current"`
 	Problem string `json:"problem,omitempty"`
 }
@@ -186,8 +195,8 @@ func Status(o InstallOptions) ([]ClientStatus, error) {
 		if err == nil {
 			var e *stdioEntry
 			if e, err = serverEntry(def, src); e != nil {
-				st.Installed, st.Command, st.Args = true, e.Command, e.Args
-				st.Current = e.Command == o.Command && reflect.DeepEqual(e.Args, oo.args())
+				st.Installed, st.Command, st.Args, st.Env = true, e.Command, e.Args, e.Env
+				st.Current = e.Command == o.Command && reflect.DeepEqual(e.Args, oo.args()) && sameEnv(e.Env, o.Env)
 			}
 		}
 		if err != nil {
@@ -196,6 +205,11 @@ func Status(o InstallOptions) ([]ClientStatus, error) {
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// sameEnv compares two environments, nil and empty alike.
+func sameEnv(a, b map[string]string) bool {
+	return len(a) == len(b) && (len(a) == 0 || reflect.DeepEqual(a, b))
 }
 
 // readConfig reads a config file; a missing one reads as empty.

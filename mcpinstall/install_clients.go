@@ -30,6 +30,9 @@ type stdioEntry struct {
 	Type    string   `json:"type,omitempty"`
 	Command string   `json:"command"`
 	Args    []string `json:"args"`
+	// Env is what the server needs to reach the padd of the person who
+	// installed it (PAD_HOME when theirs is not the default).
+	Env map[string]string `json:"env,omitempty"`
 }
 
 func plainEntry(command string, args []string) stdioEntry {

@@ -345,3 +345,54 @@ func TestStatusAll(t *testing.T) {
 		}
 	}
 }
+
+// An install made under a non-default PAD_HOME writes it into the
+// entry, so the client's server reaches the installer's padd; status
+// tells an entry without it from a current one, and an install without
+// it takes it out again.
+func TestInstallRecordsEnvironment(t *testing.T) {
+	for _, client := range ClientNames() {
+		t.Run(client, func(t *testing.T) {
+			home := t.TempDir()
+			plain := installOpts(t, client, home)
+			if _, err := Install(plain); err != nil {
+				t.Fatal(err)
+			}
+			withHome := plain
+			withHome.Env = map[string]string{"PAD_HOME": `/tmp/pad "home"`}
+			sts, err := Status(withHome)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sts[0].Installed || sts[0].Current {
+				t.Fatalf("an entry without PAD_HOME reads as current for an installer with it: %+v", sts[0])
+			}
+			ch, err := Install(withHome)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Action != "updated" {
+				t.Fatalf("install with env: %+v", ch)
+			}
+			def, path, _ := withHome.resolve()
+			b, _ := os.ReadFile(path)
+			e, err := serverEntry(def, b)
+			if err != nil || e == nil || !reflect.DeepEqual(e.Env, withHome.Env) {
+				t.Fatalf("entry %+v (%v):\n%s", e, err, b)
+			}
+			if sts, _ := Status(withHome); !sts[0].Current {
+				t.Fatalf("status after install: %+v", sts[0])
+			}
+			if ch, _ := Install(withHome); ch.Action != "unchanged" {
+				t.Fatalf("second install: %+v", ch)
+			}
+			if _, err := Install(plain); err != nil {
+				t.Fatal(err)
+			}
+			b, _ = os.ReadFile(path)
+			if e, _ := serverEntry(def, b); e == nil || len(e.Env) != 0 {
+				t.Fatalf("install without env kept it: %s", b)
+			}
+		})
+	}
+}

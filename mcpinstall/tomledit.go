@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -38,7 +39,20 @@ func tomlSection(key, name string, e stdioEntry) string {
 	for _, a := range e.Args {
 		args = append(args, tomlString(a))
 	}
-	return fmt.Sprintf("[%s.%s]\ncommand = %s\nargs = [%s]\n", key, name, tomlString(e.Command), strings.Join(args, ", "))
+	sec := fmt.Sprintf("[%s.%s]\ncommand = %s\nargs = [%s]\n", key, name, tomlString(e.Command), strings.Join(args, ", "))
+	if len(e.Env) > 0 {
+		keys := make([]string, 0, len(e.Env))
+		for k := range e.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		kv := make([]string, 0, len(keys))
+		for _, k := range keys {
+			kv = append(kv, tomlString(k)+" = "+tomlString(e.Env[k]))
+		}
+		sec += "env = { " + strings.Join(kv, ", ") + " }\n"
+	}
+	return sec
 }
 
 // tomlHeader parses a table header line ([a.b] or [[a.b]]) into its key

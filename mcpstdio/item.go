@@ -23,7 +23,35 @@ func init() {
 		"pad_item.bulk-update": itemBulkUpdate,
 		"pad_item.note":        itemNote,
 		"pad_item.decide":      itemDecide,
+		"pad_item.export":      itemExport,
+		"pad_item.import":      itemImport,
 	})
+}
+
+// itemExport answers a playbook or convention as portable artifact text
+// (ITM-19), which pad_item import takes in another workspace.
+func itemExport(c *call) (*result, error) {
+	base, err := c.s.baseClient(c.ctx)
+	if err != nil {
+		return nil, err
+	}
+	cl := &api.Client{BaseURL: base.BaseURL, Token: base.Token, HTTP: base.HTTP, Agent: c.p.agent, Source: "mcp",
+		Worker: c.s.worker, OnVersionMismatch: c.s.versionMismatch}
+	text, err := cl.ExportItemArtifact(c.ctx, c.ws, c.a.str("ref"))
+	if err != nil {
+		return nil, err
+	}
+	return &result{value: map[string]any{"ref": c.a.str("ref"), "artifact": string(text)},
+		notes: []string{"pad_item import with this artifact text makes the item in another workspace (as a draft)."}}, nil
+}
+
+// itemImport makes an item from artifact text: {ref, slug, warnings}.
+func itemImport(c *call) (*result, error) {
+	var out api.ArtifactImport
+	if _, err := c.p.do(c.ctx, "POST", wsPath(c.ws)+"/import-artifact", nil, map[string]any{"artifact": c.a.str("artifact")}, &out); err != nil {
+		return nil, err
+	}
+	return &result{value: out}, nil
 }
 
 func itemPath(ws, ref string) string { return wsPath(ws) + "/items/" + api.PathEscape(ref) }

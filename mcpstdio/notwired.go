@@ -20,9 +20,6 @@ type pending struct {
 // one of this table and the handlers map; wiring an action means adding
 // its handler and deleting its row here.
 var notWired = map[string]pending{
-	"pad_item.export": {Missing: "item artifacts", Hint: "pad_item get returns the whole item, content and fields included"},
-	"pad_item.import": {Missing: "item artifacts", Hint: "create the item with pad_item create (title, content, fields)"},
-
 	"pad_workspace.storage":   {Missing: "storage usage", Hint: "`padctl daemon status` shows the database size"},
 	"pad_workspace.audit-log": {Missing: "the audit log", Hint: "pad_project activity shows who changed what"},
 	"pad_workspace.invite":    {Missing: "members and invitations", Never: true, Hint: "padd keeps one person's workspaces on this machine; invite people on a Pad server"},

@@ -72,6 +72,12 @@ func WorkspaceNotFound(slug string) *Error {
 	return NotFound("Workspace not found: %s", slug).With("scope", "workspace")
 }
 
+// CollectionNotFound is the 404 for a collection that does not resolve,
+// naming it (details.collection carries it whole).
+func CollectionNotFound(ref string) *Error {
+	return NotFound("Collection not found: %s", Excerpt(ref)).With("collection", ref)
+}
+
 // Invalid is Pad's 400 validation_error.
 func Invalid(format string, args ...any) *Error {
 	return Errorf(CodeValidation, format, args...)

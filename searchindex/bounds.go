@@ -80,7 +80,7 @@ func checkBounds(bi bleve.Index, p *Parsed) error {
 		}
 		return nil
 	}
-	for _, group := range [][]string{p.Words, p.Phrases, p.Exclude} {
+	for _, group := range [][]string{p.Words, p.Phrases, p.Exclude, p.InTitle} {
 		for _, w := range group {
 			if err := count(w); err != nil {
 				return err
@@ -104,6 +104,25 @@ func checkBounds(bi bleve.Index, p *Parsed) error {
 	if terms > MaxTerms {
 		return queryRefusal("too_many_terms", MaxTerms,
 			"the query has %d search terms; a search takes at most %d: keep the words that set what you look for apart", terms, MaxTerms)
+	}
+	return nil
+}
+
+// refuseUnsupported refuses what the language does not have, rather
+// than search it as words: a name:value whose name is no filter (Pad's
+// users type FTS5's column filters), and OR.
+func refuseUnsupported(p *Parsed) error {
+	if c := strings.ToLower(p.Unknown); c == "content:" || c == "body:" {
+		return queryRefusal("unknown_filter", 0,
+			"%q is not a search filter in padd: a plain word already searches the content (and the title, comments and tags); title: keeps a word to the title", p.Unknown)
+	}
+	if p.Unknown != "" {
+		return queryRefusal("unknown_filter", 0,
+			"%q is not a search filter; the filters are %s (put text with a colon in \"quotes\" to search it as words)", p.Unknown, FilterNames)
+	}
+	if p.Or {
+		return queryRefusal("unsupported_operator", 0,
+			"padd's search has no OR: every word must match; search for each alternative on its own")
 	}
 	return nil
 }

@@ -17,6 +17,14 @@ type Parsed struct {
 	Refs     []string // upper-case refs
 	Exclude  []string // words or phrases that must not match
 	Filters  map[string][]string
+	// InTitle are title:word (a column filter of Pad's full-text
+	// search): words or "phrases" that must match in the title.
+	InTitle []string
+	// Unknown is the first name:value whose name is no filter, and Or
+	// says the query used OR: Search refuses both rather than search
+	// them as words and answer something else than was asked.
+	Unknown string
+	Or      bool
 
 	// terms[i] is Words[i] as the index holds it, when it analyzes to
 	// exactly one term ("" otherwise): the query then looks that term up
@@ -35,20 +43,50 @@ type Parsed struct {
 var filterFields = map[string]string{
 	"status": "status", "collection": "collection", "coll": "collection", "in": "collection",
 	"tag": "tag", "tags": "tag", "priority": "priority", "ref": "ref", "is": "state", "state": "state",
+	"title": "title",
 }
+
+// FilterNames are the filters as a refusal lists them.
+const FilterNames = "status:, priority:, tag:, in: (a collection), is: (open, done, ...), ref:, title:"
 
 // Empty reports whether the query says nothing at all.
 func (p *Parsed) Empty() bool {
-	return len(p.Words)+len(p.Phrases)+len(p.Prefixes)+len(p.Refs)+len(p.Exclude)+len(p.Filters) == 0
+	return len(p.Words)+len(p.Phrases)+len(p.Prefixes)+len(p.Refs)+len(p.Exclude)+len(p.Filters)+len(p.InTitle) == 0
 }
 
 // Parse reads a query string. It never fails: anything it does not
-// recognise is searched as words.
+// recognise is searched as words, but for what Search refuses (Unknown,
+// Or).
 func Parse(q string) *Parsed {
 	p := &Parsed{Filters: map[string][]string{}}
-	for _, tok := range tokenize(q) {
+	toks := tokenize(q)
+	for i := 0; i < len(toks); i++ {
+		tok := toks[i]
 		neg := false
 		t := tok.text
+		if !tok.quoted && !tok.negQuoted {
+			// FTS5's operators, upper case as it spells them: AND is
+			// what every query does anyway, NOT excludes what follows.
+			switch t {
+			case "AND":
+				continue
+			case "OR":
+				p.Or = true
+				continue
+			case "NOT":
+				if i+1 < len(toks) {
+					i++
+					if next := toks[i]; next.quoted || next.negQuoted {
+						if ph := strings.TrimSpace(next.text); ph != "" {
+							p.Exclude = append(p.Exclude, ph)
+						}
+					} else if hasWordChar(next.text) {
+						p.Exclude = append(p.Exclude, strings.TrimPrefix(next.text, "-"))
+					}
+				}
+				continue
+			}
+		}
 		if !tok.quoted && strings.HasPrefix(t, "-") && len(t) > 1 {
 			neg, t = true, t[1:]
 		}
@@ -66,12 +104,20 @@ func Parse(q string) *Parsed {
 			p.Exclude = append(p.Exclude, t)
 		default:
 			if k, v, ok := strings.Cut(t, ":"); ok && v != "" {
-				if f, known := filterFields[strings.ToLower(k)]; known {
-					if f == "ref" {
-						p.Refs = append(p.Refs, strings.ToUpper(v))
-					} else {
-						p.Filters[f] = append(p.Filters[f], v)
+				f, known := filterFields[strings.ToLower(k)]
+				switch {
+				case known && f == "ref":
+					p.Refs = append(p.Refs, strings.ToUpper(v))
+				case known && f == "title":
+					p.InTitle = append(p.InTitle, v)
+				case known:
+					p.Filters[f] = append(p.Filters[f], v)
+				case filterLike(k, v):
+					if p.Unknown == "" {
+						p.Unknown = k + ":"
 					}
+				}
+				if known || filterLike(k, v) {
 					continue
 				}
 			}
@@ -89,6 +135,20 @@ func Parse(q string) *Parsed {
 		}
 	}
 	return p
+}
+
+// filterLike says name:value looks like a filter (a short name of
+// letters), not text with a colon in it (10:30, https://...).
+func filterLike(name, value string) bool {
+	if name == "" || len(name) > 20 || strings.HasPrefix(value, "/") {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 type token struct {
@@ -122,7 +182,21 @@ func tokenize(q string) []token {
 		}
 		j := i
 		for j < len(rs) && !unicode.IsSpace(rs[j]) {
+			if rs[j] == ':' && j+1 < len(rs) && rs[j+1] == '"' && j > i {
+				// name:"a phrase": the phrase is the value, whole.
+				k := j + 2
+				for k < len(rs) && rs[k] != '"' {
+					k++
+				}
+				out = append(out, token{text: string(rs[i:j+1]) + string(rs[j+2:min(k, len(rs))])})
+				j = -1
+				i = k + 1
+				break
+			}
 			j++
+		}
+		if j < 0 {
+			continue
 		}
 		out = append(out, token{text: string(rs[i:j])})
 		i = j

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2"
@@ -117,8 +118,19 @@ func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) 
 		return nil, err
 	}
 	p := Parse(r.Query)
+	if err := refuseUnsupported(p); err != nil {
+		return nil, err
+	}
 	x.resolveRefs(r.Workspaces, p)
 	dropStopwords(bi, p)
+	if p.Empty() && strings.TrimSpace(r.Query) != "" && len(r.Collections)+len(r.Statuses)+len(r.Priorities)+len(r.Only) == 0 {
+		// Text that says nothing (punctuation, operators, stop words)
+		// and no filter beside it: answering every item would answer
+		// something else than was asked. An empty query is the caller's
+		// way to list by filters alone.
+		return nil, queryRefusal("no_words", 0,
+			"the query %q has no word to search for (only punctuation, operators or words too common to index); give a word, a \"phrase\", a prefix*, a ref or a filter such as status:open", model.Excerpt(r.Query))
+	}
 	if err := checkBounds(bi, p); err != nil {
 		return nil, err
 	}
@@ -309,6 +321,9 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 	for _, ph := range p.Phrases {
 		must = append(must, phraseQuery(ph))
 	}
+	for _, w := range p.InTitle {
+		must = append(must, inField("title", boostTitle, w))
+	}
 	for _, pre := range p.Prefixes {
 		must = append(must, prefixQuery(pre))
 	}
@@ -388,6 +403,17 @@ func fuzziness(n int) int {
 		return 1
 	}
 	return 0
+}
+
+// inField matches a word, or a phrase, in one text field.
+func inField(field string, boost float64, w string) query.Query {
+	if strings.ContainsFunc(strings.TrimSpace(w), unicode.IsSpace) {
+		m := bleve.NewMatchPhraseQuery(w)
+		m.SetField(field)
+		m.SetBoost(boost)
+		return m
+	}
+	return wordMatch(field, boost, w, "", 0)
 }
 
 func phraseQuery(ph string) query.Query {

@@ -432,3 +432,47 @@ func TestOldAndProvisionalRefsFindTheItem(t *testing.T) {
 	wantHits(t, "provisional ref after adoption", f.search(b.Ref), b.ID)
 	wantHits(t, "the remote's ref", f.search("TASK-41"), b.ID)
 }
+
+// The query forms Pad's users type (its search runs on SQLite FTS5):
+// title: keeps a word to the title, NOT and AND are operators, and what
+// the language does not have (OR, an unknown name:value, a query with no
+// word) is refused with a reason rather than answered with every item.
+func TestPadQuerySyntax(t *testing.T) {
+	f := newFixture(t)
+	login := f.create("tasks", "Fix login", "", nil)
+	page := f.create("tasks", "Landing page", "The login page redirects.", nil)
+	other := f.create("tasks", "Other", "Nothing here.", nil)
+
+	wantHits(t, "title:", f.search("title:login"), login.ID)
+	wantHits(t, "title phrase", f.search(`title:"fix login"`), login.ID)
+	wantHits(t, "title phrase order", f.search(`title:"login fix"`))
+	wantHits(t, "NOT", f.search("login NOT redirects"), login.ID)
+	wantHits(t, "AND", f.search("login AND redirects"), page.ID)
+	wantHits(t, "time with a colon", f.search("10:30"))
+	wantHits(t, "exclusion only", f.search("-login"), other.ID)
+
+	for q, reason := range map[string]string{
+		"(": "no_words", `"`: "no_words", `\`: "no_words", "~": "no_words", "-": "no_words", "+": "no_words",
+		"%": "no_words", "'": "no_words", "NOT": "no_words", "AND": "no_words", "the": "no_words",
+		"foo:bar": "unknown_filter", "content:login": "unknown_filter", "login OR page": "unsupported_operator",
+	} {
+		f.caughtUp(f.ws.ID)
+		_, err := f.idx.Search(testwait.Context(t), Request{Query: q, Workspaces: []string{f.ws.ID}, Limit: 20})
+		e, ok := model.AsError(err)
+		if !ok || e.Code != model.CodeValidation || e.Details["reason"] != reason {
+			t.Errorf("%q: got %v, want a validation_error with reason %s", q, err, reason)
+		}
+	}
+}
+
+// A query with no plausible word is not turned into noise by the typo
+// retry.
+func TestTypoRetryNeedsAWord(t *testing.T) {
+	f := newFixture(t)
+	f.create("tasks", "X", "lorem", nil)
+	f.create("tasks", "X", "", nil)
+	r := f.search("/lo.*n/")
+	if len(r.Hits) != 0 {
+		t.Fatalf("/lo.*n/ found %v (fuzzy %v)", ids(r), r.Fuzzy)
+	}
+}

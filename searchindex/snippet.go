@@ -39,7 +39,7 @@ func termsOf(q string) queryTerms {
 	p := Parse(q)
 	qt := queryTerms{terms: map[string]bool{}, prefixes: p.Prefixes}
 	texts := append(append([]string{}, p.Words...), p.Phrases...)
-	texts = append(texts, p.Refs...)
+	texts = append(append(texts, p.Refs...), p.InTitle...)
 	for _, t := range texts {
 		for _, tok := range enAnalyzer.Analyze([]byte(t)) {
 			qt.terms[string(tok.Term)] = true

@@ -44,6 +44,8 @@ type ItemCreate struct {
 	// number is the remote's number for an item the sync engine pulls
 	// (SyncTx.CreateItem); 0 numbers the item here (provisional.go).
 	number int64
+	// imported is what an import keeps of the exported item (import.go).
+	imported *itemImport
 }
 
 // ItemResult is a write's answer.
@@ -471,7 +473,7 @@ func resolveParent(b *wsb, ref, child string) (*model.Item, error) {
 		cur := p
 		for depth := 0; cur != nil && depth < 10000; depth++ {
 			if cur.ID == child {
-				return nil, model.Invalid("parent %q would make a cycle: it is this item or one of its descendants", ref).With("field", "parent")
+				return nil, model.Invalid("parent %q would make a cycle: it is this item or one of its descendants", ref).With("field", "parent").With("reason", "cycle")
 			}
 			if cur.ParentID == "" {
 				break
@@ -578,6 +580,7 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 		Content: in.Content, Fields: out, Tags: cleanTags(in.Tags), Pinned: in.Pinned,
 		AssignedUserID: in.AssignUser, CreatedBy: w.actor, LastModifiedBy: w.actor,
 		CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+	in.imported.stamp(it)
 	if in.SortOrder != nil {
 		it.SortOrder = *in.SortOrder
 	}
@@ -601,7 +604,7 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 	} else if it.Number, err = nextNumber(b); err != nil {
 		return nil, err
 	}
-	it.Slug = model.UniqueSlug(model.ItemSlug(title), func(s string) bool { return b.slugs().Get([]byte(s)) != nil })
+	it.Slug = in.imported.slug(b, model.UniqueSlug(model.ItemSlug(title), func(s string) bool { return b.slugs().Get([]byte(s)) != nil }))
 	seq, err := w.stamp(model.EntityItem, model.OpCreated, it.ID, it.ID, c.ID)
 	if err != nil {
 		return nil, err
@@ -616,7 +619,7 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 		b.slugs().Put([]byte(it.Slug), id),
 		putDerived(b, it, c, false),
 		w.reindex(nil, it, false, isUnparented(b, it)),
-		w.version(it, "", true, ""),
+		w.firstVersions(in.imported, it),
 		w.activity(seq, it.ID, "created", map[string]any{"seq": seq}),
 	} {
 		if put != nil {

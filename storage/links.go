@@ -364,7 +364,7 @@ func (w *wtx) addLink(sourceRef, targetRef, linkType string) (*LinkResult, error
 			}
 			return nil, model.Invalid("%s blocks %s would make a blocking cycle: %s",
 				refs[0], refs[1], strings.Join(refs, " blocks ")).
-				With("field", "link_type").With("cycle", refs)
+				With("field", "link_type").With("cycle", refs).With("reason", "cycle")
 		}
 	}
 	source := src

@@ -113,37 +113,41 @@ func claimRoleSlug(b *wsb, slug, self string) error {
 // (409 conflict); one derived from the name takes -2, -3, ... as Pad does.
 func (s *Store) CreateRole(ws string, in RoleCreate, actor model.Actor) (*model.Role, error) {
 	var out *model.Role
-	err := s.write(ws, actor, func(w *wtx) error {
-		b := w.ws
-		name := strings.TrimSpace(in.Name)
-		if name == "" {
-			return model.BadRequest("name is required").With("field", "name")
-		}
-		var slug string
-		if strings.TrimSpace(in.Slug) != "" {
-			slug = model.CanonicalSlug(in.Slug)
-			if err := claimRoleSlug(b, slug, ""); err != nil {
-				return err
-			}
-		} else {
-			base := model.CanonicalSlug(name)
-			if base == "" {
-				base = "role"
-			}
-			slug = model.UniqueSlug(base, func(s string) bool { return b.roleSlugs().Get([]byte(s)) != nil })
-		}
-		r := &model.Role{ID: newID(), WorkspaceID: b.id, Slug: slug, Name: name, Icon: in.Icon,
-			Description: in.Description, Tools: in.Tools, SortOrder: in.SortOrder,
-			CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
-		seq, err := w.stamp(model.EntityRole, model.OpCreated, r.ID, "", "")
-		if err != nil {
-			return err
-		}
-		r.Seq = seq
-		out = r
-		return firstErr(putRole(b, r), w.activity(seq, "", "role_created", map[string]any{"seq": seq, "role": r.Slug}))
+	err := s.write(ws, actor, func(w *wtx) (err error) {
+		out, err = w.createRole(in)
+		return err
 	})
 	return out, err
+}
+
+func (w *wtx) createRole(in RoleCreate) (*model.Role, error) {
+	b := w.ws
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		return nil, model.BadRequest("name is required").With("field", "name")
+	}
+	var slug string
+	if strings.TrimSpace(in.Slug) != "" {
+		slug = model.CanonicalSlug(in.Slug)
+		if err := claimRoleSlug(b, slug, ""); err != nil {
+			return nil, err
+		}
+	} else {
+		base := model.CanonicalSlug(name)
+		if base == "" {
+			base = "role"
+		}
+		slug = model.UniqueSlug(base, func(s string) bool { return b.roleSlugs().Get([]byte(s)) != nil })
+	}
+	r := &model.Role{ID: newID(), WorkspaceID: b.id, Slug: slug, Name: name, Icon: in.Icon,
+		Description: in.Description, Tools: in.Tools, SortOrder: in.SortOrder,
+		CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+	seq, err := w.stamp(model.EntityRole, model.OpCreated, r.ID, "", "")
+	if err != nil {
+		return nil, err
+	}
+	r.Seq = seq
+	return r, firstErr(putRole(b, r), w.activity(seq, "", "role_created", map[string]any{"seq": seq, "role": r.Slug}))
 }
 
 // UpdateRole changes a role, its slug included. An update that changes

@@ -63,7 +63,17 @@ func (s *Store) Unstar(ws, itemRef string, actor model.Actor) (*StarResult, erro
 
 func (s *Store) setStar(ws, itemRef string, actor model.Actor, star bool) (*StarResult, error) {
 	var out *StarResult
-	err := s.write(ws, actor, func(w *wtx) error {
+	err := s.write(ws, actor, func(w *wtx) (err error) {
+		out, err = w.setStar(itemRef, star)
+		return err
+	})
+	return out, err
+}
+
+// setStar is Star or Unstar in a write.
+func (w *wtx) setStar(itemRef string, star bool) (*StarResult, error) {
+	var out *StarResult
+	err := func() error {
 		b := w.ws
 		var it *model.Item
 		var err error
@@ -104,6 +114,18 @@ func (s *Store) setStar(ws, itemRef string, actor model.Actor, star bool) (*Star
 			return err
 		}
 		return w.activity(seq, it.ID, action, map[string]any{"seq": seq, "ref": out.Ref})
+	}()
+	return out, err
+}
+
+// StarredIDs lists the ids of every starred item, archived ones too.
+func (s *Store) StarredIDs(ws string) ([]string, error) {
+	var out []string
+	err := s.read(ws, func(r *rtx) error {
+		return r.ws.stars().ForEach(func(k, _ []byte) error {
+			out = append(out, idString(k))
+			return nil
+		})
 	})
 	return out, err
 }

@@ -116,6 +116,11 @@ func (t *SyncTx) AddLink(sourceRef, targetRef, linkType string) (*LinkResult, er
 	return t.w.addLink(sourceRef, targetRef, linkType)
 }
 
+// SetStar stars or unstars an item for the user, as the remote has it.
+func (t *SyncTx) SetStar(itemRef string, star bool) (*StarResult, error) {
+	return t.w.setStar(itemRef, star)
+}
+
 // RemoveLink deletes a link by id.
 func (t *SyncTx) RemoveLink(linkID string) (*model.Link, error) { return t.w.removeLinkByID(linkID) }
 

@@ -64,16 +64,20 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 
 	w.mu.Lock()
 	streaming := w.streaming // a pull from here on covers what the stream may have missed
-	items, colls, catchUp, resync, comments := w.wantItems, w.wantColls, w.catchUp, w.resync, w.commentItems
-	w.wantItems, w.wantColls, w.catchUp, w.resync, w.commentItems = false, false, false, false, map[string]bool{}
+	items, colls, catchUp, resync, stars, comments := w.wantItems, w.wantColls, w.catchUp, w.resync, w.wantStars, w.commentItems
+	w.wantItems, w.wantColls, w.catchUp, w.resync, w.wantStars, w.commentItems = false, false, false, false, false, map[string]bool{}
 	w.mu.Unlock()
 	err = w.pull(ctx, c, link, items, colls, catchUp, comments)
 	if err == nil && resync {
 		err = w.resyncGone(ctx, c, link)
 	}
+	if err == nil && stars {
+		err = w.pullStars(ctx, c, link)
+	}
 	if err != nil {
 		w.mu.Lock()
 		w.wantItems, w.wantColls, w.catchUp, w.resync = w.wantItems || items, w.wantColls || colls, w.catchUp || catchUp, w.resync || resync
+		w.wantStars = w.wantStars || stars
 		for id := range comments {
 			w.commentItems[id] = true
 		}

@@ -118,8 +118,10 @@ func (w *worker) pushChange(ctx context.Context, c *remote.Client, link *storage
 		acked, err = w.pushLink(ctx, c, link, ch)
 	case model.EntityCollection:
 		acked, err = w.pushCollection(ctx, c, link, ch)
+	case model.EntityStar:
+		err = w.pushStar(ctx, c, link, ch)
 	default:
-		return false, nil // roles, stars, leases, reminders stay local
+		return false, nil // roles, leases, reminders stay local
 	}
 	return acked, refused(err)
 }

@@ -30,6 +30,7 @@ type state struct {
 	Archived             bool
 	Comments             []string
 	Links                []string // "type:title of the other end", outgoing
+	Starred              bool
 }
 
 // side is one end of the sync, driven as a user (or agent) would.
@@ -42,6 +43,7 @@ type side interface {
 	archive(t *testing.T, ref string)
 	link(t *testing.T, from, to string)
 	editComment(t *testing.T, ref, from, to string)
+	star(t *testing.T, ref string, on bool)
 	get(t *testing.T, ref string) (state, error)
 	find(t *testing.T, title string) string // the ref of the item with that title
 }
@@ -111,12 +113,25 @@ func (l *localSide) editComment(t *testing.T, ref, from, to string) {
 	t.Fatalf("padd has no comment %q on %s", from, ref)
 }
 
+func (l *localSide) star(t *testing.T, ref string, on bool) {
+	set := l.s.Star
+	if !on {
+		set = l.s.Unstar
+	}
+	if _, err := set(l.ws, ref, user); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (l *localSide) get(t *testing.T, ref string) (state, error) {
 	v, err := l.s.GetItem(l.ws, ref)
 	if err != nil {
 		return state{}, err
 	}
 	st := state{Title: v.Title, Content: v.Content, Coll: v.Collection.Slug, Fields: roundTrip(v.Fields), Tags: sorted(v.Tags), Archived: v.DeletedAt != nil}
+	if st.Starred, err = l.s.IsStarred(l.ws, v.ID); err != nil {
+		return st, err
+	}
 	cs, err := l.s.ListComments(l.ws, v.ID)
 	if err != nil {
 		return st, err
@@ -224,6 +239,16 @@ func (r *remoteSide) editComment(t *testing.T, ref, from, to string) {
 	t.Fatalf("the remote has no comment %q on %s", from, ref)
 }
 
+func (r *remoteSide) star(t *testing.T, ref string, on bool) {
+	set := r.c.Star
+	if !on {
+		set = r.c.Unstar
+	}
+	if _, err := set(context.Background(), r.ws, ref); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (r *remoteSide) get(t *testing.T, ref string) (state, error) {
 	ctx := context.Background()
 	it, err := r.c.GetItem(ctx, r.ws, ref)
@@ -237,6 +262,11 @@ func (r *remoteSide) get(t *testing.T, ref string) (state, error) {
 	var tags []string
 	_ = json.Unmarshal([]byte(it.Tags), &tags)
 	st := state{Title: it.Title, Content: it.Content, Coll: it.CollectionSlug, Fields: roundTrip(fields), Tags: sorted(tags), Archived: it.DeletedAt != nil}
+	var star api.StarState
+	if _, err := r.c.Do(ctx, "GET", "/workspaces/"+r.ws+"/items/"+it.ID+"/star", nil, nil, &star); err != nil {
+		return st, err
+	}
+	st.Starred = star.Starred
 	cs, err := r.c.ListComments(ctx, r.ws, it.ID)
 	if err != nil {
 		return st, err
@@ -411,6 +441,17 @@ var scenarios = []scenario{
 				want = "words of B"
 			}
 			wantEq(t, "comments", got.Comments, []string{want})
+		}},
+	{name: "offline star",
+		a: func(t *testing.T, s side, ref string) { s.star(t, ref, true) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "starred", got.Starred, true)
+		}},
+	{name: "offline unstar",
+		setup: func(t *testing.T, s side, ref string) { s.star(t, ref, true) },
+		a:     func(t *testing.T, s side, ref string) { s.star(t, ref, false) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "starred", got.Starred, false)
 		}},
 	{name: "move against edit",
 		a: func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },

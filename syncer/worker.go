@@ -32,6 +32,7 @@ type worker struct {
 	wantColls    bool
 	commentItems map[string]bool // remote item ids whose comments to read
 	catchUp      bool            // read the activity feed for comments made meanwhile
+	wantStars    bool            // read the remote's stars
 	resync       bool            // the remote's stream lost track: check every mapped item is still there
 	resetBackoff bool
 	// what status shows
@@ -62,7 +63,7 @@ type worker struct {
 func newWorker(m *Manager, wsID, slug string) *worker {
 	ctx, cancel := context.WithCancel(m.ctx)
 	return &worker{m: m, wsID: wsID, slug: slug, ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		wake: make(chan struct{}, 1), wantItems: true, wantColls: true, catchUp: true,
+		wake: make(chan struct{}, 1), wantItems: true, wantColls: true, catchUp: true, wantStars: true,
 		commentItems: map[string]bool{}, pushAgain: map[string]bool{}, phase: api.SyncPulling}
 }
 
@@ -92,7 +93,7 @@ func (w *worker) localWrite() { w.poke() }
 // now is `sync now`: try at once, pull too, and forget the backoff.
 func (w *worker) now() {
 	w.mu.Lock()
-	w.wantItems, w.wantColls, w.catchUp, w.resetBackoff = true, true, true, true
+	w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.resetBackoff = true, true, true, true, true
 	w.mu.Unlock()
 	w.poke()
 }
@@ -327,16 +328,19 @@ func (w *worker) follow(ctx context.Context, c *remote.Client, remoteWS string) 
 // heard turns one remote event into work. The echo of padd's own push
 // (an item event whose seq the item's base already has) is none.
 func (w *worker) heard(ev *remote.Event) {
-	if strings.HasPrefix(ev.Name, "item_") && w.known(ev.Data.ItemID, ev.Data.Seq) {
+	star := ev.Name == "item_starred" || ev.Name == "item_unstarred"
+	if strings.HasPrefix(ev.Name, "item_") && !star && w.known(ev.Data.ItemID, ev.Data.Seq) {
 		return
 	}
 	w.mu.Lock()
 	switch {
 	case ev.Name == "connected":
 		w.streaming = true
-		w.wantItems, w.catchUp, w.resetBackoff = true, true, true
+		w.wantItems, w.catchUp, w.wantStars, w.resetBackoff = true, true, true, true
 	case ev.SyncRequired():
-		w.wantItems, w.wantColls, w.catchUp, w.resync = true, true, true, true
+		w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.resync = true, true, true, true, true
+	case star:
+		w.wantStars = true
 	case strings.HasPrefix(ev.Name, "item_"):
 		w.wantItems = true
 	case strings.HasPrefix(ev.Name, "comment_"):

@@ -116,6 +116,7 @@ func startPadd(ctx context.Context, dir string, o ConnectOptions) (*api.Client, 
 	deadline := time.Now().Add(o.Wait)
 	for time.Now().Before(deadline) {
 		if c, info, err := answering(ctx, dir); err == nil {
+			info.Launched = true
 			return c, info, nil
 		}
 		select {

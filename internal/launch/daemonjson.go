@@ -26,6 +26,10 @@ type Info struct {
 	Token     string    `json:"token"`
 	Version   string    `json:"version"`
 	StartedAt time.Time `json:"started_at"`
+	// Launched says this connection started padd (not in the file).
+	Launched bool `json:"-"`
+	// DataDir is the data directory it was read from (not in the file).
+	DataDir string `json:"-"`
 }
 
 // URL is the base URL of the running padd.
@@ -50,6 +54,7 @@ func ReadInfo(dir string) (*Info, error) {
 	if why := i.problem(); why != "" {
 		return nil, fmt.Errorf("%s is unreadable (%s); padd rewrites it when it starts", filepath.Join(dir, InfoFile), why)
 	}
+	i.DataDir = dir
 	return &i, nil
 }
 

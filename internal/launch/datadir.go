@@ -9,8 +9,11 @@ import (
 
 // DataDir is the per-user data directory: PAD_HOME when set, else the
 // OS's per-user data location.
-func DataDir() (string, error) {
-	if d := os.Getenv("PAD_HOME"); d != "" {
+func DataDir() (string, error) { return DataDirEnv(os.Getenv) }
+
+// DataDirEnv is DataDir with the environment read through getenv.
+func DataDirEnv(getenv func(string) string) (string, error) {
+	if d := getenv("PAD_HOME"); d != "" {
 		return filepath.Abs(d)
 	}
 	switch runtime.GOOS {
@@ -21,11 +24,11 @@ func DataDir() (string, error) {
 		}
 		return filepath.Join(home, "Library", "Application Support", "padd"), nil
 	case "windows":
-		if d := os.Getenv("LOCALAPPDATA"); d != "" {
+		if d := getenv("LOCALAPPDATA"); d != "" {
 			return filepath.Join(d, "padd"), nil
 		}
 	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+	if d := getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "padd"), nil
 	}
 	home, err := os.UserHomeDir()

@@ -43,6 +43,8 @@ var mayImport = map[string][]string{
 	"cli":                 {"api", "internal/launch", "mcpinstall", "model", "padtoml", "userservice"},
 	"cmd/padd":            {"api", "daemon", "internal/launch", "mcpstdio", "padtoml"},
 	"cmd/padctl":          {"cli"},
+	"tray":                {"api", "internal/launch", "mcpinstall", "model"},
+	"cmd/padtray":         {"api", "tray"},
 }
 
 // tools are the developers' packages (tests, scripts, generators): they
@@ -59,6 +61,9 @@ var onlyIn = map[string][]string{
 	"github.com/alecthomas/kong":       {"cli"},
 	"github.com/fsnotify/fsnotify":     {"padtoml"},
 	"gopkg.in/natefinch/lumberjack.v2": {"daemon"},
+	"fyne.io/systray":                  {"tray"},
+	"github.com/godbus/dbus":           {"tray"},
+	"github.com/gen2brain/beeep":       {"tray"},
 }
 
 // noIO are the standard packages model may not import: it is the domain's

@@ -1,0 +1,71 @@
+//go:build unix
+
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/padd/padd/api"
+)
+
+// TestExportImportCommands runs padctl in-process against a real padd:
+// a workspace exported as a bundle and as JSON imports back whole, a
+// refused import says nothing was imported and leaves nothing, and an
+// artifact moves between workspaces.
+func TestExportImportCommands(t *testing.T) {
+	padd, _ := binaries(t)
+	home := startPadd(t, padd)
+	dir := t.TempDir()
+	run := func(args ...string) result {
+		t.Helper()
+		return runInProcess(t, home, dir, nil, args...)
+	}
+	must := func(args ...string) result {
+		t.Helper()
+		r := run(args...)
+		if r.code != 0 {
+			t.Fatalf("padctl %v: %s", args, r)
+		}
+		return r
+	}
+	must("workspace", "create", "Source", "--slug", "src")
+	must("-w", "src", "item", "create", "tasks", "Write the guide")
+	must("-w", "src", "item", "create", "playbooks", "Release", "--content", "tag and build")
+
+	bundle := filepath.Join(dir, "src.tar.gz")
+	must("workspace", "export", "src", "-o", bundle)
+	must("workspace", "export", "src", "--json", "-o", filepath.Join(dir, "src.json"))
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*part*")); len(left) != 0 {
+		t.Errorf("part files left: %v", left)
+	}
+	res := decode[api.ImportResult](t, must("workspace", "import", bundle, "--name", "Copy", "--format", "json"))
+	if res.Slug != "copy" || res.ImportSummary.Imported.Items != 2 {
+		t.Errorf("bundle import: %+v", res)
+	}
+	r := must("workspace", "import", filepath.Join(dir, "src.json"))
+	if !strings.Contains(r.stdout, "Imported workspace Source (src-2): 6 collections, 2 items") {
+		t.Errorf("JSON import said %q", r.stdout)
+	}
+
+	bad := filepath.Join(dir, "bad.tar.gz")
+	if err := os.WriteFile(bad, []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff, 1, 2, 3}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run("workspace", "import", bad)
+	if r.code == 0 || !strings.Contains(r.stderr, "bad_bundle") || !strings.Contains(r.stderr, "nothing was imported") {
+		t.Errorf("bad bundle: %s", r)
+	}
+	if wss := decode[[]struct{ Slug string }](t, must("workspace", "list", "--format", "json")); len(wss) != 3 {
+		t.Errorf("%d workspaces after a refused import, want 3", len(wss))
+	}
+
+	art := filepath.Join(dir, "release.pad.md")
+	must("-w", "src", "item", "export", "PLAYB-2", "-o", art)
+	r = must("-w", "copy", "item", "import", art)
+	if !strings.Contains(r.stdout, "Imported PLAYB-3") {
+		t.Errorf("artifact import said %q (stderr %q)", r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,286 @@
+package daemon
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/padd/padd/api"
+)
+
+// entry is one tar entry of a hand-made bundle.
+type entry struct {
+	name string
+	body string
+	typ  byte // 0: a regular file
+	link string
+}
+
+// makeBundle writes entries as a tar.gz.
+func makeBundle(t testing.TB, entries ...entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, e := range entries {
+		typ := e.typ
+		if typ == 0 {
+			typ = tar.TypeReg
+		}
+		hdr := &tar.Header{Name: e.name, Mode: 0o644, Typeflag: typ, Linkname: e.link}
+		if typ == tar.TypeReg {
+			hdr.Size = int64(len(e.body))
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(tw.Close(), gz.Close()); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// smallExport is a valid pad-export.json of one collection and one item.
+const smallExport = `{"version":1,"exported_at":"2026-12-01T00:00:00Z","workspace":{"name":"Small","slug":"small","description":"","settings":"{}"},
+"collections":[{"id":"c1","name":"Tasks","slug":"tasks","icon":"","description":"","schema":"{\"fields\":[{\"key\":\"status\",\"label\":\"Status\",\"type\":\"select\",\"options\":[\"open\",\"done\"],\"default\":\"open\"}]}","settings":"{}","prefix":"TASK","sort_order":0,"is_default":true,"is_system":false,"created_at":"2026-11-01T10:00:00Z","updated_at":"2026-11-01T10:00:00Z"}],
+"items":[{"id":"i1","collection_id":"c1","title":"One","slug":"one","content":"body","fields":"{\"status\":\"open\"}","tags":"[]","pinned":false,"sort_order":0,"created_by":"user","last_modified_by":"user","source":"web","item_number":7,"created_at":"2026-11-02 10:00:00","updated_at":"2026-11-03T10:00:00Z"}]}`
+
+func manifestOf(entries ...api.AttachmentManifestEntry) string {
+	b, _ := json.Marshal(api.AttachmentManifest{Version: 1, Entries: entries})
+	return string(b)
+}
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+func TestImportRefusesHostileBundles(t *testing.T) {
+	h := newHarness(t)
+	blob := "\x89PNG\r\n\x1a\nnot really"
+	okManifest := manifestOf(api.AttachmentManifestEntry{ID: "a1", Filename: "Shot.PNG", MIME: "image/png",
+		SizeBytes: int64(len(blob)), ContentHash: sha(blob)})
+	badManifest := manifestOf(api.AttachmentManifestEntry{ID: "a1", Filename: "shot.png", MIME: "image/png",
+		SizeBytes: int64(len(blob)), ContentHash: sha("something else")})
+	cases := []struct {
+		name   string
+		body   []byte
+		code   string
+		reason string
+	}{
+		{"traversal", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "../evil", body: "x"}), api.CodeBadBundle, "unsafe_entry"},
+		{"traversal inside", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "attachments/../../x", body: "x"}), api.CodeBadBundle, "unsafe_entry"},
+		{"absolute", makeBundle(t, entry{name: "/etc/passwd", body: "x"}), api.CodeBadBundle, "unsafe_entry"},
+		{"backslash", makeBundle(t, entry{name: `..\x`, body: "x"}), api.CodeBadBundle, "unsafe_entry"},
+		{"symlink", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "attachments/l", typ: tar.TypeSymlink, link: "/etc/passwd"}), api.CodeBadBundle, "unsafe_entry"},
+		{"hard link", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "attachments/l", typ: tar.TypeLink, link: api.BundleExportEntry}), api.CodeBadBundle, "unsafe_entry"},
+		{"duplicate export", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "./" + api.BundleExportEntry, body: smallExport}), api.CodeBadBundle, "duplicate_entry"},
+		{"export not first", makeBundle(t, entry{name: "readme", body: "x"}, entry{name: api.BundleExportEntry, body: smallExport}), api.CodeBadBundle, "order"},
+		{"blob before manifest", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "attachments/a1.png", body: blob}), api.CodeBadBundle, "order"},
+		{"blob hash", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: api.BundleManifestEntry, body: badManifest},
+			entry{name: "attachments/a1.png", body: blob}), api.CodeBadBundle, "blob_hash_mismatch"},
+		{"bad json", makeBundle(t, entry{name: api.BundleExportEntry, body: `{"version":1,"items":[`}), api.CodeBadBundle, "json"},
+		{"no export", makeBundle(t, entry{name: "other.txt", body: "x"}), api.CodeBadBundle, "missing_export"},
+		{"not gzip", []byte("PK\x03\x04 a zip file"), api.CodeBadBundle, "gzip"},
+		{"cut short", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport})[:100], api.CodeBadBundle, "damaged"},
+		{"version", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `"version":1`, `"version":2`, 1)}), api.CodeBadBundle, "version"},
+		{"model: unknown collection", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `"collection_id":"c1"`, `"collection_id":"c9"`, 1)}), "validation_error", ""},
+		{"model: bad status", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `{\"status\":\"open\"}`, `{\"status\":\"nope\"}`, 1)}), "validation_error", ""},
+		{"model: fields not an object", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `{\"status\":\"open\"}`, `[1]`, 1)}), "validation_error", ""},
+		{"model: bad timestamp", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `2026-11-03T10:00:00Z`, `yesterday`, 1)}), "validation_error", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := h.wantError("POST", "/api/v1/workspaces/import", string(c.body), 400, c.code, "Content-Type", "application/gzip")
+			if c.reason != "" && e.Details["reason"] != c.reason {
+				t.Errorf("reason %v, want %s: %s", e.Details["reason"], c.reason, e.Message)
+			}
+			var wss []api.Workspace
+			h.mustJSON("GET", "/api/v1/workspaces", nil, 200, &wss)
+			if len(wss) != 1 {
+				t.Errorf("a refused import left %d workspaces", len(wss))
+			}
+		})
+	}
+
+	// The same bundle with a good manifest imports; the blob is counted,
+	// not modelled yet, and the item keeps its number, times and door.
+	good := makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: api.BundleManifestEntry, body: okManifest},
+		entry{name: "attachments/a1.png", body: blob}, entry{name: "extra/notes.txt", body: "?"})
+	var res api.ImportResult
+	h.mustJSON("POST", "/api/v1/workspaces/import", string(good), 201, &res, "Content-Type", "application/x-gzip; charset=binary")
+	if res.ImportSummary.InBundle.Attachments != 1 || res.ImportSummary.NotModelled["attachments"] != 1 ||
+		res.ImportSummary.NotModelled["unknown_entry"] != 1 || res.ImportSummary.Imported.Items != 1 {
+		t.Errorf("summary %+v", res.ImportSummary)
+	}
+	var it api.Item
+	h.mustJSON("GET", "/api/v1/workspaces/small/items/TASK-7", nil, 200, &it)
+	if it.Title != "One" || it.CreatedAt.Format("2006-01-02T15") != "2026-11-02T10" || it.UpdatedAt.Format("2006-01-02") != "2026-11-03" || it.Source != "web" {
+		t.Errorf("imported item %+v", it)
+	}
+}
+
+// spaces reads n spaces: JSON a decoder reads on through.
+type spaces struct{ n int64 }
+
+func (z *spaces) Read(p []byte) (int, error) {
+	if z.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), z.n)
+	for i := range p[:k] {
+		p[i] = ' '
+	}
+	z.n -= k
+	return int(k), nil
+}
+
+// bomb streams a tar.gz whose pad-export.json is "{" and size-1 spaces;
+// it makes them only as fast as they are read. stop ends the maker.
+func bomb(size int64) (r io.Reader, stop func()) {
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		gz, _ := gzip.NewWriterLevel(pw, gzip.BestCompression)
+		tw := tar.NewWriter(gz)
+		err := tw.WriteHeader(&tar.Header{Name: api.BundleExportEntry, Mode: 0o644, Size: size, Typeflag: tar.TypeReg})
+		if err == nil {
+			_, err = io.Copy(tw, io.MultiReader(strings.NewReader("{"), &spaces{size - 1}))
+		}
+		if err == nil {
+			err = errors.Join(tw.Close(), gz.Close())
+		}
+		pw.CloseWithError(err)
+	}()
+	return pr, func() { pr.CloseWithError(errors.New("stopped")); <-done }
+}
+
+func TestGzipBombIsRefusedEarly(t *testing.T) {
+	lim := DefaultBundleLimits()
+	lim.MaxExport = 3 << 30 // the ratio, not the entry's size, must stop it
+	src, stop := bomb(3 << 30)
+	defer stop()
+	cr := &countReader{r: src}
+	_, err := ReadBundle(cr, lim)
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Details["reason"] != "compression_ratio" {
+		t.Fatalf("bomb: %v", err)
+	}
+	if cr.n > 1<<20 {
+		t.Errorf("read %d compressed bytes before refusing", cr.n)
+	}
+}
+
+func TestBundleCaps(t *testing.T) {
+	lim := DefaultBundleLimits()
+	lim.MaxEntries = 3
+	many := []entry{{name: api.BundleExportEntry, body: smallExport}, {name: api.BundleManifestEntry, body: manifestOf()}}
+	for _, n := range []string{"a", "b", "c"} {
+		many = append(many, entry{name: "extra/" + n, body: n})
+	}
+	_, err := ReadBundle(bytes.NewReader(makeBundle(t, many...)), lim)
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Details["reason"] != "too_many_entries" {
+		t.Errorf("entries: %v", err)
+	}
+	lim = DefaultBundleLimits()
+	lim.MaxExport = 100
+	_, err = ReadBundle(bytes.NewReader(makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport})), lim)
+	if !errors.As(err, &ae) || ae.Details["reason"] != "too_large" {
+		t.Errorf("export size: %v", err)
+	}
+}
+
+func TestImportJSONRefusals(t *testing.T) {
+	h := newHarness(t)
+	h.wantError("POST", "/api/v1/workspaces/import", `{"version":1,`, 400, "bad_request")
+	h.wantError("POST", "/api/v1/workspaces/import", `{"version":1} {}`, 400, "bad_request")
+	e := h.wantError("POST", "/api/v1/workspaces/import", strings.Replace(smallExport, `"title":"One"`, `"title":"`+strings.Repeat("t", 1001)+`"`, 1), 400, "validation_error")
+	if e.Details["entity"] != "item" {
+		t.Errorf("details %v", e.Details)
+	}
+	// A body that stops arriving is an interrupted import, and nothing is left.
+	pr, pw := io.Pipe()
+	go func() {
+		_, _ = pw.Write([]byte(smallExport[:50]))
+		pw.CloseWithError(errors.New("the client gave up"))
+	}()
+	req, _ := http.NewRequest("POST", h.ts.URL+"/api/v1/workspaces/import", pr)
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	req.Header.Set("Content-Type", "application/gzip")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	var wss []api.Workspace
+	h.mustJSON("GET", "/api/v1/workspaces", nil, 200, &wss)
+	if len(wss) != 1 {
+		t.Errorf("an interrupted import left %d workspaces", len(wss))
+	}
+}
+
+// FuzzReadBundle feeds the bundle reader arbitrary bytes under small
+// caps: it must answer (a bundle or a coded refusal), and allocate within
+// a bound set by the caps, never by what the input claims.
+func FuzzReadBundle(f *testing.F) {
+	f.Add(makeBundle(f, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: api.BundleManifestEntry, body: manifestOf()}))
+	f.Add(makeBundle(f, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "../x", body: "x"}))
+	var b bytes.Buffer
+	src, stop := bomb(64 << 20)
+	_, err := io.Copy(&b, io.LimitReader(src, 1<<20))
+	stop()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.Bytes())
+	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff})
+	lim := BundleLimits{MaxCompressed: 4 << 20, MaxExpanded: 16 << 20, MaxEntries: 64, MaxExport: 1 << 20,
+		MaxManifest: 256 << 10, RatioFloor: 2 << 20, MaxRatio: 50}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		bundle, err := ReadBundle(bytes.NewReader(data), lim)
+		runtime.ReadMemStats(&after)
+		if err == nil && bundle.Export == nil {
+			t.Fatal("a bundle without its export was accepted")
+		}
+		var ae *api.Error
+		if err != nil && !errors.As(err, &ae) {
+			t.Fatalf("uncoded refusal %T: %v", err, err)
+		}
+		// The export (1 MiB) decoded, tar and gzip state, the manifest.
+		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+			t.Fatalf("allocated %d bytes for %d bytes of input", got, len(data))
+		}
+	})
+}
+
+// A link padd refuses (here the second half of a blocking cycle, which
+// Pad may hold) is counted and left out; the rest imports.
+func TestImportCountsRefusedLinks(t *testing.T) {
+	h := newHarness(t)
+	two := strings.Replace(smallExport, `"items":[`, `"items":[{"id":"i0","collection_id":"c1","title":"Zero","slug":"zero","content":"","fields":"{}","tags":"[]","pinned":false,"sort_order":0,"created_by":"user","last_modified_by":"user","source":"web","item_number":6,"created_at":"2026-11-02T10:00:00Z","updated_at":"2026-11-02T10:00:00Z"},`, 1)
+	body := strings.TrimSuffix(two, "}") + `,"item_links":[
+{"id":"l1","source_id":"i0","target_id":"i1","link_type":"blocks","created_by":"user","created_at":"2026-11-04T10:00:00Z"},
+{"id":"l2","source_id":"i1","target_id":"i0","link_type":"blocks","created_by":"user","created_at":"2026-11-04T10:00:00Z"},
+{"id":"l3","source_id":"i1","target_id":"i0","link_type":"relates-to","created_by":"user","created_at":"2026-11-04T10:00:00Z"}]}`
+	var res api.ImportResult
+	h.mustJSON("POST", "/api/v1/workspaces/import", body, 201, &res)
+	s := res.ImportSummary
+	if s.Imported.Links != 1 || s.InBundle.Links != 3 || s.NotModelled["link_refused"] != 1 || s.NotModelled["link_type_relates-to"] != 1 {
+		t.Errorf("summary %+v", s)
+	}
+}

@@ -1,0 +1,88 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/padd/padd/internal/launch"
+)
+
+// runOnce starts Run on dir with the given pinned port, returns the port
+// it served on (or Run's error), and stops it.
+func runOnce(t *testing.T, dir string, pinned int) (int, error) {
+	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	ready := make(chan *launch.Info, 1)
+	ran := make(chan error, 1)
+	go func() {
+		ran <- Run(ctx, Config{DataDir: dir, Port: pinned, Log: slog.New(slog.DiscardHandler), Ready: func(i *launch.Info) { ready <- i }})
+	}()
+	select {
+	case info := <-ready:
+		stop()
+		if err := <-ran; err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		return info.Port, nil
+	case err := <-ran:
+		return 0, err
+	}
+}
+
+// busyPort holds a loopback port for the test.
+func busyPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// A padd that could not have its default port keeps the one it got
+// across restarts, so PAD_URL stays right; a pinned port is that port or
+// a refusal that names it.
+func TestPortIsKeptAcrossRestarts(t *testing.T) {
+	dir := t.TempDir()
+	// The port of "last time" is taken now: padd falls back, then keeps
+	// what it got.
+	taken := busyPort(t)
+	// And so is the default port (by us, or by whoever has it).
+	if ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(DefaultPort))); err == nil {
+		defer ln.Close()
+	}
+	if err := os.WriteFile(filepath.Join(dir, PortFile), []byte(strconv.Itoa(taken)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first, err := runOnce(t, dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		again, err := runOnce(t, dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again != first {
+			t.Fatalf("restart %d listened on %d, the first start on %d", i+1, again, first)
+		}
+	}
+
+	// Pinned: exactly that port, whatever was kept.
+	if got, err := runOnce(t, dir, taken); err == nil {
+		t.Fatalf("a pinned port that is taken served on %d", got)
+	} else if !strings.Contains(err.Error(), "pinned") || !strings.Contains(err.Error(), strconv.Itoa(taken)) {
+		t.Fatalf("the refusal does not say the port is pinned: %v", err)
+	}
+	if got, err := runOnce(t, t.TempDir(), first); err != nil || got != first {
+		t.Fatalf("pinned to %d, served on %d (%v)", first, got, err)
+	}
+}

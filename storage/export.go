@@ -1,0 +1,116 @@
+package storage
+
+import "github.com/padd/padd/model"
+
+// ExportSink takes a workspace's records as ExportWorkspace reads them:
+// the workspace, then every collection (archived ones too), role, live
+// item, live comment of a live item, link between live items and
+// version of a live item, each kind after the one before, in a fixed
+// order (two exports of one workspace are the same). The records are
+// the sink's to keep; a sink error stops the export.
+type ExportSink interface {
+	Workspace(*model.Workspace) error
+	Collection(*model.Collection) error
+	Role(*model.Role) error
+	// Item gets the item (with its body) and its agent role's slug.
+	Item(it *model.Item, role string) error
+	Comment(*model.Comment) error
+	Link(*model.Link) error
+	// Version gets each version with its body, oldest first per item.
+	Version(*model.Version) error
+}
+
+// ExportWorkspace reads the live workspace ws into sink, record by
+// record, from one read transaction of its own (a snapshot; writes go
+// on beside it). It holds no more than the live items' ids at once.
+func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
+	return engineErr(s.db.ViewSettled(func(tx *txn) error {
+		rec, err := liveWorkspace(tx, ws)
+		if err != nil {
+			return err
+		}
+		b := openWS(tx, rec.ID)
+		if err := sink.Workspace(rec); err != nil {
+			return err
+		}
+		colls, err := collectionsOf(b)
+		if err != nil {
+			return err
+		}
+		for _, c := range colls {
+			if err := sink.Collection(c); err != nil {
+				return err
+			}
+		}
+		roles, err := sortedRoles(b)
+		if err != nil {
+			return err
+		}
+		roleSlug := make(map[string]string, len(roles))
+		for _, r := range roles {
+			roleSlug[r.ID] = r.Slug
+			if err := sink.Role(r); err != nil {
+				return err
+			}
+		}
+		live := map[string]bool{}
+		cur := b.items().Cursor()
+		for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+			it, err := getItem(b, k, true)
+			if err != nil {
+				return err
+			}
+			if it == nil || it.DeletedAt != nil {
+				continue
+			}
+			live[string(k)] = true
+			if err := sink.Item(it, roleSlug[it.AgentRoleID]); err != nil {
+				return err
+			}
+		}
+		cur = b.comments().Cursor()
+		for k, v := cur.First(); k != nil; k, v = cur.Next() {
+			if len(k) < 16 || !live[string(k[:16])] {
+				continue
+			}
+			var cm model.Comment
+			if err := decode(v, &cm); err != nil {
+				return model.Errorf(model.CodeStoredStateUnreadable, "stored comment %s is unreadable: %v", idString(k[16:]), err)
+			}
+			if cm.DeletedAt != nil {
+				continue
+			}
+			if err := sink.Comment(&cm); err != nil {
+				return err
+			}
+		}
+		cur = b.links().Cursor()
+		for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
+			l, err := getLink(b, k)
+			if err != nil {
+				return err
+			}
+			if l == nil || !live[string(mustID(l.SourceID))] || !live[string(mustID(l.TargetID))] {
+				continue
+			}
+			if err := sink.Link(l); err != nil {
+				return err
+			}
+		}
+		cur = b.versions().Cursor()
+		for k, v := cur.First(); k != nil; k, v = cur.Next() {
+			if len(k) != 24 || !live[string(k[:16])] {
+				continue
+			}
+			ver, err := decodeVersion(b, k, v)
+			if err != nil {
+				return err
+			}
+			ver.ItemID = idString(k[:16])
+			if err := sink.Version(ver); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
