@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -378,20 +379,36 @@ func (a *App) serviceEntry(ctx context.Context) (h *userservice.Host, st userser
 	if st, err = h.Query(qctx); err != nil || !st.Installed {
 		return h, st, "", err
 	}
-	want := ""
-	if os.Getenv("PAD_HOME") != "" {
-		if want, err = launch.DataDir(); err != nil {
-			return h, none, "", err
-		}
+	want, err := launch.DataDir()
+	if err != nil {
+		return h, none, "", err
 	}
-	if st.PadHome != want {
-		home := st.PadHome
-		if home == "" {
-			home = "the default data directory"
-		}
+	home := st.PadHome
+	if home == "" {
+		home = defaultDataDir()
+	}
+	if filepath.Clean(home) != filepath.Clean(want) {
 		return h, none, fmt.Sprintf("the %s entry %s runs padd on %s, not this one", st.Manager, st.Path, home), nil
 	}
 	return h, st, "", nil
+}
+
+// defaultDataDir is the data directory without PAD_HOME (launch.DataDir's
+// rule), which an entry that sets no PAD_HOME runs padd on.
+func defaultDataDir() string {
+	home, _ := os.UserHomeDir()
+	switch runtime.GOOS {
+	case "darwin":
+		return filepath.Join(home, "Library", "Application Support", "padd")
+	case "windows":
+		if d := os.Getenv("LOCALAPPDATA"); d != "" {
+			return filepath.Join(d, "padd")
+		}
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "padd")
+	}
+	return filepath.Join(home, ".local", "share", "padd")
 }
 
 func (a *App) serviceState(ctx context.Context) serviceState {
@@ -481,7 +498,7 @@ func (c *DaemonInstallCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	spec := userservice.Spec{Executable: padd, LogDir: dir}
-	if os.Getenv("PAD_HOME") != "" {
+	if filepath.Clean(dir) != filepath.Clean(defaultDataDir()) {
 		spec.PadHome = dir
 	}
 	h, err := serviceHost()

@@ -335,3 +335,32 @@ func TestDaemonInstallUninstall(t *testing.T) {
 		}
 	}
 }
+
+// An entry that sets no PAD_HOME runs padd on the default data
+// directory: a padctl given that directory as PAD_HOME (the tray does)
+// sees it installed; one on another directory sees it as another's.
+func TestEntryBelongsToItsDataDirectory(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", "")
+	host := &userservice.Host{GOOS: "linux", Home: home, Run: noManager{}}
+	old := serviceHost
+	serviceHost = func() (*userservice.Host, error) { return host, nil }
+	t.Cleanup(func() { serviceHost = old })
+	p := host.Path(userservice.XDGAutostart)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(userservice.AutostartEntry(userservice.Spec{Executable: "/usr/bin/padd"})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := &App{}
+	t.Setenv("PAD_HOME", filepath.Join(home, ".local", "share", "padd"))
+	if s := a.serviceState(context.Background()); !s.Installed || s.Manager != userservice.XDGAutostart {
+		t.Errorf("PAD_HOME at the default directory: %+v", s)
+	}
+	t.Setenv("PAD_HOME", filepath.Join(home, "elsewhere"))
+	if s := a.serviceState(context.Background()); s.Installed || !strings.Contains(s.ServiceNote, "not this one") {
+		t.Errorf("PAD_HOME elsewhere: %+v", s)
+	}
+}
