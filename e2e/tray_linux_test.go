@@ -524,8 +524,8 @@ func TestTrayStartsPaddOnlyWhenAsked(t *testing.T) {
 		if s := statusLine(m); s != "padd not running: Start" {
 			return "the status line is " + s
 		}
-		if _, ok := find(m, "Start at login (unavailable)"); !ok {
-			return "Start at login is not marked unavailable (this padctl has no daemon install)"
+		if e, ok := find(m, "Start at login"); !ok || !e.enabled {
+			return "Start at login is not offered while padd is stopped (padctl daemon status answers with exit 3)"
 		}
 		return ""
 	})
@@ -749,8 +749,8 @@ func TestTrayShowsSync(t *testing.T) {
 	desk.click(t, item, sub("Sync now"))
 	desk.waitMenu(t, item, line(ws+": synced"))
 	desk.waitMenu(t, item, func(m []entry) string {
-		if _, ok := find(m, "Start at login (unavailable)"); !ok {
-			return "no Start at login (unavailable)"
+		if e, ok := find(m, "Start at login"); !ok || !e.enabled {
+			return "no Start at login"
 		}
 		return ""
 	})

@@ -104,9 +104,12 @@ func readLogin(o Options) Login {
 	if _, err := padctlPath(o.Padctl); err != nil {
 		return Login{Known: true}
 	}
-	out, err := padctlOutput(o, "daemon", "status", "--format", "json")
+	// `daemon status` exits 3 when padd is not running (systemctl's
+	// convention), with its answer on stdout all the same: the answer is
+	// what counts.
+	out, _ := padctlOutput(o, "daemon", "status", "--format", "json")
 	var st serviceStatus
-	if err != nil || json.Unmarshal(out, &st) != nil || st.Installed == nil {
+	if json.Unmarshal(out, &st) != nil || st.Installed == nil {
 		return Login{Known: true}
 	}
 	enabled := *st.Installed && st.Enabled
