@@ -202,6 +202,9 @@ func (a *App) serverEnv() (map[string]string, error) {
 	if err != nil {
 		return nil, failf("no_home", "set PAD_HOME to padd's data directory", "cannot find padd's data directory: %v", err)
 	}
+	if dir == clientDataDir(nil, a.getenv) {
+		return nil, nil // PAD_HOME names the default: the client reaches it without
+	}
 	return map[string]string{"PAD_HOME": dir}, nil
 }
 
