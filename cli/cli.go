@@ -42,6 +42,7 @@ type Root struct {
 	Index      IndexCmd      `cmd:"" help:"padd's search index: status, rebuild."`
 	Watch      WatchCmd      `cmd:"" help:"Print changes as they happen (padd's event stream) until Ctrl-C."`
 	Sync       SyncCmd       `cmd:"" help:"Sync workspaces with a Pad server: clone, link, status, conflicts, resolve."`
+	Mirror     MirrorCmd     `cmd:"" help:"Keep a workspace as a folder of Markdown files, edited in any editor, both ways."`
 	Daemon     DaemonCmd     `cmd:"" help:"Start, stop and inspect padd, the background service."`
 	Mcp        MCPCmd        `cmd:"" name:"mcp" help:"Serve Pad's MCP tools to AI agents over stdio, and install them into MCP clients."`
 	Env        EnvCmd        `cmd:"" help:"Print PAD_URL and PAD_TOKEN for Pad's own CLI: eval \"$(padctl env)\"."`

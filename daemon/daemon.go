@@ -21,8 +21,10 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/config"
 	"github.com/padd/padd/internal/atomicfile"
 	"github.com/padd/padd/internal/launch"
+	"github.com/padd/padd/mirror"
 	"github.com/padd/padd/searchindex"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/syncer"
@@ -48,6 +50,10 @@ type Config struct {
 	// MCP serves the MCP sessions `padd mcp-serve` relays (nil: padd
 	// refuses them, and each relay serves its agent itself).
 	MCP MCPServe
+	// LogLevel, when set, is the logger's level: padd.toml's log_level
+	// sets it at start and on every reload, unless PinLogLevel (--debug).
+	LogLevel    *slog.LevelVar
+	PinLogLevel bool
 }
 
 // Files in the data directory.
@@ -148,6 +154,9 @@ func Run(ctx context.Context, cfg Config) error {
 	srv.mcpServe = cfg.MCP
 	engine := syncer.New(syncConfig(store, cfg, log))
 	srv.SetSync(engine)
+	settings := config.New(config.Options{DataDir: cfg.DataDir, Log: log, Level: cfg.LogLevel, PinLevel: cfg.PinLogLevel})
+	mirrors := mirror.New(mirror.Config{Store: store, Log: log, OnDelete: func() string { return settings.Settings().Mirror.OnDelete }})
+	srv.SetMirrors(mirrors, settings)
 	// Every goroutine started from here on is joined before the deferred
 	// closes of the index and the store: nothing Run starts outlives it.
 	var handlers sync.WaitGroup // requests being answered, relayed MCP sessions included
@@ -169,6 +178,8 @@ func Run(ctx context.Context, cfg Config) error {
 	background.Go(func() { runJobs(jobs, store, log) })
 	background.Go(func() { runReminders(jobs, store, log) })
 	background.Go(func() { _ = engine.Run(jobs) })
+	background.Go(func() { settings.Run(jobs) })
+	background.Go(func() { _ = mirrors.Run(jobs) })
 	defer func() {
 		stopJobs()
 		background.Wait()
@@ -288,7 +299,7 @@ func loadToken(dir string) (string, error) {
 // NewLogger logs JSON at level and above to a rotating file in the data
 // directory and, when stderr is not nil, text to stderr too. It creates
 // the directory when missing (0700).
-func NewLogger(dataDir string, stderr io.Writer, level slog.Level) *slog.Logger {
+func NewLogger(dataDir string, stderr io.Writer, level slog.Leveler) *slog.Logger {
 	_ = os.MkdirAll(dataDir, 0o700)
 	file := &lumberjack.Logger{Filename: filepath.Join(dataDir, launch.LogFile), MaxSize: 10, MaxBackups: 3, MaxAge: 28}
 	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: readableDuration}

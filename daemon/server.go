@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/config"
+	"github.com/padd/padd/mirror"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/searchindex"
 	"github.com/padd/padd/storage"
@@ -44,6 +46,9 @@ type Server struct {
 	// sync is the sync engine the /padd/sync routes ask (nil: they
 	// answer that sync is not available; see SetSync).
 	sync SyncEngine
+	// mirrors and config serve /padd/mirrors and /padd/config (h_mirror.go).
+	mirrors *mirror.Manager
+	config  *config.Watcher
 }
 
 // Request limits beyond the body's (MaxBody): a longer request target or
@@ -351,6 +356,7 @@ func (s *Server) routes() {
 	s.projectRoutes() // leases, reminders, project views (h_project.go)
 	s.syncRoutes()    // padd's sync with Pad servers (h_sync.go)
 	s.exportRoutes()  // workspace export and import (h_export.go)
+	s.mirrorRoutes()  // mirror folders and padd.toml (h_mirror.go)
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {

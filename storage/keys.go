@@ -10,6 +10,8 @@ import (
 	"github.com/padd/padd/model"
 )
 
+// The top-level mirrors bucket is in storage/mirror.go.
+
 // Per-workspace sub-buckets, under ws/<workspace id>.
 var (
 	bCounters   = []byte("counters")

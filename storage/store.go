@@ -23,7 +23,7 @@ import (
 )
 
 // SchemaVersion is the on-disk layout version this build writes.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // ErrLocked means another process holds the database file.
 var ErrLocked = engine.ErrLocked
@@ -138,6 +138,8 @@ var migrations = []func(tx *txn) error{
 	migratePairStreams,
 	// 5 -> 6: the sync buckets of every workspace (storage/synclink.go).
 	migrateSyncState,
+	// 6 -> 7: the mirror folders' bucket (storage/mirror.go).
+	migrateMirrors,
 }
 
 // Open opens (creating if needed) the database at path. It fails with

@@ -64,9 +64,11 @@ func main() {
 	if *quiet {
 		stderr = nil
 	}
-	level := slog.LevelInfo
+	// The level is padd.toml's log_level, live (daemon.Run reads the
+	// file), unless --debug pins it.
+	level := new(slog.LevelVar)
 	if *debug {
-		level = slog.LevelDebug
+		level.Set(slog.LevelDebug)
 	}
 	var log *slog.Logger
 	if underJournal() {
@@ -82,7 +84,8 @@ func main() {
 	for _, w := range warns {
 		log.Warn(w)
 	}
-	cfg := daemon.Config{DataDir: dir, Port: *port, Log: log, Limits: limits, MCP: mcpstdio.Relayed(links.Find)}
+	cfg := daemon.Config{DataDir: dir, Port: *port, Log: log, Limits: limits, MCP: mcpstdio.Relayed(links.Find),
+		LogLevel: level, PinLogLevel: *debug}
 	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -1,0 +1,257 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/padd/padd/internal/atomicfile"
+	"github.com/padd/padd/storage"
+)
+
+// pageSize is how many changed items one read of the change log yields,
+// and getChunk how many items one read loads with their content.
+const (
+	pageSize = 2000
+	getChunk = 256
+)
+
+// exportChanges brings every item changed since the cursor to its file.
+func (mr *mirror) exportChanges(ctx context.Context) error {
+	for ctx.Err() == nil {
+		page, err := mr.m.cfg.Store.ItemsChangedSince(ctx, mr.def.WorkspaceID, mr.def.Cursor, pageSize)
+		if err != nil {
+			return err
+		}
+		if page.Cursor == mr.def.Cursor && len(page.Changes) == 0 {
+			return nil
+		}
+		mr.begin()
+		if err := mr.loadCollections(); err != nil {
+			return err
+		}
+		var live []string
+		for _, ch := range page.Changes {
+			if ch.Deleted || mr.colls[FolderName(ch.Collection.Slug)] == nil {
+				mr.exportGone(ch.ID)
+				continue
+			}
+			if f, ok := mr.files[ch.ID]; ok && f.Seq == ch.Seq {
+				continue // this change came from the file
+			}
+			live = append(live, ch.ID)
+		}
+		if err := mr.exportItems(live); err != nil {
+			return err
+		}
+		if err := mr.commit(page.Cursor); err != nil {
+			return err
+		}
+		if len(page.Changes) < pageSize {
+			return nil
+		}
+	}
+	return ctx.Err()
+}
+
+// exportItems loads items with their content and writes their files.
+func (mr *mirror) exportItems(ids []string) error {
+	for start := 0; start < len(ids); start += getChunk {
+		views, err := mr.m.cfg.Store.GetItems(mr.def.WorkspaceID, ids[start:min(start+getChunk, len(ids))])
+		if err != nil {
+			return err
+		}
+		for _, v := range views {
+			if v == nil {
+				continue
+			}
+			mr.exportItem(v)
+		}
+	}
+	return nil
+}
+
+// target is where an item's file goes: where it is, while its folder and
+// ref still match (a title change does not rename a file an editor may
+// hold open), else a new name from its ref and title.
+func (mr *mirror) target(v *storage.ItemView) string {
+	folder := FolderName(v.Collection.Slug)
+	if f, ok := mr.files[v.ID]; ok {
+		dir, name := path.Split(f.Path)
+		if dir == folder+"/" && strings.HasPrefix(name, safeName(v.Ref, true, "item")+"-") {
+			return f.Path
+		}
+	}
+	return folder + "/" + FileName(v.Ref, v.Title)
+}
+
+// exportItem writes an item's file, keeping the user's bytes beside it
+// when the file changed too since the last exchange.
+func (mr *mirror) exportItem(v *storage.ItemView) {
+	body, err := Render(v.Ref, v.Title, v.Fields, v.Tags, v.Content, v.Collection.Schema)
+	if err != nil {
+		mr.m.log.Warn("mirror: an item could not be written as a file", "dir", mr.def.Dir, "ref", v.Ref, "err", err)
+		return
+	}
+	h := hashOf(body)
+	want := mr.target(v)
+	rec, has := mr.files[v.ID]
+	if has && h == rec.Hash && want == rec.Path {
+		// Nothing the file shows changed (a pin, a lease): no write, and
+		// a change the user made to the file meanwhile is still theirs.
+		rec.Seq = v.Seq
+		mr.record(rec)
+		return
+	}
+	if has {
+		if disk, b := mr.diskHash(rec.Path); disk != rec.Hash && disk != "" && disk != h {
+			mr.keepBoth(rec.Path, b)
+		}
+		if rec.Path != want {
+			mr.removeIfOurs(rec.Path, rec.Hash)
+		}
+	}
+	if disk, b := mr.diskHash(want); disk != h {
+		if disk != "" && (!has || rec.Path != want || disk != rec.Hash) && b != nil {
+			if !has || rec.Path != want {
+				mr.keepBoth(want, b)
+			}
+		}
+		mr.writes = append(mr.writes, pendingWrite{rel: want, body: body})
+	}
+	mr.record(storage.MirrorFile{ItemID: v.ID, Path: want, Hash: h, Seq: v.Seq})
+}
+
+// exportGone removes the file of an item archived (or gone) in padd,
+// unless the user changed it since: then it is left, and no longer
+// mirrored.
+func (mr *mirror) exportGone(itemID string) {
+	rec, ok := mr.files[itemID]
+	if !ok {
+		return
+	}
+	mr.removeIfOurs(rec.Path, rec.Hash)
+	mr.forget(itemID)
+}
+
+// removeIfOurs removes rel when it still holds what the mirror wrote.
+func (mr *mirror) removeIfOurs(rel, hash string) {
+	if disk, _ := mr.diskHash(rel); disk == hash && disk != "" {
+		if p, err := resolve(mr.def.Dir, rel); err == nil {
+			_ = os.Remove(p)
+		}
+	}
+}
+
+// flushWrites writes the batch's files atomically. A large batch (the
+// first write of a workspace) writes every temporary file first, syncs
+// once, then renames them all, rather than syncing file by file.
+func (mr *mirror) flushWrites() error {
+	writes := mr.writes
+	mr.writes = nil
+	if len(writes) < bulkWrites {
+		var errs []error
+		for _, w := range writes {
+			p, err := mr.prepare(w.rel)
+			if err == nil {
+				err = atomicfile.Write(p, w.body)
+			}
+			if err != nil {
+				mr.fileError(w.rel, err)
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
+	type tmpFile struct{ tmp, dst, rel string }
+	var done []tmpFile
+	var errs []error
+	defer func() {
+		for _, t := range done {
+			_ = os.Remove(t.tmp)
+		}
+	}()
+	for _, w := range writes {
+		p, err := mr.prepare(w.rel)
+		if err != nil {
+			mr.fileError(w.rel, err)
+			errs = append(errs, err)
+			continue
+		}
+		tmp, err := writeTemp(p, w.body)
+		if err != nil {
+			mr.fileError(w.rel, err)
+			errs = append(errs, err)
+			continue
+		}
+		done = append(done, tmpFile{tmp, p, w.rel})
+	}
+	tmps := make([]string, len(done))
+	for i, t := range done {
+		tmps[i] = t.tmp
+	}
+	if err := syncAll(mr.def.Dir, tmps); err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, t := range done {
+		if err := os.Rename(t.tmp, t.dst); err != nil {
+			mr.fileError(t.rel, err)
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// bulkWrites is the batch size from which files are synced together.
+const bulkWrites = 32
+
+// prepare makes rel's folder (inside the mirror, through no link) and
+// returns its path.
+func (mr *mirror) prepare(rel string) (string, error) {
+	p, err := resolve(mr.def.Dir, rel)
+	if err != nil {
+		return "", err
+	}
+	dir := path.Dir(rel)
+	dp, err := resolve(mr.def.Dir, dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Lstat(dp)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(dp, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+		_ = mr.fw.Add(dp)
+		fi, err = os.Lstat(dp)
+	}
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", errOutside
+	}
+	return p, nil
+}
+
+// writeTemp writes body to a new temporary file beside p (not synced).
+func writeTemp(p string, body []byte) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*")
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(body); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}

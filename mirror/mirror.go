@@ -1,0 +1,216 @@
+// Package mirror keeps a workspace as a folder of Markdown files, both
+// ways: every change to an item reaches its file, and a file saved in
+// any editor changes its item (docs/MIRROR.md). It runs inside padd,
+// reading and writing storage directly, woken by the store's commits and
+// by fsnotify; an idle mirror arms no timer.
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// Config is a Manager's.
+type Config struct {
+	Store *storage.Store
+	Log   *slog.Logger
+	// OnDelete says what a deleted file does to its item (config's
+	// "archive", the default, or "keep"); asked at each deletion.
+	OnDelete func() string
+}
+
+// Manager runs every mirror of the store.
+type Manager struct {
+	cfg Config
+	log *slog.Logger
+
+	mu      sync.Mutex
+	ctx     context.Context
+	mirrors map[string]*mirror // by id
+	wg      sync.WaitGroup
+}
+
+// New makes a Manager; Run starts it.
+func New(cfg Config) *Manager {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.OnDelete == nil {
+		cfg.OnDelete = func() string { return "archive" }
+	}
+	return &Manager{cfg: cfg, log: cfg.Log, mirrors: map[string]*mirror{}}
+}
+
+// Run starts every recorded mirror and wakes each when its workspace is
+// written, until ctx ends; it returns once every mirror has stopped.
+func (m *Manager) Run(ctx context.Context) error {
+	notes, unsubscribe := m.cfg.Store.Subscribe()
+	defer unsubscribe()
+	m.mu.Lock()
+	m.ctx = ctx
+	m.mu.Unlock()
+	defs, err := m.cfg.Store.Mirrors()
+	if err != nil {
+		m.log.Error("mirror: the mirrors could not be read; mirrors are off until padd restarts", "err", err)
+	}
+	for _, d := range defs {
+		m.start(d)
+	}
+	defer func() {
+		m.mu.Lock()
+		for _, mr := range m.mirrors {
+			mr.cancel()
+		}
+		m.ctx = nil
+		m.mu.Unlock()
+		m.wg.Wait()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case n, open := <-notes:
+			if !open {
+				return nil
+			}
+			m.mu.Lock()
+			for _, mr := range m.mirrors {
+				if mr.def.WorkspaceID == n.WorkspaceID {
+					mr.poke()
+				}
+			}
+			m.mu.Unlock()
+		}
+	}
+}
+
+func (m *Manager) start(d storage.MirrorDef) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ctx == nil || m.mirrors[d.ID] != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	mr := newMirror(m, d, cancel)
+	m.mirrors[d.ID] = mr
+	m.wg.Go(func() {
+		defer close(mr.done)
+		mr.run(ctx)
+	})
+}
+
+// Add mirrors workspace ws into dir (made if missing) and starts it.
+func (m *Manager) Add(ws, dir string) (*Status, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, model.Invalid("mirror directory %q: %v", dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, model.Invalid("the mirror directory %s cannot be made: %v", abs, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	d, _, err := m.cfg.Store.AddMirror(ws, abs)
+	if err != nil {
+		return nil, err
+	}
+	m.start(*d)
+	m.mu.Lock()
+	mr := m.mirrors[d.ID]
+	m.mu.Unlock()
+	if mr == nil {
+		return nil, errors.New("mirrors are not running")
+	}
+	st := mr.status()
+	return &st, nil
+}
+
+// Remove stops and forgets the mirror of ws in dir; its files stay.
+func (m *Manager) Remove(ws, dir string) error {
+	mr, err := m.find(ws, dir)
+	if err != nil {
+		return err
+	}
+	mr.cancel()
+	<-mr.done
+	m.mu.Lock()
+	delete(m.mirrors, mr.def.ID)
+	m.mu.Unlock()
+	return m.cfg.Store.RemoveMirror(mr.def.ID)
+}
+
+func (m *Manager) find(ws, dir string) (*mirror, error) {
+	w, err := m.cfg.Store.GetWorkspace(ws)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, model.Invalid("mirror directory %q: %v", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, mr := range m.mirrors {
+		if mr.def.WorkspaceID == w.ID && mr.def.Dir == filepath.Clean(abs) {
+			return mr, nil
+		}
+	}
+	return nil, model.NotFound("workspace %s has no mirror in %s", ws, abs)
+}
+
+// List reports every mirror's status, by directory.
+func (m *Manager) List() []Status {
+	m.mu.Lock()
+	all := make([]*mirror, 0, len(m.mirrors))
+	for _, mr := range m.mirrors {
+		all = append(all, mr)
+	}
+	m.mu.Unlock()
+	out := make([]Status, 0, len(all))
+	for _, mr := range all {
+		out = append(out, mr.status())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
+	return out
+}
+
+// Status is one mirror's state, for `padctl mirror status`.
+type Status struct {
+	ID          string
+	WorkspaceID string
+	Dir         string
+	// Files is how many items have a file.
+	Files int
+	// Cursor is the workspace seq every change up to has reached the files.
+	Cursor int64
+	// Errors are files the mirror could not apply, by path: they stay as
+	// the user wrote them until fixed.
+	Errors []FileError
+	// Conflicts are the conflict copies written since padd started.
+	Conflicts []string
+	// State is "starting", "watching" or the reason it is stopped.
+	State string
+}
+
+// FileError is a file that was not applied, and why.
+type FileError struct {
+	Path  string
+	Error string
+	At    time.Time
+}
+
+func (e FileError) String() string { return fmt.Sprintf("%s: %s", e.Path, e.Error) }

@@ -1,0 +1,159 @@
+package mirror
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/storage"
+)
+
+func TestItemChangeReachesFileAndFileReachesItem(t *testing.T) {
+	r := newRig(t)
+	it := r.create("tasks", "Fix the login", nil)
+	rel := r.fileOf(it.Ref)
+	if !strings.HasPrefix(rel, "tasks/"+it.Ref+"-fix-the-login") {
+		t.Fatalf("file %s", rel)
+	}
+	body := r.read(rel)
+	t.Logf("file:\n%s", body)
+	if !strings.Contains(body, "ref: "+it.Ref) || !strings.HasSuffix(body, "body of Fix the login") {
+		t.Fatalf("file body:\n%s", body)
+	}
+	// REST-like change -> file.
+	title := "Fix the login page"
+	if _, err := r.store.UpdateItem(r.ws, it.Ref, storage.ItemUpdate{Title: &title}, user); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFile(rel, "new title", contains("title: Fix the login page"))
+	// In-place edit -> item.
+	cur := r.read(rel)
+	r.write(rel, strings.Replace(cur, "body of Fix the login", "edited in place", 1))
+	r.waitItem(it.Ref, "content from the file", func(v *storage.ItemView) bool { return v.Content == "edited in place" })
+	// Rename over -> item.
+	cur = r.read(rel)
+	tmp := filepath.Join(r.dir, "tasks", ".tmp-save")
+	if err := os.WriteFile(tmp, []byte(strings.Replace(cur, "edited in place", "renamed over", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(r.dir, rel)); err != nil {
+		t.Fatal(err)
+	}
+	r.waitItem(it.Ref, "content from rename over", func(v *storage.ItemView) bool { return v.Content == "renamed over" })
+	// Delete and recreate -> item (not archived).
+	cur = r.read(rel)
+	if err := os.Remove(filepath.Join(r.dir, rel)); err != nil {
+		t.Fatal(err)
+	}
+	r.write(rel, strings.Replace(cur, "renamed over", "recreated", 1))
+	v := r.waitItem(it.Ref, "content from delete and recreate", func(v *storage.ItemView) bool { return v.Content == "recreated" })
+	if v.DeletedAt != nil {
+		t.Fatalf("item archived by a delete and recreate")
+	}
+	versions, err := r.store.ListVersions(r.ws, it.Ref, 100, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d versions", len(versions))
+}
+
+func TestNewFileCreatesItemAndTakesItsRef(t *testing.T) {
+	r := newRig(t)
+	r.create("tasks", "Seed", nil) // the folder exists
+	r.fileOf("TASK-1")
+	r.write("tasks/my-idea.md", "---\ntitle: My idea\ntags: [x]\n---\nhello\n")
+	var rel string
+	testwait.Until(t, "the new file renamed to carry its ref", func() bool {
+		_, err := os.Stat(filepath.Join(r.dir, "tasks/my-idea.md"))
+		m, _ := filepath.Glob(filepath.Join(r.dir, "tasks", "TASK-2-*.md"))
+		if len(m) == 1 && os.IsNotExist(err) {
+			rel = "tasks/" + filepath.Base(m[0])
+			return true
+		}
+		return false
+	})
+	v := r.item("TASK-2")
+	if v.Title != "My idea" || v.Content != "hello\n" || len(v.Tags) != 1 {
+		t.Fatalf("item %+v", v.Item)
+	}
+	if !strings.Contains(r.read(rel), "ref: TASK-2") {
+		t.Fatalf("renamed file lacks the ref:\n%s", r.read(rel))
+	}
+}
+
+func TestDeletedFileArchivesAndBadFileIsReported(t *testing.T) {
+	r := newRig(t)
+	a := r.create("tasks", "Alpha", nil)
+	b := r.create("tasks", "Beta", nil)
+	ra, rb := r.fileOf(a.Ref), r.fileOf(b.Ref)
+	if err := os.Remove(filepath.Join(r.dir, ra)); err != nil {
+		t.Fatal(err)
+	}
+	r.waitItem(a.Ref, "archived", func(v *storage.ItemView) bool { return v.DeletedAt != nil })
+
+	before := r.item(b.Ref).Seq
+	bad := "---\nref: " + b.Ref + "\ntitle: Beta\nfields:\n  status: not-a-status\n---\nx"
+	r.write(rb, bad)
+	testwait.Until(t, "the bad file reported", func() bool {
+		for _, e := range r.status().Errors {
+			if e.Path == rb {
+				t.Logf("reported: %s", e.Error)
+				return true
+			}
+		}
+		return false
+	})
+	if r.read(rb) != bad {
+		t.Fatalf("bad file rewritten")
+	}
+	if r.item(b.Ref).Seq != before {
+		t.Fatalf("bad file changed the item")
+	}
+	r.write(rb, "---\nref: "+b.Ref+"\ntitle: Beta\nfields:\n  status: open\n---\nfixed")
+	r.waitItem(b.Ref, "fixed content", func(v *storage.ItemView) bool { return v.Content == "fixed" })
+	testwait.Until(t, "the error cleared", func() bool { return len(r.status().Errors) == 0 })
+}
+
+func TestMovedFileMovesItem(t *testing.T) {
+	r := newRig(t)
+	a := r.create("tasks", "Alpha", nil)
+	r.create("ideas", "Seed idea", nil)
+	ra := r.fileOf(a.Ref)
+	r.fileOf("IDEA-2")
+	dst := filepath.Join(r.dir, "ideas", filepath.Base(ra))
+	if err := os.Rename(filepath.Join(r.dir, ra), dst); err != nil {
+		t.Fatal(err)
+	}
+	v := r.waitItem(a.ID, "moved to ideas", func(v *storage.ItemView) bool { return v.Collection.Slug == "ideas" })
+	if v.DeletedAt != nil {
+		t.Fatal("moved item archived")
+	}
+	r.fileOf(v.Ref)
+}
+
+func TestBothChangedKeepsBoth(t *testing.T) {
+	r := newRig(t)
+	a := r.create("tasks", "Alpha", nil)
+	rel := r.fileOf(a.Ref)
+	// Both sides change while padd is down.
+	r.restart(func() {
+		st, err := storage.Open(r.dbPath, storage.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := "padd's edit"
+		if _, err := st.UpdateItem(r.ws, a.Ref, storage.ItemUpdate{Content: &c}, user); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		r.write(rel, strings.Replace(r.read(rel), "body of Alpha", "the file's edit", 1))
+	})
+	conflict := strings.TrimSuffix(rel, ".md") + ".conflict.md"
+	r.waitFile(conflict, "the user's copy", contains("the file's edit"))
+	r.waitFile(rel, "padd's version", contains("padd's edit"))
+	if v := r.item(a.Ref); v.Content != "padd's edit" {
+		t.Fatalf("item content %q", v.Content)
+	}
+}

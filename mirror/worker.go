@@ -1,0 +1,395 @@
+package mirror
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/padd/padd/internal/atomicfile"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// Debounce of file events: a path is read once it has been quiet for
+// quiet, or maxWait after its first event in a burst, whichever is first.
+// An editor's save (rename over, delete and recreate) lands within it.
+const (
+	quiet   = 40 * time.Millisecond
+	maxWait = 200 * time.Millisecond
+)
+
+// actor is who a file's edits are made by.
+var actor = model.UserActor("mirror")
+
+type mirror struct {
+	m      *Manager
+	def    storage.MirrorDef
+	cancel context.CancelFunc
+	done   chan struct{}
+	wake   chan struct{}
+	fw     *fsnotify.Watcher
+
+	// Owned by run's goroutine.
+	files  map[string]storage.MirrorFile // by item id
+	byPath map[string]string             // rel path -> item id
+	colls  map[string]*model.Collection  // by folder name, read per batch
+	writes []pendingWrite
+	puts   map[string]storage.MirrorFile
+	drops  map[string]bool
+
+	mu             sync.Mutex
+	byPathSnapshot int // files, for status
+	cursorSnapshot int64
+	errs           map[string]FileError
+	conflicts      []string
+	state          string
+}
+
+type pendingWrite struct {
+	rel  string
+	body []byte
+}
+
+func newMirror(m *Manager, d storage.MirrorDef, cancel context.CancelFunc) *mirror {
+	return &mirror{m: m, def: d, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1),
+		errs: map[string]FileError{}, state: "starting"}
+}
+
+// poke says the workspace was written.
+func (mr *mirror) poke() {
+	select {
+	case mr.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (mr *mirror) status() Status {
+	mr.mu.Lock()
+	defer mr.mu.Unlock()
+	st := Status{ID: mr.def.ID, WorkspaceID: mr.def.WorkspaceID, Dir: mr.def.Dir, State: mr.state,
+		Conflicts: append([]string(nil), mr.conflicts...)}
+	st.Files, st.Cursor = mr.byPathSnapshot, mr.cursorSnapshot
+	for _, e := range mr.errs {
+		st.Errors = append(st.Errors, e)
+	}
+	sort.Slice(st.Errors, func(i, j int) bool { return st.Errors[i].Path < st.Errors[j].Path })
+	return st
+}
+
+func (mr *mirror) setState(s string) {
+	mr.mu.Lock()
+	mr.state = s
+	mr.mu.Unlock()
+}
+
+func (mr *mirror) fileError(rel string, err error) {
+	msg := err.Error()
+	mr.mu.Lock()
+	old, had := mr.errs[rel]
+	mr.errs[rel] = FileError{Path: rel, Error: msg, At: time.Now().UTC()}
+	mr.mu.Unlock()
+	if !had || old.Error != msg {
+		mr.m.log.Warn("mirror: a file was not applied; it is left as it is until fixed", "dir", mr.def.Dir, "path", rel, "err", msg)
+	}
+}
+
+func (mr *mirror) clearError(rel string) {
+	mr.mu.Lock()
+	delete(mr.errs, rel)
+	mr.mu.Unlock()
+}
+
+func (mr *mirror) run(ctx context.Context) {
+	log := mr.m.log.With("dir", mr.def.Dir)
+	if fi, err := os.Lstat(mr.def.Dir); err != nil || !fi.IsDir() {
+		// An unmounted or removed folder must not read as every file deleted.
+		mr.setState("stopped: the directory is missing; add the mirror again once it is back")
+		log.Error("mirror: the directory is missing or not a folder; this mirror is stopped until padd restarts", "err", err)
+		return
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		mr.setState("stopped: " + err.Error())
+		log.Error("mirror: no file watcher; this mirror is stopped", "err", err)
+		return
+	}
+	defer fw.Close()
+	mr.fw = fw
+	files, err := mr.m.cfg.Store.MirrorFiles(mr.def.ID)
+	if err != nil {
+		mr.setState("stopped: " + err.Error())
+		log.Error("mirror: its records could not be read; this mirror is stopped", "err", err)
+		return
+	}
+	mr.files, mr.byPath = files, map[string]string{}
+	for id, f := range files {
+		mr.byPath[f.Path] = id
+	}
+	mr.watchTree(mr.def.Dir, nil)
+	if err := mr.reconcile(ctx); err != nil && ctx.Err() == nil {
+		log.Error("mirror: the start-up pass failed; it is retried at the next change", "err", err)
+	}
+	mr.setState("watching")
+
+	pending := map[string]bool{}
+	var timer *time.Timer
+	var fire <-chan time.Time
+	var first time.Time
+	arm := func() {
+		now := time.Now()
+		if len(pending) == 0 || first.IsZero() {
+			first = now
+		}
+		d := min(quiet, maxWait-now.Sub(first))
+		if timer == nil {
+			timer = time.NewTimer(max(d, 0))
+		} else {
+			timer.Reset(max(d, 0))
+		}
+		fire = timer.C
+	}
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-mr.wake:
+			if err := mr.exportChanges(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("mirror: item changes did not all reach the files; retried at the next change", "err", err)
+			}
+		case ev, ok := <-fw.Events:
+			if !ok {
+				return
+			}
+			rel, ok := mr.rel(ev.Name)
+			if !ok {
+				continue
+			}
+			if ev.Has(fsnotify.Create) {
+				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+					mr.watchTree(ev.Name, pending) // a folder moved in brings its files
+					arm()
+					continue
+				}
+			}
+			if ev.Op == fsnotify.Chmod || ignored(path.Base(rel)) {
+				continue
+			}
+			pending[rel] = true
+			arm()
+		case err, ok := <-fw.Errors:
+			if !ok {
+				return
+			}
+			// An overflow lost events: compare everything again.
+			log.Warn("mirror: the file watch lost events; comparing the folder with the workspace again", "err", err)
+			clear(pending)
+			fire = nil
+			if err := mr.reconcile(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("mirror: the comparison failed; retried at the next change", "err", err)
+			}
+		case <-fire:
+			fire, first = nil, time.Time{}
+			batch := make([]string, 0, len(pending))
+			for p := range pending {
+				batch = append(batch, p)
+			}
+			clear(pending)
+			if err := mr.importFiles(ctx, batch); err != nil && ctx.Err() == nil {
+				log.Warn("mirror: file changes did not all reach the workspace; retried at their next change", "err", err)
+			}
+		}
+	}
+}
+
+// rel is an absolute path's slash-separated path inside the mirror.
+func (mr *mirror) rel(abs string) (string, bool) {
+	r, err := filepath.Rel(mr.def.Dir, abs)
+	if err != nil || r == "." || strings.HasPrefix(r, "..") {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+// watchTree adds a watch on dir and every folder under it (fsnotify is
+// not recursive); symbolic links are not followed. Files found are added
+// to pending when it is not nil.
+func (mr *mirror) watchTree(dir string, pending map[string]bool) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if err := mr.fw.Add(p); err != nil {
+				mr.m.log.Warn("mirror: a folder could not be watched; its changes apply at the next start", "path", p, "err", err)
+			}
+			return nil
+		}
+		if pending != nil && d.Type().IsRegular() && !ignored(d.Name()) {
+			if rel, ok := mr.rel(p); ok {
+				pending[rel] = true
+			}
+		}
+		return nil
+	})
+}
+
+func hashOf(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:16])
+}
+
+// readFile reads a mirror file that is a regular file (not a link).
+// A missing file is (nil, nil).
+func (mr *mirror) readFile(rel string) ([]byte, error) {
+	p, err := resolve(mr.def.Dir, rel)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file (links are not followed)")
+	}
+	if fi.Size() > maxFileBytes {
+		return nil, bad("the file is %d bytes, more than the %d a mirror reads", fi.Size(), maxFileBytes)
+	}
+	return os.ReadFile(p)
+}
+
+// diskHash is the hash of the file at rel, "" when there is none.
+func (mr *mirror) diskHash(rel string) (string, []byte) {
+	b, err := mr.readFile(rel)
+	if err != nil || b == nil {
+		return "", nil
+	}
+	return hashOf(b), b
+}
+
+// record notes what was exchanged with an item's file.
+func (mr *mirror) record(f storage.MirrorFile) {
+	if old, ok := mr.files[f.ItemID]; ok && mr.byPath[old.Path] == f.ItemID {
+		delete(mr.byPath, old.Path)
+	}
+	mr.files[f.ItemID] = f
+	mr.byPath[f.Path] = f.ItemID
+	mr.puts[f.ItemID] = f
+	delete(mr.drops, f.ItemID)
+}
+
+func (mr *mirror) forget(itemID string) {
+	if old, ok := mr.files[itemID]; ok {
+		if mr.byPath[old.Path] == itemID {
+			delete(mr.byPath, old.Path)
+		}
+		delete(mr.files, itemID)
+	}
+	delete(mr.puts, itemID)
+	mr.drops[itemID] = true
+}
+
+func (mr *mirror) begin() {
+	mr.puts, mr.drops, mr.writes = map[string]storage.MirrorFile{}, map[string]bool{}, nil
+}
+
+// commit writes the batch's files, then records the batch (and cursor,
+// when not negative) in one durable write: a file is on disk before the
+// record says it was exchanged.
+func (mr *mirror) commit(cursor int64) error {
+	werr := mr.flushWrites()
+	puts := make([]storage.MirrorFile, 0, len(mr.puts))
+	for _, f := range mr.puts {
+		puts = append(puts, f)
+	}
+	drops := make([]string, 0, len(mr.drops))
+	for id := range mr.drops {
+		drops = append(drops, id)
+	}
+	if werr != nil {
+		cursor = -1 // not every change reached its file: the pass is repeated
+	}
+	if len(puts) > 0 || len(drops) > 0 || cursor >= 0 {
+		if err := mr.m.cfg.Store.MirrorSave(mr.def.ID, puts, drops, cursor); err != nil {
+			return err
+		}
+	}
+	mr.mu.Lock()
+	mr.byPathSnapshot = len(mr.byPath)
+	if cursor >= 0 {
+		mr.cursorSnapshot = cursor
+		mr.def.Cursor = cursor
+	}
+	mr.mu.Unlock()
+	return werr
+}
+
+// collections reads the workspace's live collections by folder.
+func (mr *mirror) loadCollections() error {
+	cs, err := mr.m.cfg.Store.ListCollections(mr.def.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	mr.colls = map[string]*model.Collection{}
+	for i := range cs {
+		c := cs[i].Collection
+		mr.colls[FolderName(c.Slug)] = &c
+	}
+	return nil
+}
+
+// conflictPath is a free name beside rel for the user's copy.
+func (mr *mirror) conflictPath(rel string) string {
+	stem := strings.TrimSuffix(rel, ".md")
+	for i := 1; ; i++ {
+		c := stem + ".conflict.md"
+		if i > 1 {
+			c = stem + "." + strconv.Itoa(i) + ".conflict.md"
+		}
+		if p, err := resolve(mr.def.Dir, c); err == nil {
+			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				return c
+			}
+		}
+	}
+}
+
+// keepBoth saves the user's bytes of rel beside it before padd's version
+// replaces them: a file changed on both sides is never overwritten silently.
+func (mr *mirror) keepBoth(rel string, userBytes []byte) {
+	c := mr.conflictPath(rel)
+	p, err := resolve(mr.def.Dir, c)
+	if err == nil {
+		err = atomicfile.Write(p, userBytes)
+	}
+	if err != nil {
+		mr.fileError(rel, errors.New("changed on both sides, and the copy of the file could not be kept: "+err.Error()))
+		return
+	}
+	mr.mu.Lock()
+	mr.conflicts = append(mr.conflicts, c)
+	mr.mu.Unlock()
+	mr.m.log.Warn("mirror: the item and its file both changed; the file's version is kept beside it", "dir", mr.def.Dir, "path", rel, "copy", c)
+}
