@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"strconv"
 	"testing"
 
 	"github.com/padd/padd/internal/testwait"
@@ -155,5 +156,75 @@ func TestBothChangedKeepsBoth(t *testing.T) {
 	r.waitFile(rel, "padd's version", contains("padd's edit"))
 	if v := r.item(a.Ref); v.Content != "padd's edit" {
 		t.Fatalf("item content %q", v.Content)
+	}
+}
+
+// TestBurstOfAThousandAndRestartMidBurst: a checkout that rewrites 1,000
+// files is applied as 1,000 updates; padd stopped in the middle of such
+// a burst catches up at start, applying each edit once.
+func TestBurstOfAThousandAndRestartMidBurst(t *testing.T) {
+	r := newRig(t)
+	const n = 1000
+	in := make([]storage.ItemCreate, n)
+	for i := range in {
+		in[i] = storage.ItemCreate{Collection: "tasks", Title: "Item " + strconv.Itoa(i), Content: "v1"}
+	}
+	views, err := r.store.CreateItems(r.ws, in, user, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, "every file written", func() bool { return r.status().Files == n })
+	paths := map[string]string{}
+	for _, v := range views {
+		paths[v.Ref] = r.fileOf(v.Ref)
+	}
+	edit := func(from, to string) {
+		for _, rel := range paths {
+			r.write(rel, strings.Replace(r.read(rel), "\n---\n"+from, "\n---\n"+to, 1))
+		}
+	}
+	edit("v1", "v2")
+	testwait.Until(t, "every item at v2", func() bool {
+		for ref := range paths {
+			if r.item(ref).Content != "v2" {
+				return false
+			}
+		}
+		return true
+	})
+	// Stop in the middle of the next burst: half the files are written
+	// while it runs, half while it is down.
+	var late []string
+	k := 0
+	for ref, rel := range paths {
+		if k++; k <= n/2 {
+			r.write(rel, strings.Replace(r.read(rel), "\n---\nv2", "\n---\nv3", 1))
+		} else {
+			late = append(late, ref)
+		}
+	}
+	r.restart(func() {
+		for _, ref := range late {
+			rel := paths[ref]
+			r.write(rel, strings.Replace(r.read(rel), "\n---\nv2", "\n---\nv3", 1))
+		}
+	})
+	testwait.Until(t, "every item at v3 after the restart", func() bool {
+		for ref := range paths {
+			if r.item(ref).Content != "v3" {
+				return false
+			}
+		}
+		return true
+	})
+	for ref := range paths {
+		vs, err := r.store.ListVersions(r.ws, ref, 100, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each edit applied once: one version for v2, one for v3.
+		if len(vs) > 3 || len(vs) < 2 {
+			t.Fatalf("%s has %d versions, want the create's and one per edit", ref, len(vs))
+		}
 	}
 }
