@@ -66,20 +66,20 @@ func TestRoundTripIsLosslessPerFieldType(t *testing.T) {
 
 func TestParseRefusesWhatNoDoorTakes(t *testing.T) {
 	for body, want := range map[string]string{
-		"---\ntitle: [a\n---\n":                      "not valid YAML",
-		"---\nfields:\n  nope: 1\n---\n":             "not declared",
-		"---\nfields:\n  estimate: lots\n---\n":      "number field",
-		"---\nfields:\n  estimate: 0x10\n---\n":      "number field",
-		"---\nfields:\n  done: maybe\n---\n":         "checkbox",
-		"---\nfields:\n  meta: '{'\n---\n":           "not JSON",
-		"---\ntitle: a\ntitle: b\n---\n":             "twice",
-		"---\nowner: me\n---\n":                      "not a front matter key",
-		"---\nx: &a [1]\nfields: *a\n---\n":          "not a front matter key",
-		"---\ntitle: a\n":                            "no closing",
-		"---\n- a\n---\n":                            "not a map",
-		"---\ntags: &a x\n---\n":                     "must be a list",
-		"---\nfields:\n  labels: *a\n---\n":          "YAML",
-		"---\ntitle: x\n---\n" + "\xff":               "UTF-8",
+		"---\ntitle: [a\n---\n":                 "not valid YAML",
+		"---\nfields:\n  nope: 1\n---\n":        "not declared",
+		"---\nfields:\n  estimate: lots\n---\n": "number field",
+		"---\nfields:\n  estimate: 0x10\n---\n": "number field",
+		"---\nfields:\n  done: maybe\n---\n":    "checkbox",
+		"---\nfields:\n  meta: '{'\n---\n":      "not JSON",
+		"---\ntitle: a\ntitle: b\n---\n":        "twice",
+		"---\nowner: me\n---\n":                 "not a front matter key",
+		"---\nx: &a [1]\nfields: *a\n---\n":     "not a front matter key",
+		"---\ntitle: a\n":                       "no closing",
+		"---\n- a\n---\n":                       "not a map",
+		"---\ntags: &a x\n---\n":                "must be a list",
+		"---\nfields:\n  labels: *a\n---\n":     "YAML",
+		"---\ntitle: x\n---\n" + "\xff":         "UTF-8",
 	} {
 		_, err := Parse([]byte(body), schema)
 		if err == nil || !strings.Contains(err.Error(), want) {

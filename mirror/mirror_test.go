@@ -3,8 +3,8 @@ package mirror
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/padd/padd/internal/testwait"
