@@ -112,7 +112,7 @@ func (mr *mirror) exportItem(v *storage.ItemView) {
 			mr.keepBoth(rec.Path, b)
 		}
 		if rec.Path != want {
-			mr.removeIfOurs(rec.Path, rec.Hash)
+			mr.removals = append(mr.removals, removal{rec.Path, rec.Hash, v.ID})
 		}
 	}
 	if disk, b := mr.diskHash(want); disk != h {
@@ -121,7 +121,7 @@ func (mr *mirror) exportItem(v *storage.ItemView) {
 				mr.keepBoth(want, b)
 			}
 		}
-		mr.writes = append(mr.writes, pendingWrite{rel: want, body: body})
+		mr.writes = append(mr.writes, pendingWrite{rel: want, body: body, itemID: v.ID, prev: rec, had: has})
 	}
 	mr.record(storage.MirrorFile{ItemID: v.ID, Path: want, Hash: h, Seq: v.Seq})
 }
@@ -147,63 +147,69 @@ func (mr *mirror) removeIfOurs(rel, hash string) {
 	}
 }
 
-// flushWrites writes the batch's files atomically. A large batch (the
-// first write of a workspace) writes every temporary file first, syncs
-// once, then renames them all, rather than syncing file by file.
-func (mr *mirror) flushWrites() error {
+// flushWrites writes the batch's files atomically and returns the ones
+// that failed. A large batch (the first write of a workspace) writes
+// every temporary file first, syncs once, then renames them all, rather
+// than syncing file by file.
+func (mr *mirror) flushWrites() (failed []pendingWrite, _ error) {
 	writes := mr.writes
 	mr.writes = nil
+	var errs []error
+	fail := func(w pendingWrite, err error) {
+		mr.fileError(w.rel, err)
+		failed = append(failed, w)
+		errs = append(errs, err)
+	}
 	if len(writes) < bulkWrites {
-		var errs []error
 		for _, w := range writes {
 			p, err := mr.prepare(w.rel)
 			if err == nil {
 				err = atomicfile.Write(p, w.body)
 			}
 			if err != nil {
-				mr.fileError(w.rel, err)
-				errs = append(errs, err)
+				fail(w, err)
 			}
 		}
-		return errors.Join(errs...)
+		return failed, errors.Join(errs...)
 	}
-	type tmpFile struct{ tmp, dst, rel string }
+	type tmpFile struct {
+		w        pendingWrite
+		tmp, dst string
+	}
 	var done []tmpFile
-	var errs []error
 	defer func() {
 		for _, t := range done {
-			_ = os.Remove(t.tmp)
+			_ = os.Remove(t.tmp) // gone already once renamed
 		}
 	}()
 	for _, w := range writes {
 		p, err := mr.prepare(w.rel)
+		var tmp string
+		if err == nil {
+			tmp, err = writeTemp(p, w.body)
+		}
 		if err != nil {
-			mr.fileError(w.rel, err)
-			errs = append(errs, err)
+			fail(w, err)
 			continue
 		}
-		tmp, err := writeTemp(p, w.body)
-		if err != nil {
-			mr.fileError(w.rel, err)
-			errs = append(errs, err)
-			continue
-		}
-		done = append(done, tmpFile{tmp, p, w.rel})
+		done = append(done, tmpFile{w, tmp, p})
 	}
 	tmps := make([]string, len(done))
 	for i, t := range done {
 		tmps[i] = t.tmp
 	}
 	if err := syncAll(mr.def.Dir, tmps); err != nil {
-		return errors.Join(append(errs, err)...)
+		for _, t := range done {
+			fail(t.w, err)
+		}
+		return failed, errors.Join(errs...)
 	}
 	for _, t := range done {
 		if err := os.Rename(t.tmp, t.dst); err != nil {
-			mr.fileError(t.rel, err)
-			errs = append(errs, err)
+			fail(t.w, err)
 		}
 	}
-	return errors.Join(errs...)
+	return failed, errors.Join(errs...)
 }
 
 // bulkWrites is the batch size from which files are synced together.

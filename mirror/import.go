@@ -149,7 +149,7 @@ func (mr *mirror) importFile(rel string, b []byte) error {
 		// its new name, and the old one goes.
 		mr.exportItem(res.Item)
 		if want := mr.files[v.ID].Path; want != rel {
-			mr.removeIfOurs(rel, h)
+			mr.removals = append(mr.removals, removal{rel, h, v.ID})
 		}
 		return nil
 	}
@@ -226,7 +226,7 @@ func (mr *mirror) create(rel, h string, doc *Doc, coll *model.Collection) error 
 	mr.clearError(rel)
 	mr.exportItem(res.Item)
 	if mr.files[res.Item.ID].Path != rel {
-		mr.removeIfOurs(rel, h)
+		mr.removals = append(mr.removals, removal{rel, h, res.Item.ID})
 	}
 	return nil
 }

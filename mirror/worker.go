@@ -45,6 +45,9 @@ type mirror struct {
 	byPath map[string]string             // rel path -> item id
 	colls  map[string]*model.Collection  // by folder name, read per batch
 	writes []pendingWrite
+	// removals are old files to remove once the batch's writes are done
+	// (a renamed or moved item's old name), skipped when its write failed.
+	removals []removal
 	puts   map[string]storage.MirrorFile
 	drops  map[string]bool
 
@@ -56,9 +59,16 @@ type mirror struct {
 	state          string
 }
 
+type removal struct{ rel, hash, itemID string }
+
 type pendingWrite struct {
 	rel  string
 	body []byte
+	// itemID's record before this batch (had: it had one), put back
+	// when the write fails so the record never claims a file not written.
+	itemID string
+	prev   storage.MirrorFile
+	had    bool
 }
 
 func newMirror(m *Manager, d storage.MirrorDef, cancel context.CancelFunc) *mirror {
@@ -300,6 +310,20 @@ func (mr *mirror) record(f storage.MirrorFile) {
 	delete(mr.drops, f.ItemID)
 }
 
+// revert puts back an item's record as it was before a failed write.
+func (mr *mirror) revert(w pendingWrite) {
+	if cur, ok := mr.files[w.itemID]; ok && mr.byPath[cur.Path] == w.itemID {
+		delete(mr.byPath, cur.Path)
+	}
+	delete(mr.puts, w.itemID)
+	if w.had {
+		mr.files[w.itemID] = w.prev
+		mr.byPath[w.prev.Path] = w.itemID
+	} else {
+		delete(mr.files, w.itemID)
+	}
+}
+
 func (mr *mirror) forget(itemID string) {
 	if old, ok := mr.files[itemID]; ok {
 		if mr.byPath[old.Path] == itemID {
@@ -312,14 +336,25 @@ func (mr *mirror) forget(itemID string) {
 }
 
 func (mr *mirror) begin() {
-	mr.puts, mr.drops, mr.writes = map[string]storage.MirrorFile{}, map[string]bool{}, nil
+	mr.puts, mr.drops, mr.writes, mr.removals = map[string]storage.MirrorFile{}, map[string]bool{}, nil, nil
 }
 
 // commit writes the batch's files, then records the batch (and cursor,
 // when not negative) in one durable write: a file is on disk before the
 // record says it was exchanged.
 func (mr *mirror) commit(cursor int64) error {
-	werr := mr.flushWrites()
+	failed, werr := mr.flushWrites()
+	skip := map[string]bool{}
+	for _, w := range failed {
+		mr.revert(w)
+		skip[w.itemID] = true
+	}
+	for _, r := range mr.removals {
+		if !skip[r.itemID] {
+			mr.removeIfOurs(r.rel, r.hash)
+		}
+	}
+	mr.removals = nil
 	puts := make([]storage.MirrorFile, 0, len(mr.puts))
 	for _, f := range mr.puts {
 		puts = append(puts, f)
