@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -148,6 +149,7 @@ func (w *Watcher) Reload() error {
 	}
 	w.warnUnknown(unknown)
 	w.applyLevel(s)
+	w.log.Debug("padd.toml read", "path", w.path, "settings", fmt.Sprintf("%+v", s))
 	if old != s {
 		w.log.Info("padd.toml reloaded", "path", w.path, "log_level", s.Level().String(), "restart_to_apply", w.Status().Restart)
 	}

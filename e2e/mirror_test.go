@@ -1,0 +1,310 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// Mirror folders with a real padd and real files (issue 30, docs/MIRROR.md).
+
+type mirrorRig struct {
+	t    *testing.T
+	home string
+	dir  string
+	ws   string
+	d    *instance
+}
+
+func newMirrorRig(t *testing.T) *mirrorRig {
+	home := t.TempDir()
+	r := &mirrorRig{t: t, home: home, dir: filepath.Join(t.TempDir(), "pad"), d: startPadd(t, home)}
+	r.ws = r.d.mkWorkspace(t, "Mirrored")
+	return r
+}
+
+func (r *mirrorRig) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 30*time.Second)
+}
+
+func (r *mirrorRig) add() {
+	r.t.Helper()
+	ctx, cancel := r.ctx()
+	defer cancel()
+	if _, err := r.d.client.AddMirror(ctx, api.MirrorSpec{Workspace: r.ws, Dir: r.dir}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *mirrorRig) status() api.Mirror {
+	r.t.Helper()
+	ctx, cancel := r.ctx()
+	defer cancel()
+	list, err := r.d.client.Mirrors(ctx)
+	if err != nil || len(list) != 1 {
+		r.t.Fatalf("mirrors: %v %v", list, err)
+	}
+	return list[0]
+}
+
+// fileOf waits for ref's file and returns its path relative to the mirror.
+func (r *mirrorRig) fileOf(ref string) string {
+	r.t.Helper()
+	var rel string
+	testwait.Until(r.t, "the file of "+ref, func() bool {
+		m, _ := filepath.Glob(filepath.Join(r.dir, "*", ref+"-*.md"))
+		for _, p := range m {
+			if !strings.HasSuffix(p, ".conflict.md") {
+				rel, _ = filepath.Rel(r.dir, p)
+				return true
+			}
+		}
+		return false
+	})
+	return rel
+}
+
+func (r *mirrorRig) read(rel string) string {
+	r.t.Helper()
+	b, err := os.ReadFile(filepath.Join(r.dir, rel))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (r *mirrorRig) write(rel, body string) {
+	r.t.Helper()
+	if err := os.WriteFile(filepath.Join(r.dir, rel), []byte(body), 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// setBody replaces a file's content (after its front matter).
+func setBody(file, body string) string {
+	i := strings.Index(file, "\n---\n")
+	return file[:i+5] + body
+}
+
+func (r *mirrorRig) waitItem(ref, what string, ok func(api.Item) bool) api.Item {
+	r.t.Helper()
+	var it api.Item
+	testwait.Until(r.t, ref+": "+what, func() bool {
+		var err error
+		it, err = r.d.getItem(r.t, r.ws, ref)
+		return err == nil && ok(it)
+	})
+	return it
+}
+
+func content(want string) func(api.Item) bool {
+	return func(it api.Item) bool { return it.Content == want }
+}
+
+// TestMirrorEditsByEveryDoor: each way a file is edited reaches its item,
+// and an item changed over REST reaches its file.
+func TestMirrorEditsByEveryDoor(t *testing.T) {
+	r := newMirrorRig(t)
+	a := r.d.createItem(t, r.ws, "tasks", api.ItemCreate{Title: "Alpha", Content: "one"})
+	b := r.d.createItem(t, r.ws, "tasks", api.ItemCreate{Title: "Beta", Content: "one"})
+	idea := r.d.createItem(t, r.ws, "ideas", api.ItemCreate{Title: "Seed", Content: "one"})
+	r.add()
+	ra, rb := r.fileOf(a.Ref), r.fileOf(b.Ref)
+	r.fileOf(idea.Ref)
+
+	// In place.
+	r.write(ra, setBody(r.read(ra), "in place"))
+	r.waitItem(a.Ref, "in-place edit", content("in place"))
+	// Rename over, as most editors save.
+	tmp := filepath.Join(r.dir, "tasks", ".Alpha.swp")
+	if err := os.WriteFile(tmp, []byte(setBody(r.read(ra), "rename over")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(r.dir, ra)); err != nil {
+		t.Fatal(err)
+	}
+	r.waitItem(a.Ref, "rename-over edit", content("rename over"))
+	// Delete and recreate, with a backup file beside it.
+	old := r.read(ra)
+	if err := os.Rename(filepath.Join(r.dir, ra), filepath.Join(r.dir, ra+"~")); err != nil {
+		t.Fatal(err)
+	}
+	r.write(ra, setBody(old, "recreated"))
+	if got := r.waitItem(a.Ref, "delete-and-recreate edit", content("recreated")); got.DeletedAt != nil {
+		t.Fatal("a delete and recreate archived the item")
+	}
+	// REST -> file.
+	ctx, cancel := r.ctx()
+	defer cancel()
+	if _, err := r.d.client.Do(ctx, "PATCH", "/workspaces/"+r.ws+"/items/"+b.Ref, nil, map[string]any{"content": "from REST"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, "the REST change in the file", func() bool { return strings.HasSuffix(r.read(rb), "\n---\nfrom REST") })
+
+	// New file: an item, and the file takes its ref.
+	r.write("tasks/new thing.md", "---\ntitle: New thing\n---\nfresh")
+	var newRef string
+	testwait.Until(t, "the new file renamed to carry a ref", func() bool {
+		if _, err := os.Stat(filepath.Join(r.dir, "tasks/new thing.md")); err == nil {
+			return false
+		}
+		m, _ := filepath.Glob(filepath.Join(r.dir, "tasks", "TASK-*-new-thing.md"))
+		if len(m) == 1 {
+			newRef = strings.TrimSuffix(filepath.Base(m[0]), "-new-thing.md")
+			return true
+		}
+		return false
+	})
+	r.waitItem(newRef, "the new file's item", func(it api.Item) bool { return it.Title == "New thing" && it.Content == "fresh" })
+
+	// Moved to another collection's folder.
+	if err := os.Rename(filepath.Join(r.dir, rb), filepath.Join(r.dir, "ideas", filepath.Base(rb))); err != nil {
+		t.Fatal(err)
+	}
+	moved := r.waitItem(b.ID, "moved to ideas", func(it api.Item) bool { return it.CollectionSlug == "ideas" })
+	r.fileOf(moved.Ref)
+
+	// Deleted: archived.
+	if err := os.Remove(filepath.Join(r.dir, ra)); err != nil {
+		t.Fatal(err)
+	}
+	r.waitItem(a.Ref, "archived", func(it api.Item) bool { return it.DeletedAt != nil })
+
+	// Bad: reported, not applied, left as written.
+	ri := r.fileOf(idea.Ref)
+	bad := "---\nref: " + idea.Ref + "\ntitle: Seed\nfields:\n  status: no-such-status\n---\nbad"
+	r.write(ri, bad)
+	testwait.Until(t, "the bad file reported in mirror status", func() bool {
+		for _, e := range r.status().Errors {
+			if e.Path == filepath.ToSlash(ri) {
+				return true
+			}
+		}
+		return false
+	})
+	if it, _ := r.d.getItem(t, r.ws, idea.Ref); it.Content != "one" {
+		t.Fatalf("the bad file changed the item: %q", it.Content)
+	}
+	if r.read(ri) != bad {
+		t.Fatal("the bad file was rewritten")
+	}
+}
+
+// TestMirrorBothChangedAndKilledMidBurst: a file and its item changed
+// while padd was down keep both; padd killed during a burst of edits
+// applies each, once, after it starts again.
+func TestMirrorBothChangedAndKilledMidBurst(t *testing.T) {
+	r := newMirrorRig(t)
+	const n = 200
+	refs := make([]string, n)
+	for i := range refs {
+		refs[i] = r.d.createItem(t, r.ws, "tasks", api.ItemCreate{Title: fmt.Sprintf("Item %d", i), Content: "v1"}).Ref
+	}
+	r.add()
+	paths := make([]string, n)
+	for i, ref := range refs {
+		paths[i] = r.fileOf(ref)
+	}
+
+	// Killed during a burst.
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range paths {
+			r.write(paths[i], setBody(r.read(paths[i]), "v2"))
+		}
+	})
+	testwait.Until(t, "some of the burst applied", func() bool {
+		it, err := r.d.getItem(t, r.ws, refs[0])
+		return err == nil && it.Content == "v2"
+	})
+	r.d.kill9()
+	wg.Wait()
+
+	// Both changed while padd is down.
+	st, err := storage.Open(filepath.Join(r.home, "padd.db"), storage.Options{Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := "padd's side"
+	if _, err := st.UpdateItem(r.ws, refs[1], storage.ItemUpdate{Content: &c}, model.UserActor(model.SourceCLI)); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	r.write(paths[1], setBody(r.read(paths[1]), "the file's side"))
+
+	r.d = startPadd(t, r.home)
+	for i, ref := range refs {
+		want := "v2"
+		if i == 1 {
+			want = "padd's side"
+		}
+		r.waitItem(ref, "caught up", content(want))
+	}
+	conflict := strings.TrimSuffix(paths[1], ".md") + ".conflict.md"
+	testwait.Until(t, "both versions kept", func() bool {
+		b, err := os.ReadFile(filepath.Join(r.dir, conflict))
+		return err == nil && strings.HasSuffix(string(b), "the file's side") && strings.HasSuffix(r.read(paths[1]), "padd's side")
+	})
+	ctx, cancel := r.ctx()
+	defer cancel()
+	for i, ref := range refs {
+		if i == 1 {
+			continue
+		}
+		var vs struct {
+			Versions []map[string]any `json:"versions"`
+		}
+		var raw []map[string]any
+		if _, err := r.d.client.Do(ctx, "GET", "/workspaces/"+r.ws+"/items/"+ref+"/versions", nil, nil, &raw); err != nil {
+			if _, err := r.d.client.Do(ctx, "GET", "/workspaces/"+r.ws+"/items/"+ref+"/versions", nil, nil, &vs); err != nil {
+				t.Fatal(err)
+			}
+			raw = vs.Versions
+		}
+		if len(raw) > 2 {
+			t.Fatalf("%s has %d versions after one edit: an edit was applied twice", ref, len(raw))
+		}
+	}
+}
+
+// TestConfigReloadsLogLevel: padd.toml's log_level changes padd's level
+// without a restart; a broken file keeps it and says why.
+func TestConfigReloadsLogLevel(t *testing.T) {
+	home := t.TempDir()
+	d := startPadd(t, home)
+	path := filepath.Join(home, "padd.toml")
+	cfg := func() api.ConfigStatus {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		st, err := d.client.ConfigStatus(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *st
+	}
+	if err := os.WriteFile(path, []byte("log_level = \"debug\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, "log_level debug applied", func() bool { return cfg().Settings["log_level"] == "DEBUG" })
+	testwait.Until(t, "a debug line in padd's log", func() bool {
+		b, _ := os.ReadFile(filepath.Join(home, "padd.log"))
+		return strings.Contains(string(b), `"level":"DEBUG","msg":"padd.toml read"`)
+	})
+	if err := os.WriteFile(path, []byte("log_level = \"debug\nport =\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, "the broken file reported", func() bool { return cfg().Error != "" })
+	if got := cfg().Settings["log_level"]; got != "DEBUG" {
+		t.Fatalf("a broken file changed log_level to %v", got)
+	}
+}
