@@ -48,8 +48,8 @@ type mirror struct {
 	// removals are old files to remove once the batch's writes are done
 	// (a renamed or moved item's old name), skipped when its write failed.
 	removals []removal
-	puts   map[string]storage.MirrorFile
-	drops  map[string]bool
+	puts     map[string]storage.MirrorFile
+	drops    map[string]bool
 
 	mu             sync.Mutex
 	byPathSnapshot int // files, for status
