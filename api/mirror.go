@@ -51,3 +51,22 @@ type ConfigStatus struct {
 	LoadedAt time.Time      `json:"loaded_at"`
 	Settings map[string]any `json:"settings"`
 }
+
+// The events of /padd/mirrors/events (a server-sent stream): each mirror's
+// state at connection, then what happens.
+const (
+	EventMirrorStatus    = "mirror_status"     // data: Mirror
+	EventMirrorFileError = "mirror_file_error" // data: MirrorEvent
+	EventMirrorConflict  = "mirror_conflict"   // data: MirrorEvent
+	EventConfigError     = "config_error"      // data: ConfigStatus (Error says why)
+	EventConfigReloaded  = "config_reloaded"   // data: ConfigStatus
+)
+
+// MirrorEvent is a file a mirror did not apply, or a conflict copy it kept.
+type MirrorEvent struct {
+	Mirror string `json:"mirror"` // id
+	Dir    string `json:"dir"`
+	Path   string `json:"path"`
+	Error  string `json:"error,omitempty"`
+	Copy   string `json:"copy,omitempty"`
+}

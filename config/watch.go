@@ -43,6 +43,7 @@ type Watcher struct {
 	cur     Settings
 	status  Status
 	subs    []func(Settings)
+	errSubs []func(error)
 }
 
 // Options make a Watcher.
@@ -126,6 +127,14 @@ func (w *Watcher) OnChange(fn func(Settings)) {
 	w.mu.Unlock()
 }
 
+// OnError calls fn with why the file was not applied, at every reload
+// that keeps the settings in force.
+func (w *Watcher) OnError(fn func(error)) {
+	w.mu.Lock()
+	w.errSubs = append(w.errSubs, fn)
+	w.mu.Unlock()
+}
+
 // Reload reads the file again and applies it, or keeps the settings in
 // force when it is broken. Run calls it when the file changes.
 func (w *Watcher) Reload() error {
@@ -133,8 +142,12 @@ func (w *Watcher) Reload() error {
 	w.mu.Lock()
 	if err != nil {
 		w.status.Error = err.Error()
+		errSubs := append([]func(error){}, w.errSubs...)
 		w.mu.Unlock()
 		w.log.Error("padd.toml is not valid; the settings in force are kept until it is fixed", "path", w.path, "err", err)
+		for _, fn := range errSubs {
+			fn(err)
+		}
 		return err
 	}
 	s, warns := Overlay(s, w.getenv)

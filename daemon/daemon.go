@@ -155,8 +155,10 @@ func Run(ctx context.Context, cfg Config) error {
 	engine := syncer.New(syncConfig(store, cfg, log))
 	srv.SetSync(engine)
 	settings := config.New(config.Options{DataDir: cfg.DataDir, Log: log, Level: cfg.LogLevel, PinLevel: cfg.PinLogLevel})
-	mirrors := mirror.New(mirror.Config{Store: store, Log: log, OnDelete: func() string { return settings.Settings().Mirror.OnDelete }})
-	srv.SetMirrors(mirrors, settings)
+	hub := newEventHub()
+	mirrors := mirror.New(mirror.Config{Store: store, Log: log, OnDelete: func() string { return settings.Settings().Mirror.OnDelete },
+		OnEvent: wireFilesEvents(hub, settings)})
+	srv.SetMirrors(mirrors, settings, hub)
 	// Every goroutine started from here on is joined before the deferred
 	// closes of the index and the store: nothing Run starts outlives it.
 	var handlers sync.WaitGroup // requests being answered, relayed MCP sessions included

@@ -3,6 +3,8 @@ package daemon
 import (
 	"net/http"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/config"
@@ -20,18 +22,31 @@ func (s *Server) mirrorRoutes() {
 	s.handle("POST /api/v1/padd/mirrors", s.mirrorAdd)
 	s.handle("POST /api/v1/padd/mirrors/remove", s.mirrorRemove)
 	s.handle("GET /api/v1/padd/config", s.configStatus)
+	s.handle("GET "+mirrorEventsPath, s.mirrorEvents)
 }
 
-// SetMirrors gives the server its mirrors and settings. Call it before
-// the server serves.
-func (s *Server) SetMirrors(m *mirror.Manager, c *config.Watcher) { s.mirrors, s.config = m, c }
+// filesSide is what the server holds of the mirrors and padd.toml.
+type filesSide struct {
+	mirrors *mirror.Manager
+	config  *config.Watcher
+	events  *eventHub
+}
+
+// mirrorEventsPath is the stream of mirror and settings events.
+const mirrorEventsPath = "/api/v1/padd/mirrors/events"
+
+// SetMirrors gives the server its mirrors, its settings and the hub their
+// events reach. Call it before the server serves.
+func (s *Server) SetMirrors(m *mirror.Manager, c *config.Watcher, events *eventHub) {
+	s.files = filesSide{mirrors: m, config: c, events: events}
+}
 
 func (s *Server) mirrorManager() (*mirror.Manager, error) {
-	if s.mirrors == nil {
+	if s.files.mirrors == nil {
 		return nil, api.Errorf(api.CodeUnavailable, "mirror folders are not available in this padd; `padctl daemon restart` starts a padd that has them").
 			With("reason", "mirror_unavailable")
 	}
-	return s.mirrors, nil
+	return s.files.mirrors, nil
 }
 
 func (s *Server) mirrorList(w http.ResponseWriter, r *http.Request) error {
@@ -114,12 +129,118 @@ func (s *Server) mirrorRemove(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) configStatus(w http.ResponseWriter, r *http.Request) error {
-	if s.config == nil {
+	if s.files.config == nil {
 		return api.Errorf(api.CodeUnavailable, "this padd runs without its settings file").With("reason", "config_unavailable")
 	}
-	st, cur := s.config.Status(), s.config.Settings()
-	writeJSON(w, 200, api.ConfigStatus{Path: st.Path, Error: st.Error, RestartToApply: st.Restart, Unknown: st.Unknown,
-		LoadedAt: st.LoadedAt, Settings: map[string]any{"log_level": cur.Level().String(), "port": cur.Port,
-			"mirror": map[string]any{"on_delete": cur.Mirror.OnDelete}}})
+	writeJSON(w, 200, wireConfig(s.files.config))
 	return nil
+}
+
+func wireConfig(c *config.Watcher) api.ConfigStatus {
+	st, cur := c.Status(), c.Settings()
+	return api.ConfigStatus{Path: st.Path, Error: st.Error, RestartToApply: st.Restart, Unknown: st.Unknown,
+		LoadedAt: st.LoadedAt, Settings: map[string]any{"log_level": cur.Level().String(), "port": cur.Port,
+			"mirror": map[string]any{"on_delete": cur.Mirror.OnDelete}}}
+}
+
+// eventHub fans the mirrors' and the settings' events out to the
+// streams following them. A slow stream loses events, never blocks the
+// mirror: its buffer drops the newest past 64.
+type eventHub struct {
+	mu   sync.Mutex
+	next int
+	subs map[int]chan hubEvent
+}
+
+type hubEvent struct {
+	name string
+	data any
+}
+
+func newEventHub() *eventHub { return &eventHub{subs: map[int]chan hubEvent{}} }
+
+func (h *eventHub) publish(name string, data any) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, ch := range h.subs {
+		select {
+		case ch <- hubEvent{name, data}:
+		default:
+		}
+	}
+}
+
+func (h *eventHub) subscribe() (<-chan hubEvent, func()) {
+	ch := make(chan hubEvent, 64)
+	h.mu.Lock()
+	id := h.next
+	h.next++
+	h.subs[id] = ch
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		delete(h.subs, id)
+		h.mu.Unlock()
+	}
+}
+
+// wireFilesEvents connects the mirrors' and the settings' events to hub.
+func wireFilesEvents(hub *eventHub, c *config.Watcher) func(mirror.Event) {
+	c.OnError(func(error) { hub.publish(api.EventConfigError, wireConfig(c)) })
+	c.OnChange(func(config.Settings) { hub.publish(api.EventConfigReloaded, wireConfig(c)) })
+	return func(e mirror.Event) {
+		name := api.EventMirrorFileError
+		if e.Kind == mirror.EventConflict {
+			name = api.EventMirrorConflict
+		}
+		hub.publish(name, api.MirrorEvent{Mirror: e.MirrorID, Dir: e.Dir, Path: e.Path, Error: e.Error, Copy: e.Copy})
+	}
+}
+
+// mirrorEvents streams each mirror's state, then the mirrors' and the
+// settings' events as they happen.
+func (s *Server) mirrorEvents(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.mirrorManager()
+	if err != nil || s.files.events == nil {
+		return err
+	}
+	release, ok := s.sse.admit(s.limits, "")
+	if !ok {
+		refuseStream(w)
+		return nil
+	}
+	defer release()
+	events, cancel := s.files.events.subscribe()
+	defer cancel()
+	list := m.List()
+	sw := s.openStream(w)
+	defer sw.clearDeadline()
+	if sw.event(nil, "connected", map[string]int{"mirrors": len(list)}) != nil {
+		return nil
+	}
+	for _, st := range list {
+		if sw.event(nil, api.EventMirrorStatus, s.wireMirror(st)) != nil {
+			return nil
+		}
+	}
+	keepalive := time.NewTicker(s.limits.SSEKeepalive)
+	defer keepalive.Stop()
+	for {
+		sw.clearDeadline() // no deadline timer while idle (see stream)
+		select {
+		case <-r.Context().Done():
+			return nil
+		case <-s.done:
+			sw.event(nil, "shutdown", map[string]string{"reason": "padd is shutting down"})
+			return nil
+		case ev := <-events:
+			if sw.event(nil, ev.name, ev.data) != nil {
+				return nil
+			}
+		case <-keepalive.C:
+			if sw.write([]byte(": keepalive\n\n")) != nil {
+				return nil
+			}
+		}
+	}
 }

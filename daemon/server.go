@@ -15,8 +15,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/padd/padd/api"
-	"github.com/padd/padd/config"
-	"github.com/padd/padd/mirror"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/searchindex"
 	"github.com/padd/padd/storage"
@@ -46,9 +44,8 @@ type Server struct {
 	// sync is the sync engine the /padd/sync routes ask (nil: they
 	// answer that sync is not available; see SetSync).
 	sync SyncEngine
-	// mirrors and config serve /padd/mirrors and /padd/config (h_mirror.go).
-	mirrors *mirror.Manager
-	config  *config.Watcher
+	// files serves /padd/mirrors and /padd/config (h_mirror.go).
+	files filesSide
 }
 
 // Request limits beyond the body's (MaxBody): a longer request target or
@@ -118,7 +115,7 @@ func (w *seqWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // streams are the routes that stay open by design.
 var streams = map[string]bool{"/api/v1/events": true, "/api/v1/events/stream": true, "/api/v1" + api.MCPPath: true,
-	syncEventsPath: true}
+	syncEventsPath: true, mirrorEventsPath: true}
 
 // public routes answer without a token. /server/capabilities is public
 // on Pad too: a client probes it (and health) before it holds a token

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -180,8 +181,9 @@ func TestMirrorEditsByEveryDoor(t *testing.T) {
 	}
 	r.waitItem(a.Ref, "archived", func(it api.Item) bool { return it.DeletedAt != nil })
 
-	// Bad: reported, not applied, left as written.
+	// Bad: reported (status and event stream), not applied, left as written.
 	ri := r.fileOf(idea.Ref)
+	events := r.followEvents()
 	bad := "---\nref: " + idea.Ref + "\ntitle: Seed\nfields:\n  status: no-such-status\n---\nbad"
 	r.write(ri, bad)
 	testwait.Until(t, "the bad file reported in mirror status", func() bool {
@@ -191,6 +193,10 @@ func TestMirrorEditsByEveryDoor(t *testing.T) {
 			}
 		}
 		return false
+	})
+	testwait.Until(t, "the bad file's event", func() bool {
+		ev, ok := events.seen(api.EventMirrorFileError)
+		return ok && strings.Contains(ev, "no-such-status")
 	})
 	if it, _ := r.d.getItem(t, r.ws, idea.Ref); it.Content != "one" {
 		t.Fatalf("the bad file changed the item: %q", it.Content)
@@ -307,4 +313,58 @@ func TestConfigReloadsLogLevel(t *testing.T) {
 	if got := cfg().Settings["log_level"]; got != "DEBUG" {
 		t.Fatalf("a broken file changed log_level to %v", got)
 	}
+}
+
+// eventLog is what a /padd/mirrors/events stream said, by event name.
+type eventLog struct {
+	mu   sync.Mutex
+	data map[string]string // name -> the last data line
+}
+
+func (l *eventLog) seen(name string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d, ok := l.data[name]
+	return d, ok
+}
+
+// followEvents reads the mirror event stream until the test ends; it
+// returns once the stream is connected.
+func (r *mirrorRig) followEvents() *eventLog {
+	r.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	resp, err := r.d.http.Do(r.d.request(ctx, "GET", "/api/v1/padd/mirrors/events", nil))
+	if err != nil || resp.StatusCode != 200 {
+		cancel()
+		r.t.Fatalf("mirror events: %v %v", resp, err)
+	}
+	l := &eventLog{data: map[string]string{}}
+	done := make(chan struct{})
+	r.t.Cleanup(func() { cancel(); resp.Body.Close(); <-done })
+	connected := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		name := ""
+		for sc.Scan() {
+			line := sc.Text()
+			if v, ok := strings.CutPrefix(line, "event: "); ok {
+				name = v
+			} else if v, ok := strings.CutPrefix(line, "data: "); ok {
+				l.mu.Lock()
+				l.data[name] = v
+				l.mu.Unlock()
+				if name == "connected" {
+					close(connected)
+				}
+			}
+		}
+	}()
+	select {
+	case <-connected:
+	case <-done:
+		r.t.Fatal("the mirror event stream ended before it connected")
+	}
+	return l
 }

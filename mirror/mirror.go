@@ -27,6 +27,25 @@ type Config struct {
 	// OnDelete says what a deleted file does to its item (config's
 	// "archive", the default, or "keep"); asked at each deletion.
 	OnDelete func() string
+	// OnEvent, when set, is told of each file not applied and each
+	// conflict copy, as they happen (padd's event stream carries them).
+	OnEvent func(Event)
+}
+
+// Event kinds.
+const (
+	EventFileError = "mirror_file_error" // a file was not applied; Error says why
+	EventConflict  = "mirror_conflict"   // both sides changed; Copy holds the file's version
+)
+
+// Event is something a user should see about a mirror.
+type Event struct {
+	Kind     string
+	MirrorID string
+	Dir      string
+	Path     string
+	Error    string
+	Copy     string
 }
 
 // Manager runs every mirror of the store.
@@ -44,6 +63,9 @@ type Manager struct {
 func New(cfg Config) *Manager {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
+	}
+	if cfg.OnEvent == nil {
+		cfg.OnEvent = func(Event) {}
 	}
 	if cfg.OnDelete == nil {
 		cfg.OnDelete = func() string { return "archive" }

@@ -110,6 +110,7 @@ func (mr *mirror) fileError(rel string, err error) {
 	mr.errs[rel] = FileError{Path: rel, Error: msg, At: time.Now().UTC()}
 	mr.mu.Unlock()
 	if !had || old.Error != msg {
+		mr.m.cfg.OnEvent(Event{Kind: EventFileError, MirrorID: mr.def.ID, Dir: mr.def.Dir, Path: rel, Error: msg})
 		mr.m.log.Warn("mirror: a file was not applied; it is left as it is until fixed", "dir", mr.def.Dir, "path", rel, "err", msg)
 	}
 }
@@ -426,5 +427,6 @@ func (mr *mirror) keepBoth(rel string, userBytes []byte) {
 	mr.mu.Lock()
 	mr.conflicts = append(mr.conflicts, c)
 	mr.mu.Unlock()
+	mr.m.cfg.OnEvent(Event{Kind: EventConflict, MirrorID: mr.def.ID, Dir: mr.def.Dir, Path: rel, Copy: c})
 	mr.m.log.Warn("mirror: the item and its file both changed; the file's version is kept beside it", "dir", mr.def.Dir, "path", rel, "copy", c)
 }
