@@ -26,6 +26,7 @@ type DaemonCmd struct {
 	Logs      DaemonLogsCmd      `cmd:"" help:"Print padd's log (journald's when systemd runs padd, else padd.log in the data directory)."`
 	Install   DaemonInstallCmd   `cmd:"" help:"Install padd as your per-user service (systemd user unit, LaunchAgent or logon entry) and start it."`
 	Uninstall DaemonUninstallCmd `cmd:"" help:"Stop padd and remove its per-user service entry; padd's data stays."`
+	Config    DaemonConfigCmd    `cmd:"" help:"Show padd's settings (padd.toml): those in force, a change waiting for a restart, and why the file is not applied when it is broken."`
 }
 
 // How long stop waits for padd to exit after asking, and again after

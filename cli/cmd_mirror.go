@@ -21,11 +21,15 @@ type MirrorCmd struct {
 // mirrorArgs name a mirror.
 type mirrorArgs struct {
 	Ws  string `arg:"" name:"workspace" predictor:"workspace" help:"The workspace."`
-	Dir string `arg:"" name:"dir" type:"path" help:"The folder (made when missing)."`
+	Dir string `arg:"" name:"dir" help:"The folder (made when missing; relative to the current directory)."`
 }
 
-func (m mirrorArgs) spec() (api.MirrorSpec, error) {
-	abs, err := filepath.Abs(m.Dir)
+func (m mirrorArgs) spec(a *App) (api.MirrorSpec, error) {
+	dir := m.Dir
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(a.env.Dir, dir)
+	}
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return api.MirrorSpec{}, err
 	}
@@ -41,7 +45,7 @@ func (c *MirrorAddCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	spec, err := c.spec()
+	spec, err := c.spec(a)
 	if err != nil {
 		return err
 	}
@@ -64,7 +68,7 @@ func (c *MirrorRemoveCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	spec, err := c.spec()
+	spec, err := c.spec(a)
 	if err != nil {
 		return err
 	}

@@ -227,6 +227,7 @@ func Parse(b []byte, schema model.Schema) (*Doc, error) {
 	if n := countNodes(&doc, 0); n > maxNodes {
 		return nil, bad("the front matter has more than %d YAML nodes", maxNodes)
 	}
+	fileLines(&doc)
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, bad("the front matter is not a map of keys to values")
@@ -271,6 +272,15 @@ func Parse(b []byte, schema model.Schema) (*Doc, error) {
 
 func yamlMsg(err error) string {
 	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+// fileLines makes the nodes' line numbers the file's: the front matter
+// starts on the file's second line.
+func fileLines(n *yaml.Node) {
+	n.Line++
+	for _, c := range n.Content {
+		fileLines(c)
+	}
 }
 
 func countNodes(n *yaml.Node, acc int) int {

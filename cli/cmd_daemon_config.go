@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// DaemonConfigCmd is `padctl daemon config`: padd.toml as padd holds it
+// (docs/MIRROR.md, "padd.toml").
+type DaemonConfigCmd struct{}
+
+// Run prints the settings in force and the file's state.
+func (c *DaemonConfigCmd) Run(ctx context.Context, a *App) error {
+	cl, err := a.Client(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := cl.ConfigStatus(ctx)
+	if err != nil {
+		return err
+	}
+	return a.emit(st, func(w io.Writer) error {
+		fmt.Fprintf(w, "file: %s\n", st.Path)
+		keys := make([]string, 0, len(st.Settings))
+		for k := range st.Settings {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "%s: %v\n", k, st.Settings[k])
+		}
+		if st.Error != "" {
+			fmt.Fprintf(w, "not applied (the settings above are kept): %s\n", st.Error)
+		}
+		if len(st.RestartToApply) > 0 {
+			fmt.Fprintf(w, "restart to apply: %s (`padctl daemon restart`)\n", strings.Join(st.RestartToApply, ", "))
+		}
+		if len(st.Unknown) > 0 {
+			fmt.Fprintf(w, "ignored, not known to this padd: %s\n", strings.Join(st.Unknown, ", "))
+		}
+		return nil
+	}, nil)
+}
