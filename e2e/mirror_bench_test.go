@@ -99,6 +99,8 @@ func BenchmarkMirror10k(b *testing.B) {
 		})
 		changes = append(changes, time.Since(t0))
 	}
+	b.Logf("file save -> search, in order: %v", saves)
+	b.Logf("REST change -> file, in order: %v", changes)
 	slices.Sort(saves)
 	slices.Sort(changes)
 	b.ReportMetric(float64(saves[len(saves)/2])/1e6, "save-to-search-p50-ms")
