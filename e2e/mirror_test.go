@@ -206,43 +206,70 @@ func TestMirrorEditsByEveryDoor(t *testing.T) {
 	}
 }
 
-// TestMirrorBothChangedAndKilledMidBurst: a file and its item changed
-// while padd was down keep both; padd killed during a burst of edits
-// applies each, once, after it starts again.
+// TestMirrorBothChangedAndKilledMidBurst: 1,000 files rewritten at once
+// (a git checkout) are applied as 1,000 updates; padd killed during the
+// burst applies each edit after it starts again, once; a file and its
+// item changed while padd was down keep both.
 func TestMirrorBothChangedAndKilledMidBurst(t *testing.T) {
-	r := newMirrorRig(t)
-	const n = 200
+	home := t.TempDir()
+	const n = 1000
+	st, err := storage.Open(filepath.Join(home, "padd.db"), storage.Options{Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := model.UserActor(model.SourceCLI)
+	if _, err := st.CreateWorkspace(storage.WorkspaceCreate{Name: "Burst", Slug: "burst"}, user); err != nil {
+		t.Fatal(err)
+	}
+	in := make([]storage.ItemCreate, n)
+	for i := range in {
+		in[i] = storage.ItemCreate{Collection: "tasks", Title: fmt.Sprintf("Item %d", i), Content: "v1"}
+	}
+	views, err := st.CreateItems("burst", in, user, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	r := &mirrorRig{t: t, home: home, dir: filepath.Join(t.TempDir(), "pad"), ws: "burst", d: startPadd(t, home)}
 	refs := make([]string, n)
-	for i := range refs {
-		refs[i] = r.d.createItem(t, r.ws, "tasks", api.ItemCreate{Title: fmt.Sprintf("Item %d", i), Content: "v1"}).Ref
+	for i, v := range views {
+		refs[i] = v.Ref
 	}
 	r.add()
-	paths := make([]string, n)
-	for i, ref := range refs {
-		paths[i] = r.fileOf(ref)
+	testwait.Until(t, "every file written", func() bool { return r.status().Files == n })
+	start := time.Now()
+	paths := r.filesByRef(refs)
+
+	// All at once, with padd running.
+	for i := range paths {
+		r.write(paths[i], setBody(r.read(paths[i]), "v2"))
 	}
+	for _, ref := range refs {
+		r.waitItem(ref, "the first burst applied", content("v2"))
+	}
+	t.Logf("first burst applied %v after the first write", time.Since(start).Round(time.Millisecond))
 
 	// Killed during a burst.
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := range paths {
-			r.write(paths[i], setBody(r.read(paths[i]), "v2"))
+			r.write(paths[i], setBody(r.read(paths[i]), "v3"))
 		}
 	})
 	testwait.Until(t, "some of the burst applied", func() bool {
 		it, err := r.d.getItem(t, r.ws, refs[0])
-		return err == nil && it.Content == "v2"
+		return err == nil && it.Content == "v3"
 	})
 	r.d.kill9()
 	wg.Wait()
 
 	// Both changed while padd is down.
-	st, err := storage.Open(filepath.Join(r.home, "padd.db"), storage.Options{Logger: quietLog})
+	st, err = storage.Open(filepath.Join(r.home, "padd.db"), storage.Options{Logger: quietLog})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := "padd's side"
-	if _, err := st.UpdateItem(r.ws, refs[1], storage.ItemUpdate{Content: &c}, model.UserActor(model.SourceCLI)); err != nil {
+	if _, err := st.UpdateItem(r.ws, refs[1], storage.ItemUpdate{Content: &c}, user); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -250,7 +277,7 @@ func TestMirrorBothChangedAndKilledMidBurst(t *testing.T) {
 
 	r.d = startPadd(t, r.home)
 	for i, ref := range refs {
-		want := "v2"
+		want := "v3"
 		if i == 1 {
 			want = "padd's side"
 		}
@@ -261,24 +288,21 @@ func TestMirrorBothChangedAndKilledMidBurst(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(r.dir, conflict))
 		return err == nil && strings.HasSuffix(string(b), "the file's side") && strings.HasSuffix(r.read(paths[1]), "padd's side")
 	})
-	ctx, cancel := r.ctx()
-	defer cancel()
+	t.Logf("bursts applied %v after the first write", time.Since(start).Round(time.Millisecond))
+	r.d.stop()
+	st, err = storage.Open(filepath.Join(r.home, "padd.db"), storage.Options{Logger: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
 	for i, ref := range refs {
-		if i == 1 {
-			continue
+		vs, err := st.ListVersions(r.ws, ref, 10, true)
+		if err != nil {
+			t.Fatal(err)
 		}
-		var vs struct {
-			Versions []map[string]any `json:"versions"`
-		}
-		var raw []map[string]any
-		if _, err := r.d.client.Do(ctx, "GET", "/workspaces/"+r.ws+"/items/"+ref+"/versions", nil, nil, &raw); err != nil {
-			if _, err := r.d.client.Do(ctx, "GET", "/workspaces/"+r.ws+"/items/"+ref+"/versions", nil, nil, &vs); err != nil {
-				t.Fatal(err)
-			}
-			raw = vs.Versions
-		}
-		if len(raw) > 2 {
-			t.Fatalf("%s has %d versions after one edit: an edit was applied twice", ref, len(raw))
+		// The create's version, one per edit: v2, v3 (item 1: padd's side).
+		if i != 1 && len(vs) > 3 {
+			t.Fatalf("%s has %d versions after two edits: an edit was applied twice", ref, len(vs))
 		}
 	}
 }
@@ -367,4 +391,36 @@ func (r *mirrorRig) followEvents() *eventLog {
 		r.t.Fatal("the mirror event stream ended before it connected")
 	}
 	return l
+}
+
+// filesByRef waits for each ref's file and returns their paths, reading
+// the mirror's folders rather than globbing once per ref.
+func (r *mirrorRig) filesByRef(refs []string) []string {
+	r.t.Helper()
+	out := make([]string, len(refs))
+	testwait.Until(r.t, "every item's file", func() bool {
+		byRef := map[string]string{}
+		folders, _ := os.ReadDir(r.dir)
+		for _, f := range folders {
+			names, _ := os.ReadDir(filepath.Join(r.dir, f.Name()))
+			for _, e := range names {
+				name := e.Name()
+				if !strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".conflict.md") {
+					continue
+				}
+				// <PREFIX>-<n>-<slug>.md
+				parts := strings.SplitN(name, "-", 3)
+				if len(parts) == 3 {
+					byRef[parts[0]+"-"+parts[1]] = filepath.Join(f.Name(), name)
+				}
+			}
+		}
+		for i, ref := range refs {
+			if out[i] = byRef[ref]; out[i] == "" {
+				return false
+			}
+		}
+		return true
+	})
+	return out
 }

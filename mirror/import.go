@@ -42,6 +42,9 @@ func (mr *mirror) importFiles(ctx context.Context, rels []string) error {
 			errs = append(errs, err)
 		}
 	}
+	if err := mr.flushUpdates(); err != nil {
+		errs = append(errs, err)
+	}
 	for _, rel := range gone {
 		mr.clearError(rel)
 		id, ok := mr.byPath[rel]
@@ -135,25 +138,67 @@ func (mr *mirror) importFile(rel string, b []byte) error {
 		empty := []string{}
 		up.Tags = &empty
 	}
+	if !moved {
+		// Applied with the batch's other updates, in one transaction.
+		mr.updates = append(mr.updates, pendingUpdate{rel: rel, hash: h, itemID: v.ID, up: up})
+		return nil
+	}
 	res, err := mr.m.cfg.Store.UpdateItem(ws, v.ID, up, actor)
 	if err != nil {
-		if model.IsCode(err, model.CodeConflict) || model.IsCode(err, "update_conflict") {
+		if model.IsCode(err, model.CodeConflict) || model.IsUpdateConflict(err) {
 			return err // changed under us: the next event retries
 		}
 		mr.fileError(rel, err)
 		return nil
 	}
 	mr.clearError(rel)
-	if moved {
-		// Its ref took the new collection's prefix: write the file under
-		// its new name, and the old one goes.
-		mr.exportItem(res.Item)
-		if want := mr.files[v.ID].Path; want != rel {
-			mr.removals = append(mr.removals, removal{rel, h, v.ID})
-		}
-		return nil
+	// Its ref took the new collection's prefix: write the file under its
+	// new name, and the old one goes.
+	mr.exportItem(res.Item)
+	if want := mr.files[v.ID].Path; want != rel {
+		mr.removals = append(mr.removals, removal{rel, h, v.ID})
 	}
-	mr.record(storage.MirrorFile{ItemID: v.ID, Path: rel, Hash: h, Seq: res.Item.Seq})
+	return nil
+}
+
+// pendingUpdate is a file's update, waiting for the batch's transaction.
+type pendingUpdate struct {
+	rel, hash, itemID string
+	up                storage.ItemUpdate
+}
+
+// updateChunk bounds the updates one transaction applies.
+const updateChunk = 256
+
+// flushUpdates applies the batch's updates, a chunk per transaction
+// (a checkout that rewrites 1,000 files is a few commits, not 1,000),
+// each item refused on its own.
+func (mr *mirror) flushUpdates() error {
+	ups := mr.updates
+	mr.updates = nil
+	for start := 0; start < len(ups); start += updateChunk {
+		chunk := ups[start:min(start+updateChunk, len(ups))]
+		ops := make([]storage.BulkOp, len(chunk))
+		for i := range chunk {
+			ops[i] = storage.BulkOp{Ref: chunk[i].itemID, Update: &chunk[i].up}
+		}
+		outs, err := mr.m.cfg.Store.BulkApply(mr.def.WorkspaceID, ops, actor)
+		if err != nil {
+			return err
+		}
+		for i, o := range outs {
+			u := chunk[i]
+			if o.Err != nil {
+				if model.IsCode(o.Err, model.CodeConflict) || model.IsUpdateConflict(o.Err) {
+					continue // changed under us: the file stays unrecorded, and is read again at its next change
+				}
+				mr.fileError(u.rel, o.Err)
+				continue
+			}
+			mr.clearError(u.rel)
+			mr.record(storage.MirrorFile{ItemID: u.itemID, Path: u.rel, Hash: u.hash, Seq: o.Item.Seq})
+		}
+	}
 	return nil
 }
 

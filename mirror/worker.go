@@ -41,10 +41,11 @@ type mirror struct {
 	fw     *fsnotify.Watcher
 
 	// Owned by run's goroutine.
-	files  map[string]storage.MirrorFile // by item id
-	byPath map[string]string             // rel path -> item id
-	colls  map[string]*model.Collection  // by folder name, read per batch
-	writes []pendingWrite
+	files   map[string]storage.MirrorFile // by item id
+	byPath  map[string]string             // rel path -> item id
+	colls   map[string]*model.Collection  // by folder name, read per batch
+	writes  []pendingWrite
+	updates []pendingUpdate
 	// removals are old files to remove once the batch's writes are done
 	// (a renamed or moved item's old name), skipped when its write failed.
 	removals []removal
@@ -337,7 +338,7 @@ func (mr *mirror) forget(itemID string) {
 }
 
 func (mr *mirror) begin() {
-	mr.puts, mr.drops, mr.writes, mr.removals = map[string]storage.MirrorFile{}, map[string]bool{}, nil, nil
+	mr.puts, mr.drops, mr.writes, mr.removals, mr.updates = map[string]storage.MirrorFile{}, map[string]bool{}, nil, nil, nil
 }
 
 // commit writes the batch's files, then records the batch (and cursor,
