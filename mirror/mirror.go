@@ -133,6 +133,9 @@ func (m *Manager) start(d storage.MirrorDef) {
 
 // Add mirrors workspace ws into dir (made if missing) and starts it.
 func (m *Manager) Add(ws, dir string) (*Status, error) {
+	if _, err := m.cfg.Store.GetWorkspace(ws); err != nil {
+		return nil, err // before the folder is made
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, model.Invalid("mirror directory %q: %v", dir, err)
@@ -173,9 +176,12 @@ func (m *Manager) Remove(ws, dir string) error {
 }
 
 func (m *Manager) find(ws, dir string) (*mirror, error) {
-	w, err := m.cfg.Store.GetWorkspace(ws)
-	if err != nil {
-		return nil, err
+	// A mirror of a workspace since deleted is still found (by its id),
+	// so that it can be removed.
+	wsID := ws
+	w, wsErr := m.cfg.Store.GetWorkspace(ws)
+	if wsErr == nil {
+		wsID = w.ID
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -187,9 +193,12 @@ func (m *Manager) find(ws, dir string) (*mirror, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, mr := range m.mirrors {
-		if mr.def.WorkspaceID == w.ID && mr.def.Dir == filepath.Clean(abs) {
+		if mr.def.WorkspaceID == wsID && mr.def.Dir == filepath.Clean(abs) {
 			return mr, nil
 		}
+	}
+	if wsErr != nil {
+		return nil, wsErr
 	}
 	return nil, model.NotFound("workspace %s has no mirror in %s", ws, abs)
 }
