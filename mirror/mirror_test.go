@@ -228,3 +228,54 @@ func TestBurstOfAThousandAndRestartMidBurst(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksOutOfTheTreeAreNotFollowed: a collection folder that is a link
+// to elsewhere is never written through, and a linked file is not read.
+func TestLinksOutOfTheTreeAreNotFollowed(t *testing.T) {
+	r := newRig(t)
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.md")
+	if err := os.WriteFile(secret, []byte("---\ntitle: Secret\n---\nnot yours"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	it := r.create("tasks", "Alpha", nil)
+	r.fileOf(it.Ref)
+	// A linked file inside a collection folder: not an item.
+	if err := os.Symlink(secret, filepath.Join(r.dir, "tasks", "linked.md")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	// The ideas folder is a link out of the tree.
+	if err := os.Symlink(outside, filepath.Join(r.dir, "ideas")); err != nil {
+		t.Fatal(err)
+	}
+	idea := r.create("ideas", "Through the link", nil)
+	testwait.Until(t, "the write through the link refused", func() bool {
+		for _, e := range r.status().Errors {
+			if strings.HasPrefix(e.Path, "ideas/") {
+				return true
+			}
+		}
+		return false
+	})
+	entries, _ := os.ReadDir(outside)
+	if len(entries) != 1 {
+		t.Fatalf("the mirror wrote outside its tree: %v", entries)
+	}
+	testwait.Until(t, "the linked file reported, not read", func() bool {
+		for _, e := range r.status().Errors {
+			if e.Path == "tasks/linked.md" {
+				return true
+			}
+		}
+		return false
+	})
+	r.create("tasks", "Beta", nil)
+	r.fileOf("TASK-3")
+	if n, err := r.store.ItemCount(r.ws); err != nil || n != 3 {
+		t.Fatalf("%d items (%v), want 3: a linked file was read as an item", n, err)
+	}
+	if _, err := os.Stat(secret); err != nil {
+		t.Fatalf("the linked file was touched: %v", err)
+	}
+	_ = idea
+}
