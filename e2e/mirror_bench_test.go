@@ -69,7 +69,7 @@ func BenchmarkMirror10k(b *testing.B) {
 	if len(files) < 20 {
 		b.Fatalf("only %d task files", len(files))
 	}
-	var saves, changes lat
+	var saves, toItem, changes lat
 	for i := range 20 {
 		p := files[i*len(files)/20]
 		body, err := os.ReadFile(p)
@@ -83,6 +83,11 @@ func BenchmarkMirror10k(b *testing.B) {
 		if err := os.WriteFile(p, append(body[:j+5:j+5], []byte("saved in an editor "+word)...), 0o600); err != nil {
 			b.Fatal(err)
 		}
+		testwait.Until(b, "the saved file in its item", func() bool {
+			r := d.do(b, "GET", "/api/v1/workspaces/bench/items/"+ref, nil)
+			return r.Status == 200 && bytes.Contains(r.Body, []byte(word))
+		})
+		toItem = append(toItem, time.Since(t0))
 		testwait.Until(b, "the saved word searchable", func() bool {
 			r := d.do(b, "GET", "/api/v1/search?workspace=bench&q="+url.QueryEscape(word), nil)
 			return r.Status == 200 && bytes.Contains(r.Body, []byte(ref))
@@ -99,9 +104,13 @@ func BenchmarkMirror10k(b *testing.B) {
 		})
 		changes = append(changes, time.Since(t0))
 	}
+	b.Logf("file save -> item, in order: %v", toItem)
 	b.Logf("file save -> search, in order: %v", saves)
 	b.Logf("REST change -> file, in order: %v", changes)
 	slices.Sort(saves)
+	slices.Sort(toItem)
+	b.ReportMetric(float64(toItem[len(toItem)/2])/1e6, "save-to-item-p50-ms")
+	b.ReportMetric(float64(toItem[len(toItem)-1])/1e6, "save-to-item-max-ms")
 	slices.Sort(changes)
 	b.ReportMetric(float64(saves[len(saves)/2])/1e6, "save-to-search-p50-ms")
 	b.ReportMetric(float64(saves[len(saves)-1])/1e6, "save-to-search-max-ms")

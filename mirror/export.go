@@ -121,7 +121,7 @@ func (mr *mirror) exportItem(v *storage.ItemView) {
 				mr.keepBoth(want, b)
 			}
 		}
-		mr.writes = append(mr.writes, pendingWrite{rel: want, body: body, itemID: v.ID, prev: rec, had: has})
+		mr.writes = append(mr.writes, pendingWrite{rel: want, body: body, hash: h, itemID: v.ID, prev: rec, had: has})
 	}
 	mr.record(storage.MirrorFile{ItemID: v.ID, Path: want, Hash: h, Seq: v.Seq})
 }
@@ -168,13 +168,11 @@ func (mr *mirror) flushWrites() (failed []pendingWrite, _ error) {
 			}
 			if err != nil {
 				fail(w, err)
+				continue
 			}
+			mr.setStamp(w.rel, w.hash, nil)
 		}
 		return failed, errors.Join(errs...)
-	}
-	type tmpFile struct {
-		w        pendingWrite
-		tmp, dst string
 	}
 	var done []tmpFile
 	defer func() {
@@ -207,10 +205,39 @@ func (mr *mirror) flushWrites() (failed []pendingWrite, _ error) {
 	for _, t := range done {
 		if err := os.Rename(t.tmp, t.dst); err != nil {
 			fail(t.w, err)
+			continue
 		}
+		mr.setStamp(t.w.rel, t.w.hash, nil)
+	}
+	// The renames too, now: left to the filesystem's own commit, they
+	// would be the next write's to wait for (the first update after a
+	// first write of 10,000 files waited for their journal).
+	if err := syncAll(mr.def.Dir, dirsOf(done)); err != nil {
+		mr.m.log.Warn("mirror: the new names could not be synced; they are as durable as the filesystem makes them", "err", err)
 	}
 	return failed, errors.Join(errs...)
 }
+
+// dirsOf are the folders of a batch's files (to sync where syncfs is
+// not available).
+func dirsOf[T interface{ dir() string }](ts []T) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range ts {
+		if d := t.dir(); !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+type tmpFile struct {
+	w        pendingWrite
+	tmp, dst string
+}
+
+func (t tmpFile) dir() string { return filepath.Dir(t.dst) }
 
 // bulkWrites is the batch size from which files are synced together.
 const bulkWrites = 32

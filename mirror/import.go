@@ -29,15 +29,23 @@ func (mr *mirror) importFiles(ctx context.Context, rels []string) error {
 		if ctx.Err() != nil {
 			break
 		}
-		b, err := mr.readFile(rel)
+		if h, ok := mr.quickHash(rel); ok {
+			if id, known := mr.byPath[rel]; known && mr.files[id].Hash == h {
+				mr.clearError(rel)
+				continue // the mirror's own write, or a file already read
+			}
+		}
+		b, fi, err := mr.readStat(rel)
 		if err != nil {
 			mr.fileError(rel, err)
 			continue
 		}
 		if b == nil {
+			delete(mr.stamps, rel)
 			gone = append(gone, rel)
 			continue
 		}
+		mr.setStamp(rel, hashOf(b), fi)
 		if err := mr.importFile(rel, b); err != nil {
 			errs = append(errs, err)
 		}

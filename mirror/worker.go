@@ -42,6 +42,7 @@ type mirror struct {
 
 	// Owned by run's goroutine.
 	files   map[string]storage.MirrorFile // by item id
+	stamps  map[string]stamp              // by rel path
 	byPath  map[string]string             // rel path -> item id
 	colls   map[string]*model.Collection  // by folder name, read per batch
 	writes  []pendingWrite
@@ -65,6 +66,7 @@ type removal struct{ rel, hash, itemID string }
 type pendingWrite struct {
 	rel  string
 	body []byte
+	hash string
 	// itemID's record before this batch (had: it had one), put back
 	// when the write fails so the record never claims a file not written.
 	itemID string
@@ -144,7 +146,7 @@ func (mr *mirror) run(ctx context.Context) {
 		log.Error("mirror: its records could not be read; this mirror is stopped", "err", err)
 		return
 	}
-	mr.files, mr.byPath = files, map[string]string{}
+	mr.files, mr.byPath, mr.stamps = files, map[string]string{}, map[string]stamp{}
 	for id, f := range files {
 		mr.byPath[f.Path] = id
 	}
@@ -292,13 +294,81 @@ func (mr *mirror) readFile(rel string) ([]byte, error) {
 	return os.ReadFile(p)
 }
 
-// diskHash is the hash of the file at rel, "" when there is none.
+// stamp is what a file looked like (size, modification time) when the
+// mirror last wrote or read it, and the hash of its bytes then. A file
+// that still looks the same need not be read again: the mirror's own
+// writes come back as events (10,000 of them after a first write), and
+// the start-up pass compares every file.
+type stamp struct {
+	size int64
+	mod  time.Time
+	hash string
+}
+
+// quickHash is rel's hash from its stamp, when the file still matches it.
+func (mr *mirror) quickHash(rel string) (string, bool) {
+	st, ok := mr.stamps[rel]
+	if !ok {
+		return "", false
+	}
+	p, err := resolve(mr.def.Dir, rel)
+	if err != nil {
+		return "", false
+	}
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != st.size || !fi.ModTime().Equal(st.mod) {
+		delete(mr.stamps, rel)
+		return "", false
+	}
+	return st.hash, true
+}
+
+// setStamp notes what rel looks like now, holding bytes of hash.
+func (mr *mirror) setStamp(rel, hash string, fi os.FileInfo) {
+	if fi == nil {
+		p, err := resolve(mr.def.Dir, rel)
+		if err != nil {
+			return
+		}
+		if fi, err = os.Lstat(p); err != nil {
+			return
+		}
+	}
+	if fi.ModTime().Nanosecond() == 0 {
+		// A filesystem with whole-second times (FAT, some network ones)
+		// would not tell an edit in the same second: always read there.
+		return
+	}
+	mr.stamps[rel] = stamp{size: fi.Size(), mod: fi.ModTime(), hash: hash}
+}
+
+// diskHash is the hash of the file at rel, "" when there is none; the
+// bytes when it had to read them.
 func (mr *mirror) diskHash(rel string) (string, []byte) {
-	b, err := mr.readFile(rel)
+	if h, ok := mr.quickHash(rel); ok {
+		return h, nil
+	}
+	b, fi, err := mr.readStat(rel)
 	if err != nil || b == nil {
 		return "", nil
 	}
-	return hashOf(b), b
+	h := hashOf(b)
+	mr.setStamp(rel, h, fi)
+	return h, b
+}
+
+// readStat is readFile with the file's look before the read.
+func (mr *mirror) readStat(rel string) ([]byte, os.FileInfo, error) {
+	p, err := resolve(mr.def.Dir, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, nil, nil
+	}
+	b, err := mr.readFile(rel)
+	return b, fi, err
 }
 
 // record notes what was exchanged with an item's file.
