@@ -174,6 +174,20 @@ func (mr *mirror) flushWrites() (failed []pendingWrite, _ error) {
 		}
 		return failed, errors.Join(errs...)
 	}
+	// The folders are not watched while the batch is written: 10,000
+	// files' events would overflow the watch's queue. They are watched
+	// again after, and their files compared (by stamp, cheaply), so an
+	// edit made meanwhile is still seen.
+	dirs := map[string]bool{}
+	for _, w := range writes {
+		if p, err := mr.prepare(w.rel); err == nil {
+			dirs[filepath.Dir(p)] = true
+		}
+	}
+	for d := range dirs {
+		_ = mr.fw.Remove(d)
+		mr.rescan = append(mr.rescan, d)
+	}
 	var done []tmpFile
 	defer func() {
 		for _, t := range done {

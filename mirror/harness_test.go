@@ -55,7 +55,7 @@ func (r *rig) open() {
 }
 
 func (r *rig) start() {
-	r.m = New(Config{Store: r.store, Log: slog.New(slog.DiscardHandler)})
+	r.m = New(Config{Store: r.store, Log: testLog()})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = r.m.Run(ctx) }()
@@ -176,3 +176,12 @@ func contains(sub string) func(string) bool {
 }
 
 var _ = time.Second
+
+// testLog discards the mirror's log, or prints its warnings when
+// PADD_MIRROR_LOG is set.
+func testLog() *slog.Logger {
+	if os.Getenv("PADD_MIRROR_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	return slog.New(slog.DiscardHandler)
+}

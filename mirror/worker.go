@@ -43,6 +43,9 @@ type mirror struct {
 	// Owned by run's goroutine.
 	files   map[string]storage.MirrorFile // by item id
 	stamps  map[string]stamp              // by rel path
+	// rescan are folders a bulk write left unwatched: run watches them
+	// again and compares their files.
+	rescan []string
 	byPath  map[string]string             // rel path -> item id
 	colls   map[string]*model.Collection  // by folder name, read per batch
 	writes  []pendingWrite
@@ -179,6 +182,15 @@ func (mr *mirror) run(ctx context.Context) {
 		}
 	}()
 	for {
+		if len(mr.rescan) > 0 {
+			for _, d := range mr.rescan {
+				mr.watchTree(d, pending)
+			}
+			mr.rescan = nil
+			if len(pending) > 0 {
+				arm()
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
