@@ -106,7 +106,11 @@ func FuzzParse(f *testing.F) {
 		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20+uint64(len(b))*64 {
 			t.Fatalf("parsing %d bytes allocated %d bytes", len(b), alloc)
 		}
-		_ = took // time is held by the fuzzer's own per-input timeout
+		// Generous, for a busy machine: a hostile input that took this
+		// long would be a parse without a bound.
+		if took > 10*time.Second {
+			t.Fatalf("parsing %d bytes took %v", len(b), took)
+		}
 		if err != nil {
 			return
 		}
