@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/padd/padd/internal/leakcheck"
 	"github.com/padd/padd/internal/testwait"
@@ -175,7 +174,6 @@ func contains(sub string) func(string) bool {
 	return func(s string) bool { return strings.Contains(s, sub) }
 }
 
-var _ = time.Second
 
 // testLog discards the mirror's log, or prints its warnings when
 // PADD_MIRROR_LOG is set.
