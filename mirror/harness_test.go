@@ -174,7 +174,6 @@ func contains(sub string) func(string) bool {
 	return func(s string) bool { return strings.Contains(s, sub) }
 }
 
-
 // testLog discards the mirror's log, or prints its warnings when
 // PADD_MIRROR_LOG is set.
 func testLog() *slog.Logger {

@@ -41,13 +41,13 @@ type mirror struct {
 	fw     *fsnotify.Watcher
 
 	// Owned by run's goroutine.
-	files   map[string]storage.MirrorFile // by item id
-	stamps  map[string]stamp              // by rel path
+	files  map[string]storage.MirrorFile // by item id
+	stamps map[string]stamp              // by rel path
 	// rescan are folders a bulk write left unwatched: run watches them
 	// again and compares their files.
-	rescan []string
-	byPath  map[string]string             // rel path -> item id
-	colls   map[string]*model.Collection  // by folder name, read per batch
+	rescan  []string
+	byPath  map[string]string            // rel path -> item id
+	colls   map[string]*model.Collection // by folder name, read per batch
 	writes  []pendingWrite
 	updates []pendingUpdate
 	// removals are old files to remove once the batch's writes are done
