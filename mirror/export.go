@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/padd/padd/internal/atomicfile"
 	"github.com/padd/padd/storage"
 )
 
@@ -163,14 +162,18 @@ func (mr *mirror) flushWrites() (failed []pendingWrite, _ error) {
 	if len(writes) < bulkWrites {
 		for _, w := range writes {
 			p, err := mr.prepare(w.rel)
+			var fi os.FileInfo
 			if err == nil {
-				err = atomicfile.Write(p, w.body)
+				fi, err = writeFile(p, w.body)
 			}
 			if err != nil {
 				fail(w, err)
 				continue
 			}
-			mr.setStamp(w.rel, w.hash, nil)
+			if testHookWritten != nil {
+				testHookWritten(w.rel)
+			}
+			mr.setStamp(w.rel, w.hash, fi)
 		}
 		return failed, errors.Join(errs...)
 	}
@@ -197,14 +200,18 @@ func (mr *mirror) flushWrites() (failed []pendingWrite, _ error) {
 	for _, w := range writes {
 		p, err := mr.prepare(w.rel)
 		var tmp string
+		var fi os.FileInfo
 		if err == nil {
 			tmp, err = writeTemp(p, w.body)
+		}
+		if err == nil {
+			fi, err = os.Lstat(tmp) // the look of our bytes, before anyone else can write them
 		}
 		if err != nil {
 			fail(w, err)
 			continue
 		}
-		done = append(done, tmpFile{w, tmp, p})
+		done = append(done, tmpFile{w, tmp, p, fi})
 	}
 	tmps := make([]string, len(done))
 	for i, t := range done {
@@ -221,7 +228,7 @@ func (mr *mirror) flushWrites() (failed []pendingWrite, _ error) {
 			fail(t.w, err)
 			continue
 		}
-		mr.setStamp(t.w.rel, t.w.hash, nil)
+		mr.setStamp(t.w.rel, t.w.hash, t.fi)
 	}
 	// The renames too, now: left to the filesystem's own commit, they
 	// would be the next write's to wait for (the first update after a
@@ -249,6 +256,7 @@ func dirsOf[T interface{ dir() string }](ts []T) []string {
 type tmpFile struct {
 	w        pendingWrite
 	tmp, dst string
+	fi       os.FileInfo // the temporary file's look, before its rename
 }
 
 func (t tmpFile) dir() string { return filepath.Dir(t.dst) }
@@ -283,6 +291,42 @@ func (mr *mirror) prepare(rel string) (string, error) {
 		return "", errOutside
 	}
 	return p, nil
+}
+
+// testHookWritten, when set (by tests only), runs after a file of the
+// batch is in place and before its stamp is recorded: where a user's
+// write may land.
+var testHookWritten func(rel string)
+
+// writeFile writes body to p atomically (a synced temporary file renamed
+// over it) and returns the look of the bytes written, taken before the
+// rename. A look taken after it could be a user's write that landed just
+// after the rename, and the stamp would pass that edit off as the
+// mirror's own write: never read, never applied.
+func writeFile(p string, body []byte) (os.FileInfo, error) {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name()) // gone already once renamed
+	_, err = f.Write(body)
+	if err == nil {
+		err = f.Sync()
+	}
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = f.Stat()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fi, nil
 }
 
 // writeTemp writes body to a new temporary file beside p (not synced).

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/padd/padd/internal/testwait"
@@ -278,4 +279,48 @@ func TestLinksOutOfTheTreeAreNotFollowed(t *testing.T) {
 		t.Fatalf("the linked file was touched: %v", err)
 	}
 	_ = idea
+}
+
+// A user's in-place edit that lands right after the mirror's write of
+// an item change, before the mirror notes what its file looks like, is
+// still the user's: the mirror must not take it for its own write.
+func TestEditRightAfterTheMirrorsWriteReachesItem(t *testing.T) {
+	// The hook is set before the mirror runs and acts once armed; target
+	// is written before armed is set, and read after it is taken.
+	var armed, edited atomic.Bool
+	var target, abs string
+	testHookWritten = func(rel string) {
+		if !armed.Load() || rel != target || !armed.CompareAndSwap(true, false) {
+			return
+		}
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if err := os.WriteFile(abs, []byte(strings.Replace(string(b), "body of Fix the login", "edited in place", 1)), 0o600); err != nil {
+			t.Error(err)
+			return
+		}
+		edited.Store(true)
+	}
+	t.Cleanup(func() { testHookWritten = nil }) // after the rig's own cleanup stops the mirror
+	r := newRig(t)
+	it := r.create("tasks", "Fix the login", nil)
+	target = r.fileOf(it.Ref)
+	abs = filepath.Join(r.dir, target)
+	armed.Store(true)
+	title := "Fix the login page"
+	if _, err := r.store.UpdateItem(r.ws, it.Ref, storage.ItemUpdate{Title: &title}, user); err != nil {
+		t.Fatal(err)
+	}
+	r.waitItem(it.Ref, "content from the file edited right after the mirror's write", func(v *storage.ItemView) bool {
+		return v.Content == "edited in place"
+	})
+	if !edited.Load() {
+		t.Fatal("the edit was not made between the mirror's write and its stamp")
+	}
+	if v := r.item(it.Ref); v.Title != title {
+		t.Fatalf("title %q", v.Title)
+	}
 }
