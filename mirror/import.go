@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -75,6 +76,12 @@ func (mr *mirror) importFiles(ctx context.Context, rels []string) error {
 // importFile applies one file's bytes. A file padd cannot apply is left
 // as it is and reported; only a storage failure is returned.
 func (mr *mirror) importFile(rel string, b []byte) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		// Empty: an editor's save caught between its truncate and its
+		// write (its next event brings the bytes), or a file not written
+		// yet. Nothing in it to apply, and no item to make of it.
+		return nil
+	}
 	h := hashOf(b)
 	if id, ok := mr.byPath[rel]; ok && mr.files[id].Hash == h {
 		mr.clearError(rel)

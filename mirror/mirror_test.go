@@ -329,3 +329,25 @@ func TestEditRightAfterTheMirrorsWriteReachesItem(t *testing.T) {
 		t.Fatalf("title %q", v.Title)
 	}
 }
+
+// An empty file (an editor's save caught between its truncate and its
+// write) is not made an item; once its bytes land, it is.
+func TestEmptyFileMakesNoItemUntilWritten(t *testing.T) {
+	r := newRig(t)
+	r.create("tasks", "Seed", nil)
+	r.fileOf("TASK-1")
+	r.write("tasks/half-saved.md", "")
+	r.write("tasks/other.md", "---\ntitle: Other\n---\nhello\n")
+	testwait.Until(t, "the other new file to become TASK-2", func() bool {
+		m, _ := filepath.Glob(filepath.Join(r.dir, "tasks", "TASK-2-*.md"))
+		return len(m) == 1
+	})
+	if v, err := r.store.GetItem(r.ws, "TASK-2"); err != nil || v.Title != "Other" {
+		t.Fatalf("TASK-2 is %+v (%v), want the other file's item: the empty file became an item", v, err)
+	}
+	if _, err := r.store.GetItem(r.ws, "TASK-3"); err == nil {
+		t.Fatal("an empty file became an item")
+	}
+	r.write("tasks/half-saved.md", "---\ntitle: Saved at last\n---\nbody\n")
+	r.waitItem("TASK-3", "the saved file's item", func(v *storage.ItemView) bool { return v.Title == "Saved at last" })
+}
