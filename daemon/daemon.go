@@ -37,9 +37,10 @@ const DefaultPort = 7787
 // Config is how padd runs.
 type Config struct {
 	DataDir string
-	// Port pins the port to listen on: that port or nothing. 0 keeps
-	// the port padd got last time (PortFile), else tries DefaultPort,
-	// else any free port.
+	// Port pins the port to listen on (--port): that port or nothing.
+	// 0 takes padd.toml's port (or PADD_PORT) as the pin when set, else
+	// keeps the port padd got last time (PortFile), else tries
+	// DefaultPort, else any free port.
 	Port int
 	// Log is where padd logs (nil: NewLogger(DataDir, nil, slog.LevelInfo)).
 	Log *slog.Logger
@@ -123,7 +124,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	ln, err := listen(cfg.Port, lastPort(cfg.DataDir))
+	settings := config.New(config.Options{DataDir: cfg.DataDir, Log: log, Level: cfg.LogLevel, PinLevel: cfg.PinLogLevel})
+	pinned := cfg.Port
+	if pinned == 0 {
+		pinned = settings.Started().Port // padd.toml's port, or PADD_PORT
+	}
+	ln, err := listen(pinned, lastPort(cfg.DataDir))
 	if err != nil {
 		return err
 	}
@@ -154,7 +160,6 @@ func Run(ctx context.Context, cfg Config) error {
 	srv.mcpServe = cfg.MCP
 	engine := syncer.New(syncConfig(store, cfg, log))
 	srv.SetSync(engine)
-	settings := config.New(config.Options{DataDir: cfg.DataDir, Log: log, Level: cfg.LogLevel, PinLevel: cfg.PinLogLevel})
 	hub := newEventHub()
 	mirrors := mirror.New(mirror.Config{Store: store, Log: log, OnDelete: func() string { return settings.Settings().Mirror.OnDelete },
 		OnEvent: wireFilesEvents(hub, settings)})
@@ -245,7 +250,7 @@ func listen(pinned, previous int) (net.Listener, error) {
 	if pinned != 0 {
 		ln, err := bind(pinned)
 		if err != nil {
-			return nil, fmt.Errorf("port %d is pinned (by --port or the port setting) but cannot be used: %w; free it or pin another", pinned, err)
+			return nil, fmt.Errorf("port %d is pinned (by --port, padd.toml's port or PADD_PORT) but cannot be used: %w; free it or pin another", pinned, err)
 		}
 		return ln, nil
 	}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/padd/padd/config"
 	"github.com/padd/padd/internal/launch"
 )
 
@@ -84,5 +86,23 @@ func TestPortIsKeptAcrossRestarts(t *testing.T) {
 	}
 	if got, err := runOnce(t, t.TempDir(), first); err != nil || got != first {
 		t.Fatalf("pinned to %d, served on %d (%v)", first, got, err)
+	}
+
+	// Pinned by padd.toml: the same, and --port (Config.Port) wins.
+	tomlDir := t.TempDir()
+	if err := os.WriteFile(config.Path(tomlDir), []byte(fmt.Sprintf("port = %d\n", taken)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := runOnce(t, tomlDir, 0); err == nil || !strings.Contains(err.Error(), "pinned") {
+		t.Fatalf("padd.toml pins a taken port: served on %d (%v)", got, err)
+	}
+	if got, err := runOnce(t, tomlDir, first); err != nil || got != first {
+		t.Fatalf("--port %d over padd.toml's: served on %d (%v)", first, got, err)
+	}
+	if err := os.WriteFile(config.Path(tomlDir), []byte(fmt.Sprintf("port = %d\n", first)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := runOnce(t, tomlDir, 0); err != nil || got != first {
+		t.Fatalf("padd.toml pins %d, served on %d (%v)", first, got, err)
 	}
 }

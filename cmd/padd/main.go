@@ -37,7 +37,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "mcp-serve" {
 		os.Exit(mcpServe())
 	}
-	port := flag.Int("port", 0, "loopback port (default: 7787, else any free port)")
+	port := flag.Int("port", 0, "pin the loopback port (default: padd.toml's port, else the port of last time, else 7787, else any free port)")
 	debug := flag.Bool("debug", false, "log at debug level")
 	version := flag.Bool("version", false, "print the version and exit")
 	quiet := flag.Bool("quiet", false, "log only to the log file, not to stderr")
