@@ -126,7 +126,8 @@ func TestHostileRequests(t *testing.T) {
 		{"invalid UTF-8 in the path", wireReq{method: "GET", target: base + "/items/%ff%fe"}, 400, "bad_request", "path", false},
 		{"invalid UTF-8 in X-Pad-Agent", wireReq{method: "POST", target: items, body: `{"title":"from an agent"}`,
 			headers: []string{"X-Pad-Agent: agent-\xff\xfe"}}, 400, "bad_request", "header", false},
-		{"invalid UTF-8 in a search", wireReq{method: "GET", target: "/api/v1/search?q=%ff%fe&workspace=" + ws}, 200, "", "", false},
+		// No word in it to search for: refused, as a query of punctuation is.
+		{"invalid UTF-8 in a search", wireReq{method: "GET", target: "/api/v1/search?q=%ff%fe&workspace=" + ws}, 400, "validation_error", "no_words", false},
 
 		// Inputs past their limits (issue 24): refused, never a 5xx.
 		{"a one-word search of 3,000 characters", wireReq{method: "GET", target: "/api/v1/search?q=" + strings.Repeat("a", 3000)}, 400, "validation_error", "", false},
