@@ -24,14 +24,7 @@ func (c *DaemonConfigCmd) Run(ctx context.Context, a *App) error {
 	}
 	return a.emit(st, func(w io.Writer) error {
 		fmt.Fprintf(w, "file: %s\n", st.Path)
-		keys := make([]string, 0, len(st.Settings))
-		for k := range st.Settings {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(w, "%s: %v\n", k, st.Settings[k])
-		}
+		writeSettings(w, "", st.Settings)
 		if st.Error != "" {
 			fmt.Fprintf(w, "not applied (the settings above are kept): %s\n", st.Error)
 		}
@@ -43,4 +36,27 @@ func (c *DaemonConfigCmd) Run(ctx context.Context, a *App) error {
 		}
 		return nil
 	}, nil)
+}
+
+// writeSettings prints settings as dotted keys (mirror.on_delete), an
+// unset one as "(default)".
+func writeSettings(w io.Writer, prefix string, m map[string]any) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case map[string]any:
+			writeSettings(w, prefix+k+".", v)
+		case string:
+			if v == "" {
+				v = "(default)"
+			}
+			fmt.Fprintf(w, "%s%s: %s\n", prefix, k, v)
+		default:
+			fmt.Fprintf(w, "%s%s: %v\n", prefix, k, v)
+		}
+	}
 }

@@ -67,4 +67,7 @@ func TestMirrorCommands(t *testing.T) {
 		r = runInProcess(t, home, dir, nil, "daemon", "config")
 		return r.code == 0 && strings.Contains(r.stdout, "restart to apply: port")
 	})
+	if !strings.Contains(r.stdout, "mirror.on_delete: (default)") || strings.Contains(r.stdout, "map[") {
+		t.Fatalf("daemon config prints the settings as dotted keys:\n%s", r.stdout)
+	}
 }
