@@ -19,6 +19,27 @@ func (c *Client) streamClient() *http.Client {
 	return &hc
 }
 
+// sendRaw sends a request whose body or answer is not the JSON Do
+// handles, through hc, and answers the answer's bytes (at most limit);
+// a refusal is decoded as Do decodes it.
+func (c *Client) sendRaw(req *http.Request, hc *http.Client, limit int64) ([]byte, error) {
+	c.setHeaders(req.Header)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, &TransportError{Err: err}
+	}
+	defer resp.Body.Close()
+	c.checkVersion(resp.Header.Get(VersionHeader))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil {
+		return nil, &TransportError{Err: err}
+	}
+	if resp.StatusCode >= 400 {
+		return nil, decodeError(resp.StatusCode, data)
+	}
+	return data, nil
+}
+
 // ExportWorkspace streams GET /workspaces/{ws}/export into w: the tar.gz
 // bundle when bundle is set, else the JSON. It answers the bytes written.
 // A bundle that ends without its "ok" trailer was cut short by padd and
@@ -74,19 +95,9 @@ func (c *Client) ImportWorkspace(ctx context.Context, body io.Reader, size int64
 		ct = BundleContentType
 	}
 	req.Header.Set("Content-Type", ct)
-	c.setHeaders(req.Header)
-	resp, err := c.streamClient().Do(req)
+	data, err := c.sendRaw(req, c.streamClient(), 16<<20)
 	if err != nil {
-		return nil, &TransportError{Err: err}
-	}
-	defer resp.Body.Close()
-	c.checkVersion(resp.Header.Get(VersionHeader))
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, &TransportError{Err: err}
-	}
-	if resp.StatusCode >= 400 {
-		return nil, decodeError(resp.StatusCode, data)
+		return nil, err
 	}
 	var out ImportResult
 	if err := json.Unmarshal(data, &out); err != nil {
@@ -102,21 +113,7 @@ func (c *Client) ExportItemArtifact(ctx context.Context, ws, ref string) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	c.setHeaders(req.Header)
-	resp, err := c.httpClient().Do(req)
-	if err != nil {
-		return nil, &TransportError{Err: err}
-	}
-	defer resp.Body.Close()
-	c.checkVersion(resp.Header.Get(VersionHeader))
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 4*MaxArtifactBytes))
-	if err != nil {
-		return nil, &TransportError{Err: err}
-	}
-	if resp.StatusCode >= 400 {
-		return nil, decodeError(resp.StatusCode, data)
-	}
-	return data, nil
+	return c.sendRaw(req, c.httpClient(), 4*MaxArtifactBytes)
 }
 
 // ImportArtifact sends POST /workspaces/{ws}/import-artifact with the
@@ -127,19 +124,9 @@ func (c *Client) ImportArtifact(ctx context.Context, ws string, artifact []byte)
 		return nil, err
 	}
 	req.Header.Set("Content-Type", ArtifactContentType)
-	c.setHeaders(req.Header)
-	resp, err := c.httpClient().Do(req)
+	data, err := c.sendRaw(req, c.httpClient(), 1<<20)
 	if err != nil {
-		return nil, &TransportError{Err: err}
-	}
-	defer resp.Body.Close()
-	c.checkVersion(resp.Header.Get(VersionHeader))
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, &TransportError{Err: err}
-	}
-	if resp.StatusCode >= 400 {
-		return nil, decodeError(resp.StatusCode, data)
+		return nil, err
 	}
 	var out ArtifactImport
 	if err := json.Unmarshal(data, &out); err != nil {

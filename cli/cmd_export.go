@@ -49,7 +49,7 @@ func (c *WorkspaceExportCmd) Run(ctx context.Context, a *App) error {
 	}
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".part-*")
 	if err != nil {
-		return failf("export_file", "", "cannot write %s: %v", out, err)
+		return failf("export_file", "check that the folder exists and that you may write there, or give -o", "cannot write %s: %v", out, err)
 	}
 	defer func() { _ = os.Remove(f.Name()) }()
 	p := a.progress("Exporting "+ws, -1)
@@ -72,7 +72,7 @@ func (c *WorkspaceExportCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	if err := os.Rename(f.Name(), out); err != nil {
-		return failf("export_file", "", "cannot write %s: %v", out, err)
+		return failf("export_file", "check that the folder exists and that you may write there, or give -o", "cannot write %s: %v", out, err)
 	}
 	return a.emit(map[string]any{"workspace": ws, "file": out, "bytes": n, "format": exportFormat(c.JSON)},
 		func(w io.Writer) error {
@@ -233,11 +233,7 @@ type ItemExportCmd struct {
 
 // Run writes the artifact.
 func (c *ItemExportCmd) Run(ctx context.Context, a *App) error {
-	cl, err := a.Client(ctx)
-	if err != nil {
-		return err
-	}
-	ws, err := a.Workspace(ctx)
+	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
 		return err
 	}
@@ -258,7 +254,7 @@ func (c *ItemExportCmd) Run(ctx context.Context, a *App) error {
 		out = it.Slug + ".pad.md"
 	}
 	if err := os.WriteFile(out, text, 0o644); err != nil {
-		return failf("export_file", "", "cannot write %s: %v", out, err)
+		return failf("export_file", "check that the folder exists and that you may write there, or give -o", "cannot write %s: %v", out, err)
 	}
 	return a.emit(map[string]any{"ref": c.Ref, "file": out}, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "Exported %s to %s\n", c.Ref, out)
@@ -273,11 +269,7 @@ type ItemImportCmd struct {
 
 // Run sends the artifact.
 func (c *ItemImportCmd) Run(ctx context.Context, a *App) error {
-	cl, err := a.Client(ctx)
-	if err != nil {
-		return err
-	}
-	ws, err := a.Workspace(ctx)
+	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
 		return err
 	}

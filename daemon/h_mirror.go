@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/config"
@@ -223,24 +222,6 @@ func (s *Server) mirrorEvents(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	keepalive := time.NewTicker(s.limits.SSEKeepalive)
-	defer keepalive.Stop()
-	for {
-		sw.clearDeadline() // no deadline timer while idle (see stream)
-		select {
-		case <-r.Context().Done():
-			return nil
-		case <-s.done:
-			sw.event(nil, "shutdown", map[string]string{"reason": "padd is shutting down"})
-			return nil
-		case ev := <-events:
-			if sw.event(nil, ev.name, ev.data) != nil {
-				return nil
-			}
-		case <-keepalive.C:
-			if sw.write([]byte(": keepalive\n\n")) != nil {
-				return nil
-			}
-		}
-	}
+	relayEvents(s, r, sw, events, func(ev hubEvent) error { return sw.event(nil, ev.name, ev.data) })
+	return nil
 }

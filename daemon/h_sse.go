@@ -339,6 +339,32 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, f
 
 // openStream answers 200 with an event stream's headers and returns its
 // writer.
+// relayEvents writes each event from events with write, and keepalives
+// while idle, until the client leaves, padd shuts down (said to the
+// client), events is closed or a write fails.
+func relayEvents[T any](s *Server, r *http.Request, sw *sseWriter, events <-chan T, write func(T) error) {
+	keepalive := time.NewTicker(s.limits.SSEKeepalive)
+	defer keepalive.Stop()
+	for {
+		sw.clearDeadline() // no deadline timer while idle (see stream)
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			sw.event(nil, "shutdown", map[string]string{"reason": "padd is shutting down"})
+			return
+		case ev, open := <-events:
+			if !open || write(ev) != nil {
+				return
+			}
+		case <-keepalive.C:
+			if sw.write([]byte(": keepalive\n\n")) != nil {
+				return
+			}
+		}
+	}
+}
+
 func (s *Server) openStream(w http.ResponseWriter) *sseWriter {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
@@ -461,34 +460,14 @@ func (s *Server) syncEvents(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	keepalive := time.NewTicker(s.limits.SSEKeepalive)
-	defer keepalive.Stop()
-	for {
-		sw.clearDeadline() // no deadline timer while idle (see stream)
-		select {
-		case <-r.Context().Done():
-			return nil
-		case <-s.done:
-			sw.event(nil, "shutdown", map[string]string{"reason": "padd is shutting down"})
-			return nil
-		case ev, open := <-events:
-			if !open {
-				return nil // the engine stopped
-			}
-			var err error
-			switch {
-			case ev.Name == api.EventSyncStatus && ev.Status != nil:
-				err = sw.event(nil, ev.Name, ev.Status)
-			case ev.Name == api.EventSyncConflict && ev.Conflict != nil:
-				err = sw.event(nil, ev.Name, ev.Conflict)
-			}
-			if err != nil {
-				return nil
-			}
-		case <-keepalive.C:
-			if sw.write([]byte(": keepalive\n\n")) != nil {
-				return nil
-			}
+	relayEvents(s, r, sw, events, func(ev api.SyncEvent) error {
+		switch {
+		case ev.Name == api.EventSyncStatus && ev.Status != nil:
+			return sw.event(nil, ev.Name, ev.Status)
+		case ev.Name == api.EventSyncConflict && ev.Conflict != nil:
+			return sw.event(nil, ev.Name, ev.Conflict)
 		}
-	}
+		return nil
+	})
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/mcpinstall"
 )
 
@@ -21,21 +22,11 @@ func padctlPath(explicit string) (string, error) {
 	if explicit != "" {
 		return explicit, nil
 	}
-	name := "padctl"
-	if runtime.GOOS == "windows" {
-		name += ".exe"
-	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), name)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath(name)
+	p, err := launch.Sibling("padctl")
 	if err != nil {
 		return "", errors.New("cannot find padctl beside padtray or on PATH")
 	}
-	return filepath.Abs(p)
+	return p, nil
 }
 
 // readAgents is each MCP client `padctl mcp install` knows, marked when

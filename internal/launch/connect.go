@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -72,8 +73,17 @@ func PaddPath(explicit string) (string, error) {
 	if explicit != "" {
 		return explicit, nil
 	}
-	name := "padd"
-	if filepath.Ext(os.Args[0]) == ".exe" {
+	p, err := Sibling("padd")
+	if err != nil {
+		return "", errors.New("cannot find the padd binary beside padctl or on PATH; install padd or put it on PATH")
+	}
+	return p, nil
+}
+
+// Sibling finds one of padd's binaries (padd, padctl, padtray) by name:
+// beside the running executable first, then on PATH.
+func Sibling(name string) (string, error) {
+	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
 	if exe, err := os.Executable(); err == nil {
@@ -84,9 +94,9 @@ func PaddPath(explicit string) (string, error) {
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		return "", errors.New("cannot find the padd binary beside padctl or on PATH; install padd or put it on PATH")
+		return "", err
 	}
-	return p, nil
+	return filepath.Abs(p)
 }
 
 func startPadd(ctx context.Context, dir string, o ConnectOptions) (*api.Client, *Info, error) {
