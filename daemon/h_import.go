@@ -1,0 +1,653 @@
+package daemon
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// Workspace import from Pad's JSON export or bundle (docs/BUNDLES.md):
+// the bundle reader and its caps, and the conversion into storage's
+// import.
+
+// importWorkspace creates a workspace from Pad's JSON export or bundle,
+// chosen by Content-Type as Pad's server does. Everything is read and
+// checked before anything is written, and the write is one transaction:
+// a refused or interrupted import leaves nothing behind.
+func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
+	body := &importBody{r: r.Body, rc: http.NewResponseController(w)}
+	var exp *api.WorkspaceExport
+	var summary api.ImportSummary
+	var err error
+	if isBundle(r.Header.Get("Content-Type")) {
+		var b *Bundle
+		b, err = ReadBundle(body, DefaultBundleLimits())
+		if err == nil {
+			exp = b.Export
+			summary.InBundle.Attachments = len(b.Manifest.Entries)
+			if n := len(b.Manifest.Entries); n > 0 {
+				summary.NotModelled = map[string]int{"attachments": n}
+			}
+			for k, n := range b.Skipped {
+				summary.NotModelled = addCount(summary.NotModelled, k, n)
+			}
+		}
+	} else {
+		if r.ContentLength > MaxImportJSON {
+			return importTooLarge()
+		}
+		exp, err = readExportJSON(body, MaxImportJSON)
+	}
+	if body.err != nil {
+		return api.Errorf(api.CodeImportInterrupted, "the import's body stopped arriving (%v); nothing was imported, send it again", body.err)
+	}
+	if err != nil {
+		return err
+	}
+	in, notModelled, err := importInput(exp, r.URL.Query().Get("name"))
+	if err != nil {
+		return err
+	}
+	for k, n := range notModelled {
+		summary.NotModelled = addCount(summary.NotModelled, k, n)
+	}
+	summary.InBundle.Collections = len(exp.Collections)
+	summary.InBundle.Items = len(exp.Items)
+	summary.InBundle.Comments = len(exp.Comments)
+	summary.InBundle.Links = len(exp.ItemLinks)
+	summary.InBundle.Versions = len(exp.ItemVersions)
+	summary.InBundle.Roles = len(exp.Roles)
+	out, err := s.store.ImportWorkspace(in, actor(r))
+	if err != nil {
+		return err
+	}
+	for k, n := range out.Skipped {
+		summary.NotModelled = addCount(summary.NotModelled, k, n)
+	}
+	summary.Imported = api.ImportCounts{Collections: out.Imported.Collections, Items: out.Imported.Items,
+		Comments: out.Imported.Comments, Links: out.Imported.Links, Versions: out.Imported.Versions, Roles: out.Imported.Roles}
+	writeJSON(w, 201, api.ImportResult{Workspace: wireWorkspace(out.Workspace), ImportSummary: summary})
+	return nil
+}
+
+func addCount(m map[string]int, k string, n int) map[string]int {
+	if n == 0 {
+		return m
+	}
+	if m == nil {
+		m = map[string]int{}
+	}
+	m[k] += n
+	return m
+}
+
+func isBundle(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		mt = strings.ToLower(strings.TrimSpace(strings.Split(contentType, ";")[0]))
+	}
+	for _, t := range api.BundleContentTypes {
+		if mt == t {
+			return true
+		}
+	}
+	return false
+}
+
+func importTooLarge() error {
+	return api.Errorf(api.CodeTooLarge, "a JSON import is at most %d bytes; send the tar.gz bundle (Content-Type %s) for more",
+		MaxImportJSON, api.BundleContentType).With("reason", "body").With("limit_bytes", MaxImportJSON)
+}
+
+// importBody reads an import's body, each read under its own deadline,
+// and keeps the first transport error: that is an interrupted import,
+// not a bad one.
+type importBody struct {
+	r   io.Reader
+	rc  *http.ResponseController
+	err error
+}
+
+func (b *importBody) Read(p []byte) (int, error) {
+	if b.rc != nil {
+		_ = b.rc.SetReadDeadline(time.Now().Add(importReadTimeout))
+	}
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF && b.err == nil {
+		var mbe *http.MaxBytesError
+		if !errors.As(err, &mbe) {
+			b.err = err
+		}
+	}
+	if err == io.EOF && b.rc != nil {
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// readExportJSON decodes the JSON export from r; more than limit bytes
+// are refused as too large.
+func readExportJSON(r io.Reader, limit int64) (*api.WorkspaceExport, error) {
+	r = io.LimitReader(r, limit+1)
+	cr := &countReader{r: r}
+	var exp api.WorkspaceExport
+	dec := json.NewDecoder(cr)
+	if err := dec.Decode(&exp); err != nil {
+		if cr.n > limit {
+			return nil, importTooLarge()
+		}
+		return nil, model.BadRequest("the export is not the JSON of Pad's WorkspaceExport: %v", err).With("reason", "json")
+	}
+	if cr.n > limit {
+		return nil, importTooLarge()
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if cr.n > limit {
+			return nil, importTooLarge()
+		}
+		return nil, model.BadRequest("the export has data after its JSON value").With("reason", "json")
+	}
+	return &exp, nil
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// BundleLimits bound what a bundle may make padd read.
+type BundleLimits struct {
+	// Compressed bytes of the body.
+	MaxCompressed int64
+	// Decompressed bytes of the whole tar stream.
+	MaxExpanded int64
+	// Entries of the tar.
+	MaxEntries int
+	// Bytes of pad-export.json and of the manifest.
+	MaxExport, MaxManifest int64
+	// Decompressed bytes past RatioFloor may be at most MaxRatio times the
+	// compressed bytes read: a gzip bomb is refused within its first
+	// RatioFloor bytes, however large it claims to be.
+	RatioFloor, MaxRatio int64
+}
+
+// DefaultBundleLimits are padd's caps (docs/BUNDLES.md).
+func DefaultBundleLimits() BundleLimits {
+	return BundleLimits{MaxCompressed: 2 << 30, MaxExpanded: 4 << 30, MaxEntries: 100_000,
+		MaxExport: 100 << 20, MaxManifest: 16 << 20, RatioFloor: 16 << 20, MaxRatio: 200}
+}
+
+// Bundle is what ReadBundle read: the export, the manifest (empty when
+// the bundle has none), and what it skipped, by kind.
+type Bundle struct {
+	Export   *api.WorkspaceExport
+	Manifest api.AttachmentManifest
+	Skipped  map[string]int
+}
+
+func badBundle(reason, format string, args ...any) *api.Error {
+	return api.Errorf(api.CodeBadBundle, format, args...).With("reason", reason)
+}
+
+// ReadBundle reads a tar.gz bundle as hostile input: every entry name is
+// checked (no absolute path, no "..", no duplicate, nothing but regular
+// files and directories), the entry count, the decompressed bytes and
+// their ratio to the compressed ones are capped, pad-export.json comes
+// first and the manifest second, and every blob's bytes must hash to its
+// manifest entry. Blobs are hashed as they stream by, never held.
+func ReadBundle(r io.Reader, lim BundleLimits) (*Bundle, error) {
+	comp := &countReader{r: io.LimitReader(r, lim.MaxCompressed+1)}
+	gz, err := gzip.NewReader(bufio.NewReaderSize(comp, 32<<10))
+	if err != nil {
+		return nil, badBundle("gzip", "the bundle is not gzip: %v", err)
+	}
+	exp := &expandReader{r: gz, comp: comp, lim: lim}
+	tr := tar.NewReader(exp)
+	out := &Bundle{Skipped: map[string]int{}}
+	seen := map[string]bool{}
+	manifest := map[string]*api.AttachmentManifestEntry{}
+	hashed := map[string]bool{}
+	manifestSeen := false
+	for entries := 0; ; entries++ {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, exp.fail(err)
+		}
+		if entries >= lim.MaxEntries {
+			return nil, badBundle("too_many_entries", "the bundle has more than %d entries", lim.MaxEntries).With("limit", lim.MaxEntries)
+		}
+		name := hdr.Name
+		if why := unsafeEntry(name); why != "" {
+			return nil, badBundle("unsafe_entry", "bundle entry %q %s", model.Excerpt(name), why).With("entry", model.Excerpt(name))
+		}
+		switch hdr.Typeflag {
+		case tar.TypeReg, tar.TypeRegA: //nolint:staticcheck // older tars mark regular files so
+		case tar.TypeDir:
+			continue
+		default:
+			return nil, badBundle("unsafe_entry", "bundle entry %q is not a regular file (type %q)", model.Excerpt(name), hdr.Typeflag).
+				With("entry", model.Excerpt(name))
+		}
+		clean := strings.TrimPrefix(name, "./")
+		if seen[clean] {
+			return nil, badBundle("duplicate_entry", "bundle entry %q appears twice", model.Excerpt(name)).With("entry", model.Excerpt(name))
+		}
+		seen[clean] = true
+		if hdr.Size < 0 || hdr.Size > lim.MaxExpanded {
+			return nil, badBundle("too_large", "bundle entry %q declares %d bytes", model.Excerpt(name), hdr.Size).With("entry", model.Excerpt(name))
+		}
+		switch {
+		case clean == api.BundleExportEntry:
+			if entries != 0 {
+				return nil, badBundle("order", "pad-export.json must be the bundle's first entry")
+			}
+			if hdr.Size > lim.MaxExport {
+				return nil, badBundle("too_large", "pad-export.json is %d bytes; at most %d", hdr.Size, lim.MaxExport).With("limit", lim.MaxExport)
+			}
+			e, err := readExportJSON(tr, hdr.Size)
+			if err != nil {
+				if exp.err != nil {
+					return nil, exp.err
+				}
+				var ae *api.Error
+				if errors.As(err, &ae) || model.ErrorCodeOf(err) != "" {
+					return nil, badBundle("json", "the bundle's pad-export.json is not Pad's WorkspaceExport: %v", err)
+				}
+				return nil, exp.fail(err)
+			}
+			out.Export = e
+		case clean == api.BundleManifestEntry:
+			if out.Export == nil {
+				return nil, badBundle("order", "the attachment manifest comes before pad-export.json")
+			}
+			manifestSeen = true
+			if hdr.Size > lim.MaxManifest {
+				return nil, badBundle("too_large", "the attachment manifest is %d bytes; at most %d", hdr.Size, lim.MaxManifest)
+			}
+			if err := json.NewDecoder(io.LimitReader(tr, hdr.Size)).Decode(&out.Manifest); err != nil {
+				if exp.err != nil {
+					return nil, exp.err
+				}
+				return nil, badBundle("manifest", "the attachment manifest is not JSON: %v", err)
+			}
+			if out.Manifest.Version > api.BundleManifestVer {
+				return nil, badBundle("manifest", "attachment manifest version %d is newer than padd reads (%d)", out.Manifest.Version, api.BundleManifestVer)
+			}
+			for i := range out.Manifest.Entries {
+				m := &out.Manifest.Entries[i]
+				p := BundleBlobPath(m.ID, m.Filename)
+				if unsafeEntry(p) != "" || manifest[p] != nil {
+					return nil, badBundle("manifest", "attachment manifest entry %d (%q) is unsafe or given twice", i, model.Excerpt(m.ID))
+				}
+				manifest[p] = m
+			}
+		case strings.HasPrefix(clean, "attachments/"):
+			if !manifestSeen {
+				return nil, badBundle("order", "blob %q comes before pad-export.json and the manifest", model.Excerpt(name))
+			}
+			m := manifest[clean]
+			h := sha256.New()
+			n, err := io.Copy(h, tr)
+			if err != nil {
+				return nil, exp.fail(err)
+			}
+			if m == nil {
+				out.Skipped["blob_not_in_manifest"]++
+				continue
+			}
+			if n != m.SizeBytes || !strings.EqualFold(hex.EncodeToString(h.Sum(nil)), m.ContentHash) {
+				return nil, badBundle("blob_hash_mismatch", "blob %q does not match its manifest entry (size %d, sha256 %s)",
+					model.Excerpt(name), m.SizeBytes, model.Excerpt(m.ContentHash)).With("entry", model.Excerpt(name))
+			}
+			hashed[clean] = true
+		default:
+			if _, err := io.Copy(io.Discard, tr); err != nil {
+				return nil, exp.fail(err)
+			}
+			out.Skipped["unknown_entry"]++
+		}
+	}
+	// The gzip stream must end where the tar does (a second stream or
+	// trailing bytes are read and capped too).
+	if _, err := io.Copy(io.Discard, exp); err != nil {
+		return nil, exp.fail(err)
+	}
+	if out.Export == nil {
+		return nil, badBundle("missing_export", "the bundle holds no pad-export.json")
+	}
+	if n := len(manifest) - len(hashed); n > 0 {
+		out.Skipped["blob_missing"] += n
+	}
+	return out, nil
+}
+
+// BundleBlobPath is a blob's entry name: its id and the lower-cased
+// extension of its filename (.bin without one), as Pad names them.
+func BundleBlobPath(id, filename string) string {
+	ext := strings.ToLower(path.Ext(strings.ReplaceAll(filename, "\\", "/")))
+	if ext == "" {
+		ext = ".bin"
+	}
+	return "attachments/" + id + ext
+}
+
+// unsafeEntry says what is wrong with a tar entry name, or "".
+func unsafeEntry(name string) string {
+	switch {
+	case name == "":
+		return "has no name"
+	case !utf8.ValidString(name):
+		return "is not valid UTF-8"
+	case strings.ContainsAny(name, "\x00\\:"):
+		return "holds a NUL, a backslash or a colon"
+	case strings.HasPrefix(name, "/"):
+		return "is an absolute path"
+	}
+	for _, seg := range strings.Split(strings.TrimSuffix(name, "/"), "/") {
+		if seg == ".." {
+			return "climbs out with .."
+		}
+	}
+	if c := path.Clean(name); c != strings.TrimSuffix(strings.TrimPrefix(name, "./"), "/") {
+		return "is not a clean path"
+	}
+	return ""
+}
+
+// expandReader reads the decompressed stream under the caps.
+type expandReader struct {
+	r    io.Reader
+	comp *countReader
+	lim  BundleLimits
+	n    int64
+	err  error // a cap's refusal
+}
+
+func (e *expandReader) Read(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.r.Read(p)
+	e.n += int64(n)
+	switch {
+	case e.comp.n > e.lim.MaxCompressed:
+		e.err = badBundle("too_large", "the bundle is over %d bytes", e.lim.MaxCompressed).With("limit", e.lim.MaxCompressed)
+	case e.n > e.lim.MaxExpanded:
+		e.err = badBundle("too_large", "the bundle decompresses to over %d bytes", e.lim.MaxExpanded).With("limit", e.lim.MaxExpanded)
+	case e.n > e.lim.RatioFloor && e.n > e.lim.MaxRatio*e.comp.n:
+		e.err = badBundle("compression_ratio", "the bundle decompresses more than %d times (%d bytes from %d): refused as a gzip bomb",
+			e.lim.MaxRatio, e.n, e.comp.n).With("limit", e.lim.MaxRatio)
+	}
+	if e.err != nil {
+		return 0, e.err
+	}
+	return n, err
+}
+
+// fail is the refusal for an error met reading the tar: a cap's, or a
+// damaged stream's.
+func (e *expandReader) fail(err error) error {
+	if e.err != nil {
+		return e.err
+	}
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return badBundle("damaged", "the bundle is damaged or cut short: %v", err)
+}
+
+// parseExportTime reads an export's timestamp: RFC 3339, or SQLite's
+// "2006-01-02 15:04:05". Empty is the zero time (the import's own).
+func parseExportTime(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, true
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02 15:04:05Z07:00", "2006-01-02T15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// exportActor is who an export names: its kind (Pad's created_by is
+// "user", "agent" or "system", the last for what a template seeded),
+// name and door. padd's actors are users or agents: "system" is kept as
+// a user's name.
+func exportActor(kind, name, source string) model.Actor {
+	a := model.Actor{Kind: model.ActorUser, Name: model.LocalUserName, Source: source}
+	switch {
+	case kind == model.ActorAgent:
+		a.Kind, a.Name = model.ActorAgent, name
+	case name != "":
+		a.Name = name
+	case kind != "" && kind != model.ActorUser:
+		a.Name = kind
+	}
+	return a
+}
+
+// importInput checks an export against Pad's format and padd's model and
+// converts it. What padd does not model is counted in the map, by kind;
+// a record that breaks the format or a rule refuses the import, naming it.
+func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, map[string]int, error) {
+	var in storage.ImportInput
+	nm := map[string]int{}
+	bad := func(entity string, i int, format string, args ...any) error {
+		return model.Invalid(format, args...).With("entity", entity).With("index", i)
+	}
+	if exp.Version != api.ExportVersion {
+		return in, nil, api.Errorf(api.CodeBadBundle, "export version %d is not one padd reads (%d)", exp.Version, api.ExportVersion).
+			With("reason", "version")
+	}
+	in.Name, in.Slug, in.Description = exp.Workspace.Name, exp.Workspace.Slug, exp.Workspace.Description
+	if n := strings.TrimSpace(name); n != "" {
+		in.Name, in.Slug = n, n
+	}
+	if strings.TrimSpace(in.Name) == "" {
+		in.Name = in.Slug
+	}
+	if err := checkInput(storage.WorkspaceCreate{Name: in.Name, Slug: in.Slug, Description: in.Description}); err != nil {
+		return in, nil, err
+	}
+	if st := strings.TrimSpace(exp.Workspace.Settings); st != "" && st != "{}" && st != "null" {
+		nm["workspace_settings"]++
+	}
+	stamp := func(entity string, i int, s string) (time.Time, error) {
+		t, ok := parseExportTime(s)
+		if !ok {
+			return t, bad(entity, i, "%s %d has a timestamp padd cannot read: %q", entity, i, model.Excerpt(s))
+		}
+		return t, nil
+	}
+	for i, c := range exp.Collections {
+		var schema model.Schema
+		if strings.TrimSpace(c.Schema) != "" {
+			if err := json.Unmarshal([]byte(c.Schema), &schema); err != nil {
+				return in, nil, bad("collection", i, "collection %q: its schema is not {\"fields\":[...]}: %v", model.Excerpt(c.Slug), err)
+			}
+		}
+		var settings *model.Settings
+		if st := strings.TrimSpace(c.Settings); st != "" && st != "{}" && st != "null" {
+			settings = &model.Settings{}
+			if err := json.Unmarshal([]byte(st), settings); err != nil {
+				return in, nil, bad("collection", i, "collection %q: its settings are not an object: %v", model.Excerpt(c.Slug), err)
+			}
+			nm["collection_settings_keys"] += droppedKeys(st, settings)
+		}
+		if t := strings.TrimSpace(c.Traits); t != "" && t != "{}" && t != "null" {
+			nm["collection_traits"]++
+		}
+		sort := c.SortOrder
+		create := storage.CollectionCreate{Name: c.Name, Slug: c.Slug, Prefix: c.Prefix, Icon: c.Icon,
+			Description: c.Description, Schema: &schema, Settings: settings, IsSystem: c.IsSystem, IsDefault: c.IsDefault,
+			SortOrder: &sort}
+		if err := checkInput(create); err != nil {
+			return in, nil, withEntity(err, "collection", i)
+		}
+		ic := storage.ImportCollection{Key: c.ID, Create: create}
+		var err error
+		if ic.CreatedAt, err = stamp("collection", i, c.CreatedAt); err != nil {
+			return in, nil, err
+		}
+		if ic.UpdatedAt, err = stamp("collection", i, c.UpdatedAt); err != nil {
+			return in, nil, err
+		}
+		if c.ArchivedAt != "" {
+			t, err := stamp("collection", i, c.ArchivedAt)
+			if err != nil {
+				return in, nil, err
+			}
+			ic.ArchivedAt = &t
+		}
+		in.Collections = append(in.Collections, ic)
+	}
+	for i, r := range exp.Roles {
+		rc := storage.RoleCreate{Slug: r.Slug, Name: r.Name, Icon: r.Icon, Description: r.Description, Tools: r.Tools, SortOrder: r.SortOrder}
+		if err := checkInput(rc); err != nil {
+			return in, nil, withEntity(err, "role", i)
+		}
+		in.Roles = append(in.Roles, rc)
+	}
+	for i, it := range exp.Items {
+		fields, err := api.DecodeObject(it.Fields)
+		if err != nil {
+			return in, nil, bad("item", i, "item %q: %v", model.Excerpt(it.Title), err)
+		}
+		var tags []string
+		if t := strings.TrimSpace(it.Tags); t != "" && t != "null" {
+			if err := json.Unmarshal([]byte(t), &tags); err != nil {
+				return in, nil, bad("item", i, "item %q: tags are not a JSON list of strings: %v", model.Excerpt(it.Title), err)
+			}
+		}
+		if it.CollabSetAside != nil {
+			nm["item_collab_set_aside"]++
+		}
+		if it.BuiltinOrigin != nil {
+			nm["item_builtin_origin"]++
+		}
+		ii := storage.ImportItem{Key: it.ID, CollectionKey: it.CollectionID, ParentKey: it.ParentID, Title: it.Title,
+			Content: it.Content, Slug: it.Slug, Fields: fields, Tags: tags, Pinned: it.Pinned, SortOrder: it.SortOrder,
+			Number: it.ItemNumber, Role: it.Role, AssignedUserID: it.AssignedUserID,
+			CreatedBy:      exportActor(it.CreatedBy, it.CreatedByName, it.Source),
+			LastModifiedBy: exportActor(it.LastModifiedBy, it.LastModifiedByName, it.Source)}
+		if err := checkInput(storage.ItemCreate{Title: ii.Title, Content: ii.Content, Fields: ii.Fields, Tags: ii.Tags}); err != nil {
+			return in, nil, withEntity(err, "item", i)
+		}
+		if ii.CreatedAt, err = stamp("item", i, it.CreatedAt); err != nil {
+			return in, nil, err
+		}
+		if ii.UpdatedAt, err = stamp("item", i, it.UpdatedAt); err != nil {
+			return in, nil, err
+		}
+		in.Items = append(in.Items, ii)
+	}
+	for i, c := range exp.Comments {
+		if err := checkInput(storage.CommentCreate{Body: c.Body}); err != nil {
+			return in, nil, withEntity(err, "comment", i)
+		}
+		ic := storage.ImportComment{Key: c.ID, ItemKey: c.ItemID, ParentKey: c.ParentID, Body: c.Body,
+			Author: exportActor(c.CreatedBy, c.Author, c.Source)}
+		var err error
+		if ic.CreatedAt, err = stamp("comment", i, c.CreatedAt); err != nil {
+			return in, nil, err
+		}
+		if ic.UpdatedAt, err = stamp("comment", i, c.UpdatedAt); err != nil {
+			return in, nil, err
+		}
+		in.Comments = append(in.Comments, ic)
+	}
+	for i, l := range exp.ItemLinks {
+		if _, _, _, ok := model.CanonicalLink(l.SourceID, l.TargetID, l.LinkType); !ok || l.SourceID == l.TargetID {
+			nm["link_type_"+model.Excerpt(l.LinkType)]++
+			continue
+		}
+		at, err := stamp("link", i, l.CreatedAt)
+		if err != nil {
+			return in, nil, err
+		}
+		in.Links = append(in.Links, storage.ImportLink{SourceKey: l.SourceID, TargetKey: l.TargetID, Type: l.LinkType,
+			CreatedBy: exportActor(l.CreatedBy, "", ""), CreatedAt: at})
+	}
+	in.Versions = map[string][]storage.ImportVersion{}
+	for i, v := range exp.ItemVersions {
+		if v.IsDiff {
+			nm["diff_versions"]++
+			continue
+		}
+		if v.BodySHA256 != "" {
+			sum := sha256.Sum256([]byte(v.Content))
+			if !strings.EqualFold(hex.EncodeToString(sum[:]), v.BodySHA256) {
+				return in, nil, api.Errorf(api.CodeBadBundle, "item version %d: its body does not match its body_sha256", i).
+					With("reason", "version_hash_mismatch").With("entity", "version").With("index", i)
+			}
+		}
+		at, err := stamp("version", i, v.CreatedAt)
+		if err != nil {
+			return in, nil, err
+		}
+		in.Versions[v.ItemID] = append(in.Versions[v.ItemID], storage.ImportVersion{Title: v.Title, Content: v.Content,
+			Summary: v.ChangeSummary, Actor: exportActor(v.CreatedBy, "", v.Source), CreatedAt: at})
+	}
+	for k, vs := range in.Versions {
+		slices.SortStableFunc(vs, func(a, b storage.ImportVersion) int { return a.CreatedAt.Compare(b.CreatedAt) })
+		in.Versions[k] = vs
+	}
+	return in, nm, nil
+}
+
+// withEntity names the record a refusal is about.
+func withEntity(err error, entity string, i int) error {
+	if e, ok := model.AsError(err); ok {
+		return e.With("entity", entity).With("index", i)
+	}
+	return err
+}
+
+// droppedKeys counts the members of the JSON object text that decoding
+// into v did not keep.
+func droppedKeys(text string, v any) int {
+	var in map[string]any
+	if json.Unmarshal([]byte(text), &in) != nil {
+		return 0
+	}
+	var kept map[string]any
+	b, err := json.Marshal(v)
+	if err != nil || json.Unmarshal(b, &kept) != nil {
+		return 0
+	}
+	n := 0
+	for k := range in {
+		if _, ok := kept[k]; !ok {
+			n++
+		}
+	}
+	return n
+}
