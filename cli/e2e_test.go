@@ -446,6 +446,24 @@ func runInProcess(t testing.TB, home, dir string, envVars map[string]string, arg
 	return result{out.String(), errb.String(), code}
 }
 
+// inProcess runs padctl in-process against the padd of home, in dir:
+// run answers what it printed, must also fails the test unless it exits 0.
+func inProcess(t *testing.T, home, dir string) (run, must func(args ...string) result) {
+	run = func(args ...string) result {
+		t.Helper()
+		return runInProcess(t, home, dir, nil, args...)
+	}
+	must = func(args ...string) result {
+		t.Helper()
+		r := run(args...)
+		if r.code != 0 {
+			t.Fatalf("padctl %v: %s", args, r)
+		}
+		return r
+	}
+	return run, must
+}
+
 func inProcessEnv(home, dir string, envVars map[string]string, out, errw io.Writer) Env {
 	return Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errw, Dir: dir, Now: time.Now,
 		LookupEnv: env(envVars), Style: &Style{Width: DefaultWidth},
@@ -658,18 +676,7 @@ func TestCommentsLinksWatch(t *testing.T) {
 	padd, _ := binaries(t)
 	home := startPadd(t, padd)
 	dir := t.TempDir()
-	run := func(args ...string) result {
-		t.Helper()
-		return runInProcess(t, home, dir, nil, args...)
-	}
-	must := func(args ...string) result {
-		t.Helper()
-		r := run(args...)
-		if r.code != 0 {
-			t.Fatalf("padctl %v: %s", args, r)
-		}
-		return r
-	}
+	run, must := inProcess(t, home, dir)
 	must("workspace", "create", "Around")
 	for _, title := range []string{"A", "B", "C"} {
 		must("item", "create", "tasks", title)

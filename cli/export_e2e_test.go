@@ -19,18 +19,7 @@ func TestExportImportCommands(t *testing.T) {
 	padd, _ := binaries(t)
 	home := startPadd(t, padd)
 	dir := t.TempDir()
-	run := func(args ...string) result {
-		t.Helper()
-		return runInProcess(t, home, dir, nil, args...)
-	}
-	must := func(args ...string) result {
-		t.Helper()
-		r := run(args...)
-		if r.code != 0 {
-			t.Fatalf("padctl %v: %s", args, r)
-		}
-		return r
-	}
+	run, must := inProcess(t, home, dir)
 	must("workspace", "create", "Source", "--slug", "src")
 	must("-w", "src", "item", "create", "tasks", "Write the guide")
 	must("-w", "src", "item", "create", "playbooks", "Release", "--content", "tag and build")
