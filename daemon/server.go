@@ -366,7 +366,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 // changes_paged (/changes takes limit and cursor and says has_more) are
 // the sync client's names for what padd honours and the Pad of August
 // 2026 does not (docs/SYNC.md): a client that sees neither falls back.
-var capabilities = []string{"changes_paged", "expected_seq", "idempotency_keys", "item_field_append", "item_patch",
+// export_comment_parents: the workspace export names each reply's parent.
+var capabilities = []string{"changes_paged", "expected_seq", "export_comment_parents", "idempotency_keys", "item_field_append", "item_patch",
 	"item_scoped_comment_writes", "library_activate", "search_collection_resolution"}
 
 func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) error {

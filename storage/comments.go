@@ -149,7 +149,7 @@ func (s *Store) AddComment(ws, itemRef string, in CommentCreate, actor model.Act
 
 func (w *wtx) addComment(itemRef string, in CommentCreate) (*model.Comment, error) {
 	b := w.ws
-	it, c, err := liveItemByRef(b, itemRef, false)
+	it, c, err := w.annotatedItem(itemRef)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +268,7 @@ func (w *wtx) editComment(itemRef, commentID, body string) (*model.Comment, erro
 	if cm.DeletedAt != nil {
 		return nil, commentDeleted(cm.ID)
 	}
-	it, c, err := liveItemByRef(b, cm.ItemID, false)
+	it, c, err := w.annotatedItem(cm.ItemID)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +310,7 @@ func (w *wtx) deleteComment(itemRef, commentID string) (*CommentDeletion, error)
 	if cm.DeletedAt != nil {
 		return nil, commentNotFound(commentID)
 	}
-	it, c, err := liveItemByRef(b, cm.ItemID, false)
+	it, c, err := w.annotatedItem(cm.ItemID)
 	if err != nil {
 		return nil, err
 	}

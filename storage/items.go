@@ -144,6 +144,18 @@ func itemByRef(b *wsb, ref string, withContent bool) (*model.Item, error) {
 // liveItemByRef is itemByRef that refuses archived items and items of
 // archived collections.
 func liveItemByRef(b *wsb, ref string, withContent bool) (*model.Item, *model.Collection, error) {
+	it, c, err := itemAndCollection(b, ref, withContent)
+	if err != nil {
+		return nil, nil, err
+	}
+	if it.DeletedAt != nil || c.ArchivedAt != nil {
+		return nil, nil, model.Errorf(model.CodeArchived, "Item %s is archived; restore it first (item restore) to change it", refOf(c, it.Number)).With("ref", refOf(c, it.Number))
+	}
+	return it, c, nil
+}
+
+// itemAndCollection reads an item, archived or not, and its collection.
+func itemAndCollection(b *wsb, ref string, withContent bool) (*model.Item, *model.Collection, error) {
 	it, err := itemByRef(b, ref, withContent)
 	if err != nil {
 		return nil, nil, err
@@ -155,10 +167,17 @@ func liveItemByRef(b *wsb, ref string, withContent bool) (*model.Item, *model.Co
 	if c == nil {
 		return nil, nil, errInternal("item %s names a missing collection", it.ID)
 	}
-	if it.DeletedAt != nil || c.ArchivedAt != nil {
-		return nil, nil, model.Errorf(model.CodeArchived, "Item %s is archived; restore it first (item restore) to change it", refOf(c, it.Number)).With("ref", refOf(c, it.Number))
-	}
 	return it, c, nil
+}
+
+// annotatedItem reads the item a comment or link is written on: a live
+// one, or in a write that copies the remote (SyncApply) an archived one
+// too, since the remote has the comment or link.
+func (w *wtx) annotatedItem(ref string) (*model.Item, *model.Collection, error) {
+	if w.replica {
+		return itemAndCollection(w.ws, ref, false)
+	}
+	return liveItemByRef(w.ws, ref, false)
 }
 
 // view decorates an item for readers.

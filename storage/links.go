@@ -319,11 +319,11 @@ func (w *wtx) addLink(sourceRef, targetRef, linkType string) (*LinkResult, error
 	if err != nil {
 		return nil, err
 	}
-	src, _, err := liveItemByRef(b, sourceRef, false)
+	src, _, err := w.annotatedItem(sourceRef)
 	if err != nil {
 		return nil, err
 	}
-	dst, _, err := liveItemByRef(b, targetRef, false)
+	dst, _, err := w.annotatedItem(targetRef)
 	if err != nil {
 		switch model.ErrorCodeOf(err) {
 		case model.CodeNotFound:

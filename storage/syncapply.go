@@ -23,6 +23,7 @@ func (s *Store) SyncApply(ws string, actor model.Actor, fn func(*SyncTx) error) 
 		if !linkedWS(w.ws) {
 			return model.Conflict("workspace %q is not linked to a remote", w.wsRec.Slug)
 		}
+		w.replica = true
 		return fn(&SyncTx{w: w})
 	})
 }
@@ -109,6 +110,36 @@ func (t *SyncTx) EditComment(itemRef, commentID, body string) (*model.Comment, e
 // DeleteComment deletes a comment (a tombstone when it has replies).
 func (t *SyncTx) DeleteComment(itemRef, commentID string) (*CommentDeletion, error) {
 	return t.w.deleteComment(itemRef, commentID)
+}
+
+// Annotated reports whether padd holds a comment or link on item id that
+// the remote has not been sent (it is in the outbox): work on the item
+// that its parts do not show, which an archive made on the remote must
+// not bury (docs/SYNC.md, "Archive against edit").
+func (t *SyncTx) Annotated(id string) (bool, error) {
+	c := t.w.ws.outbox().Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		ch, err := decodeChange(v)
+		if err != nil {
+			return false, err
+		}
+		if ch.Op != model.OpCreated || ch.Entity != model.EntityComment && ch.Entity != model.EntityLink {
+			continue
+		}
+		if ch.ItemID == id {
+			return true, nil
+		}
+		if ch.Entity == model.EntityLink {
+			l, err := getLink(t.w.ws, mustID(ch.ID))
+			if err != nil {
+				return false, err
+			}
+			if l != nil && l.TargetID == id {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // AddLink links two items.

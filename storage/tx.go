@@ -19,6 +19,9 @@ type wtx struct {
 	now   time.Time
 	seq   int64 // the last seq this transaction assigned
 	glob  int64 // the journal position of the last stamp
+	// replica: the write copies the remote's state (SyncApply), so a
+	// comment or link the remote has lands on an item archived here too.
+	replica bool
 }
 
 // write runs fn as one mutation of the live workspace named by ref (slug

@@ -76,9 +76,7 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 			return err
 		}
 	}
-	if err := inParallel(ctx, cloneReaders, len(all), func(ctx context.Context, i int) error {
-		return limited(func() error { return w.pullComments(ctx, c, link, all[i].ID) })
-	}); err != nil {
+	if err := w.cloneThreads(ctx, c, link, all); err != nil {
 		return err
 	}
 	w.mu.Lock()
@@ -94,6 +92,52 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 			cur.ChangesSince = strconv.FormatInt(since, 10)
 		}
 		return firstErr(t.SetCursors(cur), t.UpdateLink(func(l *storage.RemoteLink) error { l.Bootstrap = ""; return nil }))
+	})
+}
+
+// cloneThreads brings the cloned items' comments and links. The remote's
+// workspace export, when it gives one, holds them in one answer: an item
+// whose comments it holds whole (Threads.Whole) takes them from there,
+// and its links are written as they are. Every other item is read item
+// by item: an archived one (Pad exports live items only), one whose
+// thread the export flattens (Pad's export does not say which comment a
+// reply answers), and all of them when the export is refused (Pad
+// exports only to a workspace owner).
+func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *storage.RemoteLink, all []api.Item) error {
+	th, err := c.ExportThreads(ctx, link.RemoteWorkspaceID)
+	switch {
+	case err == nil:
+	case remote.IsWorkspaceGone(err), remote.IsTokenRefused(err), remote.IsUnreachable(err), ctx.Err() != nil:
+		return err
+	default:
+		w.m.log.Info("sync: the clone reads each item's comments instead of the remote's export", "workspace", w.slug, "err", err)
+		th = nil
+	}
+	var listed, exported []string
+	for i := range all {
+		switch id := all[i].ID; {
+		case th == nil || !th.Whole(id):
+			listed = append(listed, id)
+		case len(th.Comments[id]) > 0:
+			exported = append(exported, id)
+		}
+	}
+	if err := inParallel(ctx, cloneReaders, len(exported), func(ctx context.Context, i int) error {
+		litem, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, exported[i])
+		if err != nil || !ok {
+			return err
+		}
+		return w.applyComments(litem, th.Thread(exported[i]))
+	}); err != nil {
+		return err
+	}
+	if th != nil {
+		if err := w.applyLinks(th.Links); err != nil {
+			return err
+		}
+	}
+	return inParallel(ctx, cloneReaders, len(listed), func(ctx context.Context, i int) error {
+		return limited(func() error { return w.pullComments(ctx, c, link, listed[i], true) })
 	})
 }
 

@@ -75,10 +75,18 @@ func (w *worker) createComment(ctx context.Context, c *remote.Client, link *stor
 		return err
 	}
 	var rc *api.Comment
-	if rparent != "" {
-		rc, err = c.Reply(ctx, link.RemoteWorkspaceID, rparent, lc.Body, key)
-	} else {
-		rc, err = c.CreateComment(ctx, link.RemoteWorkspaceID, ritem, lc.Body, key)
+	for attempt := 0; ; attempt++ {
+		if rparent != "" {
+			rc, err = c.Reply(ctx, link.RemoteWorkspaceID, rparent, lc.Body, key)
+		} else {
+			rc, err = c.CreateComment(ctx, link.RemoteWorkspaceID, ritem, lc.Body, key)
+		}
+		if err == nil || attempt > 0 || !archivedUnder(err) {
+			break
+		}
+		if err := w.keepAlive(ctx, c, link, lc.ItemID); err != nil {
+			return err
+		}
 	}
 	if err != nil {
 		return w.createFailed(err)
@@ -144,6 +152,12 @@ func (w *worker) pushLink(ctx context.Context, c *remote.Client, link *storage.R
 		return false, model.Conflict("an item it links is not on the remote").With("reason", "item_not_pushed")
 	}
 	rl, err := c.CreateLink(ctx, rws, src, dst, l.Type)
+	if archivedUnder(err) {
+		if err := w.keepAlive(ctx, c, link, l.SourceID, l.TargetID); err != nil {
+			return false, err
+		}
+		rl, err = c.CreateLink(ctx, rws, src, dst, l.Type)
+	}
 	if _, dup := remote.AsConflict(err); dup || remote.IsOutcomeUnknown(err) {
 		// Already there (a retry after an unknown outcome): find its id.
 		rl, err = findRemoteLink(ctx, c, rws, src, dst, l.Type)
@@ -157,6 +171,38 @@ func (w *worker) pushLink(ctx context.Context, c *remote.Client, link *storage.R
 	return true, w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
 		return firstErr(t.MapID(storage.SyncLink, ch.ID, rl.ID), t.AckOutbox(ch.Seq))
 	})
+}
+
+// archivedUnder reports a refusal of a comment or link that may mean the
+// remote archived its item under it: 409 archived (padd), a 404 (Pad
+// hides an archived item from these routes) or another refusal (a link
+// to an archived target).
+func archivedUnder(err error) bool {
+	return remote.IsArchived(err) || remote.IsNotFound(err) && !remote.IsWorkspaceGone(err) || remote.IsRefused(err)
+}
+
+// keepAlive settles items (local ids) that the remote may have archived
+// under a comment or link padd is sending. That comment or link is work
+// on the item, so it keeps the item alive there as an edit does (merge's
+// Touched; docs/SYNC.md, "Archive against edit"): the item is pulled,
+// merged and its restore pushed, and then the write is sent again.
+func (w *worker) keepAlive(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items ...string) error {
+	for _, id := range items {
+		rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if err := w.reconcile(ctx, c, link, rid); err != nil {
+			return err
+		}
+		if _, err := w.pushItem(ctx, c, link, id, 0, 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // localLink finds a link of an item by id (nil: gone since).
@@ -193,7 +239,7 @@ func findRemoteLink(ctx context.Context, c *remote.Client, rws, src, dst, typ st
 // pullComments brings one remote item's comments (and links) here:
 // new ones are added, edited ones take the remote's body, deleted ones
 // are deleted. Each comment is written with its author as the actor.
-func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteItem string) error {
+func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteItem string, incoming bool) error {
 	litem, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, remoteItem)
 	if err != nil || !ok {
 		return err // an item not here yet brings its comments when it comes
@@ -205,6 +251,15 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 	if err != nil {
 		return err
 	}
+	if err := w.applyComments(litem, rcs); err != nil {
+		return err
+	}
+	return w.pullLinks(ctx, c, link, remoteItem, litem, incoming)
+}
+
+// applyComments makes local item litem's comments what the remote
+// lists (rcs, the item's whole list, oldest first).
+func (w *worker) applyComments(litem string, rcs []api.Comment) error {
 	lcs, err := w.m.store.ListComments(w.wsID, litem)
 	if err != nil {
 		return err
@@ -300,7 +355,7 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 			return err
 		}
 	}
-	return w.pullLinks(ctx, c, link, remoteItem, litem)
+	return nil
 }
 
 // applyComment writes one remote comment of item litem here: new ones
@@ -359,8 +414,68 @@ const (
 	bothEdited                        // both: the remote's wins, padd's is a conflict
 )
 
-// pullLinks brings one remote item's outgoing links here.
-func (w *worker) pullLinks(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteItem, litem string) error {
+// applyLinks adds remote links here, cloneBatch to a transaction, but
+// not one mapped already or one with an end that is not here. When padd
+// refuses one, the batch is written link by link so that only that one
+// is set aside.
+func (w *worker) applyLinks(rls []api.ItemLink) error {
+	for start := 0; start < len(rls); start += cloneBatch {
+		batch := rls[start:min(start+cloneBatch, len(rls))]
+		err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+			for i := range batch {
+				if _, err := addLink(t, &batch[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if !isRefusal(err) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		for i := range batch {
+			var src string
+			err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) (err error) {
+				src, err = addLink(t, &batch[i])
+				return err
+			})
+			if isRefusal(err) {
+				err = w.setAside(storage.SyncConflict{ItemID: src, Reason: "padd refused a remote link: " + err.Error()})
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addLink adds remote link rl in t, and answers its local source.
+func addLink(t *storage.SyncTx, rl *api.ItemLink) (string, error) {
+	if _, mapped := t.LocalID(storage.SyncLink, rl.ID); mapped {
+		return "", nil
+	}
+	src, ok := t.LocalID(storage.SyncItem, rl.SourceID)
+	if !ok {
+		return "", nil
+	}
+	dst, ok := t.LocalID(storage.SyncItem, rl.TargetID)
+	if !ok {
+		return src, nil
+	}
+	res, err := t.AddLink(src, dst, rl.LinkType)
+	if err != nil {
+		return src, err
+	}
+	return src, t.MapID(storage.SyncLink, res.Link.ID, rl.ID)
+}
+
+// pullLinks brings one remote item's outgoing links here, and its
+// incoming ones when asked (a clone's archived items: a link to one may
+// be in no export).
+func (w *worker) pullLinks(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteItem, litem string, incoming bool) error {
 	rls, err := c.ListLinks(ctx, link.RemoteWorkspaceID, remoteItem)
 	if remote.IsNotFound(err) && !remote.IsWorkspaceGone(err) {
 		return nil
@@ -370,29 +485,11 @@ func (w *worker) pullLinks(ctx context.Context, c *remote.Client, link *storage.
 	}
 	remoteIDs := map[string]bool{}
 	for i := range rls {
-		rl := &rls[i]
-		remoteIDs[rl.ID] = true
-		if rl.SourceID != remoteItem {
+		remoteIDs[rls[i].ID] = true
+		if rls[i].SourceID != remoteItem && !incoming {
 			continue // the other end's link: read with that item
 		}
-		err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
-			if _, mapped := t.LocalID(storage.SyncLink, rl.ID); mapped {
-				return nil
-			}
-			dst, ok := t.LocalID(storage.SyncItem, rl.TargetID)
-			if !ok {
-				return nil
-			}
-			res, err := t.AddLink(litem, dst, rl.LinkType)
-			if err != nil {
-				return err
-			}
-			return t.MapID(storage.SyncLink, res.Link.ID, rl.ID)
-		})
-		if isRefusal(err) {
-			err = w.setAside(storage.SyncConflict{ItemID: litem, Reason: "padd refused a remote link: " + err.Error()})
-		}
-		if err != nil {
+		if err := w.applyLinks(rls[i : i+1]); err != nil {
 			return err
 		}
 	}

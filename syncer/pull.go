@@ -270,7 +270,13 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 		}
 		base = baseSide(b)
 	}
-	res := merge.Merge(base, localSide(v), &rem.side)
+	ls := localSide(v)
+	if ls != nil && base != nil && rem.side.Archived && !base.Archived && !ls.Archived {
+		if ls.Touched, err = t.Annotated(localID); err != nil {
+			return err
+		}
+	}
+	res := merge.Merge(base, ls, &rem.side)
 	if res.Merged != nil && res.WriteLocal {
 		if err := applyLocal(t, v, res.Merged); err != nil {
 			return err

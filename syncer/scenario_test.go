@@ -331,8 +331,10 @@ type scenario struct {
 	// check looks at the synced item (the same on both sides); remoteIsB
 	// says which side won a conflict.
 	check func(t *testing.T, got state, remoteIsB bool)
-	// conflicts is how many conflicts padd must record.
-	conflicts int
+	// conflicts is how many conflicts padd must record; conflictsIf,
+	// when set, says it for the case (remoteIsB: B is the remote).
+	conflicts   int
+	conflictsIf func(remoteIsB bool) int
 	// made, when set, names the title of an item a side created: the
 	// check then compares that one.
 	made string
@@ -426,6 +428,24 @@ var scenarios = []scenario{
 		check: func(t *testing.T, got state, _ bool) {
 			wantEq(t, "archived", got.Archived, false)
 			wantEq(t, "title", got.Title, "Edited meanwhile")
+		}},
+	// Pad takes no comment or link on an archived item, so padd's comment
+	// or link on an item the remote archived keeps it alive there, as an
+	// edit does; the remote's on an item archived here lands on the
+	// archived item, and the archive is pushed.
+	{name: "archive against comment", conflictsIf: padKeepsItAlive,
+		a: func(t *testing.T, s side, ref string) { s.archive(t, ref) },
+		b: func(t *testing.T, s side, ref string) { s.comment(t, ref, "said meanwhile") },
+		check: func(t *testing.T, got state, remoteIsB bool) {
+			wantEq(t, "archived", got.Archived, remoteIsB)
+			wantEq(t, "comments", got.Comments, []string{"said meanwhile"})
+		}},
+	{name: "archive against link", conflictsIf: padKeepsItAlive,
+		a: func(t *testing.T, s side, ref string) { s.archive(t, ref) },
+		b: func(t *testing.T, s side, ref string) { s.link(t, ref, "TASK-1") },
+		check: func(t *testing.T, got state, remoteIsB bool) {
+			wantEq(t, "archived", got.Archived, remoteIsB)
+			wantEq(t, "links", got.Links, []string{"blocks:Anchor"})
 		}},
 	{name: "comment edited on one side",
 		setup: func(t *testing.T, s side, ref string) { s.comment(t, ref, "first words") },
@@ -564,12 +584,25 @@ func runScenarios(t *testing.T, url, token string, rapi *api.Client) {
 				})
 				l.synced(t, "team")
 				sc.check(t, got, remoteIsB)
-				if n := l.conflicts(t) - before; n != sc.conflicts {
-					t.Errorf("%d conflicts recorded, want %d", n, sc.conflicts)
+				want := sc.conflicts
+				if sc.conflictsIf != nil {
+					want = sc.conflictsIf(remoteIsB)
+				}
+				if n := l.conflicts(t) - before; n != want {
+					t.Errorf("%d conflicts recorded, want %d", n, want)
 				}
 			})
 		}
 	}
+}
+
+// padKeepsItAlive: when padd (B) commented or linked an item the remote
+// (A) archived, the item stays alive and the archive is a conflict.
+func padKeepsItAlive(remoteIsB bool) int {
+	if remoteIsB {
+		return 0
+	}
+	return 1
 }
 
 func (l *local) conflicts(t *testing.T) int {

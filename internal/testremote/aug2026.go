@@ -29,7 +29,7 @@ import (
 
 // missingCapabilities are the features the Pad of August 2026 lacks;
 // the proxy takes them out of padd's capabilities answer.
-var missingCapabilities = []string{"idempotency_keys", "item_patch", "expected_seq", "changes_paged"}
+var missingCapabilities = []string{"idempotency_keys", "item_patch", "expected_seq", "changes_paged", "export_comment_parents"}
 
 // ignoredBodyKeys are the request keys that Pad ignores (it ignores
 // every unknown key): no idempotency by op_key, no expected_seq guard.
@@ -142,6 +142,8 @@ func (p *proxy) augAnswer(resp *http.Response) error {
 			}
 		case ok && isCommentRoute(path):
 			forEachObject(v, func(m map[string]any) { delete(m, "seq") })
+		case ok && strings.HasSuffix(path, "/export"):
+			padExport(v)
 		}
 		if !isCollectionRoute(path) {
 			cutTimes(v)
@@ -245,6 +247,23 @@ func (p *proxy) wholeChanges(first *http.Request, v any) (any, error) {
 	first0 := v.(map[string]any)
 	return map[string]any{"updated": updated, "deleted": deleted, "server_time": first0["server_time"],
 		"collections_changed": collChanged}, nil
+}
+
+// padExport takes padd's additive members out of a workspace export:
+// Pad's comments do not name the comment they reply to, and Pad has no
+// roles in its export.
+func padExport(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	delete(m, "roles")
+	cs, _ := m["comments"].([]any)
+	for _, c := range cs {
+		if c, ok := c.(map[string]any); ok {
+			delete(c, "parent_id")
+		}
+	}
 }
 
 func isCommentRoute(path string) bool {

@@ -24,6 +24,11 @@ type Item struct {
 	Collection string
 	Pinned     bool
 	Archived   bool // Pad's delete of an item is an archive (deleted_at)
+	// Touched: the side did work on the item that the parts do not show
+	// (a comment or link the other side has not had yet). An archive
+	// against it is an archive against an edit. Not a part: it is never
+	// merged and never written.
+	Touched bool
 }
 
 // Merge merges local and remote against base, per part: title, content
@@ -37,9 +42,9 @@ type Item struct {
 // Rules for the structural cases, so that nobody's text is lost (stated in
 // docs/SYNC.md, "Merge rules"):
 //   - Archive against edit: one side archived the item and the other
-//     edited it (any part). The item stays alive, with every edit merged,
-//     and a WhatArchived conflict tells the user. Both sides archiving is
-//     an archive.
+//     edited it (any part, or Touched it). The item stays alive, with
+//     every edit merged, and a WhatArchived conflict tells the user. Both
+//     sides archiving is an archive.
 //   - Edit against restore: one side restored an archived item and the
 //     other edited it while archived. Only one side changed Archived, so
 //     the item is alive, with the edit: no conflict.
@@ -213,8 +218,12 @@ func set(tags []string) map[string]bool {
 	return s
 }
 
-// edited reports whether x changed any part of base but Archived.
+// edited reports whether x changed any part of base but Archived, or
+// was touched.
 func edited(base, x *Item) bool {
+	if x.Touched {
+		return true
+	}
 	y := *x
 	y.Archived = base.Archived
 	return !same(base, &y)

@@ -219,6 +219,14 @@ func scenarios() []scenario {
 			conflicts: []Conflict{{What: WhatArchived, Base: false, Local: true, Remote: false}},
 		},
 		{
+			name:  "archive against a comment not yet sent (touched): still alive",
+			base:  b,
+			local: edit(func(it *Item) { it.Touched = true }), remote: edit(func(it *Item) { it.Archived = true }),
+			want:      b,
+			outcome:   Conflicted,
+			conflicts: []Conflict{{What: WhatArchived, Base: false, Local: false, Remote: true}},
+		},
+		{
 			name:  "archived on one side, untouched on the other",
 			base:  b,
 			local: b, remote: edit(func(it *Item) { it.Archived = true }),

@@ -1,0 +1,275 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/padd/padd/api"
+)
+
+// MaxExportBytes caps the workspace export a clone reads. The export is
+// walked as it arrives (item bodies and versions are skipped, never
+// held), so the cap bounds time and traffic, not memory.
+const MaxExportBytes = 1 << 30
+
+// ExportCommentParents is the capability of an exporter whose comments
+// name the comment they reply to (padd's). The Pad of August 2026
+// exports comments without it, so a thread cannot be rebuilt from its
+// export alone.
+const ExportCommentParents = "export_comment_parents"
+
+// Threads is what a clone takes from the remote's workspace export
+// (GET /workspaces/{ws}/export, Pad's pad-export.json): which live items
+// it holds, their comments and the links. Everything else in the export
+// (bodies, versions) is read past.
+type Threads struct {
+	// Items are the ids of the items the export holds (Pad exports the
+	// live ones only).
+	Items map[string]bool
+	// Comments are the export's comments, by item id, oldest first.
+	Comments map[string][]api.Comment
+	// Links are the export's links.
+	Links []api.ItemLink
+	// Parents says the export names each reply's parent
+	// (ExportCommentParents); without it a reply reads as a comment.
+	Parents bool
+}
+
+// ExportThreads reads the remote workspace's export for a clone. The
+// server may refuse it (Pad exports only to a workspace owner): the
+// caller then reads item by item.
+func (c *Client) ExportThreads(ctx context.Context, ws string) (*Threads, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	r := &request{method: "GET", path: wsPath(ws) + "/export"}
+	resp, err := c.open(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	th := &Threads{Items: map[string]bool{}, Comments: map[string][]api.Comment{}}
+	if caps := c.Capabilities(); caps != nil {
+		th.Parents = caps.Has(ExportCommentParents)
+	}
+	body := &cappedReader{r: resp.Body, left: MaxExportBytes}
+	if err := readThreads(json.NewDecoder(body), th); err != nil {
+		k := KindBadAnswer
+		if !body.over && !errors.As(err, new(*json.SyntaxError)) && !errors.As(err, new(*json.UnmarshalTypeError)) && !errors.Is(err, errExportShape) {
+			k = KindUnreachable // the connection, not the answer
+		}
+		return nil, r.errorf(k, resp.StatusCode, "reading the export: %w", err)
+	}
+	return th, nil
+}
+
+var errExportShape = errors.New("not a workspace export")
+
+// readThreads walks pad-export.json key by key, each array element by
+// element, so that at most one item's body is held at a time.
+func readThreads(dec *json.Decoder, th *Threads) error {
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "items":
+			err = eachElement(dec, func() error {
+				var it struct {
+					ID string `json:"id"`
+				}
+				if err := dec.Decode(&it); err != nil {
+					return err
+				}
+				th.Items[it.ID] = true
+				return nil
+			})
+		case "comments":
+			err = eachElement(dec, func() error {
+				var ce api.CommentExport
+				if err := dec.Decode(&ce); err != nil {
+					return err
+				}
+				c := api.Comment{ID: ce.ID, ItemID: ce.ItemID, Author: ce.Author, Body: ce.Body, CreatedBy: ce.CreatedBy,
+					Source: ce.Source, ParentID: ce.ParentID, CreatedAt: exportTime(ce.CreatedAt), UpdatedAt: exportTime(ce.UpdatedAt)}
+				th.Comments[c.ItemID] = append(th.Comments[c.ItemID], c)
+				return nil
+			})
+		case "item_links":
+			err = eachElement(dec, func() error {
+				var le api.ItemLinkExport
+				if err := dec.Decode(&le); err != nil {
+					return err
+				}
+				th.Links = append(th.Links, api.ItemLink{ID: le.ID, SourceID: le.SourceID, TargetID: le.TargetID,
+					LinkType: le.LinkType, CreatedBy: le.CreatedBy, CreatedAt: exportTime(le.CreatedAt)})
+				return nil
+			})
+		default:
+			err = skipValue(dec, 0)
+		}
+		if err != nil {
+			return fmt.Errorf("%q: %w", key, err)
+		}
+	}
+	return expectDelim(dec, '}')
+}
+
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != d {
+		return fmt.Errorf("%w: %v where %v was expected", errExportShape, tok, d)
+	}
+	return nil
+}
+
+// eachElement calls f for each element of the array dec is at (f
+// decodes it); null is an empty array.
+func eachElement(dec *json.Decoder, f func() error) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil
+	}
+	if tok != json.Delim('[') {
+		return fmt.Errorf("%w: %v where an array was expected", errExportShape, tok)
+	}
+	for dec.More() {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// maxSkipDepth bounds how deep skipValue walks nested objects.
+const maxSkipDepth = 64
+
+// skipValue reads past one value; an array is read element by element,
+// so a long one (the versions) is never held whole.
+func skipValue(dec *json.Decoder, depth int) error {
+	if !dec.More() {
+		return fmt.Errorf("%w: a key without a value", errExportShape)
+	}
+	if depth > maxSkipDepth {
+		return fmt.Errorf("%w: nested deeper than %d objects", errExportShape, maxSkipDepth)
+	}
+	var first json.RawMessage
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('['):
+		for dec.More() {
+			if err := dec.Decode(&first); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	case json.Delim('{'):
+		for dec.More() {
+			if _, err := dec.Token(); err != nil { // the key
+				return err
+			}
+			if err := skipValue(dec, depth+1); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token()
+		return err
+	}
+	return nil // a scalar: Token read it
+}
+
+// exportTime reads an export's time; one it cannot read is the zero time
+// (times in the export are not what a clone goes by).
+func exportTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+// cappedReader answers an error once more than left bytes were read.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		c.over = true
+		return 0, fmt.Errorf("%w (%d bytes)", errTooLarge, MaxExportBytes)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+// Whole reports whether the export holds item id's comments whole, so a
+// clone need not list them: the item is in the export, and its thread
+// can be rebuilt from it (a single comment, or replies that name a
+// parent the export holds).
+func (th *Threads) Whole(id string) bool {
+	if !th.Items[id] {
+		return false
+	}
+	cs := th.Comments[id]
+	if !th.Parents {
+		return len(cs) <= 1
+	}
+	ids := make(map[string]bool, len(cs))
+	for _, c := range cs {
+		ids[c.ID] = true
+	}
+	for _, c := range cs {
+		if c.ParentID != "" && !ids[c.ParentID] {
+			return false
+		}
+	}
+	return true
+}
+
+// Thread is item id's comments from the export, each after the comment
+// it replies to (the order of a comment list).
+func (th *Threads) Thread(id string) []api.Comment {
+	cs := th.Comments[id]
+	out := make([]api.Comment, 0, len(cs))
+	placed := make(map[string]bool, len(cs))
+	for len(out) < len(cs) {
+		n := len(out)
+		for _, c := range cs {
+			if !placed[c.ID] && (c.ParentID == "" || placed[c.ParentID] || !th.Parents) {
+				placed[c.ID] = true
+				out = append(out, c)
+			}
+		}
+		if len(out) == n { // a cycle of parents: the rest as they came
+			for _, c := range cs {
+				if !placed[c.ID] {
+					placed[c.ID] = true
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
