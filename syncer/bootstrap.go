@@ -114,10 +114,15 @@ func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *stora
 		th = nil
 	}
 	var listed, exported []string
+	links := map[string]linkPull{}
 	for i := range all {
 		switch id := all[i].ID; {
-		case th == nil || !th.Whole(id):
+		case th == nil || !th.Items[id]:
 			listed = append(listed, id)
+			links[id] = allLinks
+		case !th.Whole(id):
+			listed = append(listed, id)
+			links[id] = noLinks // a live item's links are all in the export
 		case len(th.Comments[id]) > 0:
 			exported = append(exported, id)
 		}
@@ -137,7 +142,7 @@ func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *stora
 		}
 	}
 	return inParallel(ctx, cloneReaders, len(listed), func(ctx context.Context, i int) error {
-		return limited(func() error { return w.pullComments(ctx, c, link, listed[i], true) })
+		return limited(func() error { return w.pullComments(ctx, c, link, listed[i], links[listed[i]]) })
 	})
 }
 

@@ -82,6 +82,11 @@ func TestCloneTakesThreadsFromTheExport(t *testing.T) {
 			if got := after.Requests[lists] - before.Requests[lists]; got != len(tc.listed) {
 				t.Errorf("the clone listed the comments of %d items, want %d (%v)", got, len(tc.listed), tc.listed)
 			}
+			// Links: the archived item's only (the live items' are in the export).
+			const linkLists = "GET /api/v1/workspaces/{ws}/items/{ref}/links"
+			if got := after.Requests[linkLists] - before.Requests[linkLists]; got != 1 {
+				t.Errorf("the clone listed the links of %d items, want 1 (Archived)", got)
+			}
 			if got := after.Requests["GET /api/v1/workspaces/{ws}/export"] - before.Requests["GET /api/v1/workspaces/{ws}/export"]; got != 1 {
 				t.Errorf("the clone read the export %d times, want 1", got)
 			}

@@ -239,7 +239,7 @@ func findRemoteLink(ctx context.Context, c *remote.Client, rws, src, dst, typ st
 // pullComments brings one remote item's comments (and links) here:
 // new ones are added, edited ones take the remote's body, deleted ones
 // are deleted. Each comment is written with its author as the actor.
-func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteItem string, incoming bool) error {
+func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteItem string, links linkPull) error {
 	litem, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, remoteItem)
 	if err != nil || !ok {
 		return err // an item not here yet brings its comments when it comes
@@ -254,8 +254,21 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 	if err := w.applyComments(litem, rcs); err != nil {
 		return err
 	}
-	return w.pullLinks(ctx, c, link, remoteItem, litem, incoming)
+	if links == noLinks {
+		return nil
+	}
+	return w.pullLinks(ctx, c, link, remoteItem, litem, links == allLinks)
 }
+
+// linkPull says which of an item's links pullComments reads with its
+// comments.
+type linkPull int
+
+const (
+	outLinks linkPull = iota // the item's outgoing links (the other end reads the rest)
+	allLinks                 // both ways (a clone: a link to an archived item is in no export of padd's)
+	noLinks                  // none (a clone that has them from the export)
+)
 
 // applyComments makes local item litem's comments what the remote
 // lists (rcs, the item's whole list, oldest first).

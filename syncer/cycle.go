@@ -122,7 +122,7 @@ func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.Remot
 	w.commentItems = map[string]bool{}
 	w.mu.Unlock()
 	for id := range comments {
-		if err := w.pullComments(ctx, c, link, id, false); err != nil {
+		if err := w.pullComments(ctx, c, link, id, outLinks); err != nil {
 			if err := w.asideIfRefused(err, "the comments of the remote's item "+id); err != nil {
 				return err
 			}
