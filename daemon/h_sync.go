@@ -308,7 +308,9 @@ func loopbackName(host string) bool {
 }
 
 // checkSlug refuses a workspace slug that is missing (unless optional),
-// too long, or holds what no slug holds (space, control character, '/').
+// too long, or holds what no slug holds (a control character, '/', '?'
+// or '#'). A space is allowed: Pad keeps an imported workspace's name as
+// its slug.
 func checkSlug(field, slug string, optional bool) error {
 	switch {
 	case slug == "" && optional:
@@ -317,7 +319,7 @@ func checkSlug(field, slug string, optional bool) error {
 		return model.BadRequest("%s is required", field).With("field", field)
 	case len(slug) > model.LimitSlug.Max:
 		return model.Invalid("%s is longer than %d characters", field, model.LimitSlug.Max).With("field", field).With("limit", model.LimitSlug.Max)
-	case strings.ContainsFunc(slug, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '/' || r == '?' || r == '#' }):
+	case strings.ContainsFunc(slug, func(r rune) bool { return r < ' ' || r == 0x7f || r == '/' || r == '?' || r == '#' }):
 		return model.BadRequest("%s %q is not a workspace slug", field, model.Excerpt(slug)).With("field", field)
 	}
 	return nil

@@ -97,7 +97,9 @@ func (m *Manager) Clone(ctx context.Context, in api.SyncClone) (*api.SyncStatus,
 	defer c.Close()
 	slug := strings.TrimSpace(in.As)
 	if slug == "" {
-		slug = rw.Slug
+		// Pad keeps a slug as it was given (an import's ?name= may hold
+		// spaces); the local one is padd's canonical form of it.
+		slug = model.WorkspaceSlug(rw.Slug, rw.Name)
 	}
 	if _, err := m.store.GetWorkspace(slug); err == nil {
 		return nil, model.Conflict("a local workspace %q exists already; clone into a new one with --as <name>", slug).With("field", "as")
