@@ -185,6 +185,7 @@ func Run(ctx context.Context, cfg Config) error {
 	background.Go(func() { runJobs(jobs, store, log) })
 	background.Go(func() { runReminders(jobs, store, log) })
 	background.Go(func() { _ = engine.Run(jobs) })
+	background.Go(func() { watchNetwork(jobs, engine, log) })
 	background.Go(func() { settings.Run(jobs) })
 	background.Go(func() { _ = mirrors.Run(jobs) })
 	defer func() {

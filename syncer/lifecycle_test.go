@@ -13,6 +13,7 @@ import (
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/syncer"
 )
 
 // cloned is a local padd that cloned the remote's workspace "team".
@@ -69,6 +70,28 @@ func TestOfflineThenNow(t *testing.T) {
 	if _, err := l.M.Now("team"); err != nil {
 		t.Fatal(err)
 	}
+	l.synced(t, "team")
+	items, _, err := r.API().ListItems(context.Background(), "team", "tasks", api.ItemQuery{})
+	if err != nil || len(items) != 1 || items[0].Title != "written offline" {
+		t.Fatalf("the remote's tasks = %+v, %v", items, err)
+	}
+}
+
+// A change of the machine's network ends the backoff of a workspace whose
+// remote was unreachable: it tries again at once (here the backoff is an
+// hour, so only the change can end it).
+func TestNetworkChangeEndsTheBackoff(t *testing.T) {
+	r := testremote.Start(t, testremote.Options{})
+	l := cloned(t, r)
+	syncer.SetBackoff(l.M, func(int) time.Duration { return time.Hour })
+	r.SetFault(func(*http.Request) testremote.Fault { return testremote.Fault{Kind: testremote.DropBefore} })
+	l.write(t, "written offline")
+	st := l.state(t, api.SyncOffline)
+	if st.NextTry == nil || time.Until(*st.NextTry) < 30*time.Minute {
+		t.Fatalf("the next try is not the hour away the test set: %+v", st)
+	}
+	r.SetFault(nil)
+	l.M.NetworkChanged()
 	l.synced(t, "team")
 	items, _, err := r.API().ListItems(context.Background(), "team", "tasks", api.ItemQuery{})
 	if err != nil || len(items) != 1 || items[0].Title != "written offline" {

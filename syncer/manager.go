@@ -47,6 +47,8 @@ type Manager struct {
 	wg      sync.WaitGroup
 	subs    map[int]chan api.SyncEvent
 	nextSub int
+
+	backoffFn func(failures int) time.Duration // tests' (export_test.go); nil: worker.backoff's
 }
 
 // New makes an engine over an open store; Run starts it.
@@ -61,6 +63,17 @@ func New(cfg Config) *Manager {
 		cfg.MaxBackoff = 5 * time.Minute
 	}
 	return &Manager{cfg: cfg, store: cfg.Store, log: cfg.Log, workers: map[string]*worker{}, subs: map[int]chan api.SyncEvent{}}
+}
+
+// NetworkChanged tells the engine the machine's network changed
+// (netwatch): the workspaces whose remote was unreachable try again at
+// once.
+func (m *Manager) NetworkChanged() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, w := range m.workers {
+		w.networkChanged()
+	}
 }
 
 // Run starts a worker for every linked workspace and wakes each when its

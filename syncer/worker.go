@@ -98,6 +98,19 @@ func (w *worker) now() {
 	w.poke()
 }
 
+// networkChanged is a change of the machine's network: a worker backing
+// off an unreachable remote tries again at once, as after `sync now`
+// (the remote may be reachable from the new network). A worker online
+// has nothing to do: its event stream notices a dead connection.
+func (w *worker) networkChanged() {
+	w.mu.Lock()
+	offline := !w.offlineSince.IsZero()
+	w.mu.Unlock()
+	if offline {
+		w.now()
+	}
+}
+
 func (w *worker) run() {
 	defer close(w.done)
 	defer w.closeClient()
@@ -218,6 +231,12 @@ func (w *worker) failed(link *storage.RemoteLink, err error, failures *int) (tim
 // backoff is the wait after n failures in a row: 1 s doubling to
 // MaxBackoff, with full jitter.
 func (w *worker) backoff(n int) time.Duration {
+	w.m.mu.Lock()
+	f := w.m.backoffFn
+	w.m.mu.Unlock()
+	if f != nil {
+		return f(n)
+	}
 	d := time.Second << min(n-1, 20)
 	if d > w.m.cfg.MaxBackoff || d <= 0 {
 		d = w.m.cfg.MaxBackoff

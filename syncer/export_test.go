@@ -1,0 +1,11 @@
+package syncer
+
+import "time"
+
+// SetBackoff makes m's workers wait f(failures) after a failed cycle: a
+// test's long wait, so that what ends it early is what the test sees.
+func SetBackoff(m *Manager, f func(failures int) time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.backoffFn = f
+}
