@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/padd/padd/api"
@@ -25,6 +26,9 @@ type worker struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	wake   chan struct{} // capacity 1: a wake-up is never lost, never doubled
+	// lastWrite is when the last local write to the workspace committed
+	// (unix nanoseconds): settleWrites holds a push while they come.
+	lastWrite atomic.Int64
 
 	mu sync.Mutex
 	// what the next cycle must do beyond the push
@@ -88,7 +92,39 @@ func (w *worker) poke() {
 }
 
 // localWrite is a commit to the workspace: its outbox may have grown.
-func (w *worker) localWrite() { w.poke() }
+func (w *worker) localWrite() {
+	w.lastWrite.Store(time.Now().UnixNano())
+	w.poke()
+}
+
+// A burst of local writes is pushed once it pauses: a cycle woken while
+// they come waits until none came for writeSettle, and at most
+// maxWriteSettle in all (a steady stream still goes out). The burst's
+// writes then do not share the cores and the disk with their own push,
+// and the push sends them together.
+const (
+	writeSettle    = 2 * time.Millisecond
+	maxWriteSettle = 50 * time.Millisecond
+)
+
+// settleWrites waits while local writes come in a burst (see writeSettle).
+func (w *worker) settleWrites() {
+	start := time.Now()
+	for {
+		last := time.Unix(0, w.lastWrite.Load())
+		wait := min(time.Until(last.Add(writeSettle)), time.Until(start.Add(maxWriteSettle)))
+		if wait <= 0 {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-w.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
 
 // now is `sync now`: try at once, pull too, and forget the backoff.
 func (w *worker) now() {
@@ -180,6 +216,7 @@ func (w *worker) run() {
 		case <-w.ctx.Done():
 			return
 		case <-w.wake:
+			w.settleWrites()
 		case <-timer:
 		}
 	}
