@@ -57,9 +57,11 @@ func (c *Client) ExportThreads(ctx context.Context, ws string) (*Threads, error)
 	}
 	body := &cappedReader{r: resp.Body, left: MaxExportBytes}
 	if err := readThreads(json.NewDecoder(body), th); err != nil {
+		// A broken answer and a connection cut mid-answer read alike; the
+		// caller reads item by item either way.
 		k := KindBadAnswer
-		if !body.over && !errors.As(err, new(*json.SyntaxError)) && !errors.As(err, new(*json.UnmarshalTypeError)) && !errors.Is(err, errExportShape) {
-			k = KindUnreachable // the connection, not the answer
+		if ctx.Err() != nil {
+			k = KindCanceled
 		}
 		return nil, r.errorf(k, resp.StatusCode, "reading the export: %w", err)
 	}
