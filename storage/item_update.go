@@ -177,7 +177,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 			it.ParentID = ""
 		}
 	} else if in.Parent != nil {
-		p, err := resolveParent(b, *in.Parent, it.ID)
+		p, err := resolveParent(b, *in.Parent, it.ID, w.replica)
 		if err != nil {
 			return nil, err
 		}

@@ -479,9 +479,14 @@ func isUnparented(b *wsb, it *model.Item) bool {
 }
 
 // resolveParent finds a live parent item for child (empty child on create),
-// refusing itself and cycles.
-func resolveParent(b *wsb, ref, child string) (*model.Item, error) {
-	p, _, err := liveItemByRef(b, ref, false)
+// refusing itself and cycles. A write that copies the remote (replica)
+// takes an archived parent too: the remote has the child under it.
+func resolveParent(b *wsb, ref, child string, replica bool) (*model.Item, error) {
+	lookup := liveItemByRef
+	if replica {
+		lookup = itemAndCollection
+	}
+	p, _, err := lookup(b, ref, false)
 	if err != nil {
 		if c := model.ErrorCodeOf(err); c == model.CodeNotFound || c == model.CodeArchived {
 			return nil, model.Invalid("parent %q names no live item in this workspace", ref).With("field", "parent")
@@ -604,7 +609,7 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 		it.SortOrder = *in.SortOrder
 	}
 	if in.Parent != "" {
-		p, err := resolveParent(b, in.Parent, "")
+		p, err := resolveParent(b, in.Parent, "", w.replica)
 		if err != nil {
 			return nil, err
 		}

@@ -112,9 +112,9 @@ func (t *SyncTx) DeleteComment(itemRef, commentID string) (*CommentDeletion, err
 	return t.w.deleteComment(itemRef, commentID)
 }
 
-// Annotated reports whether padd holds a comment or link on item id that
-// the remote has not been sent (it is in the outbox): work on the item
-// that its parts do not show, which an archive made on the remote must
+// Annotated reports whether padd holds a comment or link on item id, or
+// a child made under it, that the remote has not been sent (it is in the
+// outbox): work on the item that its parts do not show, which an archive made on the remote must
 // not bury (docs/SYNC.md, "Archive against edit").
 func (t *SyncTx) Annotated(id string) (bool, error) {
 	c := t.w.ws.outbox().Cursor()
@@ -123,7 +123,21 @@ func (t *SyncTx) Annotated(id string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if ch.Op != model.OpCreated || ch.Entity != model.EntityComment && ch.Entity != model.EntityLink {
+		if ch.Op != model.OpCreated {
+			continue
+		}
+		switch ch.Entity {
+		case model.EntityItem: // a child made under it
+			it, err := getItem(t.w.ws, mustID(ch.ID), false)
+			if err != nil {
+				return false, err
+			}
+			if it != nil && it.ParentID == id {
+				return true, nil
+			}
+			continue
+		case model.EntityComment, model.EntityLink:
+		default:
 			continue
 		}
 		if ch.ItemID == id {

@@ -221,6 +221,14 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 		return err
 	}
 	it, err := c.CreateItem(ctx, link.RemoteWorkspaceID, coll, in, key)
+	if rp != "" && archivedUnder(err) {
+		// The remote may have archived the parent under the child: the
+		// child keeps it alive there, as a comment does (keepAlive).
+		if err := w.keepAlive(ctx, c, link, v.ParentID); err != nil {
+			return err
+		}
+		it, err = c.CreateItem(ctx, link.RemoteWorkspaceID, coll, in, key)
+	}
 	if err != nil {
 		return w.createFailed(err)
 	}
