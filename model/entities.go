@@ -216,6 +216,7 @@ const (
 	EntityLink       = "link"
 	EntityRole       = "role"
 	EntityStar       = "star"
+	EntityAttachment = "attachment"
 )
 
 // Change-log operations.

@@ -165,9 +165,10 @@ func (x *Index) catchUpWorkspace(ctx context.Context, ws string) error {
 		seen := map[string]bool{}
 		var items []string
 		for _, ch := range changes {
-			// Only items and their comments are in the index: a lease, a
-			// star, a reminder or a link changes nothing it holds.
-			if ch.Entity != model.EntityItem && ch.Entity != model.EntityComment {
+			// Only items, their comments and their attachments' filenames
+			// are in the index: a lease, a star, a reminder or a link
+			// changes nothing it holds.
+			if ch.Entity != model.EntityItem && ch.Entity != model.EntityComment && ch.Entity != model.EntityAttachment {
 				continue
 			}
 			if ch.ItemID != "" && !seen[ch.ItemID] {

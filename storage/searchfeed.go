@@ -8,7 +8,8 @@ import (
 )
 
 // IndexDoc is what the search index needs to know about one item: its
-// current view and its comments' text. Gone means the item no longer
+// current view, and its comments' text and attachments' filenames (in
+// Comments). Gone means the item no longer
 // exists (a purged workspace): drop it from the index.
 type IndexDoc struct {
 	ID       string
@@ -75,6 +76,8 @@ func indexDoc(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, 
 			d.Comments = append(d.Comments, c.Body)
 		}
 	}
+	// An attachment's filename is searchable text of its item.
+	d.Comments = append(d.Comments, itemAttachmentNames(b, id)...)
 	return d, nil
 }
 

@@ -1,0 +1,553 @@
+package storage
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/padd/padd/model"
+)
+
+// Attachments are rows naming blobs (package blobstore, beside the
+// database) by their sha256. Two per-workspace buckets, made on the first
+// attachment (so no layout migration: a database without them has none):
+//
+//	attachments   attachment id(16)            -> attachmentRecord (JSON)
+//	att_item      item id(16) | attachment id(16) -> nothing
+//
+// A row is written only after its blob is durable (the caller's part, in
+// daemon); a row deleted leaves its blob to the start-up sweep, which
+// keeps every blob some row of any workspace names (AttachmentHashes).
+// Each change is stamped as entity "attachment" with the item it is on,
+// so the search index re-reads that item (its filenames are searchable).
+var (
+	bAttachments = []byte("attachments")
+	bAttItem     = []byte("att_item")
+)
+
+// Limits of an attachment row.
+const (
+	MaxAttachmentFilename = 255 // bytes, after cleaning
+	DefaultAttachmentPage = 50  // Pad's default page
+	MaxAttachmentPage     = 200 // Pad's cap
+)
+
+// attachmentRecord is the stored row.
+type attachmentRecord struct {
+	ItemID         string      `json:"item_id,omitempty"`
+	Filename       string      `json:"filename"`
+	FilenameSource string      `json:"filename_source,omitempty"`
+	MIME           string      `json:"mime"`
+	Size           int64       `json:"size"`
+	Hash           string      `json:"hash"`
+	Width          int         `json:"w,omitempty"`
+	Height         int         `json:"h,omitempty"`
+	UploadedBy     model.Actor `json:"by"`
+	CreatedAt      time.Time   `json:"at"`
+	Imported       bool        `json:"imported,omitempty"`
+}
+
+// Attachment is one row as readers see it.
+type Attachment struct {
+	ID          string
+	WorkspaceID string
+	ItemID      string // "" when unattached
+	// Filename is the name to show and to offer on download; never a path.
+	Filename string
+	// FilenameSource says where Filename came from: caller, normalised,
+	// substituted, derived (Pad's vocabulary, ATT-01).
+	FilenameSource string
+	MIME           string
+	Size           int64
+	Hash           string // sha256 hex of the bytes: the blob's name and the ETag
+	Width, Height  int    // images whose header was readable; 0 otherwise
+	UploadedBy     model.Actor
+	CreatedAt      time.Time
+	Imported       bool
+	// Of the item, when attached: its ref, title, collection, archived.
+	ItemRef, ItemTitle, CollectionSlug string
+	ItemArchived                       bool
+}
+
+// NewAttachment is what CreateAttachment stores. The blob named by Hash
+// must already be durable.
+type NewAttachment struct {
+	ItemRef        string // "" leaves it unattached
+	Filename       string
+	FilenameSource string
+	MIME           string
+	Size           int64
+	Hash           string
+	Width, Height  int
+}
+
+// AttachmentFilter selects and pages ListAttachments (ATT-01).
+type AttachmentFilter struct {
+	ItemRef    string // one item's attachments (ref, slug or id)
+	Attached   bool   // only those on an item
+	Unattached bool   // only those on none
+	Category   string // image, video, audio, document, text, archive, other
+	Collection string // items of one collection (slug or id)
+	Sort       string // created_at[_desc] (default created_at_desc), size[_desc], filename[_desc]
+	Limit      int
+	Offset     int
+}
+
+// AttachmentPage is one page of ListAttachments.
+type AttachmentPage struct {
+	Attachments   []Attachment
+	Total         int
+	Limit, Offset int
+}
+
+// AttachmentSorts are the sort orders ListAttachments takes.
+var AttachmentSorts = []string{"created_at", "created_at_desc", "size", "size_desc", "filename", "filename_desc"}
+
+// AttachmentCategories are the categories ListAttachments filters by.
+var AttachmentCategories = []string{"image", "video", "audio", "document", "text", "archive", "other"}
+
+// AttachmentCategory is the category of a MIME type (Pad's buckets).
+func AttachmentCategory(mime string) string {
+	mime, _, _ = strings.Cut(mime, ";")
+	mime = strings.TrimSpace(strings.ToLower(mime))
+	switch {
+	case strings.HasPrefix(mime, "image/"):
+		return "image"
+	case strings.HasPrefix(mime, "video/"):
+		return "video"
+	case strings.HasPrefix(mime, "audio/"):
+		return "audio"
+	case strings.HasPrefix(mime, "text/"), mime == "application/json", mime == "application/xml":
+		return "text"
+	case mime == "application/pdf", strings.HasPrefix(mime, "application/vnd.openxmlformats"),
+		strings.HasPrefix(mime, "application/vnd.ms-"), strings.HasPrefix(mime, "application/vnd.oasis.opendocument"),
+		mime == "application/msword", mime == "application/rtf":
+		return "document"
+	case mime == "application/zip", mime == "application/x-gzip", mime == "application/gzip",
+		mime == "application/x-tar", mime == "application/x-7z-compressed", mime == "application/x-rar-compressed",
+		mime == "application/vnd.rar", mime == "application/x-bzip2", mime == "application/x-xz":
+		return "archive"
+	}
+	return "other"
+}
+
+// CleanFilename makes a caller's file name safe to keep and to show: the
+// last element of any path (either slash), control characters and
+// quotes dropped, at most MaxAttachmentFilename bytes of valid UTF-8.
+// An empty result is substituted by "attachment". source says which of
+// Pad's filename_source values applies.
+func CleanFilename(name string) (clean, source string) {
+	orig := name
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '"' || r == 0xfffd || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(name, ""))
+	name = strings.TrimSpace(name)
+	for len(name) > MaxAttachmentFilename {
+		_, size := lastRune(name)
+		name = name[:len(name)-size]
+	}
+	switch {
+	case name == "" || name == "." || name == "..":
+		return "attachment", "substituted"
+	case name != orig:
+		return name, "normalised"
+	}
+	return name, "caller"
+}
+
+func lastRune(s string) (rune, int) {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i]&0xc0 != 0x80 {
+			return rune(s[i]), len(s) - i
+		}
+	}
+	return 0, len(s)
+}
+
+func attachmentNotFound(id string) error {
+	return model.NotFound("Attachment not found: %s", id).With("attachment_id", id)
+}
+
+// attBuckets opens (in a write, creating) the attachment buckets; nil
+// in a read of a workspace that has never had an attachment.
+func attBuckets(b *wsb) (rows, byItem *bucket, err error) {
+	if b.writable {
+		if rows, err = b.root.CreateBucketIfNotExists(bAttachments); err != nil {
+			return nil, nil, err
+		}
+		byItem, err = b.root.CreateBucketIfNotExists(bAttItem)
+		return rows, byItem, err
+	}
+	return b.root.Bucket(bAttachments), b.root.Bucket(bAttItem), nil
+}
+
+func getAttachmentRecord(rows *bucket, id string) (*attachmentRecord, []byte, error) {
+	k, ok := idKey(id)
+	if !ok || rows == nil {
+		return nil, nil, attachmentNotFound(id)
+	}
+	raw := rows.Get(k)
+	if raw == nil {
+		return nil, nil, attachmentNotFound(id)
+	}
+	var rec attachmentRecord
+	if err := decode(raw, &rec); err != nil {
+		return nil, nil, errInternal("attachment %s unreadable: %v", id, err)
+	}
+	return &rec, k, nil
+}
+
+func putAttachment(rows *bucket, k []byte, rec *attachmentRecord) error {
+	raw, err := encode(rec)
+	if err != nil {
+		return err
+	}
+	return rows.Put(k, raw)
+}
+
+// CreateAttachment stores the row of a durable blob, attached to the
+// live item ItemRef names or unattached.
+func (s *Store) CreateAttachment(ws string, in NewAttachment, actor model.Actor) (*Attachment, error) {
+	var out *Attachment
+	err := s.write(ws, actor, func(w *wtx) error {
+		var it *model.Item
+		var c *model.Collection
+		if in.ItemRef != "" {
+			var err error
+			if it, c, err = liveItemByRef(w.ws, in.ItemRef, false); err != nil {
+				return err
+			}
+		}
+		rows, byItem, err := attBuckets(w.ws)
+		if err != nil {
+			return err
+		}
+		name, src := CleanFilename(in.Filename)
+		if in.FilenameSource != "" && src == "caller" {
+			src = in.FilenameSource
+		}
+		rec := &attachmentRecord{Filename: name, FilenameSource: src, MIME: in.MIME, Size: in.Size, Hash: in.Hash,
+			Width: in.Width, Height: in.Height, UploadedBy: w.actor, CreatedAt: tstamp(w.now)}
+		id := newID()
+		k := mustID(id)
+		collID := ""
+		if it != nil {
+			rec.ItemID, collID = it.ID, c.ID
+			if err := byItem.Put(cat(mustID(it.ID), k), nil); err != nil {
+				return err
+			}
+		}
+		if err := putAttachment(rows, k, rec); err != nil {
+			return err
+		}
+		a := rec.view(id, w.ws.id)
+		if it != nil {
+			a.ItemRef, a.ItemTitle, a.CollectionSlug = refOf(c, it.Number), it.Title, c.Slug
+		}
+		out = &a
+		return w.attachmentLogged(model.OpCreated, "attachment_added", &a, collID)
+	})
+	return out, err
+}
+
+// attachmentLogged stamps an attachment's change (with the item it is
+// on, so the search index re-reads that item) and its feed entry.
+func (w *wtx) attachmentLogged(op, action string, a *Attachment, collID string) error {
+	seq, err := w.stamp(model.EntityAttachment, op, a.ID, a.ItemID, collID)
+	if err != nil {
+		return err
+	}
+	meta := map[string]any{"seq": seq, "attachment_id": a.ID, "filename": a.Filename}
+	if a.ItemRef != "" {
+		meta["ref"] = a.ItemRef
+	}
+	return w.activity(seq, a.ItemID, action, meta)
+}
+
+func (rec *attachmentRecord) view(id, wsID string) Attachment {
+	return Attachment{ID: id, WorkspaceID: wsID, ItemID: rec.ItemID, Filename: rec.Filename, FilenameSource: rec.FilenameSource,
+		MIME: rec.MIME, Size: rec.Size, Hash: rec.Hash, Width: rec.Width, Height: rec.Height, UploadedBy: rec.UploadedBy,
+		CreatedAt: rec.CreatedAt, Imported: rec.Imported}
+}
+
+// decorate fills the item's ref, title and collection of an attached row.
+func decorateAttachment(b *wsb, a *Attachment, colls map[string]*model.Collection) error {
+	if a.ItemID == "" {
+		return nil
+	}
+	k, ok := idKey(a.ItemID)
+	if !ok {
+		return nil
+	}
+	it, err := getItem(b, k, false)
+	if err != nil || it == nil {
+		return err
+	}
+	c := colls[it.CollectionID]
+	if c == nil {
+		if c, err = getCollection(b, mustID(it.CollectionID)); err != nil || c == nil {
+			return err
+		}
+		colls[it.CollectionID] = c
+	}
+	a.ItemRef, a.ItemTitle, a.CollectionSlug = refOf(c, it.Number), it.Title, c.Slug
+	a.ItemArchived = it.DeletedAt != nil || c.ArchivedAt != nil
+	return nil
+}
+
+// GetAttachment reads one row.
+func (s *Store) GetAttachment(ws, id string) (*Attachment, error) {
+	var out *Attachment
+	err := s.read(ws, func(r *rtx) error {
+		rows, _, _ := attBuckets(r.ws)
+		rec, _, err := getAttachmentRecord(rows, id)
+		if err != nil {
+			return err
+		}
+		a := rec.view(id, r.ws.id)
+		if err := decorateAttachment(r.ws, &a, map[string]*model.Collection{}); err != nil {
+			return err
+		}
+		out = &a
+		return nil
+	})
+	return out, err
+}
+
+// ListAttachments lists a workspace's attachments, filtered, sorted and
+// paged (ATT-01). Total counts every row the filter selects.
+func (s *Store) ListAttachments(ws string, f AttachmentFilter) (*AttachmentPage, error) {
+	if f.Attached && f.Unattached {
+		return nil, model.Invalid("attached and unattached are mutually exclusive; pass at most one").With("field", "attached")
+	}
+	if f.ItemRef != "" && f.Unattached {
+		return nil, model.Invalid("item and unattached are mutually exclusive: item filters to one item's attachments").With("field", "unattached")
+	}
+	if f.Sort == "" {
+		f.Sort = "created_at_desc"
+	}
+	if !slices.Contains(AttachmentSorts, f.Sort) {
+		return nil, model.Invalid("sort %q is not one of %s", f.Sort, strings.Join(AttachmentSorts, ", ")).With("field", "sort")
+	}
+	if f.Category != "" && !slices.Contains(AttachmentCategories, f.Category) {
+		return nil, model.Invalid("category %q is not one of %s", f.Category, strings.Join(AttachmentCategories, ", ")).With("field", "category")
+	}
+	if f.Limit <= 0 {
+		f.Limit = DefaultAttachmentPage
+	}
+	f.Limit = min(f.Limit, MaxAttachmentPage)
+	f.Offset = max(f.Offset, 0)
+	out := &AttachmentPage{Attachments: []Attachment{}, Limit: f.Limit, Offset: f.Offset}
+	err := s.read(ws, func(r *rtx) error {
+		rows, byItem, _ := attBuckets(r.ws)
+		if rows == nil {
+			if f.ItemRef != "" {
+				_, err := itemByRef(r.ws, f.ItemRef, false)
+				return err
+			}
+			return nil
+		}
+		colls := map[string]*model.Collection{}
+		var coll *model.Collection
+		if f.Collection != "" {
+			var err error
+			if coll, err = findCollection(r.ws, f.Collection); err != nil {
+				return err
+			}
+		}
+		var all []Attachment
+		add := func(k, raw []byte) error {
+			var rec attachmentRecord
+			if err := decode(raw, &rec); err != nil {
+				return errInternal("attachment %s unreadable: %v", idString(k), err)
+			}
+			switch {
+			case f.Attached && rec.ItemID == "", f.Unattached && rec.ItemID != "":
+				return nil
+			case f.Category != "" && AttachmentCategory(rec.MIME) != f.Category:
+				return nil
+			}
+			a := rec.view(idString(k), r.ws.id)
+			if err := decorateAttachment(r.ws, &a, colls); err != nil {
+				return err
+			}
+			if coll != nil && a.CollectionSlug != coll.Slug {
+				return nil
+			}
+			all = append(all, a)
+			return nil
+		}
+		if f.ItemRef != "" {
+			it, err := itemByRef(r.ws, f.ItemRef, false)
+			if err != nil {
+				return err
+			}
+			prefix := mustID(it.ID)
+			c := byItem.Cursor()
+			for k, _ := c.Seek(prefix); k != nil && len(k) == 32 && string(k[:16]) == string(prefix); k, _ = c.Next() {
+				if raw := rows.Get(k[16:]); raw != nil {
+					if err := add(k[16:], raw); err != nil {
+						return err
+					}
+				}
+			}
+		} else if err := rows.ForEach(add); err != nil {
+			return err
+		}
+		sortAttachments(all, f.Sort)
+		out.Total = len(all)
+		if f.Offset < len(all) {
+			out.Attachments = all[f.Offset:min(len(all), f.Offset+f.Limit)]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func sortAttachments(all []Attachment, by string) {
+	field, desc := strings.CutSuffix(by, "_desc")
+	slices.SortStableFunc(all, func(a, b Attachment) int {
+		var c int
+		switch field {
+		case "size":
+			c = cmp.Compare(a.Size, b.Size)
+		case "filename":
+			c = cmp.Compare(strings.ToLower(a.Filename), strings.ToLower(b.Filename))
+		default:
+			c = a.CreatedAt.Compare(b.CreatedAt)
+		}
+		if c == 0 {
+			c = cmp.Compare(a.ID, b.ID) // ids are time-ordered: creation order
+		}
+		if desc {
+			c = -c
+		}
+		return c
+	})
+}
+
+// AttachAttachment binds an unattached row to a live item (ATT-03). An
+// attached row is refused with 409 conflict, whichever item it is on:
+// attach is never a move.
+func (s *Store) AttachAttachment(ws, id, itemRef string, actor model.Actor) (*Attachment, error) {
+	var out *Attachment
+	err := s.write(ws, actor, func(w *wtx) error {
+		rows, byItem, err := attBuckets(w.ws)
+		if err != nil {
+			return err
+		}
+		rec, k, err := getAttachmentRecord(rows, id)
+		if err != nil {
+			return err
+		}
+		if rec.ItemID != "" {
+			a := rec.view(id, w.ws.id)
+			_ = decorateAttachment(w.ws, &a, map[string]*model.Collection{})
+			return model.Conflict("Attachment %s is already attached to %s; attach is never a move: upload it again for another item",
+				id, cmp.Or(a.ItemRef, rec.ItemID)).With("attachment_id", id).With("item_ref", a.ItemRef)
+		}
+		it, c, err := liveItemByRef(w.ws, itemRef, false)
+		if err != nil {
+			return err
+		}
+		rec.ItemID = it.ID
+		if err := firstErr(putAttachment(rows, k, rec), byItem.Put(cat(mustID(it.ID), k), nil)); err != nil {
+			return err
+		}
+		a := rec.view(id, w.ws.id)
+		a.ItemRef, a.ItemTitle, a.CollectionSlug = refOf(c, it.Number), it.Title, c.Slug
+		out = &a
+		return w.attachmentLogged(model.OpUpdated, "attachment_attached", &a, c.ID)
+	})
+	return out, err
+}
+
+// DeleteAttachment removes a row. Its blob stays until the start-up
+// sweep finds no row naming it.
+func (s *Store) DeleteAttachment(ws, id string, actor model.Actor) (*Attachment, error) {
+	var out *Attachment
+	err := s.write(ws, actor, func(w *wtx) error {
+		rows, byItem, err := attBuckets(w.ws)
+		if err != nil {
+			return err
+		}
+		rec, k, err := getAttachmentRecord(rows, id)
+		if err != nil {
+			return err
+		}
+		a := rec.view(id, w.ws.id)
+		if err := decorateAttachment(w.ws, &a, map[string]*model.Collection{}); err != nil {
+			return err
+		}
+		collID := ""
+		if rec.ItemID != "" {
+			if err := byItem.Delete(cat(mustID(rec.ItemID), k)); err != nil {
+				return err
+			}
+			if it, _ := getItem(w.ws, mustID(rec.ItemID), false); it != nil {
+				collID = it.CollectionID
+			}
+		}
+		if err := rows.Delete(k); err != nil {
+			return err
+		}
+		out = &a
+		return w.attachmentLogged(model.OpDeleted, "attachment_deleted", &a, collID)
+	})
+	return out, err
+}
+
+// AttachmentHashes is the set of blob hashes some row of any workspace
+// (archived ones too) names: what the sweep keeps.
+func (s *Store) AttachmentHashes() (map[string]bool, error) {
+	out := map[string]bool{}
+	err := s.view(func(tx *txn) error {
+		root := tx.Bucket(bWS)
+		if root == nil {
+			return nil
+		}
+		return root.ForEachBucket(func(wsID []byte) error {
+			rows := root.Bucket(wsID).Bucket(bAttachments)
+			if rows == nil {
+				return nil
+			}
+			return rows.ForEach(func(k, raw []byte) error {
+				var rec attachmentRecord
+				if err := decode(raw, &rec); err != nil {
+					return errInternal("attachment %s unreadable: %v", idString(k), err)
+				}
+				out[rec.Hash] = true
+				return nil
+			})
+		})
+	})
+	return out, err
+}
+
+// itemAttachmentNames are the filenames of an item's attachments, for
+// its search document.
+func itemAttachmentNames(b *wsb, itemID []byte) []string {
+	rows, byItem := b.root.Bucket(bAttachments), b.root.Bucket(bAttItem)
+	if rows == nil || byItem == nil {
+		return nil
+	}
+	var out []string
+	c := byItem.Cursor()
+	for k, _ := c.Seek(itemID); k != nil && len(k) == 32 && string(k[:16]) == string(itemID); k, _ = c.Next() {
+		var rec attachmentRecord
+		if raw := rows.Get(k[16:]); raw != nil && decode(raw, &rec) == nil {
+			out = append(out, rec.Filename)
+		}
+	}
+	return out
+}
