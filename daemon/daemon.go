@@ -113,6 +113,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer store.Close()
+	SweepOrphanBlobs(cfg.DataDir, store, log) // before serving: no upload is on its way
 
 	index, err := searchindex.Open(cfg.DataDir, store, log)
 	if err != nil {

@@ -46,6 +46,7 @@ type Server struct {
 	sync SyncEngine
 	// files serves /padd/mirrors and /padd/config (h_mirror.go).
 	files filesSide
+	att   attachState // attachments' blob store and upload cap (h_attachment.go)
 }
 
 // Request limits beyond the body's (MaxBody): a longer request target or
@@ -350,6 +351,7 @@ func (s *Server) routes() {
 	s.feedRoutes()
 	s.sseRoutes()
 	s.knowledgeRoutes()
+	s.attachmentRoutes()
 	s.projectRoutes() // leases, reminders, project views (h_project.go)
 	s.syncRoutes()    // padd's sync with Pad servers (h_sync.go)
 	s.exportRoutes()  // workspace export and import (h_export.go)
