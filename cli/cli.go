@@ -38,6 +38,7 @@ type Root struct {
 	Playbook   PlaybookCmd   `cmd:"" help:"List, show and run the workspace's playbooks."`
 	Library    LibraryCmd    `cmd:"" help:"The built-in conventions and playbooks: list, show, activate."`
 	Role       RoleCmd       `cmd:"" help:"List and manage agent roles."`
+	Attachment AttachmentCmd `cmd:"" help:"Upload, download, list, show, attach and delete files attached to items."`
 	Bootstrap  BootstrapCmd  `cmd:"" help:"What an agent reads before it works here: collections, conventions, roles, playbooks, dashboard."`
 	Index      IndexCmd      `cmd:"" help:"padd's search index: status, rebuild."`
 	Watch      WatchCmd      `cmd:"" help:"Print changes as they happen (padd's event stream) until Ctrl-C."`

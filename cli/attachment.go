@@ -1,0 +1,284 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/padd/padd/api"
+)
+
+// AttachmentCmd is `attachment`: files attached to items (ATT-01..03),
+// with Pad's CLI's arguments.
+type AttachmentCmd struct {
+	Upload   AttachmentUploadCmd   `cmd:"" help:"Upload a file, attached to an item (or - for none)."`
+	Download AttachmentDownloadCmd `cmd:"" help:"Download an attachment's bytes to a file (- for stdout)."`
+	List     AttachmentListCmd     `cmd:"" aliases:"ls" help:"List the workspace's attachments."`
+	Show     AttachmentShowCmd     `cmd:"" help:"Show an attachment's type, size, name, ETag and time, without its bytes."`
+	Attach   AttachmentAttachCmd   `cmd:"" help:"Attach an unattached upload to an item."`
+	Delete   AttachmentDeleteCmd   `cmd:"" aliases:"rm" help:"Delete an attachment."`
+}
+
+// AttachmentUploadCmd is `attachment upload <item-ref|-> <file|->`.
+type AttachmentUploadCmd struct {
+	Item     string `arg:"" help:"The item to attach it to (ref, slug or id), or - to leave it unattached."`
+	File     string `arg:"" help:"The file to upload (- reads stdin; give --filename)."`
+	Filename string `help:"The stored name (default: the file's base name)."`
+}
+
+// Run streams the file to padd.
+func (c *AttachmentUploadCmd) Run(ctx context.Context, a *App) error {
+	cl, ws, err := a.inWorkspace(ctx)
+	if err != nil {
+		return err
+	}
+	var r io.Reader
+	size := int64(-1)
+	name := c.Filename
+	if c.File == "-" {
+		r = a.env.Stdin
+		if name == "" {
+			name = "stdin"
+		}
+	} else {
+		f, err := os.Open(c.File)
+		if err != nil {
+			return usagef("upload_file", "", "cannot read %s: %v", c.File, err)
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return usagef("upload_file", "", "%s is not a regular file", c.File)
+		}
+		if st.Size() > api.MaxAttachmentBytes {
+			return usagef("upload_file", "padd takes attachments of up to "+humanBytes(api.MaxAttachmentBytes),
+				"%s is %s, larger than padd's limit", c.File, humanBytes(st.Size()))
+		}
+		size, r = st.Size(), f
+		if name == "" {
+			name = filepath.Base(c.File)
+		}
+	}
+	item := c.Item
+	if item == "-" {
+		item = ""
+	}
+	p := a.progress("Uploading "+name, size)
+	up, err := cl.UploadAttachment(ctx, ws, io.TeeReader(r, p), size, name, item)
+	p.done(err == nil)
+	if err != nil {
+		return err
+	}
+	return a.emit(up, func(w io.Writer) error {
+		on := "unattached"
+		if up.ItemRef != "" {
+			on = "on " + up.ItemRef
+		}
+		_, err := fmt.Fprintf(w, "Uploaded %s (%s, %s) as %s, %s\n", clean(up.Filename), up.MIME, humanBytes(up.Size), up.ID, on)
+		return err
+	}, nil)
+}
+
+// AttachmentDownloadCmd is `attachment download <id> <file|->`.
+type AttachmentDownloadCmd struct {
+	ID  string `arg:"" help:"The attachment's id."`
+	Out string `arg:"" optional:"" help:"Where to write it (default: its stored name in this directory; - writes to stdout)."`
+}
+
+// Run writes the bytes to a part file renamed once whole.
+func (c *AttachmentDownloadCmd) Run(ctx context.Context, a *App) error {
+	cl, ws, err := a.inWorkspace(ctx)
+	if err != nil {
+		return err
+	}
+	if c.Out == "-" {
+		_, _, err := cl.DownloadAttachment(ctx, ws, c.ID, a.out)
+		return err
+	}
+	out := c.Out
+	if out == "" {
+		meta, err := cl.AttachmentHead(ctx, ws, c.ID)
+		if err != nil {
+			return err
+		}
+		// The stored name is a name, never a path: padd cleans it, and
+		// only its base is used here.
+		out = filepath.Base(filepath.Clean("/" + meta.Filename))
+		if out == "/" || out == "." || out == "" {
+			out = c.ID
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".part-*")
+	if err != nil {
+		return failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", out, err)
+	}
+	defer func() { _ = os.Remove(f.Name()) }()
+	p := a.progress("Downloading "+filepath.Base(out), -1)
+	bw := bufio.NewWriterSize(io.MultiWriter(f, p), 256<<10)
+	meta, n, err := cl.DownloadAttachment(ctx, ws, c.ID, bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	p.done(err == nil)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), out); err != nil {
+		return failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", out, err)
+	}
+	return a.emit(map[string]any{"id": c.ID, "file": out, "bytes": n, "mime": meta.MIME, "etag": meta.ETag},
+		func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "Downloaded %s to %s (%s, %s)\n", c.ID, out, meta.MIME, humanBytes(n))
+			return err
+		}, nil)
+}
+
+// AttachmentListCmd is `attachment list`.
+type AttachmentListCmd struct {
+	Item       string `help:"Only the attachments of this item (ref, slug or id)."`
+	Category   string `help:"Only this kind: image, video, audio, document, text, archive, other."`
+	Collection string `help:"Only attachments of items in this collection (slug or id)."`
+	Attached   bool   `help:"Only attachments on an item."`
+	Unattached bool   `help:"Only attachments on no item."`
+	Sort       string `help:"created_at, created_at_desc (default), size, size_desc, filename, filename_desc."`
+	Limit      int    `help:"Page size (1-200, default 50)."`
+	Offset     int    `help:"Rows to skip."`
+}
+
+// Run lists one page.
+func (c *AttachmentListCmd) Run(ctx context.Context, a *App) error {
+	cl, ws, err := a.inWorkspace(ctx)
+	if err != nil {
+		return err
+	}
+	q := url.Values{}
+	for k, v := range map[string]string{"item_id": c.Item, "category": c.Category, "collection": c.Collection, "sort": c.Sort} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	switch {
+	case c.Attached && c.Unattached:
+		return usagef("attached_unattached", "", "--attached and --unattached exclude each other; give at most one")
+	case c.Attached:
+		q.Set("item", "attached")
+	case c.Unattached:
+		q.Set("item", "unattached")
+	}
+	if c.Limit > 0 {
+		q.Set("limit", strconv.Itoa(c.Limit))
+	}
+	if c.Offset > 0 {
+		q.Set("offset", strconv.Itoa(c.Offset))
+	}
+	list, err := cl.ListAttachments(ctx, ws, q)
+	if err != nil {
+		return err
+	}
+	return a.emit(list, func(w io.Writer) error {
+		if len(list.Attachments) == 0 {
+			_, err := fmt.Fprintln(w, "No attachments.")
+			return err
+		}
+		t := &table{cols: []column{{header: "ID"}, {header: "ITEM"}, {header: "NAME", flex: true, min: 12}, {header: "TYPE"}, {header: "SIZE"}, {header: "UPLOADED"}}}
+		for _, at := range list.Attachments {
+			item := at.ItemRef
+			if item == "" {
+				item = "-"
+			}
+			t.add(plain(at.ID), plain(item), plain(at.Filename), plain(baseType(at.MimeType)), plain(humanBytes(at.SizeBytes)), plain(at.CreatedAt))
+		}
+		if err := t.write(w, a.style); err != nil {
+			return err
+		}
+		if shown := list.Offset + len(list.Attachments); shown < list.Total {
+			_, err := fmt.Fprintf(w, "%d of %d shown; --offset %d for more\n", len(list.Attachments), list.Total, shown)
+			return err
+		}
+		return nil
+	}, nil)
+}
+
+func baseType(t string) string {
+	for i := 0; i < len(t); i++ {
+		if t[i] == ';' {
+			return t[:i]
+		}
+	}
+	return t
+}
+
+// AttachmentShowCmd is `attachment show <id>`.
+type AttachmentShowCmd struct {
+	ID string `arg:"" help:"The attachment's id."`
+}
+
+// Run asks padd for the headers alone (HEAD).
+func (c *AttachmentShowCmd) Run(ctx context.Context, a *App) error {
+	cl, ws, err := a.inWorkspace(ctx)
+	if err != nil {
+		return err
+	}
+	m, err := cl.AttachmentHead(ctx, ws, c.ID)
+	if err != nil {
+		return err
+	}
+	return a.emit(m, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "%-15s %s\n%-15s %s\n%-15s %s\n%-15s %s (%d bytes)\n%-15s %s\n%-15s %s\n",
+			"ID:", m.ID, "Filename:", clean(m.Filename), "MIME:", m.MIME, "Size:", humanBytes(m.Size), m.Size, "ETag:", m.ETag, "Last-Modified:", m.LastModified)
+		return err
+	}, nil)
+}
+
+// AttachmentAttachCmd is `attachment attach <id> <item-ref>`.
+type AttachmentAttachCmd struct {
+	ID   string `arg:"" help:"The unattached upload's id."`
+	Item string `arg:"" help:"The item to attach it to (ref, slug or id)."`
+}
+
+// Run binds it; padd refuses one already attached (attach is never a move).
+func (c *AttachmentAttachCmd) Run(ctx context.Context, a *App) error {
+	cl, ws, err := a.inWorkspace(ctx)
+	if err != nil {
+		return err
+	}
+	at, err := cl.AttachAttachment(ctx, ws, c.ID, c.Item)
+	if err != nil {
+		return err
+	}
+	return a.emit(at, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "Attached %s to %s\n", clean(at.Filename), at.ItemRef)
+		return err
+	}, nil)
+}
+
+// AttachmentDeleteCmd is `attachment delete <id>`.
+type AttachmentDeleteCmd struct {
+	ID string `arg:"" help:"The attachment's id."`
+}
+
+// Run deletes the row; padd removes the bytes once no row names them.
+func (c *AttachmentDeleteCmd) Run(ctx context.Context, a *App) error {
+	cl, ws, err := a.inWorkspace(ctx)
+	if err != nil {
+		return err
+	}
+	if err := cl.DeleteAttachment(ctx, ws, c.ID); err != nil {
+		return err
+	}
+	return a.emit(map[string]any{"id": c.ID, "deleted": true}, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "Deleted attachment %s\n", c.ID)
+		return err
+	}, nil)
+}
