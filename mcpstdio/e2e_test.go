@@ -231,7 +231,7 @@ func agentSession(t *testing.T, proto string) {
 		}
 	}
 	lrt, err := cs.ListResourceTemplates(context.Background(), nil)
-	if err != nil || len(lrt.ResourceTemplates) != 5 {
+	if err != nil || len(lrt.ResourceTemplates) != 6 {
 		t.Errorf("resource templates: %v %v", lrt, err)
 	}
 
@@ -334,8 +334,8 @@ func TestErrorPaths(t *testing.T) {
 		"fields": map[string]any{"status": "bogus"}}, "validation_error")
 	refused(t, cs, "pad_item", map[string]any{"action": "get", "ref": "TASK-999"}, "not_found")
 	refused(t, cs, "pad_item", map[string]any{"action": "list", "workspace": "nope"}, "not_found")
-	r = refused(t, cs, "pad_attachment", map[string]any{"action": "list"}, "not_implemented")
-	if r.str("details", "action") != "list" {
+	r = refused(t, cs, "pad_workspace", map[string]any{"action": "storage"}, "not_implemented")
+	if r.str("details", "action") != "storage" {
 		t.Errorf("not_implemented details: %s", r.texts[0])
 	}
 	refused(t, cs, "pad_workspace", map[string]any{"action": "invite", "email": "a@b.c"}, "not_implemented")

@@ -24,9 +24,6 @@ var notWired = map[string]pending{
 	"pad_workspace.audit-log": {Missing: "the audit log", Hint: "pad_project activity shows who changed what"},
 	"pad_workspace.invite":    {Missing: "members and invitations", Never: true, Hint: "padd keeps one person's workspaces on this machine; invite people on a Pad server"},
 	"pad_workspace.claim":     {Missing: "workspace claims", Never: true, Hint: "claims belong to a Pad server account; padd's workspaces are already yours"},
-
-	"pad_attachment.list": {Missing: "attachments", Hint: "padd stores no attachments yet; link files from an item's content instead"},
-	"pad_attachment.show": {Missing: "attachments", Hint: "padd stores no attachments yet"},
 }
 
 // refusal is the tool error a not-wired action answers with.

@@ -45,6 +45,7 @@ func (s *Server) addResources() {
 		{"pad://workspace/{workspace}/collections", "pad collections", mimeJSON, "Collections with their schemas and counts.", readCollections},
 		{"pad://workspace/{workspace}/dashboard", "pad dashboard", mimeJSON, "The workspace dashboard (same as pad_project dashboard).", readDashboard},
 		{"pad://workspace/{workspace}/bootstrap", "pad bootstrap", mimeJSON, "One-shot workspace overview (same as pad_meta bootstrap).", readBootstrap},
+		{"pad://workspace/{workspace}/attachments/{id}", "pad attachment image", "image/*", "An image attachment as base64, at most 1 MiB (other files: pad_attachment show, padctl attachment download).", readAttachment},
 	}
 	for _, t := range templates {
 		s.mcp.AddResourceTemplate(mcpgo.NewResourceTemplate(t.uri, t.name,

@@ -145,8 +145,8 @@ func TestFromAPI(t *testing.T) {
 }
 
 func TestNotWiredRefusal(t *testing.T) {
-	e := notWired["pad_attachment.list"].refusal("pad_attachment.list")
-	if e.Code != codeNotImplemented || e.Details["action"] != "list" || !strings.Contains(e.Message, "attachments") || e.Hint == "" {
+	e := notWired["pad_workspace.storage"].refusal("pad_workspace.storage")
+	if e.Code != codeNotImplemented || e.Details["action"] != "storage" || !strings.Contains(e.Message, "storage usage") || e.Hint == "" {
 		t.Errorf("%+v", e)
 	}
 	e = notWired["pad_workspace.invite"].refusal("pad_workspace.invite")
