@@ -172,6 +172,8 @@ type AttachmentManifestEntry struct {
 	Variant     string `json:"variant,omitempty"`
 	UploadedBy  string `json:"uploaded_by"`
 	CreatedAt   string `json:"created_at"`
+	// UploadedByName is padd's: an agent's name, or the user's.
+	UploadedByName string `json:"uploaded_by_name,omitempty"`
 }
 
 // ImportCounts counts one side of an import.

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,16 +115,19 @@ func TestImportRefusesHostileBundles(t *testing.T) {
 			if len(wss) != 1 {
 				t.Errorf("a refused import left %d workspaces", len(wss))
 			}
+			if n := blobFiles(t, h); n != 0 {
+				t.Errorf("a refused import left %d files in the blob directory", n)
+			}
 		})
 	}
 
-	// The same bundle with a good manifest imports; the blob is counted,
-	// not modelled yet, and the item keeps its number, times and door.
+	// The same bundle with a good manifest imports, the blob as an
+	// unattached attachment, and the item keeps its number, times and door.
 	good := makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: api.BundleManifestEntry, body: okManifest},
 		entry{name: "attachments/a1.png", body: blob}, entry{name: "extra/notes.txt", body: "?"})
 	var res api.ImportResult
 	h.mustJSON("POST", "/api/v1/workspaces/import", string(good), 201, &res, "Content-Type", "application/x-gzip; charset=binary")
-	if res.ImportSummary.InBundle.Attachments != 1 || res.ImportSummary.NotModelled["attachments"] != 1 ||
+	if res.ImportSummary.InBundle.Attachments != 1 || res.ImportSummary.Imported.Attachments != 1 ||
 		res.ImportSummary.NotModelled["unknown_entry"] != 1 || res.ImportSummary.Imported.Items != 1 {
 		t.Errorf("summary %+v", res.ImportSummary)
 	}
@@ -282,5 +287,77 @@ func TestImportCountsRefusedLinks(t *testing.T) {
 	s := res.ImportSummary
 	if s.Imported.Links != 1 || s.InBundle.Links != 3 || s.NotModelled["link_refused"] != 1 || s.NotModelled["link_type_relates-to"] != 1 {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+// Attachments travel in the bundle: the manifest and each blob, in a
+// fixed order; the import puts the blobs in place and binds each row to
+// the copy of its item. One on an archived item stays behind (as the
+// item does).
+func TestBundleCarriesAttachments(t *testing.T) {
+	h := newHarness(t)
+	h.task("Has files")
+	h.task("Archived")
+	img := pngBytes(t, 4, 2)
+	shot := h.upload(img, "shot.png", "TASK-1", 201)
+	h.upload([]byte("loose notes"), "notes", "", 201)
+	h.upload([]byte("gone with its item"), "old.txt", "TASK-2", 201)
+	h.mustJSON("DELETE", wsPath("/items/TASK-2"), nil, 204, nil)
+
+	b1 := h.mustJSON("GET", wsPath("/export?format=tar"), nil, 200, nil)
+	b2 := h.mustJSON("GET", wsPath("/export?format=tar"), nil, 200, nil)
+	names, tar1 := untar(t, b1.body)
+	_, tar2 := untar(t, b2.body)
+	var list api.AttachmentList
+	h.mustJSON("GET", wsPath("/attachments?sort=created_at"), nil, 200, &list)
+	wantNames := []string{api.BundleExportEntry, api.BundleManifestEntry, "attachments/" + shot.ID + ".png", "attachments/" + list.Attachments[1].ID + ".bin"}
+	if !slices.Equal(names, wantNames) {
+		t.Fatalf("bundle entries %v, want %v", names, wantNames)
+	}
+	at := regexp.MustCompile(`"exported_at": "[^"]*"`)
+	if !bytes.Equal(at.ReplaceAll(tar1, nil), at.ReplaceAll(tar2, nil)) {
+		t.Error("two bundles of one workspace differ beyond exported_at")
+	}
+
+	var res api.ImportResult
+	h.mustJSON("POST", "/api/v1/workspaces/import?name=Copy", string(b1.body), 201, &res, "Content-Type", "application/gzip")
+	if res.ImportSummary.InBundle.Attachments != 2 || res.ImportSummary.Imported.Attachments != 2 || len(res.ImportSummary.NotModelled) != 0 {
+		t.Fatalf("summary %+v", res.ImportSummary)
+	}
+	var copied api.AttachmentList
+	h.mustJSON("GET", "/api/v1/workspaces/copy/attachments?sort=created_at", nil, 200, &copied)
+	if copied.Total != 2 {
+		t.Fatalf("copy holds %+v", copied)
+	}
+	c := copied.Attachments[0]
+	if c.ItemRef != "TASK-1" || c.Filename != "shot.png" || c.ContentHash != shot.ContentHash || !c.Imported || c.Width == nil || *c.Width != 4 ||
+		c.CreatedAt != list.Attachments[0].CreatedAt || c.ID == shot.ID {
+		t.Errorf("copied attachment %+v", c)
+	}
+	if c := copied.Attachments[1]; c.ItemID != nil || c.Filename != "notes" {
+		t.Errorf("copied unattached attachment %+v", c)
+	}
+	r := h.call("GET", "/api/v1/workspaces/copy/attachments/"+c.ID, nil)
+	if r.status != 200 || !bytes.Equal(r.body, img) {
+		t.Fatalf("copy's bytes: %d, %d bytes", r.status, len(r.body))
+	}
+	// Identical content is still one blob: three uploads, two contents
+	// exported, one more content left behind with its archived item.
+	if n := blobFiles(t, h); n != 3 {
+		t.Errorf("%d blob files, want 3", n)
+	}
+
+	// A blob that does not match its manifest: refused, nothing left.
+	before := blobFiles(t, h)
+	bad := makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport},
+		entry{name: api.BundleManifestEntry, body: manifestOf(api.AttachmentManifestEntry{ID: "a1", Filename: "x.txt", SizeBytes: 5, ContentHash: sha("abcde")},
+			api.AttachmentManifestEntry{ID: "a2", Filename: "y.txt", SizeBytes: 5, ContentHash: sha("fghij")})},
+		entry{name: "attachments/a1.txt", body: "abcde"}, entry{name: "attachments/a2.txt", body: "FGHIJ"})
+	e := h.wantError("POST", "/api/v1/workspaces/import", string(bad), 400, api.CodeBadBundle, "Content-Type", "application/gzip")
+	if e.Details["reason"] != "blob_hash_mismatch" {
+		t.Errorf("reason %v", e.Details["reason"])
+	}
+	if n := blobFiles(t, h); n != before {
+		t.Errorf("%d blob files after a refused import, want %d", n, before)
 	}
 }

@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/blobstore"
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
 )
 
 // Workspace export in Pad's format (docs/BUNDLES.md); its routes, with
@@ -79,9 +81,15 @@ func (s *Server) exportWorkspace(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Type", api.BundleContentType)
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-export.tar.gz"`, slug))
+	var blobs *blobstore.Store
+	if len(ew.manifest) > 0 {
+		if blobs, err = s.blobs(); err != nil {
+			return err
+		}
+	}
 	w.Header().Set("Trailer", api.BundleStatusTrailer)
 	w.WriteHeader(200)
-	if err := writeBundle(w, f, size); err != nil {
+	if err := writeBundle(w, f, size, ew.manifest, blobs); err != nil {
 		return s.afterHeader(r, err)
 	}
 	w.Header().Set(api.BundleStatusTrailer, api.BundleStatusOK)
@@ -115,10 +123,11 @@ func (s *Server) afterHeader(r *http.Request, err error) error {
 }
 
 // writeBundle writes the tar.gz bundle: pad-export.json (size bytes from
-// export), then the attachment manifest, always in that order and with
-// fixed headers, so two bundles of one workspace differ only where the
-// JSON's exported_at does.
-func writeBundle(w io.Writer, export io.Reader, size int64) error {
+// export), then the attachment manifest, then each entry's blob in the
+// manifest's order, always with fixed headers, so two bundles of one
+// workspace differ only where the JSON's exported_at does. Blobs stream
+// from their files.
+func writeBundle(w io.Writer, export io.Reader, size int64, entries []api.AttachmentManifestEntry, blobs *blobstore.Store) error {
 	// Fastest compression: a bundle is written for a copy or a backup,
 	// and the export's JSON still shrinks to about a third of its size.
 	gz, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
@@ -134,7 +143,10 @@ func writeBundle(w io.Writer, export io.Reader, size int64) error {
 	if n, err := io.Copy(tw, export); err != nil || n != size {
 		return errors.Join(err, fmt.Errorf("export file: copied %d of %d bytes", n, size))
 	}
-	manifest, err := json.MarshalIndent(api.AttachmentManifest{Version: api.BundleManifestVer, Entries: []api.AttachmentManifestEntry{}}, "", "  ")
+	if entries == nil {
+		entries = []api.AttachmentManifestEntry{}
+	}
+	manifest, err := json.MarshalIndent(api.AttachmentManifest{Version: api.BundleManifestVer, Entries: entries}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -145,7 +157,29 @@ func writeBundle(w io.Writer, export io.Reader, size int64) error {
 	if _, err := tw.Write(manifest); err != nil {
 		return err
 	}
+	for _, m := range entries {
+		if err := writeBlobEntry(tw, blobs, m, epoch); err != nil {
+			return err
+		}
+	}
 	return errors.Join(tw.Close(), gz.Close())
+}
+
+// writeBlobEntry copies one blob into the bundle under its entry name.
+func writeBlobEntry(tw *tar.Writer, blobs *blobstore.Store, m api.AttachmentManifestEntry, epoch time.Time) error {
+	f, err := blobs.Open(m.ContentHash)
+	if err != nil {
+		return fmt.Errorf("attachment %s: %w", m.ID, err)
+	}
+	defer f.Close()
+	if err := tw.WriteHeader(&tar.Header{Name: BundleBlobPath(m.ID, m.Filename), Mode: 0o644, Size: m.SizeBytes,
+		ModTime: epoch, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
+		return err
+	}
+	if n, err := io.Copy(tw, f); err != nil || n != m.SizeBytes {
+		return errors.Join(err, fmt.Errorf("attachment %s: copied %d of %d bytes", m.ID, n, m.SizeBytes))
+	}
+	return nil
 }
 
 // exportWriter writes pad-export.json record by record as
@@ -160,6 +194,8 @@ type exportWriter struct {
 	first   bool
 	done    map[string]bool
 	err     error
+	// manifest is the attachments' manifest, written after the JSON.
+	manifest []api.AttachmentManifestEntry
 }
 
 func newExportWriter(f io.Writer, at time.Time) *exportWriter {
@@ -279,4 +315,16 @@ func (e *exportWriter) Version(v *model.Version) error {
 	return e.put("item_versions", api.ItemVersionExport{ID: v.ID, ItemID: v.ItemID, Content: v.Content,
 		ChangeSummary: v.Summary, CreatedBy: v.Actor.Kind, Source: v.Actor.Source, CreatedAt: exportTime(v.CreatedAt),
 		BodySHA256: hex.EncodeToString(sum[:]), Title: v.Title})
+}
+
+func (e *exportWriter) Attachment(a *storage.Attachment) error {
+	m := api.AttachmentManifestEntry{ID: a.ID, Filename: a.Filename, MIME: a.MIME, SizeBytes: a.Size, ContentHash: a.Hash,
+		ItemID: a.ItemID, Variant: "original", UploadedBy: a.UploadedBy.Kind, UploadedByName: a.UploadedBy.Name,
+		CreatedAt: exportTime(a.CreatedAt)}
+	if a.Width > 0 && a.Height > 0 {
+		wd, ht := a.Width, a.Height
+		m.Width, m.Height = &wd, &ht
+	}
+	e.manifest = append(e.manifest, m)
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/blobstore"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -35,15 +36,19 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 	var exp *api.WorkspaceExport
 	var summary api.ImportSummary
 	var err error
+	var b *Bundle
 	if isBundle(r.Header.Get("Content-Type")) {
-		var b *Bundle
-		b, err = ReadBundle(body, DefaultBundleLimits())
+		blobs, berr := s.blobs()
+		if berr != nil {
+			return berr
+		}
+		b, err = readBundle(body, DefaultBundleLimits(), blobs)
 		if err == nil {
+			// Staged blobs not committed below are removed: a refused
+			// import leaves no file behind.
+			defer b.Discard()
 			exp = b.Export
 			summary.InBundle.Attachments = len(b.Manifest.Entries)
-			if n := len(b.Manifest.Entries); n > 0 {
-				summary.NotModelled = map[string]int{"attachments": n}
-			}
 			for k, n := range b.Skipped {
 				summary.NotModelled = addCount(summary.NotModelled, k, n)
 			}
@@ -73,6 +78,16 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 	summary.InBundle.Links = len(exp.ItemLinks)
 	summary.InBundle.Versions = len(exp.ItemVersions)
 	summary.InBundle.Roles = len(exp.Roles)
+	if b != nil {
+		// The blobs go in place before the rows that name them commit.
+		var skipped map[string]int
+		if in.Attachments, skipped, err = s.bundleAttachments(b); err != nil {
+			return err
+		}
+		for k, n := range skipped {
+			summary.NotModelled = addCount(summary.NotModelled, k, n)
+		}
+	}
 	out, err := s.store.ImportWorkspace(in, actor(r))
 	if err != nil {
 		return err
@@ -81,7 +96,8 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 		summary.NotModelled = addCount(summary.NotModelled, k, n)
 	}
 	summary.Imported = api.ImportCounts{Collections: out.Imported.Collections, Items: out.Imported.Items,
-		Comments: out.Imported.Comments, Links: out.Imported.Links, Versions: out.Imported.Versions, Roles: out.Imported.Roles}
+		Comments: out.Imported.Comments, Links: out.Imported.Links, Versions: out.Imported.Versions, Roles: out.Imported.Roles,
+		Attachments: out.Imported.Attachments}
 	writeJSON(w, 201, api.ImportResult{Workspace: wireWorkspace(out.Workspace), ImportSummary: summary})
 	return nil
 }
@@ -200,11 +216,59 @@ func DefaultBundleLimits() BundleLimits {
 }
 
 // Bundle is what ReadBundle read: the export, the manifest (empty when
-// the bundle has none), and what it skipped, by kind.
+// the bundle has none), and what it skipped, by kind. Staged holds, by
+// entry name, the blobs readBundle wrote to temporary files (each
+// matching its manifest entry) when it was given a blob store.
 type Bundle struct {
 	Export   *api.WorkspaceExport
 	Manifest api.AttachmentManifest
 	Skipped  map[string]int
+	Staged   map[string]*blobstore.Staged
+}
+
+// Discard removes the staged blobs that were not committed.
+func (b *Bundle) Discard() {
+	for _, st := range b.Staged {
+		st.Discard()
+	}
+}
+
+// bundleAttachments commits the staged blob of each manifest entry (the
+// originals: thumbnails and other variants are counted and left out) and
+// turns the entries into storage's import rows. The type is sniffed
+// from the bytes, as for an upload, not taken from the manifest.
+func (s *Server) bundleAttachments(b *Bundle) ([]storage.ImportAttachment, map[string]int, error) {
+	blobs, err := s.blobs()
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []storage.ImportAttachment
+	skipped := map[string]int{}
+	for i := range b.Manifest.Entries {
+		m := &b.Manifest.Entries[i]
+		st := b.Staged[BundleBlobPath(m.ID, m.Filename)]
+		if st == nil {
+			continue // counted as blob_missing
+		}
+		if (m.Variant != "" && m.Variant != "original") || m.ParentID != "" {
+			skipped["attachment_variant"]++
+			continue
+		}
+		mt := http.DetectContentType(st.Head)
+		hash, size := st.Hash, st.Size
+		if _, err := st.Commit(); err != nil {
+			return nil, nil, storageFault(err)
+		}
+		wd, ht := imageSize(blobs, mt, hash)
+		kind := m.UploadedBy
+		if kind != model.ActorAgent {
+			kind = model.ActorUser
+		}
+		at, _ := parseExportTime(m.CreatedAt)
+		out = append(out, storage.ImportAttachment{ItemKey: m.ItemID, Filename: m.Filename, MIME: mt, Size: size, Hash: hash,
+			Width: wd, Height: ht, UploadedBy: exportActor(kind, m.UploadedByName, ""), CreatedAt: at})
+	}
+	return out, skipped, nil
 }
 
 func badBundle(reason, format string, args ...any) *api.Error {
@@ -218,6 +282,21 @@ func badBundle(reason, format string, args ...any) *api.Error {
 // first and the manifest second, and every blob's bytes must hash to its
 // manifest entry. Blobs are hashed as they stream by, never held.
 func ReadBundle(r io.Reader, lim BundleLimits) (*Bundle, error) {
+	return readBundle(r, lim, nil)
+}
+
+// readBundle is ReadBundle that, given blobs, also stages each blob the
+// manifest names in a temporary file as it is hashed; on a refusal none
+// is left.
+func readBundle(r io.Reader, lim BundleLimits, blobs *blobstore.Store) (_ *Bundle, err error) {
+	staged := map[string]*blobstore.Staged{}
+	defer func() {
+		if err != nil {
+			for _, st := range staged {
+				st.Discard()
+			}
+		}
+	}()
 	comp := &countReader{r: io.LimitReader(r, lim.MaxCompressed+1)}
 	gz, err := gzip.NewReader(bufio.NewReaderSize(comp, 32<<10))
 	if err != nil {
@@ -225,7 +304,7 @@ func ReadBundle(r io.Reader, lim BundleLimits) (*Bundle, error) {
 	}
 	exp := &expandReader{r: gz, comp: comp, lim: lim}
 	tr := tar.NewReader(exp)
-	out := &Bundle{Skipped: map[string]int{}}
+	out := &Bundle{Skipped: map[string]int{}, Staged: staged}
 	seen := map[string]bool{}
 	manifest := map[string]*api.AttachmentManifestEntry{}
 	hashed := map[string]bool{}
@@ -311,16 +390,34 @@ func ReadBundle(r io.Reader, lim BundleLimits) (*Bundle, error) {
 				return nil, badBundle("order", "blob %q comes before pad-export.json and the manifest", model.Excerpt(name))
 			}
 			m := manifest[clean]
-			h := sha256.New()
-			n, err := io.Copy(h, tr)
-			if err != nil {
-				return nil, exp.fail(err)
+			var n int64
+			var sum string
+			if m != nil && blobs != nil {
+				src := &readErr{r: tr}
+				st, err := blobs.Stage(src, m.SizeBytes)
+				switch {
+				case src.err != nil:
+					return nil, exp.fail(src.err)
+				case errors.Is(err, blobstore.ErrTooLarge):
+					n = m.SizeBytes + 1 // refused below as a mismatch
+				case err != nil:
+					return nil, storageFault(err)
+				default:
+					staged[clean] = st
+					n, sum = st.Size, st.Hash
+				}
+			} else {
+				h := sha256.New()
+				if n, err = io.Copy(h, tr); err != nil {
+					return nil, exp.fail(err)
+				}
+				sum = hex.EncodeToString(h.Sum(nil))
 			}
 			if m == nil {
 				out.Skipped["blob_not_in_manifest"]++
 				continue
 			}
-			if n != m.SizeBytes || !strings.EqualFold(hex.EncodeToString(h.Sum(nil)), m.ContentHash) {
+			if n != m.SizeBytes || !strings.EqualFold(sum, m.ContentHash) {
 				return nil, badBundle("blob_hash_mismatch", "blob %q does not match its manifest entry (size %d, sha256 %s)",
 					model.Excerpt(name), m.SizeBytes, model.Excerpt(m.ContentHash)).With("entry", model.Excerpt(name))
 			}
@@ -344,6 +441,21 @@ func ReadBundle(r io.Reader, lim BundleLimits) (*Bundle, error) {
 		out.Skipped["blob_missing"] += n
 	}
 	return out, nil
+}
+
+// readErr keeps the first error of its reader: a failed read of the
+// bundle is told apart from a failed write of a blob.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErr) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF && r.err == nil {
+		r.err = err
+	}
+	return n, err
 }
 
 // BundleBlobPath is a blob's entry name: its id and the lower-cased

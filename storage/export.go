@@ -18,6 +18,9 @@ type ExportSink interface {
 	Link(*model.Link) error
 	// Version gets each version with its body, oldest first per item.
 	Version(*model.Version) error
+	// Attachment gets each attachment row of a live item, and each
+	// unattached one, in id (creation) order.
+	Attachment(*Attachment) error
 }
 
 // ExportWorkspace reads the live workspace ws into sink, record by
@@ -108,6 +111,24 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 			}
 			ver.ItemID = idString(k[:16])
 			if err := sink.Version(ver); err != nil {
+				return err
+			}
+		}
+		rows, _, _ := attBuckets(b)
+		if rows == nil {
+			return nil
+		}
+		cur = rows.Cursor()
+		for k, v := cur.First(); k != nil; k, v = cur.Next() {
+			var rec attachmentRecord
+			if err := decode(v, &rec); err != nil {
+				return model.Errorf(model.CodeStoredStateUnreadable, "stored attachment %s is unreadable: %v", idString(k), err)
+			}
+			if rec.ItemID != "" && !live[string(mustID(rec.ItemID))] {
+				continue
+			}
+			a := rec.view(idString(k), b.id)
+			if err := sink.Attachment(&a); err != nil {
 				return err
 			}
 		}

@@ -29,6 +29,21 @@ type ImportInput struct {
 	Links       []ImportLink
 	// Versions are each item's versions, oldest first.
 	Versions map[string][]ImportVersion
+	// Attachments are rows of blobs already durable in place.
+	Attachments []ImportAttachment
+}
+
+// ImportAttachment is one attachment of an import: ItemKey is the
+// export's item id ("" for an unattached upload).
+type ImportAttachment struct {
+	ItemKey       string
+	Filename      string
+	MIME          string
+	Size          int64
+	Hash          string
+	Width, Height int
+	UploadedBy    model.Actor
+	CreatedAt     time.Time
 }
 
 // ImportCollection is one collection of an import.
@@ -77,7 +92,7 @@ type ImportVersion struct {
 
 // ImportCounts counts what an import wrote.
 type ImportCounts struct {
-	Collections, Items, Comments, Links, Versions, Roles int
+	Collections, Items, Comments, Links, Versions, Roles, Attachments int
 }
 
 // ImportOutcome answers ImportWorkspace. Skipped counts, by reason, what
@@ -403,6 +418,10 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		o.Imported.Links++
 	}
 
+	if err := w.importAttachments(in.Attachments, ids, o); err != nil {
+		return nil, err
+	}
+
 	// Archived collections are archived last: their items were made live.
 	w.actor = actor
 	for i, ic := range in.Collections {
@@ -540,4 +559,61 @@ func remapValue(v any, ids map[string]string) any {
 		return out
 	}
 	return v
+}
+
+// importAttachments writes the rows of an import's attachments, marked
+// imported. One whose item the export does not hold is kept unattached
+// (and counted), so its file is not lost.
+func (w *wtx) importAttachments(in []ImportAttachment, ids map[string]string, o *ImportOutcome) error {
+	if len(in) == 0 {
+		return nil
+	}
+	rows, byItem, err := attBuckets(w.ws)
+	if err != nil {
+		return err
+	}
+	for i, ia := range in {
+		if !validHash(ia.Hash) || ia.Size < 0 {
+			return refusal(model.Invalid("attachment %d has no valid sha256 or size", i), "attachment", i)
+		}
+		name, src := CleanFilename(ia.Filename)
+		rec := &attachmentRecord{Filename: name, FilenameSource: src, MIME: ia.MIME, Size: ia.Size, Hash: ia.Hash,
+			Width: ia.Width, Height: ia.Height, UploadedBy: ia.UploadedBy, CreatedAt: tstamp(ia.CreatedAt), Imported: true}
+		if rec.UploadedBy.Kind == "" {
+			rec.UploadedBy = w.actor
+		}
+		if ia.CreatedAt.IsZero() {
+			rec.CreatedAt = tstamp(w.now)
+		}
+		k := mustID(newID())
+		if ia.ItemKey != "" {
+			if id, ok := ids[ia.ItemKey]; ok {
+				rec.ItemID = id
+				if err := byItem.Put(cat(mustID(id), k), nil); err != nil {
+					return err
+				}
+			} else {
+				o.Skipped["attachment_item_not_in_export"]++
+			}
+		}
+		if err := putAttachment(rows, k, rec); err != nil {
+			return err
+		}
+		o.Imported.Attachments++
+	}
+	return nil
+}
+
+// validHash reports whether h is a sha256 in lower-case hex (a blob's
+// name).
+func validHash(h string) bool {
+	if len(h) != 64 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
