@@ -4,12 +4,15 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/launch"
 )
 
 // TestAttachmentCommands runs padctl in-process against a real padd:
@@ -67,5 +70,60 @@ func TestAttachmentCommands(t *testing.T) {
 	r = run("-w", "files", "attachment", "show", loose)
 	if r.code == 0 || !strings.Contains(r.stderr, "not_found") {
 		t.Fatalf("show after delete: %s", r)
+	}
+}
+
+// padd sweeps at start-up: a blob no row names, older than the grace
+// period, is gone once padd answers; a named one and a young orphan stay.
+func TestAttachmentSweepAtStartup(t *testing.T) {
+	padd, _ := binaries(t)
+	home := startPadd(t, padd)
+	dir := t.TempDir()
+	_, must := inProcess(t, home, dir)
+	must("workspace", "create", "Files", "--slug", "files")
+	src := filepath.Join(dir, "kept.txt")
+	if err := os.WriteFile(src, []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kept := decode[api.AttachmentUpload](t, must("-w", "files", "attachment", "upload", "-", src, "--format", "json"))
+	info, err := launch.ReadInfo(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := terminate(info.PID); err != nil || !waitExit(context.Background(), info.PID, 10*time.Second) {
+		t.Fatalf("padd pid %d did not stop: %v", info.PID, err)
+	}
+
+	blobs := filepath.Join(home, "blobs")
+	plant := func(hash string, age time.Duration) string {
+		t.Helper()
+		p := filepath.Join(blobs, hash[:2], hash)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(p); err != nil {
+			if err := os.WriteFile(p, []byte("orphan "+hash[:4]), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		at := time.Now().Add(-age)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old := plant(strings.Repeat("ab", 32), 2*time.Hour)
+	young := plant(strings.Repeat("cd", 32), time.Minute)
+	named := plant(kept.ContentHash, 2*time.Hour)
+
+	startPaddIn(t, padd, home)
+	for p, want := range map[string]bool{old: false, young: true, named: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			log, _ := os.ReadFile(filepath.Join(home, "padd.log"))
+			t.Errorf("%s there: %v, want %v; padd.log:\n%s", filepath.Base(p)[:8], err == nil, want, log)
+		}
+	}
+	if r := must("-w", "files", "attachment", "download", kept.ID, "-"); r.stdout != "kept" {
+		t.Errorf("kept attachment after the sweep: %q", r.stdout)
 	}
 }

@@ -402,7 +402,12 @@ func TestE2EVersionMismatch(t *testing.T) {
 // answers, and stops it at the end of the test.
 func startPadd(t testing.TB, bin string) string {
 	t.Helper()
-	home := t.TempDir()
+	return startPaddIn(t, bin, t.TempDir())
+}
+
+// startPaddIn starts padd on home and waits until it answers.
+func startPaddIn(t testing.TB, bin, home string) string {
+	t.Helper()
 	cmd := exec.Command(bin, "--quiet", "--port", "0")
 	cmd.Env = testEnv(home)
 	var errb bytes.Buffer

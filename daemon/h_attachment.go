@@ -178,8 +178,12 @@ func (s *Server) uploadAttachment(w http.ResponseWriter, r *http.Request) error 
 	itemRef := strings.TrimSpace(q.Get("item_id"))
 	// Refuse a missing workspace or item before a byte is stored.
 	if itemRef != "" {
-		if _, err := s.store.GetItem(ws, itemRef); err != nil {
+		v, err := s.store.GetItem(ws, itemRef)
+		if err != nil {
 			return err
+		}
+		if v.DeletedAt != nil || (v.Collection != nil && v.Collection.ArchivedAt != nil) {
+			return model.Errorf(model.CodeArchived, "Item %s is archived; restore it first (item restore) to attach files to it", v.Ref).With("ref", v.Ref)
 		}
 	} else if _, err := s.store.GetWorkspace(ws); err != nil {
 		return err

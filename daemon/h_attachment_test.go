@@ -166,7 +166,14 @@ func TestAttachmentsOverREST(t *testing.T) {
 	h.wantError("GET", wsPath("/attachments/..%2F..%2Fetc"), nil, 400, api.CodeBadRequest)
 	h.wantError("GET", wsPath("/attachments/"+up.ContentHash), nil, 404, api.CodeNotFound) // a hash is not an id
 
-	// Refused before a byte is stored: a missing item or workspace.
+	// Refused before a byte is stored: a missing or archived item, a
+	// missing workspace.
+	h.mustJSON("DELETE", wsPath("/items/TASK-2"), nil, 204, nil)
+	files := blobFiles(t, h)
+	h.wantError("POST", wsPath("/attachments?item_id=TASK-2&filename=x"), "new bytes", 409, api.CodeArchived, "Content-Type", "text/plain")
+	if blobFiles(t, h) != files {
+		t.Error("a refused upload left a file")
+	}
 	h.wantError("POST", wsPath("/attachments?item_id=TASK-99&filename=x"), "data", 404, api.CodeNotFound, "Content-Type", "text/plain")
 	h.wantError("POST", "/api/v1/workspaces/nope/attachments?filename=x", "data", 404, api.CodeNotFound, "Content-Type", "text/plain")
 }

@@ -215,6 +215,9 @@ func putAttachment(rows *bucket, k []byte, rec *attachmentRecord) error {
 // CreateAttachment stores the row of a durable blob, attached to the
 // live item ItemRef names or unattached.
 func (s *Store) CreateAttachment(ws string, in NewAttachment, actor model.Actor) (*Attachment, error) {
+	if !validHash(in.Hash) || in.Size < 0 {
+		return nil, model.Invalid("an attachment names its blob by sha256 (64 lower-case hex digits) and a size").With("field", "hash")
+	}
 	var out *Attachment
 	err := s.write(ws, actor, func(w *wtx) error {
 		var it *model.Item
