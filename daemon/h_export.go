@@ -319,7 +319,7 @@ func (e *exportWriter) Version(v *model.Version) error {
 
 func (e *exportWriter) Attachment(a *storage.Attachment) error {
 	m := api.AttachmentManifestEntry{ID: a.ID, Filename: a.Filename, MIME: a.MIME, SizeBytes: a.Size, ContentHash: a.Hash,
-		ItemID: a.ItemID, Variant: "original", UploadedBy: a.UploadedBy.Kind, UploadedByName: a.UploadedBy.Name,
+		ItemID: a.ItemID, UploadedBy: a.UploadedBy.Kind, UploadedByName: a.UploadedBy.Name,
 		CreatedAt: exportTime(a.CreatedAt)}
 	if a.Width > 0 && a.Height > 0 {
 		wd, ht := a.Width, a.Height
