@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"runtime"
@@ -98,6 +99,7 @@ func TestImportRefusesHostileBundles(t *testing.T) {
 		{"no export", makeBundle(t, entry{name: "other.txt", body: "x"}), api.CodeBadBundle, "missing_export"},
 		{"not gzip", []byte("PK\x03\x04 a zip file"), api.CodeBadBundle, "gzip"},
 		{"cut short", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport})[:100], api.CodeBadBundle, "damaged"},
+		{"cut in a blob", cutInBlob(t, smallExport), api.CodeBadBundle, "damaged"},
 		{"version", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `"version":1`, `"version":2`, 1)}), api.CodeBadBundle, "version"},
 		{"model: unknown collection", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `"collection_id":"c1"`, `"collection_id":"c9"`, 1)}), "validation_error", ""},
 		{"model: bad status", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `{\"status\":\"open\"}`, `{\"status\":\"nope\"}`, 1)}), "validation_error", ""},
@@ -360,4 +362,21 @@ func TestBundleCarriesAttachments(t *testing.T) {
 	if n := blobFiles(t, h); n != before {
 		t.Errorf("%d blob files after a refused import, want %d", n, before)
 	}
+}
+
+// cutInBlob is a bundle whose 64 KiB blob (random, so gzip cannot shrink
+// it) is cut off half way: the staged part must not stay.
+func cutInBlob(t *testing.T, export string) []byte {
+	t.Helper()
+	blob := make([]byte, 64<<10)
+	r := rand.New(rand.NewPCG(29, 29))
+	for i := range blob {
+		blob[i] = byte(r.Uint32())
+	}
+	sum := sha256.Sum256(blob)
+	full := makeBundle(t, entry{name: api.BundleExportEntry, body: export},
+		entry{name: api.BundleManifestEntry, body: manifestOf(api.AttachmentManifestEntry{ID: "big", Filename: "big.bin",
+			SizeBytes: int64(len(blob)), ContentHash: hex.EncodeToString(sum[:])})},
+		entry{name: "attachments/big.bin", body: string(blob)})
+	return full[:len(full)/2]
 }
