@@ -43,7 +43,14 @@ type SyncStatus struct {
 	// Live: the remote's event stream is connected and padd has caught
 	// up since it connected, so remote changes arrive as they happen.
 	Live bool `json:"live,omitempty"`
+	// NotSynced names what padd keeps in the workspace that the link does
+	// not carry either way (SyncNotCarried).
+	NotSynced []string `json:"not_synced,omitempty"`
 }
+
+// SyncNotCarried is what no link carries yet: attachments stay on the
+// side they were uploaded to (they travel in bundles).
+var SyncNotCarried = []string{"attachments"}
 
 // SyncStatuses answers GET /padd/sync.
 type SyncStatuses struct {

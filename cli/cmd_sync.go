@@ -631,6 +631,9 @@ func (v syncStatusView) pairs(s *api.SyncStatus, markdown bool) *keyValues {
 	if s.LastError != "" && s.State != api.SyncSynced {
 		kv.add("last error", plain(strings.TrimSpace(clean(s.LastError))))
 	}
+	if len(s.NotSynced) > 0 {
+		kv.add("not synced", plain(clean(strings.Join(s.NotSynced, ", "))+": kept on the side that has them (they travel in bundles)"))
+	}
 	kv.add("remote version", plain(s.RemoteVersion))
 	caps := append([]string(nil), s.Capabilities...)
 	sort.Strings(caps)

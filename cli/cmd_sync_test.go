@@ -263,7 +263,7 @@ func TestSyncCloneFollowsProgressUntilSynced(t *testing.T) {
 			{Workspace: "team", URL: "https://pad.example.com", RemoteWorkspace: "team", State: api.SyncPulling, Cloning: true},
 			{Workspace: "team", URL: "https://pad.example.com", RemoteWorkspace: "team", State: api.SyncPushing, Pending: 1},
 			{Workspace: "team", URL: "https://pad.example.com", RemoteWorkspace: "team", State: api.SyncSynced, LastExchange: &at,
-				RemoteVersion: "1.4.0", Capabilities: []string{"item_patch"}},
+				RemoteVersion: "1.4.0", Capabilities: []string{"item_patch"}, NotSynced: api.SyncNotCarried},
 		}
 	})
 	p.vars["PAD_TOKEN"] = " pad_from_env\n"
@@ -276,7 +276,8 @@ func TestSyncCloneFollowsProgressUntilSynced(t *testing.T) {
 			t.Errorf("progress lacks %q:\n%s", want, r)
 		}
 	}
-	if !strings.Contains(r.stdout, "Cloned team with https://pad.example.com") || !strings.Contains(r.stdout, "remote version  1.4.0") {
+	if !strings.Contains(r.stdout, "Cloned team with https://pad.example.com") || !strings.Contains(r.stdout, "remote version  1.4.0") ||
+		!strings.Contains(r.stdout, "not synced      attachments: kept on the side that has them") {
 		t.Errorf("result:\n%s", r)
 	}
 	if clones, _, _ := p.engineSaw(); len(clones) != 1 || clones[0].Token != "pad_from_env" || clones[0].As != "" {

@@ -60,6 +60,7 @@ func (m *Manager) statusOf(wsID, slug string, link *storage.RemoteLink) api.Sync
 		w.mu.Unlock()
 	}
 	st.LastExchange = timep(exchange)
+	st.NotSynced = api.SyncNotCarried
 	if st.RemoteVersion == "" && len(link.LastProbe) > 0 {
 		var c struct {
 			Version      string   `json:"version"`
