@@ -65,7 +65,9 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	w.mu.Lock()
 	streaming := w.streaming // a pull from here on covers what the stream may have missed
 	items, colls, catchUp, resync, stars, comments := w.wantItems, w.wantColls, w.catchUp, w.resync, w.wantStars, w.commentItems
+	links := w.wantLinks
 	w.wantItems, w.wantColls, w.catchUp, w.resync, w.wantStars, w.commentItems = false, false, false, false, false, map[string]bool{}
+	w.wantLinks = false
 	w.mu.Unlock()
 	err = w.pull(ctx, c, link, items, colls, catchUp, comments)
 	if err == nil && resync {
@@ -74,10 +76,13 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	if err == nil && stars {
 		err = w.pullStars(ctx, c, link)
 	}
+	if err == nil && links {
+		err = w.reconcileLinks(ctx, c, link)
+	}
 	if err != nil {
 		w.mu.Lock()
 		w.wantItems, w.wantColls, w.catchUp, w.resync = w.wantItems || items, w.wantColls || colls, w.catchUp || catchUp, w.resync || resync
-		w.wantStars = w.wantStars || stars
+		w.wantStars, w.wantLinks = w.wantStars || stars, w.wantLinks || links
 		for id := range comments {
 			w.commentItems[id] = true
 		}
@@ -398,4 +403,23 @@ func (w *worker) resyncGone(ctx context.Context, c *remote.Client, link *storage
 		}
 	}
 	return nil
+}
+
+// reconcileLinks reads every link of the remote workspace from its export
+// and adds here those padd lacks. The Pad of August 2026 sends no event
+// for a blocks or relates link and moves no feed for one, so this is how
+// such a link made there reaches padd: at `sync now` and at a resync
+// (docs/SYNC.md). A server that refuses the export (a user who is not the
+// workspace's owner) is passed over.
+func (w *worker) reconcileLinks(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+	th, err := c.ExportThreads(ctx, link.RemoteWorkspaceID)
+	switch {
+	case err == nil:
+	case remote.IsWorkspaceGone(err), remote.IsTokenRefused(err), remote.IsUnreachable(err), ctx.Err() != nil:
+		return err
+	default:
+		w.m.log.Info("sync: the remote's links were not read from its export", "workspace", w.slug, "err", err)
+		return nil
+	}
+	return w.applyLinks(th.Links)
 }

@@ -73,13 +73,19 @@ type local struct {
 
 func startLocal(t *testing.T) *local {
 	t.Helper()
+	return startLocalWith(t, remote.Options{Limits: remote.Limits{General: 1000, GeneralBurst: 1000, Search: 100, SearchBurst: 100}})
+}
+
+// startLocalWith is startLocal with the engine's client options (zero:
+// the daemon's, whose pacing adapts to the server, as against Pad).
+func startLocalWith(t *testing.T, client remote.Options) *local {
+	t.Helper()
 	dir := t.TempDir()
 	st, err := storage.Open(filepath.Join(dir, "padd.db"), storage.Options{Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := syncer.New(syncer.Config{Store: st, DataDir: dir, Log: quiet(), Settle: 200 * time.Millisecond,
-		Client: remote.Options{Limits: remote.Limits{General: 1000, GeneralBurst: 1000, Search: 100, SearchBurst: 100}}})
+	m := syncer.New(syncer.Config{Store: st, DataDir: dir, Log: quiet(), Settle: 200 * time.Millisecond, Client: client})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = m.Run(ctx) })

@@ -37,6 +37,7 @@ type worker struct {
 	commentItems map[string]bool // remote item ids whose comments to read
 	catchUp      bool            // read the activity feed for comments made meanwhile
 	wantStars    bool            // read the remote's stars
+	wantLinks    bool            // read every link from the remote's export (reconcileLinks)
 	resync       bool            // the remote's stream lost track: check every mapped item is still there
 	resetBackoff bool
 	// what status shows
@@ -129,7 +130,7 @@ func (w *worker) settleWrites() {
 // now is `sync now`: try at once, pull too, and forget the backoff.
 func (w *worker) now() {
 	w.mu.Lock()
-	w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.resetBackoff = true, true, true, true, true
+	w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.wantLinks, w.resetBackoff = true, true, true, true, true, true
 	w.mu.Unlock()
 	w.poke()
 }
@@ -394,7 +395,7 @@ func (w *worker) heard(ev *remote.Event) {
 		w.streaming = true
 		w.wantItems, w.catchUp, w.wantStars, w.resetBackoff = true, true, true, true
 	case ev.SyncRequired():
-		w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.resync = true, true, true, true, true
+		w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.wantLinks, w.resync = true, true, true, true, true, true
 	case star:
 		w.wantStars = true
 	case strings.HasPrefix(ev.Name, "item_"):

@@ -144,6 +144,8 @@ func (p *proxy) augAnswer(resp *http.Response) error {
 			forEachObject(v, func(m map[string]any) { delete(m, "seq") })
 		case ok && strings.HasSuffix(path, "/export"):
 			padExport(v)
+		case ok && resp.Request.Method == http.MethodGet && strings.HasSuffix(path, "/activity"):
+			v = withoutLinkActivity(v)
 		}
 		if !isCollectionRoute(path) {
 			cutTimes(v)
@@ -249,6 +251,25 @@ func (p *proxy) wholeChanges(first *http.Request, v any) (any, error) {
 		"collections_changed": collChanged}, nil
 }
 
+// withoutLinkActivity takes padd's link rows out of an activity page:
+// Pad logs no activity for a blocks or relates link.
+func withoutLinkActivity(v any) any {
+	rows, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	kept := []any{}
+	for _, row := range rows {
+		if m, ok := row.(map[string]any); ok {
+			if a, _ := m["action"].(string); strings.Contains(a, "link") {
+				continue
+			}
+		}
+		kept = append(kept, row)
+	}
+	return kept
+}
+
 // padExport takes padd's additive members out of a workspace export:
 // Pad's comments do not name the comment they reply to, and Pad has no
 // roles in its export.
@@ -343,13 +364,22 @@ type sseRewriter struct {
 	err    error
 }
 
+// Read passes the stream on event by event (an event ends with a blank
+// line; a keepalive comment is one of its own), rewritten or left out.
 func (s *sseRewriter) Read(p []byte) (int, error) {
 	for len(s.buf) == 0 {
 		if s.err != nil {
 			return 0, s.err
 		}
-		line, err := s.src.ReadBytes('\n')
-		s.buf, s.err = rewriteEventLine(line), err
+		var event []byte
+		for s.err == nil {
+			line, err := s.src.ReadBytes('\n')
+			event, s.err = append(event, line...), err
+			if len(bytes.TrimSpace(line)) == 0 || bytes.HasPrefix(line, []byte(":")) {
+				break
+			}
+		}
+		s.buf = rewriteEvent(event)
 	}
 	n := copy(p, s.buf)
 	s.buf = s.buf[n:]
@@ -357,6 +387,19 @@ func (s *sseRewriter) Read(p []byte) (int, error) {
 }
 
 func (s *sseRewriter) Close() error { return s.closer.Close() }
+
+// rewriteEvent is one event as Pad sends it: none for a link (Pad
+// publishes no event for a blocks or relates link), no seq on a comment's.
+func rewriteEvent(event []byte) []byte {
+	if bytes.Contains(event, []byte("\nevent: link_")) || bytes.HasPrefix(event, []byte("event: link_")) {
+		return nil
+	}
+	lines := bytes.SplitAfter(event, []byte("\n"))
+	for i, line := range lines {
+		lines[i] = rewriteEventLine(line)
+	}
+	return bytes.Join(lines, nil)
+}
 
 func rewriteEventLine(line []byte) []byte {
 	data, ok := bytes.CutPrefix(line, []byte("data:"))
