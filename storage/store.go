@@ -154,7 +154,7 @@ func Open(path string, opt Options) (*Store, error) {
 	}
 	s := &Store{now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{}, readCheck: opt.ReadCheck}
 	db, err := engine.Open(path, engine.Options{Timeout: opt.Timeout, Logger: opt.Logger, NoSync: opt.NoSync, LogSync: opt.LogSync,
-		CheckpointAge: opt.checkpointAge, FillPercent: replayFill, Setup: s.migrate})
+		CheckpointAge: opt.checkpointAge, FillPercent: replayFill, Setup: s.setup})
 	if err != nil {
 		return nil, engineErr(err)
 	}
@@ -165,15 +165,29 @@ func Open(path string, opt Options) (*Store, error) {
 	return s, nil
 }
 
-// migrate brings the layout to SchemaVersion. The engine runs it at open,
-// after the log's replay, committed straight to the file (synced).
-func (s *Store) migrate(tx *txn) error {
-	v := 0
+// setup is what the engine runs at open, after the log's replay: the
+// migrations, committed straight to the file (synced), when the layout is
+// not current; nothing at all (no commit) when it is.
+func (s *Store) setup(tx *txn) error {
+	if layoutVersion(tx) == SchemaVersion {
+		return engine.ErrUnchanged
+	}
+	return s.migrate(tx)
+}
+
+// layoutVersion is the layout the file has (0: a new file).
+func layoutVersion(tx *txn) int {
 	if m := tx.Bucket(bMeta); m != nil {
 		if b := m.Get(kSchemaVersion); len(b) == 8 {
-			v = int(binary.BigEndian.Uint64(b))
+			return int(binary.BigEndian.Uint64(b))
 		}
 	}
+	return 0
+}
+
+// migrate brings the layout to SchemaVersion.
+func (s *Store) migrate(tx *txn) error {
+	v := layoutVersion(tx)
 	if v > SchemaVersion {
 		return fmt.Errorf("database has layout version %d but this padd understands up to %d: upgrade padd", v, SchemaVersion)
 	}

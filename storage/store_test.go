@@ -1,8 +1,10 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -252,5 +254,40 @@ func TestReadInsideWriteIsRefused(t *testing.T) {
 	}
 	if _, err := s.GetItem(ws.Slug, a.Ref); err != nil {
 		t.Fatalf("the same read outside the write: %v", err)
+	}
+}
+
+// Opening a file whose layout is current writes nothing to it: a start of
+// padd costs no synced commit (the file's bytes are the same after an
+// open and a close). A file of an older layout is migrated at open
+// (upgrade_test.go).
+func TestOpenCurrentLayoutWritesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "padd.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWorkspace(t, s, "Kept")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wss, err := s.ListWorkspaces()
+	if err != nil || len(wss) != 1 {
+		t.Errorf("reopened: %d workspaces (%v), want the one written", len(wss), err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Error("opening and closing an up-to-date file changed it")
 	}
 }

@@ -44,6 +44,10 @@ var ErrClosed = errors.New("storage: the database is closed")
 // batch) answers once the file is closed.
 var ErrNotOpen = bolt.ErrDatabaseNotOpen
 
+// ErrUnchanged is what Options.Setup returns when the file needs no
+// change: Open then succeeds without committing.
+var ErrUnchanged = errors.New("engine: setup has nothing to change")
+
 // Options tune Open.
 type Options struct {
 	// Timeout bounds the wait for the file lock (default 1s): Open never
@@ -68,7 +72,10 @@ type Options struct {
 	LogSync func(f *os.File) error
 	// Setup, when set, runs at Open after the log's replay and before any
 	// write, in one transaction committed (synced) straight to the file:
-	// layout migrations. Its changes are not logged.
+	// layout migrations. Its changes are not logged. Setup returns
+	// ErrUnchanged when the file needs nothing: its transaction is then
+	// rolled back, and Open writes nothing (no synced commit at every
+	// start of an up-to-date file).
 	Setup func(tx *Tx) error
 }
 
@@ -166,7 +173,8 @@ func Open(path string, opt Options) (*DB, error) {
 		return nil, classify(err)
 	}
 	if opt.Setup != nil {
-		if err := bdb.Update(func(tx *bolt.Tx) error { return opt.Setup(wrapTx(tx, nil)) }); err != nil {
+		err := bdb.Update(func(tx *bolt.Tx) error { return opt.Setup(wrapTx(tx, nil)) })
+		if err != nil && !errors.Is(err, ErrUnchanged) {
 			db.wal.close()
 			bdb.Close()
 			return nil, classify(err)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // openTestDB opens a database under t.TempDir() and, when the test ends,
@@ -244,5 +246,47 @@ func TestBulkWriteCommits(t *testing.T) {
 	r := openTestPath(t, crashCopy(t, db), Options{})
 	if got := dump(t, r); got != "a=1\nb=2\n" {
 		t.Fatalf("after the bulk write the file holds %q", got)
+	}
+}
+
+// A Setup that returns ErrUnchanged opens the file without a commit (the
+// file's transaction id stays), and what it did is rolled back; any other
+// error still fails Open.
+func TestSetupUnchangedCommitsNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := Open(path, Options{Setup: setup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, db, "a", "1")
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	txid := func(db *DB) (id int) {
+		db.db.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+		return id
+	}
+	db, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := txid(db)
+	db.Close()
+	unchanged := func(tx *Tx) error {
+		if err := tx.Bucket(bTest).Put([]byte("b"), []byte("2")); err != nil {
+			return err
+		}
+		return ErrUnchanged
+	}
+	db = openTestPath(t, path, Options{Setup: unchanged})
+	if got := txid(db); got != before {
+		t.Errorf("open with an unchanged setup moved the transaction id from %d to %d", before, got)
+	}
+	if got := dump(t, db); got != "a=1\n" {
+		t.Errorf("after an unchanged setup the file reads %q, want the setup's write rolled back", got)
+	}
+	refused := errors.New("refused")
+	if _, err := Open(filepath.Join(t.TempDir(), "other.db"), Options{Setup: func(*Tx) error { return refused }}); !errors.Is(err, refused) {
+		t.Errorf("open with a failing setup: %v, want %v", err, refused)
 	}
 }
