@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	zap "github.com/blevesearch/zapx/v17"
 	"github.com/padd/padd/storage"
 )
@@ -193,8 +195,14 @@ func (x *Index) Close() error {
 // flush waits (a bounded time) until what the index holds in memory is
 // on disk: batches return once searchable and Bleve's Close drops what
 // its persister has not written yet, so without this a clean stop would
-// leave the next start to re-index the last moments from the log.
+// leave the next start to re-index the last moments from the log. When
+// the snapshot searched is already the one on disk there is nothing to
+// wait for: the flush batch would only wait out the persister's nap
+// (scorchConfig), which every stop of an idle padd paid.
 func (x *Index) flush(bi bleve.Index) {
+	if persisted(bi) {
+		return
+	}
 	done := make(chan error, 1)
 	b := bi.NewBatch()
 	b.SetInternal([]byte(kFlush), []byte(time.Now().UTC().Format(time.RFC3339Nano)))
@@ -211,6 +219,27 @@ func (x *Index) flush(bi bleve.Index) {
 	case <-time.After(5 * time.Second):
 		x.log.Warn("search index flush at close timed out; it catches up at the next start")
 	}
+}
+
+// persisted reports whether bi's current snapshot is on disk: nothing was
+// introduced since the index was opened (scorch's CurRootEpoch counts
+// introductions only; the root loaded at open is the persisted one), or
+// the last introduced root is the last persisted one.
+func persisted(bi bleve.Index) bool {
+	adv, err := bi.Advanced()
+	if err != nil {
+		return false
+	}
+	sc, ok := adv.(*scorch.Scorch)
+	if !ok {
+		return false
+	}
+	st, ok := sc.Stats().(*scorch.Stats)
+	if !ok {
+		return false
+	}
+	root := atomic.LoadUint64(&st.CurRootEpoch)
+	return root == 0 || atomic.LoadUint64(&st.LastPersistedEpoch) == root
 }
 
 // Status reports the index's state and rebuild progress.
