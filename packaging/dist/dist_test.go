@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,8 +16,8 @@ import (
 
 // The pieces of `make dist` on small stand-in binaries (the real build
 // is make dist's, outside make test): the same input gives the same
-// bytes, and dpkg-deb reads the .deb with its files, their modes and the
-// unit padctl would write for /usr/bin/padd.
+// bytes, and dpkg-deb reads the .deb, rpm the .rpm, with their files,
+// their modes and the unit padctl would write for /usr/bin/padd.
 
 var (
 	when = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
@@ -51,7 +53,7 @@ func TestArchivesAreReproducible(t *testing.T) {
 	}
 }
 
-func TestPackagesAreReproducibleAndDebReads(t *testing.T) {
+func TestPackagesAreReproducibleAndRead(t *testing.T) {
 	for _, format := range []string{"deb", "rpm"} {
 		name, a, err := linuxPackage(format, "v1.2.3", "amd64", []byte("padd"), []byte("padctl"), []byte("readme"), comp, when)
 		if err != nil {
@@ -61,7 +63,8 @@ func TestPackagesAreReproducibleAndDebReads(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Errorf("two %s packages of the same files differ", format)
 		}
-		if format != "deb" {
+		if format == "rpm" {
+			checkRPM(t, name, a)
 			continue
 		}
 		if name != "padd_1.2.3_amd64.deb" {
@@ -103,5 +106,69 @@ func TestPackagesAreReproducibleAndDebReads(t *testing.T) {
 		if err != nil || string(unit) != userservice.SystemdUnit(userservice.Spec{Executable: "/usr/bin/padd"}) {
 			t.Errorf("the packaged unit is not userservice's: %v\n%s", err, unit)
 		}
+	}
+}
+
+// checkRPM reads the .rpm with rpm where that tool exists: its digests,
+// its name, version and architecture, and each file with its size, time,
+// mode and owner; the unit's digest is that of userservice's unit for
+// /usr/bin/padd, so its bytes are the same.
+func checkRPM(t *testing.T, name string, pkg []byte) {
+	t.Helper()
+	if name != "padd-1.2.3-1.x86_64.rpm" {
+		t.Errorf("rpm named %q", name)
+	}
+	if _, err := exec.LookPath("rpm"); err != nil {
+		t.Log("no rpm here: the .rpm is not read back")
+		return
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, pkg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("rpm", "--checksig", "--nosignature", p).CombinedOutput(); err != nil || !strings.Contains(string(out), "digests OK") {
+		t.Errorf("rpm --checksig: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("rpm", "-qp", "--queryformat", "%{NAME} %{VERSION} %{RELEASE} %{ARCH}\n", p).CombinedOutput(); err != nil ||
+		string(out) != "padd 1.2.3 1 x86_64\n" {
+		t.Errorf("rpm -qp --queryformat: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("rpm", "-qip", p).CombinedOutput(); err != nil || !strings.Contains(string(out), "Build Host  : padd-dist") {
+		t.Errorf("rpm -qip: %v\n%s", err, out)
+	}
+	out, err := exec.Command("rpm", "-qp", "--dump", p).CombinedOutput()
+	if err != nil {
+		t.Fatalf("rpm -qp --dump: %v\n%s", err, out)
+	}
+	// --dump: path size mtime sha256 mode owner group isconfig isdoc rdev symlink
+	got := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 7 {
+			t.Fatalf("rpm --dump line %q", l)
+		}
+		got[f[0]] = strings.Join(f[1:7], " ")
+	}
+	sum := func(b []byte) string { return fmt.Sprintf("%x", sha256.Sum256(b)) }
+	file := func(body []byte, mode string) string {
+		return fmt.Sprintf("%d %d %s %s root root", len(body), when.Unix(), sum(body), mode)
+	}
+	unit := []byte(userservice.SystemdUnit(userservice.Spec{Executable: "/usr/bin/padd"}))
+	want := map[string]string{
+		"/usr/bin/padd":   file([]byte("padd"), "0100755"),
+		"/usr/bin/padctl": file([]byte("padctl"), "0100755"),
+		UnitPath:          file(unit, "0100644"),
+		"/usr/share/bash-completion/completions/padctl":    file(comp["bash"], "0100644"),
+		"/usr/share/zsh/site-functions/_padctl":            file(comp["zsh"], "0100644"),
+		"/usr/share/fish/vendor_completions.d/padctl.fish": file(comp["fish"], "0100644"),
+		"/usr/share/doc/padd/README.md":                    file([]byte("readme"), "0100644"),
+	}
+	for path, w := range want {
+		if got[path] != w {
+			t.Errorf("rpm --dump %s: %q, want %q (size time sha256 mode owner group)", path, got[path], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("rpm holds %d files, want %d:\n%s", len(got), len(want), out)
 	}
 }
