@@ -25,7 +25,6 @@ import (
 	"github.com/padd/padd/internal/atomicfile"
 	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/mirror"
-	"github.com/padd/padd/searchindex"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/syncer"
 	"gopkg.in/natefinch/lumberjack.v2"
@@ -115,11 +114,11 @@ func Run(ctx context.Context, cfg Config) error {
 	defer store.Close()
 	SweepOrphanBlobs(cfg.DataDir, store, log) // before serving: no upload is on its way
 
-	index, err := searchindex.Open(cfg.DataDir, store, log)
-	if err != nil {
-		return err
-	}
-	defer index.Close()
+	// The search index opens while padd starts serving: health answers
+	// once the store is open (every acknowledged write replayed), and a
+	// request that needs the index waits for its open (run_index.go).
+	index := openIndex(cfg.DataDir, store, log)
+	defer index.close()
 
 	token, err := loadToken(cfg.DataDir)
 	if err != nil {
@@ -155,7 +154,8 @@ func Run(ctx context.Context, cfg Config) error {
 
 	ctx, stopSelf := context.WithCancel(ctx)
 	defer stopSelf()
-	srv := NewServer(store, index, token, log)
+	srv := NewServer(store, nil, token, log)
+	srv.opening = index
 	srv.stop = stopSelf
 	srv.limits = cfg.Limits.orDefaults()
 	srv.mcpServe = cfg.MCP
@@ -182,7 +182,11 @@ func Run(ctx context.Context, cfg Config) error {
 
 	jobs, stopJobs := context.WithCancel(context.Background())
 	var background sync.WaitGroup // the indexer, the jobs, the reminder loop and the sync engine
-	background.Go(func() { index.Run(jobs) })
+	background.Go(func() {
+		if x, err := index.wait(jobs); err == nil {
+			x.Run(jobs)
+		}
+	})
 	background.Go(func() { runJobs(jobs, store, log) })
 	background.Go(func() { runReminders(jobs, store, log) })
 	background.Go(func() { _ = engine.Run(jobs) })
@@ -197,11 +201,14 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Ready(info)
 	}
 
-	var serveErr error
+	var serveErr, openErr error
 	select {
 	case <-ctx.Done():
 	case serveErr = <-errc:
 		log.Error("the HTTP server stopped; padd stops too", "err", serveErr)
+	case <-index.failed:
+		openErr = index.err
+		log.Error("the search index could not be opened; padd stops", "err", openErr)
 	}
 	log.Info("padd shutting down")
 	stopJobs()
@@ -216,6 +223,9 @@ func Run(ctx context.Context, cfg Config) error {
 	handlers.Wait() // a handler whose connection was closed still finishes its call
 	if serveErr != nil {
 		return fmt.Errorf("http server stopped: %w", serveErr)
+	}
+	if openErr != nil {
+		return openErr
 	}
 	log.Info("padd stopped")
 	return nil

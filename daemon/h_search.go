@@ -83,9 +83,14 @@ func (s *Server) searchScope(ctx context.Context, wsRef, collection string, upTo
 	if len(req.Workspaces) == 0 {
 		req.Workspaces = []string{"-"} // no workspace: match nothing
 	}
-	// A rebuild is waited out for as long as the client waits; catching
-	// up with the writes before the search, for readYourWrites.
-	if err := s.index.WaitRebuilt(ctx); err != nil {
+	// The index's open at start and a rebuild are waited out for as long
+	// as the client waits; catching up with the writes before the search,
+	// for readYourWrites.
+	index, err := s.searchIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := index.WaitRebuilt(ctx); err != nil {
 		return nil, searchError(err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, readYourWrites)
@@ -98,7 +103,7 @@ func (s *Server) searchScope(ctx context.Context, wsRef, collection string, upTo
 		if upTo >= 0 {
 			head = min(head, upTo)
 		}
-		if err := s.index.WaitFor(wctx, ws.ID, head); err != nil {
+		if err := index.WaitFor(wctx, ws.ID, head); err != nil {
 			return nil, searchError(err)
 		}
 	}
@@ -174,7 +179,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.searchScope(r.Context(), q.Get("workspace"), q.Get("collection"), upTo, &req); err != nil {
 		return err
 	}
-	res, err := s.index.Search(r.Context(), req)
+	index, err := s.searchIndex(r.Context())
+	if err != nil {
+		return err
+	}
+	res, err := index.Search(r.Context(), req)
 	if err != nil {
 		return searchError(err)
 	}
@@ -305,7 +314,11 @@ func (s *Server) listSearch(r *http.Request, p storage.ListParams, text string) 
 	if _, err := s.searchScope(r.Context(), r.PathValue("ws"), "", upTo, &req); err != nil {
 		return nil, err
 	}
-	res, err := s.index.Search(r.Context(), req)
+	index, err := s.searchIndex(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	res, err := index.Search(r.Context(), req)
 	if err != nil {
 		return nil, searchError(err)
 	}
@@ -337,14 +350,22 @@ func (s *Server) listSearch(r *http.Request, p storage.ListParams, text string) 
 }
 
 func (s *Server) indexStatus(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, 200, s.index.Status())
+	index, err := s.searchIndex(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, index.Status())
 	return nil
 }
 
 func (s *Server) indexRebuild(w http.ResponseWriter, r *http.Request) error {
-	if err := s.index.Rebuild(); err != nil {
+	index, err := s.searchIndex(r.Context())
+	if err != nil {
 		return err
 	}
-	writeJSON(w, 202, s.index.Status())
+	if err := index.Rebuild(); err != nil {
+		return err
+	}
+	writeJSON(w, 202, index.Status())
 	return nil
 }

@@ -47,6 +47,11 @@ type Server struct {
 	// files serves /padd/mirrors and /padd/config (h_mirror.go).
 	files filesSide
 	att   attachState // attachments' blob store and upload cap (h_attachment.go)
+
+
+	// opening is the start's open of the index, when Run built the
+	// server: searchIndex waits for it (run_index.go).
+	opening *indexOpening
 }
 
 // Request limits beyond the body's (MaxBody): a longer request target or
