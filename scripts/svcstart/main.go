@@ -8,12 +8,18 @@
 //
 //	go run ./scripts/svcstart                      # builds padd from this checkout
 //	go run ./scripts/svcstart -padd bin/padd -n 20
+//	go run ./scripts/svcstart -base old/padd       # before/after: the two alternate
 //
 // Cold: before each start the padd binary and the data directory are
 // dropped from the page cache (posix_fadvise DONTNEED, as a reboot would
 // leave them; /proc/sys/vm/drop_caches needs root). Warm: the same
 // start right after a previous one. The data directory holds one
 // workspace of -items items, written by a first padd.
+//
+// With -base, every start of the padd under test is followed by one of
+// the base padd on the same data directory, so that a before/after
+// comparison on a shared machine meets the same load on both sides; the
+// base's padctl (beside it) is timed too.
 //
 // It also times `padctl daemon install` and `padctl daemon uninstall`
 // on a temporary HOME: on a machine with a systemd user manager that is
@@ -45,16 +51,17 @@ import (
 
 func main() {
 	paddFlag := flag.String("padd", "", "padd binary (default: built from this checkout into a temporary directory, with padctl)")
+	base := flag.String("base", "", "a second padd (with its padctl beside it) to alternate with, for a before/after comparison")
 	n := flag.Int("n", 15, "starts of each kind")
 	items := flag.Int("items", 500, "items in the data directory")
 	flag.Parse()
-	if err := run(*paddFlag, *n, *items); err != nil {
+	if err := run(*paddFlag, *base, *n, *items); err != nil {
 		fmt.Fprintln(os.Stderr, "svcstart:", err)
 		os.Exit(1)
 	}
 }
 
-func run(padd string, n, items int) error {
+func run(padd, base string, n, items int) error {
 	tmp, err := os.MkdirTemp("", "svcstart-")
 	if err != nil {
 		return err
@@ -70,36 +77,53 @@ func run(padd string, n, items int) error {
 	}
 	padd, _ = filepath.Abs(padd)
 	home := filepath.Join(tmp, "data")
-	argv, env, err := userservice.UnitCommand(userservice.SystemdUnit(userservice.Spec{Executable: padd, PadHome: home}))
-	if err != nil {
-		return err
+	sides := []string{padd}
+	if base != "" {
+		base, _ = filepath.Abs(base)
+		sides = append(sides, base)
 	}
-	if err := seed(argv, env, home, items); err != nil {
+	argvs := make([][]string, len(sides))
+	var env []string
+	for i, p := range sides {
+		argv, e, err := userservice.UnitCommand(userservice.SystemdUnit(userservice.Spec{Executable: p, PadHome: home}))
+		if err != nil {
+			return err
+		}
+		argvs[i], env = argv, e
+	}
+	if err := seed(argvs[0], env, home, items); err != nil {
 		return err
 	}
 	for _, cold := range []bool{true, false} {
-		var ds []time.Duration
+		ds := make([][]time.Duration, len(sides))
 		for range n {
-			if cold {
-				evict(padd)
-				evict(home)
+			for i, argv := range argvs {
+				if cold {
+					evict(sides[i])
+					evict(home)
+				}
+				d, err := startStop(argv, env, home)
+				if err != nil {
+					return err
+				}
+				ds[i] = append(ds[i], d)
 			}
-			d, err := startStop(argv, env, home)
-			if err != nil {
-				return err
-			}
-			ds = append(ds, d)
 		}
 		kind := "warm"
 		if cold {
 			kind = "cold"
 		}
-		fmt.Printf("health after start, %s page cache, %d starts: %s\n", kind, n, summary(ds))
+		for i := range sides {
+			fmt.Printf("%shealth after start, %s page cache, %d starts: %s\n", label(sides, i), kind, n, summary(ds[i]))
+		}
 	}
-	padctl := filepath.Join(filepath.Dir(padd), "padctl")
-	if _, err := os.Stat(padctl); err == nil {
-		var in, un []time.Duration
-		for range n {
+	in, un := make([][]time.Duration, len(sides)), make([][]time.Duration, len(sides))
+	for range n {
+		for i, p := range sides {
+			padctl := filepath.Join(filepath.Dir(p), "padctl")
+			if _, err := os.Stat(padctl); err != nil {
+				continue
+			}
 			h := filepath.Join(tmp, "home")
 			os.RemoveAll(h)
 			e := append(os.Environ(), "HOME="+h, "PAD_HOME="+home, "XDG_CONFIG_HOME=")
@@ -107,17 +131,34 @@ func run(padd string, n, items int) error {
 			if out, err := padctlRun(padctl, e, "daemon", "install"); err != nil {
 				return fmt.Errorf("padctl daemon install: %v\n%s", err, out)
 			}
-			in = append(in, time.Since(t0))
+			in[i] = append(in[i], time.Since(t0))
 			t0 = time.Now()
 			if out, err := padctlRun(padctl, e, "daemon", "uninstall"); err != nil {
 				return fmt.Errorf("padctl daemon uninstall: %v\n%s", err, out)
 			}
-			un = append(un, time.Since(t0))
+			un[i] = append(un[i], time.Since(t0))
 		}
-		fmt.Printf("padctl daemon install (HOME empty, padd started and answering): %s\n", summary(in))
-		fmt.Printf("padctl daemon uninstall (padd stopped): %s\n", summary(un))
+	}
+	for i := range sides {
+		if len(in[i]) == 0 {
+			continue
+		}
+		fmt.Printf("%spadctl daemon install (HOME empty, padd started and answering): %s\n", label(sides, i), summary(in[i]))
+		fmt.Printf("%spadctl daemon uninstall (padd stopped): %s\n", label(sides, i), summary(un[i]))
 	}
 	return nil
+}
+
+// label names the side of a before/after comparison ("" without one).
+func label(sides []string, i int) string {
+	switch {
+	case len(sides) == 1:
+		return ""
+	case i == 0:
+		return "padd:  "
+	default:
+		return "base:  "
+	}
 }
 
 func padctlRun(padctl string, env []string, args ...string) ([]byte, error) {
