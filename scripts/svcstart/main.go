@@ -21,10 +21,12 @@
 // comparison on a shared machine meets the same load on both sides; the
 // base's padctl (beside it) is timed too.
 //
-// It also times `padctl daemon install` and `padctl daemon uninstall`
-// on a temporary HOME: on a machine with a systemd user manager that is
-// the unit's install and start; where none runs, the autostart fallback
-// and padctl starting padd.
+// It also times `padd --version` (exec, the runtime's and the packages'
+// initialisers, exit: the floor under any start), and `padctl daemon
+// install` and `padctl daemon uninstall` on a temporary HOME: on a
+// machine with a systemd user manager that is the unit's install and
+// start; where none runs, the autostart fallback and padctl starting
+// padd.
 package main
 
 import (
@@ -93,6 +95,21 @@ func run(padd, base string, n, items int) error {
 	}
 	if err := seed(argvs[0], env, home, items); err != nil {
 		return err
+	}
+	// The floor under a start: `padd --version` runs the runtime's and the
+	// packages' initialisers, then exits; no data is touched.
+	floor := make([][]time.Duration, len(sides))
+	for range n {
+		for i, p := range sides {
+			t0 := time.Now()
+			if out, err := exec.Command(p, "--version").CombinedOutput(); err != nil {
+				return fmt.Errorf("%s --version: %v\n%s", p, err, out)
+			}
+			floor[i] = append(floor[i], time.Since(t0))
+		}
+	}
+	for i := range sides {
+		fmt.Printf("%spadd --version (exec, initialisers, exit), warm: %s\n", label(sides, i), summary(floor[i]))
 	}
 	for _, cold := range []bool{true, false} {
 		ds := make([][]time.Duration, len(sides))
