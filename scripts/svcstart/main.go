@@ -6,7 +6,7 @@
 // from the exec until GET /api/v1/health answers 200 (the first poll
 // after daemon.json names the new pid), then stopped with SIGTERM.
 //
-//	go run ./scripts/svcstart                      # builds padd from this checkout
+//	go run ./scripts/svcstart                      # builds padd from this checkout, as make dist does
 //	go run ./scripts/svcstart -padd bin/padd -n 20
 //	go run ./scripts/svcstart -base old/padd       # before/after: the two alternate
 //
@@ -52,7 +52,7 @@ import (
 )
 
 func main() {
-	paddFlag := flag.String("padd", "", "padd binary (default: built from this checkout into a temporary directory, with padctl)")
+	paddFlag := flag.String("padd", "", "padd binary (default: built from this checkout into a temporary directory, with padctl, the way make dist builds them)")
 	base := flag.String("base", "", "a second padd (with its padctl beside it) to alternate with, for a before/after comparison")
 	n := flag.Int("n", 15, "starts of each kind")
 	items := flag.Int("items", 500, "items in the data directory")
@@ -71,7 +71,11 @@ func run(padd, base string, n, items int) error {
 	defer os.RemoveAll(tmp)
 	if padd == "" {
 		padd = filepath.Join(tmp, "bin", "padd")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Dir(padd)+"/", "./cmd/padd", "./cmd/padctl")
+		// As make dist builds the packaged padd that a manager starts: no
+		// cgo (a static binary, no dynamic loader), no symbols, no build id.
+		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w -buildid=",
+			"-o", filepath.Dir(padd)+"/", "./cmd/padd", "./cmd/padctl")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("build: %w", err)
