@@ -48,7 +48,6 @@ type Server struct {
 	files filesSide
 	att   attachState // attachments' blob store and upload cap (h_attachment.go)
 
-
 	// opening is the start's open of the index, when Run built the
 	// server: searchIndex waits for it (run_index.go).
 	opening *indexOpening
