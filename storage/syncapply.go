@@ -156,6 +156,15 @@ func (t *SyncTx) Annotated(id string) (bool, error) {
 	return false, nil
 }
 
+// Link reads a link by id (nil: there is none).
+func (t *SyncTx) Link(id string) (*model.Link, error) {
+	k, ok := idKey(id)
+	if !ok {
+		return nil, nil
+	}
+	return getLink(t.w.ws, k)
+}
+
 // AddLink links two items.
 func (t *SyncTx) AddLink(sourceRef, targetRef, linkType string) (*LinkResult, error) {
 	return t.w.addLink(sourceRef, targetRef, linkType)

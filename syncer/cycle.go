@@ -406,7 +406,9 @@ func (w *worker) resyncGone(ctx context.Context, c *remote.Client, link *storage
 }
 
 // reconcileLinks reads every link of the remote workspace from its export
-// and adds here those padd lacks. The Pad of August 2026 sends no event
+// and adds here those padd lacks, and removes those the remote no longer
+// has: a mapped link the export lacks while it holds both ends (padd's
+// export has links between live items only, Pad's every link). The Pad of August 2026 sends no event
 // for a blocks or relates link and moves no feed for one, so this is how
 // such a link made there reaches padd: at `sync now` and at a resync
 // (docs/SYNC.md). A server that refuses the export (a user who is not the
@@ -421,5 +423,38 @@ func (w *worker) reconcileLinks(ctx context.Context, c *remote.Client, link *sto
 		w.m.log.Info("sync: the remote's links were not read from its export", "workspace", w.slug, "err", err)
 		return nil
 	}
-	return w.applyLinks(th.Links)
+	if err := w.applyLinks(th.Links); err != nil {
+		return err
+	}
+	mapped, err := w.m.store.SyncMapped(w.wsID, storage.SyncLink)
+	if err != nil {
+		return err
+	}
+	there := make(map[string]bool, len(th.Links))
+	for i := range th.Links {
+		there[th.Links[i].ID] = true
+	}
+	for local, rid := range mapped {
+		if there[rid] {
+			continue
+		}
+		if err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+			l, err := t.Link(local)
+			if err != nil || l == nil {
+				return err
+			}
+			src, ok1 := t.RemoteID(storage.SyncItem, l.SourceID)
+			dst, ok2 := t.RemoteID(storage.SyncItem, l.TargetID)
+			if !ok1 || !ok2 || !th.Items[src] || !th.Items[dst] {
+				return nil // an end the export does not hold: it cannot say
+			}
+			if _, err := t.RemoveLink(local); err != nil {
+				return err
+			}
+			return t.UnmapID(storage.SyncLink, local)
+		}); err != nil && !isRefusal(err) {
+			return err
+		}
+	}
+	return nil
 }
