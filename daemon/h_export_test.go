@@ -263,3 +263,39 @@ func TestImportRemapsRelations(t *testing.T) {
 		t.Errorf("relations not remapped: A %v (B is %s), B %v (A is %s)", fa, nb.ID, fb, na.ID)
 	}
 }
+
+// A Pad workspace may hold two collections of one prefix (Pad makes
+// "tasks-2" with prefix TASK for a second "Tasks"). Its numbers are
+// workspace-wide, so refs stay unique: padd imports it with the prefix
+// shared, and each ref names its own item.
+func TestImportSharedPrefix(t *testing.T) {
+	h := newHarness(t)
+	h.create("tasks", map[string]any{"title": "in tasks"})
+	exp := h.mustJSON("GET", wsPath("/export"), nil, 200, nil)
+	var e api.WorkspaceExport
+	if err := json.Unmarshal(exp.body, &e); err != nil {
+		t.Fatal(err)
+	}
+	var tasks api.CollectionExport
+	for _, c := range e.Collections {
+		if c.Slug == "tasks" {
+			tasks = c
+		}
+	}
+	second := tasks
+	second.ID, second.Slug = "00000000-0000-4000-8000-000000000002", "tasks-2"
+	e.Collections = append(e.Collections, second)
+	it := e.Items[len(e.Items)-1]
+	it.ID, it.CollectionID, it.Title, it.Slug, it.ItemNumber = "00000000-0000-4000-8000-000000000003", second.ID, "in tasks-2", "in-tasks-2", it.ItemNumber+1
+	e.Items = append(e.Items, it)
+	body, _ := json.Marshal(e)
+	var res api.ImportResult
+	h.mustJSON("POST", "/api/v1/workspaces/import?name=Shared", string(body), 201, &res)
+	for ref, title := range map[string]string{fmt.Sprintf("TASK-%d", it.ItemNumber-1): "in tasks", fmt.Sprintf("TASK-%d", it.ItemNumber): "in tasks-2"} {
+		var got api.Item
+		h.mustJSON("GET", "/api/v1/workspaces/shared/items/"+ref, nil, 200, &got)
+		if got.Title != title {
+			t.Errorf("%s = %q, want %q", ref, got.Title, title)
+		}
+	}
+}

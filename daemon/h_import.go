@@ -620,7 +620,7 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 		sort := c.SortOrder
 		create := storage.CollectionCreate{Name: c.Name, Slug: c.Slug, Prefix: c.Prefix, Icon: c.Icon,
 			Description: c.Description, Schema: &schema, Settings: settings, IsSystem: c.IsSystem, IsDefault: c.IsDefault,
-			SortOrder: &sort}
+			SortOrder: &sort, SharedPrefix: true}
 		if err := checkInput(create); err != nil {
 			return in, nil, withEntity(err, "collection", i)
 		}

@@ -24,6 +24,11 @@ type CollectionCreate struct {
 	IsSystem    bool
 	IsDefault   bool
 	SortOrder   *int
+	// SharedPrefix: the collection comes from elsewhere (an import), where
+	// another collection may have the same prefix, as Pad allows. Item
+	// numbers are workspace-wide, so its refs stay unique: the prefix is
+	// shared, not refused. A write that copies the sync remote shares too.
+	SharedPrefix bool
 }
 
 // CollectionUpdate changes a collection; nil members are left alone.
@@ -157,7 +162,7 @@ func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
 	}
 	slug := model.UniqueSlug(base, func(s string) bool { return b.collSlugs().Get([]byte(s)) != nil })
 	id := newID()
-	prefix, err := w.claimPrefix(in.Prefix, name, id)
+	prefix, err := w.claimPrefix(in.Prefix, name, id, in.SharedPrefix || w.replica)
 	if err != nil {
 		return nil, err
 	}
@@ -211,8 +216,10 @@ func schemaFrom(s *model.Schema, dsl string) (model.Schema, error) {
 
 // claimPrefix validates a requested prefix, or derives a free one from
 // the name. A prefix once used keeps pointing at its collection, so old
-// refs resolve; another collection cannot take it.
-func (w *wtx) claimPrefix(requested, name, collID string) (string, error) {
+// refs resolve; another collection cannot take it, unless shared (a
+// collection from elsewhere that has it too: it uses it and leaves it
+// pointing at its first owner).
+func (w *wtx) claimPrefix(requested, name, collID string, shared bool) (string, error) {
 	p := w.ws.prefixes()
 	if requested != "" {
 		req := strings.ToUpper(strings.TrimSpace(requested))
@@ -220,6 +227,9 @@ func (w *wtx) claimPrefix(requested, name, collID string) (string, error) {
 			return "", model.Invalid("prefix %q must be 1-10 letters or digits, starting with a letter", requested).With("prefix", requested)
 		}
 		if owner := p.Get([]byte(req)); owner != nil && !bytes.Equal(owner, mustID(collID)) {
+			if shared {
+				return req, nil
+			}
 			return "", model.Conflict("prefix %q is already used by another collection; choose another", req).With("prefix", req)
 		}
 		return req, p.Put([]byte(req), mustID(collID))
@@ -293,7 +303,7 @@ func (w *wtx) updateCollection(ref string, in CollectionUpdate) (*model.Collecti
 	}
 	if in.Prefix != nil && strings.ToUpper(strings.TrimSpace(*in.Prefix)) != c.Prefix {
 		old := c.Prefix
-		p, err := w.claimPrefix(*in.Prefix, c.Name, c.ID)
+		p, err := w.claimPrefix(*in.Prefix, c.Name, c.ID, w.replica)
 		if err != nil {
 			return nil, warn, err
 		}

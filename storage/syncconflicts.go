@@ -98,6 +98,11 @@ func addConflict(b *wsb, c SyncConflict, now time.Time) (int64, error) {
 		}
 	}
 	sb := b.sync()
+	if c.Kind == EntrySetAside {
+		if id := openSetAside(b, c); id != 0 {
+			return id, nil
+		}
+	}
 	id := int64(getU64(sb.Get(kConflictSeq))) + 1
 	c.ID, c.State, c.At, c.ResolvedAt = id, ConflictOpen, tstamp(now), time.Time{}
 	raw, err := encode(c)
@@ -107,6 +112,30 @@ func addConflict(b *wsb, c SyncConflict, now time.Time) (int64, error) {
 	return id, firstErr(sb.Put(kConflictSeq, u64(uint64(id))),
 		sb.Put(kOpenConflict, u64(getU64(sb.Get(kOpenConflict))+1)),
 		b.syncConfl().Put(u64(uint64(id)), raw))
+}
+
+// setAsideLookback bounds how many of the newest entries openSetAside
+// reads.
+const setAsideLookback = 512
+
+// openSetAside finds an open set-aside entry that says what c says (the
+// same change refused again, at the next cycle): the engine records one
+// refusal once, not once a cycle.
+func openSetAside(b *wsb, c SyncConflict) int64 {
+	cur := b.syncConfl().Cursor()
+	n := 0
+	for k, v := cur.Last(); k != nil && n < setAsideLookback; k, v = cur.Prev() {
+		n++
+		var e SyncConflict
+		if decode(v, &e) != nil {
+			continue // an unreadable entry is no match (SyncConflicts reports it)
+		}
+		if e.State == ConflictOpen && e.Kind == EntrySetAside && e.ItemID == c.ItemID && e.OutboxSeq == c.OutboxSeq &&
+			e.Reason == c.Reason {
+			return e.ID
+		}
+	}
+	return 0
 }
 
 func getConflict(b *wsb, id int64) (*SyncConflict, error) {

@@ -350,6 +350,19 @@ func TestSyncConflicts(t *testing.T) {
 	if c, err := s.SyncConflict(ws, 3); err != nil || c.Kind != EntrySetAside || c.OutboxSeq != 4 {
 		t.Fatalf("set-aside entry = %+v %v", c, err)
 	}
+	// The same refusal again (the next cycle's) is the open entry, not a
+	// new one; another reason is another entry.
+	again := SyncConflict{Kind: EntrySetAside, OutboxSeq: 4, Reason: "remote refused: validation_error"}
+	if id, err := add(again); err != nil || id != 3 {
+		t.Fatalf("the same refusal again = entry %d, %v; want entry 3", id, err)
+	}
+	again.Reason = "remote refused: something else"
+	if id, err := add(again); err != nil || id != 4 {
+		t.Fatalf("another refusal = entry %d, %v; want a new entry 4", id, err)
+	}
+	if n, _ := s.OpenSyncConflicts(ws); n != 3 {
+		t.Fatalf("open conflicts = %d, want 3", n)
+	}
 }
 
 // The engine's writes are the doors' own: a schema change, comments and

@@ -662,11 +662,12 @@ func runScenarios(t *testing.T, url, token string, rapi *api.Client, remoteSlug 
 					if err != nil {
 						return err
 					}
+					local := x // the check reads padd's side whole
 					x, y = rs.comparable(x), rs.comparable(y)
 					if !reflect.DeepEqual(x, y) {
 						return fmt.Errorf("the sides differ:\npadd   %+v\nremote %+v", x, y)
 					}
-					got = x
+					got = local
 					return nil
 				})
 				l.synced(t, "team")
