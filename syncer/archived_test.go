@@ -32,6 +32,14 @@ func TestChildOfAnArchivedParent(t *testing.T) {
 				return it.Ref
 			}
 			mine, theirs := parent("Archived there"), parent("Archived here")
+			testwait.UntilOK(t, func() error { // the remote's event brings them
+				for _, ref := range []string{mine, theirs} {
+					if _, err := l.Store.GetItem("team", ref); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
 			l.synced(t, "team")
 			before := l.conflicts(t)
 			if _, err := l.M.Pause("team"); err != nil {

@@ -104,14 +104,9 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 // reply answers), and all of them when the export is refused (Pad
 // exports only to a workspace owner).
 func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *storage.RemoteLink, all []api.Item) error {
-	th, err := c.ExportThreads(ctx, link.RemoteWorkspaceID)
-	switch {
-	case err == nil:
-	case remote.IsWorkspaceGone(err), remote.IsTokenRefused(err), remote.IsUnreachable(err), ctx.Err() != nil:
+	th, err := w.readExport(ctx, c, link, "the clone reads each item's comments instead")
+	if err != nil {
 		return err
-	default:
-		w.m.log.Info("sync: the clone reads each item's comments instead of the remote's export", "workspace", w.slug, "err", err)
-		th = nil
 	}
 	var listed, exported []string
 	links := map[string]linkPull{}
@@ -144,6 +139,23 @@ func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *stora
 	return inParallel(ctx, cloneReaders, len(listed), func(ctx context.Context, i int) error {
 		return limited(func() error { return w.pullComments(ctx, c, link, listed[i], links[listed[i]]) })
 	})
+}
+
+// readExport reads the remote's workspace export for its comments and
+// links (remote.ExportThreads). A server that cannot give it (Pad gives
+// it only to the workspace's owner; a broken answer) answers nil
+// threads, logged with what is done instead; a remote that cannot be
+// reached, or refuses the token, is an error as for any read.
+func (w *worker) readExport(ctx context.Context, c *remote.Client, link *storage.RemoteLink, instead string) (*remote.Threads, error) {
+	th, err := c.ExportThreads(ctx, link.RemoteWorkspaceID)
+	switch {
+	case err == nil:
+		return th, nil
+	case remote.IsWorkspaceGone(err), remote.IsTokenRefused(err), remote.IsUnreachable(err), ctx.Err() != nil:
+		return nil, err
+	}
+	w.m.log.Info("sync: the remote's export was not read; "+instead, "workspace", w.slug, "err", err)
+	return nil, nil
 }
 
 // cloneReaders is how many items' comments and links a clone reads at

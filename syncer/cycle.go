@@ -405,23 +405,17 @@ func (w *worker) resyncGone(ctx context.Context, c *remote.Client, link *storage
 	return nil
 }
 
-// reconcileLinks reads every link of the remote workspace from its export
-// and adds here those padd lacks, and removes those the remote no longer
-// has: a mapped link the export lacks while it holds both ends (padd's
-// export has links between live items only, Pad's every link). The Pad of August 2026 sends no event
-// for a blocks or relates link and moves no feed for one, so this is how
-// such a link made there reaches padd: at `sync now` and at a resync
-// (docs/SYNC.md). A server that refuses the export (a user who is not the
-// workspace's owner) is passed over.
+// reconcileLinks reads every link of the remote workspace from its
+// export, adds here those padd lacks, and removes those the remote no
+// longer has: a mapped link the export lacks while it holds both ends
+// (padd's export has links between live items only, Pad's every link).
+// The Pad of August 2026 sends no event for a blocks or relates link and
+// moves no feed for one, so this is how such a link made or deleted there
+// reaches padd: at `sync now`, `resume` and a resync (docs/SYNC.md).
 func (w *worker) reconcileLinks(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
-	th, err := c.ExportThreads(ctx, link.RemoteWorkspaceID)
-	switch {
-	case err == nil:
-	case remote.IsWorkspaceGone(err), remote.IsTokenRefused(err), remote.IsUnreachable(err), ctx.Err() != nil:
+	th, err := w.readExport(ctx, c, link, "links made on the remote reach padd with their items")
+	if err != nil || th == nil {
 		return err
-	default:
-		w.m.log.Info("sync: the remote's links were not read from its export", "workspace", w.slug, "err", err)
-		return nil
 	}
 	if err := w.applyLinks(th.Links); err != nil {
 		return err

@@ -27,7 +27,14 @@ func TestLinksWithoutSignalReachOnNow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.synced(t, "team")
+	testwait.UntilOK(t, func() error { // the remote's event brings them
+		for _, ref := range []string{a.Ref, b.Ref} {
+			if _, err := l.Store.GetItem("team", ref); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	links := func() int {
 		views, err := l.Store.ListLinks("team", a.Ref)
 		if err != nil {
