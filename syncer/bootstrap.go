@@ -108,6 +108,11 @@ func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *stora
 	if err != nil {
 		return err
 	}
+	if th != nil { // every link is read here: the stream's connect need not again
+		w.mu.Lock()
+		w.wantLinks, w.linksRead = false, time.Now()
+		w.mu.Unlock()
+	}
 	var listed, exported []string
 	links := map[string]linkPull{}
 	for i := range all {

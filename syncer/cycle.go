@@ -411,12 +411,16 @@ func (w *worker) resyncGone(ctx context.Context, c *remote.Client, link *storage
 // (padd's export has links between live items only, Pad's every link).
 // The Pad of August 2026 sends no event for a blocks or relates link and
 // moves no feed for one, so this is how such a link made or deleted there
-// reaches padd: at `sync now`, `resume` and a resync (docs/SYNC.md).
+// reaches padd: at `sync now`, `resume`, a resync, and when the event
+// stream connects (at most every linksEvery; docs/SYNC.md).
 func (w *worker) reconcileLinks(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
 	th, err := w.readExport(ctx, c, link, "links made on the remote reach padd with their items")
 	if err != nil || th == nil {
 		return err
 	}
+	w.mu.Lock()
+	w.linksRead = time.Now()
+	w.mu.Unlock()
 	if err := w.applyLinks(th.Links); err != nil {
 		return err
 	}

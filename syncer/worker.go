@@ -38,6 +38,7 @@ type worker struct {
 	catchUp      bool            // read the activity feed for comments made meanwhile
 	wantStars    bool            // read the remote's stars
 	wantLinks    bool            // read every link from the remote's export (reconcileLinks)
+	linksRead    time.Time       // when reconcileLinks last read them
 	resync       bool            // the remote's stream lost track: check every mapped item is still there
 	resetBackoff bool
 	// what status shows
@@ -97,6 +98,10 @@ func (w *worker) localWrite() {
 	w.lastWrite.Store(time.Now().UnixNano())
 	w.poke()
 }
+
+// linksEvery is how often at most a stream that connects again has the
+// remote's links read from its export (sync now and resume always do).
+const linksEvery = 10 * time.Minute
 
 // A burst of local writes is pushed once it pauses: a cycle woken while
 // they come waits until none came for writeSettle, and at most
@@ -394,6 +399,10 @@ func (w *worker) heard(ev *remote.Event) {
 	case ev.Name == "connected":
 		w.streaming = true
 		w.wantItems, w.catchUp, w.wantStars, w.resetBackoff = true, true, true, true
+		// Links made there while the stream was down have no other way
+		// here (reconcileLinks); a stream that comes and goes reads them
+		// at most every linksEvery.
+		w.wantLinks = w.wantLinks || time.Since(w.linksRead) > linksEvery
 	case ev.SyncRequired():
 		w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.wantLinks, w.resync = true, true, true, true, true, true
 	case star:
