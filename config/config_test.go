@@ -122,3 +122,26 @@ func TestValidateNamesTheKey(t *testing.T) {
 		}
 	}
 }
+
+// A change made between the start's read and the watch's start is not
+// missed: Run reads the file again once it listens, and announces only a
+// change.
+func TestRunReadsAChangeMadeBeforeItWatched(t *testing.T) {
+	dir := t.TempDir()
+	path := Path(dir)
+	level := new(slog.LevelVar)
+	w := New(Options{DataDir: dir, Log: slog.New(slog.NewTextHandler(&syncBuf{}, nil)), Level: level, Getenv: func(string) string { return "" }})
+	changes := make(chan Settings, 4)
+	w.OnChange(func(s Settings) { changes <- s })
+	if err := os.WriteFile(path, []byte("log_level = \"debug\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	s := testwait.Recv(t, "the change made before the watch", changes)
+	if s.Level() != slog.LevelDebug || level.Level() != slog.LevelDebug {
+		t.Fatalf("settings %+v, level %v", s, level.Level())
+	}
+}

@@ -137,8 +137,21 @@ func (w *Watcher) OnError(fn func(error)) {
 
 // Reload reads the file again and applies it, or keeps the settings in
 // force when it is broken. Run calls it when the file changes.
-func (w *Watcher) Reload() error {
+func (w *Watcher) Reload() error { return w.reload(false) }
+
+// reload is Reload; onlyChanged leaves good settings that equal those in
+// force unannounced (Run's read when its watch starts).
+func (w *Watcher) reload(onlyChanged bool) error {
 	s, unknown, err := Load(w.path)
+	if err == nil && onlyChanged {
+		o, _ := Overlay(s, w.getenv)
+		w.mu.Lock()
+		same := w.cur == o
+		w.mu.Unlock()
+		if same {
+			return nil
+		}
+	}
 	w.mu.Lock()
 	if err != nil {
 		w.status.Error = err.Error()
@@ -189,6 +202,10 @@ func (w *Watcher) Run(ctx context.Context) {
 		return
 	}
 	defer fw.Close()
+	// The file may have changed between the start's read and the watch:
+	// padd answers health before this runs, and a client may write the
+	// file at once. Read it again now that changes are heard.
+	_ = w.reload(true)
 	var timer *time.Timer
 	var fire <-chan time.Time
 	name := filepath.Base(w.path)
