@@ -2,24 +2,9 @@ package remote
 
 import (
 	"context"
-	"net/http"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
-
-	"golang.org/x/time/rate"
 )
-
-func exportClient(t testing.TB, body []byte) *Client {
-	c, err := New("https://pad.example.com", testToken, Options{
-		HTTP:   &http.Client{Transport: answerTransport{body: body}},
-		Limits: Limits{General: rate.Inf, GeneralBurst: 1, Search: rate.Inf, SearchBurst: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // The export is read for ids, comments and links; what else it holds is
 // read past, whatever its shape.
@@ -32,7 +17,7 @@ func TestExportThreads(t *testing.T) {
 	              {"id":"k4","item_id":"i3","body":"x"},{"id":"k5","item_id":"i3","body":"y"}],
 	  "item_links":[{"id":"l1","source_id":"i1","target_id":"i9","link_type":"blocks"}],
 	  "item_versions":[{"id":"v1","content":"old"}], "later":{"nested":{"deeper":[[1],[2]]}}, "n":null}`
-	th, err := exportClient(t, []byte(body)).ExportThreads(context.Background(), "w")
+	th, err := answering(t, []byte(body)).ExportThreads(context.Background(), "w")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +52,7 @@ func TestExportThreadsRefusesWhatIsNoExport(t *testing.T) {
 		"cut short":      `{"items":[{"id":"x"}`,
 		"too deep":       `{"x":` + strings.Repeat(`{"a":`, 100) + `1` + strings.Repeat(`}`, 100) + `}`,
 	} {
-		_, err := exportClient(t, []byte(body)).ExportThreads(context.Background(), "w")
+		_, err := answering(t, []byte(body)).ExportThreads(context.Background(), "w")
 		if !IsBadAnswer(err) {
 			t.Errorf("%s: err = %v, want a bad answer", name, err)
 		}
@@ -82,19 +67,10 @@ func FuzzExportThreads(f *testing.F) {
 	f.Add([]byte(`{"item_versions":[[[[{}]]]],"x":{"y":{"z":"w"}}}`))
 	f.Add([]byte(`{"comments":[{"item_id":"a","created_at":"not a time"}]} trailing`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		c := exportClient(t, body)
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		start := time.Now()
-		th, err := c.ExportThreads(context.Background(), "w")
-		elapsed := time.Since(start)
-		runtime.ReadMemStats(&after)
-		if elapsed > 2*time.Second {
-			t.Errorf("reading %d bytes took %v", len(body), elapsed)
-		}
-		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64*uint64(len(body))+256<<10 {
-			t.Errorf("reading %d bytes allocated %d", len(body), alloc)
-		}
+		c := answering(t, body)
+		var th *Threads
+		var err error
+		bounded(t, len(body), func() { th, err = c.ExportThreads(context.Background(), "w") })
 		if err != nil {
 			if !IsBadAnswer(err) {
 				t.Fatalf("a bad body = %v, want a bad answer", err)

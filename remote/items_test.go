@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/padd/padd/api"
 )
 
 // answerTransport answers every request with one 200 and a body, in
@@ -20,6 +22,35 @@ type answerTransport struct{ body []byte }
 func (a answerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
 		Body: io.NopCloser(bytes.NewReader(a.body)), Request: r}, nil
+}
+
+// answering is a client whose every request is answered 200 with body.
+func answering(t testing.TB, body []byte) *Client {
+	c, err := New("https://pad.example.com", testToken, Options{
+		HTTP:   &http.Client{Transport: answerTransport{body: body}},
+		Limits: Limits{General: rate.Inf, GeneralBurst: 1, Search: rate.Inf, SearchBurst: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// bounded runs f, which reads an answer of size bytes, and fails the
+// test when it took over 2 s or allocated more than a small multiple of
+// the size (read once, decoded once) plus a request's own fixed cost.
+func bounded(t *testing.T, size int, f func()) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	f()
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if elapsed > 2*time.Second {
+		t.Errorf("reading %d bytes took %v", size, elapsed)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64*uint64(size)+256<<10 {
+		t.Errorf("reading %d bytes allocated %d", size, alloc)
+	}
 }
 
 // FuzzDecodeItemAnswer sends GetItem's answer through the whole answer
@@ -33,26 +64,10 @@ func FuzzDecodeItemAnswer(f *testing.F) {
 	f.Add([]byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`))
 	f.Add([]byte(`{"relation_targets":{"a":{"b":{"c":[1,2,3]}}},"title":"x"} trailing`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		c, err := New("https://pad.example.com", testToken, Options{
-			HTTP:   &http.Client{Transport: answerTransport{body: body}},
-			Limits: Limits{General: rate.Inf, GeneralBurst: 1, Search: rate.Inf, SearchBurst: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		start := time.Now()
-		it, err := c.GetItem(context.Background(), "w", "TASK-1")
-		elapsed := time.Since(start)
-		runtime.ReadMemStats(&after)
-		if elapsed > 2*time.Second {
-			t.Errorf("decoding %d bytes took %v", len(body), elapsed)
-		}
-		// The answer is read once and decoded once: a small multiple of
-		// its size, plus the request's own fixed cost.
-		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64*uint64(len(body))+256<<10 {
-			t.Errorf("decoding %d bytes allocated %d", len(body), alloc)
-		}
+		c := answering(t, body)
+		var it *api.Item
+		var err error
+		bounded(t, len(body), func() { it, err = c.GetItem(context.Background(), "w", "TASK-1") })
 		if err != nil {
 			if !IsBadAnswer(err) {
 				t.Fatalf("a bad body = %v, want a bad answer", err)
