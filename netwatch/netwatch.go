@@ -14,10 +14,10 @@ import (
 	"time"
 )
 
-// Quiet is how long after a change Watch waits for the network to settle
+// quiet is how long after a change Watch waits for the network to settle
 // before it calls back: a new connection comes as a burst of messages
 // (link up, addresses, routes), and one call is enough.
-const Quiet = 500 * time.Millisecond
+const quiet = 500 * time.Millisecond
 
 // Watch calls changed once after each burst of network changes, until
 // ctx ends. It answers an error when it cannot listen (then it never
@@ -28,7 +28,7 @@ func Watch(ctx context.Context, changed func()) error {
 		return err
 	}
 	defer stop()
-	return debounce(ctx, events, Quiet, changed)
+	return debounce(ctx, events, quiet, changed)
 }
 
 // debounce calls f once events has been quiet for quiet after one or

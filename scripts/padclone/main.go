@@ -39,6 +39,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/bench"
 	"github.com/padd/padd/internal/launch"
+	"github.com/padd/padd/internal/procstat"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -61,7 +62,7 @@ func main() {
 	must(err)
 	token := strings.TrimSpace(string(tok))
 	fmt.Printf("seed %d, %d items, %d comments; %s, %d cores; load average %s\n", *seed, *items, *comments,
-		runtime.Version(), runtime.NumCPU(), loadavg())
+		runtime.Version(), runtime.NumCPU(), procstat.LoadAvg())
 	ctx := context.Background()
 
 	tmp, err := os.MkdirTemp("", "padd-padclone-")
@@ -126,7 +127,7 @@ func main() {
 	must(err)
 	fmt.Printf("Pad:   %s\n", summary(theirs.Bytes()))
 	fmt.Printf("clone: %s (replies seeded: %d)\n", summary(got.Bytes()), replies)
-	fmt.Printf("load average %s\n", loadavg())
+	fmt.Printf("load average %s\n", procstat.LoadAvg())
 }
 
 // seed0 writes the workspace "team" into a new data directory and
@@ -252,15 +253,6 @@ func sum(m map[string]int) int {
 		n += v
 	}
 	return n
-}
-
-func loadavg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func must(err error) {

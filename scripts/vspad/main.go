@@ -34,6 +34,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/launch"
+	"github.com/padd/padd/internal/procstat"
 )
 
 func main() {
@@ -52,7 +53,7 @@ func main() {
 	tok, err := os.ReadFile(*tokFile)
 	must(err)
 	fmt.Printf("seed %d, %d items, %d back to back, %d paced; %s, %d cores; load average %s\n", *seed, *items, *n, *paced,
-		runtime.Version(), runtime.NumCPU(), loadavg())
+		runtime.Version(), runtime.NumCPU(), procstat.LoadAvg())
 
 	padd, paddPID, stop := startPadd()
 	defer stop()
@@ -213,15 +214,6 @@ func memory(pid int) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-func loadavg() string {
-	b, _ := os.ReadFile("/proc/loadavg")
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func must(err error) {
