@@ -44,12 +44,14 @@ type SyncStatus struct {
 	// up since it connected, so remote changes arrive as they happen.
 	Live bool `json:"live,omitempty"`
 	// NotSynced names what padd keeps in the workspace that the link does
-	// not carry either way (SyncNotCarried).
+	// not carry either way: attachments, when the remote keeps none
+	// (SyncNotCarried).
 	NotSynced []string `json:"not_synced,omitempty"`
 }
 
-// SyncNotCarried is what no link carries yet: attachments stay on the
-// side they were uploaded to (they travel in bundles).
+// SyncNotCarried is what a link to a remote without attachments (no
+// attachment routes, or attachment storage turned off) does not carry:
+// they stay on the side they were uploaded to (they travel in bundles).
 var SyncNotCarried = []string{"attachments"}
 
 // SyncStatuses answers GET /padd/sync.

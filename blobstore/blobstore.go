@@ -24,6 +24,10 @@ import (
 	"time"
 )
 
+// DirName is the blob directory's name in padd's data directory, beside
+// the database.
+const DirName = "blobs"
+
 // tmpDir is where blobs are written before they are renamed into place:
 // inside the store's directory, so the rename stays on one file system.
 const tmpDir = "tmp"

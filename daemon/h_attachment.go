@@ -30,7 +30,7 @@ import (
 // leaves an orphan blob for the start-up sweep, never a row without bytes.
 
 // BlobDir is the blob directory's name in the data directory.
-const BlobDir = "blobs"
+const BlobDir = blobstore.DirName
 
 // OrphanGrace is how old an unnamed blob must be before the start-up
 // sweep removes it: older than any upload still on its way to its row.

@@ -373,7 +373,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 // the sync client's names for what padd honours and the Pad of August
 // 2026 does not (docs/SYNC.md): a client that sees neither falls back.
 // export_comment_parents: the workspace export names each reply's parent.
-var capabilities = []string{"changes_paged", "expected_seq", "export_comment_parents", "idempotency_keys", "item_field_append", "item_patch",
+// attachment_attach: POST .../attachments/{id}/attach (ATT-03).
+var capabilities = []string{"attachment_attach", "changes_paged", "expected_seq", "export_comment_parents", "idempotency_keys", "item_field_append", "item_patch",
 	"item_scoped_comment_writes", "library_activate", "search_collection_resolution"}
 
 func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) error {

@@ -210,6 +210,14 @@ type request struct {
 	opKey  string // sent as Idempotency-Key and (by the caller) op_key
 	noAuth bool   // health and capabilities: the token is not needed
 	header http.Header
+	// raw is a body sent as it is (an upload), of rawLen bytes and type
+	// rawType, instead of body as JSON.
+	raw     io.Reader
+	rawLen  int64
+	rawType string
+	// timeout, when set, replaces the client's for this call (a transfer
+	// of many bytes).
+	timeout time.Duration
 }
 
 func (r *request) write() bool { return r.method != http.MethodGet && r.method != http.MethodHead }
@@ -223,7 +231,11 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 // package goes through here (the event stream through open, its first
 // half).
 func (c *Client) send(ctx context.Context, r *request) (http.Header, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout) // an earlier deadline of ctx stays
+	timeout := c.timeout
+	if r.timeout > 0 {
+		timeout = r.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout) // an earlier deadline of ctx stays
 	defer cancel()
 	resp, err := c.open(ctx, r)
 	if err != nil {
@@ -297,7 +309,9 @@ func (c *Client) newRequest(ctx context.Context, r *request) (*http.Request, err
 		u += "?" + r.query.Encode()
 	}
 	var rd io.Reader
-	if r.body != nil {
+	if r.raw != nil {
+		rd = r.raw
+	} else if r.body != nil {
 		b, err := json.Marshal(r.body)
 		if err != nil {
 			return nil, r.errorf(KindRefused, 0, "encoding the request: %w", err)
@@ -313,7 +327,10 @@ func (c *Client) newRequest(ctx context.Context, r *request) (*http.Request, err
 	for k, vs := range r.header {
 		req.Header[k] = vs
 	}
-	if r.body != nil {
+	if r.raw != nil {
+		req.ContentLength = r.rawLen
+		req.Header.Set("Content-Type", r.rawType)
+	} else if r.body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if r.opKey != "" {

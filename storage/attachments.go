@@ -215,49 +215,66 @@ func putAttachment(rows *bucket, k []byte, rec *attachmentRecord) error {
 // CreateAttachment stores the row of a durable blob, attached to the
 // live item ItemRef names or unattached.
 func (s *Store) CreateAttachment(ws string, in NewAttachment, actor model.Actor) (*Attachment, error) {
+	var out *Attachment
+	err := s.write(ws, actor, func(w *wtx) error {
+		var err error
+		out, err = w.createAttachment("", in)
+		return err
+	})
+	return out, err
+}
+
+// createAttachment writes row id ("" for a new one; in a write that
+// copies the remote, the remote's own, so references to it in text hold
+// as they are).
+func (w *wtx) createAttachment(id string, in NewAttachment) (*Attachment, error) {
 	if !validHash(in.Hash) || in.Size < 0 {
 		return nil, model.Invalid("an attachment names its blob by sha256 (64 lower-case hex digits) and a size").With("field", "hash")
 	}
-	var out *Attachment
-	err := s.write(ws, actor, func(w *wtx) error {
-		var it *model.Item
-		var c *model.Collection
-		if in.ItemRef != "" {
-			var err error
-			if it, c, err = liveItemByRef(w.ws, in.ItemRef, false); err != nil {
-				return err
-			}
+	var it *model.Item
+	var c *model.Collection
+	if in.ItemRef != "" {
+		var err error
+		if it, c, err = w.annotatedItem(in.ItemRef); err != nil {
+			return nil, err
 		}
-		rows, byItem, err := attBuckets(w.ws)
-		if err != nil {
-			return err
+	}
+	rows, byItem, err := attBuckets(w.ws)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		id = newID()
+	}
+	k, ok := idKey(id)
+	if !ok {
+		return nil, model.Invalid("attachment id %q is not an id", id)
+	}
+	if rows.Get(k) != nil {
+		return nil, model.Conflict("attachment %s exists already", id).With("attachment_id", id)
+	}
+	id = idString(k)
+	name, src := CleanFilename(in.Filename)
+	if in.FilenameSource != "" && src == "caller" {
+		src = in.FilenameSource
+	}
+	rec := &attachmentRecord{Filename: name, FilenameSource: src, MIME: in.MIME, Size: in.Size, Hash: in.Hash,
+		Width: in.Width, Height: in.Height, UploadedBy: w.actor, CreatedAt: tstamp(w.now)}
+	collID := ""
+	if it != nil {
+		rec.ItemID, collID = it.ID, c.ID
+		if err := byItem.Put(cat(mustID(it.ID), k), nil); err != nil {
+			return nil, err
 		}
-		name, src := CleanFilename(in.Filename)
-		if in.FilenameSource != "" && src == "caller" {
-			src = in.FilenameSource
-		}
-		rec := &attachmentRecord{Filename: name, FilenameSource: src, MIME: in.MIME, Size: in.Size, Hash: in.Hash,
-			Width: in.Width, Height: in.Height, UploadedBy: w.actor, CreatedAt: tstamp(w.now)}
-		id := newID()
-		k := mustID(id)
-		collID := ""
-		if it != nil {
-			rec.ItemID, collID = it.ID, c.ID
-			if err := byItem.Put(cat(mustID(it.ID), k), nil); err != nil {
-				return err
-			}
-		}
-		if err := putAttachment(rows, k, rec); err != nil {
-			return err
-		}
-		a := rec.view(id, w.ws.id)
-		if it != nil {
-			a.ItemRef, a.ItemTitle, a.CollectionSlug = refOf(c, it.Number), it.Title, c.Slug
-		}
-		out = &a
-		return w.attachmentLogged(model.OpCreated, "attachment_added", &a, collID)
-	})
-	return out, err
+	}
+	if err := putAttachment(rows, k, rec); err != nil {
+		return nil, err
+	}
+	a := rec.view(id, w.ws.id)
+	if it != nil {
+		a.ItemRef, a.ItemTitle, a.CollectionSlug = refOf(c, it.Number), it.Title, c.Slug
+	}
+	return &a, w.attachmentLogged(model.OpCreated, "attachment_added", &a, collID)
 }
 
 // attachmentLogged stamps an attachment's change (with the item it is
@@ -445,34 +462,39 @@ func sortAttachments(all []Attachment, by string) {
 func (s *Store) AttachAttachment(ws, id, itemRef string, actor model.Actor) (*Attachment, error) {
 	var out *Attachment
 	err := s.write(ws, actor, func(w *wtx) error {
-		rows, byItem, err := attBuckets(w.ws)
-		if err != nil {
-			return err
-		}
-		rec, k, err := getAttachmentRecord(rows, id)
-		if err != nil {
-			return err
-		}
-		if rec.ItemID != "" {
-			a := rec.view(id, w.ws.id)
-			_ = decorateAttachment(w.ws, &a, map[string]*model.Collection{})
-			return model.Conflict("Attachment %s is already attached to %s; attach is never a move: upload it again for another item",
-				id, cmp.Or(a.ItemRef, rec.ItemID)).With("attachment_id", id).With("item_ref", a.ItemRef)
-		}
-		it, c, err := liveItemByRef(w.ws, itemRef, false)
-		if err != nil {
-			return err
-		}
-		rec.ItemID = it.ID
-		if err := firstErr(putAttachment(rows, k, rec), byItem.Put(cat(mustID(it.ID), k), nil)); err != nil {
-			return err
-		}
-		a := rec.view(id, w.ws.id)
-		a.ItemRef, a.ItemTitle, a.CollectionSlug = refOf(c, it.Number), it.Title, c.Slug
-		out = &a
-		return w.attachmentLogged(model.OpUpdated, "attachment_attached", &a, c.ID)
+		var err error
+		out, err = w.attachAttachment(id, itemRef)
+		return err
 	})
 	return out, err
+}
+
+func (w *wtx) attachAttachment(id, itemRef string) (*Attachment, error) {
+	rows, byItem, err := attBuckets(w.ws)
+	if err != nil {
+		return nil, err
+	}
+	rec, k, err := getAttachmentRecord(rows, id)
+	if err != nil {
+		return nil, err
+	}
+	if rec.ItemID != "" {
+		a := rec.view(id, w.ws.id)
+		_ = decorateAttachment(w.ws, &a, map[string]*model.Collection{})
+		return nil, model.Conflict("Attachment %s is already attached to %s; attach is never a move: upload it again for another item",
+			id, cmp.Or(a.ItemRef, rec.ItemID)).With("attachment_id", id).With("item_ref", a.ItemRef)
+	}
+	it, c, err := w.annotatedItem(itemRef)
+	if err != nil {
+		return nil, err
+	}
+	rec.ItemID = it.ID
+	if err := firstErr(putAttachment(rows, k, rec), byItem.Put(cat(mustID(it.ID), k), nil)); err != nil {
+		return nil, err
+	}
+	a := rec.view(idString(k), w.ws.id)
+	a.ItemRef, a.ItemTitle, a.CollectionSlug = refOf(c, it.Number), it.Title, c.Slug
+	return &a, w.attachmentLogged(model.OpUpdated, "attachment_attached", &a, c.ID)
 }
 
 // DeleteAttachment removes a row. Its blob stays until the start-up
@@ -480,34 +502,39 @@ func (s *Store) AttachAttachment(ws, id, itemRef string, actor model.Actor) (*At
 func (s *Store) DeleteAttachment(ws, id string, actor model.Actor) (*Attachment, error) {
 	var out *Attachment
 	err := s.write(ws, actor, func(w *wtx) error {
-		rows, byItem, err := attBuckets(w.ws)
-		if err != nil {
-			return err
-		}
-		rec, k, err := getAttachmentRecord(rows, id)
-		if err != nil {
-			return err
-		}
-		a := rec.view(id, w.ws.id)
-		if err := decorateAttachment(w.ws, &a, map[string]*model.Collection{}); err != nil {
-			return err
-		}
-		collID := ""
-		if rec.ItemID != "" {
-			if err := byItem.Delete(cat(mustID(rec.ItemID), k)); err != nil {
-				return err
-			}
-			if it, _ := getItem(w.ws, mustID(rec.ItemID), false); it != nil {
-				collID = it.CollectionID
-			}
-		}
-		if err := rows.Delete(k); err != nil {
-			return err
-		}
-		out = &a
-		return w.attachmentLogged(model.OpDeleted, "attachment_deleted", &a, collID)
+		var err error
+		out, err = w.deleteAttachment(id)
+		return err
 	})
 	return out, err
+}
+
+func (w *wtx) deleteAttachment(id string) (*Attachment, error) {
+	rows, byItem, err := attBuckets(w.ws)
+	if err != nil {
+		return nil, err
+	}
+	rec, k, err := getAttachmentRecord(rows, id)
+	if err != nil {
+		return nil, err
+	}
+	a := rec.view(idString(k), w.ws.id)
+	if err := decorateAttachment(w.ws, &a, map[string]*model.Collection{}); err != nil {
+		return nil, err
+	}
+	collID := ""
+	if rec.ItemID != "" {
+		if err := byItem.Delete(cat(mustID(rec.ItemID), k)); err != nil {
+			return nil, err
+		}
+		if it, _ := getItem(w.ws, mustID(rec.ItemID), false); it != nil {
+			collID = it.CollectionID
+		}
+	}
+	if err := rows.Delete(k); err != nil {
+		return nil, err
+	}
+	return &a, w.attachmentLogged(model.OpDeleted, "attachment_deleted", &a, collID)
 }
 
 // AttachmentHashes is the set of blob hashes some row of any workspace

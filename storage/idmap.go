@@ -23,11 +23,12 @@ const (
 	SyncComment    SyncKind = 'c'
 	SyncCollection SyncKind = 'k'
 	SyncLink       SyncKind = 'n'
+	SyncAttachment SyncKind = 'a'
 )
 
 func (k SyncKind) valid() bool {
 	switch k {
-	case SyncItem, SyncComment, SyncCollection, SyncLink:
+	case SyncItem, SyncComment, SyncCollection, SyncLink, SyncAttachment:
 		return true
 	}
 	return false

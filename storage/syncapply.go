@@ -178,6 +178,21 @@ func (t *SyncTx) SetStar(itemRef string, star bool) (*StarResult, error) {
 // RemoveLink deletes a link by id.
 func (t *SyncTx) RemoveLink(linkID string) (*model.Link, error) { return t.w.removeLinkByID(linkID) }
 
+// CreateAttachment stores the row of a blob pulled from the remote
+// (already durable) as attachment id: the remote's own id where it is
+// one padd can use, so that references to it in text need no change.
+func (t *SyncTx) CreateAttachment(id string, in NewAttachment) (*Attachment, error) {
+	return t.w.createAttachment(id, in)
+}
+
+// AttachAttachment binds an unattached row to an item, as the remote did.
+func (t *SyncTx) AttachAttachment(id, itemRef string) (*Attachment, error) {
+	return t.w.attachAttachment(id, itemRef)
+}
+
+// DeleteAttachment removes a row the remote deleted.
+func (t *SyncTx) DeleteAttachment(id string) (*Attachment, error) { return t.w.deleteAttachment(id) }
+
 // CreateCollection adds a collection pulled from the remote.
 func (t *SyncTx) CreateCollection(in CollectionCreate) (*model.Collection, error) {
 	return t.w.addCollection(in)

@@ -79,6 +79,9 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 	if err := w.cloneThreads(ctx, c, link, all); err != nil {
 		return err
 	}
+	if err := w.pullAttachments(ctx, c, link, ""); err != nil {
+		return err
+	}
 	w.mu.Lock()
 	w.commentItems = map[string]bool{} // read above
 	w.mu.Unlock()
@@ -219,7 +222,9 @@ func limited(f func() error) error {
 func (w *worker) applyBatch(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items []api.Item) error {
 	err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
 		for i := range items {
-			rem, err := decodeRemote(&items[i])
+			rem, err := decodeRemote(&items[i], func(s string) string {
+				return storage.RewriteAttachmentRefs(s, func(id string) (string, bool) { return t.LocalID(storage.SyncAttachment, id) })
+			})
 			if err != nil {
 				return model.Invalid("%v", err)
 			}

@@ -38,7 +38,7 @@ func (w *worker) pushComment(ctx context.Context, c *remote.Client, link *storag
 			return false, err
 		}
 	case mapped && ch.Op == model.OpUpdated:
-		if _, err := c.EditComment(ctx, rws, rid, lc.Body); err != nil {
+		if _, err := c.EditComment(ctx, rws, rid, w.outText(lc.Body)); err != nil {
 			return false, err
 		}
 		return true, w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
@@ -77,9 +77,9 @@ func (w *worker) createComment(ctx context.Context, c *remote.Client, link *stor
 	var rc *api.Comment
 	for attempt := 0; ; attempt++ {
 		if rparent != "" {
-			rc, err = c.Reply(ctx, link.RemoteWorkspaceID, rparent, lc.Body, key)
+			rc, err = c.Reply(ctx, link.RemoteWorkspaceID, rparent, w.outText(lc.Body), key)
 		} else {
-			rc, err = c.CreateComment(ctx, link.RemoteWorkspaceID, ritem, lc.Body, key)
+			rc, err = c.CreateComment(ctx, link.RemoteWorkspaceID, ritem, w.outText(lc.Body), key)
 		}
 		if err == nil || attempt > 0 || !archivedUnder(err) {
 			break
@@ -273,6 +273,9 @@ const (
 // applyComments makes local item litem's comments what the remote
 // lists (rcs, the item's whole list, oldest first).
 func (w *worker) applyComments(litem string, rcs []api.Comment) error {
+	for i := range rcs {
+		rcs[i].Body = w.inText(rcs[i].Body, "")
+	}
 	lcs, err := w.m.store.ListComments(w.wsID, litem)
 	if err != nil {
 		return err

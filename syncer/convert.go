@@ -41,12 +41,18 @@ type remoteItem struct {
 }
 
 // decodeRemote reads a remote item's fields and tags (JSON text on
-// Pad's wire) and maps its collection; the parent is mapped by the
-// caller, which may have to pull it first.
-func decodeRemote(it *api.Item) (*remoteItem, error) {
+// Pad's wire), with the attachment references in its content and fields
+// translated by text (nil: none); the collection and parent are mapped
+// by the caller, which may have to pull them first.
+func decodeRemote(it *api.Item, text func(string) string) (*remoteItem, error) {
 	fields, err := api.DecodeObject(it.Fields)
 	if err != nil {
 		return nil, fmt.Errorf("item %s: %w", it.ID, err)
+	}
+	content := it.Content
+	if text != nil {
+		content = text(content)
+		fields, _ = mapFields(fields, text)
 	}
 	var tags []string
 	if it.Tags != "" && it.Tags != "null" {
@@ -54,12 +60,18 @@ func decodeRemote(it *api.Item) (*remoteItem, error) {
 			return nil, fmt.Errorf("item %s: tags are not a JSON list of strings: %w", it.ID, err)
 		}
 	}
-	r := &remoteItem{api: it, side: merge.Item{Title: it.Title, Content: it.Content, Fields: fields,
+	r := &remoteItem{api: it, side: merge.Item{Title: it.Title, Content: content, Fields: fields,
 		Tags: tags, Pinned: it.Pinned, Archived: it.DeletedAt != nil}}
 	if it.ParentID != nil {
 		r.parentRemote = *it.ParentID
 	}
 	return r, nil
+}
+
+// decode decodes a remote item read outside a transaction, noting
+// the attachments it names that padd lacks.
+func (w *worker) decode(it *api.Item) (*remoteItem, error) {
+	return decodeRemote(it, func(s string) string { return w.inText(s, it.ID) })
 }
 
 // baseOf is the base recorded when both sides hold m: the merged item

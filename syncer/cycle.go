@@ -78,6 +78,12 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	}
 	if err == nil && links {
 		err = w.reconcileLinks(ctx, c, link)
+		if err == nil {
+			err = w.pullAttachments(ctx, c, link, "") // no signal for them either
+		}
+	}
+	if err == nil {
+		err = w.pullNamedAttachments(ctx, c, link)
 	}
 	if err != nil {
 		w.mu.Lock()
@@ -187,13 +193,15 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 	if err != nil || f == nil {
 		return err
 	}
-	if w.caps.OpKeys {
+	if w.caps.OpKeys && f.Entity != model.EntityAttachment { // an upload takes no key
 		return w.resend(ctx, c, link, f)
 	}
 	if at := f.SentAt.Add(w.m.cfg.Settle); time.Now().Before(at) {
 		return errRetryAt{at: at}
 	}
 	switch f.Entity {
+	case model.EntityAttachment:
+		return w.settleAttachment(ctx, c, link, f)
 	case model.EntityItem:
 		it, err := w.findCreatedItem(ctx, c, link, f)
 		if err != nil || it == nil {
@@ -236,7 +244,7 @@ func (w *worker) resend(ctx context.Context, c *remote.Client, link *storage.Rem
 // mapped decodes a remote item with its collection and parent mapped to
 // local ids where the map has them.
 func (w *worker) mapped(it *api.Item) (*remoteItem, error) {
-	rem, err := decodeRemote(it)
+	rem, err := w.decode(it)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +297,7 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 			if err != nil {
 				return nil, err
 			}
-			rem, err := decodeRemote(it)
+			rem, err := w.decode(it)
 			if err == nil && rem.side.Content == v.Content && sameSet(rem.side.Tags, v.Tags) {
 				return it, nil
 			}
@@ -315,8 +323,9 @@ func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link 
 	if err != nil {
 		return nil, err
 	}
+	sent := w.outText(lc.Body)
 	for i := range rcs {
-		if rcs[i].Body != lc.Body || rcs[i].Deleted {
+		if rcs[i].Body != sent || rcs[i].Deleted {
 			continue
 		}
 		if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rcs[i].ID); err != nil {

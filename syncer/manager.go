@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/blobstore"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
@@ -28,6 +29,9 @@ type Config struct {
 	// MaxBackoff caps the wait between tries while a remote is
 	// unreachable (zero: 5 minutes).
 	MaxBackoff time.Duration
+	// Blobs is the blob store of attachments pulled from a remote (nil:
+	// the one beside the store's database, opened on first use).
+	Blobs *blobstore.Store
 	// Client is the base of every remote client's options: pacing
 	// (zero: Pad's limits), timeouts, and the HTTP client (tests put a
 	// fault-injecting transport there). Insecure is the link's own.
@@ -47,6 +51,10 @@ type Manager struct {
 	wg      sync.WaitGroup
 	subs    map[int]chan api.SyncEvent
 	nextSub int
+
+	blobOnce  sync.Once
+	blobStore *blobstore.Store
+	blobErr   error
 
 	backoffFn func(failures int) time.Duration // tests' (export_test.go); nil: worker.backoff's
 }

@@ -145,7 +145,7 @@ func (w *worker) pullItem(ctx context.Context, c *remote.Client, link *storage.R
 // A remote item padd cannot take (its JSON is broken, or it fails the
 // local schema) is set aside with the reason; the rest goes on.
 func (w *worker) applyRemote(ctx context.Context, c *remote.Client, link *storage.RemoteLink, it *api.Item, depth int) error {
-	rem, err := decodeRemote(it)
+	rem, err := w.decode(it)
 	if err != nil {
 		return w.setAside(storage.SyncConflict{Reason: "the remote sent an item padd cannot read: " + err.Error()})
 	}

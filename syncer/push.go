@@ -120,6 +120,8 @@ func (w *worker) pushChange(ctx context.Context, c *remote.Client, link *storage
 		acked, err = w.pushCollection(ctx, c, link, ch)
 	case model.EntityStar:
 		err = w.pushStar(ctx, c, link, ch)
+	case model.EntityAttachment:
+		acked, err = w.pushAttachment(ctx, c, link, ch)
 	default:
 		return false, nil // roles, leases, reminders stay local
 	}
@@ -205,7 +207,7 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 	if err != nil {
 		return err
 	}
-	in := api.ItemCreate{Title: v.Title, Content: v.Content, Fields: flex(nonNil(v.Fields)), Tags: flex(nonNilTags(v.Tags)), Pinned: v.Pinned}
+	in := api.ItemCreate{Title: v.Title, Content: w.outText(v.Content), Fields: flex(nonNil(w.outFields(v.Fields))), Tags: flex(nonNilTags(v.Tags)), Pinned: v.Pinned}
 	if rp != "" {
 		in.ParentID = &rp
 	} else {
@@ -269,7 +271,7 @@ func (w *worker) clearInFlight() error {
 // remote's number as the item's ref, the remote's version merged (it may
 // have added defaults) and made the base, the outbox entry acknowledged.
 func (w *worker) adoptCreated(localID string, sent *merge.Item, it *api.Item, seq int64) error {
-	rem, err := decodeRemote(it)
+	rem, err := w.decode(it)
 	if err != nil {
 		return err
 	}
@@ -336,7 +338,7 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 		if err != nil {
 			return false, err
 		}
-		rem, err := decodeRemote(it)
+		rem, err := w.decode(it)
 		if err != nil {
 			return false, err
 		}
@@ -400,10 +402,11 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		u.Title, patch = &sent.Title, true
 	}
 	if local.Content != base.Content {
-		u.Content, patch = &sent.Content, true
+		content := w.outText(sent.Content)
+		u.Content, patch = &content, true
 	}
 	if p := fieldsPatch(base.Fields, local.Fields); len(p) > 0 {
-		u.FieldsPatch, patch = flex(p), true
+		u.FieldsPatch, patch = flex(w.outFields(p)), true
 	}
 	if !sameSet(base.Tags, local.Tags) {
 		u.Tags, patch = flex(nonNilTags(local.Tags)), true

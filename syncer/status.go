@@ -57,10 +57,12 @@ func (m *Manager) statusOf(wsID, slug string, link *storage.RemoteLink) api.Sync
 		if w.caps != nil {
 			st.RemoteVersion, st.Capabilities = w.caps.Version, w.caps.Names
 		}
+		if w.attach == attachOff {
+			st.NotSynced = api.SyncNotCarried
+		}
 		w.mu.Unlock()
 	}
 	st.LastExchange = timep(exchange)
-	st.NotSynced = api.SyncNotCarried
 	if st.RemoteVersion == "" && len(link.LastProbe) > 0 {
 		var c struct {
 			Version      string   `json:"version"`

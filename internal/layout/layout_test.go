@@ -35,7 +35,7 @@ var mayImport = map[string][]string{
 	"searchindex":         {"model", "storage", "storage/engine"},
 	"remote/merge":        {"model"},
 	"remote":              {"api", "internal/atomicfile", "model"},
-	"syncer":              {"api", "model", "remote", "remote/merge", "storage"},
+	"syncer":              {"api", "blobstore", "model", "remote", "remote/merge", "storage"},
 	"config":              {},
 	"netwatch":            {},
 	"blobstore":           {},

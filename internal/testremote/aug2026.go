@@ -29,7 +29,13 @@ import (
 
 // missingCapabilities are the features the Pad of August 2026 lacks;
 // the proxy takes them out of padd's capabilities answer.
-var missingCapabilities = []string{"idempotency_keys", "item_patch", "expected_seq", "changes_paged", "export_comment_parents"}
+var missingCapabilities = []string{"idempotency_keys", "item_patch", "expected_seq", "changes_paged", "export_comment_parents", "attachment_attach"}
+
+// missingRoute reports a route the Pad of August 2026 does not have: it
+// answers 404 as Pad's router does.
+func missingRoute(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/attachments/") && strings.HasSuffix(r.URL.Path, "/attach")
+}
 
 // ignoredBodyKeys are the request keys that Pad ignores (it ignores
 // every unknown key): no idempotency by op_key, no expected_seq guard.

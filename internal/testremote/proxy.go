@@ -129,6 +129,7 @@ func (r *Remote) ResetStats() {
 // loopback, in this process.
 type proxy struct {
 	aug        bool
+	noAttach   bool
 	limiter    *rate.Limiter // nil: no limit
 	perMinute  int           // the limit as Pad's X-Ratelimit-Limit says it
 	changesCap atomic.Int64  // the page the /changes walk asks padd for; 0: padd's default
@@ -144,7 +145,7 @@ type proxy struct {
 }
 
 func newProxy(opts Options) *proxy {
-	p := &proxy{aug: opts.Aug2026, tr: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16},
+	p := &proxy{aug: opts.Aug2026, noAttach: opts.NoAttachments, tr: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16},
 		stats: Stats{Requests: map[string]int{}, TooMany: map[string]int{}}}
 	if opts.RateLimit > 0 {
 		burst := max(opts.Burst, 1)
@@ -279,7 +280,15 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeEnvelope(sw, f.Status, code, fmt.Sprintf("the test remote's fault hook answered %d", f.Status))
 		return
 	}
+	if p.noAttach && strings.Contains(r.URL.Path, "/attachments") {
+		writeEnvelope(sw, http.StatusServiceUnavailable, "attachments_disabled", "Attachment storage is not configured on this server")
+		return
+	}
 	if p.aug {
+		if missingRoute(r) {
+			writeEnvelope(sw, http.StatusNotFound, "not_found", "404 page not found")
+			return
+		}
 		if err := augRequest(r); err != nil {
 			writeEnvelope(sw, http.StatusBadRequest, "bad_request", err.Error())
 			return

@@ -37,6 +37,9 @@ type Options struct {
 	// paged /changes, whole-second times, no list paging headers
 	// (aug2026.go).
 	Aug2026 bool
+	// NoAttachments makes the proxy answer as a Pad without attachment
+	// storage: 503 attachments_disabled on every attachment route.
+	NoAttachments bool
 	// RateLimit is the requests a second the proxy lets through to /api/
 	// (one bucket for the remote, as Pad keeps one per user); 0 means no
 	// limit. Over it the proxy answers 429 rate_limited with
