@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -607,6 +608,52 @@ func TestPaddServesTheRemoteClientContract(t *testing.T) {
 		}
 		if err := c.DeleteLink(ctx, ws, l.ID); !remote.IsNotFound(err) {
 			t.Errorf("deleting a deleted link = %v, want not found", err)
+		}
+	})
+
+	t.Run("Attachments", func(t *testing.T) {
+		ctx := testwait.Context(t)
+		if ok, err := c.HasAttachments(ctx, ws); err != nil || !ok {
+			t.Fatalf("HasAttachments = %v, %v; padd keeps them", ok, err)
+		}
+		data := []byte("a log line\n")
+		up, err := c.UploadAttachment(ctx, ws, first.ID, `odd "name".log`, int64(len(data)), bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if up.ID == "" || up.Size != int64(len(data)) || up.Filename != "odd name.log" {
+			t.Errorf("UploadAttachment = %+v", up)
+		}
+		loose, err := c.UploadAttachment(ctx, ws, "", "loose.txt", int64(len(data)), bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := c.ListAttachments(ctx, ws, first.ID, 0)
+		if err != nil || len(page.Attachments) != 1 || page.Attachments[0].ID != up.ID || page.Attachments[0].ContentHash == "" {
+			t.Fatalf("ListAttachments(item) = %+v, %v", page, err)
+		}
+		if err := c.AttachAttachment(ctx, ws, loose.ID, first.ID); err != nil {
+			t.Fatal(err)
+		}
+		if page, err := c.ListAttachments(ctx, ws, first.ID, 0); err != nil || len(page.Attachments) != 2 {
+			t.Errorf("after AttachAttachment, the item has %+v, %v", page, err)
+		}
+		rd, err := c.OpenAttachment(ctx, ws, up.ID, up.Size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rd)
+		rd.Close()
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("OpenAttachment read %q, %v", got, err)
+		}
+		for _, id := range []string{up.ID, loose.ID, up.ID} { // the second delete of one is no error
+			if err := c.DeleteAttachment(ctx, ws, id); err != nil {
+				t.Errorf("DeleteAttachment(%s) = %v", id, err)
+			}
+		}
+		if _, err := c.OpenAttachment(ctx, ws, up.ID, 0); !remote.IsNotFound(err) {
+			t.Errorf("opening a deleted attachment = %v, want not found", err)
 		}
 	})
 

@@ -80,6 +80,9 @@ type NewAttachment struct {
 	Size           int64
 	Hash           string
 	Width, Height  int
+	// CreatedAt is when it was uploaded, kept by a write that copies the
+	// remote (zero: now; a user's upload is always now).
+	CreatedAt time.Time
 }
 
 // AttachmentFilter selects and pages ListAttachments (ATT-01).
@@ -260,6 +263,9 @@ func (w *wtx) createAttachment(id string, in NewAttachment) (*Attachment, error)
 	}
 	rec := &attachmentRecord{Filename: name, FilenameSource: src, MIME: in.MIME, Size: in.Size, Hash: in.Hash,
 		Width: in.Width, Height: in.Height, UploadedBy: w.actor, CreatedAt: tstamp(w.now)}
+	if w.replica && !in.CreatedAt.IsZero() {
+		rec.CreatedAt = tstamp(in.CreatedAt)
+	}
 	collID := ""
 	if it != nil {
 		rec.ItemID, collID = it.ID, c.ID

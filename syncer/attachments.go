@@ -431,6 +431,9 @@ func (w *worker) pullAttachment(ctx context.Context, c *remote.Client, link *sto
 	if ra.Width != nil && ra.Height != nil {
 		in.Width, in.Height = *ra.Width, *ra.Height
 	}
+	if at, err := time.Parse(time.RFC3339Nano, ra.CreatedAt); err == nil {
+		in.CreatedAt = at
+	}
 	return w.asideIfRefused(w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
 		a, err := t.CreateAttachment(ra.ID, in)
 		if model.IsCode(err, model.CodeValidation) || model.IsCode(err, model.CodeConflict) {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/blobstore"
@@ -130,8 +131,10 @@ func TestAttachmentsBothWays(t *testing.T) {
 			if got, err := l.localBytes(t, "team", up.ID); err != nil || !bytes.Equal(got, shot) {
 				t.Fatalf("the cloned attachment %s: %d bytes, %v", up.ID, len(got), err)
 			}
-			if a, _ := l.Store.GetAttachment("team", up.ID); a.ItemRef != it.Ref || a.Filename != "shot.png" {
-				t.Errorf("the cloned attachment is on %q named %q, want %s and shot.png", a.ItemRef, a.Filename, it.Ref)
+			ras := remoteAttachments(t, rapi, "team")
+			if a, _ := l.Store.GetAttachment("team", up.ID); a.ItemRef != it.Ref || a.Filename != "shot.png" ||
+				len(ras) != 1 || a.CreatedAt.Format(time.RFC3339) != ras[0].CreatedAt {
+				t.Errorf("the cloned attachment is on %q named %q uploaded at %s, want %s, shot.png and %+v", a.ItemRef, a.Filename, a.CreatedAt, it.Ref, ras)
 			}
 			if v, _ := l.Store.GetItem("team", it.Ref); v.Content != content {
 				t.Errorf("the cloned content is %q, want %q", v.Content, content)
