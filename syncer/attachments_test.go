@@ -22,7 +22,7 @@ import (
 )
 
 // pngOf is a small PNG whose pixels say n, so two calls differ.
-func pngOf(t *testing.T, n int) []byte {
+func pngOf(t testing.TB, n int) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
 	img.Set(1, 1, color.RGBA{R: uint8(n), G: uint8(n >> 8), A: 255})
@@ -35,7 +35,7 @@ func pngOf(t *testing.T, n int) []byte {
 
 // attachLocal uploads data to item (a ref; "" leaves it unattached) in
 // padd's workspace ws, as padd's upload route does: blob first, then row.
-func (l *local) attachLocal(t *testing.T, ws, item, name string, data []byte) *storage.Attachment {
+func (l *local) attachLocal(t testing.TB, ws, item, name string, data []byte) *storage.Attachment {
 	t.Helper()
 	blobs, err := blobstore.Open(filepath.Join(l.Dir, blobstore.DirName))
 	if err != nil {

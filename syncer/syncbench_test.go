@@ -12,6 +12,7 @@ package syncer_test
 // adapts to the server).
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -586,4 +588,77 @@ func BenchmarkSyncLocalWriteAB(b *testing.B) {
 		quantiles(b, mode.name+"-linked", linked)
 		quantiles(b, mode.name+"-unlinked", unlinked)
 	}
+}
+
+// BenchmarkSyncAttachment10MB: a 10 MB file attached here until the
+// engine is synced (uploaded, mapped, acknowledged), and a 10 MB file
+// uploaded on the remote and named in an item's content there until it
+// is here (its bytes a blob, its row written), each PADD_SYNCBENCH_FILES
+// times (5); the bytes are seeded random, so nothing compresses.
+func BenchmarkSyncAttachment10MB(b *testing.B) {
+	seed := benchSeed(b)
+	n := benchN(b, "PADD_SYNCBENCH_FILES", 5)
+	r, l := teamRemote(b, testremote.Options{}, 0)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(seed, 10))
+	file := func() []byte {
+		data := make([]byte, 10<<20)
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		return data
+	}
+	res, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "Files"}, model.UserActor(model.SourceCLI))
+	if err != nil {
+		b.Fatal(err)
+	}
+	waitSynced(b, l, "team")
+	ref := res.Item.ID
+	var ms runtime.MemStats
+	allocated := func() uint64 { runtime.ReadMemStats(&ms); return ms.TotalAlloc }
+	var moved uint64 // allocated by this process while files moved, the files' own bytes left out
+	var up []time.Duration
+	for range n {
+		data := file()
+		a0, start := allocated(), time.Now()
+		l.attachLocal(b, "team", ref, "up.bin", data)
+		up = append(up, waitSynced(b, l, "team").Sub(start))
+		moved += allocated() - a0
+	}
+	quantiles(b, "local-to-remote", up)
+
+	v, err := l.Store.GetItem("team", ref)
+	if err != nil {
+		b.Fatal(err)
+	}
+	notes, stop := l.Store.Subscribe()
+	defer stop()
+	var down []time.Duration
+	for i := range n {
+		data := file()
+		a0, start := allocated(), time.Now()
+		ra, err := r.API().UploadAttachment(ctx, "team", bytes.NewReader(data), int64(len(data)), "down.bin", v.Ref)
+		if err != nil {
+			b.Fatal(err)
+		}
+		content := fmt.Sprintf("file %d: [down](pad-attachment:%s)\n", i, ra.ID)
+		if _, err := r.API().UpdateItem(ctx, "team", v.Ref, api.ItemUpdate{Content: &content}); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, err := l.Store.GetAttachment("team", ra.ID); err == nil {
+				break
+			}
+			select {
+			case <-notes:
+			case <-time.After(time.Minute):
+				b.Fatalf("%s did not arrive in a minute", ra.ID)
+			}
+		}
+		down = append(down, time.Since(start))
+		moved += allocated() - a0
+	}
+	quantiles(b, "remote-to-local", down)
+	b.ReportMetric(float64(moved)/float64(2*n)/(1<<20), "MB-allocated/file")
+	b.Logf("proxy: %d requests, %d 429s", r.Stats().Total(), r.Stats().TotalTooMany())
 }
