@@ -59,14 +59,17 @@ func checkMapArgs(k SyncKind, local, remote string) ([]byte, error) {
 }
 
 // mapID records local <-> remote for kind k, replacing any entry either
-// id had: one local entity is one remote entity.
+// id had: one local entity is one remote entity. An attachment is the
+// exception one way: its earlier remote id keeps naming it here, since
+// the remote may keep that copy too (an attach on a remote without one
+// uploads the file again, and text there may name the first copy).
 func mapID(b *wsb, k SyncKind, local, remote string) error {
 	lk, err := checkMapArgs(k, local, remote)
 	if err != nil {
 		return err
 	}
 	ids := b.syncIDs()
-	if old := ids.Get(localIDKey(k, lk)); old != nil && string(old) != remote {
+	if old := ids.Get(localIDKey(k, lk)); old != nil && string(old) != remote && k != SyncAttachment {
 		if err := ids.Delete(remoteIDKey(k, string(old))); err != nil {
 			return err
 		}

@@ -203,12 +203,11 @@ func (w *worker) pushAttachment(ctx context.Context, c *remote.Client, link *sto
 		}
 		return false, err
 	}
-	// A remote without attach takes the file again on the item, and drops
-	// the unattached copy.
-	if err := w.uploadAttachment(ctx, c, link, a, ch.Seq); err != nil {
-		return true, err
-	}
-	return true, c.DeleteAttachment(ctx, rws, rid)
+	// A remote without attach takes the file again, on the item. The
+	// unattached copy stays there: text there may name it (its id keeps
+	// naming this file here, storage's mapID), and Pad's sweep removes it
+	// after 30 days when nothing does.
+	return true, w.uploadAttachment(ctx, c, link, a, ch.Seq)
 }
 
 // uploadAttachment sends a local attachment's bytes to the remote, on
@@ -472,4 +471,94 @@ func (w *worker) pullNamedAttachments(ctx context.Context, c *remote.Client, lin
 		}
 	}
 	return nil
+}
+
+// pushAllAttachments uploads every local attachment the remote does not
+// have (a link to an empty remote), then sends again the text of each
+// item that names one: the items went first, with padd's ids in it.
+func (w *worker) pushAllAttachments(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items []*storage.ItemView) error {
+	if on, err := w.attachmentsOn(ctx, c, link); err != nil || !on {
+		return err
+	}
+	for offset := 0; ; {
+		page, err := w.m.store.ListAttachments(w.wsID, storage.AttachmentFilter{Sort: "created_at", Limit: storage.MaxAttachmentPage, Offset: offset})
+		if err != nil {
+			return err
+		}
+		for i := range page.Attachments {
+			a := &page.Attachments[i]
+			if _, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncAttachment, a.ID); err != nil || ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			if err := w.uploadAttachment(ctx, c, link, a, 0); err != nil {
+				if err := refusedOr(w, refused(err)); err != nil {
+					return err
+				}
+			}
+		}
+		offset += len(page.Attachments)
+		if len(page.Attachments) == 0 || offset >= page.Total {
+			break
+		}
+	}
+	for _, v := range items {
+		if err := w.resendRefs(ctx, c, link, v.ID); err != nil {
+			if err := refusedOr(w, refused(err)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// resendRefs sends item id's content and fields again where they name
+// an attachment by padd's id that the remote knows by another.
+func (w *worker) resendRefs(ctx context.Context, c *remote.Client, link *storage.RemoteLink, id string) error {
+	v, err := w.m.store.GetItem(w.wsID, id)
+	if err != nil {
+		return ignoreNotFound(err)
+	}
+	rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, id)
+	if err != nil || !ok {
+		return err
+	}
+	var u api.ItemUpdate
+	if out := w.outText(v.Content); out != v.Content {
+		u.Content = &out
+	}
+	patch := map[string]any{}
+	for k, val := range v.Fields {
+		if nv, changed := mapValue(val, w.outText); changed {
+			patch[k] = nv
+		}
+	}
+	if len(patch) > 0 {
+		u.FieldsPatch = flex(patch)
+	}
+	if u.Content == nil && u.FieldsPatch == nil {
+		return nil
+	}
+	b, err := w.m.store.SyncBase(w.wsID, id)
+	if err != nil {
+		return err
+	}
+	guard := remote.Base{}
+	if b != nil {
+		guard = remote.Base{Seq: b.RemoteSeq, UpdatedAt: remoteBaseTime(b)}
+	}
+	u.Force = true
+	it, err := c.UpdateItem(ctx, link.RemoteWorkspaceID, rid, u, guard)
+	if err != nil {
+		return err
+	}
+	rem, err := w.decode(it)
+	if err != nil {
+		return err
+	}
+	sent := localSide(v)
+	rem.side.Collection, rem.side.Parent = sent.Collection, sent.Parent
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return w.settle(t, id, sent, rem) })
 }

@@ -236,25 +236,43 @@ func TestAttachmentsBothWays(t *testing.T) {
 				return nil
 			})
 
-			// Unattached here, then attached: one file on the item there.
+			// Unattached here and named in the content, then attached: on the
+			// item there (without an attach route, as a second copy), and
+			// the content names it here as before, after the remote's text
+			// comes back.
 			loose := l.attachLocal(t, "team", "", "loose.png", pngOf(t, 4))
+			withLoose := "Loose: ![l](pad-attachment:" + loose.ID + ")\n"
+			if _, err := l.Store.UpdateItem("team", it.Ref, storage.ItemUpdate{Content: &withLoose}, user); err != nil {
+				t.Fatal(err)
+			}
 			l.synced(t, "team")
 			if _, err := l.Store.AttachAttachment("team", loose.ID, it.Ref, user); err != nil {
 				t.Fatal(err)
 			}
 			l.synced(t, "team")
-			n := 0
+			attached := 0
 			for _, ra := range remoteAttachments(t, rapi, "team") {
-				if ra.ContentHash == loose.Hash {
-					n++
-					if ra.ItemID == nil || *ra.ItemID != it.ID {
-						t.Errorf("loose.png is on %v there, want %s", ra.ItemID, it.ID)
-					}
+				if ra.ContentHash == loose.Hash && ra.ItemID != nil && *ra.ItemID == it.ID {
+					attached++
 				}
 			}
-			if n != 1 {
-				t.Errorf("%d copies of loose.png on the remote, want 1", n)
+			if attached != 1 {
+				t.Errorf("%d copies of loose.png on the item there, want 1", attached)
 			}
+			title := "Renamed there"
+			if _, err := rapi.UpdateItem(ctx, "team", it.Ref, api.ItemUpdate{Title: &title}); err != nil {
+				t.Fatal(err)
+			}
+			testwait.UntilOK(t, func() error {
+				v, err := l.Store.GetItem("team", it.Ref)
+				if err != nil || v.Title != title {
+					return fmt.Errorf("the rename has not arrived (%v)", err)
+				}
+				if v.Content != withLoose {
+					return fmt.Errorf("padd's content became %q, want %q", v.Content, withLoose)
+				}
+				return nil
+			})
 			l.synced(t, "team")
 			if cs, err := l.M.Conflicts("team", true); err != nil || len(cs) != 0 {
 				t.Errorf("conflicts or set-asides: %+v, %v", cs, err)
@@ -319,5 +337,61 @@ func TestAttachmentsStayWhereTheRemoteKeepsNone(t *testing.T) {
 				t.Errorf("set-asides: %+v, %v", cs, err)
 			}
 		})
+	}
+}
+
+// `sync link` to an empty remote takes the attachments too, and the
+// text that names them names the remote's ids there.
+func TestLinkPushesAttachments(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	if _, err := r.API().CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Empty", Slug: "empty"}); err != nil {
+		t.Fatal(err)
+	}
+	l := startLocal(t)
+	if _, err := l.Store.CreateWorkspace(storage.WorkspaceCreate{Name: "Mine", Slug: "mine"}, user); err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.Store.CreateItem("mine", storage.ItemCreate{Collection: "ideas", Title: "Pictured"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := l.attachLocal(t, "mine", res.Item.Ref, "pic.png", pngOf(t, 7))
+	ref := "pad-attachment:" + a.ID
+	content := "![p](" + ref + ")\n"
+	if _, err := l.Store.UpdateItem("mine", res.Item.Ref, storage.ItemUpdate{Content: &content, FieldsPatch: map[string]any{"category": ref}}, user); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Store.AddComment("mine", res.Item.Ref, storage.CommentCreate{Body: ref}, user); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.M.Link(ctx, api.SyncLink{Workspace: "mine", URL: r.URL(), RemoteWorkspace: "empty", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "mine")
+	ras := remoteAttachments(t, r.API(), "empty")
+	if len(ras) != 1 || ras[0].ContentHash != a.Hash || ras[0].ItemID == nil {
+		t.Fatalf("the remote's attachments: %+v", ras)
+	}
+	rid := ras[0].ID
+	v, err := l.Store.GetItem("mine", res.Item.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rit, err := r.API().GetItem(ctx, "empty", v.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "![p](pad-attachment:" + rid + ")\n"; rit.Content != want || !strings.Contains(rit.Fields, rid) {
+		t.Errorf("the remote's item has content %q and fields %s, want %q and %s", rit.Content, rit.Fields, want, rid)
+	}
+	if cs, err := r.API().ListComments(ctx, "empty", v.Ref); err != nil || len(cs) != 1 || cs[0].Body != "pad-attachment:"+rid {
+		t.Errorf("the remote's comments: %+v, %v", cs, err)
+	}
+	if v.Content != content {
+		t.Errorf("padd's content became %q", v.Content)
+	}
+	if cs, err := l.M.Conflicts("mine", false); err != nil || len(cs) != 0 {
+		t.Errorf("conflicts or set-asides: %+v, %v", cs, err)
 	}
 }

@@ -286,8 +286,8 @@ func parentsFirst(items []api.Item) []api.Item {
 }
 
 // pushAll pushes the whole local workspace to an empty remote: its
-// collections, its items in number order (parents first), then their
-// comments and links.
+// collections, its items in number order (parents first), the
+// attachments, then the items' comments and links.
 func (w *worker) pushAll(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
 	colls, err := w.m.store.ListCollections(w.wsID)
 	if err != nil {
@@ -315,6 +315,9 @@ func (w *worker) pushAll(ctx context.Context, c *remote.Client, link *storage.Re
 				return err
 			}
 		}
+	}
+	if err := w.pushAllAttachments(ctx, c, link, ids); err != nil {
+		return err
 	}
 	for _, v := range ids {
 		lcs, err := w.m.store.ListComments(w.wsID, v.ID)
