@@ -300,10 +300,18 @@ func (w *worker) settleAttachment(ctx context.Context, c *remote.Client, link *s
 	return w.adoptAttachment(f.LocalID, found, f.OutboxSeq)
 }
 
+// maxRemoteAttachments bounds one walk of the remote's attachments: a
+// server that pages on and on is not followed past it.
+const maxRemoteAttachments = 200_000
+
 // eachRemoteAttachment walks the remote's attachments, all or one item's,
 // oldest first.
 func (w *worker) eachRemoteAttachment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, item string, fn func(*api.Attachment) error) error {
 	for offset := 0; ; {
+		if offset >= maxRemoteAttachments {
+			return &remote.Error{Kind: remote.KindBadAnswer, Method: "GET", Path: "attachments",
+				Err: fmt.Errorf("the remote lists more than %d attachments", maxRemoteAttachments)}
+		}
 		page, err := c.ListAttachments(ctx, link.RemoteWorkspaceID, item, offset)
 		if err != nil {
 			return err
@@ -461,7 +469,7 @@ func (w *worker) pullNamedAttachments(ctx context.Context, c *remote.Client, lin
 	w.attachItems = map[string]bool{}
 	w.mu.Unlock()
 	for item := range items {
-		if err := w.pullAttachments(ctx, c, link, item); err != nil {
+		if err := w.asideIfRefused(w.pullAttachments(ctx, c, link, item), "the attachments of remote item "+item); err != nil {
 			w.mu.Lock()
 			for item := range items {
 				w.attachItems[item] = true

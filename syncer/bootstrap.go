@@ -79,7 +79,7 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 	if err := w.cloneThreads(ctx, c, link, all); err != nil {
 		return err
 	}
-	if err := w.pullAttachments(ctx, c, link, ""); err != nil {
+	if err := w.asideIfRefused(w.pullAttachments(ctx, c, link, ""), "the remote's attachments"); err != nil {
 		return err
 	}
 	w.mu.Lock()

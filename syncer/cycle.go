@@ -79,7 +79,9 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	if err == nil && links {
 		err = w.reconcileLinks(ctx, c, link)
 		if err == nil {
-			err = w.pullAttachments(ctx, c, link, "") // no signal for them either
+			// No signal for them either; a remote whose list padd cannot
+			// read is set aside, and the rest flows.
+			err = w.asideIfRefused(w.pullAttachments(ctx, c, link, ""), "the remote's attachments")
 		}
 	}
 	if err == nil {

@@ -3,6 +3,7 @@ package syncer_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/storage"
 )
 
 // A broken or hostile server cannot wedge the queue: an item whose answer
@@ -95,5 +97,71 @@ func TestBrokenRemoteItemsAreSetAside(t *testing.T) {
 	}
 	if err := l.Store.Check(); err != nil {
 		t.Fatalf("the local database after the broken answers: %v", err)
+	}
+}
+
+// An attachment whose bytes do not match what the remote lists is set
+// aside, not kept; the others arrive.
+func TestLyingAttachmentIsSetAside(t *testing.T) {
+	ctx := context.Background()
+	r := startRemote(t)
+	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	it, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Files"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"honest.png", "lying.png"} {
+		data := pngOf(t, 10+i)
+		if _, err := r.API.UploadAttachment(ctx, "team", bytes.NewReader(data), int64(len(data)), name, it.Ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target, _ := url.Parse(r.URL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method != "GET" || !strings.HasSuffix(resp.Request.URL.Path, "/attachments") {
+			return nil
+		}
+		var list api.AttachmentList
+		if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+			return err
+		}
+		resp.Body.Close()
+		for i := range list.Attachments {
+			if list.Attachments[i].Filename == "lying.png" {
+				list.Attachments[i].ContentHash = strings.Repeat("0", 64)
+			}
+		}
+		b, err := json.Marshal(list)
+		if err != nil {
+			return err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		resp.ContentLength = int64(len(b))
+		resp.Header.Set("Content-Length", fmt.Sprint(len(b)))
+		return nil
+	}
+	proxy := httptest.NewServer(rp)
+	t.Cleanup(proxy.Close)
+
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxy.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
+		t.Fatal(err)
+	}
+	st := l.synced(t, "team")
+	page, err := l.Store.ListAttachments("team", storage.AttachmentFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Attachments) != 1 || page.Attachments[0].Filename != "honest.png" {
+		t.Errorf("padd has %+v, want honest.png only", page.Attachments)
+	}
+	if st.SetAside != 1 {
+		t.Errorf("%d set aside, want 1 (lying.png)", st.SetAside)
+	}
+	if err := l.Store.Check(); err != nil {
+		t.Fatal(err)
 	}
 }
