@@ -34,7 +34,7 @@ var sfCollections = []string{"ideas", "docs"}
 
 // sfWrite is one write a side acknowledged (or sent without an answer).
 // part is "create", "title", "content:<line>", "fields.category",
-// "collection", "archived", "parent", "comment" or "link"; value is what
+// "collection", "archived", "parent", "comment", "link" or "attachment"; value is what
 // that part holds after the write.
 type sfWrite struct {
 	side        string
@@ -206,7 +206,7 @@ var sfOps = []struct {
 	weight int
 }{
 	{"create", 14}, {"title", 10}, {"content", 14}, {"field", 10}, {"comment", 12}, {"reply", 6},
-	{"move", 5}, {"archive", 4}, {"restore", 4}, {"link", 6}, {"discover", 3},
+	{"move", 5}, {"archive", 4}, {"restore", 4}, {"link", 6}, {"attach", 4}, {"discover", 3},
 }
 
 func (a *sfAgent) run(ctx context.Context) {
@@ -380,6 +380,15 @@ func (a *sfAgent) do(ctx context.Context, op string) {
 		sent := time.Now()
 		_, err := c.AddComment(ctx, ws, id, api.CommentCreate{Body: body, ParentID: parent})
 		rec(sent, err, sfWrite{key: key, part: "comment", value: body})
+	case "attach":
+		key, id, ok := s.pick(a.rng)
+		if !ok {
+			return
+		}
+		name := "file " + key + " " + a.stamp() + ".txt"
+		sent := time.Now()
+		_, err := c.UploadAttachment(ctx, ws, strings.NewReader(name), int64(len(name)), name, id)
+		rec(sent, err, sfWrite{key: key, part: "attachment", value: name})
 	case "link":
 		key, id, ok := s.pick(a.rng)
 		other, oid, ok2 := s.pick(a.rng)

@@ -27,8 +27,9 @@ type Run struct {
 	// What the comparison found.
 	LocalItems   int      `json:"local_items"`
 	RemoteItems  int      `json:"remote_items"`
-	Comments     int      `json:"comments"` // on the remote
-	Links        int      `json:"links"`    // on the remote
+	Comments     int      `json:"comments"`    // on the remote
+	Links        int      `json:"links"`       // on the remote
+	Attachments  int      `json:"attachments"` // on the remote's items
 	Equal        int      `json:"items_equal"`
 	Different    []string `json:"different,omitempty"`  // item: what differs
 	Unexplained  int      `json:"unexplained"`          // differences no recorded conflict explains

@@ -83,8 +83,8 @@ func summarize(res syncfaultreport.Result) bool {
 	}
 	tw.Flush()
 	for _, r := range res.Runs {
-		fmt.Printf("\n%s: faults %v; local acked %v; remote acked %v; %d comments and %d links on the remote\n",
-			r.Mode, r.Faults, r.LocalAcked, r.RemoteAcked, r.Comments, r.Links)
+		fmt.Printf("\n%s: faults %v; local acked %v; remote acked %v; %d comments, %d links and %d attachments on the remote\n",
+			r.Mode, r.Faults, r.LocalAcked, r.RemoteAcked, r.Comments, r.Links, r.Attachments)
 		for _, s := range r.Duplicates {
 			fmt.Println("  duplicate:", s)
 		}
