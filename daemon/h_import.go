@@ -265,7 +265,7 @@ func (s *Server) bundleAttachments(b *Bundle) ([]storage.ImportAttachment, map[s
 			kind = model.ActorUser
 		}
 		at, _ := parseExportTime(m.CreatedAt)
-		out = append(out, storage.ImportAttachment{ItemKey: m.ItemID, Filename: m.Filename, MIME: mt, Size: size, Hash: hash,
+		out = append(out, storage.ImportAttachment{Key: m.ID, ItemKey: m.ItemID, Filename: m.Filename, MIME: mt, Size: size, Hash: hash,
 			Width: wd, Height: ht, UploadedBy: exportActor(kind, m.UploadedByName, ""), CreatedAt: at})
 	}
 	return out, skipped, nil

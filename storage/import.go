@@ -33,10 +33,12 @@ type ImportInput struct {
 	Attachments []ImportAttachment
 }
 
-// ImportAttachment is one attachment of an import: ItemKey is the
-// export's item id ("" for an unattached upload).
+// ImportAttachment is one attachment of an import: Key is the export's
+// attachment id (references "pad-attachment:<Key>" in the imported
+// content are rewritten to the new id), ItemKey the export's item id (""
+// for an unattached upload).
 type ImportAttachment struct {
-	ItemKey       string
+	Key, ItemKey  string
 	Filename      string
 	MIME          string
 	Size          int64
@@ -299,6 +301,7 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 	}
 	numbered := numbersUsable(in.Items)
 	ids := make(map[string]string, len(in.Items))
+	attIDs, refs := attachmentIDs(in.Attachments)
 	deferred := map[int]map[string]any{}
 	for _, i := range parentsFirstOrder(in.Items, keys) {
 		ii := &in.Items[i]
@@ -306,14 +309,16 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		if !ok {
 			return nil, refusal(model.Invalid("item %q names collection %q, which the export does not hold", ii.Title, ii.CollectionKey), "item", i)
 		}
-		fields, later := remapRelations(c.Schema, ii.Fields, ids, keys)
+		content := RewriteAttachmentRefs(ii.Content, refs)
+		vs := rewriteVersionRefs(in.Versions[ii.Key], refs)
+		fields, later := remapRelations(c.Schema, rewriteRefsFields(ii.Fields, refs), ids, keys)
 		if len(later) > 0 {
 			deferred[i] = later
 		}
-		create := ItemCreate{Collection: c.ID, Title: ii.Title, Content: ii.Content, Fields: fields, Tags: ii.Tags,
+		create := ItemCreate{Collection: c.ID, Title: ii.Title, Content: content, Fields: fields, Tags: ii.Tags,
 			Pinned: ii.Pinned, SortOrder: &ii.SortOrder, AssignUser: ii.AssignedUserID, Role: ii.Role,
 			imported: &itemImport{slugWanted: ii.Slug, createdAt: ii.CreatedAt, updatedAt: ii.UpdatedAt,
-				lastModifiedBy: ii.LastModifiedBy, versions: in.Versions[ii.Key]}}
+				lastModifiedBy: ii.LastModifiedBy, versions: vs}}
 		if numbered {
 			create.number = ii.Number
 		}
@@ -331,9 +336,8 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		}
 		ids[ii.Key] = r.Item.ID
 		o.Imported.Items++
-		vs := in.Versions[ii.Key]
 		o.Imported.Versions += len(vs)
-		if len(vs) == 0 || vs[len(vs)-1].Content != ii.Content {
+		if len(vs) == 0 || vs[len(vs)-1].Content != content {
 			o.Imported.Versions++ // the create's, or the one holding the body (firstVersions)
 		}
 	}
@@ -362,7 +366,7 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 			o.Skipped["comment_item_not_in_export"]++
 			continue
 		}
-		create := CommentCreate{Body: ic.Body}
+		create := CommentCreate{Body: RewriteAttachmentRefs(ic.Body, refs)}
 		if ic.ParentKey != "" {
 			if p, ok := comments[ic.ParentKey]; ok {
 				create.ReplyTo = p
@@ -418,7 +422,7 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		o.Imported.Links++
 	}
 
-	if err := w.importAttachments(in.Attachments, ids, o); err != nil {
+	if err := w.importAttachments(in.Attachments, attIDs, ids, o); err != nil {
 		return nil, err
 	}
 
@@ -564,7 +568,7 @@ func remapValue(v any, ids map[string]string) any {
 // importAttachments writes the rows of an import's attachments, marked
 // imported. One whose item the export does not hold is kept unattached
 // (and counted), so its file is not lost.
-func (w *wtx) importAttachments(in []ImportAttachment, ids map[string]string, o *ImportOutcome) error {
+func (w *wtx) importAttachments(in []ImportAttachment, attIDs []string, ids map[string]string, o *ImportOutcome) error {
 	if len(in) == 0 {
 		return nil
 	}
@@ -585,7 +589,7 @@ func (w *wtx) importAttachments(in []ImportAttachment, ids map[string]string, o 
 		if ia.CreatedAt.IsZero() {
 			rec.CreatedAt = tstamp(w.now)
 		}
-		k := mustID(newID())
+		k := mustID(attIDs[i])
 		if ia.ItemKey != "" {
 			if id, ok := ids[ia.ItemKey]; ok {
 				rec.ItemID = id
@@ -602,6 +606,46 @@ func (w *wtx) importAttachments(in []ImportAttachment, ids map[string]string, o 
 		o.Imported.Attachments++
 	}
 	return nil
+}
+
+// attachmentIDs gives each attachment of an import its new id, and
+// answers the lookup RewriteAttachmentRefs takes: an export's attachment
+// id (any case) to its new id. When the export gives an id twice, the
+// references name the first.
+func attachmentIDs(in []ImportAttachment) ([]string, func(string) (string, bool)) {
+	out := make([]string, len(in))
+	byKey := make(map[string]string, len(in))
+	for i, ia := range in {
+		out[i] = newID()
+		if k := strings.ToLower(ia.Key); k != "" {
+			if _, dup := byKey[k]; !dup {
+				byKey[k] = out[i]
+			}
+		}
+	}
+	return out, func(old string) (string, bool) {
+		n, ok := byKey[old]
+		return n, ok
+	}
+}
+
+// rewriteVersionRefs is an item's exported versions with their bodies'
+// attachment references rewritten (vs itself when none changes), so an
+// old version's image shows too and the newest still matches the body.
+func rewriteVersionRefs(vs []ImportVersion, refs func(string) (string, bool)) []ImportVersion {
+	var out []ImportVersion
+	for i := range vs {
+		if c := RewriteAttachmentRefs(vs[i].Content, refs); c != vs[i].Content {
+			if out == nil {
+				out = slices.Clone(vs)
+			}
+			out[i].Content = c
+		}
+	}
+	if out == nil {
+		return vs
+	}
+	return out
 }
 
 // validHash reports whether h is a sha256 in lower-case hex (a blob's
