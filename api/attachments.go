@@ -86,3 +86,25 @@ type AttachmentMeta struct {
 func AttachmentPath(ws, id string) string {
 	return "/api/v1" + wsPath(ws) + "/attachments/" + PathEscape(id)
 }
+
+// Transform operations (Pad's).
+const (
+	TransformRotate = "rotate"
+	TransformCrop   = "crop"
+)
+
+// TransformRequest is the body of POST .../attachments/{id}/transform:
+// rotate by Degrees (90, 180 or 270, clockwise) or crop to Rect.
+type TransformRequest struct {
+	Operation string         `json:"operation"`
+	Degrees   int            `json:"degrees,omitempty"`
+	Rect      *TransformRect `json:"rect,omitempty"`
+}
+
+// TransformRect is a crop in the original's pixels, origin top left.
+type TransformRect struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	W int `json:"w"`
+	H int `json:"h"`
+}

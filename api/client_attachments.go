@@ -136,6 +136,16 @@ func (c *Client) AttachAttachment(ctx context.Context, ws, id, item string) (*At
 	return &out, nil
 }
 
+// TransformAttachment sends POST .../attachments/{id}/transform; the
+// answer is the new attachment, shaped as an upload's.
+func (c *Client) TransformAttachment(ctx context.Context, ws, id string, req TransformRequest) (*AttachmentUpload, error) {
+	var out AttachmentUpload
+	if _, err := c.Do(ctx, "POST", wsPath(ws)+"/attachments/"+PathEscape(id)+"/transform", nil, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // DeleteAttachment sends DELETE .../attachments/{id}.
 func (c *Client) DeleteAttachment(ctx context.Context, ws, id string) error {
 	_, err := c.Do(ctx, "DELETE", wsPath(ws)+"/attachments/"+PathEscape(id), nil, nil, nil)

@@ -123,6 +123,11 @@ const (
 	CodeUnsupportedVersion    = "unsupported_version"
 	CodeUnsafeYAML            = "unsafe_yaml"
 	CodeUnsupportedCollection = "unsupported_collection"
+
+	// An image transform refused (docs/ATTACHMENTS.md), as Pad names them.
+	CodeBadTransform      = "bad_transform"      // an operation or its parameters Pad refuses
+	CodeImageTooLarge     = "image_too_large"    // an image whose header states more pixels than the cap
+	CodeUnsupportedFormat = "unsupported_format" // not an image padd can transform
 )
 
 // CodeInfo is one code's row: the HTTP status padd answers it with, and
@@ -139,12 +144,14 @@ var codeTable = []CodeInfo{
 	{CodeArchived, 409, false},
 	{CodeBadBundle, 400, false},
 	{CodeBadRequest, 400, false},
+	{CodeBadTransform, 400, false},
 	{CodeCommentDeleted, 409, false},
 	{CodeConflict, 409, false},
 	{CodeDecisionProviderUnavailable, 404, false},
 	{CodeForbidden, 403, false},
 	{CodeIdempotencyKeyReused, 422, false},
 	{CodeIdempotencyTargetGone, 410, false},
+	{CodeImageTooLarge, 413, false},
 	{CodeImportInterrupted, 400, true},
 	{CodeIndexRebuilding, 503, true},
 	{CodeInsufficientStorage, 507, false},
@@ -176,6 +183,7 @@ var codeTable = []CodeInfo{
 	{CodeUnknownRole, 400, false},
 	{CodeUnsafeYAML, 400, false},
 	{CodeUnsupportedCollection, 400, false},
+	{CodeUnsupportedFormat, 415, false},
 	{CodeUnsupportedVersion, 400, false},
 	{CodeUpdateConflict, 409, false},
 	{CodeUpgradeRequired, 426, false},

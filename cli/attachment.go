@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/padd/padd/api"
 )
@@ -16,12 +17,13 @@ import (
 // AttachmentCmd is `attachment`: files attached to items (ATT-01..03),
 // with Pad's CLI's arguments.
 type AttachmentCmd struct {
-	Upload   AttachmentUploadCmd   `cmd:"" help:"Upload a file, attached to an item (or - for none)."`
-	Download AttachmentDownloadCmd `cmd:"" help:"Download an attachment's bytes to a file (- for stdout)."`
-	List     AttachmentListCmd     `cmd:"" aliases:"ls" help:"List the workspace's attachments."`
-	Show     AttachmentShowCmd     `cmd:"" help:"Show an attachment's type, size, name, ETag and time, without its bytes."`
-	Attach   AttachmentAttachCmd   `cmd:"" help:"Attach an unattached upload to an item."`
-	Delete   AttachmentDeleteCmd   `cmd:"" aliases:"rm" help:"Delete an attachment."`
+	Upload    AttachmentUploadCmd    `cmd:"" help:"Upload a file, attached to an item (or - for none)."`
+	Download  AttachmentDownloadCmd  `cmd:"" help:"Download an attachment's bytes to a file (- for stdout)."`
+	List      AttachmentListCmd      `cmd:"" aliases:"ls" help:"List the workspace's attachments."`
+	Show      AttachmentShowCmd      `cmd:"" help:"Show an attachment's type, size, name, ETag and time, without its bytes."`
+	Attach    AttachmentAttachCmd    `cmd:"" help:"Attach an unattached upload to an item."`
+	Delete    AttachmentDeleteCmd    `cmd:"" aliases:"rm" help:"Delete an attachment."`
+	Transform AttachmentTransformCmd `cmd:"" help:"Rotate or crop an image attachment into a new attachment on the same item."`
 }
 
 // AttachmentUploadCmd is `attachment upload <item-ref|-> <file|->`.
@@ -279,6 +281,57 @@ func (c *AttachmentDeleteCmd) Run(ctx context.Context, a *App) error {
 	}
 	return a.emit(map[string]any{"id": c.ID, "deleted": true}, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "Deleted attachment %s\n", c.ID)
+		return err
+	}, nil)
+}
+
+// AttachmentTransformCmd is `attachment transform <id> --rotate 90 |
+// --crop x,y,w,h`.
+type AttachmentTransformCmd struct {
+	ID     string `arg:"" help:"The image attachment's id."`
+	Rotate int    `help:"Turn clockwise by 90, 180 or 270 degrees (270 turns left; --rotate=-90 too)." placeholder:"DEGREES"`
+	Crop   string `help:"Cut to the rectangle x,y,w,h in the image's pixels (origin top left)." placeholder:"X,Y,W,H"`
+}
+
+// Run asks padd for the transform; the original stays, the answer is the
+// new attachment.
+func (c *AttachmentTransformCmd) Run(ctx context.Context, a *App) error {
+	var req api.TransformRequest
+	switch {
+	case (c.Rotate != 0) == (c.Crop != ""):
+		return usagef("transform_usage", "padctl attachment transform <id> --rotate 90  or  --crop 10,10,200,100",
+			"give one of --rotate and --crop")
+	case c.Rotate != 0:
+		d := ((c.Rotate % 360) + 360) % 360
+		if d == 0 || d%90 != 0 {
+			return usagef("transform_usage", "--rotate takes 90, 180 or 270 (or -90, -180, -270)", "cannot rotate by %d degrees", c.Rotate)
+		}
+		req = api.TransformRequest{Operation: api.TransformRotate, Degrees: d}
+	default:
+		var r api.TransformRect
+		if n, err := fmt.Sscanf(c.Crop, "%d,%d,%d,%d", &r.X, &r.Y, &r.W, &r.H); err != nil || n != 4 || fmt.Sprintf("%d,%d,%d,%d", r.X, r.Y, r.W, r.H) != strings.ReplaceAll(c.Crop, " ", "") {
+			return usagef("transform_usage", "--crop x,y,w,h: four whole numbers, e.g. --crop 10,10,200,100", "cannot read %q as x,y,w,h", c.Crop)
+		}
+		req = api.TransformRequest{Operation: api.TransformCrop, Rect: &r}
+	}
+	cl, ws, err := a.inWorkspace(ctx)
+	if err != nil {
+		return err
+	}
+	up, err := cl.TransformAttachment(ctx, ws, c.ID, req)
+	if err != nil {
+		return err
+	}
+	return a.emit(up, func(w io.Writer) error {
+		on := ""
+		if up.ItemRef != "" {
+			on = " on " + up.ItemRef
+		}
+		size := ""
+		if up.Width != nil && up.Height != nil {
+			size = fmt.Sprintf(", %dx%d", *up.Width, *up.Height)
+		}
+		_, err := fmt.Fprintf(w, "Created %s (%s%s, %s)%s\n  id: %s\n", clean(up.Filename), up.MIME, size, humanBytes(up.Size), on, up.ID)
 		return err
 	}, nil)
 }

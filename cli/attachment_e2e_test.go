@@ -5,6 +5,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +61,32 @@ func TestAttachmentCommands(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*part*")); len(left) != 0 {
 		t.Errorf("part files left: %v", left)
+	}
+
+	// transform: a new attachment on the same item; --rotate=-90 is 270.
+	var img bytes.Buffer
+	if err := png.Encode(&img, image.NewGray(image.Rect(0, 0, 3, 2))); err != nil {
+		t.Fatal(err)
+	}
+	pngPath := filepath.Join(dir, "shot.png")
+	if err := os.WriteFile(pngPath, img.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := decode[api.AttachmentUpload](t, must("-w", "files", "attachment", "upload", "TASK-1", pngPath, "--format", "json"))
+	turned := decode[api.AttachmentUpload](t, must("-w", "files", "attachment", "transform", shot.ID, "--rotate=-90", "--format", "json"))
+	if turned.ID == shot.ID || turned.ItemRef != "TASK-1" || turned.Filename != "shot.rotate.png" || *turned.Width != 2 || *turned.Height != 3 {
+		t.Fatalf("transform --rotate=-90: %+v", turned)
+	}
+	if r := must("-w", "files", "attachment", "transform", shot.ID, "--crop", "1,0,2,2"); !strings.Contains(r.stdout, "shot.crop.png (image/png, 2x2") {
+		t.Fatalf("transform --crop said %q", r.stdout)
+	}
+	for _, args := range [][]string{{"--rotate", "90", "--crop", "0,0,1,1"}, {"--rotate", "45"}, {"--crop", "1,2,3"}, {}} {
+		if r := run(append([]string{"-w", "files", "attachment", "transform", shot.ID}, args...)...); r.code != 2 || !strings.Contains(r.stderr, "transform_usage") {
+			t.Errorf("transform %v: %s", args, r)
+		}
+	}
+	if r := run("-w", "files", "attachment", "transform", up.ID, "--rotate", "90"); r.code == 0 || !strings.Contains(r.stderr, "unsupported_format") {
+		t.Errorf("transform of a log: %s", r)
 	}
 
 	must("-w", "files", "attachment", "attach", loose, "TASK-1")

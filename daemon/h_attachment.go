@@ -92,6 +92,7 @@ func (s *Server) attachmentRoutes() {
 	s.handle("GET /api/v1/workspaces/{ws}/attachments/{id}", s.downloadAttachment) // HEAD too
 	s.handle("DELETE /api/v1/workspaces/{ws}/attachments/{id}", s.deleteAttachment)
 	s.handle("POST /api/v1/workspaces/{ws}/attachments/{id}/attach", s.attachAttachment)
+	s.handle("POST /api/v1/workspaces/{ws}/attachments/{id}/transform", s.transformAttachment)
 }
 
 // wireAttachment is a row as sent.

@@ -1,0 +1,189 @@
+package daemon
+
+import (
+	"bufio"
+	"errors"
+	"image"
+	"io"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/blobstore"
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
+)
+
+// transformAttachment is Pad's POST .../attachments/{id}/transform
+// (docs/ATTACHMENTS.md): rotate an image by 90, 180 or 270 degrees
+// clockwise, or crop it to a rectangle of its pixels. The result is a new
+// attachment on the same item (the original stays), stored as an upload
+// is: a content-addressed blob, durable before its row. The request is
+// checked, then the image's header (its pixel count against
+// MaxImagePixels), before a pixel is decoded.
+func (s *Server) transformAttachment(w http.ResponseWriter, r *http.Request) error {
+	ws, id := r.PathValue("ws"), r.PathValue("id")
+	var req api.TransformRequest
+	if err := decodeBody(r, &req); err != nil {
+		return err
+	}
+	if err := checkTransform(&req); err != nil {
+		return err
+	}
+	a, err := s.store.GetAttachment(ws, id)
+	if err != nil {
+		return err
+	}
+	if a.ItemID != "" && a.ItemArchived {
+		return model.Errorf(model.CodeArchived, "Item %s is archived; restore it first (item restore) to transform its attachments", a.ItemRef).
+			With("ref", a.ItemRef)
+	}
+	blobs, err := s.blobs()
+	if err != nil {
+		return err
+	}
+	f, err := blobs.Open(a.Hash)
+	if err != nil {
+		return api.Errorf(api.CodeServerError, "attachment %s's bytes are missing from padd's blob directory (%v); upload it again", a.ID, err)
+	}
+	defer f.Close()
+	cfg, format, err := image.DecodeConfig(bufio.NewReader(f))
+	if err != nil || !transformable[format] || cfg.Width <= 0 || cfg.Height <= 0 {
+		return api.Errorf(api.CodeUnsupportedFormat, "attachment %s (%s) is not an image padd can transform: PNG, JPEG and GIF are", a.ID, a.MIME).
+			With("mime", a.MIME)
+	}
+	if err := checkPixels(cfg); err != nil {
+		return err
+	}
+	bounds := image.Rect(0, 0, cfg.Width, cfg.Height)
+	if req.Operation == api.TransformCrop {
+		rect := image.Rect(req.Rect.X, req.Rect.Y, req.Rect.X+req.Rect.W, req.Rect.Y+req.Rect.H)
+		if rect.Intersect(bounds).Empty() {
+			return api.Errorf(api.CodeBadTransform, "crop: the rectangle %d,%d %dx%d lies outside the %dx%d image", req.Rect.X, req.Rect.Y, req.Rect.W, req.Rect.H, cfg.Width, cfg.Height).
+				With("field", "rect")
+		}
+	}
+
+	select {
+	case imageSlots <- struct{}{}:
+		defer func() { <-imageSlots }()
+	case <-r.Context().Done():
+		return r.Context().Err()
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return storageFault(err)
+	}
+	src, _, err := image.Decode(bufio.NewReader(f))
+	if err != nil {
+		return api.Errorf(api.CodeUnsupportedFormat, "attachment %s's %s image cannot be decoded: %v", a.ID, format, err).With("mime", a.MIME)
+	}
+	var out image.Image
+	if req.Operation == api.TransformRotate {
+		out = rotateImage(src, req.Degrees)
+	} else {
+		out = cropImage(src, image.Rect(req.Rect.X, req.Rect.Y, req.Rect.X+req.Rect.W, req.Rect.Y+req.Rect.H))
+	}
+	src = nil
+	outFmt, outMIME, ext := outputFormat(format)
+	st, err := s.stageImage(blobs, out, outFmt)
+	if err != nil {
+		return err
+	}
+	defer st.Discard()
+	hash, size := st.Hash, st.Size
+	if _, err := st.Commit(); err != nil {
+		return storageFault(err)
+	}
+	wd, ht := out.Bounds().Dx(), out.Bounds().Dy()
+	na, err := s.store.CreateAttachment(ws, storage.NewAttachment{ItemRef: a.ItemID, Filename: transformedName(a.Filename, req.Operation, ext),
+		FilenameSource: "derived", MIME: outMIME, Size: size, Hash: hash, Width: wd, Height: ht}, actor(r))
+	if err != nil {
+		return err // the blob, if new, is an orphan the sweep takes
+	}
+	resp := api.AttachmentUpload{ID: na.ID, URL: api.AttachmentPath(ws, na.ID), MIME: na.MIME, Size: na.Size, Filename: na.Filename,
+		Category: storage.AttachmentCategory(na.MIME), RenderMode: renderMode(na.MIME), ItemRef: na.ItemRef, ContentHash: na.Hash,
+		Width: &wd, Height: &ht}
+	writeJSON(w, http.StatusCreated, resp)
+	return nil
+}
+
+// transformable are the formats transform decodes (the standard
+// library's).
+var transformable = map[string]bool{"png": true, "jpeg": true, "gif": true}
+
+// checkTransform refuses an operation Pad refuses, before any byte of
+// the image is read.
+func checkTransform(req *api.TransformRequest) error {
+	switch req.Operation {
+	case api.TransformRotate:
+		switch req.Degrees {
+		case 90, 180, 270:
+			return nil
+		}
+		return api.Errorf(api.CodeBadTransform, "rotate: degrees must be 90, 180 or 270 (clockwise; 270 turns left), not %d", req.Degrees).
+			With("field", "degrees")
+	case api.TransformCrop:
+		switch r := req.Rect; {
+		case r == nil:
+			return api.Errorf(api.CodeBadTransform, "crop: rect {x, y, w, h} is required").With("field", "rect")
+		case r.W <= 0 || r.H <= 0:
+			return api.Errorf(api.CodeBadTransform, "crop: the rectangle's w and h must be positive (got %dx%d)", r.W, r.H).With("field", "rect")
+		case r.X < 0 || r.Y < 0:
+			return api.Errorf(api.CodeBadTransform, "crop: the rectangle's x and y must not be negative (got %d,%d)", r.X, r.Y).With("field", "rect")
+		case r.X > MaxImagePixels || r.Y > MaxImagePixels || r.W > MaxImagePixels || r.H > MaxImagePixels:
+			return api.Errorf(api.CodeBadTransform, "crop: the rectangle lies outside any image padd transforms").With("field", "rect")
+		}
+		return nil
+	}
+	return api.Errorf(api.CodeBadTransform, "operation must be one of: rotate, crop (got %q)", model.Excerpt(req.Operation)).With("field", "operation")
+}
+
+// checkPixels refuses an image whose header states more pixels than
+// MaxImagePixels: a decompression bomb is refused before it is decoded.
+func checkPixels(cfg image.Config) error {
+	if int64(cfg.Width)*int64(cfg.Height) > MaxImagePixels {
+		return api.Errorf(api.CodeImageTooLarge, "the image is %dx%d pixels; padd works on images of at most %d pixels (8000x8000)",
+			cfg.Width, cfg.Height, MaxImagePixels).With("width", cfg.Width).With("height", cfg.Height).With("limit_pixels", MaxImagePixels)
+	}
+	return nil
+}
+
+// errImageStopped stops an encoder whose output is no longer read.
+var errImageStopped = errors.New("image output no longer read")
+
+// stageImage encodes m straight into a staged blob (never whole in
+// memory), under the upload cap.
+func (s *Server) stageImage(blobs *blobstore.Store, m image.Image, format string) (*blobstore.Staged, error) {
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pw.CloseWithError(encodeImage(pw, m, format))
+	}()
+	st, err := blobs.Stage(pr, s.attachMax())
+	pr.CloseWithError(errImageStopped)
+	<-done
+	switch {
+	case errors.Is(err, blobstore.ErrTooLarge):
+		return nil, api.Errorf(api.CodeTooLarge, "the worked image is over %d bytes, the most an attachment may be", s.attachMax()).
+			With("reason", "transform_result").With("limit_bytes", s.attachMax())
+	case err != nil:
+		if storage.IsNoSpace(err) {
+			return nil, storageFault(err)
+		}
+		return nil, api.Errorf(api.CodeServerError, "padd could not write the worked image: %v", err)
+	}
+	return st, nil
+}
+
+// transformedName is the new attachment's name: the original's without
+// its extension, the operation, the new format's extension
+// ("shot.rotate.png"), as Pad names it.
+func transformedName(orig, op, ext string) string {
+	base := strings.TrimSuffix(orig, path.Ext(orig))
+	if base == "" {
+		base = "attachment"
+	}
+	return base + "." + op + ext
+}
