@@ -140,11 +140,18 @@ func checkTransform(req *api.TransformRequest) error {
 }
 
 // checkPixels refuses an image whose header states more pixels than
-// MaxImagePixels: a decompression bomb is refused before it is decoded.
+// MaxImagePixels, or more decoded bytes than MaxImageBytes: a
+// decompression bomb is refused before it is decoded.
 func checkPixels(cfg image.Config) error {
-	if int64(cfg.Width)*int64(cfg.Height) > MaxImagePixels {
+	px := int64(cfg.Width) * int64(cfg.Height)
+	if px > MaxImagePixels {
 		return api.Errorf(api.CodeImageTooLarge, "the image is %dx%d pixels; padd works on images of at most %d pixels (8000x8000)",
 			cfg.Width, cfg.Height, MaxImagePixels).With("width", cfg.Width).With("height", cfg.Height).With("limit_pixels", MaxImagePixels)
+	}
+	if n := px * bytesPerPixel(cfg.ColorModel); n > MaxImageBytes {
+		return api.Errorf(api.CodeImageTooLarge, "the image is %dx%d pixels of %d bytes each, %d MiB decoded; padd works on at most %d MiB",
+			cfg.Width, cfg.Height, bytesPerPixel(cfg.ColorModel), n>>20, MaxImageBytes>>20).
+			With("width", cfg.Width).With("height", cfg.Height).With("limit_bytes", MaxImageBytes).With("reason", "decoded_bytes")
 	}
 	return nil
 }

@@ -53,13 +53,16 @@ func halvesJPEG(t *testing.T, w, h int) []byte {
 	return buf.Bytes()
 }
 
-// pngHeaderOnly is a PNG signature and an IHDR chunk stating w x h
+// pngHeaderOnly is a PNG signature and an IHDR chunk stating w x h gray
 // pixels, with nothing after it: what a decompression bomb shows first.
-func pngHeaderOnly(w, h uint32) []byte {
+func pngHeaderOnly(w, h uint32) []byte { return pngHeader(w, h, 8, 0) }
+
+// pngHeader is pngHeaderOnly of bit depth depth and colour type ctype.
+func pngHeader(w, h uint32, depth, ctype byte) []byte {
 	var ihdr [13]byte
 	binary.BigEndian.PutUint32(ihdr[0:], w)
 	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8] = 8 // bit depth; colour type 0 (gray)
+	ihdr[8], ihdr[9] = depth, ctype
 	out := []byte("\x89PNG\r\n\x1a\n")
 	out = binary.BigEndian.AppendUint32(out, 13)
 	chunk := append([]byte("IHDR"), ihdr[:]...)
@@ -222,6 +225,7 @@ func TestTransformRefusals(t *testing.T) {
 	text := h.upload([]byte("just text, not an image"), "notes.txt", it.Ref, 201)
 	bomb := h.upload(pngHeaderOnly(100_000, 100_000), "bomb.png", it.Ref, 201)
 	justOver := h.upload(pngHeaderOnly(8001, 8000), "big.png", it.Ref, 201)
+	deep := h.upload(pngHeader(6000, 6000, 16, 6), "deep.png", it.Ref, 201) // 36 Mpx of 8 bytes
 	path := func(id string) string { return wsPath("/attachments/" + id + "/transform") }
 	for _, c := range []struct {
 		name   string
@@ -244,6 +248,7 @@ func TestTransformRefusals(t *testing.T) {
 		{"not an image", text.ID, map[string]any{"operation": "rotate", "degrees": 90}, 415, api.CodeUnsupportedFormat},
 		{"a decompression bomb", bomb.ID, map[string]any{"operation": "rotate", "degrees": 90}, 413, api.CodeImageTooLarge},
 		{"one pixel column over the cap", justOver.ID, map[string]any{"operation": "crop", "rect": map[string]any{"x": 0, "y": 0, "w": 2, "h": 2}}, 413, api.CodeImageTooLarge},
+		{"16-bit colour over the decoded bytes", deep.ID, map[string]any{"operation": "rotate", "degrees": 180}, 413, api.CodeImageTooLarge},
 		{"no such attachment", "01938f00-1111-7222-8333-444455556666", map[string]any{"operation": "rotate", "degrees": 90}, 404, api.CodeNotFound},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -252,8 +257,8 @@ func TestTransformRefusals(t *testing.T) {
 	}
 	var list api.AttachmentList
 	h.mustJSON("GET", wsPath("/attachments?item_id="+it.Ref), nil, 200, &list)
-	if list.Total != 4 {
-		t.Errorf("refused transforms left %d attachments, want the 4 uploads", list.Total)
+	if list.Total != 5 {
+		t.Errorf("refused transforms left %d attachments, want the 5 uploads", list.Total)
 	}
 
 	// An archived item's attachments are not transformed.

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"image"
+	"image/color"
 	"image/draw"
 	"image/jpeg"
 	"image/png"
@@ -18,6 +19,31 @@ import (
 // header states them: Pad's cap (8000 x 8000). An image over it is refused
 // before any pixel buffer is allocated.
 const MaxImagePixels = 8000 * 8000
+
+// MaxImageBytes is the most bytes an image padd decodes may take in
+// memory, decoded (its pixels times the bytes a pixel of its colour model
+// takes): 16-bit images near MaxImagePixels are refused by it. A worked
+// image holds its pixels and the result's, so at most twice this.
+const MaxImageBytes = 256 << 20
+
+// bytesPerPixel is what one pixel of model takes decoded (4:4:4 for
+// YCbCr, the most it may take).
+func bytesPerPixel(model color.Model) int64 {
+	switch model {
+	case color.GrayModel:
+		return 1
+	case color.Gray16Model:
+		return 2
+	case color.YCbCrModel:
+		return 3
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	}
+	if _, ok := model.(color.Palette); ok {
+		return 1
+	}
+	return 4
+}
 
 // JPEGQuality is the quality of the JPEG padd writes (Pad's).
 const JPEGQuality = 85
