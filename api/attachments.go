@@ -80,6 +80,9 @@ type AttachmentMeta struct {
 	Filename     string `json:"filename,omitempty"`
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
+	// Variant is what a download sent: "original" or a thumbnail (padd's
+	// X-Pad-Attachment-Variant); not part of the shown metadata.
+	Variant string `json:"-"`
 }
 
 // AttachmentPath is the download path of an attachment.
@@ -108,3 +111,13 @@ type TransformRect struct {
 	W int `json:"w"`
 	H int `json:"h"`
 }
+
+// Variants a download takes as ?variant= (Pad's): the original, or a
+// thumbnail whose longer edge is 256 (thumb-sm) or 1024 (thumb-md)
+// pixels. An attachment with no thumbnail answers with the original; the
+// header X-Pad-Attachment-Variant (padd's) says which was sent.
+const (
+	VariantOriginal = "original"
+	VariantThumbSm  = "thumb-sm"
+	VariantThumbMd  = "thumb-md"
+)

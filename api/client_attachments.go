@@ -50,7 +50,13 @@ func (c *Client) UploadAttachment(ctx context.Context, ws string, body io.Reader
 // DownloadAttachment streams GET /workspaces/{ws}/attachments/{id} into
 // w and answers the attachment's headers and the bytes written.
 func (c *Client) DownloadAttachment(ctx context.Context, ws, id string, w io.Writer) (*AttachmentMeta, int64, error) {
-	resp, err := c.attachmentRequest(ctx, "GET", ws, id)
+	return c.DownloadAttachmentVariant(ctx, ws, id, "", w)
+}
+
+// DownloadAttachmentVariant is DownloadAttachment of a variant ("" the
+// original; a thumbnail, or the original when it has none).
+func (c *Client) DownloadAttachmentVariant(ctx context.Context, ws, id, variant string, w io.Writer) (*AttachmentMeta, int64, error) {
+	resp, err := c.attachmentRequest(ctx, "GET", ws, id, variant)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -69,17 +75,28 @@ func (c *Client) DownloadAttachment(ctx context.Context, ws, id string, w io.Wri
 // OpenAttachment is DownloadAttachment for a caller that reads the bytes
 // itself (and closes them).
 func (c *Client) OpenAttachment(ctx context.Context, ws, id string) (*AttachmentMeta, io.ReadCloser, error) {
-	resp, err := c.attachmentRequest(ctx, "GET", ws, id)
+	resp, err := c.attachmentRequest(ctx, "GET", ws, id, "")
 	if err != nil {
 		return nil, nil, err
 	}
 	return attachmentMeta(id, resp), resp.Body, nil
 }
 
-// AttachmentHead answers HEAD /workspaces/{ws}/attachments/{id}: the
-// attachment's type, size, name, ETag and time, without its bytes.
-func (c *Client) AttachmentHead(ctx context.Context, ws, id string) (*AttachmentMeta, error) {
-	resp, err := c.attachmentRequest(ctx, "HEAD", ws, id)
+// OpenAttachmentVariant is OpenAttachment of a variant (VariantThumbSm,
+// VariantThumbMd): padd answers with the original when the attachment has
+// no such thumbnail (meta.Variant says which came).
+func (c *Client) OpenAttachmentVariant(ctx context.Context, ws, id, variant string) (*AttachmentMeta, io.ReadCloser, error) {
+	resp, err := c.attachmentRequest(ctx, "GET", ws, id, variant)
+	if err != nil {
+		return nil, nil, err
+	}
+	return attachmentMeta(id, resp), resp.Body, nil
+}
+
+// AttachmentHeadVariant is AttachmentHead of a variant ("" the
+// original): the thumbnail's headers, or the original's when it has none.
+func (c *Client) AttachmentHeadVariant(ctx context.Context, ws, id, variant string) (*AttachmentMeta, error) {
+	resp, err := c.attachmentRequest(ctx, "HEAD", ws, id, variant)
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +104,23 @@ func (c *Client) AttachmentHead(ctx context.Context, ws, id string) (*Attachment
 	return attachmentMeta(id, resp), nil
 }
 
-func (c *Client) attachmentRequest(ctx context.Context, method, ws, id string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+AttachmentPath(ws, id), nil)
+// AttachmentHead answers HEAD /workspaces/{ws}/attachments/{id}: the
+// attachment's type, size, name, ETag and time, without its bytes.
+func (c *Client) AttachmentHead(ctx context.Context, ws, id string) (*AttachmentMeta, error) {
+	resp, err := c.attachmentRequest(ctx, "HEAD", ws, id, "")
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	return attachmentMeta(id, resp), nil
+}
+
+func (c *Client) attachmentRequest(ctx context.Context, method, ws, id, variant string) (*http.Response, error) {
+	u := c.BaseURL + AttachmentPath(ws, id)
+	if variant != "" {
+		u += "?variant=" + url.QueryEscape(variant)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +149,8 @@ func (c *Client) attachmentRequest(ctx context.Context, method, ws, id string) (
 // filename, ETag, last-modified).
 func attachmentMeta(id string, resp *http.Response) *AttachmentMeta {
 	h := resp.Header
-	m := &AttachmentMeta{ID: id, MIME: h.Get("Content-Type"), ETag: h.Get("ETag"), LastModified: h.Get("Last-Modified"), Size: resp.ContentLength}
+	m := &AttachmentMeta{ID: id, MIME: h.Get("Content-Type"), ETag: h.Get("ETag"), LastModified: h.Get("Last-Modified"), Size: resp.ContentLength,
+		Variant: h.Get("X-Pad-Attachment-Variant")}
 	if n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64); err == nil {
 		m.Size = n
 	}

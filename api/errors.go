@@ -126,6 +126,7 @@ const (
 
 	// An image transform refused (docs/ATTACHMENTS.md), as Pad names them.
 	CodeBadTransform      = "bad_transform"      // an operation or its parameters Pad refuses
+	CodeBadVariant        = "bad_variant"        // a download's ?variant= Pad does not know
 	CodeImageTooLarge     = "image_too_large"    // an image whose header states more pixels than the cap
 	CodeUnsupportedFormat = "unsupported_format" // not an image padd can transform
 )
@@ -145,6 +146,7 @@ var codeTable = []CodeInfo{
 	{CodeBadBundle, 400, false},
 	{CodeBadRequest, 400, false},
 	{CodeBadTransform, 400, false},
+	{CodeBadVariant, 400, false},
 	{CodeCommentDeleted, 409, false},
 	{CodeConflict, 409, false},
 	{CodeDecisionProviderUnavailable, 404, false},

@@ -224,15 +224,80 @@ func (s *Store) Has(hash string) bool {
 	return err == nil
 }
 
+// derivedDir holds files derived from blobs (thumbnails), each named
+// <source hash>.<variant>: a cache, made again when missing.
+const derivedDir = "derived"
+
+// validVariant reports whether v may name a derived file: lower-case
+// letters, digits and '-', at most 32 of them.
+func validVariant(v string) bool {
+	if v == "" || len(v) > 32 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Store) derivedPath(hash, variant string) (string, bool) {
+	if !ValidHash(hash) || !validVariant(variant) {
+		return "", false
+	}
+	return filepath.Join(s.dir, derivedDir, hash+"."+variant), true
+}
+
+// OpenDerived opens the file derived as variant from the blob with the
+// hash; ErrNotFound when there is none yet.
+func (s *Store) OpenDerived(hash, variant string) (*os.File, error) {
+	p, ok := s.derivedPath(hash, variant)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	return f, err
+}
+
+// CommitDerived puts a staged file in place as variant of the blob with
+// the hash (replacing one there: both are the same derivation). It is a
+// cache: a crash loses at most the file, never leaves half of one.
+func (st *Staged) CommitDerived(hash, variant string) error {
+	p, ok := st.s.derivedPath(hash, variant)
+	if !ok {
+		st.Discard()
+		return fmt.Errorf("blobstore: %q of %q cannot name a derived file", variant, hash)
+	}
+	if st.tmp == "" {
+		return errors.New("blobstore: staged blob already committed or discarded")
+	}
+	tmp := st.tmp
+	st.tmp = ""
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
 // SweepResult counts what a sweep removed.
 type SweepResult struct {
 	Orphans int   // blobs no row names
 	Bytes   int64 // their size
 	Temps   int   // temporary files a stopped write left
+	Derived int   // derived files of blobs no row names
 }
 
-// Sweep removes the blobs named reports as unnamed and the temporary
-// files, each only when its modification time is older than grace: a
+// Sweep removes the blobs named reports as unnamed, the files derived
+// from them, and the temporary files, each only when its modification time is older than grace: a
 // blob written for a row that has not committed yet is younger than
 // that. Files that are not blobs (other names) are left alone.
 func (s *Store) Sweep(grace time.Duration, named func(hash string) bool) (SweepResult, error) {
@@ -251,6 +316,20 @@ func (s *Store) Sweep(grace time.Duration, named func(hash string) bool) (SweepR
 			if os.Remove(filepath.Join(s.dir, tmpDir, e.Name())) == nil {
 				res.Temps++
 			}
+		}
+	}
+	derived, err := os.ReadDir(filepath.Join(s.dir, derivedDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return res, err
+	}
+	for _, e := range derived {
+		h, _, ok := strings.Cut(e.Name(), ".")
+		if !ok || !ValidHash(h) || named(h) {
+			continue
+		}
+		if fi, ok := old(e); ok && os.Remove(filepath.Join(s.dir, derivedDir, e.Name())) == nil {
+			res.Derived++
+			res.Bytes += fi.Size()
 		}
 	}
 	subs, err := os.ReadDir(s.dir)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -172,5 +173,76 @@ func TestConcurrentPutsOfOneContent(t *testing.T) {
 	got, _ := io.ReadAll(f)
 	if !bytes.Equal(got, data) {
 		t.Fatal("content differs after concurrent puts")
+	}
+}
+
+// A derived file is found by its source's hash and variant, replaced in
+// place, swept with its source, and never named by anything else.
+func TestDerivedFilesFollowTheirBlob(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	named, _ := s.Put(bytes.NewReader([]byte("named")), 0)
+	orphan, _ := s.Put(bytes.NewReader([]byte("orphan")), 0)
+	derive := func(hash, variant, body string) error {
+		st, err := s.Stage(bytes.NewReader([]byte(body)), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.CommitDerived(hash, variant)
+	}
+	for _, h := range []string{named.Hash, orphan.Hash} {
+		if err := derive(h, "thumb-md", "first"); err != nil {
+			t.Fatal(err)
+		}
+		if err := derive(h, "thumb-md", "small of "+h[:4]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := s.OpenDerived(named.Hash, "thumb-md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(f)
+	f.Close()
+	if string(got) != "small of "+named.Hash[:4] {
+		t.Fatalf("derived file holds %q", got)
+	}
+	if _, err := s.OpenDerived(named.Hash, "thumb-sm"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a variant not made: %v", err)
+	}
+	for _, v := range []string{"", "../x", "Thumb", "a.b", strings.Repeat("a", 33)} {
+		if err := derive(named.Hash, v, "x"); err == nil {
+			t.Errorf("variant %q was taken", v)
+		}
+		if _, err := s.OpenDerived(named.Hash, v); !errors.Is(err, ErrNotFound) {
+			t.Errorf("OpenDerived of variant %q: %v", v, err)
+		}
+	}
+	if left, _ := os.ReadDir(filepath.Join(s.Dir(), tmpDir)); len(left) != 0 {
+		t.Errorf("refused derivations left %d temporary files", len(left))
+	}
+	past := time.Now().Add(-2 * time.Hour)
+	for _, h := range []string{named.Hash, orphan.Hash} {
+		p, _ := s.derivedPath(h, "thumb-md")
+		if err := os.Chtimes(p, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := s.Sweep(time.Hour, func(h string) bool { return h == named.Hash })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Derived != 1 {
+		t.Fatalf("sweep %+v, want one derived file removed", res)
+	}
+	if _, err := s.OpenDerived(orphan.Hash, "thumb-md"); !errors.Is(err, ErrNotFound) {
+		t.Error("the unnamed blob's derived file stayed")
+	}
+	if f, err := s.OpenDerived(named.Hash, "thumb-md"); err != nil {
+		t.Error("the named blob's derived file was swept")
+	} else {
+		f.Close()
 	}
 }

@@ -88,8 +88,9 @@ func (c *AttachmentUploadCmd) Run(ctx context.Context, a *App) error {
 
 // AttachmentDownloadCmd is `attachment download <id> <file|->`.
 type AttachmentDownloadCmd struct {
-	ID  string `arg:"" help:"The attachment's id."`
-	Out string `arg:"" optional:"" help:"Where to write it (default: its stored name in this directory; - writes to stdout)."`
+	ID      string `arg:"" help:"The attachment's id."`
+	Out     string `arg:"" optional:"" help:"Where to write it (default: its stored name in this directory; - writes to stdout)."`
+	Variant string `help:"thumb-sm or thumb-md: an image's thumbnail (256 or 1024 pixels on its longer edge); the original when it has none." placeholder:"VARIANT"`
 }
 
 // Run writes the bytes to a part file renamed once whole.
@@ -99,12 +100,12 @@ func (c *AttachmentDownloadCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	if c.Out == "-" {
-		_, _, err := cl.DownloadAttachment(ctx, ws, c.ID, a.out)
+		_, _, err := cl.DownloadAttachmentVariant(ctx, ws, c.ID, c.Variant, a.out)
 		return err
 	}
 	out := c.Out
 	if out == "" {
-		meta, err := cl.AttachmentHead(ctx, ws, c.ID)
+		meta, err := cl.AttachmentHeadVariant(ctx, ws, c.ID, c.Variant)
 		if err != nil {
 			return err
 		}
@@ -122,7 +123,7 @@ func (c *AttachmentDownloadCmd) Run(ctx context.Context, a *App) error {
 	defer func() { _ = os.Remove(f.Name()) }()
 	p := a.progress("Downloading "+filepath.Base(out), -1)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, p), 256<<10)
-	meta, n, err := cl.DownloadAttachment(ctx, ws, c.ID, bw)
+	meta, n, err := cl.DownloadAttachmentVariant(ctx, ws, c.ID, c.Variant, bw)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -223,7 +224,8 @@ func baseType(t string) string {
 
 // AttachmentShowCmd is `attachment show <id>`.
 type AttachmentShowCmd struct {
-	ID string `arg:"" help:"The attachment's id."`
+	ID      string `arg:"" help:"The attachment's id."`
+	Variant string `help:"thumb-sm or thumb-md: describe an image's thumbnail (the original when it has none)." placeholder:"VARIANT"`
 }
 
 // Run asks padd for the headers alone (HEAD).
@@ -232,7 +234,7 @@ func (c *AttachmentShowCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	m, err := cl.AttachmentHead(ctx, ws, c.ID)
+	m, err := cl.AttachmentHeadVariant(ctx, ws, c.ID, c.Variant)
 	if err != nil {
 		return err
 	}

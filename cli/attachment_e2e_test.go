@@ -88,6 +88,13 @@ func TestAttachmentCommands(t *testing.T) {
 	if r := run("-w", "files", "attachment", "transform", up.ID, "--rotate", "90"); r.code == 0 || !strings.Contains(r.stderr, "unsupported_format") {
 		t.Errorf("transform of a log: %s", r)
 	}
+	// A 3x2 image has no thumbnail: the original comes; an unknown variant is refused.
+	if r := must("-w", "files", "attachment", "download", shot.ID, "-", "--variant", "thumb-sm"); r.stdout != img.String() {
+		t.Errorf("download --variant thumb-sm of a 3x2 image: %d bytes", len(r.stdout))
+	}
+	if r := run("-w", "files", "attachment", "download", shot.ID, "-", "--variant", "thumb-xl"); r.code == 0 || !strings.Contains(r.stderr, "bad_variant") {
+		t.Errorf("download --variant thumb-xl: %s", r)
+	}
 
 	must("-w", "files", "attachment", "attach", loose, "TASK-1")
 	r = run("-w", "files", "attachment", "attach", loose, "TASK-1")

@@ -81,8 +81,8 @@ func SweepOrphanBlobs(dataDir string, store *storage.Store, log *slog.Logger) {
 	if err != nil {
 		log.Warn("attachment sweep stopped part way", "err", err)
 	}
-	if res.Orphans > 0 || res.Temps > 0 {
-		log.Info("attachment sweep removed unnamed blobs", "blobs", res.Orphans, "bytes", res.Bytes, "temporary_files", res.Temps)
+	if res.Orphans > 0 || res.Temps > 0 || res.Derived > 0 {
+		log.Info("attachment sweep removed unnamed blobs", "blobs", res.Orphans, "thumbnails", res.Derived, "bytes", res.Bytes, "temporary_files", res.Temps)
 	}
 }
 
@@ -339,16 +339,24 @@ func renderMode(t string) string {
 }
 
 // downloadAttachment sends the bytes (GET) or only the headers (HEAD),
+// of the original or of the thumbnail ?variant= names (h_thumbnail.go),
 // with ETag (the content hash), Last-Modified (the upload), a type and
 // disposition that never let the content run, Range and conditional
 // requests (http.ServeContent).
 func (s *Server) downloadAttachment(w http.ResponseWriter, r *http.Request) error {
+	variant := r.URL.Query().Get("variant")
+	if err := checkVariant(variant); err != nil {
+		return err
+	}
 	a, err := s.store.GetAttachment(r.PathValue("ws"), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
 	blobs, err := s.blobs()
 	if err != nil {
+		return err
+	}
+	if sent, err := s.serveThumbnail(w, r, blobs, a, variant); sent || err != nil {
 		return err
 	}
 	f, err := blobs.Open(a.Hash)
@@ -371,6 +379,7 @@ func (s *Server) downloadAttachment(w http.ResponseWriter, r *http.Request) erro
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	h.Set("Cache-Control", "private, max-age=3600")
 	h.Set("X-Pad-Attachment-Id", a.ID)
+	h.Set(variantHeader, api.VariantOriginal)
 	http.ServeContent(w, r, "", a.CreatedAt, f)
 	return nil
 }

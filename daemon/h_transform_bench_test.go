@@ -8,7 +8,10 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math/rand/v2"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"sync"
@@ -127,6 +130,73 @@ func BenchmarkTransform(b *testing.B) {
 					resp.Body.Close()
 					if err != nil || resp.StatusCode != 201 {
 						b.Fatalf("transform: %d %v", resp.StatusCode, err)
+					}
+					p := stopPeak()
+					b.StopTimer()
+					runtime.ReadMemStats(&after)
+					peak = max(peak, p-min(p, base))
+					alloc += after.TotalAlloc - before.TotalAlloc
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(peak)/1e6, "peak-heap-MB")
+				b.ReportMetric(float64(alloc)/float64(b.N)/1e6, "alloc-MB/op")
+			})
+		}
+	}
+}
+
+// BenchmarkThumbnail makes thumb-md (1024 pixels on the longer edge) of
+// a 4000x3000 JPEG and a 2000x2000 PNG through padd's download route
+// (the kept file removed before each, so each is made), and reads the
+// kept one (cached). Metrics as BenchmarkTransform's.
+func BenchmarkThumbnail(b *testing.B) {
+	url, stop := benchPadd(b)
+	defer stop()
+	// benchPadd's data directory is a sibling of this one (b.TempDir's).
+	root := filepath.Dir(b.TempDir())
+	benchDo(b, "POST", url+"/api/v1/workspaces", "application/json", []byte(`{"name":"Work","slug":"w"}`))
+	for _, img := range []struct {
+		name   string
+		w, h   int
+		format string
+	}{{"jpeg-4000x3000", 4000, 3000, "jpeg"}, {"png-2000x2000", 2000, 2000, "png"}} {
+		data := benchImage(b, img.w, img.h, img.format)
+		var up api.AttachmentUpload
+		if err := json.Unmarshal(benchDo(b, "POST", url+"/api/v1/workspaces/w/attachments?filename=pic."+img.format, "application/octet-stream", data), &up); err != nil {
+			b.Fatal(err)
+		}
+		derived := filepath.Join(root, "*", BlobDir, "derived", up.ContentHash+".thumb-md")
+		for _, cached := range []bool{false, true} {
+			name := img.name + "/make"
+			if cached {
+				name = img.name + "/cached"
+			}
+			b.Run(name, func(b *testing.B) {
+				var peak, alloc uint64
+				var before, after runtime.MemStats
+				for range b.N {
+					b.StopTimer()
+					if !cached {
+						kept, _ := filepath.Glob(derived)
+						for _, f := range kept {
+							os.Remove(f)
+						}
+					}
+					runtime.GC()
+					runtime.ReadMemStats(&before)
+					base := before.HeapAlloc
+					b.StartTimer()
+					stopPeak := heapPeak()
+					req, _ := http.NewRequest("GET", url+"/api/v1/workspaces/w/attachments/"+up.ID+"?variant=thumb-md", nil)
+					req.Header.Set("Authorization", "Bearer "+testToken)
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n, _ := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 200 || resp.Header.Get("X-Pad-Attachment-Variant") != "thumb-md" || n == 0 {
+						b.Fatalf("thumb-md: %d %q", resp.StatusCode, resp.Header.Get("X-Pad-Attachment-Variant"))
 					}
 					p := stopPeak()
 					b.StopTimer()

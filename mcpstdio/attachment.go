@@ -54,14 +54,14 @@ func attachmentList(c *call) (*result, error) {
 }
 
 // attachmentShow answers from a HEAD, as Pad does: MIME, size, filename,
-// ETag and last-modified, without the bytes. padd keeps no variants, so
-// variant names the original.
+// ETag and last-modified, without the bytes; of the thumbnail variant
+// names (thumb-sm, thumb-md), or of the original when it has none.
 func attachmentShow(c *call) (*result, error) {
 	cl, err := c.p.client(c.ctx)
 	if err != nil {
 		return nil, err
 	}
-	m, err := cl.AttachmentHead(c.ctx, c.ws, c.a.str("attachment_id"))
+	m, err := cl.AttachmentHeadVariant(c.ctx, c.ws, c.a.str("attachment_id"), c.a.str("variant"))
 	if err != nil {
 		return nil, err
 	}
@@ -79,8 +79,9 @@ func (p *paddConn) client(ctx context.Context) (*api.Client, error) {
 		Agent: p.agent, Source: "mcp", Worker: p.s.worker, OnVersionMismatch: p.s.versionMismatch}, nil
 }
 
-// readAttachment is pad://workspace/{ws}/attachments/{id}: an image as
-// base64, at most api.MaxAttachmentResourceBytes before encoding. A
+// readAttachment is pad://workspace/{ws}/attachments/{id}: an image's
+// thumb-md as base64, at most api.MaxAttachmentResourceBytes before
+// encoding. A
 // file that is not an image, or a larger one, is refused with what to
 // do instead.
 func readAttachment(ctx context.Context, p *paddConn, vars map[string]string) ([]mcpgo.ResourceContents, error) {
@@ -89,7 +90,10 @@ func readAttachment(ctx context.Context, p *paddConn, vars map[string]string) ([
 		return nil, err
 	}
 	ws, id := vars["workspace"], vars["id"]
-	meta, body, err := cl.OpenAttachment(ctx, ws, id)
+	// thumb-md, as Pad serves the resource: an image larger than the
+	// cap can still be shown through its thumbnail (padd sends the
+	// original when it has none).
+	meta, body, err := cl.OpenAttachmentVariant(ctx, ws, id, api.VariantThumbMd)
 	if err != nil {
 		return nil, err
 	}
