@@ -56,6 +56,9 @@ func (s *Server) serveThumbnail(w http.ResponseWriter, r *http.Request, blobs *b
 	f, err := blobs.OpenDerived(a.Hash, variant)
 	if errors.Is(err, blobstore.ErrNotFound) {
 		made, merr := s.makeThumbnail(r, blobs, a, variant, edge)
+		if merr != nil && r.Context().Err() != nil {
+			return false, merr // the client went away while it waited
+		}
 		if merr != nil || !made {
 			if merr != nil {
 				s.log.Warn("thumbnail not made; the original is sent", "attachment_id", a.ID, "variant", variant, "err", merr)

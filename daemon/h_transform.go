@@ -97,7 +97,7 @@ func (s *Server) transformAttachment(w http.ResponseWriter, r *http.Request) err
 	}
 	wd, ht := out.Bounds().Dx(), out.Bounds().Dy()
 	na, err := s.store.CreateAttachment(ws, storage.NewAttachment{ItemRef: a.ItemID, Filename: transformedName(a.Filename, req.Operation, ext),
-		FilenameSource: "derived", MIME: outMIME, Size: size, Hash: hash, Width: wd, Height: ht}, actor(r))
+		FilenameSource: "derived", MIME: outMIME, Size: size, Hash: hash, Width: wd, Height: ht, UploadedBy: a.UploadedBy}, actor(r))
 	if err != nil {
 		return err // the blob, if new, is an orphan the sweep takes
 	}

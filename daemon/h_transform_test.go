@@ -171,6 +171,15 @@ func TestTransformRotatesAndCropsPNG(t *testing.T) {
 		t.Errorf("two equal rotations: %s %s, hashes %s %s", a.ID, b.ID, a.ContentHash, b.ContentHash)
 	}
 
+	// The result keeps its original's uploader (Pad's rule), whoever asks.
+	var byAgent api.AttachmentUpload
+	h.mustJSON("POST", wsPath("/attachments/"+up.ID+"/transform"), map[string]any{"operation": "rotate", "degrees": 180}, 201, &byAgent, "X-Pad-Agent", "robot")
+	var row api.AttachmentList
+	h.mustJSON("GET", wsPath("/attachments?item_id="+it.Ref+"&sort=created_at_desc&limit=1"), nil, 200, &row)
+	if row.Attachments[0].ID != byAgent.ID || row.Attachments[0].UploadedBy == "robot" || row.Attachments[0].UploadedBy == "" {
+		t.Errorf("an agent's transform of the user's upload: %+v", row.Attachments[0])
+	}
+
 	// An unattached upload's result is unattached.
 	loose := h.upload(orig, "loose.png", "", 201)
 	if res := h.transform(loose.ID, map[string]any{"operation": "rotate", "degrees": 180}, 201); res.ItemRef != "" {

@@ -83,6 +83,9 @@ type NewAttachment struct {
 	// CreatedAt is when it was uploaded, kept by a write that copies the
 	// remote (zero: now; a user's upload is always now).
 	CreatedAt time.Time
+	// UploadedBy is the row's uploader when not the writer (a transform's
+	// result keeps its original's, as on Pad); zero: the writer.
+	UploadedBy model.Actor
 }
 
 // AttachmentFilter selects and pages ListAttachments (ATT-01).
@@ -265,6 +268,9 @@ func (w *wtx) createAttachment(id string, in NewAttachment) (*Attachment, error)
 		Width: in.Width, Height: in.Height, UploadedBy: w.actor, CreatedAt: tstamp(w.now)}
 	if w.replica && !in.CreatedAt.IsZero() {
 		rec.CreatedAt = tstamp(in.CreatedAt)
+	}
+	if in.UploadedBy.Kind != "" {
+		rec.UploadedBy = in.UploadedBy
 	}
 	collID := ""
 	if it != nil {
