@@ -93,8 +93,9 @@ func (s *Server) makeThumbnail(r *http.Request, blobs *blobstore.Store, a *stora
 		return false, err
 	}
 	defer src.Close()
-	cfg, format, err := image.DecodeConfig(bufio.NewReader(src))
-	if err != nil || !transformable[format] || cfg.Width <= 0 || cfg.Height <= 0 || checkPixels(cfg) != nil {
+	hdr, err := readImageHeader(src)
+	cfg, format := hdr.Config, hdr.Format
+	if err != nil || !transformable[format] || cfg.Width <= 0 || cfg.Height <= 0 || checkPixels(hdr) != nil {
 		return false, nil
 	}
 	if cfg.Width <= edge && cfg.Height <= edge {

@@ -48,12 +48,13 @@ func (s *Server) transformAttachment(w http.ResponseWriter, r *http.Request) err
 		return api.Errorf(api.CodeServerError, "attachment %s's bytes are missing from padd's blob directory (%v); upload it again", a.ID, err)
 	}
 	defer f.Close()
-	cfg, format, err := image.DecodeConfig(bufio.NewReader(f))
+	hdr, err := readImageHeader(f)
+	cfg, format := hdr.Config, hdr.Format
 	if err != nil || !transformable[format] || cfg.Width <= 0 || cfg.Height <= 0 {
 		return api.Errorf(api.CodeUnsupportedFormat, "attachment %s (%s) is not an image padd can transform: PNG, JPEG and GIF are", a.ID, a.MIME).
 			With("mime", a.MIME)
 	}
-	if err := checkPixels(cfg); err != nil {
+	if err := checkPixels(hdr); err != nil {
 		return err
 	}
 	bounds := image.Rect(0, 0, cfg.Width, cfg.Height)
@@ -142,16 +143,16 @@ func checkTransform(req *api.TransformRequest) error {
 // checkPixels refuses an image whose header states more pixels than
 // MaxImagePixels, or more decoded bytes than MaxImageBytes: a
 // decompression bomb is refused before it is decoded.
-func checkPixels(cfg image.Config) error {
-	px := int64(cfg.Width) * int64(cfg.Height)
+func checkPixels(h imageHeader) error {
+	px := int64(h.Width) * int64(h.Height)
 	if px > MaxImagePixels {
 		return api.Errorf(api.CodeImageTooLarge, "the image is %dx%d pixels; padd works on images of at most %d pixels (8000x8000)",
-			cfg.Width, cfg.Height, MaxImagePixels).With("width", cfg.Width).With("height", cfg.Height).With("limit_pixels", MaxImagePixels)
+			h.Width, h.Height, MaxImagePixels).With("width", h.Width).With("height", h.Height).With("limit_pixels", MaxImagePixels)
 	}
-	if n := px * bytesPerPixel(cfg.ColorModel); n > MaxImageBytes {
-		return api.Errorf(api.CodeImageTooLarge, "the image is %dx%d pixels of %d bytes each, %d MiB decoded; padd works on at most %d MiB",
-			cfg.Width, cfg.Height, bytesPerPixel(cfg.ColorModel), n>>20, MaxImageBytes>>20).
-			With("width", cfg.Width).With("height", cfg.Height).With("limit_bytes", MaxImageBytes).With("reason", "decoded_bytes")
+	if n := h.decodedBytes(); n > MaxImageBytes {
+		return api.Errorf(api.CodeImageTooLarge, "the %dx%d image takes %d MiB decoded; padd works on at most %d MiB",
+			h.Width, h.Height, n>>20, MaxImageBytes>>20).
+			With("width", h.Width).With("height", h.Height).With("limit_bytes", MaxImageBytes).With("reason", "decoded_bytes")
 	}
 	return nil
 }

@@ -70,6 +70,17 @@ func pngHeader(w, h uint32, depth, ctype byte) []byte {
 	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(chunk))
 }
 
+// jpegHeader is a JPEG's start, a JFIF segment and a frame header
+// (marker sof: 0xc0 baseline, 0xc2 progressive) of w x h pixels in 4:2:0
+// colour, with nothing after it.
+func jpegHeader(w, h uint16, sof byte) []byte {
+	out := []byte{0xff, 0xd8, 0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0} // JFIF
+	out = append(out, 0xff, sof, 0, 17, 8)
+	out = binary.BigEndian.AppendUint16(out, h)
+	out = binary.BigEndian.AppendUint16(out, w)
+	return append(out, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1)
+}
+
 func (h *harness) transform(id string, req any, status int) api.AttachmentUpload {
 	h.t.Helper()
 	var out api.AttachmentUpload
@@ -235,6 +246,9 @@ func TestTransformRefusals(t *testing.T) {
 	bomb := h.upload(pngHeaderOnly(100_000, 100_000), "bomb.png", it.Ref, 201)
 	justOver := h.upload(pngHeaderOnly(8001, 8000), "big.png", it.Ref, 201)
 	deep := h.upload(pngHeader(6000, 6000, 16, 6), "deep.png", it.Ref, 201) // 36 Mpx of 8 bytes
+	// 38.4 Mpx of 4:2:0: 58 MB decoded, and 230 MB more of coefficients when progressive.
+	baseline := h.upload(jpegHeader(8000, 4800, 0xc0), "flat.jpg", it.Ref, 201)
+	progressive := h.upload(jpegHeader(8000, 4800, 0xc2), "prog.jpg", it.Ref, 201)
 	path := func(id string) string { return wsPath("/attachments/" + id + "/transform") }
 	for _, c := range []struct {
 		name   string
@@ -258,6 +272,8 @@ func TestTransformRefusals(t *testing.T) {
 		{"a decompression bomb", bomb.ID, map[string]any{"operation": "rotate", "degrees": 90}, 413, api.CodeImageTooLarge},
 		{"one pixel column over the cap", justOver.ID, map[string]any{"operation": "crop", "rect": map[string]any{"x": 0, "y": 0, "w": 2, "h": 2}}, 413, api.CodeImageTooLarge},
 		{"16-bit colour over the decoded bytes", deep.ID, map[string]any{"operation": "rotate", "degrees": 180}, 413, api.CodeImageTooLarge},
+		{"a progressive JPEG over the decoded bytes", progressive.ID, map[string]any{"operation": "rotate", "degrees": 90}, 413, api.CodeImageTooLarge},
+		{"the same baseline passes the caps (and has no data)", baseline.ID, map[string]any{"operation": "rotate", "degrees": 90}, 415, api.CodeUnsupportedFormat},
 		{"no such attachment", "01938f00-1111-7222-8333-444455556666", map[string]any{"operation": "rotate", "degrees": 90}, 404, api.CodeNotFound},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -266,8 +282,8 @@ func TestTransformRefusals(t *testing.T) {
 	}
 	var list api.AttachmentList
 	h.mustJSON("GET", wsPath("/attachments?item_id="+it.Ref), nil, 200, &list)
-	if list.Total != 5 {
-		t.Errorf("refused transforms left %d attachments, want the 5 uploads", list.Total)
+	if list.Total != 7 {
+		t.Errorf("refused transforms left %d attachments, want the 7 uploads", list.Total)
 	}
 
 	// An archived item's attachments are not transformed.
@@ -281,11 +297,11 @@ func TestImageHeaderCheckDoesNotAllocatePixels(t *testing.T) {
 	bomb := pngHeaderOnly(60_000, 60_000)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(bomb))
+	hdr, err := readImageHeader(bytes.NewReader(bomb))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkPixels(cfg); err == nil {
+	if err := checkPixels(hdr); err == nil {
 		t.Fatal("a 3.6-gigapixel image passed the check")
 	}
 	runtime.ReadMemStats(&after)
@@ -350,4 +366,33 @@ func ratioOf(m image.Image) any {
 		return y.SubsampleRatio
 	}
 	return ""
+}
+
+// The frame header says what a JPEG decodes to: Go's encoder writes
+// 4:2:0 colour (1.5 samples a pixel) and gray (1), baseline.
+func TestJPEGFrameHeader(t *testing.T) {
+	colour := halvesJPEG(t, 16, 16)
+	var gray bytes.Buffer
+	if err := jpeg.Encode(&gray, image.NewGray(image.Rect(0, 0, 8, 8)), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		data        []byte
+		samples     float64
+		progressive bool
+		bytes       int64
+	}{
+		{"colour", colour, 1.5, false, 16 * 16 * 3 / 2},
+		{"gray", gray.Bytes(), 1, false, 64},
+		{"progressive header", jpegHeader(100, 10, 0xc2), 1.5, true, 1000 * 15 / 2},
+	} {
+		h, err := readImageHeader(bytes.NewReader(c.data))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if h.jpegSamples != c.samples || h.progressive != c.progressive || h.decodedBytes() != c.bytes {
+			t.Errorf("%s: %v samples, progressive %v, %d bytes; want %v, %v, %d", c.name, h.jpegSamples, h.progressive, h.decodedBytes(), c.samples, c.progressive, c.bytes)
+		}
+	}
 }
