@@ -396,3 +396,21 @@ func TestJPEGFrameHeader(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadImageHeader: any bytes give a header or an error, never a
+// panic, and the caps' arithmetic never goes negative.
+func FuzzReadImageHeader(f *testing.F) {
+	f.Add(jpegHeader(8000, 4800, 0xc2))
+	f.Add(pngHeaderOnly(100_000, 100_000))
+	f.Add([]byte{0xff, 0xd8, 0xff, 0xc0, 0, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := readImageHeader(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if h.Width >= 0 && h.Height >= 0 && h.decodedBytes() < 0 {
+			t.Fatalf("%dx%d decodes to %d bytes", h.Width, h.Height, h.decodedBytes())
+		}
+		_ = checkPixels(h)
+	})
+}
