@@ -19,6 +19,7 @@ import (
 type AttachmentCmd struct {
 	Upload    AttachmentUploadCmd    `cmd:"" help:"Upload a file, attached to an item (or - for none)."`
 	Download  AttachmentDownloadCmd  `cmd:"" help:"Download an attachment's bytes to a file (- for stdout)."`
+	View      AttachmentViewCmd      `cmd:"" help:"Fetch an attachment to a file and print its path (for agents: $(padctl attachment view <id>))."`
 	List      AttachmentListCmd      `cmd:"" aliases:"ls" help:"List the workspace's attachments."`
 	Show      AttachmentShowCmd      `cmd:"" help:"Show an attachment's type, size, name, ETag and time, without its bytes."`
 	Attach    AttachmentAttachCmd    `cmd:"" help:"Attach an unattached upload to an item."`
@@ -105,25 +106,49 @@ func (c *AttachmentDownloadCmd) Run(ctx context.Context, a *App) error {
 	}
 	out := c.Out
 	if out == "" {
-		meta, err := cl.AttachmentHeadVariant(ctx, ws, c.ID, c.Variant)
+		name, err := storedName(ctx, cl, ws, c.ID, c.Variant)
 		if err != nil {
 			return err
 		}
-		// The stored name is a name, never a path: padd cleans it, and
-		// only its base is used here.
-		out = filepath.Base(filepath.Clean("/" + meta.Filename))
-		if out == "/" || out == "." || out == "" {
-			out = c.ID
-		}
+		out = name
 	}
+	meta, n, err := a.downloadTo(ctx, cl, ws, c.ID, c.Variant, out)
+	if err != nil {
+		return err
+	}
+	return a.emit(map[string]any{"id": c.ID, "file": out, "bytes": n, "mime": meta.MIME, "etag": meta.ETag},
+		func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "Downloaded %s to %s (%s, %s)\n", c.ID, out, meta.MIME, humanBytes(n))
+			return err
+		}, nil)
+}
+
+// storedName is the file name to save an attachment as: its stored name
+// (padd cleans it, and only its base is used: a name, never a path), or
+// its id.
+func storedName(ctx context.Context, cl *api.Client, ws, id, variant string) (string, error) {
+	meta, err := cl.AttachmentHeadVariant(ctx, ws, id, variant)
+	if err != nil {
+		return "", err
+	}
+	name := filepath.Base(filepath.Clean("/" + meta.Filename))
+	if name == "/" || name == "." || name == "" {
+		name = id
+	}
+	return name, nil
+}
+
+// downloadTo writes an attachment's bytes to a part file beside out,
+// renamed to out once whole.
+func (a *App) downloadTo(ctx context.Context, cl *api.Client, ws, id, variant, out string) (*api.AttachmentMeta, int64, error) {
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".part-*")
 	if err != nil {
-		return failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", out, err)
+		return nil, 0, failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", out, err)
 	}
 	defer func() { _ = os.Remove(f.Name()) }()
 	p := a.progress("Downloading "+filepath.Base(out), -1)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, p), 256<<10)
-	meta, n, err := cl.DownloadAttachmentVariant(ctx, ws, c.ID, c.Variant, bw)
+	meta, n, err := cl.DownloadAttachmentVariant(ctx, ws, id, variant, bw)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -135,16 +160,54 @@ func (c *AttachmentDownloadCmd) Run(ctx context.Context, a *App) error {
 	}
 	p.done(err == nil)
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	if err := os.Rename(f.Name(), out); err != nil {
-		return failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", out, err)
+		return nil, 0, failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", out, err)
 	}
-	return a.emit(map[string]any{"id": c.ID, "file": out, "bytes": n, "mime": meta.MIME, "etag": meta.ETag},
-		func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "Downloaded %s to %s (%s, %s)\n", c.ID, out, meta.MIME, humanBytes(n))
+	return meta, n, nil
+}
+
+// AttachmentViewCmd is `attachment view <id>`: Pad's way for an agent to
+// look at an attachment named in an item's text.
+type AttachmentViewCmd struct {
+	ID      string `arg:"" help:"The attachment's id (the <id> of pad-attachment:<id> in an item's text)."`
+	Output  string `short:"o" help:"Save it here instead of in a new temporary folder."`
+	Variant string `help:"thumb-sm or thumb-md: an image's thumbnail; the original when it has none." placeholder:"VARIANT"`
+}
+
+// Run saves the bytes and prints the file's absolute path alone on
+// stdout (what was written goes to stderr), so the command substitutes
+// cleanly into a shell line.
+func (c *AttachmentViewCmd) Run(ctx context.Context, a *App) error {
+	cl, ws, err := a.inWorkspace(ctx)
+	if err != nil {
+		return err
+	}
+	out := c.Output
+	if out == "" {
+		name, err := storedName(ctx, cl, ws, c.ID, c.Variant)
+		if err != nil {
 			return err
-		}, nil)
+		}
+		dir, err := os.MkdirTemp("", "padd-attachment-")
+		if err != nil {
+			return failf("download_file", "check the temporary folder ($TMPDIR)", "cannot make a temporary folder: %v", err)
+		}
+		out = filepath.Join(dir, name)
+	}
+	meta, n, err := a.downloadTo(ctx, cl, ws, c.ID, c.Variant, out)
+	if err != nil {
+		return err
+	}
+	if abs, err := filepath.Abs(out); err == nil {
+		out = abs
+	}
+	return a.emit(map[string]any{"path": out, "mime": meta.MIME, "size": n}, func(w io.Writer) error {
+		fmt.Fprintf(a.errw, "wrote %s (%s)\n", humanBytes(n), meta.MIME)
+		_, err := fmt.Fprintln(w, out)
+		return err
+	}, nil)
 }
 
 // AttachmentListCmd is `attachment list`.

@@ -63,6 +63,18 @@ func TestAttachmentCommands(t *testing.T) {
 		t.Errorf("part files left: %v", left)
 	}
 
+	// view: the path alone on stdout, the file under its stored name in a
+	// new temporary folder (or where -o says).
+	viewed := strings.TrimSpace(must("-w", "files", "attachment", "view", up.ID).stdout)
+	t.Cleanup(func() { os.RemoveAll(filepath.Dir(viewed)) })
+	if got, err := os.ReadFile(viewed); err != nil || !bytes.Equal(got, data) || filepath.Base(viewed) != "crash.log" || !filepath.IsAbs(viewed) {
+		t.Fatalf("view printed %q: %d bytes, %v", viewed, len(got), err)
+	}
+	v := decode[map[string]any](t, must("-w", "files", "attachment", "view", up.ID, "-o", filepath.Join(dir, "v.log"), "--format", "json"))
+	if v["path"] != filepath.Join(dir, "v.log") || v["size"] != float64(len(data)) {
+		t.Fatalf("view -o: %+v", v)
+	}
+
 	// transform: a new attachment on the same item; --rotate=-90 is 270.
 	var img bytes.Buffer
 	if err := png.Encode(&img, image.NewGray(image.Rect(0, 0, 3, 2))); err != nil {
