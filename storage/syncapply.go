@@ -112,7 +112,7 @@ func (t *SyncTx) DeleteComment(itemRef, commentID string) (*CommentDeletion, err
 	return t.w.deleteComment(itemRef, commentID)
 }
 
-// Annotated reports whether padd holds a comment or link on item id, or
+// Annotated reports whether padd holds a comment, link or attachment on item id, or
 // a child made under it, that the remote has not been sent (it is in the
 // outbox): work on the item that its parts do not show, which an archive made on the remote must
 // not bury (docs/SYNC.md, "Archive against edit").
@@ -136,7 +136,7 @@ func (t *SyncTx) Annotated(id string) (bool, error) {
 				return true, nil
 			}
 			continue
-		case model.EntityComment, model.EntityLink:
+		case model.EntityComment, model.EntityLink, model.EntityAttachment:
 		default:
 			continue
 		}

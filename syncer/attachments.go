@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -242,6 +243,17 @@ func (w *worker) uploadAttachment(ctx context.Context, c *remote.Client, link *s
 		return err
 	}
 	up, err := c.UploadAttachment(ctx, link.RemoteWorkspaceID, ritem, a.Filename, a.Size, f)
+	if ritem != "" && archivedUnder(err) {
+		// The remote may have archived the item under the file: the file
+		// keeps it alive there, as a comment does (keepAlive).
+		if err := w.keepAlive(ctx, c, link, a.ItemID); err != nil {
+			return firstErr(w.clearInFlight(), err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		up, err = c.UploadAttachment(ctx, link.RemoteWorkspaceID, ritem, a.Filename, a.Size, f)
+	}
 	if err != nil {
 		if remote.IsOutcomeUnknown(err) {
 			return errRetryAt{at: time.Now().Add(w.m.cfg.Settle)}

@@ -395,3 +395,64 @@ func TestLinkPushesAttachments(t *testing.T) {
 		t.Errorf("conflicts or set-asides: %+v, %v", cs, err)
 	}
 }
+
+// A file attached here to an item the remote archived meanwhile is work
+// on the item, as a comment is: the item stays alive on both sides with
+// the file, and a conflict on archived tells the user.
+func TestAttachmentKeepsArchivedItemAlive(t *testing.T) {
+	for _, aug := range []bool{false, true} {
+		t.Run(fmt.Sprintf("aug2026=%v", aug), func(t *testing.T) {
+			ctx := context.Background()
+			r := testremote.Start(t, testremote.Options{Aug2026: aug})
+			l := cloned(t, r)
+			rapi := r.API()
+			it, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Archived there"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", it.Ref); return err })
+			l.synced(t, "team")
+			if _, err := l.M.Pause("team"); err != nil {
+				t.Fatal(err)
+			}
+			if err := rapi.DeleteItem(ctx, "team", it.Ref); err != nil {
+				t.Fatal(err)
+			}
+			a := l.attachLocal(t, "team", it.Ref, "meanwhile.png", pngOf(t, 8))
+			if _, err := l.M.Resume("team"); err != nil {
+				t.Fatal(err)
+			}
+			l.synced(t, "team")
+			testwait.UntilOK(t, func() error {
+				lv, err := l.Store.GetItem("team", it.Ref)
+				if err != nil {
+					return err
+				}
+				rv, err := rapi.GetItem(ctx, "team", it.Ref)
+				if err != nil {
+					return err
+				}
+				if lv.DeletedAt != nil || rv.DeletedAt != nil {
+					return fmt.Errorf("archived here %v, there %v; want alive on both", lv.DeletedAt != nil, rv.DeletedAt != nil)
+				}
+				return nil
+			})
+			n := 0
+			for _, ra := range remoteAttachments(t, rapi, "team") {
+				if ra.ContentHash == a.Hash && ra.ItemID != nil && *ra.ItemID == it.ID {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d copies of the file on the item there, want 1", n)
+			}
+			cs, err := l.M.Conflicts("team", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) != 1 || cs[0].Part != "archived" {
+				t.Errorf("conflicts and set-asides: %+v, want one on archived", cs)
+			}
+		})
+	}
+}
