@@ -238,21 +238,29 @@ func (w *worker) uploadAttachment(ctx context.Context, c *remote.Client, link *s
 		return model.Invalid("its bytes are missing here: %v", err).With("reason", "blob_missing")
 	}
 	defer f.Close()
-	if err := w.m.store.SetSyncInFlight(w.wsID, storage.SyncInFlight{OutboxSeq: seq, OpKey: opKey(a.ID),
-		Entity: model.EntityAttachment, LocalID: a.ID, RemoteItem: ritem, SentAt: time.Now().UTC()}); err != nil {
-		return err
-	}
-	up, err := c.UploadAttachment(ctx, link.RemoteWorkspaceID, ritem, a.Filename, a.Size, f)
-	if ritem != "" && archivedUnder(err) {
-		// The remote may have archived the item under the file: the file
-		// keeps it alive there, as a comment does (keepAlive).
-		if err := w.keepAlive(ctx, c, link, a.ItemID); err != nil {
-			return firstErr(w.clearInFlight(), err)
+	send := func() (*api.AttachmentUpload, error) {
+		if err := w.m.store.SetSyncInFlight(w.wsID, storage.SyncInFlight{OutboxSeq: seq, OpKey: opKey(a.ID),
+			Entity: model.EntityAttachment, LocalID: a.ID, RemoteItem: ritem, SentAt: time.Now().UTC()}); err != nil {
+			return nil, err
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		return c.UploadAttachment(ctx, link.RemoteWorkspaceID, ritem, a.Filename, a.Size, f)
+	}
+	up, err := send()
+	if ritem != "" && archivedUnder(err) {
+		// The remote may have archived the item under the file: the file
+		// keeps it alive there, as a comment does (keepAlive). The refusal
+		// landed nothing, so the record goes before keepAlive, whose own
+		// creates (a parent the remote lacks) keep records of their own.
+		if err := w.clearInFlight(); err != nil {
 			return err
 		}
-		up, err = c.UploadAttachment(ctx, link.RemoteWorkspaceID, ritem, a.Filename, a.Size, f)
+		if err := w.keepAlive(ctx, c, link, a.ItemID); err != nil {
+			return err
+		}
+		up, err = send()
 	}
 	if err != nil {
 		if remote.IsOutcomeUnknown(err) {
