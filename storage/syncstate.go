@@ -42,6 +42,11 @@ type SyncInFlight struct {
 	// header); CursorBefore the items-changes cursor before it.
 	SentAt       time.Time `json:"sent_at"`
 	CursorBefore int64     `json:"cursor_before"`
+	// Title and Fingerprint are what an item create sent (its title, and
+	// a hash of its content and tags): the created item is recognised by
+	// either, since someone may edit the other before padd looks.
+	Title       string `json:"title,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 var (

@@ -2,9 +2,13 @@ package syncer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -267,9 +271,12 @@ func (w *worker) mapped(it *api.Item) (*remoteItem, error) {
 
 // findCreatedItem looks for the item an in-flight create made: among the
 // items changed on the remote since the cursor before it was sent, one
-// padd has not mapped, in the same collection, with the same title,
-// content and tags. Several match: the oldest (creates are sent in the
-// order they were made here).
+// padd has not mapped, in the same collection, made no earlier than a
+// few seconds before it was sent, that still has the title it was sent
+// with, or its content and tags (someone may have edited the other
+// meanwhile; content alone is too common a match when it is empty).
+// Several match: the oldest (creates are sent in the order they were
+// made here).
 func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) (*api.Item, error) {
 	v, err := w.m.store.GetItem(w.wsID, f.LocalID)
 	if model.IsNotFound(err) {
@@ -277,6 +284,10 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 	}
 	if err != nil {
 		return nil, err
+	}
+	title, fp := f.Title, f.Fingerprint
+	if title == "" && fp == "" { // a record from before padd kept them
+		title, fp = v.Title, fingerprint(v.Content, v.Tags)
 	}
 	since := remote.Seq(f.CursorBefore)
 	for {
@@ -286,7 +297,10 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 		}
 		for i := range page.Changes {
 			row := &page.Changes[i]
-			if row.Title != v.Title || row.CollectionSlug != "" && row.CollectionSlug != v.Collection.Slug {
+			if row.CollectionSlug != "" && row.CollectionSlug != v.Collection.Slug {
+				continue
+			}
+			if !row.CreatedAt.IsZero() && row.CreatedAt.Before(f.SentAt.Add(-createdSlack)) {
 				continue
 			}
 			if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, row.ID); err != nil || ok {
@@ -300,7 +314,10 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 				return nil, err
 			}
 			rem, err := w.decode(it)
-			if err == nil && rem.side.Content == v.Content && sameSet(rem.side.Tags, v.Tags) {
+			if err != nil {
+				continue
+			}
+			if it.Title == title || rem.side.Content != "" && fingerprint(rem.side.Content, rem.side.Tags) == fp {
 				return it, nil
 			}
 		}
@@ -309,6 +326,23 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 		}
 		since = page.Cursor
 	}
+}
+
+// createdSlack is how much earlier than padd's send time a created item
+// may say it was made: the two clocks differ, and Pad's are whole seconds.
+const createdSlack = 5 * time.Second
+
+// fingerprint is a hash of an item's content and tags (as a set).
+func fingerprint(content string, tags []string) string {
+	t := slices.Clone(tags)
+	slices.Sort(t)
+	h := sha256.New()
+	io.WriteString(h, content)
+	for _, x := range slices.Compact(t) {
+		h.Write([]byte{0})
+		io.WriteString(h, x)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // findCreatedComment looks for an in-flight comment among its item's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/padd/padd/api"
@@ -90,6 +91,79 @@ func TestLostAnswerMakesNoDuplicate(t *testing.T) {
 			}
 			if len(cs) != 1 {
 				t.Errorf("%d copies of the comment on the remote, want 1", len(cs))
+			}
+		})
+	}
+}
+
+// A create whose answer is lost is still recognised when its title is
+// edited on the remote before padd looks for it (by its content and
+// tags), and when it is renamed here meanwhile (by what was sent): the
+// remote ends with one copy either way. Against the Pad of August 2026,
+// which keeps no idempotency keys.
+func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
+	for _, where := range []string{"there", "here"} {
+		t.Run("renamed "+where, func(t *testing.T) {
+			ctx := context.Background()
+			r := testremote.Start(t, testremote.Options{Aug2026: true})
+			l := cloned(t, r)
+			var localID atomic.Value
+			var dropped, renamed atomic.Bool
+			drop := testremote.Once(func(q *http.Request) bool {
+				return q.Method == "POST" && strings.HasSuffix(q.URL.Path, "/items")
+			}, testremote.Fault{Kind: testremote.DropAfter})
+			r.SetFault(func(q *http.Request) testremote.Fault {
+				title := "Renamed " + where
+				if f := drop(q); f.Kind != testremote.Pass {
+					// Renamed here while the create is out: padd looks for
+					// what it sent, not what the item says now.
+					if where == "here" && renamed.CompareAndSwap(false, true) {
+						if _, err := l.Store.UpdateItem("team", localID.Load().(string), storage.ItemUpdate{Title: &title}, user); err != nil {
+							t.Error(err)
+						}
+					}
+					dropped.Store(true)
+					return f
+				}
+				// Renamed there before padd's first read after the lost answer.
+				if where == "here" || !dropped.Load() || q.Method != "GET" || !strings.HasSuffix(q.URL.Path, "/items-changes") || !renamed.CompareAndSwap(false, true) {
+					return testremote.Fault{}
+				}
+				items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
+				if err != nil {
+					t.Error(err)
+					return testremote.Fault{}
+				}
+				for _, it := range items {
+					if it.Title == "Sent once" {
+						if _, err := r.API().UpdateItem(ctx, "team", it.ID, api.ItemUpdate{Title: &title}); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				return testremote.Fault{}
+			})
+			res, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "Sent once", Content: "the body\n"}, user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			localID.Store(res.Item.ID)
+			l.synced(t, "team")
+			if !renamed.Load() {
+				t.Fatal("the remote was not read after the lost answer")
+			}
+			items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, it := range items {
+				if it.Content == "the body\n" {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d copies on the remote, want 1", n)
 			}
 		})
 	}

@@ -219,7 +219,8 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 	}
 	key := opKey(v.ID)
 	if err := w.inFlight(storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityItem,
-		LocalID: v.ID, SentAt: time.Now().UTC(), CursorBefore: cur.ItemsChangesSeq}); err != nil {
+		LocalID: v.ID, SentAt: time.Now().UTC(), CursorBefore: cur.ItemsChangesSeq,
+		Title: v.Title, Fingerprint: fingerprint(v.Content, v.Tags)}); err != nil {
 		return err
 	}
 	it, err := c.CreateItem(ctx, link.RemoteWorkspaceID, coll, in, key)
