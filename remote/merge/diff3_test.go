@@ -280,7 +280,9 @@ func allocCap(base, local, remote string) uint64 {
 	n := uint64(len(base) + len(local) + len(remote))
 	lines := uint64(len(splitLines(base)) + len(splitLines(local)) + len(splitLines(remote)))
 	d := min(lines, MaxLineMergeEdits)
-	return 64<<10 + 160*lines + 3*n + 2*(4*(d+1)*(d+1)+64*d)
+	// Each diff's trace holds (d+1)² int32s in d+1 slices, each rounded
+	// up to the allocator's size class (at most 1/8 more below 32 KiB).
+	return 64<<10 + 160*lines + 3*n + 2*(4*(d+1)*(d+1)*9/8+64*d)
 }
 
 // allocated is the bytes f allocates on the heap.
