@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/padd/padd/api"
@@ -437,14 +438,21 @@ const (
 func (w *worker) applyLinks(rls []api.ItemLink) error {
 	for start := 0; start < len(rls); start += cloneBatch {
 		batch := rls[start:min(start+cloneBatch, len(rls))]
+		var waiting []api.ItemLink
 		err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
+			waiting = waiting[:0]
 			for i := range batch {
-				if _, err := addLink(t, &batch[i]); err != nil {
+				if _, err := addLink(t, &batch[i]); errors.Is(err, errEndNotHere) {
+					waiting = append(waiting, batch[i])
+				} else if err != nil {
 					return err
 				}
 			}
 			return nil
 		})
+		if err == nil {
+			w.linksWaiting(waiting)
+		}
 		if !isRefusal(err) {
 			if err != nil {
 				return err
@@ -457,6 +465,10 @@ func (w *worker) applyLinks(rls []api.ItemLink) error {
 				src, err = addLink(t, &batch[i])
 				return err
 			})
+			if errors.Is(err, errEndNotHere) {
+				w.linksWaiting(batch[i : i+1])
+				continue
+			}
 			if isRefusal(err) {
 				err = w.setAside(storage.SyncConflict{ItemID: src, Reason: "padd refused a remote link: " + err.Error()})
 			}
@@ -469,17 +481,21 @@ func (w *worker) applyLinks(rls []api.ItemLink) error {
 }
 
 // addLink adds remote link rl in t, and answers its local source.
+// errEndNotHere says a remote link names an item padd does not have
+// (yet): the link waits for it (linksWaiting).
+var errEndNotHere = errors.New("an end of the link is not here yet")
+
 func addLink(t *storage.SyncTx, rl *api.ItemLink) (string, error) {
 	if _, mapped := t.LocalID(storage.SyncLink, rl.ID); mapped {
 		return "", nil
 	}
 	src, ok := t.LocalID(storage.SyncItem, rl.SourceID)
 	if !ok {
-		return "", nil
+		return "", errEndNotHere
 	}
 	dst, ok := t.LocalID(storage.SyncItem, rl.TargetID)
 	if !ok {
-		return src, nil
+		return src, errEndNotHere
 	}
 	res, err := t.AddLink(src, dst, rl.LinkType)
 	if err != nil {
@@ -532,4 +548,41 @@ func (w *worker) pullLinks(ctx context.Context, c *remote.Client, link *storage.
 		}
 	}
 	return nil
+}
+
+// maxWaitingLinks bounds the remote links kept until their ends arrive.
+const maxWaitingLinks = 10_000
+
+// linksWaiting keeps remote links whose ends padd does not have yet, so
+// that they are written when those items arrive (retryWaitingLinks)
+// rather than at the next read of every link. In memory only: a restart
+// reads every link again when the stream connects.
+func (w *worker) linksWaiting(rls []api.ItemLink) {
+	if len(rls) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, rl := range rls {
+		if len(w.waitingLinks) >= maxWaitingLinks {
+			return
+		}
+		w.waitingLinks[rl.ID] = rl
+	}
+}
+
+// retryWaitingLinks writes the waiting links whose ends have arrived.
+func (w *worker) retryWaitingLinks() error {
+	w.mu.Lock()
+	if len(w.waitingLinks) == 0 {
+		w.mu.Unlock()
+		return nil
+	}
+	rls := make([]api.ItemLink, 0, len(w.waitingLinks))
+	for _, rl := range w.waitingLinks {
+		rls = append(rls, rl)
+	}
+	w.waitingLinks = map[string]api.ItemLink{}
+	w.mu.Unlock()
+	return w.applyLinks(rls)
 }

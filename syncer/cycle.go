@@ -89,6 +89,9 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 		}
 	}
 	if err == nil {
+		err = w.retryWaitingLinks()
+	}
+	if err == nil {
 		err = w.pullNamedAttachments(ctx, c, link)
 	}
 	if err != nil {

@@ -3,6 +3,9 @@ package syncer_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/padd/padd/api"
@@ -68,4 +71,58 @@ func TestLinksWithoutSignalReachOnNow(t *testing.T) {
 		return nil
 	})
 	l.synced(t, "team")
+}
+
+// A link read from the export before padd has one of its ends (made on
+// the remote between padd's pull and its read of the links) is written
+// when that item arrives, not only at the next read of every link.
+func TestLinkWaitsForItsEnd(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	l := cloned(t, r)
+	rapi := r.API()
+	a, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Here already"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", a.Ref); return err })
+	l.synced(t, "team")
+	var late atomic.Value
+	var done atomic.Bool
+	r.SetFault(func(q *http.Request) testremote.Fault {
+		if q.Method != "GET" || !strings.HasSuffix(q.URL.Path, "/export") || !done.CompareAndSwap(false, true) {
+			return testremote.Fault{}
+		}
+		// Between padd's pull and its read of the links.
+		b, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Made late"})
+		if err != nil {
+			t.Error(err)
+			return testremote.Fault{}
+		}
+		if _, err := rapi.AddLink(ctx, "team", a.Ref, api.ItemLinkCreate{TargetID: b.ID, LinkType: model.LinkBlocks}); err != nil {
+			t.Error(err)
+		}
+		late.Store(b.Ref)
+		return testremote.Fault{}
+	})
+	if _, err := l.M.Now("team"); err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		ref, _ := late.Load().(string)
+		if ref == "" {
+			return fmt.Errorf("the export has not been read")
+		}
+		if _, err := l.Store.GetItem("team", ref); err != nil {
+			return err
+		}
+		views, err := l.Store.ListLinks("team", a.Ref)
+		if err != nil {
+			return err
+		}
+		if len(views) != 1 {
+			return fmt.Errorf("%d links on %s here, want 1", len(views), a.Ref)
+		}
+		return nil
+	})
 }

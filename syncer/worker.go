@@ -34,14 +34,15 @@ type worker struct {
 	// what the next cycle must do beyond the push
 	wantItems    bool
 	wantColls    bool
-	commentItems map[string]bool // remote item ids whose comments to read
-	catchUp      bool            // read the activity feed for comments made meanwhile
-	wantStars    bool            // read the remote's stars
-	wantLinks    bool            // read every link from the remote's export (reconcileLinks)
-	linksRead    time.Time       // when reconcileLinks last read them
-	resync       bool            // the remote's stream lost track: check every mapped item is still there
-	attachItems  map[string]bool // remote item ids whose attachments to read (their text names one padd lacks)
-	attach       attachState     // whether the remote keeps attachments
+	commentItems map[string]bool         // remote item ids whose comments to read
+	catchUp      bool                    // read the activity feed for comments made meanwhile
+	wantStars    bool                    // read the remote's stars
+	wantLinks    bool                    // read every link from the remote's export (reconcileLinks)
+	linksRead    time.Time               // when reconcileLinks last read them
+	resync       bool                    // the remote's stream lost track: check every mapped item is still there
+	attachItems  map[string]bool         // remote item ids whose attachments to read (their text names one padd lacks)
+	waitingLinks map[string]api.ItemLink // remote links whose ends padd does not have yet, by id
+	attach       attachState             // whether the remote keeps attachments
 	resetBackoff bool
 	// what status shows
 	slug         string
@@ -72,7 +73,7 @@ func newWorker(m *Manager, wsID, slug string) *worker {
 	ctx, cancel := context.WithCancel(m.ctx)
 	return &worker{m: m, wsID: wsID, slug: slug, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		wake: make(chan struct{}, 1), wantItems: true, wantColls: true, catchUp: true, wantStars: true,
-		commentItems: map[string]bool{}, attachItems: map[string]bool{}, pushAgain: map[string]bool{}, phase: api.SyncPulling}
+		commentItems: map[string]bool{}, attachItems: map[string]bool{}, waitingLinks: map[string]api.ItemLink{}, pushAgain: map[string]bool{}, phase: api.SyncPulling}
 }
 
 // interrupt ends the cycle running, if any, and returns once it has:
