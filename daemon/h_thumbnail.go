@@ -6,7 +6,6 @@ import (
 	"image"
 	"io"
 	"net/http"
-	"path"
 	"strings"
 
 	"github.com/padd/padd/api"
@@ -73,7 +72,7 @@ func (s *Server) serveThumbnail(w http.ResponseWriter, r *http.Request, blobs *b
 	defer f.Close()
 	h := w.Header()
 	h.Set("Content-Type", mimeType)
-	h.Set("Content-Disposition", contentDisposition("inline", thumbnailName(a.Filename, variant, ext)))
+	h.Set("Content-Disposition", contentDisposition("inline", derivedName(a.Filename, variant, ext)))
 	h.Set("ETag", `"`+a.Hash+"."+variant+`"`)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
@@ -132,15 +131,4 @@ func (s *Server) makeThumbnail(r *http.Request, blobs *blobstore.Store, a *stora
 		return false, err
 	}
 	return true, nil
-}
-
-// thumbnailName is a thumbnail's download name: the original's without
-// its extension, the variant, the thumbnail's extension
-// ("shot.thumb-md.jpg").
-func thumbnailName(orig, variant, ext string) string {
-	base := strings.TrimSuffix(orig, path.Ext(orig))
-	if base == "" {
-		base = "attachment"
-	}
-	return base + "." + variant + ext
 }

@@ -97,7 +97,7 @@ func (s *Server) transformAttachment(w http.ResponseWriter, r *http.Request) err
 		return storageFault(err)
 	}
 	wd, ht := out.Bounds().Dx(), out.Bounds().Dy()
-	na, err := s.store.CreateAttachment(ws, storage.NewAttachment{ItemRef: a.ItemID, Filename: transformedName(a.Filename, req.Operation, ext),
+	na, err := s.store.CreateAttachment(ws, storage.NewAttachment{ItemRef: a.ItemID, Filename: derivedName(a.Filename, req.Operation, ext),
 		FilenameSource: "derived", MIME: outMIME, Size: size, Hash: hash, Width: wd, Height: ht, UploadedBy: a.UploadedBy}, actor(r))
 	if err != nil {
 		return err // the blob, if new, is an orphan the sweep takes
@@ -185,10 +185,11 @@ func (s *Server) stageImage(blobs *blobstore.Store, m image.Image, format string
 	return st, nil
 }
 
-// transformedName is the new attachment's name: the original's without
-// its extension, the operation, the new format's extension
-// ("shot.rotate.png"), as Pad names it.
-func transformedName(orig, op, ext string) string {
+// derivedName is the name of an image made from another: the original's
+// without its extension, what made it (a transform's operation, as Pad
+// names it, or a thumbnail's variant), and the new format's extension
+// ("shot.rotate.png", "shot.thumb-md.jpg").
+func derivedName(orig, op, ext string) string {
 	base := strings.TrimSuffix(orig, path.Ext(orig))
 	if base == "" {
 		base = "attachment"

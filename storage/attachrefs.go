@@ -58,10 +58,11 @@ func RewriteAttachmentRefs(text string, ids func(old string) (string, bool)) str
 	return b.String()
 }
 
-// rewriteRefsValue is RewriteAttachmentRefs over a field value: a string,
-// or each string in lists and objects, however deep. A value with nothing
-// to rewrite is returned as it is (not copied).
-func rewriteRefsValue(v any, ids func(string) (string, bool)) (any, bool) {
+// RewriteAttachmentRefsValue is RewriteAttachmentRefs over a field value:
+// a string, or each string in lists and objects, however deep. A value
+// with nothing to rewrite is returned as it is (not copied); changed says
+// whether anything was.
+func RewriteAttachmentRefsValue(v any, ids func(string) (string, bool)) (out any, changed bool) {
 	switch x := v.(type) {
 	case string:
 		out := RewriteAttachmentRefs(x, ids)
@@ -69,7 +70,7 @@ func rewriteRefsValue(v any, ids func(string) (string, bool)) (any, bool) {
 	case []any:
 		var out []any
 		for i, e := range x {
-			if ne, ch := rewriteRefsValue(e, ids); ch {
+			if ne, ch := RewriteAttachmentRefsValue(e, ids); ch {
 				if out == nil {
 					out = append([]any(nil), x...)
 				}
@@ -95,7 +96,7 @@ func rewriteRefsValue(v any, ids func(string) (string, bool)) (any, bool) {
 	case map[string]any:
 		var out map[string]any
 		for k, e := range x {
-			if ne, ch := rewriteRefsValue(e, ids); ch {
+			if ne, ch := RewriteAttachmentRefsValue(e, ids); ch {
 				if out == nil {
 					out = cloneFields(x)
 				}
@@ -109,12 +110,12 @@ func rewriteRefsValue(v any, ids func(string) (string, bool)) (any, bool) {
 	return v, false
 }
 
-// rewriteRefsFields is rewriteRefsValue over an item's fields: fields
-// itself when nothing changes, else a copy.
-func rewriteRefsFields(fields map[string]any, ids func(string) (string, bool)) map[string]any {
+// RewriteAttachmentRefsFields is RewriteAttachmentRefsValue over an
+// item's fields: fields itself when nothing changes, else a copy.
+func RewriteAttachmentRefsFields(fields map[string]any, ids func(string) (string, bool)) map[string]any {
 	if fields == nil {
 		return nil
 	}
-	out, _ := rewriteRefsValue(fields, ids)
+	out, _ := RewriteAttachmentRefsValue(fields, ids)
 	return out.(map[string]any)
 }

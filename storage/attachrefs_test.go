@@ -48,7 +48,7 @@ func TestRewriteAttachmentRefs(t *testing.T) {
 	fields := map[string]any{"status": "open", "shot": "pad-attachment:" + oldAtt, "n": 3.0,
 		"list": []any{"x", "![a](pad-attachment:" + oldAtt + ")", 1.0},
 		"obj":  map[string]any{"deep": []any{map[string]any{"img": "pad-attachment:" + upper}}}}
-	got := rewriteRefsFields(fields, oneRef)
+	got := RewriteAttachmentRefsFields(fields, oneRef)
 	want := map[string]any{"status": "open", "shot": "pad-attachment:" + newAtt, "n": 3.0,
 		"list": []any{"x", "![a](pad-attachment:" + newAtt + ")", 1.0},
 		"obj":  map[string]any{"deep": []any{map[string]any{"img": "pad-attachment:" + newAtt}}}}
@@ -59,7 +59,7 @@ func TestRewriteAttachmentRefs(t *testing.T) {
 		t.Error("the rewrite changed its input")
 	}
 	plain := map[string]any{"status": "open"}
-	if out := rewriteRefsFields(plain, oneRef); !model.EqualJSON(out, plain) {
+	if out := RewriteAttachmentRefsFields(plain, oneRef); !model.EqualJSON(out, plain) {
 		t.Errorf("fields without references came back as %v", out)
 	}
 }

@@ -311,7 +311,7 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		}
 		content := RewriteAttachmentRefs(ii.Content, refs)
 		vs := rewriteVersionRefs(in.Versions[ii.Key], refs)
-		fields, later := remapRelations(c.Schema, rewriteRefsFields(ii.Fields, refs), ids, keys)
+		fields, later := remapRelations(c.Schema, RewriteAttachmentRefsFields(ii.Fields, refs), ids, keys)
 		if len(later) > 0 {
 			deferred[i] = later
 		}

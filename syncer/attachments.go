@@ -73,18 +73,17 @@ func (w *worker) attachmentsOn(ctx context.Context, c *remote.Client, link *stor
 // Reference translation. Text going out names the remote's ids, text
 // coming in padd's; an id the map does not have stays as it is.
 
-func (w *worker) outText(s string) string {
-	return storage.RewriteAttachmentRefs(s, func(id string) (string, bool) {
-		rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncAttachment, id)
-		return rid, ok && err == nil
-	})
+// outID is the remote's id of attachment id, where the map has one.
+func (w *worker) outID(id string) (string, bool) {
+	rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncAttachment, id)
+	return rid, ok && err == nil
 }
 
-// inText translates text from the remote item remoteItem ("" for none
-// known); an attachment it names that padd has under no id is noted, so
-// the cycle reads that item's attachments.
-func (w *worker) inText(s, remoteItem string) string {
-	return storage.RewriteAttachmentRefs(s, func(id string) (string, bool) {
+// inIDs maps the remote's attachment ids in text from remote item
+// remoteItem ("" for none known) to padd's; an attachment padd has under
+// no id is noted, so the cycle reads that item's attachments.
+func (w *worker) inIDs(remoteItem string) func(string) (string, bool) {
+	return func(id string) (string, bool) {
 		local, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncAttachment, id)
 		if err != nil {
 			return "", false
@@ -97,65 +96,13 @@ func (w *worker) inText(s, remoteItem string) string {
 			}
 		}
 		return local, ok
-	})
+	}
 }
 
-// mapFields rewrites every string in a fields value with f, copying only
-// what changes (changed says whether anything did).
-func mapFields(fields map[string]any, f func(string) string) (out map[string]any, changed bool) {
-	for k, v := range fields {
-		nv, ch := mapValue(v, f)
-		if !ch {
-			continue
-		}
-		if out == nil {
-			out = make(map[string]any, len(fields))
-			for k2, v2 := range fields {
-				out[k2] = v2
-			}
-		}
-		out[k] = nv
-	}
-	if out == nil {
-		return fields, false
-	}
-	return out, true
-}
+func (w *worker) outText(s string) string { return storage.RewriteAttachmentRefs(s, w.outID) }
 
-func mapValue(v any, f func(string) string) (any, bool) {
-	switch x := v.(type) {
-	case string:
-		y := f(x)
-		return y, y != x
-	case []any:
-		var out []any
-		for i, e := range x {
-			if ne, ch := mapValue(e, f); ch {
-				if out == nil {
-					out = append([]any(nil), x...)
-				}
-				out[i] = ne
-			}
-		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
-	case map[string]any:
-		return mapFields(x, f)
-	}
-	return v, false
-}
-
-// outFields and inFields translate the references in a fields value.
 func (w *worker) outFields(fields map[string]any) map[string]any {
-	out, _ := mapFields(fields, w.outText)
-	return out
-}
-
-func (w *worker) inFields(fields map[string]any, remoteItem string) map[string]any {
-	out, _ := mapFields(fields, func(s string) string { return w.inText(s, remoteItem) })
-	return out
+	return storage.RewriteAttachmentRefsFields(fields, w.outID)
 }
 
 // pushAttachment pushes an attachment's outbox entry: an upload when the
@@ -559,7 +506,7 @@ func (w *worker) resendRefs(ctx context.Context, c *remote.Client, link *storage
 	}
 	patch := map[string]any{}
 	for k, val := range v.Fields {
-		if nv, changed := mapValue(val, w.outText); changed {
+		if nv, changed := storage.RewriteAttachmentRefsValue(val, w.outID); changed {
 			patch[k] = nv
 		}
 	}

@@ -222,9 +222,7 @@ func limited(f func() error) error {
 func (w *worker) applyBatch(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items []api.Item) error {
 	err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
 		for i := range items {
-			rem, err := decodeRemote(&items[i], func(s string) string {
-				return storage.RewriteAttachmentRefs(s, func(id string) (string, bool) { return t.LocalID(storage.SyncAttachment, id) })
-			})
+			rem, err := decodeRemote(&items[i], func(id string) (string, bool) { return t.LocalID(storage.SyncAttachment, id) })
 			if err != nil {
 				return model.Invalid("%v", err)
 			}

@@ -275,7 +275,7 @@ const (
 // lists (rcs, the item's whole list, oldest first).
 func (w *worker) applyComments(litem string, rcs []api.Comment) error {
 	for i := range rcs {
-		rcs[i].Body = w.inText(rcs[i].Body, "")
+		rcs[i].Body = storage.RewriteAttachmentRefs(rcs[i].Body, w.inIDs(""))
 	}
 	lcs, err := w.m.store.ListComments(w.wsID, litem)
 	if err != nil {

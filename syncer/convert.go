@@ -41,18 +41,18 @@ type remoteItem struct {
 }
 
 // decodeRemote reads a remote item's fields and tags (JSON text on
-// Pad's wire), with the attachment references in its content and fields
-// translated by text (nil: none); the collection and parent are mapped
-// by the caller, which may have to pull them first.
-func decodeRemote(it *api.Item, text func(string) string) (*remoteItem, error) {
+// Pad's wire), with the attachment ids named in its content and fields
+// mapped by ids (nil: none); the collection and parent are mapped by the
+// caller, which may have to pull them first.
+func decodeRemote(it *api.Item, ids func(string) (string, bool)) (*remoteItem, error) {
 	fields, err := api.DecodeObject(it.Fields)
 	if err != nil {
 		return nil, fmt.Errorf("item %s: %w", it.ID, err)
 	}
 	content := it.Content
-	if text != nil {
-		content = text(content)
-		fields, _ = mapFields(fields, text)
+	if ids != nil {
+		content = storage.RewriteAttachmentRefs(content, ids)
+		fields = storage.RewriteAttachmentRefsFields(fields, ids)
 	}
 	var tags []string
 	if it.Tags != "" && it.Tags != "null" {
@@ -71,7 +71,7 @@ func decodeRemote(it *api.Item, text func(string) string) (*remoteItem, error) {
 // decode decodes a remote item read outside a transaction, noting
 // the attachments it names that padd lacks.
 func (w *worker) decode(it *api.Item) (*remoteItem, error) {
-	return decodeRemote(it, func(s string) string { return w.inText(s, it.ID) })
+	return decodeRemote(it, w.inIDs(it.ID))
 }
 
 // baseOf is the base recorded when both sides hold m: the merged item
