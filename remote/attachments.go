@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"mime/multipart"
-	"net/textproto"
 	"net/url"
 	"strconv"
 	"strings"
@@ -99,10 +97,7 @@ func (c *Client) UploadAttachment(ctx context.Context, ws, item, filename string
 			return nil, err
 		}
 	}
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, uploadName(filename)))
-	h.Set("Content-Type", "application/octet-stream")
-	if _, err := mw.CreatePart(h); err != nil {
+	if _, err := mw.CreateFormFile("file", uploadName(filename)); err != nil {
 		return nil, err
 	}
 	contentType := mw.FormDataContentType()
@@ -125,7 +120,9 @@ func (c *Client) UploadAttachment(ctx context.Context, ws, item, filename string
 	return &out, nil
 }
 
-// uploadName is a filename safe in a multipart header.
+// uploadName is a filename safe in a multipart header: no control
+// characters, quotes or backslashes (CreateFormFile escapes quotes but
+// passes line breaks).
 func uploadName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == '"' || r == '\\' {

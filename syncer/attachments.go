@@ -36,13 +36,10 @@ const (
 	attachOff                        // it has no attachment routes, or has them turned off
 )
 
-// blobs is the blob store the engine writes pulled attachments to.
+// blobs is the blob store the engine writes pulled attachments to: the
+// one beside the store's database, opened on first use.
 func (m *Manager) blobs() (*blobstore.Store, error) {
 	m.blobOnce.Do(func() {
-		if m.cfg.Blobs != nil {
-			m.blobStore = m.cfg.Blobs
-			return
-		}
 		m.blobStore, m.blobErr = blobstore.Open(filepath.Join(filepath.Dir(m.store.Path()), blobstore.DirName))
 	})
 	return m.blobStore, m.blobErr

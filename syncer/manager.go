@@ -29,9 +29,6 @@ type Config struct {
 	// MaxBackoff caps the wait between tries while a remote is
 	// unreachable (zero: 5 minutes).
 	MaxBackoff time.Duration
-	// Blobs is the blob store of attachments pulled from a remote (nil:
-	// the one beside the store's database, opened on first use).
-	Blobs *blobstore.Store
 	// Client is the base of every remote client's options: pacing
 	// (zero: Pad's limits), timeouts, and the HTTP client (tests put a
 	// fault-injecting transport there). Insecure is the link's own.
