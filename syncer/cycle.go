@@ -124,9 +124,11 @@ func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.Remot
 	}
 	if items {
 		w.setPhase(api.SyncPulling)
+		start := time.Now()
 		if err := w.pullItems(ctx, c, link); err != nil {
 			return err
 		}
+		w.feedRead(start)
 	}
 	var mark *storage.SyncCursors
 	if catchUp {

@@ -3,6 +3,7 @@ package syncer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -314,6 +315,17 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 			return false, nil
 		}
 		it, sent, err := w.sendUpdate(ctx, c, link, rid, b, local, depth)
+		if u, ok := errors.AsType[*unseenVersion](err); ok && attempt < 3 {
+			// The remote holds a version padd has not merged: merge it
+			// first, then send what is still ours on it.
+			if err := w.applyRemote(ctx, c, link, u.it, depth); err != nil {
+				return false, err
+			}
+			if v, err = w.m.store.GetItem(w.wsID, v.ID); err != nil {
+				return false, err
+			}
+			continue
+		}
 		if _, conflict := remote.AsConflict(err); (conflict || remote.IsArchived(err)) && attempt < 3 {
 			// The remote moved on under the write (or archived the item):
 			// merge its version in, then send what is still ours.
@@ -375,16 +387,27 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		guard = remote.Base{Seq: b.RemoteSeq, UpdatedAt: remoteBaseTime(b)}
 	}
 	var it *api.Item
-	took := func(x *api.Item) {
+	// took makes a write's answer the version the next write is made
+	// on. Restore and move carry no guard, and their answer is the whole
+	// item: one that holds an edit padd has not merged is merged before
+	// the patch is sent on it.
+	took := func(x *api.Item) error {
 		it = x
 		guard = remote.Base{Seq: x.Seq, UpdatedAt: x.UpdatedAt}
+		unseen, err := w.holdsMore(x, base, local)
+		if err == nil && unseen {
+			err = &unseenVersion{x}
+		}
+		return err
 	}
 	if base.Archived && !local.Archived {
 		x, err := c.RestoreItem(ctx, rws, rid)
 		if err != nil {
 			return nil, nil, err
 		}
-		took(x)
+		if err := took(x); err != nil {
+			return nil, nil, err
+		}
 	}
 	if base.Collection != local.Collection {
 		coll, err := w.remoteCollection(ctx, c, link, local.Collection)
@@ -395,7 +418,9 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		if err != nil {
 			return nil, nil, err
 		}
-		took(x)
+		if err := took(x); err != nil {
+			return nil, nil, err
+		}
 	}
 	var u api.ItemUpdate
 	patch := false
@@ -429,13 +454,30 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 			sent.Parent = base.Parent // the parent cannot reach the remote yet
 		}
 	}
+	if patch && it == nil && b != nil && !c.Capabilities().ExpectedSeq && !w.covered(b.ItemID) {
+		// Without expected_seq the guard is the base's updated_at, which
+		// the Pad of August 2026 compares in whole seconds: a write made
+		// there in the base's second would pass it. Unless a read of the
+		// feed has covered that second since (covered), the item is read
+		// first, and a version padd has not merged is merged before the
+		// patch goes (a write between this read and the patch, in the
+		// same second, is the one this server cannot refuse).
+		x, err := c.GetItem(ctx, rws, rid)
+		if err != nil {
+			return nil, nil, err
+		}
+		if newer(x, b) {
+			return nil, nil, &unseenVersion{x}
+		}
+		guard = remote.Base{Seq: x.Seq, UpdatedAt: x.UpdatedAt}
+	}
 	if patch {
 		u.Force = true // the open-children guard held where the edit was made
 		x, err := c.UpdateItem(ctx, rws, rid, u, guard)
 		if err != nil {
 			return nil, nil, err
 		}
-		took(x)
+		it, guard = x, remote.Base{Seq: x.Seq, UpdatedAt: x.UpdatedAt}
 	}
 	if local.Archived && !base.Archived {
 		if err := c.ArchiveItem(ctx, rws, rid); err != nil {
@@ -451,6 +493,73 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		it = x
 	}
 	return it, &sent, nil
+}
+
+// unseenVersion is a remote version of an item that padd has not
+// merged, met while pushing an update on an older one.
+type unseenVersion struct{ it *api.Item }
+
+func (u *unseenVersion) Error() string {
+	return "the remote's item " + u.it.ID + " changed since padd last read it"
+}
+
+// newer says remote item x is a later version than base b: by seq where
+// both carry one, else by updated_at.
+func newer(x *api.Item, b *storage.SyncBase) bool {
+	if x.Seq > 0 && b.RemoteSeq > 0 {
+		return x.Seq > b.RemoteSeq
+	}
+	return x.UpdatedAt.After(remoteBaseTime(b))
+}
+
+// baseRecorded notes that item id's base is being recorded now.
+func (w *worker) baseRecorded(id string) {
+	w.mu.Lock()
+	w.baseAt[id] = time.Now()
+	w.mu.Unlock()
+}
+
+// feedRead notes a full read of the item feed that began at start. A
+// base recorded a second or more before it cannot hide a write made in
+// its updated_at's second (that second had ended when the read began,
+// so the read saw the write and merged it, moving the base on): it is
+// covered, and forgotten here.
+func (w *worker) feedRead(start time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.coveredTo = start.Add(-time.Second)
+	for id, at := range w.baseAt {
+		if !at.After(w.coveredTo) {
+			delete(w.baseAt, id)
+		}
+	}
+}
+
+// covered says a read of the feed has covered item id's base (feedRead).
+func (w *worker) covered(id string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	at, ok := w.baseAt[id]
+	if !ok {
+		at = w.started
+	}
+	return !w.coveredTo.IsZero() && !at.After(w.coveredTo)
+}
+
+// holdsMore says the answer x to padd's own restore or move holds an
+// edit the local side lacks: merged against base, it would change the
+// local item's title, text, fields, tags or pin. (Its collection and
+// archived state are what padd just asked for, fields a move migrated
+// are migrated alike here, and a parent is settled by the merge of the
+// patch's answer.)
+func (w *worker) holdsMore(x *api.Item, base, local *merge.Item) (bool, error) {
+	rem, err := w.decode(x)
+	if err != nil {
+		return false, err
+	}
+	got := rem.side
+	got.Collection, got.Archived, got.Parent = local.Collection, local.Archived, local.Parent
+	return merge.Merge(base, local, &got).WriteLocal, nil
 }
 
 func sameItem(a, b *merge.Item) bool {

@@ -1,0 +1,164 @@
+package syncer_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testremote"
+	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/storage"
+)
+
+// TestUnseenRemoteEditIsNotOverwritten: a line written on the remote
+// just before padd pushes a local edit of another line of the same item,
+// before padd has heard of it. Both lines end on both sides.
+//
+// Against the Pad of August 2026 the guard of an update is
+// expected_updated_at in whole seconds, so a write there in the base's
+// second passes it: padd reads the item before it writes. With a move
+// (its answer is the remote's item, other writers' edits included),
+// the update after it must not take that answer as the base it was made
+// on, on either server.
+func TestUnseenRemoteEditIsNotOverwritten(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		aug2026    bool
+		move       bool
+		sameSecond bool // the remote's edit must share the base's second
+	}{
+		{"aug2026", true, false, true},
+		{"aug2026 with a move", true, true, true},
+		{"current with a move", false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			r := testremote.Start(t, testremote.Options{Aug2026: tc.aug2026})
+			l := cloned(t, r)
+			// The remote's edit must land in the base's second for the
+			// whole-second guard to miss it; an attempt where the clock
+			// crossed a second in between proves nothing and is made
+			// again on a new item.
+			for attempt := 0; ; attempt++ {
+				if attempt == 8 {
+					t.Fatal("no attempt kept the remote's two writes in one second")
+				}
+				if tc.sameSecond {
+					time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
+				}
+				made, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Shared", Content: "line 1\nline 2\nline 3\n"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", made.Ref); return err })
+				local, err := l.Store.GetItem("team", made.Ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+
+				// The first request padd makes about the item after the
+				// local edit meets a remote write made just before it.
+				var armed atomic.Bool
+				var theirs atomic.Pointer[api.Item]
+				r.SetFault(func(q *http.Request) testremote.Fault {
+					if !strings.Contains(q.URL.Path, "/items/"+made.ID) || !armed.CompareAndSwap(true, false) {
+						return testremote.Fault{}
+					}
+					c := "line 1 there\nline 2\nline 3\n"
+					it, err := r.API().UpdateItem(ctx, "team", made.ID, api.ItemUpdate{Content: &c})
+					if err != nil {
+						t.Error(err)
+					}
+					theirs.Store(it)
+					return testremote.Fault{}
+				})
+				armed.Store(true)
+				if tc.move {
+					if _, err := l.Store.MoveItem("team", local.ID, storage.MoveInput{Target: "ideas", Force: true}, user); err != nil {
+						t.Fatal(err)
+					}
+				}
+				c := "line 1\nline 2\nline 3 here\n"
+				if _, err := l.Store.UpdateItem("team", local.ID, storage.ItemUpdate{Content: &c}, user); err != nil {
+					t.Fatal(err)
+				}
+				l.synced(t, "team")
+				r.SetFault(nil)
+				if armed.Load() || theirs.Load() == nil {
+					t.Fatal("padd pushed without a request about the item")
+				}
+				if tc.sameSecond && !theirs.Load().UpdatedAt.Truncate(time.Second).Equal(made.UpdatedAt.Truncate(time.Second)) {
+					t.Logf("attempt %d: the remote's edit fell in the next second; again", attempt)
+					continue
+				}
+				want := "line 1 there\nline 2\nline 3 here\n"
+				got, err := r.API().GetItem(ctx, "team", made.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Content != want {
+					t.Errorf("remote content = %q, want %q", got.Content, want)
+				}
+				testwait.UntilOK(t, func() error {
+					v, err := l.Store.GetItem("team", local.ID)
+					if err != nil {
+						return err
+					}
+					if v.Content != want {
+						return fmt.Errorf("local content = %q, want %q", v.Content, want)
+					}
+					return nil
+				})
+				return
+			}
+		})
+	}
+}
+
+// TestCoveredBaseIsNotReadAgain: against the Pad of August 2026 an
+// update is sent without reading the item first when a read of the
+// feed that began a second or more after padd took its base has passed
+// (the base's second had ended: the read would have brought any write
+// made in it). A backlog pushed after a reconnect costs no extra reads.
+func TestCoveredBaseIsNotReadAgain(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	l := cloned(t, r)
+	made, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Shared", Content: "line 1\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", made.Ref); return err })
+	took := time.Now()
+	// A feed read that begins more than a second after the base was
+	// taken: a write on another item wakes one.
+	time.Sleep(time.Until(took.Add(1100 * time.Millisecond)))
+	other, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", other.Ref); return err })
+	l.synced(t, "team")
+
+	r.ResetStats()
+	c := "line 1 here\n"
+	if _, err := l.Store.UpdateItem("team", made.Ref, storage.ItemUpdate{Content: &c}, user); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	st := r.Stats()
+	if n := st.Requests["PATCH /api/v1/workspaces/{ws}/items/{ref}"]; n != 1 {
+		t.Fatalf("%d patches of the item, want 1 (requests: %v)", n, st.Requests)
+	}
+	if n := st.Requests["GET /api/v1/workspaces/{ws}/items/{ref}"]; n != 0 {
+		t.Errorf("%d reads of the item before its update, want 0 (requests: %v)", n, st.Requests)
+	}
+	if got, err := r.API().GetItem(ctx, "team", made.ID); err != nil || got.Content != c {
+		t.Errorf("remote content = %v, %v", got, err)
+	}
+}
