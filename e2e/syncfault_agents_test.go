@@ -237,6 +237,16 @@ func (a *sfAgent) run(ctx context.Context) {
 	}
 }
 
+// archived says item id is archived (want true) or live (want false) on
+// the agent's side, as a person looks before archiving or restoring: an
+// archive of an archived item, or a restore of a live one, changes
+// nothing, and recorded as a write it would stand for a state the item
+// never took.
+func (a *sfAgent) archived(ctx context.Context, id string, want bool) bool {
+	it, err := a.side.client().GetItem(ctx, a.side.ws, id)
+	return err == nil && (it.DeletedAt != nil) == want
+}
+
 func (a *sfAgent) do(ctx context.Context, op string) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -332,7 +342,7 @@ func (a *sfAgent) do(ctx context.Context, op string) {
 		rec(sent, err, sfWrite{key: key, part: "collection", value: to})
 	case "archive":
 		key, id, ok := s.pick(a.rng)
-		if !ok {
+		if !ok || !a.archived(ctx, id, false) {
 			return
 		}
 		sent := time.Now()
@@ -340,7 +350,7 @@ func (a *sfAgent) do(ctx context.Context, op string) {
 		rec(sent, err, sfWrite{key: key, part: "archived", value: "true"})
 	case "restore":
 		key, id, ok := s.pick(a.rng)
-		if !ok {
+		if !ok || !a.archived(ctx, id, true) {
 			return
 		}
 		sent := time.Now()

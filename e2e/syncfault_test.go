@@ -665,6 +665,7 @@ func sfCompare(ctx context.Context, t *testing.T, lc, rc *api.Client, ws string,
 		}
 		if !ok && !explained(pk.key, pk.part) {
 			res.lost = append(res.lost, fmt.Sprintf("%s %s %s %q", last.side, pk.key, pk.part, last.value))
+			logWrites(t, writes, pk.key)
 		}
 	}
 	sort.Strings(res.lost)
@@ -677,4 +678,27 @@ func sfShort(s string) string {
 		return s[:80] + "..."
 	}
 	return s
+}
+
+// logWrites logs every write the agents made to item key, in the order
+// they were sent, for the reader of a lost write.
+func logWrites(t *testing.T, writes []sfWrite, key string) {
+	t.Helper()
+	var start time.Time
+	for _, w := range writes {
+		if start.IsZero() || w.sent.Before(start) {
+			start = w.sent
+		}
+	}
+	var mine []sfWrite
+	for _, w := range writes {
+		if w.key == key {
+			mine = append(mine, w)
+		}
+	}
+	slices.SortFunc(mine, func(a, b sfWrite) int { return a.sent.Compare(b.sent) })
+	for _, w := range mine {
+		t.Logf("  %s: %s %s %q sent %.3fs done %.3fs acked %v", key, w.side, w.part, w.value,
+			w.sent.Sub(start).Seconds(), w.done.Sub(start).Seconds(), w.acked)
+	}
 }

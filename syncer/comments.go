@@ -186,7 +186,8 @@ func archivedUnder(err error) bool {
 // under a comment or link padd is sending. That comment or link is work
 // on the item, so it keeps the item alive there as an edit does (merge's
 // Touched; docs/SYNC.md, "Archive against edit"): the item is pulled,
-// merged and its restore pushed, and then the write is sent again.
+// merged and its restore pushed, and then the write is sent again. One
+// archived here too is restored there for the write only (reopened).
 func (w *worker) keepAlive(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items ...string) error {
 	for _, id := range items {
 		rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, id)
@@ -202,6 +203,24 @@ func (w *worker) keepAlive(ctx context.Context, c *remote.Client, link *storage.
 		if _, err := w.pushItem(ctx, c, link, id, 0, 0); err != nil {
 			return err
 		}
+		// Archived on both sides: it is restored there for the caller's
+		// write and archived again by this drain (pushAgain).
+		b, err := w.m.store.SyncBase(w.wsID, id)
+		if err != nil || b == nil || !b.Archived {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := c.RestoreItem(ctx, link.RemoteWorkspaceID, rid); err != nil {
+			return err
+		}
+		if err := w.reopened(b); err != nil {
+			return err
+		}
+		w.mu.Lock()
+		w.pushAgain[id] = true
+		w.mu.Unlock()
 	}
 	return nil
 }

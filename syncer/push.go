@@ -66,7 +66,17 @@ func (w *worker) drain(ctx context.Context, c *remote.Client, link *storage.Remo
 	w.pushAgain = map[string]bool{}
 	w.mu.Unlock()
 	for id := range again {
-		if _, err := w.pushItem(ctx, c, link, id, 0, 0); err != nil {
+		_, err := w.pushItem(ctx, c, link, id, 0, 0)
+		if err := refused(err); err != nil && isRefusal(err) {
+			// As in the outbox: the remote's refusal is set aside, the
+			// rest flows.
+			if err := w.setAside(storage.SyncConflict{ItemID: id, Reason: "item updated: " + err.Error()}); err != nil {
+				return err
+			}
+			delete(again, id)
+			continue
+		}
+		if err != nil {
 			w.mu.Lock()
 			for id := range again {
 				w.pushAgain[id] = true
@@ -400,13 +410,38 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		}
 		return err
 	}
-	if base.Archived && !local.Archived {
+	// An item archived on both sides with edits here is restored for
+	// them and archived again: Pad takes no change to an archived item.
+	edited := *local
+	edited.Archived = base.Archived
+	reopen := base.Archived && local.Archived && !sameItem(base, &edited)
+	if base.Archived && (!local.Archived || reopen) {
 		x, err := c.RestoreItem(ctx, rws, rid)
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := took(x); err != nil {
-			return nil, nil, err
+		if !reopen {
+			if err := took(x); err != nil {
+				return nil, nil, err
+			}
+		} else {
+			more, err := w.holdsMore(x, base, local)
+			if err != nil {
+				return nil, nil, err
+			}
+			if more {
+				// Another's edit came with it: it is merged as the
+				// archived item it was, and the restore is made again.
+				was := *x
+				at := x.UpdatedAt
+				was.DeletedAt = &at
+				return nil, nil, &unseenVersion{&was}
+			}
+			if err := w.reopened(b); err != nil {
+				return nil, nil, err
+			}
+			base.Archived = false
+			it, guard = x, remote.Base{Seq: x.Seq, UpdatedAt: x.UpdatedAt}
 		}
 	}
 	if base.Collection != local.Collection {
@@ -493,6 +528,19 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		it = x
 	}
 	return it, &sent, nil
+}
+
+// reopened records that padd restored on the remote an item archived on
+// both sides (base b), to make a change Pad takes on a live item only;
+// padd archives it again once the change is made. The base says alive
+// with its old tokens: a padd killed before the archive reads the
+// restore back from the feed, merges it (alive there, archived here)
+// and pushes the archive.
+func (w *worker) reopened(b *storage.SyncBase) error {
+	nb := *b
+	nb.Archived = false
+	w.baseRecorded(nb.ItemID)
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return t.SetBase(nb) })
 }
 
 // unseenVersion is a remote version of an item that padd has not

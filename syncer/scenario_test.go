@@ -505,6 +505,32 @@ var scenarios = []scenario{
 		check: func(t *testing.T, got state, _ bool) {
 			wantEq(t, "starred", got.Starred, false)
 		}},
+	// Pad takes no change to an archived item: padd's edits of an item
+	// archived on both sides are made on it restored, and it is archived
+	// again.
+	{name: "archived on both sides, edited on one",
+		a: func(t *testing.T, s side, ref string) {
+			s.update(t, ref, strp("Edited, then archived"), strp("one\ntwo\nTHREE\nfour\nfive\n"), nil)
+			s.move(t, ref, "ideas")
+			s.archive(t, ref)
+		},
+		b: func(t *testing.T, s side, ref string) { s.archive(t, ref) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "archived", got.Archived, true)
+			wantEq(t, "title", got.Title, "Edited, then archived")
+			wantEq(t, "content", got.Content, "one\ntwo\nTHREE\nfour\nfive\n")
+			wantEq(t, "collection", got.Coll, "ideas")
+		}},
+	{name: "archived on both sides, commented on one",
+		a: func(t *testing.T, s side, ref string) {
+			s.comment(t, ref, "said before the archive")
+			s.archive(t, ref)
+		},
+		b: func(t *testing.T, s side, ref string) { s.archive(t, ref) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "archived", got.Archived, true)
+			wantEq(t, "comments", got.Comments, []string{"said before the archive"})
+		}},
 	{name: "move against edit",
 		a: func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },
 		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("edited body\n"), nil) },
