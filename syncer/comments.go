@@ -280,6 +280,37 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 	return w.pullLinks(ctx, c, link, remoteItem, litem, links == allLinks)
 }
 
+// backToLife notes that remote item rid came back from the archive
+// there (restored by padd, or pulled restored): Pad lists and exports no
+// link of an archived item, so one made to it that padd has not read
+// shows only now. Its links are read both ways by the next pull.
+func (w *worker) backToLife(rid string) {
+	w.mu.Lock()
+	w.relinkItems[rid] = true
+	w.mu.Unlock()
+	w.poke()
+}
+
+// relink reads the links (and comments) of the items backToLife named.
+func (w *worker) relink(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+	w.mu.Lock()
+	items := w.relinkItems
+	w.relinkItems = map[string]bool{}
+	w.mu.Unlock()
+	for id := range items {
+		if err := w.asideIfRefused(w.pullComments(ctx, c, link, id, allLinks), "the links of the remote's item "+id); err != nil {
+			w.mu.Lock()
+			for id := range items {
+				w.relinkItems[id] = true
+			}
+			w.mu.Unlock()
+			return err
+		}
+		delete(items, id)
+	}
+	return nil
+}
+
 // linkPull says which of an item's links pullComments reads with its
 // comments.
 type linkPull int

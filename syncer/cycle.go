@@ -151,6 +151,9 @@ func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.Remot
 		}
 		delete(comments, id)
 	}
+	if err := w.relink(ctx, c, link); err != nil {
+		return err
+	}
 	if mark == nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
 )
 
 // The Pad of August 2026 tells nobody of a blocks link made or deleted
@@ -122,6 +123,65 @@ func TestLinkWaitsForItsEnd(t *testing.T) {
 		}
 		if len(views) != 1 {
 			return fmt.Errorf("%d links on %s here, want 1", len(views), a.Ref)
+		}
+		return nil
+	})
+}
+
+// Pad lists and exports no link of an archived item. A link made there
+// to an item that was then archived, which padd keeps alive with an edit
+// made here, shows on the remote again once padd restores the item: padd
+// reads the restored item's links both ways then, not only at the next
+// `sync now`.
+func TestLinkToRestoredItemArrives(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	l := cloned(t, r)
+	rapi := r.API()
+	a, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Blocker"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Blocked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		for _, ref := range []string{a.Ref, b.Ref} {
+			if _, err := l.Store.GetItem("team", ref); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	l.synced(t, "team")
+	if _, err := l.M.Pause("team"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rapi.AddLink(ctx, "team", a.Ref, api.ItemLinkCreate{TargetID: b.ID, LinkType: model.LinkBlocks}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rapi.DeleteItem(ctx, "team", b.Ref); err != nil {
+		t.Fatal(err)
+	}
+	title := "Blocked, edited here"
+	if _, err := l.Store.UpdateItem("team", b.Ref, storage.ItemUpdate{Title: &title}, user); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.M.Resume("team"); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	if got, err := rapi.GetItem(ctx, "team", b.ID); err != nil || got.DeletedAt != nil || got.Title != title {
+		t.Fatalf("the remote's %s = %+v, %v; want it alive with the edit", b.Ref, got, err)
+	}
+	testwait.UntilOK(t, func() error {
+		views, err := l.Store.ListLinks("team", a.Ref)
+		if err != nil {
+			return err
+		}
+		if len(views) != 1 {
+			return fmt.Errorf("%d links of %s here, want 1", len(views), a.Ref)
 		}
 		return nil
 	})

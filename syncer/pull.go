@@ -277,6 +277,9 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 			return err
 		}
 	}
+	if base != nil && base.Archived && !rem.side.Archived {
+		w.backToLife(rem.api.ID)
+	}
 	res := merge.Merge(base, ls, &rem.side)
 	if res.Merged != nil && res.WriteLocal {
 		if err := applyLocal(t, v, res.Merged); err != nil {

@@ -421,6 +421,7 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 			return nil, nil, err
 		}
 		if !reopen {
+			w.backToLife(rid)
 			if err := took(x); err != nil {
 				return nil, nil, err
 			}

@@ -35,6 +35,7 @@ type worker struct {
 	wantItems    bool
 	wantColls    bool
 	commentItems map[string]bool         // remote item ids whose comments to read
+	relinkItems  map[string]bool         // remote item ids back to life there: their links to read both ways
 	catchUp      bool                    // read the activity feed for comments made meanwhile
 	wantStars    bool                    // read the remote's stars
 	wantLinks    bool                    // read every link from the remote's export (reconcileLinks)
@@ -81,7 +82,7 @@ func newWorker(m *Manager, wsID, slug string) *worker {
 	ctx, cancel := context.WithCancel(m.ctx)
 	return &worker{m: m, wsID: wsID, slug: slug, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		wake: make(chan struct{}, 1), wantItems: true, wantColls: true, catchUp: true, wantStars: true,
-		commentItems: map[string]bool{}, attachItems: map[string]bool{}, waitingLinks: map[string]api.ItemLink{}, pushAgain: map[string]bool{}, phase: api.SyncPulling,
+		commentItems: map[string]bool{}, relinkItems: map[string]bool{}, attachItems: map[string]bool{}, waitingLinks: map[string]api.ItemLink{}, pushAgain: map[string]bool{}, phase: api.SyncPulling,
 		baseAt: map[string]time.Time{}, started: time.Now()}
 }
 
