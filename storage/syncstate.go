@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -47,6 +48,10 @@ type SyncInFlight struct {
 	// either, since someone may edit the other before padd looks.
 	Title       string `json:"title,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Request is the create as it went out, in the engine's encoding: a
+	// server with idempotency keys answers a key again only for the same
+	// request, so that is what is sent again, whatever was edited since.
+	Request json.RawMessage `json:"request,omitempty"`
 }
 
 var (

@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -71,17 +72,18 @@ func (w *worker) createComment(ctx context.Context, c *remote.Client, link *stor
 		}
 	}
 	key := opKey(lc.ID)
+	body := w.outText(lc.Body)
+	req, err := json.Marshal(sentCreate{Body: body, Local: lc.Body, Parent: rparent})
+	if err != nil {
+		return err
+	}
 	if err := w.inFlight(storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityComment,
-		LocalID: lc.ID, RemoteItem: ritem, SentAt: time.Now().UTC()}); err != nil {
+		LocalID: lc.ID, RemoteItem: ritem, SentAt: time.Now().UTC(), Request: req}); err != nil {
 		return err
 	}
 	var rc *api.Comment
 	for attempt := 0; ; attempt++ {
-		if rparent != "" {
-			rc, err = c.Reply(ctx, link.RemoteWorkspaceID, rparent, w.outText(lc.Body), key)
-		} else {
-			rc, err = c.CreateComment(ctx, link.RemoteWorkspaceID, ritem, w.outText(lc.Body), key)
-		}
+		rc, err = sendComment(ctx, c, link.RemoteWorkspaceID, ritem, rparent, body, key)
 		if err == nil || attempt > 0 || !archivedUnder(err) {
 			break
 		}
@@ -93,6 +95,15 @@ func (w *worker) createComment(ctx context.Context, c *remote.Client, link *stor
 		return w.createFailed(err)
 	}
 	return w.adoptComment(lc.ID, rc.ID, lc.Body, seq)
+}
+
+// sendComment creates a comment on remote item ritem, or a reply to
+// remote comment rparent.
+func sendComment(ctx context.Context, c *remote.Client, rws, ritem, rparent, body, key string) (*api.Comment, error) {
+	if rparent != "" {
+		return c.Reply(ctx, rws, rparent, body, key)
+	}
+	return c.CreateComment(ctx, rws, ritem, body, key)
 }
 
 // adoptComment records a comment create the remote answered (or that

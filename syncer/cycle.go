@@ -236,8 +236,51 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 	return w.clearInFlight()
 }
 
-// resend sends an in-flight create again with its key.
+// resend sends an in-flight create again with its key, as it first
+// went out. A refusal means the first never landed (a refused write
+// records nothing): the record goes, and the outbox sends the entity as
+// it is now.
 func (w *worker) resend(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) error {
+	var req sentCreate
+	if f.Request == nil || json.Unmarshal(f.Request, &req) != nil {
+		return w.resendAsNow(ctx, c, link, f) // a record from before requests were kept
+	}
+	rws := link.RemoteWorkspaceID
+	switch {
+	case f.Entity == model.EntityItem && req.Item != nil && req.Side != nil:
+		it, err := c.CreateItem(ctx, rws, req.Coll, *req.Item, f.OpKey)
+		if err != nil {
+			return w.resendFailed(err)
+		}
+		if _, err := w.m.store.GetItem(w.wsID, f.LocalID); model.IsNotFound(err) {
+			return w.clearInFlight() // gone here since: the remote's copy comes back as new
+		}
+		return w.adoptCreated(f.LocalID, req.Side, it, f.OutboxSeq)
+	case f.Entity == model.EntityComment:
+		rc, err := sendComment(ctx, c, rws, f.RemoteItem, req.Parent, req.Body, f.OpKey)
+		if err != nil {
+			return w.resendFailed(err)
+		}
+		if _, err := w.m.store.GetComment(w.wsID, f.LocalID); model.IsNotFound(err) {
+			return w.clearInFlight()
+		}
+		return w.adoptComment(f.LocalID, rc.ID, req.Local, f.OutboxSeq)
+	}
+	return w.resendAsNow(ctx, c, link, f)
+}
+
+// resendFailed: an outcome still unknown waits for the next try; a
+// refusal clears the record (the first never landed).
+func (w *worker) resendFailed(err error) error {
+	if !remote.IsOutcomeUnknown(err) && (refused(err) != err || remote.IsRefused(err)) {
+		return w.clearInFlight()
+	}
+	return err
+}
+
+// resendAsNow pushes an in-flight create's entity as it is now, with its
+// key: for a record that kept no request.
+func (w *worker) resendAsNow(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) error {
 	switch f.Entity {
 	case model.EntityItem:
 		_, err := w.pushItem(ctx, c, link, f.LocalID, f.OutboxSeq, 0)

@@ -100,20 +100,38 @@ func TestLostAnswerMakesNoDuplicate(t *testing.T) {
 // edited on the remote before padd looks for it (by its content and
 // tags), and when it is renamed here meanwhile (by what was sent): the
 // remote ends with one copy either way. Against the Pad of August 2026,
-// which keeps no idempotency keys.
+// which keeps no idempotency keys, and renamed here against a server
+// that keeps them (the create sent again with its key differs from the
+// first).
 func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
-	for _, where := range []string{"there", "here"} {
-		t.Run("renamed "+where, func(t *testing.T) {
+	for _, tc := range []struct {
+		where string
+		aug   bool
+	}{{"there", true}, {"here", true}, {"here", false}} {
+		where := tc.where
+		name := "renamed " + where
+		if !tc.aug {
+			name += " with keys"
+		}
+		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			r := testremote.Start(t, testremote.Options{Aug2026: true})
+			r := testremote.Start(t, testremote.Options{Aug2026: tc.aug})
 			l := cloned(t, r)
 			var localID atomic.Value
 			var dropped, renamed atomic.Bool
-			drop := testremote.Once(func(q *http.Request) bool {
+			isCreate := func(q *http.Request) bool {
 				return q.Method == "POST" && strings.HasSuffix(q.URL.Path, "/items")
-			}, testremote.Fault{Kind: testremote.DropAfter})
+			}
+			drop := testremote.Once(isCreate, testremote.Fault{Kind: testremote.DropAfter})
+			// With keys, Go's transport sends the create again at once by
+			// itself, as it was: that one is dropped unsent, so the engine
+			// sends it again, renamed, with its key.
+			var resent atomic.Bool
 			r.SetFault(func(q *http.Request) testremote.Fault {
 				title := "Renamed " + where
+				if !tc.aug && dropped.Load() && isCreate(q) && resent.CompareAndSwap(false, true) {
+					return testremote.Fault{Kind: testremote.DropBefore}
+				}
 				if f := drop(q); f.Kind != testremote.Pass {
 					// Renamed here while the create is out: padd looks for
 					// what it sent, not what the item says now.
@@ -148,9 +166,12 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 				t.Fatal(err)
 			}
 			localID.Store(res.Item.ID)
-			l.synced(t, "team")
+			st := l.synced(t, "team")
 			if !renamed.Load() {
 				t.Fatal("the remote was not read after the lost answer")
+			}
+			if st.SetAside > 0 {
+				t.Errorf("%d changes set aside, want none", st.SetAside)
 			}
 			items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
 			if err != nil {
@@ -165,6 +186,82 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 			if n != 1 {
 				t.Errorf("%d copies on the remote, want 1", n)
 			}
+			here, err := l.Store.ListItems(ctx, "team", storage.ListParams{Collection: "tasks", WithContent: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n = 0
+			for _, v := range here.Items {
+				if v.Content == "the body\n" {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d copies here, want 1", n)
+			}
 		})
+	}
+}
+
+// A comment edited here while its create's answer is lost, against a
+// server that keeps idempotency keys: the create is sent again as it
+// first went (the server answers a key only for the same request), and
+// the edit follows. One comment on each side, with the edit.
+func TestLostCommentEditedMeanwhileMakesNoDuplicate(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{})
+	l := cloned(t, r)
+	made, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "Talked about"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	isComment := func(q *http.Request) bool { return q.Method == "POST" && strings.HasSuffix(q.URL.Path, "/comments") }
+	var commentID atomic.Value
+	var dropped, resent atomic.Bool
+	r.SetFault(func(q *http.Request) testremote.Fault {
+		if !isComment(q) {
+			return testremote.Fault{}
+		}
+		if dropped.CompareAndSwap(false, true) {
+			if _, err := l.Store.EditComment("team", made.Item.ID, commentID.Load().(string), "said, then edited", user); err != nil {
+				t.Error(err)
+			}
+			return testremote.Fault{Kind: testremote.DropAfter}
+		}
+		if resent.CompareAndSwap(false, true) {
+			return testremote.Fault{Kind: testremote.DropBefore} // Go's transport's own resend
+		}
+		return testremote.Fault{}
+	})
+	res, err := l.Store.AddComment("team", made.Item.ID, storage.CommentCreate{Body: "said once"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commentID.Store(res.Comment.ID)
+	st := l.synced(t, "team")
+	if !dropped.Load() {
+		t.Fatal("the comment's create was not sent")
+	}
+	if st.SetAside > 0 {
+		t.Errorf("%d changes set aside, want none", st.SetAside)
+	}
+	it, err := l.Store.GetItem("team", made.Item.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcs, err := r.API().ListComments(ctx, "team", it.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rcs) != 1 || rcs[0].Body != "said, then edited" {
+		t.Errorf("the remote's comments = %+v, want one, edited", rcs)
+	}
+	lcs, err := l.Store.ListComments("team", made.Item.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lcs) != 1 {
+		t.Errorf("%d comments here, want 1", len(lcs))
 	}
 }

@@ -229,9 +229,13 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 		return err
 	}
 	key := opKey(v.ID)
+	req, err := json.Marshal(sentCreate{Coll: coll, Item: &in, Side: sent})
+	if err != nil {
+		return err
+	}
 	if err := w.inFlight(storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityItem,
 		LocalID: v.ID, SentAt: time.Now().UTC(), CursorBefore: cur.ItemsChangesSeq,
-		Title: v.Title, Fingerprint: fingerprint(v.Content, v.Tags)}); err != nil {
+		Title: v.Title, Fingerprint: fingerprint(v.Content, v.Tags), Request: req}); err != nil {
 		return err
 	}
 	it, err := c.CreateItem(ctx, link.RemoteWorkspaceID, coll, in, key)
@@ -249,15 +253,27 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 	return w.adoptCreated(v.ID, sent, it, seq)
 }
 
-// inFlight commits the in-flight record of a create about to be sent, on
-// a server without idempotency keys. With them none is needed: the
-// create's outbox entry (or the bootstrap) sends it again with the same
-// key, and the server answers the first write.
+// inFlight commits the in-flight record of a create about to be sent.
+// Without idempotency keys it says what to look for on the remote; with
+// them it holds the request to send again with the same key (the server
+// answers a key only for the request it first came with, and the item
+// or comment may be edited here before the answer is known).
 func (w *worker) inFlight(f storage.SyncInFlight) error {
-	if w.caps != nil && w.caps.OpKeys {
-		return nil
-	}
 	return w.m.store.SetSyncInFlight(w.wsID, f)
+}
+
+// sentCreate is a create as it went out (SyncInFlight.Request).
+type sentCreate struct {
+	// An item's: the remote collection, the request, and what of the
+	// local item it sent (local ids), the base once it is answered.
+	Coll string          `json:"coll,omitempty"`
+	Item *api.ItemCreate `json:"item,omitempty"`
+	Side *merge.Item     `json:"side,omitempty"`
+	// A comment's: its body as sent (remote ids) and as written here,
+	// and the remote comment it replies to.
+	Body   string `json:"body,omitempty"`
+	Local  string `json:"local,omitempty"`
+	Parent string `json:"parent,omitempty"`
 }
 
 // createFailed says what a failed create means: an outcome unknown
