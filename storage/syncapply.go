@@ -226,7 +226,7 @@ func (t *SyncTx) LocalID(k SyncKind, remoteID string) (string, bool) {
 func (t *SyncTx) MapRemoteRef(ref, itemID string) error { return mapRemoteRef(t.w.ws, ref, itemID) }
 
 // SetBase records an item's base.
-func (t *SyncTx) SetBase(b SyncBase) error { return putBase(t.w.ws, b) }
+func (t *SyncTx) SetBase(b SyncBase) error { return putBase(t.w.ws, b, t.w.now) }
 
 // Base reads an item's base, as this write sees it.
 func (t *SyncTx) Base(itemID string) (*SyncBase, error) { return getBase(t.w.ws, itemID) }

@@ -3,6 +3,7 @@ package storage
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"time"
 
 	"github.com/padd/padd/model"
 )
@@ -25,6 +26,9 @@ type SyncBase struct {
 	// expected_updated_at, kept as the server wrote it.
 	RemoteSeq       int64
 	RemoteUpdatedAt string
+	// RecordedAt is when padd wrote this base, by its own clock (SetBase
+	// sets it); zero for a base written before padd kept it.
+	RecordedAt time.Time
 }
 
 // baseRecord is a base as stored. Its content is kept once: a base whose
@@ -44,6 +48,7 @@ type baseRecord struct {
 	Pinned          bool            `json:"pinned,omitempty"`
 	RemoteSeq       int64           `json:"remote_seq,omitempty"`
 	RemoteUpdatedAt string          `json:"remote_updated_at,omitempty"`
+	RecordedAt      time.Time       `json:"recorded_at,omitzero"`
 }
 
 // baseVersionScan bounds how many of an item's newest versions are
@@ -64,7 +69,7 @@ func versionText(b *wsb, itemKey []byte, v *model.Version) string {
 	return v.Content
 }
 
-func putBase(b *wsb, base SyncBase) error {
+func putBase(b *wsb, base SyncBase, now time.Time) error {
 	id, ok := idKey(base.ItemID)
 	if !ok {
 		return model.Invalid("base item id %q is not an id", base.ItemID)
@@ -78,7 +83,8 @@ func putBase(b *wsb, base SyncBase) error {
 	}
 	rec := baseRecord{Title: base.Title, ContentSHA: contentSHA(base.Content), Fields: fields,
 		Tags: base.Tags, ParentID: base.ParentID, CollectionID: base.CollectionID,
-		Archived: base.Archived, Pinned: base.Pinned, RemoteSeq: base.RemoteSeq, RemoteUpdatedAt: base.RemoteUpdatedAt}
+		Archived: base.Archived, Pinned: base.Pinned, RemoteSeq: base.RemoteSeq, RemoteUpdatedAt: base.RemoteUpdatedAt,
+		RecordedAt: now.UTC()}
 	n := 0
 	err = b.eachReverse(b.versions().Cursor(), id, nil, func(_, raw []byte) (bool, error) {
 		var v model.Version
@@ -123,7 +129,7 @@ func getBase(b *wsb, itemID string) (*SyncBase, error) {
 	}
 	out := &SyncBase{ItemID: itemID, Title: rec.Title, Tags: rec.Tags, ParentID: rec.ParentID,
 		CollectionID: rec.CollectionID, Archived: rec.Archived, Pinned: rec.Pinned,
-		RemoteSeq: rec.RemoteSeq, RemoteUpdatedAt: rec.RemoteUpdatedAt}
+		RemoteSeq: rec.RemoteSeq, RemoteUpdatedAt: rec.RemoteUpdatedAt, RecordedAt: rec.RecordedAt}
 	if len(rec.Fields) > 0 && string(rec.Fields) != "null" {
 		v, err := model.DecodeJSON(rec.Fields)
 		if err != nil {

@@ -124,41 +124,114 @@ func TestUnseenRemoteEditIsNotOverwritten(t *testing.T) {
 // update is sent without reading the item first when a read of the
 // feed that began a second or more after padd took its base has passed
 // (the base's second had ended: the read would have brought any write
-// made in it). A backlog pushed after a reconnect costs no extra reads.
+// made in it). A backlog pushed after a reconnect, a resume or a restart
+// costs no extra reads: the base keeps when it was recorded.
 func TestCoveredBaseIsNotReadAgain(t *testing.T) {
-	ctx := context.Background()
-	r := testremote.Start(t, testremote.Options{Aug2026: true})
-	l := cloned(t, r)
-	made, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Shared", Content: "line 1\n"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", made.Ref); return err })
-	took := time.Now()
-	// A feed read that begins more than a second after the base was
-	// taken: a write on another item wakes one.
-	time.Sleep(time.Until(took.Add(1100 * time.Millisecond)))
-	other, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Other"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", other.Ref); return err })
-	l.synced(t, "team")
+	for _, restarted := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restarted=%v", restarted), func(t *testing.T) {
+			ctx := context.Background()
+			r := testremote.Start(t, testremote.Options{Aug2026: true})
+			l := cloned(t, r)
+			made, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Shared", Content: "line 1\n"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", made.Ref); return err })
+			took := time.Now()
+			// A feed read that begins more than a second after the base
+			// was taken: a write on another item wakes one (restarted:
+			// the first pull of an engine started after the base was
+			// recorded).
+			time.Sleep(time.Until(took.Add(1100 * time.Millisecond)))
+			if restarted {
+				l.stop()
+			} else {
+				other, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Other"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", other.Ref); return err })
+				l.synced(t, "team")
+			}
 
-	r.ResetStats()
-	c := "line 1 here\n"
-	if _, err := l.Store.UpdateItem("team", made.Ref, storage.ItemUpdate{Content: &c}, user); err != nil {
-		t.Fatal(err)
+			r.ResetStats()
+			c := "line 1 here\n"
+			if _, err := l.Store.UpdateItem("team", made.Ref, storage.ItemUpdate{Content: &c}, user); err != nil {
+				t.Fatal(err)
+			}
+			if restarted {
+				l.run(t)
+			}
+			l.synced(t, "team")
+			st := r.Stats()
+			if n := st.Requests["PATCH /api/v1/workspaces/{ws}/items/{ref}"]; n != 1 {
+				t.Fatalf("%d patches of the item, want 1 (requests: %v)", n, st.Requests)
+			}
+			if n := st.Requests["GET /api/v1/workspaces/{ws}/items/{ref}"]; n != 0 {
+				t.Errorf("%d reads of the item before its update, want 0 (requests: %v)", n, st.Requests)
+			}
+			if got, err := r.API().GetItem(ctx, "team", made.ID); err != nil || got.Content != c {
+				t.Errorf("remote content = %v, %v", got, err)
+			}
+		})
 	}
-	l.synced(t, "team")
-	st := r.Stats()
-	if n := st.Requests["PATCH /api/v1/workspaces/{ws}/items/{ref}"]; n != 1 {
-		t.Fatalf("%d patches of the item, want 1 (requests: %v)", n, st.Requests)
-	}
-	if n := st.Requests["GET /api/v1/workspaces/{ws}/items/{ref}"]; n != 0 {
-		t.Errorf("%d reads of the item before its update, want 0 (requests: %v)", n, st.Requests)
-	}
-	if got, err := r.API().GetItem(ctx, "team", made.ID); err != nil || got.Content != c {
-		t.Errorf("remote content = %v, %v", got, err)
+}
+
+// TestSameMoveOnBothSides: the remote moves an item just before padd
+// pushes the same move (with an edit). The remote refuses a move to the
+// collection the item is in; padd takes it as made, pushes the edit,
+// and sets nothing aside.
+func TestSameMoveOnBothSides(t *testing.T) {
+	for _, aug2026 := range []bool{true, false} {
+		t.Run(fmt.Sprintf("aug2026=%v", aug2026), func(t *testing.T) {
+			ctx := context.Background()
+			r := testremote.Start(t, testremote.Options{Aug2026: aug2026})
+			l := cloned(t, r)
+			made, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Moved twice", Content: "line 1\n"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", made.Ref); return err })
+			local, err := l.Store.GetItem("team", made.Ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The first request padd makes about the item meets the
+			// remote's own move, made just before it.
+			var armed atomic.Bool
+			r.SetFault(func(q *http.Request) testremote.Fault {
+				if !strings.Contains(q.URL.Path, "/items/"+made.ID) || !armed.CompareAndSwap(true, false) {
+					return testremote.Fault{}
+				}
+				if _, err := r.API().MoveItem(ctx, "team", made.ID, api.ItemMove{TargetCollection: "ideas", Force: true}); err != nil {
+					t.Error(err)
+				}
+				return testremote.Fault{}
+			})
+			armed.Store(true)
+			if _, err := l.Store.MoveItem("team", local.ID, storage.MoveInput{Target: "ideas", Force: true}, user); err != nil {
+				t.Fatal(err)
+			}
+			c := "line 1 here\n"
+			if _, err := l.Store.UpdateItem("team", local.ID, storage.ItemUpdate{Content: &c}, user); err != nil {
+				t.Fatal(err)
+			}
+			st := l.synced(t, "team")
+			r.SetFault(nil)
+			if armed.Load() {
+				t.Fatal("padd pushed without a request about the item")
+			}
+			if st.SetAside > 0 || st.Conflicts > 0 {
+				cs, _ := l.M.Conflicts("team", true)
+				t.Fatalf("%d set aside, %d conflicts: %+v", st.SetAside, st.Conflicts, cs)
+			}
+			got, err := r.API().GetItem(ctx, "team", made.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Content != c || got.CollectionSlug != "ideas" {
+				t.Errorf("remote: content %q in %q, want %q in ideas", got.Content, got.CollectionSlug, c)
+			}
+		})
 	}
 }

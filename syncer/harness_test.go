@@ -69,6 +69,9 @@ type local struct {
 	Store *storage.Store
 	M     *syncer.Manager
 	Dir   string
+
+	client remote.Options
+	stop   func() // ends the engine running
 }
 
 func startLocal(t *testing.T) *local {
@@ -85,14 +88,21 @@ func startLocalWith(t *testing.T, client remote.Options) *local {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := syncer.New(syncer.Config{Store: st, DataDir: dir, Log: quiet(), Settle: 200 * time.Millisecond, Client: client})
+	l := &local{Store: st, Dir: dir, client: client}
+	l.run(t)
+	t.Cleanup(func() { l.stop(); st.Close() })
+	return l
+}
+
+// run starts an engine over l's store.
+func (l *local) run(t *testing.T) {
+	t.Helper()
+	m := syncer.New(syncer.Config{Store: l.Store, DataDir: l.Dir, Log: quiet(), Settle: 200 * time.Millisecond, Client: l.client})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = m.Run(ctx) })
-	t.Cleanup(func() { cancel(); wg.Wait(); st.Close() })
-	l := &local{Store: st, M: m, Dir: dir}
+	l.M, l.stop = m, func() { cancel(); wg.Wait() }
 	testwait.Until(t, "the engine to run", func() bool { _, err := m.Status(""); return err == nil })
-	return l
 }
 
 // synced waits until the workspace's sync is idle: nothing pending,

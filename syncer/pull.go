@@ -239,7 +239,6 @@ func (w *worker) applyItem(t *storage.SyncTx, rem *remoteItem) (bool, error) {
 			return false, err
 		}
 	}
-	w.baseRecorded(id)
 	return true, t.SetBase(baseOf(id, &rem.side, rem.api))
 }
 
@@ -316,7 +315,6 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 		w.pushAgain[localID] = true
 		w.mu.Unlock()
 	}
-	w.baseRecorded(localID)
 	return t.SetBase(baseOf(localID, &rem.side, rem.api))
 }
 

@@ -467,6 +467,9 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 			return nil, nil, err
 		}
 		x, err := c.MoveItem(ctx, rws, rid, coll)
+		if remote.IsRefused(err) {
+			x, err = w.movedThere(ctx, c, rws, rid, local.Collection, err)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -506,7 +509,7 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 			sent.Parent = base.Parent // the parent cannot reach the remote yet
 		}
 	}
-	if patch && it == nil && b != nil && !c.Capabilities().ExpectedSeq && !w.covered(b.ItemID) {
+	if patch && it == nil && b != nil && !c.Capabilities().ExpectedSeq && !w.covered(b) {
 		// Without expected_seq the guard is the base's updated_at, which
 		// the Pad of August 2026 compares in whole seconds: a write made
 		// there in the base's second would pass it. Unless a read of the
@@ -547,6 +550,22 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 	return it, &sent, nil
 }
 
+// movedThere answers a refused move (refusal) with the remote's item
+// when it is already in the collection the move named (local id coll):
+// both sides made the same move, and Pad refuses a move to the
+// collection an item is in.
+func (w *worker) movedThere(ctx context.Context, c *remote.Client, rws, rid, coll string, refusal error) (*api.Item, error) {
+	x, err := c.GetItem(ctx, rws, rid)
+	if err != nil {
+		return nil, refusal
+	}
+	rem, err := w.mapped(x)
+	if err != nil || rem.side.Collection != coll {
+		return nil, refusal
+	}
+	return x, nil
+}
+
 // reopened records that padd restored on the remote an item archived on
 // both sides (base b), to make a change Pad takes on a live item only;
 // padd archives it again once the change is made. The base says alive
@@ -556,7 +575,6 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 func (w *worker) reopened(b *storage.SyncBase) error {
 	nb := *b
 	nb.Archived = false
-	w.baseRecorded(nb.ItemID)
 	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return t.SetBase(nb) })
 }
 
@@ -577,37 +595,26 @@ func newer(x *api.Item, b *storage.SyncBase) bool {
 	return x.UpdatedAt.After(remoteBaseTime(b))
 }
 
-// baseRecorded notes that item id's base is being recorded now.
-func (w *worker) baseRecorded(id string) {
-	w.mu.Lock()
-	w.baseAt[id] = time.Now()
-	w.mu.Unlock()
-}
-
 // feedRead notes a full read of the item feed that began at start. A
 // base recorded a second or more before it cannot hide a write made in
 // its updated_at's second (that second had ended when the read began,
 // so the read saw the write and merged it, moving the base on): it is
-// covered, and forgotten here.
+// covered.
 func (w *worker) feedRead(start time.Time) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.coveredTo = start.Add(-time.Second)
-	for id, at := range w.baseAt {
-		if !at.After(w.coveredTo) {
-			delete(w.baseAt, id)
-		}
-	}
+	w.mu.Unlock()
 }
 
-// covered says a read of the feed has covered item id's base (feedRead).
-func (w *worker) covered(id string) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	at, ok := w.baseAt[id]
-	if !ok {
+// covered says a read of the feed has covered base b (feedRead). A base
+// with no recording time was written before this worker started.
+func (w *worker) covered(b *storage.SyncBase) bool {
+	at := b.RecordedAt
+	if at.IsZero() {
 		at = w.started
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	return !w.coveredTo.IsZero() && !at.After(w.coveredTo)
 }
 

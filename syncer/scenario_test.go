@@ -531,6 +531,16 @@ var scenarios = []scenario{
 			wantEq(t, "archived", got.Archived, true)
 			wantEq(t, "comments", got.Comments, []string{"said before the archive"})
 		}},
+	{name: "the same move on both sides",
+		a: func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },
+		b: func(t *testing.T, s side, ref string) {
+			s.move(t, ref, "ideas")
+			s.update(t, ref, nil, strp("edited body\n"), nil)
+		},
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "collection", got.Coll, "ideas")
+			wantEq(t, "content", got.Content, "edited body\n")
+		}},
 	{name: "move against edit",
 		a: func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },
 		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("edited body\n"), nil) },

@@ -69,11 +69,9 @@ type worker struct {
 	clientLink storage.RemoteLink // the link the client was made for
 	pushAgain  map[string]bool    // local items a merge left differing from the remote
 
-	// For the whole-second guard (sendUpdate): when each base was
-	// recorded since a full read of the item feed last covered it, when
-	// the worker started (bases older than that are not in baseAt), and
-	// the time up to which every recorded base is covered.
-	baseAt    map[string]time.Time
+	// For the whole-second guard (sendUpdate): when the worker started
+	// (a base with no recording time is older), and the time up to which
+	// a full read of the item feed has covered every base recorded.
 	started   time.Time
 	coveredTo time.Time
 }
@@ -83,7 +81,7 @@ func newWorker(m *Manager, wsID, slug string) *worker {
 	return &worker{m: m, wsID: wsID, slug: slug, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		wake: make(chan struct{}, 1), wantItems: true, wantColls: true, catchUp: true, wantStars: true,
 		commentItems: map[string]bool{}, relinkItems: map[string]bool{}, attachItems: map[string]bool{}, waitingLinks: map[string]api.ItemLink{}, pushAgain: map[string]bool{}, phase: api.SyncPulling,
-		baseAt: map[string]time.Time{}, started: time.Now()}
+		started: time.Now()}
 }
 
 // interrupt ends the cycle running, if any, and returns once it has:
