@@ -269,9 +269,27 @@ func (c *Client) send(ctx context.Context, r *request) (http.Header, error) {
 	return resp.Header, nil
 }
 
+// rateLimitedTries is how many times a request the server's rate limiter
+// turned away is sent in all, each after the Retry-After it was given.
+const rateLimitedTries = 3
+
 // open sends r through the pacer and answers the response of a 2xx.
 // Any other status is read (capped) into an *Error, and the body closed.
+// A 429 of the server's rate limiter is waited out and the request sent
+// again (the limiter refuses a request before anything handles it, so
+// even a create is safe to send again), unless its body is a stream.
 func (c *Client) open(ctx context.Context, r *request) (*http.Response, error) {
+	for try := 1; ; try++ {
+		resp, err := c.openOnce(ctx, r)
+		e, ok := kindOf(err)
+		if !ok || e.Kind != KindRateLimited || e.Code == "sse_limit_exceeded" || r.raw != nil || try == rateLimitedTries {
+			return resp, err
+		}
+	}
+}
+
+// openOnce is one try of open.
+func (c *Client) openOnce(ctx context.Context, r *request) (*http.Response, error) {
 	search := isSearch(r.path)
 	if err := c.pace.wait(ctx, search); err != nil {
 		return nil, r.errorf(KindCanceled, 0, "waiting for the rate limit: %w", err)

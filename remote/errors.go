@@ -227,6 +227,24 @@ func Retryable(err error) bool {
 	return false
 }
 
+// NotDone reports a failed write that the server surely did not carry
+// out, so that nothing of it need be looked for before it is sent again:
+// it was never sent (KindCanceled, KindUnreachable; a write the
+// connection took is KindOutcomeUnknown), the server's rate limiter
+// turned it away (before any handler ran), the server said nothing was
+// done (KindServer), or it refused it.
+func NotDone(err error) bool {
+	e, ok := kindOf(err)
+	if !ok {
+		return false
+	}
+	switch e.Kind {
+	case KindCanceled, KindUnreachable, KindRateLimited, KindServer, KindTokenRefused, KindNotFound, KindConflict, KindRefused:
+		return true
+	}
+	return false
+}
+
 // maxRetryAfter bounds how long a server's Retry-After can hold the
 // client: a hostile or broken value must not park sync for days.
 const maxRetryAfter = 10 * time.Minute

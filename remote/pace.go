@@ -41,7 +41,9 @@ const RateLimitHeader = "X-Ratelimit-Limit"
 //     met, lifts the general pacing: such a server (padd as a remote)
 //     limits nothing;
 //   - a 429 puts the bucket back on the header's limit, or the last one
-//     stated, or Pad's, and from then on answers without the header no
+//     stated, or Pad's (a little under it: underLimit), and the request
+//     is sent again after its Retry-After (Client.open); from then on
+//     answers without the header no
 //     longer lift it, so a server that states its limit only on its 429s
 //     is met once, not in a loop.
 type pacer struct {
@@ -59,6 +61,7 @@ func newPacer(l Limits) *pacer {
 	fixed := l != (Limits{})
 	if !fixed {
 		l = PadLimits
+		l.General *= underLimit
 	}
 	return &pacer{fixed: fixed, general: rate.NewLimiter(l.General, l.GeneralBurst), search: rate.NewLimiter(l.Search, l.SearchBurst)}
 }
@@ -133,15 +136,21 @@ func (p *pacer) adapt(status int, h http.Header, search bool) {
 	}
 }
 
+// underLimit is the share of a server's rate the adapted bucket keeps
+// to. At the server's own rate the two buckets drift apart by the
+// network's jitter, and the server's turns away the request that comes
+// a millisecond early, again and again; a little under it never does.
+const underLimit = 0.95
+
 // setGeneral makes the general bucket the stated limit's (Pad's if none
-// was stated). A new bucket keeps the tokens the old one had left (none
+// was stated), kept a little under it (underLimit). A new bucket keeps the tokens the old one had left (none
 // after no pacing at all, which may have spent the server's), and none
 // when drained. p.mu is held.
 func (p *pacer) setGeneral(drained bool) {
 	now := time.Now()
-	r, b := PadLimits.General, PadLimits.GeneralBurst
+	r, b := PadLimits.General*underLimit, PadLimits.GeneralBurst
 	if p.perMinute > 0 {
-		r, b = rate.Limit(float64(p.perMinute)/60), max(p.perMinute/10, 1)
+		r, b = rate.Limit(float64(p.perMinute)/60*underLimit), max(p.perMinute/10, 1)
 	}
 	old := p.general
 	if old != nil && old.Limit() == r && old.Burst() == b {

@@ -51,38 +51,47 @@ func TestPacingKeepsUnderTheServersLimit(t *testing.T) {
 	}
 }
 
-// TestRateLimitedPausesEveryCall: after a 429 no call starts before its
-// Retry-After.
+// TestRateLimitedPausesEveryCall: a request the server's limiter turned
+// away is sent again after its Retry-After (a few times at most), and
+// no other call starts before it either.
 func TestRateLimitedPausesEveryCall(t *testing.T) {
-	var first atomic.Bool
-	var times [2]time.Time
+	var refuse atomic.Int32 // the next calls to answer 429
+	var mu sync.Mutex
+	var times []time.Time
 	f := newFakePad(t)
 	f.handle("GET /api/v1/workspaces", func(w http.ResponseWriter, r *http.Request) {
-		if !first.Swap(true) {
-			times[0] = time.Now()
+		mu.Lock()
+		times = append(times, time.Now())
+		mu.Unlock()
+		if refuse.Add(-1) >= 0 {
 			w.Header().Set("Retry-After", "1")
 			writeJSON(w, 429, map[string]any{"error": map[string]any{"code": "rate_limited", "message": "slow down"}})
 			return
 		}
-		times[1] = time.Now()
 		writeJSON(w, 200, []any{})
 	})
 	c := f.client(Options{})
-	_, err := c.ListWorkspaces(context.Background())
-	if d, ok := IsRateLimited(err); !ok || d != time.Second || !Retryable(err) {
-		t.Fatalf("429 = %v (retry after %v)", err, d)
-	}
+	refuse.Store(1)
 	if _, err := c.ListWorkspaces(context.Background()); err != nil {
-		t.Fatal(err)
+		t.Fatalf("a call the limiter refused once = %v, want it sent again", err)
+	}
+	if len(times) != 2 {
+		t.Fatalf("%d requests, want 2", len(times))
 	}
 	if gap := times[1].Sub(times[0]); gap < 900*time.Millisecond {
 		t.Errorf("the call after a 429 came %v later, before its Retry-After of 1s", gap)
 	}
 
-	// A caller that cannot wait that long is told nothing was sent.
-	first.Store(false)
-	_, _ = c.ListWorkspaces(context.Background())
+	// A limiter that keeps refusing is reported after rateLimitedTries.
 	n := f.count()
+	refuse.Store(rateLimitedTries)
+	_, err := c.ListWorkspaces(context.Background())
+	if d, ok := IsRateLimited(err); !ok || d != time.Second || !Retryable(err) || f.count()-n != rateLimitedTries {
+		t.Fatalf("429 every time = %v (retry after %v), %d requests", err, d, f.count()-n)
+	}
+
+	// A caller that cannot wait that long is told nothing was sent.
+	n = f.count()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err = c.ListWorkspaces(ctx)
@@ -179,8 +188,8 @@ func TestPacingFollowsTheStatedLimit(t *testing.T) {
 	if n := p.refused.Load(); n != 0 {
 		t.Errorf("%d calls met a 429", n)
 	}
-	if r, b := c.pace.generalLimit(); r != 20 || b != 120 {
-		t.Errorf("the general bucket is %v/s burst %d, want 20/s burst 120", r, b)
+	if r, b := c.pace.generalLimit(); r != 20*underLimit || b != 120 {
+		t.Errorf("the general bucket is %v/s burst %d, want a little under 20/s, burst 120", r, b)
 	}
 	// The calls before the first answer took Pad's bucket's tokens (at most
 	// 4 in flight); the new bucket keeps the 56 or more left, not 120.
@@ -197,8 +206,8 @@ func TestPacingLiftedWithoutALimiter(t *testing.T) {
 	f.answer("GET /api/v1/workspaces", 200, `[]`)
 	f.answer("GET /api/v1/search", 200, `{"results":[],"total":0}`)
 	c := f.client(Options{})
-	if r, b := c.pace.generalLimit(); r != PadLimits.General || b != PadLimits.GeneralBurst {
-		t.Fatalf("before any answer the general bucket is %v/s burst %d, want Pad's", r, b)
+	if r, b := c.pace.generalLimit(); r != PadLimits.General*underLimit || b != PadLimits.GeneralBurst {
+		t.Fatalf("before any answer the general bucket is %v/s burst %d, want a little under Pad's", r, b)
 	}
 	if _, err := c.ListWorkspaces(context.Background()); err != nil {
 		t.Fatal(err)
@@ -237,8 +246,8 @@ func TestPacingAfterA429StaysOn(t *testing.T) {
 	if worst > 1 {
 		t.Errorf("a call met %d 429s in a row", worst)
 	}
-	if r, b := c.pace.generalLimit(); r != 20 || b != 120 {
-		t.Errorf("after the 429 the general bucket is %v/s burst %d, want the stated 20/s burst 120", r, b)
+	if r, b := c.pace.generalLimit(); r != 20*underLimit || b != 120 {
+		t.Errorf("after the 429 the general bucket is %v/s burst %d, want a little under the stated 20/s, burst 120", r, b)
 	}
 }
 
@@ -276,19 +285,19 @@ func TestPacingAfterA429WithoutALimit(t *testing.T) {
 
 	c := f.client(Options{})
 	list(c, 429, "sse_limit_exceeded")
-	is(c, "after a stream's 429", PadLimits.General)
+	is(c, "after a stream's 429", PadLimits.General*underLimit)
 	list(c, 200, "")
 	is(c, "after an answer without a limit", rate.Inf)
 	list(c, 429, "sse_limit_exceeded")
 	is(c, "after a stream's 429", rate.Inf)
 	list(c, 429, "rate_limited")
-	is(c, "after a 429 stating no limit", PadLimits.General)
+	is(c, "after a 429 stating no limit", PadLimits.General*underLimit)
 	list(c, 200, "")
-	is(c, "after a 429, an answer without a limit", PadLimits.General)
+	is(c, "after a 429, an answer without a limit", PadLimits.General*underLimit)
 
 	c = f.client(Options{})
 	list(c, 502, "bad_gateway")
-	is(c, "after a 502 without a limit", PadLimits.General)
+	is(c, "after a 502 without a limit", PadLimits.General*underLimit)
 
 	fixed := Limits{General: 3, GeneralBurst: 3, Search: 1, SearchBurst: 1}
 	c = f.client(Options{Limits: fixed})

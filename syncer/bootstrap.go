@@ -54,12 +54,7 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 			continue
 		}
 		for offset := 0; ; {
-			var page []api.Item
-			var more bool
-			err := limited(func() (err error) {
-				page, more, err = c.ListItems(ctx, rws, rc.Slug, 0, offset)
-				return err
-			})
+			page, more, err := c.ListItems(ctx, rws, rc.Slug, 0, offset)
 			if err != nil {
 				return err
 			}
@@ -145,7 +140,7 @@ func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *stora
 		}
 	}
 	return inParallel(ctx, cloneReaders, len(listed), func(ctx context.Context, i int) error {
-		return limited(func() error { return w.pullComments(ctx, c, link, listed[i], links[listed[i]]) })
+		return w.pullComments(ctx, c, link, listed[i], links[listed[i]])
 	})
 }
 
@@ -201,19 +196,6 @@ func inParallel(ctx context.Context, workers, n int, f func(ctx context.Context,
 		first = ctx.Err()
 	}
 	return first
-}
-
-// limited runs f again while the remote answers 429, a few times: the
-// client's pacer already holds the next request until the server's
-// Retry-After has passed, and a clone of thousands of requests is not
-// started over for one refusal.
-func limited(f func() error) error {
-	for i := 0; ; i++ {
-		err := f()
-		if _, is := remote.IsRateLimited(err); !is || i == 8 {
-			return err
-		}
-	}
 }
 
 // applyBatch writes pulled items in one transaction; when padd refuses

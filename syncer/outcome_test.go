@@ -7,12 +7,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/syncer"
 )
 
 // A create whose answer is lost (the connection drops after the remote
@@ -263,5 +265,43 @@ func TestLostCommentEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 	}
 	if len(lcs) != 1 {
 		t.Errorf("%d comments here, want 1", len(lcs))
+	}
+}
+
+// A create the remote surely did not make (its rate limiter turned it
+// away on every try, or it answered 503) keeps no in-flight record:
+// the next try sends it at once, where against the Pad of August 2026 a
+// record would have it wait out the settle delay and look for it first.
+func TestCreateNotMadeIsNotLookedFor(t *testing.T) {
+	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			r := testremote.Start(t, testremote.Options{Aug2026: true})
+			l := cloned(t, r)
+			syncer.SetBackoff(l.M, func(int) time.Duration { return time.Hour })
+			r.SetFault(func(q *http.Request) testremote.Fault {
+				if q.Method == http.MethodPost && strings.HasSuffix(q.URL.Path, "/collections/tasks/items") {
+					return testremote.Fault{Kind: testremote.Answer, Status: status}
+				}
+				return testremote.Fault{}
+			})
+			l.write(t, "turned away")
+			l.state(t, api.SyncOffline)
+			ws, err := l.Store.GetWorkspace("team")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f, err := l.Store.SyncInFlight(ws.ID); err != nil || f != nil {
+				t.Fatalf("after a create the remote did not make, the in-flight record is %+v (%v)", f, err)
+			}
+			r.SetFault(nil)
+			if _, err := l.M.Now("team"); err != nil {
+				t.Fatal(err)
+			}
+			l.synced(t, "team")
+			items, _, err := r.API().ListItems(context.Background(), "team", "tasks", api.ItemQuery{})
+			if err != nil || len(items) != 1 || items[0].Title != "turned away" {
+				t.Fatalf("the remote's tasks = %+v, %v", items, err)
+			}
+		})
 	}
 }

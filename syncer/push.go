@@ -277,13 +277,15 @@ type sentCreate struct {
 }
 
 // createFailed says what a failed create means: an outcome unknown
-// waits for settleInFlight; a refusal drops the in-flight record so the
-// change can be set aside.
+// waits for settleInFlight; a create the remote surely did not make (a
+// refusal, or one never sent or turned away by its rate limiter) drops
+// the in-flight record, so that a refusal can be set aside and the
+// next try sends it at once instead of looking for it first.
 func (w *worker) createFailed(err error) error {
 	if remote.IsOutcomeUnknown(err) {
 		return w.unknownOutcome(err)
 	}
-	if refused(err) != err || remote.IsRefused(err) {
+	if refused(err) != err || remote.NotDone(err) {
 		if cerr := w.clearInFlight(); cerr != nil {
 			return cerr
 		}
