@@ -213,6 +213,11 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 	if at := f.SentAt.Add(w.m.cfg.Settle); time.Now().Before(at) {
 		return errRetryAt{at: at}
 	}
+	// What was sent is the base the found create is merged on: an edit
+	// made there since is the remote's, to keep (a record from before
+	// requests were kept has only what is found).
+	var req sentCreate
+	kept := f.Request != nil && json.Unmarshal(f.Request, &req) == nil
 	switch f.Entity {
 	case model.EntityAttachment:
 		return w.settleAttachment(ctx, c, link, f)
@@ -225,11 +230,27 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 		if err != nil {
 			return err
 		}
-		return w.adoptCreated(f.LocalID, &rem.side, it, f.OutboxSeq)
+		sent := &rem.side
+		if kept && req.Side != nil {
+			sent = req.Side
+		}
+		return w.adopt(f.LocalID, sent, rem, f.OutboxSeq)
 	case model.EntityComment:
-		rc, err := w.findCreatedComment(ctx, c, link, f)
+		sentBody := ""
+		if kept {
+			sentBody = req.Body
+		}
+		rc, err := w.findCreatedComment(ctx, c, link, f, sentBody)
 		if err != nil || rc == nil {
 			return firstErr(err, w.clearInFlight())
+		}
+		if kept {
+			// Its body as sent is the base: the next read of the
+			// item's comments brings an edit made there since.
+			w.mu.Lock()
+			w.commentItems[f.RemoteItem] = true
+			w.mu.Unlock()
+			return w.adoptComment(f.LocalID, rc.ID, req.Local, f.OutboxSeq)
 		}
 		return w.adoptComment(f.LocalID, rc.ID, rc.Body, f.OutboxSeq)
 	}
@@ -397,8 +418,12 @@ func fingerprint(content string, tags []string) string {
 }
 
 // findCreatedComment looks for an in-flight comment among its item's
-// comments on the remote: one padd has not mapped, with the same body.
-func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) (*api.Comment, error) {
+// comments on the remote: one padd has not mapped, with the body it was
+// sent with (sent; it may have been edited here since). One edited
+// there before padd looks is not recognised and is sent again: a
+// comment has nothing else to tell it from another's made meanwhile,
+// and adopting another's would lose this one.
+func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight, sent string) (*api.Comment, error) {
 	lc, err := w.m.store.GetComment(w.wsID, f.LocalID)
 	if model.IsNotFound(err) {
 		return nil, nil
@@ -410,7 +435,9 @@ func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link 
 	if err != nil {
 		return nil, err
 	}
-	sent := w.outText(lc.Body)
+	if sent == "" {
+		sent = w.outText(lc.Body) // a record from before requests were kept
+	}
 	for i := range rcs {
 		if rcs[i].Body != sent || rcs[i].Deleted {
 			continue

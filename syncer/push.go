@@ -306,6 +306,14 @@ func (w *worker) adoptCreated(localID string, sent *merge.Item, it *api.Item, se
 		return err
 	}
 	rem.side.Collection, rem.side.Parent = sent.Collection, sent.Parent
+	return w.adopt(localID, sent, rem, seq)
+}
+
+// adopt records local item localID as remote item rem, created from
+// sent (local ids): sent is merge's base, so that what either side
+// changed since is kept, and rem becomes the item's base.
+func (w *worker) adopt(localID string, sent *merge.Item, rem *remoteItem, seq int64) error {
+	it := rem.api
 	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
 		if err := t.MapID(storage.SyncItem, localID, it.ID); err != nil {
 			return err
