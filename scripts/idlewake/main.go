@@ -17,7 +17,13 @@
 //     was sent initialize and notifications/initialized and then nothing,
 //     measured with padd;
 //   - padd with one idle event stream client (GET /api/v1/events/stream):
-//     its keepalive comment every 15 s is the stream's, and counted.
+//     its keepalive comment every 15 s is the stream's, and counted;
+//   - padd with a workspace linked to a remote (a second padd of the same
+//     binary on its own PAD_HOME, cloned from it over loopback) once the
+//     link is live and synced: the remote's event stream, held open by
+//     the sync engine, sends its keepalives to padd (one every 15 s);
+//     that padd asks nothing else of the remote meanwhile is
+//     syncer's TestIdleLinkMakesNoRequests.
 //
 // A wake is a context switch of any of the process's threads, voluntary
 // or not (/proc/<pid>/task/*/status): a thread that nothing wakes is
@@ -133,7 +139,50 @@ func run(bin string, items int, short, long, settle time.Duration) error {
 	}
 	err = measure(p, "one idle event stream", nil, short, long, settle, &keepalives)
 	cancel()
-	return err
+	if err != nil {
+		return err
+	}
+
+	// padd with a linked workspace, live and synced.
+	remoteHome := filepath.Join(tmp, "remote")
+	if err := os.Mkdir(remoteHome, 0o700); err != nil {
+		return err
+	}
+	rem, err := startPadd(bin, remoteHome)
+	if err != nil {
+		return err
+	}
+	defer rem.kill()
+	if err := link(p, rem, items); err != nil {
+		return err
+	}
+	p.client.HTTP.CloseIdleConnections()
+	return measure(p, "a linked workspace, live", nil, short, long, settle, nil)
+}
+
+// link seeds a workspace of n items on rem, clones it into p and waits
+// until the link is synced with the remote's event stream live.
+func link(p, rem *padd, n int) error {
+	ctx := context.Background()
+	if err := seed(rem.client, n); err != nil {
+		return err
+	}
+	rem.client.HTTP.CloseIdleConnections()
+	st, err := p.client.SyncClone(ctx, api.SyncClone{URL: rem.base, RemoteWorkspace: "idle", As: "linked", SyncToken: api.SyncToken{Token: rem.token}})
+	if err != nil {
+		return fmt.Errorf("sync clone: %w", err)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if st, err = p.client.SyncStatus(ctx, "linked"); err != nil {
+			return err
+		}
+		if st.State == api.SyncSynced && st.Live && !st.Cloning && st.Pending == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the link was not live and synced within 2 minutes: %+v", st)
+		}
+	}
 }
 
 // quietSpan is how long padd (and the relay) must not wake before a
