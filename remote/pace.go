@@ -41,11 +41,11 @@ const RateLimitHeader = "X-Ratelimit-Limit"
 //     met, lifts the general pacing: such a server (padd as a remote)
 //     limits nothing;
 //   - a 429 puts the bucket back on the header's limit, or the last one
-//     stated, or Pad's (a little under it: underLimit), and the request
-//     is sent again after its Retry-After (Client.open); from then on
-//     answers without the header no
-//     longer lift it, so a server that states its limit only on its 429s
-//     is met once, not in a loop.
+//     stated, or Pad's, and the request is sent again after its
+//     Retry-After (Client.open); from then on answers without the header
+//     no longer lift it, so a server that states its limit only on its
+//     429s is met once, not in a loop;
+//   - the adapted bucket keeps a little under the rate (underLimit).
 type pacer struct {
 	fixed  bool
 	search *rate.Limiter
@@ -143,9 +143,9 @@ func (p *pacer) adapt(status int, h http.Header, search bool) {
 const underLimit = 0.95
 
 // setGeneral makes the general bucket the stated limit's (Pad's if none
-// was stated), kept a little under it (underLimit). A new bucket keeps the tokens the old one had left (none
-// after no pacing at all, which may have spent the server's), and none
-// when drained. p.mu is held.
+// was stated), a little under it (underLimit). A new bucket keeps the
+// tokens the old one had left (none after no pacing at all, which may
+// have spent the server's), and none when drained. p.mu is held.
 func (p *pacer) setGeneral(drained bool) {
 	now := time.Now()
 	r, b := PadLimits.General*underLimit, PadLimits.GeneralBurst

@@ -51,11 +51,7 @@ func TestUnseenRemoteEditIsNotOverwritten(t *testing.T) {
 				if tc.sameSecond {
 					time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
 				}
-				made, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Shared", Content: "line 1\nline 2\nline 3\n"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", made.Ref); return err })
+				made := l.madeThere(t, r, api.ItemCreate{Title: "Shared", Content: "line 1\nline 2\nline 3\n"})[0]
 				local, err := l.Store.GetItem("team", made.Ref)
 				if err != nil {
 					t.Fatal(err)
@@ -132,11 +128,7 @@ func TestCoveredBaseIsNotReadAgain(t *testing.T) {
 			ctx := context.Background()
 			r := testremote.Start(t, testremote.Options{Aug2026: true})
 			l := cloned(t, r)
-			made, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Shared", Content: "line 1\n"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", made.Ref); return err })
+			made := l.madeThere(t, r, api.ItemCreate{Title: "Shared", Content: "line 1\n"})[0]
 			took := time.Now()
 			// A feed read that begins more than a second after the base
 			// was taken: a write on another item wakes one (restarted:
@@ -187,11 +179,7 @@ func TestSameMoveOnBothSides(t *testing.T) {
 			ctx := context.Background()
 			r := testremote.Start(t, testremote.Options{Aug2026: aug2026})
 			l := cloned(t, r)
-			made, err := r.API().CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Moved twice", Content: "line 1\n"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", made.Ref); return err })
+			made := l.madeThere(t, r, api.ItemCreate{Title: "Moved twice", Content: "line 1\n"})[0]
 			local, err := l.Store.GetItem("team", made.Ref)
 			if err != nil {
 				t.Fatal(err)

@@ -31,6 +31,29 @@ func cloned(t *testing.T, r *testremote.Remote) *local {
 	return l
 }
 
+// madeThere creates items on the remote's workspace "team" and waits
+// until padd has them (the remote's event brings them).
+func (l *local) madeThere(t *testing.T, r *testremote.Remote, items ...api.ItemCreate) []*api.Item {
+	t.Helper()
+	var made []*api.Item
+	for _, in := range items {
+		it, err := r.API().CreateItem(context.Background(), "team", "tasks", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, it)
+	}
+	testwait.UntilOK(t, func() error {
+		for _, it := range made {
+			if _, err := l.Store.GetItem("team", it.Ref); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return made
+}
+
 func (l *local) state(t *testing.T, want string) api.SyncStatus {
 	t.Helper()
 	var st api.SyncStatus

@@ -23,22 +23,8 @@ func TestLinksWithoutSignalReachOnNow(t *testing.T) {
 	r := testremote.Start(t, testremote.Options{Aug2026: true})
 	l := cloned(t, r)
 	rapi := r.API()
-	a, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Blocker"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Blocked"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testwait.UntilOK(t, func() error { // the remote's event brings them
-		for _, ref := range []string{a.Ref, b.Ref} {
-			if _, err := l.Store.GetItem("team", ref); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	made := l.madeThere(t, r, api.ItemCreate{Title: "Blocker"}, api.ItemCreate{Title: "Blocked"})
+	a, b := made[0], made[1]
 	links := func() int {
 		views, err := l.Store.ListLinks("team", a.Ref)
 		if err != nil {
@@ -138,22 +124,8 @@ func TestLinkToRestoredItemArrives(t *testing.T) {
 	r := testremote.Start(t, testremote.Options{Aug2026: true})
 	l := cloned(t, r)
 	rapi := r.API()
-	a, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Blocker"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Blocked"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	testwait.UntilOK(t, func() error {
-		for _, ref := range []string{a.Ref, b.Ref} {
-			if _, err := l.Store.GetItem("team", ref); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	made := l.madeThere(t, r, api.ItemCreate{Title: "Blocker"}, api.ItemCreate{Title: "Blocked"})
+	a, b := made[0], made[1]
 	l.synced(t, "team")
 	if _, err := l.M.Pause("team"); err != nil {
 		t.Fatal(err)

@@ -157,7 +157,7 @@ func run(bin string, items int, short, long, settle time.Duration) error {
 		return err
 	}
 	p.client.HTTP.CloseIdleConnections()
-	return measure(p, "a linked workspace, live", nil, short, long, settle, nil)
+	return measure(p, "linked, live", nil, short, long, settle, nil)
 }
 
 // link seeds a workspace of n items on rem, clones it into p and waits
