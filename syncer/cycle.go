@@ -222,7 +222,7 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 	case model.EntityAttachment:
 		return w.settleAttachment(ctx, c, link, f)
 	case model.EntityItem:
-		it, err := w.findCreatedItem(ctx, c, link, f)
+		it, err := w.findCreatedItem(ctx, c, link, f, req.Coll)
 		if err != nil || it == nil {
 			return firstErr(err, w.clearInFlight())
 		}
@@ -343,13 +343,15 @@ func (w *worker) mapped(it *api.Item) (*remoteItem, error) {
 
 // findCreatedItem looks for the item an in-flight create made: among the
 // items changed on the remote since the cursor before it was sent, one
-// padd has not mapped, in the same collection, made no earlier than a
-// few seconds before it was sent, that still has the title it was sent
-// with, or its content and tags (someone may have edited the other
-// meanwhile; content alone is too common a match when it is empty).
-// Several match: the oldest (creates are sent in the order they were
-// made here).
-func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) (*api.Item, error) {
+// padd has not mapped, made no earlier than a few seconds before it was
+// sent, that still has the title it was sent with, or its content and
+// tags (someone may have edited the other meanwhile; content alone is
+// too common a match when it is empty). One in the collection it was
+// sent to (sentColl, the remote's slug) or the local item's now (moved
+// here meanwhile) is taken first; else one in any collection (moved
+// there). Several match: the oldest (creates are sent in the order
+// they were made here).
+func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight, sentColl string) (*api.Item, error) {
 	v, err := w.m.store.GetItem(w.wsID, f.LocalID)
 	if model.IsNotFound(err) {
 		return nil, nil
@@ -361,6 +363,7 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 	if title == "" && fp == "" { // a record from before padd kept them
 		title, fp = v.Title, fingerprint(v.Content, v.Tags)
 	}
+	var moved *api.Item // the first match in another collection
 	since := remote.Seq(f.CursorBefore)
 	for {
 		page, err := c.ItemsChanges(ctx, link.RemoteWorkspaceID, since, feedPage)
@@ -369,7 +372,8 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 		}
 		for i := range page.Changes {
 			row := &page.Changes[i]
-			if row.CollectionSlug != "" && row.CollectionSlug != v.Collection.Slug {
+			there := row.CollectionSlug == "" || row.CollectionSlug == v.Collection.Slug || row.CollectionSlug == sentColl
+			if !there && moved != nil {
 				continue
 			}
 			if !row.CreatedAt.IsZero() && row.CreatedAt.Before(f.SentAt.Add(-createdSlack)) {
@@ -390,11 +394,14 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 				continue
 			}
 			if it.Title == title || rem.side.Content != "" && fingerprint(rem.side.Content, rem.side.Tags) == fp {
-				return it, nil
+				if there {
+					return it, nil
+				}
+				moved = it
 			}
 		}
 		if len(page.Changes) < feedPage {
-			return nil, nil
+			return moved, nil
 		}
 		since = page.Cursor
 	}

@@ -98,20 +98,23 @@ func TestLostAnswerMakesNoDuplicate(t *testing.T) {
 	}
 }
 
-// A create whose answer is lost is still recognised when its title is
-// edited on the remote before padd looks for it (by its content and
-// tags), and when it is renamed here meanwhile (by what was sent): the
-// remote ends with one copy either way. Against the Pad of August 2026,
-// which keeps no idempotency keys, and renamed here against a server
-// that keeps them (the create sent again with its key differs from the
-// first).
+// A create whose answer is lost is still recognised when it is renamed
+// or moved on the remote before padd looks for it (by its content and
+// tags; in another collection), and when it is renamed or moved here
+// meanwhile (by what was sent): the remote ends with one copy either
+// way, with the edit. Against the Pad of August 2026, which keeps no
+// idempotency keys, and renamed here against a server that keeps them
+// (the create sent again with its key differs from the first).
 func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 	for _, tc := range []struct {
-		where string
-		aug   bool
-	}{{"there", true}, {"here", true}, {"here", false}} {
+		edit, where string
+		aug         bool
+	}{
+		{"renamed", "there", true}, {"renamed", "here", true}, {"renamed", "here", false},
+		{"moved", "there", true}, {"moved", "here", true},
+	} {
 		where := tc.where
-		name := "renamed " + where
+		name := tc.edit + " " + where
 		if !tc.aug {
 			name += " with keys"
 		}
@@ -119,8 +122,14 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 			ctx := context.Background()
 			r := testremote.Start(t, testremote.Options{Aug2026: tc.aug})
 			l := cloned(t, r)
+			title, coll := "Sent once", "tasks"
+			if tc.edit == "renamed" {
+				title = "Renamed " + where
+			} else {
+				coll = "ideas"
+			}
 			var localID atomic.Value
-			var dropped, renamed atomic.Bool
+			var dropped, edited atomic.Bool
 			isCreate := func(q *http.Request) bool {
 				return q.Method == "POST" && strings.HasSuffix(q.URL.Path, "/items")
 			}
@@ -130,23 +139,28 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 			// sends it again, renamed, with its key.
 			var resent atomic.Bool
 			r.SetFault(func(q *http.Request) testremote.Fault {
-				title := "Renamed " + where
 				if !tc.aug && dropped.Load() && isCreate(q) && resent.CompareAndSwap(false, true) {
 					return testremote.Fault{Kind: testremote.DropBefore}
 				}
 				if f := drop(q); f.Kind != testremote.Pass {
-					// Renamed here while the create is out: padd looks for
+					// Edited here while the create is out: padd looks for
 					// what it sent, not what the item says now.
-					if where == "here" && renamed.CompareAndSwap(false, true) {
-						if _, err := l.Store.UpdateItem("team", localID.Load().(string), storage.ItemUpdate{Title: &title}, user); err != nil {
+					if where == "here" && edited.CompareAndSwap(false, true) {
+						var err error
+						if tc.edit == "renamed" {
+							_, err = l.Store.UpdateItem("team", localID.Load().(string), storage.ItemUpdate{Title: &title}, user)
+						} else {
+							_, err = l.Store.MoveItem("team", localID.Load().(string), storage.MoveInput{Target: coll, Force: true}, user)
+						}
+						if err != nil {
 							t.Error(err)
 						}
 					}
 					dropped.Store(true)
 					return f
 				}
-				// Renamed there before padd's first read after the lost answer.
-				if where == "here" || !dropped.Load() || q.Method != "GET" || !strings.HasSuffix(q.URL.Path, "/items-changes") || !renamed.CompareAndSwap(false, true) {
+				// Edited there before padd's first read after the lost answer.
+				if where == "here" || !dropped.Load() || q.Method != "GET" || !strings.HasSuffix(q.URL.Path, "/items-changes") || !edited.CompareAndSwap(false, true) {
 					return testremote.Fault{}
 				}
 				items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
@@ -155,10 +169,16 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 					return testremote.Fault{}
 				}
 				for _, it := range items {
-					if it.Title == "Sent once" {
-						if _, err := r.API().UpdateItem(ctx, "team", it.ID, api.ItemUpdate{Title: &title}); err != nil {
-							t.Error(err)
-						}
+					if it.Title != "Sent once" {
+						continue
+					}
+					if tc.edit == "renamed" {
+						_, err = r.API().UpdateItem(ctx, "team", it.ID, api.ItemUpdate{Title: &title})
+					} else {
+						_, err = r.API().MoveItem(ctx, "team", it.ID, api.ItemMove{TargetCollection: coll, Force: true})
+					}
+					if err != nil {
+						t.Error(err)
 					}
 				}
 				return testremote.Fault{}
@@ -169,52 +189,53 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 			}
 			localID.Store(res.Item.ID)
 			st := l.synced(t, "team")
-			if !renamed.Load() {
+			if !edited.Load() {
 				t.Fatal("the remote was not read after the lost answer")
 			}
 			if st.SetAside > 0 {
 				t.Errorf("%d changes set aside, want none", st.SetAside)
 			}
-			items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			for _, it := range items {
-				if it.Content == "the body\n" {
-					n++
+			// One copy on each side, with the edit made on one side only.
+			var there []api.Item
+			for _, c := range []string{"tasks", "ideas"} {
+				items, _, err := r.API().ListItems(ctx, "team", c, api.ItemQuery{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, it := range items {
+					if it.Content == "the body\n" {
+						there = append(there, it)
+					}
 				}
 			}
-			if n != 1 {
-				t.Errorf("%d copies on the remote, want 1", n)
+			if len(there) != 1 {
+				t.Fatalf("%d copies on the remote, want 1: %+v", len(there), there)
 			}
-			here, err := l.Store.ListItems(ctx, "team", storage.ListParams{Collection: "tasks", WithContent: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			n = 0
-			for _, v := range here.Items {
-				if v.Content == "the body\n" {
-					n++
-				}
-			}
-			if n != 1 {
-				t.Errorf("%d copies here, want 1", n)
-			}
-			// The rename, made on one side only, is on both.
-			want := "Renamed " + where
-			for _, it := range items {
-				if it.Content == "the body\n" && it.Title != want {
-					t.Errorf("the remote's title is %q, want %q", it.Title, want)
-				}
+			if there[0].Title != title || there[0].CollectionSlug != coll {
+				t.Errorf("the remote's copy is %q in %s, want %q in %s", there[0].Title, there[0].CollectionSlug, title, coll)
 			}
 			testwait.UntilOK(t, func() error {
+				n := 0
+				for _, c := range []string{"tasks", "ideas"} {
+					here, err := l.Store.ListItems(ctx, "team", storage.ListParams{Collection: c, WithContent: true})
+					if err != nil {
+						return err
+					}
+					for _, v := range here.Items {
+						if v.Content == "the body\n" {
+							n++
+						}
+					}
+				}
+				if n != 1 {
+					return fmt.Errorf("%d copies here, want 1", n)
+				}
 				v, err := l.Store.GetItem("team", localID.Load().(string))
 				if err != nil {
 					return err
 				}
-				if v.Title != want {
-					return fmt.Errorf("the title here is %q, want %q", v.Title, want)
+				if v.Title != title || v.Collection.Slug != coll {
+					return fmt.Errorf("the item here is %q in %s, want %q in %s", v.Title, v.Collection.Slug, title, coll)
 				}
 				return nil
 			})
