@@ -222,7 +222,7 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 	case model.EntityAttachment:
 		return w.settleAttachment(ctx, c, link, f)
 	case model.EntityItem:
-		it, err := w.findCreatedItem(ctx, c, link, f, req.Coll)
+		it, err := w.findCreatedItem(ctx, c, link, f, &req)
 		if err != nil || it == nil {
 			return firstErr(err, w.clearInFlight())
 		}
@@ -346,12 +346,13 @@ func (w *worker) mapped(it *api.Item) (*remoteItem, error) {
 // padd has not mapped, made no earlier than a few seconds before it was
 // sent, that still has the title it was sent with, or its content and
 // tags (someone may have edited the other meanwhile; content alone is
-// too common a match when it is empty). One in the collection it was
-// sent to (sentColl, the remote's slug) or the local item's now (moved
-// here meanwhile) is taken first; else one in any collection (moved
-// there). Several match: the oldest (creates are sent in the order
-// they were made here).
-func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight, sentColl string) (*api.Item, error) {
+// too common a match when it is empty), or else most of the lines of
+// the content it was sent with (req, the request as it went; someone
+// may have edited the title and a line). One in the collection it was
+// sent to or the local item's now (moved here meanwhile) is taken
+// before one in any other (moved there). Several alike: the oldest
+// (creates are sent in the order they were made here).
+func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight, req *sentCreate) (*api.Item, error) {
 	v, err := w.m.store.GetItem(w.wsID, f.LocalID)
 	if model.IsNotFound(err) {
 		return nil, nil
@@ -363,7 +364,14 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 	if title == "" && fp == "" { // a record from before padd kept them
 		title, fp = v.Title, fingerprint(v.Content, v.Tags)
 	}
-	var moved *api.Item // the first match in another collection
+	var sentContent string
+	if req.Item != nil {
+		sentContent = req.Item.Content
+	}
+	// best[rank] is the first (oldest) match of that rank: 0 the same
+	// title or content and tags, in the collection; 1 the same, moved
+	// there; 2 most lines, in the collection; 3 most lines, moved there.
+	var best [4]*api.Item
 	since := remote.Seq(f.CursorBefore)
 	for {
 		page, err := c.ItemsChanges(ctx, link.RemoteWorkspaceID, since, feedPage)
@@ -372,10 +380,6 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 		}
 		for i := range page.Changes {
 			row := &page.Changes[i]
-			there := row.CollectionSlug == "" || row.CollectionSlug == v.Collection.Slug || row.CollectionSlug == sentColl
-			if !there && moved != nil {
-				continue
-			}
 			if !row.CreatedAt.IsZero() && row.CreatedAt.Before(f.SentAt.Add(-createdSlack)) {
 				continue
 			}
@@ -393,18 +397,61 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 			if err != nil {
 				continue
 			}
-			if it.Title == title || rem.side.Content != "" && fingerprint(rem.side.Content, rem.side.Tags) == fp {
-				if there {
-					return it, nil
-				}
-				moved = it
+			rank := 0
+			switch {
+			case it.Title == title || rem.side.Content != "" && fingerprint(rem.side.Content, rem.side.Tags) == fp:
+			case mostLines(sentContent, rem.side.Content):
+				rank = 2
+			default:
+				continue
+			}
+			if slug := it.CollectionSlug; slug != "" && slug != v.Collection.Slug && slug != req.Coll {
+				rank++
+			}
+			if best[rank] == nil {
+				best[rank] = it
+			}
+			if rank == 0 {
+				return it, nil
 			}
 		}
 		if len(page.Changes) < feedPage {
-			return moved, nil
+			for _, it := range best {
+				if it != nil {
+					return it, nil
+				}
+			}
+			return nil, nil
 		}
 		since = page.Cursor
 	}
+}
+
+// mostLines says text keeps more than half of sent's non-blank lines
+// (sent has two or more): an item whose title and a line were edited
+// since it was sent.
+func mostLines(sent, text string) bool {
+	var lines []string
+	for l := range strings.Lines(sent) {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, strings.TrimRight(l, "\n"))
+		}
+	}
+	if len(lines) < 2 {
+		return false
+	}
+	have := map[string]int{}
+	for l := range strings.Lines(text) {
+		have[strings.TrimRight(l, "\n")]++
+	}
+	kept := 0
+	for _, l := range lines {
+		if have[l] > 0 {
+			have[l]--
+			kept++
+		}
+	}
+	return kept*2 > len(lines)
 }
 
 // createdSlack is how much earlier than padd's send time a created item

@@ -98,9 +98,10 @@ func TestLostAnswerMakesNoDuplicate(t *testing.T) {
 	}
 }
 
-// A create whose answer is lost is still recognised when it is renamed
-// or moved on the remote before padd looks for it (by its content and
-// tags; in another collection), and when it is renamed or moved here
+// A create whose answer is lost is still recognised when it is renamed,
+// moved, or renamed with a line edited on the remote before padd looks
+// for it (by its content and tags; in another collection; by most of its
+// lines), and when it is renamed or moved here
 // meanwhile (by what was sent): the remote ends with one copy either
 // way, with the edit. Against the Pad of August 2026, which keeps no
 // idempotency keys, and renamed here against a server that keeps them
@@ -111,7 +112,7 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 		aug         bool
 	}{
 		{"renamed", "there", true}, {"renamed", "here", true}, {"renamed", "here", false},
-		{"moved", "there", true}, {"moved", "here", true},
+		{"moved", "there", true}, {"moved", "here", true}, {"rewritten", "there", true},
 	} {
 		where := tc.where
 		name := tc.edit + " " + where
@@ -122,11 +123,15 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 			ctx := context.Background()
 			r := testremote.Start(t, testremote.Options{Aug2026: tc.aug})
 			l := cloned(t, r)
-			title, coll := "Sent once", "tasks"
-			if tc.edit == "renamed" {
+			const sent = "the body\nsecond line\nthird line\n"
+			title, coll, content := "Sent once", "tasks", sent
+			switch tc.edit {
+			case "renamed":
 				title = "Renamed " + where
-			} else {
+			case "moved":
 				coll = "ideas"
+			case "rewritten": // the title and a line: most lines stay
+				title, content = "Rewritten "+where, "the body, edited\nsecond line\nthird line\n"
 			}
 			var localID atomic.Value
 			var dropped, edited atomic.Bool
@@ -172,10 +177,13 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 					if it.Title != "Sent once" {
 						continue
 					}
-					if tc.edit == "renamed" {
+					switch tc.edit {
+					case "renamed":
 						_, err = r.API().UpdateItem(ctx, "team", it.ID, api.ItemUpdate{Title: &title})
-					} else {
+					case "moved":
 						_, err = r.API().MoveItem(ctx, "team", it.ID, api.ItemMove{TargetCollection: coll, Force: true})
+					case "rewritten":
+						_, err = r.API().UpdateItem(ctx, "team", it.ID, api.ItemUpdate{Title: &title, Content: &content})
 					}
 					if err != nil {
 						t.Error(err)
@@ -183,7 +191,7 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 				}
 				return testremote.Fault{}
 			})
-			res, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "Sent once", Content: "the body\n"}, user)
+			res, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "Sent once", Content: sent}, user)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +211,7 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, it := range items {
-					if it.Content == "the body\n" {
+					if strings.Contains(it.Content, "second line") {
 						there = append(there, it)
 					}
 				}
@@ -211,8 +219,8 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 			if len(there) != 1 {
 				t.Fatalf("%d copies on the remote, want 1: %+v", len(there), there)
 			}
-			if there[0].Title != title || there[0].CollectionSlug != coll {
-				t.Errorf("the remote's copy is %q in %s, want %q in %s", there[0].Title, there[0].CollectionSlug, title, coll)
+			if there[0].Title != title || there[0].CollectionSlug != coll || there[0].Content != content {
+				t.Errorf("the remote's copy is %q in %s (%q), want %q in %s (%q)", there[0].Title, there[0].CollectionSlug, there[0].Content, title, coll, content)
 			}
 			testwait.UntilOK(t, func() error {
 				n := 0
@@ -222,7 +230,7 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 						return err
 					}
 					for _, v := range here.Items {
-						if v.Content == "the body\n" {
+						if strings.Contains(v.Content, "second line") {
 							n++
 						}
 					}
@@ -234,8 +242,8 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if v.Title != title || v.Collection.Slug != coll {
-					return fmt.Errorf("the item here is %q in %s, want %q in %s", v.Title, v.Collection.Slug, title, coll)
+				if v.Title != title || v.Collection.Slug != coll || v.Content != content {
+					return fmt.Errorf("the item here is %q in %s (%q), want %q in %s (%q)", v.Title, v.Collection.Slug, v.Content, title, coll, content)
 				}
 				return nil
 			})
