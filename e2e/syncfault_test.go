@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/config"
 	"github.com/padd/padd/internal/syncfaultreport"
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
@@ -101,13 +103,45 @@ type sfLocal struct {
 	t    *testing.T
 	home string
 	cur  atomic.Pointer[instance]
+
+	mu  sync.Mutex
+	all []*instance // every padd started, for their logs
 }
 
 func (l *sfLocal) client() *api.Client { return l.cur.Load().client }
 
+// start starts a padd on the local home (its log at debug level: the
+// sync engine's merges and pushes, which trace prints).
+func (l *sfLocal) start() {
+	p := startPaddEnv(l.t, l.home, sfEnv)
+	l.mu.Lock()
+	l.all = append(l.all, p)
+	l.mu.Unlock()
+	l.cur.Store(p)
+}
+
 func (l *sfLocal) restart() {
 	l.cur.Load().kill9()
-	l.cur.Store(startPaddEnv(l.t, l.home, sfEnv))
+	l.start()
+}
+
+// trace logs the lines of every local padd's log that name one of ids.
+func (l *sfLocal) trace(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.all {
+		for line := range strings.Lines(p.stderr.String()) {
+			for _, id := range ids {
+				if strings.Contains(line, id) {
+					l.t.Logf("padd pid %d: %s", p.pid(), strings.TrimSpace(line))
+					break
+				}
+			}
+		}
+	}
 }
 
 func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run) {
@@ -133,7 +167,10 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 	}
 
 	local := &sfLocal{t: t, home: t.TempDir()}
-	local.cur.Store(startPaddEnv(t, local.home, sfEnv))
+	if err := os.WriteFile(filepath.Join(local.home, config.FileName), []byte("log_level = \"debug\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	local.start()
 	if _, err := local.client().SyncClone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: ws, As: ws,
 		SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
 		t.Fatalf("clone: %v", err)
@@ -219,7 +256,7 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 	if idleErr != nil {
 		t.Errorf("the sides did not become idle: %v", idleErr)
 		sfDumpSync(t, local.cur.Load())
-		local.cur.Store(startPaddEnv(t, local.home, sfEnv)) // to read the local side
+		local.start() // to read the local side
 	}
 	t.Logf("idle %.1fs after the faults stopped", run.SettleSec)
 
@@ -231,6 +268,7 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 
 	cmp := sfCompare(ctx, t, local.client(), r.API(), ws, writes, aug)
 	cmp.fill(run)
+	local.trace(cmp.traced)
 	t.Logf("local acked %v, remote acked %v, outcome unknown %d", run.LocalAcked, run.RemoteAcked, run.Unknown)
 	t.Logf("items: local %d, remote %d, equal %d, different %d (unexplained %d); duplicates %d; lost %d; conflicts %d, set aside %d",
 		run.LocalItems, run.RemoteItems, run.Equal, len(run.Different), run.Unexplained, len(run.Duplicates), len(run.Lost), run.Conflicts, run.SetAside)
@@ -468,6 +506,9 @@ type sfResult struct {
 	attachments                                     int
 	different, duplicates, lost, conflictList       []string
 	unexplained, conflicts, setAside                int
+	// traced are the local ids of the items with a duplicate or a lost
+	// write, whose engine log the run prints.
+	traced []string
 }
 
 func (c *sfResult) fill(r *syncfaultreport.Run) {
@@ -560,6 +601,11 @@ func sfCompare(ctx context.Context, t *testing.T, lc, rc *api.Client, ws string,
 		}
 	}
 	for k, xs := range loc {
+		if len(xs) > 1 || len(rem[k]) > 1 {
+			for _, x := range xs {
+				res.traced = append(res.traced, x.id)
+			}
+		}
 		if len(xs) > 1 {
 			res.duplicates = append(res.duplicates, fmt.Sprintf("item %s: %d on the local side", k, len(xs)))
 		}
@@ -666,6 +712,9 @@ func sfCompare(ctx context.Context, t *testing.T, lc, rc *api.Client, ws string,
 		if !ok && !explained(pk.key, pk.part) {
 			res.lost = append(res.lost, fmt.Sprintf("%s %s %s %q", last.side, pk.key, pk.part, last.value))
 			logWrites(t, writes, pk.key)
+			for _, x := range loc[pk.key] {
+				res.traced = append(res.traced, x.id)
+			}
 		}
 	}
 	sort.Strings(res.lost)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -280,6 +281,12 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 		w.backToLife(rem.api.ID)
 	}
 	res := merge.Merge(base, ls, &rem.side)
+	if res.Merged != nil && w.m.log.Enabled(context.Background(), slog.LevelDebug) {
+		w.m.log.Debug("sync: merged", "workspace", w.slug, "item", localID, "remote_item", rem.api.ID,
+			"collection", mergeTrace(base, ls, &rem.side, res.Merged, func(x *merge.Item) string { return x.Collection }),
+			"archived", mergeTrace(base, ls, &rem.side, res.Merged, func(x *merge.Item) string { return strconv.FormatBool(x.Archived) }),
+			"write_local", res.WriteLocal, "conflicts", len(res.Conflicts))
+	}
 	if res.Merged != nil && res.WriteLocal {
 		if err := applyLocal(t, v, res.Merged); err != nil {
 			return err
@@ -502,4 +509,18 @@ func (w *worker) noteConflicts(n int) {
 	if n > 0 {
 		w.m.log.Info("sync: conflicts recorded; the remote's values are in the items", "workspace", w.slug, "count", n)
 	}
+}
+
+// mergeTrace is one part of a merge for the debug log: base, local,
+// remote and the result (a side padd has not got is "-").
+func mergeTrace(base, local, remote, merged *merge.Item, part func(*merge.Item) string) string {
+	out := make([]string, 0, 4)
+	for _, x := range []*merge.Item{base, local, remote, merged} {
+		if x == nil {
+			out = append(out, "-")
+			continue
+		}
+		out = append(out, part(x))
+	}
+	return strings.Join(out, " / ")
 }

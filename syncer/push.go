@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/padd/padd/api"
@@ -349,6 +351,11 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 		local := localSide(v)
 		if b != nil && sameItem(baseSide(b), local) {
 			return false, nil
+		}
+		if b != nil && w.m.log.Enabled(ctx, slog.LevelDebug) {
+			w.m.log.Debug("sync: pushing an update", "workspace", w.slug, "item", v.ID, "remote_item", rid, "attempt", attempt,
+				"collection", baseSide(b).Collection+" -> "+local.Collection,
+				"archived", strconv.FormatBool(b.Archived)+" -> "+strconv.FormatBool(local.Archived), "base_seq", b.RemoteSeq, "base_updated_at", b.RemoteUpdatedAt)
 		}
 		it, sent, err := w.sendUpdate(ctx, c, link, rid, b, local, depth)
 		if u, ok := errors.AsType[*unseenVersion](err); ok && attempt < 3 {
