@@ -223,8 +223,11 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 		return w.settleAttachment(ctx, c, link, f)
 	case model.EntityItem:
 		it, err := w.findCreatedItem(ctx, c, link, f, &req)
-		if err != nil || it == nil {
-			return firstErr(err, w.clearInFlight())
+		if err != nil {
+			return err // looked for again next time: the record stays
+		}
+		if it == nil {
+			return w.clearInFlight()
 		}
 		rem, err := w.mapped(it)
 		if err != nil {
@@ -241,8 +244,11 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 			sentBody = req.Body
 		}
 		rc, err := w.findCreatedComment(ctx, c, link, f, sentBody)
-		if err != nil || rc == nil {
-			return firstErr(err, w.clearInFlight())
+		if err != nil {
+			return err
+		}
+		if rc == nil {
+			return w.clearInFlight()
 		}
 		if kept {
 			// Its body as sent is the base: the next read of the

@@ -358,3 +358,41 @@ func TestCreateNotMadeIsNotLookedFor(t *testing.T) {
 		})
 	}
 }
+
+// A create whose answer was lost, when the read that looks for it on
+// the remote fails (the remote down for a moment), is looked for again
+// next time: the in-flight record stays until padd knows. Against the
+// Pad of August 2026, which keeps no idempotency keys.
+func TestLostCreateLookedForAgainAfterAFailedRead(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	l := cloned(t, r)
+	var dropped, failed atomic.Bool
+	r.SetFault(func(q *http.Request) testremote.Fault {
+		if q.Method == http.MethodPost && strings.HasSuffix(q.URL.Path, "/collections/tasks/items") && dropped.CompareAndSwap(false, true) {
+			return testremote.Fault{Kind: testremote.DropAfter}
+		}
+		if dropped.Load() && q.Method == http.MethodGet && strings.HasSuffix(q.URL.Path, "/items-changes") && failed.CompareAndSwap(false, true) {
+			return testremote.Fault{Kind: testremote.Answer, Status: http.StatusServiceUnavailable}
+		}
+		return testremote.Fault{}
+	})
+	l.write(t, "looked for twice")
+	l.synced(t, "team")
+	if !failed.Load() {
+		t.Fatal("the read after the lost answer did not fail")
+	}
+	items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, it := range items {
+		if it.Title == "looked for twice" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d copies on the remote, want 1", n)
+	}
+}
