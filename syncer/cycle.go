@@ -216,8 +216,7 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 	// What was sent is the base the found create is merged on: an edit
 	// made there since is the remote's, to keep (a record from before
 	// requests were kept has only what is found).
-	var req sentCreate
-	kept := f.Request != nil && json.Unmarshal(f.Request, &req) == nil
+	req, kept := sentRequest(f)
 	switch f.Entity {
 	case model.EntityAttachment:
 		return w.settleAttachment(ctx, c, link, f)
@@ -268,8 +267,8 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 // records nothing): the record goes, and the outbox sends the entity as
 // it is now.
 func (w *worker) resend(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) error {
-	var req sentCreate
-	if f.Request == nil || json.Unmarshal(f.Request, &req) != nil {
+	req, kept := sentRequest(f)
+	if !kept {
 		return w.resendAsNow(ctx, c, link, f) // a record from before requests were kept
 	}
 	rws := link.RemoteWorkspaceID
@@ -294,6 +293,16 @@ func (w *worker) resend(ctx context.Context, c *remote.Client, link *storage.Rem
 		return w.adoptComment(f.LocalID, rc.ID, req.Local, f.OutboxSeq)
 	}
 	return w.resendAsNow(ctx, c, link, f)
+}
+
+// sentRequest is the create an in-flight record kept as it went out;
+// false for a record from before requests were kept.
+func sentRequest(f *storage.SyncInFlight) (sentCreate, bool) {
+	var req sentCreate
+	if f.Request == nil || json.Unmarshal(f.Request, &req) != nil {
+		return sentCreate{}, false
+	}
+	return req, true
 }
 
 // resendFailed: an outcome still unknown waits for the next try; a
