@@ -526,11 +526,10 @@ func (w *worker) resendRefs(ctx context.Context, c *remote.Client, link *storage
 	if err != nil {
 		return err
 	}
-	rem, err := w.decode(it)
+	sent := localSide(v)
+	rem, err := w.answered(it, sent)
 	if err != nil {
 		return err
 	}
-	sent := localSide(v)
-	rem.side.Collection, rem.side.Parent = sent.Collection, sent.Parent
 	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return w.settle(t, id, sent, rem) })
 }

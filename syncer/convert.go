@@ -74,6 +74,39 @@ func (w *worker) decode(it *api.Item) (*remoteItem, error) {
 	return decodeRemote(it, w.inIDs(it.ID))
 }
 
+// mapped decodes a remote item with its collection and parent mapped to
+// local ids where the map has them.
+func (w *worker) mapped(it *api.Item) (*remoteItem, error) { return w.answered(it, nil) }
+
+// answered decodes the remote's answer it to a write padd sent (sent,
+// in local ids; nil: none) with its collection and parent mapped to
+// local ids. The remote may have moved the item just before a write
+// that carries no guard (a move, an archive): the merge against what
+// was sent keeps that move. An id the map lacks is taken as sent.
+func (w *worker) answered(it *api.Item, sent *merge.Item) (*remoteItem, error) {
+	rem, err := w.decode(it)
+	if err != nil {
+		return nil, err
+	}
+	if id, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID); err != nil {
+		return nil, err
+	} else if ok {
+		rem.side.Collection = id
+	} else if sent != nil {
+		rem.side.Collection = sent.Collection
+	}
+	if rem.parentRemote != "" {
+		if id, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, rem.parentRemote); err != nil {
+			return nil, err
+		} else if ok {
+			rem.side.Parent = id
+		} else if sent != nil {
+			rem.side.Parent = sent.Parent
+		}
+	}
+	return rem, nil
+}
+
 // baseOf is the base recorded when both sides hold m: the merged item
 // with the remote's tokens.
 func baseOf(itemID string, m *merge.Item, it *api.Item) storage.SyncBase {

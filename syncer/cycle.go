@@ -334,28 +334,6 @@ func (w *worker) resendAsNow(ctx context.Context, c *remote.Client, link *storag
 	return w.clearInFlight()
 }
 
-// mapped decodes a remote item with its collection and parent mapped to
-// local ids where the map has them.
-func (w *worker) mapped(it *api.Item) (*remoteItem, error) {
-	rem, err := w.decode(it)
-	if err != nil {
-		return nil, err
-	}
-	if id, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID); err != nil {
-		return nil, err
-	} else if ok {
-		rem.side.Collection = id
-	}
-	if rem.parentRemote != "" {
-		if id, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, rem.parentRemote); err != nil {
-			return nil, err
-		} else if ok {
-			rem.side.Parent = id
-		}
-	}
-	return rem, nil
-}
-
 // findCreatedItem looks for the item an in-flight create made: among the
 // items changed on the remote since the cursor before it was sent, one
 // padd has not mapped, made no earlier than a few seconds before it was

@@ -223,3 +223,90 @@ func TestSameMoveOnBothSides(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteMoveJustBeforeAPush: the remote moves an item just before
+// padd pushes a local archive or move of it, before padd has heard of
+// the remote's move. Moves and archives carry no guard on either
+// server: padd reads the item first, and the merge rules hold as if it
+// had heard. Against the archive, the move is an edit: the item stays
+// alive in the remote's collection (a conflict on archived). Against
+// the local move, the remote's collection wins (conflicts on the
+// collection and on the status each move migrated).
+//
+// A move made between that read and the archive cannot be told from
+// one made after the archive: both sides end archived in the remote's
+// collection, with no conflict (before, padd took its archive's answer
+// as in the collection it was sent from: the sides differed, or padd's
+// validation set the next merge aside).
+func TestRemoteMoveJustBeforeAPush(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		aug2026   bool
+		move      bool // the local write is a move to docs; else an archive
+		atWrite   bool // the remote's move meets the archive, after padd's read
+		conflicts int
+	}{
+		{"aug2026, archive", true, false, false, 1},
+		{"current, archive", false, false, false, 1},
+		{"aug2026, move", true, true, false, 2},
+		{"current, move", false, true, false, 2},
+		{"aug2026, archive after the read", true, false, true, 0},
+		{"current, archive after the read", false, false, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			r := testremote.Start(t, testremote.Options{Aug2026: tc.aug2026})
+			l := cloned(t, r)
+			made := l.madeThere(t, r, api.ItemCreate{Title: "Moved there", Content: "line 1\n"})[0]
+			local, err := l.Store.GetItem("team", made.Ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var armed atomic.Bool
+			r.SetFault(func(q *http.Request) testremote.Fault {
+				if !strings.Contains(q.URL.Path, "/items/"+made.ID) || (tc.atWrite && q.Method != http.MethodDelete) || !armed.CompareAndSwap(true, false) {
+					return testremote.Fault{}
+				}
+				if _, err := r.API().MoveItem(ctx, "team", made.ID, api.ItemMove{TargetCollection: "ideas", Force: true}); err != nil {
+					t.Error(err)
+				}
+				return testremote.Fault{}
+			})
+			armed.Store(true)
+			if tc.move {
+				_, err = l.Store.MoveItem("team", local.ID, storage.MoveInput{Target: "docs", Force: true}, user)
+			} else {
+				_, err = l.Store.DeleteItem("team", local.ID, user)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := l.synced(t, "team")
+			r.SetFault(nil)
+			if armed.Load() {
+				t.Fatal("padd pushed without a request about the item")
+			}
+			if st.SetAside > 0 || st.Conflicts != tc.conflicts {
+				cs, _ := l.M.Conflicts("team", true)
+				t.Errorf("%d set aside, %d conflicts, want 0 and %d: %+v", st.SetAside, st.Conflicts, tc.conflicts, cs)
+			}
+			got, err := r.API().GetItem(ctx, "team", made.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.CollectionSlug != "ideas" || (got.DeletedAt != nil) != tc.atWrite {
+				t.Errorf("remote: in %q, archived %v; want ideas, archived %v", got.CollectionSlug, got.DeletedAt != nil, tc.atWrite)
+			}
+			testwait.UntilOK(t, func() error {
+				v, err := l.Store.GetItem("team", local.ID)
+				if err != nil {
+					return err
+				}
+				if v.Collection.Slug != "ideas" || (v.DeletedAt != nil) != tc.atWrite {
+					return fmt.Errorf("local: in %q, archived %v; want ideas, archived %v", v.Collection.Slug, v.DeletedAt != nil, tc.atWrite)
+				}
+				return nil
+			})
+		})
+	}
+}

@@ -303,11 +303,10 @@ func (w *worker) clearInFlight() error {
 // remote's number as the item's ref, the remote's version merged (it may
 // have added defaults) and made the base, the outbox entry acknowledged.
 func (w *worker) adoptCreated(localID string, sent *merge.Item, it *api.Item, seq int64) error {
-	rem, err := w.decode(it)
+	rem, err := w.answered(it, sent)
 	if err != nil {
 		return err
 	}
-	rem.side.Collection, rem.side.Parent = sent.Collection, sent.Parent
 	return w.adopt(localID, sent, rem, seq)
 }
 
@@ -394,11 +393,10 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 		if err != nil {
 			return false, err
 		}
-		rem, err := w.decode(it)
+		rem, err := w.answered(it, sent)
 		if err != nil {
 			return false, err
 		}
-		rem.side.Collection, rem.side.Parent = sent.Collection, sent.Parent
 		return true, w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
 			if err := w.settle(t, v.ID, sent, rem); err != nil {
 				return err
@@ -443,6 +441,24 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		}
 		return err
 	}
+	// unguarded reads the item before a write no server guards (a move,
+	// an archive) when padd holds no answer from this push yet: a
+	// version padd has not merged (the remote moved the item, say) is
+	// merged first, so that the write does not undo it unseen.
+	unguarded := func() error {
+		if it != nil || b == nil {
+			return nil
+		}
+		x, err := c.GetItem(ctx, rws, rid)
+		if err != nil {
+			return err
+		}
+		if moved, err := w.movedSince(x, base); err != nil || moved || newer(x, b) {
+			return firstErr(err, &unseenVersion{x})
+		}
+		it, guard = x, remote.Base{Seq: x.Seq, UpdatedAt: x.UpdatedAt}
+		return nil
+	}
 	// An item archived on both sides with edits here is restored for
 	// them and archived again: Pad takes no change to an archived item.
 	edited := *local
@@ -481,6 +497,9 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 	if base.Collection != local.Collection {
 		coll, err := w.remoteCollection(ctx, c, link, local.Collection)
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := unguarded(); err != nil {
 			return nil, nil, err
 		}
 		x, err := c.MoveItem(ctx, rws, rid, coll)
@@ -552,6 +571,9 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		it, guard = x, remote.Base{Seq: x.Seq, UpdatedAt: x.UpdatedAt}
 	}
 	if local.Archived && !base.Archived {
+		if err := unguarded(); err != nil {
+			return nil, nil, err
+		}
 		if err := c.ArchiveItem(ctx, rws, rid); err != nil {
 			return nil, nil, err
 		}
@@ -610,6 +632,14 @@ func newer(x *api.Item, b *storage.SyncBase) bool {
 		return x.Seq > b.RemoteSeq
 	}
 	return x.UpdatedAt.After(remoteBaseTime(b))
+}
+
+// movedSince says remote item x is in another collection than base
+// (local ids): a move padd has not merged, which the Pad of August 2026
+// may have made in the base's second, where updated_at cannot tell.
+func (w *worker) movedSince(x *api.Item, base *merge.Item) (bool, error) {
+	coll, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncCollection, x.CollectionID)
+	return ok && coll != base.Collection, err
 }
 
 // feedRead notes a full read of the item feed that began at start. A
