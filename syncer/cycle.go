@@ -2,13 +2,9 @@ package syncer
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
-	"slices"
 	"strings"
 	"time"
 
@@ -55,8 +51,24 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 		}
 		link.Bootstrap = ""
 	}
+	// waiting: a create whose answer was lost waits for its settle
+	// time; the pull goes on meanwhile, holding back what may be the
+	// create's (lost.go), and the push waits.
+	var waiting error
 	if err := w.settleInFlight(ctx, c, link); err != nil {
-		return err
+		if _, ok := errors.AsType[errRetryAt](err); !ok || link.Bootstrap == storage.BootstrapPush {
+			return err
+		}
+		f, ferr := w.m.store.SyncInFlight(w.wsID)
+		if ferr != nil || f == nil {
+			return firstErr(ferr, err)
+		}
+		h, ok, herr := w.holdForLost(f)
+		if herr != nil || !ok {
+			return firstErr(herr, err)
+		}
+		w.held, waiting = h, err
+		defer func() { w.held = held{} }()
 	}
 	if link.Bootstrap == storage.BootstrapPush {
 		w.setPhase(api.SyncPushing)
@@ -102,7 +114,13 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 			w.commentItems[id] = true
 		}
 		w.mu.Unlock()
+		if waiting != nil && errors.Is(err, errLostCreateAhead) {
+			return waiting
+		}
 		return err
+	}
+	if waiting != nil && (w.held.lost != nil || w.held.commentsOf != "") {
+		return waiting // the pull did not meet the create
 	}
 	if err := w.drain(ctx, c, link); err != nil {
 		return err
@@ -143,7 +161,17 @@ func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.Remot
 	}
 	w.commentItems = map[string]bool{}
 	w.mu.Unlock()
+	deferred := false
 	for id := range comments {
+		if id == w.held.commentsOf {
+			// A comment whose answer was lost may be among them: read
+			// once it is settled.
+			deferred = true
+			w.mu.Lock()
+			w.commentItems[id] = true
+			w.mu.Unlock()
+			continue
+		}
 		if err := w.pullComments(ctx, c, link, id, outLinks); err != nil {
 			if err := w.asideIfRefused(err, "the comments of the remote's item "+id); err != nil {
 				return err
@@ -154,7 +182,7 @@ func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.Remot
 	if err := w.relink(ctx, c, link); err != nil {
 		return err
 	}
-	if mark == nil {
+	if mark == nil || deferred {
 		return nil
 	}
 	// The activity mark moves on only now that the comments it named are
@@ -213,15 +241,15 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 	if at := f.SentAt.Add(w.m.cfg.Settle); time.Now().Before(at) {
 		return errRetryAt{at: at}
 	}
-	// What was sent is the base the found create is merged on: an edit
-	// made there since is the remote's, to keep (a record from before
-	// requests were kept has only what is found).
-	req, kept := sentRequest(f)
 	switch f.Entity {
 	case model.EntityAttachment:
 		return w.settleAttachment(ctx, c, link, f)
 	case model.EntityItem:
-		it, err := w.findCreatedItem(ctx, c, link, f, &req)
+		l, err := w.lostCreateOf(f)
+		if err != nil || l == nil {
+			return firstErr(err, w.clearInFlight()) // nil: gone here since
+		}
+		it, err := w.findCreatedItem(ctx, c, link, l)
 		if err != nil {
 			return err // looked for again next time: the record stays
 		}
@@ -232,12 +260,9 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 		if err != nil {
 			return err
 		}
-		sent := &rem.side
-		if kept && req.Side != nil {
-			sent = req.Side
-		}
-		return w.adopt(f.LocalID, sent, rem, f.OutboxSeq)
+		return w.adoptLost(l, rem)
 	case model.EntityComment:
+		req, kept := sentRequest(f)
 		sentBody := ""
 		if kept {
 			sentBody = req.Body
@@ -332,170 +357,6 @@ func (w *worker) resendAsNow(ctx context.Context, c *remote.Client, link *storag
 		return w.createComment(ctx, c, link, lc, f.OutboxSeq)
 	}
 	return w.clearInFlight()
-}
-
-// findCreatedItem looks for the item an in-flight create made: among the
-// items changed on the remote since the cursor before it was sent, one
-// padd has not mapped, made no earlier than a few seconds before it was
-// sent, that still has the title it was sent with, or its content and
-// tags (someone may have edited the other meanwhile; content alone is
-// too common a match when it is empty), or else most of the lines of
-// the content it was sent with (req, the request as it went; someone
-// may have edited the title and a line). One in the collection it was
-// sent to or the local item's now (moved here meanwhile) is taken
-// before one in any other (moved there). Several alike: the oldest
-// (creates are sent in the order they were made here).
-func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight, req *sentCreate) (*api.Item, error) {
-	v, err := w.m.store.GetItem(w.wsID, f.LocalID)
-	if model.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	title, fp := f.Title, f.Fingerprint
-	if title == "" && fp == "" { // a record from before padd kept them
-		title, fp = v.Title, fingerprint(v.Content, v.Tags)
-	}
-	var sentContent string
-	if req.Item != nil {
-		sentContent = req.Item.Content
-	}
-	// best[rank] is the first (oldest) match of that rank: 0 the same
-	// title or content and tags, in the collection; 1 the same, moved
-	// there; 2 most lines, in the collection; 3 most lines, moved there.
-	var best [4]*api.Item
-	since := remote.Seq(f.CursorBefore)
-	for {
-		page, err := c.ItemsChanges(ctx, link.RemoteWorkspaceID, since, feedPage)
-		if err != nil {
-			return nil, err
-		}
-		for i := range page.Changes {
-			row := &page.Changes[i]
-			if !row.CreatedAt.IsZero() && row.CreatedAt.Before(f.SentAt.Add(-createdSlack)) {
-				continue
-			}
-			if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, row.ID); err != nil || ok {
-				if err != nil {
-					return nil, err
-				}
-				continue
-			}
-			it, err := c.GetItem(ctx, link.RemoteWorkspaceID, row.ID)
-			if err != nil {
-				return nil, err
-			}
-			rem, err := w.decode(it)
-			if err != nil {
-				continue
-			}
-			rank := 0
-			switch {
-			case it.Title == title || rem.side.Content != "" && fingerprint(rem.side.Content, rem.side.Tags) == fp:
-			case mostLines(sentContent, rem.side.Content):
-				rank = 2
-			default:
-				continue
-			}
-			if slug := it.CollectionSlug; slug != "" && slug != v.Collection.Slug && slug != req.Coll {
-				rank++
-			}
-			if best[rank] == nil {
-				best[rank] = it
-			}
-			if rank == 0 {
-				return it, nil
-			}
-		}
-		if len(page.Changes) < feedPage {
-			for _, it := range best {
-				if it != nil {
-					return it, nil
-				}
-			}
-			return nil, nil
-		}
-		since = page.Cursor
-	}
-}
-
-// mostLines says text keeps more than half of sent's non-blank lines
-// (sent has two or more): an item whose title and a line were edited
-// since it was sent.
-func mostLines(sent, text string) bool {
-	var lines []string
-	for l := range strings.Lines(sent) {
-		if strings.TrimSpace(l) != "" {
-			lines = append(lines, strings.TrimRight(l, "\n"))
-		}
-	}
-	if len(lines) < 2 {
-		return false
-	}
-	have := map[string]int{}
-	for l := range strings.Lines(text) {
-		have[strings.TrimRight(l, "\n")]++
-	}
-	kept := 0
-	for _, l := range lines {
-		if have[l] > 0 {
-			have[l]--
-			kept++
-		}
-	}
-	return kept*2 > len(lines)
-}
-
-// createdSlack is how much earlier than padd's send time a created item
-// may say it was made: the two clocks differ, and Pad's are whole seconds.
-const createdSlack = 5 * time.Second
-
-// fingerprint is a hash of an item's content and tags (as a set).
-func fingerprint(content string, tags []string) string {
-	t := slices.Clone(tags)
-	slices.Sort(t)
-	h := sha256.New()
-	io.WriteString(h, content)
-	for _, x := range slices.Compact(t) {
-		h.Write([]byte{0})
-		io.WriteString(h, x)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// findCreatedComment looks for an in-flight comment among its item's
-// comments on the remote: one padd has not mapped, with the body it was
-// sent with (sent; it may have been edited here since). One edited
-// there before padd looks is not recognised and is sent again: a
-// comment has nothing else to tell it from another's made meanwhile,
-// and adopting another's would lose this one.
-func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight, sent string) (*api.Comment, error) {
-	lc, err := w.m.store.GetComment(w.wsID, f.LocalID)
-	if model.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	rcs, err := c.ListComments(ctx, link.RemoteWorkspaceID, f.RemoteItem)
-	if err != nil {
-		return nil, err
-	}
-	if sent == "" {
-		sent = w.outText(lc.Body) // a record from before requests were kept
-	}
-	for i := range rcs {
-		if rcs[i].Body != sent || rcs[i].Deleted {
-			continue
-		}
-		if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rcs[i].ID); err != nil {
-			return nil, err
-		} else if !ok {
-			return &rcs[i], nil
-		}
-	}
-	return nil, nil
 }
 
 // activityPage is how many activity rows a catch-up reads.

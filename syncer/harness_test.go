@@ -71,7 +71,8 @@ type local struct {
 	Dir   string
 
 	client remote.Options
-	stop   func() // ends the engine running
+	settle time.Duration // the engine's Settle (0: 200 ms)
+	stop   func()        // ends the engine running
 }
 
 func startLocal(t *testing.T) *local {
@@ -97,7 +98,11 @@ func startLocalWith(t *testing.T, client remote.Options) *local {
 // run starts an engine over l's store.
 func (l *local) run(t *testing.T) {
 	t.Helper()
-	m := syncer.New(syncer.Config{Store: l.Store, DataDir: l.Dir, Log: quiet(), Settle: 200 * time.Millisecond, Client: l.client})
+	settle := l.settle
+	if settle == 0 {
+		settle = 200 * time.Millisecond
+	}
+	m := syncer.New(syncer.Config{Store: l.Store, DataDir: l.Dir, Log: quiet(), Settle: settle, Client: l.client})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = m.Run(ctx) })

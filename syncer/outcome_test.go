@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -394,5 +395,163 @@ func TestLostCreateLookedForAgainAfterAFailedRead(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d copies on the remote, want 1", n)
+	}
+}
+
+// TestPullGoesOnWhileALostCreateSettles: against the Pad of August 2026
+// (no idempotency keys) a create whose answer was lost waits for its
+// settle time before padd looks for it on the remote. Meanwhile the
+// team's work still arrives: the pull goes on. A pull that meets the
+// lost item adopts it (no copy on either side), and the push goes on
+// too. One that meets an item that may be it (renamed there, a line
+// edited) stops there until the settle time: it is not taken for a new
+// one. A lost comment holds back only its item's comments, which are
+// read once it is settled (no copy of it here).
+func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		comment, renamed bool
+	}{{"item", false, false}, {"item renamed there", false, true}, {"comment", true, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			r := testremote.Start(t, testremote.Options{Aug2026: true})
+			l := cloned(t, r)
+			made := l.madeThere(t, r, api.ItemCreate{Title: "Commented"}, api.ItemCreate{Title: "Other"})
+			commented, other := made[0], made[1]
+			l.stop()
+			l.settle = time.Hour
+			l.run(t)
+
+			path := "/collections/tasks/items"
+			if tc.comment {
+				path = "/items/" + commented.ID + "/comments"
+			}
+			var dropped, feedShut, pulledLost atomic.Bool
+			var lostID atomic.Value // the renamed item's remote id
+			r.SetFault(func(q *http.Request) testremote.Fault {
+				if id, _ := lostID.Load().(string); id != "" && q.Method == http.MethodGet && strings.HasSuffix(q.URL.Path, "/items/"+id) {
+					pulledLost.Store(true)
+				}
+				if q.Method == http.MethodPost && strings.HasSuffix(q.URL.Path, path) && dropped.CompareAndSwap(false, true) {
+					feedShut.Store(tc.renamed) // until the remote has renamed it
+					return testremote.Fault{Kind: testremote.DropAfter}
+				}
+				if feedShut.Load() && strings.HasSuffix(q.URL.Path, "/items-changes") {
+					return testremote.Fault{Kind: testremote.Answer, Status: http.StatusServiceUnavailable}
+				}
+				return testremote.Fault{}
+			})
+			if tc.comment {
+				if _, err := l.Store.AddComment("team", commented.Ref, storage.CommentCreate{Body: "answer lost"}, user); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "answer lost", Content: "line 1\nline 2\nline 3\n"}, user); err != nil {
+				t.Fatal(err)
+			}
+			testwait.Until(t, "the create to be sent", dropped.Load)
+			lost := "answer lost"
+			if tc.renamed {
+				items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				i := slices.IndexFunc(items, func(it api.Item) bool { return it.Title == lost })
+				if i < 0 {
+					t.Fatal("the create did not land")
+				}
+				lostID.Store(items[i].ID)
+				lost = "answer lost, renamed there"
+				content := "line 1 there\nline 2\nline 3\n"
+				if _, err := r.API().UpdateItem(ctx, "team", items[i].ID, api.ItemUpdate{Title: &lost, Content: &content}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.comment {
+				if _, err := r.API().AddComment(ctx, "team", commented.ID, api.CommentCreate{Body: "theirs"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			title := "Other, edited there"
+			if _, err := r.API().UpdateItem(ctx, "team", other.ID, api.ItemUpdate{Title: &title}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.renamed {
+				// The pull meets the renamed item and waits there; the
+				// settle time finds it and adopts it.
+				feedShut.Store(false)
+				if _, err := l.M.Now("team"); err != nil {
+					t.Fatal(err)
+				}
+				testwait.Until(t, "the pull to meet the renamed item", pulledLost.Load)
+				l.stop()
+				l.settle = 0
+				l.run(t)
+			}
+			testwait.UntilOK(t, func() error {
+				v, err := l.Store.GetItem("team", other.Ref)
+				if err != nil || v.Title != title {
+					return fmt.Errorf("the remote's edit has not arrived: %v, %v", v, err)
+				}
+				return nil
+			})
+
+			if tc.comment {
+				// Its item's comments wait for the settle time: then
+				// ours is found, theirs arrives, and neither is doubled.
+				lcs, err := l.Store.ListComments("team", commented.Ref)
+				if err != nil || len(lcs) != 1 {
+					t.Fatalf("comments here before the settle time: %+v, %v; want ours alone", lcs, err)
+				}
+				l.stop()
+				l.settle = 0
+				l.run(t)
+				l.synced(t, "team")
+				lcs, err = l.Store.ListComments("team", commented.Ref)
+				if err != nil || len(lcs) != 2 {
+					t.Errorf("comments here: %+v, %v; want ours and theirs", lcs, err)
+				}
+				rcs, err := r.API().ListComments(ctx, "team", commented.ID)
+				if err != nil || len(rcs) != 2 {
+					t.Errorf("comments there: %+v, %v; want ours and theirs", rcs, err)
+				}
+				return
+			}
+			// Without the rename the pull met the create's item and
+			// adopted it: the push goes on long before the settle time.
+			l.synced(t, "team")
+			here, err := l.Store.ListItems(ctx, "team", storage.ListParams{Collection: "tasks"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, v := range here.Items {
+				if strings.HasPrefix(v.Title, "answer lost") {
+					ids = append(ids, v.ID)
+					if v.Title != lost {
+						t.Errorf("the lost create is %q here, want %q", v.Title, lost)
+					}
+				}
+			}
+			if len(ids) != 1 {
+				t.Fatalf("%d copies here of the lost create, want 1", len(ids))
+			}
+			edited := lost + ", then edited"
+			if _, err := l.Store.UpdateItem("team", ids[0], storage.ItemUpdate{Title: &edited}, user); err != nil {
+				t.Fatal(err)
+			}
+			l.synced(t, "team")
+			items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var titles []string
+			for _, it := range items {
+				titles = append(titles, it.Title)
+			}
+			slices.Sort(titles)
+			if want := slices.Sorted(slices.Values([]string{edited, "Commented", title})); !slices.Equal(titles, want) {
+				t.Errorf("the remote's items: %q, want %q", titles, want)
+			}
+		})
 	}
 }

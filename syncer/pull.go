@@ -181,6 +181,11 @@ func (w *worker) applyRemote(ctx context.Context, c *remote.Client, link *storag
 			rem.side.Parent = p
 		}
 	}
+	if w.held.lost != nil {
+		if took, err := w.metLost(it, rem); took || err != nil {
+			return err
+		}
+	}
 	created := false
 	err = w.m.store.SyncApply(w.wsID, actorOf(it.LastModifiedBy, it.CreatedByName, it.Source), func(t *storage.SyncTx) error {
 		var err error

@@ -67,6 +67,7 @@ type worker struct {
 
 	client     *remote.Client
 	clientLink storage.RemoteLink // the link the client was made for
+	held       held               // during a cycle: what a lost create holds back from the pull
 	pushAgain  map[string]bool    // local items a merge left differing from the remote
 
 	// For the whole-second guard (sendUpdate): when the worker started
