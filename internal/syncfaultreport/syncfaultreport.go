@@ -25,18 +25,22 @@ type Run struct {
 	Unknown     int     `json:"unknown_outcome"` // writes whose answer never came (either side)
 	SettleSec   float64 `json:"settle_s"`        // from the end of the faults to idle
 	// What the comparison found.
-	LocalItems   int      `json:"local_items"`
-	RemoteItems  int      `json:"remote_items"`
-	Comments     int      `json:"comments"`    // on the remote
-	Links        int      `json:"links"`       // on the remote
-	Attachments  int      `json:"attachments"` // on the remote's items
-	Equal        int      `json:"items_equal"`
-	Different    []string `json:"different,omitempty"`  // item: what differs
-	Unexplained  int      `json:"unexplained"`          // differences no recorded conflict explains
-	Duplicates   []string `json:"duplicates,omitempty"` // two remote entities from one local write
-	Lost         []string `json:"lost,omitempty"`       // acknowledged writes on neither side
-	Conflicts    int      `json:"conflicts"`            // recorded conflicts
-	SetAside     int      `json:"set_aside"`            // recorded set-aside changes
+	LocalItems  int      `json:"local_items"`
+	RemoteItems int      `json:"remote_items"`
+	Comments    int      `json:"comments"`    // on the remote
+	Links       int      `json:"links"`       // on the remote
+	Attachments int      `json:"attachments"` // on the remote's items
+	Equal       int      `json:"items_equal"`
+	Different   []string `json:"different,omitempty"`  // item: what differs
+	Unexplained int      `json:"unexplained"`          // differences no recorded conflict explains
+	Duplicates  []string `json:"duplicates,omitempty"` // two remote entities from one local write
+	Lost        []string `json:"lost,omitempty"`       // acknowledged writes on neither side
+	// RoundTrips are writes of archived or collection that undid their
+	// side's previous one while the other side changed it: a sync of
+	// states sees no change there, and the other side's stands.
+	RoundTrips   []string `json:"round_trips,omitempty"`
+	Conflicts    int      `json:"conflicts"` // recorded conflicts
+	SetAside     int      `json:"set_aside"` // recorded set-aside changes
 	ConflictList []string `json:"conflict_list,omitempty"`
 	Errors       []string `json:"errors,omitempty"`
 	Passed       bool     `json:"passed"`

@@ -91,6 +91,9 @@ func summarize(res syncfaultreport.Result) bool {
 		for _, s := range r.Lost {
 			fmt.Println("  lost:", s)
 		}
+		for _, s := range r.RoundTrips {
+			fmt.Println("  round trip (not lost: undone on its side, the other side's change stands):", s)
+		}
 		for _, s := range r.Different {
 			fmt.Println("  different:", s)
 		}
