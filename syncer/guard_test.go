@@ -184,19 +184,7 @@ func TestSameMoveOnBothSides(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The first request padd makes about the item meets the
-			// remote's own move, made just before it.
-			var armed atomic.Bool
-			r.SetFault(func(q *http.Request) testremote.Fault {
-				if !strings.Contains(q.URL.Path, "/items/"+made.ID) || !armed.CompareAndSwap(true, false) {
-					return testremote.Fault{}
-				}
-				if _, err := r.API().MoveItem(ctx, "team", made.ID, api.ItemMove{TargetCollection: "ideas", Force: true}); err != nil {
-					t.Error(err)
-				}
-				return testremote.Fault{}
-			})
-			armed.Store(true)
+			armed := movedThereFirst(t, r, made.ID, "")
 			if _, err := l.Store.MoveItem("team", local.ID, storage.MoveInput{Target: "ideas", Force: true}, user); err != nil {
 				t.Fatal(err)
 			}
@@ -262,17 +250,11 @@ func TestRemoteMoveJustBeforeAPush(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var armed atomic.Bool
-			r.SetFault(func(q *http.Request) testremote.Fault {
-				if !strings.Contains(q.URL.Path, "/items/"+made.ID) || (tc.atWrite && q.Method != http.MethodDelete) || !armed.CompareAndSwap(true, false) {
-					return testremote.Fault{}
-				}
-				if _, err := r.API().MoveItem(ctx, "team", made.ID, api.ItemMove{TargetCollection: "ideas", Force: true}); err != nil {
-					t.Error(err)
-				}
-				return testremote.Fault{}
-			})
-			armed.Store(true)
+			method := ""
+			if tc.atWrite {
+				method = http.MethodDelete
+			}
+			armed := movedThereFirst(t, r, made.ID, method)
 			if tc.move {
 				_, err = l.Store.MoveItem("team", local.ID, storage.MoveInput{Target: "docs", Force: true}, user)
 			} else {
@@ -309,4 +291,22 @@ func TestRemoteMoveJustBeforeAPush(t *testing.T) {
 			})
 		})
 	}
+}
+
+// movedThereFirst has the remote move its item id to ideas just before
+// the first request padd makes about it (with method, if not ""). The
+// flag it returns is cleared once that request came.
+func movedThereFirst(t *testing.T, r *testremote.Remote, id, method string) *atomic.Bool {
+	var armed atomic.Bool
+	armed.Store(true)
+	r.SetFault(func(q *http.Request) testremote.Fault {
+		if !strings.Contains(q.URL.Path, "/items/"+id) || (method != "" && q.Method != method) || !armed.CompareAndSwap(true, false) {
+			return testremote.Fault{}
+		}
+		if _, err := r.API().MoveItem(context.Background(), "team", id, api.ItemMove{TargetCollection: "ideas", Force: true}); err != nil {
+			t.Error(err)
+		}
+		return testremote.Fault{}
+	})
+	return &armed
 }
