@@ -368,6 +368,12 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 			}
 			continue
 		}
+		if _, ok := errors.AsType[*unseenVersion](err); ok {
+			// Still a version padd has not merged after three merges:
+			// one padd cannot take (set aside as it was pulled), or one
+			// that keeps changing. The change is set aside, not wedged.
+			return false, model.Invalid("%v, and padd could not merge it", err)
+		}
 		if _, conflict := remote.AsConflict(err); (conflict || remote.IsArchived(err)) && attempt < 3 {
 			// The remote moved on under the write (or archived the item):
 			// merge its version in, then send what is still ours.
