@@ -510,8 +510,8 @@ type sfResult struct {
 	different, duplicates, lost, conflictList       []string
 	roundTrips                                      []string
 	unexplained, conflicts, setAside                int
-	// traced are the local ids of the items with a duplicate or a lost
-	// write, whose engine log the run prints.
+	// traced are the local ids of the items with a duplicate, a lost
+	// write or a round trip, whose engine log the run prints.
 	traced []string
 }
 
@@ -717,6 +717,9 @@ func sfCompare(ctx context.Context, t *testing.T, lc, rc *api.Client, ws string,
 		if !ok && !explained(pk.key, pk.part) && roundTrip(group, *last, on) {
 			res.roundTrips = append(res.roundTrips, fmt.Sprintf("%s %s %s %q", last.side, pk.key, pk.part, last.value))
 			logWrites(t, writes, pk.key)
+			for _, x := range loc[pk.key] {
+				res.traced = append(res.traced, x.id)
+			}
 			continue
 		}
 		if !ok && !explained(pk.key, pk.part) {
