@@ -94,7 +94,14 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	}
 	if err == nil && links {
 		err = w.reconcileLinks(ctx, c, link)
-		if err == nil {
+		switch {
+		case err == nil && w.held.files:
+			// An upload whose answer was lost may be among them: read
+			// once it is settled.
+			w.mu.Lock()
+			w.wantLinks = true
+			w.mu.Unlock()
+		case err == nil:
 			// No signal for them either; a remote whose list padd cannot
 			// read is set aside, and the rest flows.
 			err = w.asideIfRefused(w.pullAttachments(ctx, c, link, ""), "the remote's attachments")
@@ -103,7 +110,7 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	if err == nil {
 		err = w.retryWaitingLinks()
 	}
-	if err == nil {
+	if err == nil && !w.held.files {
 		err = w.pullNamedAttachments(ctx, c, link)
 	}
 	if err != nil {
@@ -119,7 +126,7 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 		}
 		return err
 	}
-	if waiting != nil && (w.held.lost != nil || w.held.commentsOf != "") {
+	if waiting != nil && !w.held.settled {
 		return waiting // the pull did not meet the create
 	}
 	if err := w.drain(ctx, c, link); err != nil {

@@ -195,16 +195,20 @@ func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link 
 var errLostCreateAhead = errors.New("the pull waits for a create whose answer was lost")
 
 // held is what a pull must not take for another's while an in-flight
-// create waits for its settle time: the item create (lost), or the
-// remote item whose comments are not read (commentsOf).
+// create waits for its settle time: the item create (lost), the remote
+// item whose comments are not read (commentsOf), or the remote's
+// attachments (files: an upload). settled says the pull met the item
+// create and adopted it: the push may go on.
 type held struct {
 	lost       *lostCreate
 	commentsOf string
+	files      bool
+	settled    bool
 }
 
 // holdForLost says what a pull may do while the in-flight create f
-// waits for its settle time: false when it must wait too (an upload,
-// or an item gone here since: the remote's copy would come back as new).
+// waits for its settle time: false when it must wait too (an item gone
+// here since: the remote's copy would come back as new).
 func (w *worker) holdForLost(f *storage.SyncInFlight) (held, bool, error) {
 	switch f.Entity {
 	case model.EntityItem:
@@ -212,6 +216,8 @@ func (w *worker) holdForLost(f *storage.SyncInFlight) (held, bool, error) {
 		return held{lost: l}, l != nil, err
 	case model.EntityComment:
 		return held{commentsOf: f.RemoteItem}, f.RemoteItem != "", nil
+	case model.EntityAttachment:
+		return held{files: true}, true, nil
 	}
 	return held{}, false, nil
 }
@@ -236,7 +242,7 @@ func (w *worker) metLost(it *api.Item, rem *remoteItem) (bool, error) {
 	if err := w.adoptLost(l, rem); err != nil {
 		return false, err
 	}
-	w.held.lost = nil
+	w.held.lost, w.held.settled = nil, true
 	return true, nil
 }
 

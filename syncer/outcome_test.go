@@ -405,13 +405,19 @@ func TestLostCreateLookedForAgainAfterAFailedRead(t *testing.T) {
 // lost item adopts it (no copy on either side), and the push goes on
 // too. One that meets an item that may be it (renamed there, a line
 // edited) stops there until the settle time: it is not taken for a new
-// one. A lost comment holds back only its item's comments, which are
-// read once it is settled (no copy of it here).
+// one. A lost comment holds back only its item's comments, and a lost
+// upload the remote's attachments; they are read once it is settled
+// (no copy of either here or there).
 func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 	for _, tc := range []struct {
-		name             string
-		comment, renamed bool
-	}{{"item", false, false}, {"item renamed there", false, true}, {"comment", true, false}} {
+		name                     string
+		comment, upload, renamed bool
+	}{
+		{"item", false, false, false},
+		{"item renamed there", false, false, true},
+		{"comment", true, false, false},
+		{"upload", false, true, false},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			r := testremote.Start(t, testremote.Options{Aug2026: true})
@@ -423,12 +429,22 @@ func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 			l.run(t)
 
 			path := "/collections/tasks/items"
-			if tc.comment {
+			switch {
+			case tc.comment:
 				path = "/items/" + commented.ID + "/comments"
+			case tc.upload:
+				path = "/attachments"
 			}
 			var dropped, feedShut, pulledLost atomic.Bool
 			var lostID atomic.Value // the renamed item's remote id
+			var exports, lists atomic.Int32
 			r.SetFault(func(q *http.Request) testremote.Fault {
+				if q.Method == http.MethodGet && strings.HasSuffix(q.URL.Path, "/export") {
+					exports.Add(1)
+				}
+				if q.Method == http.MethodGet && strings.HasSuffix(q.URL.Path, "/attachments") {
+					lists.Add(1)
+				}
 				if id, _ := lostID.Load().(string); id != "" && q.Method == http.MethodGet && strings.HasSuffix(q.URL.Path, "/items/"+id) {
 					pulledLost.Store(true)
 				}
@@ -441,10 +457,13 @@ func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 				}
 				return testremote.Fault{}
 			})
+			var file *storage.Attachment
 			if tc.comment {
 				if _, err := l.Store.AddComment("team", commented.Ref, storage.CommentCreate{Body: "answer lost"}, user); err != nil {
 					t.Fatal(err)
 				}
+			} else if tc.upload {
+				file = l.attachLocal(t, "team", commented.Ref, "lost.png", pngOf(t, 7))
 			} else if _, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "answer lost", Content: "line 1\nline 2\nline 3\n"}, user); err != nil {
 				t.Fatal(err)
 			}
@@ -495,18 +514,51 @@ func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 				return nil
 			})
 
-			if tc.comment {
-				// Its item's comments wait for the settle time: then
-				// ours is found, theirs arrives, and neither is doubled.
-				lcs, err := l.Store.ListComments("team", commented.Ref)
-				if err != nil || len(lcs) != 1 {
-					t.Fatalf("comments here before the settle time: %+v, %v; want ours alone", lcs, err)
+			if tc.comment || tc.upload {
+				// What the upload or the comment may have made waits
+				// for the settle time: then it is found, the remote's
+				// arrive, and nothing is doubled.
+				if tc.comment {
+					lcs, err := l.Store.ListComments("team", commented.Ref)
+					if err != nil || len(lcs) != 1 {
+						t.Fatalf("comments here before the settle time: %+v, %v; want ours alone", lcs, err)
+					}
+				}
+				if tc.upload {
+					// sync now asks for the remote's links and
+					// attachments: the links are read, the attachments
+					// wait. The second one's cycle begins once the
+					// first's has ended.
+					lists.Store(0)
+					for i := range int32(2) {
+						had := exports.Load()
+						if _, err := l.M.Now("team"); err != nil {
+							t.Fatal(err)
+						}
+						testwait.Until(t, fmt.Sprintf("export read %d", i+1), func() bool { return exports.Load() > had })
+					}
+					if n := lists.Load(); n > 0 {
+						t.Errorf("the remote's attachments were listed %d times while an upload's answer was lost", n)
+					}
 				}
 				l.stop()
 				l.settle = 0
 				l.run(t)
 				l.synced(t, "team")
-				lcs, err = l.Store.ListComments("team", commented.Ref)
+				if tc.upload {
+					n := 0
+					for _, ra := range remoteAttachments(t, r.API(), "team") {
+						if ra.ContentHash == file.Hash {
+							n++
+						}
+					}
+					here, err := l.Store.ListAttachments("team", storage.AttachmentFilter{})
+					if n != 1 || err != nil || len(here.Attachments) != 1 {
+						t.Errorf("%d copies of the upload there, %d here (%v), want 1 and 1", n, len(here.Attachments), err)
+					}
+					return
+				}
+				lcs, err := l.Store.ListComments("team", commented.Ref)
 				if err != nil || len(lcs) != 2 {
 					t.Errorf("comments here: %+v, %v; want ours and theirs", lcs, err)
 				}
