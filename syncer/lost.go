@@ -23,7 +23,8 @@ import (
 // pull goes on, so that the team's work keeps arriving: a pull that
 // meets the create's item adopts it, and one that meets an item that
 // may be it stops there until the settle time rather than take it for
-// another's (holdForLost).
+// another's. A lost comment holds back its item's comments, a lost
+// upload the remote's attachments (holdForLost).
 
 // lostCreate is what padd knows of an item create whose answer was
 // lost, to tell the item it made on the remote from another's.
