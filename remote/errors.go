@@ -168,6 +168,13 @@ func IsArchived(err error) bool {
 	return ok && e.Status == 409 && e.Code == "archived"
 }
 
+// IsDuplicate reports a create refused because the server holds what it
+// would make (409 conflict: Pad's answer to a link made twice).
+func IsDuplicate(err error) bool {
+	e, ok := kindOf(err)
+	return ok && e.Status == 409 && e.Code == "conflict"
+}
+
 // IsRefused reports a refusal that the same request will meet again.
 func IsRefused(err error) bool { return isKind(err, KindRefused) }
 

@@ -164,15 +164,21 @@ func (w *worker) pushLink(ctx context.Context, c *remote.Client, link *storage.R
 		return false, model.Conflict("an item it links is not on the remote").With("reason", "item_not_pushed")
 	}
 	rl, err := c.CreateLink(ctx, rws, src, dst, l.Type)
-	if archivedUnder(err) {
+	if archivedUnder(err) && !remote.IsDuplicate(err) {
 		if err := w.keepAlive(ctx, c, link, l.SourceID, l.TargetID); err != nil {
 			return false, err
 		}
 		rl, err = c.CreateLink(ctx, rws, src, dst, l.Type)
 	}
-	if _, dup := remote.AsConflict(err); dup || remote.IsOutcomeUnknown(err) {
-		// Already there (a retry after an unknown outcome): find its id.
+	if remote.IsDuplicate(err) || remote.IsOutcomeUnknown(err) {
+		// Already there (a retry after an unknown outcome, or the same
+		// link made there meanwhile): find its id. A 409 for another
+		// reason, with no such link, stays a refusal.
+		refusal := err
 		rl, err = findRemoteLink(ctx, c, rws, src, dst, l.Type)
+		if err == nil && rl == nil && remote.IsDuplicate(refusal) {
+			return false, refusal
+		}
 	}
 	if err != nil {
 		return false, err

@@ -158,3 +158,49 @@ func TestLinkToRestoredItemArrives(t *testing.T) {
 		return nil
 	})
 }
+
+// TestSameLinkOnBothSides: the remote makes a link just before padd
+// pushes the same link made here. The remote refuses the second (409
+// conflict); padd takes the remote's link as its own and sets nothing
+// aside.
+func TestSameLinkOnBothSides(t *testing.T) {
+	for _, aug2026 := range []bool{true, false} {
+		t.Run(fmt.Sprintf("aug2026=%v", aug2026), func(t *testing.T) {
+			ctx := context.Background()
+			r := testremote.Start(t, testremote.Options{Aug2026: aug2026})
+			l := cloned(t, r)
+			made := l.madeThere(t, r, api.ItemCreate{Title: "Blocker"}, api.ItemCreate{Title: "Blocked"})
+			from, to := made[0], made[1]
+			var armed atomic.Bool
+			armed.Store(true)
+			r.SetFault(func(q *http.Request) testremote.Fault {
+				if q.Method != http.MethodPost || !strings.HasSuffix(q.URL.Path, "/links") || !armed.CompareAndSwap(true, false) {
+					return testremote.Fault{}
+				}
+				if _, err := r.API().AddLink(ctx, "team", from.ID, api.ItemLinkCreate{TargetID: to.ID, LinkType: model.LinkBlocks}); err != nil {
+					t.Error(err)
+				}
+				return testremote.Fault{}
+			})
+			if _, err := l.Store.AddLink("team", from.Ref, to.Ref, model.LinkBlocks, user); err != nil {
+				t.Fatal(err)
+			}
+			st := l.synced(t, "team")
+			if armed.Load() {
+				t.Fatal("padd did not push the link")
+			}
+			if st.SetAside > 0 || st.Conflicts > 0 {
+				cs, _ := l.M.Conflicts("team", true)
+				t.Errorf("%d set aside, %d conflicts: %+v", st.SetAside, st.Conflicts, cs)
+			}
+			there, err := r.API().ListLinks(ctx, "team", from.ID)
+			if err != nil || len(there) != 1 {
+				t.Errorf("links there: %+v, %v; want one", there, err)
+			}
+			here, err := l.Store.ListLinks("team", from.Ref)
+			if err != nil || len(here) != 1 {
+				t.Errorf("links here: %+v, %v; want one", here, err)
+			}
+		})
+	}
+}
