@@ -164,7 +164,7 @@ func (w *worker) pushLink(ctx context.Context, c *remote.Client, link *storage.R
 		return false, model.Conflict("an item it links is not on the remote").With("reason", "item_not_pushed")
 	}
 	rl, err := c.CreateLink(ctx, rws, src, dst, l.Type)
-	if archivedUnder(err) && !remote.IsDuplicate(err) {
+	if archivedUnder(err) {
 		if err := w.keepAlive(ctx, c, link, l.SourceID, l.TargetID); err != nil {
 			return false, err
 		}
@@ -196,6 +196,9 @@ func (w *worker) pushLink(ctx context.Context, c *remote.Client, link *storage.R
 // hides an archived item from these routes) or another refusal (a link
 // to an archived target).
 func archivedUnder(err error) bool {
+	if remote.IsDuplicate(err) {
+		return false // the server holds it already
+	}
 	return remote.IsArchived(err) || remote.IsNotFound(err) && !remote.IsWorkspaceGone(err) || remote.IsRefused(err)
 }
 

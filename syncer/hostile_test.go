@@ -28,34 +28,17 @@ func TestBrokenRemoteItemsAreSetAside(t *testing.T) {
 	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
 		t.Fatal(err)
 	}
-	target, _ := url.Parse(r.URL)
 	// The proxy breaks the answers of the two items by their titles, so
 	// they are broken from the first read on, whenever the engine makes it.
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.ModifyResponse = func(resp *http.Response) error {
-		p := resp.Request.URL.Path
-		if resp.Request.Method != "GET" || !strings.Contains(p, "/items/") {
-			return nil
-		}
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		id := p[strings.LastIndex(p, "/")+1:]
+	proxy := itemReadsRewritten(t, r.URL, func(id string, b []byte) []byte {
 		switch {
 		case bytes.Contains(b, []byte(`"title":"garbled answer"`)):
-			b = []byte(`{"id": "` + id + `", "title": `)
+			return []byte(`{"id": "` + id + `", "title": `)
 		case bytes.Contains(b, []byte(`"title":"fields not JSON"`)):
-			b = bytes.Replace(b, []byte(`"fields":"{`), []byte(`"fields":"{{not json`), 1)
+			return bytes.Replace(b, []byte(`"fields":"{`), []byte(`"fields":"{{not json`), 1)
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(b))
-		resp.ContentLength = -1
-		resp.Header.Del("Content-Length")
-		return nil
-	}
-	proxy := httptest.NewServer(rp)
-	t.Cleanup(proxy.Close)
+		return b
+	})
 
 	l := startLocal(t)
 	if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxy.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
@@ -176,27 +159,12 @@ func TestUnreadableRemoteVersionDoesNotWedgeThePush(t *testing.T) {
 	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
 		t.Fatal(err)
 	}
-	target, _ := url.Parse(r.URL)
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.ModifyResponse = func(resp *http.Response) error {
-		if resp.Request.Method != "GET" || !strings.Contains(resp.Request.URL.Path, "/items/") {
-			return nil
-		}
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
+	proxy := itemReadsRewritten(t, r.URL, func(_ string, b []byte) []byte {
 		if bytes.Contains(b, []byte(`"title":"unreadable there"`)) {
-			b = bytes.Replace(b, []byte(`"fields":"{`), []byte(`"fields":"{{not json`), 1)
+			return bytes.Replace(b, []byte(`"fields":"{`), []byte(`"fields":"{{not json`), 1)
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(b))
-		resp.ContentLength = -1
-		resp.Header.Del("Content-Length")
-		return nil
-	}
-	proxy := httptest.NewServer(rp)
-	t.Cleanup(proxy.Close)
+		return b
+	})
 
 	l := startLocal(t)
 	if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxy.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
@@ -233,4 +201,35 @@ func TestUnreadableRemoteVersionDoesNotWedgeThePush(t *testing.T) {
 	if !slices.ContainsFunc(items, func(it api.Item) bool { return it.Title == "after it" }) {
 		t.Errorf("the change behind the archive did not reach the remote")
 	}
+}
+
+// itemReadsRewritten is a proxy to the remote at remoteURL that passes
+// the answer to every read of an item (GET .../items/<id>) through
+// rewrite, with the id the path names.
+func itemReadsRewritten(t *testing.T, remoteURL string, rewrite func(id string, body []byte) []byte) *httptest.Server {
+	t.Helper()
+	target, err := url.Parse(remoteURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		p := resp.Request.URL.Path
+		if resp.Request.Method != "GET" || !strings.Contains(p, "/items/") {
+			return nil
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		b = rewrite(p[strings.LastIndex(p, "/")+1:], b)
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		resp.ContentLength = -1
+		resp.Header.Del("Content-Length")
+		return nil
+	}
+	proxy := httptest.NewServer(rp)
+	t.Cleanup(proxy.Close)
+	return proxy
 }

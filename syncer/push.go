@@ -447,11 +447,12 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		}
 		return err
 	}
-	// unguarded reads the item before a write no server guards (a move,
-	// an archive) when padd holds no answer from this push yet: a
-	// version padd has not merged (the remote moved the item, say) is
+	// readFirst reads the item before a write its base cannot guard (a
+	// move or an archive, which no server guards; a patch guarded only
+	// by a whole second) when padd holds no answer from this push yet:
+	// a version padd has not merged (the remote moved the item, say) is
 	// merged first, so that the write does not undo it unseen.
-	unguarded := func() error {
+	readFirst := func() error {
 		if it != nil || b == nil {
 			return nil
 		}
@@ -505,7 +506,7 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := unguarded(); err != nil {
+		if err := readFirst(); err != nil {
 			return nil, nil, err
 		}
 		x, err := c.MoveItem(ctx, rws, rid, coll)
@@ -551,7 +552,7 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 			sent.Parent = base.Parent // the parent cannot reach the remote yet
 		}
 	}
-	if patch && it == nil && b != nil && !c.Capabilities().ExpectedSeq && !w.covered(b) {
+	if patch && b != nil && !c.Capabilities().ExpectedSeq && !w.covered(b) {
 		// Without expected_seq the guard is the base's updated_at, which
 		// the Pad of August 2026 compares in whole seconds: a write made
 		// there in the base's second would pass it. Unless a read of the
@@ -559,14 +560,9 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		// first, and a version padd has not merged is merged before the
 		// patch goes (a write between this read and the patch, in the
 		// same second, is the one this server cannot refuse).
-		x, err := c.GetItem(ctx, rws, rid)
-		if err != nil {
+		if err := readFirst(); err != nil {
 			return nil, nil, err
 		}
-		if newer(x, b) {
-			return nil, nil, &unseenVersion{x}
-		}
-		guard = remote.Base{Seq: x.Seq, UpdatedAt: x.UpdatedAt}
 	}
 	if patch {
 		u.Force = true // the open-children guard held where the edit was made
@@ -577,7 +573,7 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		it, guard = x, remote.Base{Seq: x.Seq, UpdatedAt: x.UpdatedAt}
 	}
 	if local.Archived && !base.Archived {
-		if err := unguarded(); err != nil {
+		if err := readFirst(); err != nil {
 			return nil, nil, err
 		}
 		if err := c.ArchiveItem(ctx, rws, rid); err != nil {
