@@ -39,8 +39,11 @@ type SyncInFlight struct {
 	Entity     string `json:"entity,omitempty"`
 	LocalID    string `json:"local_id,omitempty"`
 	RemoteItem string `json:"remote_item,omitempty"`
-	// SentAt is the server's clock when it was sent (from the last Date
-	// header); CursorBefore the items-changes cursor before it.
+	// SentAt is padd's own clock (time.Now, UTC) just before the request
+	// went out: the settle delay counts from it, and a remote item made
+	// more than a few seconds earlier (by the server's clock, so with
+	// slack) is not the create. CursorBefore is the items-changes cursor
+	// before it.
 	SentAt       time.Time `json:"sent_at"`
 	CursorBefore int64     `json:"cursor_before"`
 	// Title and Fingerprint are what an item create sent (its title, and
