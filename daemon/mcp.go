@@ -148,9 +148,7 @@ func (t localTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		Header: rec.header, Body: io.NopCloser(&rec.body), ContentLength: int64(rec.body.Len()), Request: req}
 	if rec.value != nil {
 		// JSON text out and back in was a sizeable part of padd's CPU
-		// under an agents' load (docs/PERFORMANCE.md, "Runs AD: answers
-		// without JSON in process, reads in one go, the committer's
-		// queue").
+		// under an agents' load (docs/PERFORMANCE.md, "Why the code is as it is").
 		resp.Body, resp.ContentLength = &api.Answer{V: rec.value}, -1
 	}
 	return resp, nil

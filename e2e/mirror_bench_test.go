@@ -20,8 +20,8 @@ import (
 )
 
 // BenchmarkMirror10k measures the issue's mirror targets with a real padd
-// on a 10k-item workspace (docs/PERFORMANCE.md, "Issue 30: mirror
-// folders"): the first write of the folder, a file saved reaching its
+// on a 10k-item workspace (docs/PERFORMANCE.md, "Mirror folders
+// (issue 30)"): the first write of the folder, a file saved reaching its
 // item and the search index, an item changed over REST reaching its file.
 //
 //	go test -run '^$' -bench BenchmarkMirror10k -benchtime 1x -v ./e2e/

@@ -10,8 +10,8 @@ import (
 // method and a tool call's name, and one thing of each answer: its id.
 // Decoding them with encoding/json was a large part of the relay's CPU
 // (every message parsed whole into values, allocating), on the path of
-// every call (docs/PERFORMANCE.md, "Runs AG: another machine, its pace,
-// next's blocked candidates, the relay's reading"). The scans here read only the message's top level (and a call's
+// every call (docs/PERFORMANCE.md, "Why the code is as it is"). The
+// scans here read only the message's top level (and a call's
 // params), in place, and leave anything unusual to encoding/json: a line
 // that is not valid JSON, a key with escapes or outside ASCII, a method or
 // name that is not a plain string. What they read is what encoding/json

@@ -262,8 +262,7 @@ func (s *Server) dispatch(ctx context.Context, c *session, w io.Writer, line []b
 // runners are the goroutines a session's requests run on. A request's
 // goroutine grows its stack through mcp-go, the API handler and storage,
 // which showed in padd's profile under load when each request had a new
-// one (docs/PERFORMANCE.md, "Runs AA–AC: padctl, the harness, search
-// postings, request goroutines"), so a runner stays a while for the
+// one (docs/PERFORMANCE.md, "Why the code is as it is"), so a runner stays a while for the
 // session's next request. They end with
 // the session: none outlives it.
 type runners struct {
@@ -347,8 +346,8 @@ func (s *Server) write(w io.Writer, msg any) {
 // encodeMessage is json.Marshal(msg), byte for byte, but for a tool's
 // answer without json.Marshal's second pass over what the result's own
 // MarshalJSON returns: it validates and compacts those bytes again, and a
-// tool's answer is mostly one long string (docs/PERFORMANCE.md, "Runs
-// AA–AC: padctl, the harness, search postings, request goroutines").
+// tool's answer is mostly one long string (docs/PERFORMANCE.md,
+// "Why the code is as it is").
 // mcp-go's CallToolResult encodes itself with json.Marshal, so its bytes
 // are already compact and escaped as json.Marshal would.
 func encodeMessage(msg any) ([]byte, error) {

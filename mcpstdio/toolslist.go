@@ -13,8 +13,8 @@ import (
 // The catalog never changes while the server runs, yet mcp-go marshals
 // it anew for every tools/list: a large catalog whose raw schemas
 // encoding/json re-validates at each level of nesting, on every call
-// (docs/PERFORMANCE.md, "`tools/list`: padd's share and the client's
-// (run X)"). listAnswerer answers the plain form of the request (the
+// (docs/PERFORMANCE.md, "Why the code is as it is"). listAnswerer
+// answers the plain form of the request (the
 // handshake era, no params) with the bytes mcp-go produced the first
 // time, and hands every other line on untouched. A request with
 // params (a cursor, or 2026-07-28's _meta, whose answer mcp-go decorates

@@ -12,7 +12,7 @@ import (
 )
 
 // TestMirrorPerf measures the issue's targets on a 10k-item workspace
-// (PADD_MIRROR_PERF=1; docs/PERFORMANCE.md, "Issue 30: mirror folders"):
+// (PADD_MIRROR_PERF=1; docs/PERFORMANCE.md, "Mirror folders (issue 30)"):
 // the first write of the folder, a file save reaching its item, and an
 // item change reaching its file.
 func TestMirrorPerf(t *testing.T) {

@@ -7,8 +7,7 @@ package padtoml
 //
 // An MCP session that names no workspace asks on every tool call, and
 // the walk from the agent's directory to the root is an open per
-// directory, most of them failing (docs/PERFORMANCE.md, "Runs AH: the
-// agents' .pad.toml, the runtime's monitor thread, fault-around"). The
+// directory, most of them failing (docs/PERFORMANCE.md, "Why the code is as it is"). The
 // watch makes a repeated answer a map lookup, and keeps it
 // right when someone runs `padctl init` beside a running agent.
 

@@ -17,7 +17,7 @@ import (
 
 // Bleve counts a terms facet by reading each match's doc values, a cost
 // per match that was most of a faceted search for common words
-// (docs/PERFORMANCE.md, "Search (issue 4)"). A scorch segment never
+// (docs/PERFORMANCE.md, "Why the code is as it is"). A scorch segment never
 // changes once written, so its
 // documents' facet terms can be read once, from the facet field's few
 // postings lists, into an array of small ordinals; a search then counts

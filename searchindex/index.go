@@ -23,8 +23,7 @@ func init() {
 	// 100 more at the last segment's bytes per document. The indexer's
 	// batches hold a document or two, so each allocated and cleared
 	// megabytes it never used: CPU under load, and garbage for the
-	// collector (docs/PERFORMANCE.md, "Runs L, N and R: search of padd's
-	// own, an agent's own writes, one request per get"). The estimate for
+	// collector (docs/PERFORMANCE.md, "Why the code is as it is"). The estimate for
 	// the batch itself is kept.
 	zap.NewSegmentBufferNumResultsBump = 0
 }
@@ -46,8 +45,7 @@ const (
 	// longer delay saves the indexer CPU under an agents' load; but an
 	// agent's search right after its own write waits for the batch that
 	// holds it, and the larger batch made a search slower. The short delay
-	// won (docs/PERFORMANCE.md, "Runs AD: answers without JSON in process,
-	// reads in one go, the committer's queue"). A search that waits cuts
+	// won (docs/PERFORMANCE.md, "Why the code is as it is"). A search that waits cuts
 	// the gathering short (hurry) whatever the delay.
 	coalesceDelay = 2 * time.Millisecond
 	kFormat       = "padd:format"

@@ -18,7 +18,7 @@ import (
 // Bleve answers a query of words through its boolean, conjunction and
 // term searchers, and scores every match through them to keep the top
 // few, a cost per match that dominates a search for a common word
-// (docs/PERFORMANCE.md, "Search (issue 4)").
+// (docs/PERFORMANCE.md, "Why the code is as it is").
 // Most searches, an agent's or a person's, are plain words with keyword
 // filters. For those padd walks the segments' postings itself and scores
 // each match with Bleve's own formula, operation for operation, so hits,

@@ -12,7 +12,7 @@ import (
 // document. zap finds them by walking every posting before it in its
 // chunk, two varints each: under load that walk was a large part of a
 // search's CPU, for words in thousands of documents (docs/PERFORMANCE.md,
-// "Search (issue 4)"). A segment never
+// "Why the code is as it is"). A segment never
 // changes, so the postings of a word searched in a large segment are
 // decoded once into arrays, and a match's entry is found by a search in
 // them. Small segments (recent writes) keep walking: their lists are

@@ -13,7 +13,7 @@ import (
 // Snippets are cut from the item's text at answer time rather than
 // highlighted by Bleve: the index then stores no bodies and no term
 // vectors, which makes it smaller and indexing faster
-// (docs/PERFORMANCE.md, "Search (issue 4)"), and the text cut is the
+// (docs/PERFORMANCE.md, "Why the code is as it is"), and the text cut is the
 // item's current text.
 
 const (

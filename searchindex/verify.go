@@ -84,7 +84,7 @@ func fileCRC(path string) (uint32, error) {
 // verifySegments checks every segment of the index's current snapshot
 // against the CRC-32 (IEEE) its last four bytes carry: the checksum of
 // everything before them. It reads every segment file whole, so its
-// cost grows with the index (docs/PERFORMANCE.md, "Search (issue 4)").
+// cost grows with the index (docs/PERFORMANCE.md, "Why the code is as it is").
 func verifySegments(bi bleve.Index) error {
 	return eachSegment(bi, func(s segment.Segment) error {
 		seg, ok := s.(zapSegment)

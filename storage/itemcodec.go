@@ -14,7 +14,7 @@ import (
 
 // Item records are read on every path (get, lists, views, the indexer),
 // so they use a binary form: decoding the JSON form was most of a get by
-// ref (docs/PERFORMANCE.md, "Storage (issue 2)"). A record starts with
+// ref (docs/PERFORMANCE.md, "Why the code is as it is"). A record starts with
 // its format byte; records written by
 // an older padd start with '{' and are still read as JSON, and each is
 // rewritten in the binary form the next time its item changes.

@@ -750,7 +750,7 @@ func (w *wtx) setArchived(ref string, archive bool) (*ItemResult, error) {
 // BulkChunk is CreateItems' default chunk. Each commit rewrites every
 // page its chunk touched in the large index trees and syncs, so bigger
 // chunks load faster (chunk sizes compared in docs/PERFORMANCE.md,
-// "Storage (issue 2)").
+// "Why the code is as it is").
 const BulkChunk = 5000
 
 // CreateItems creates many items, chunk by chunk: each chunk is one

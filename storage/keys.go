@@ -219,7 +219,7 @@ func openWS(tx *txn, wsID string) *wsb {
 // of each of its streams (newest first) in id order within a second.
 // Their pages split full instead of half full, for up to half the file
 // and fewer pages (the list index's sizes are in docs/PERFORMANCE.md,
-// "Storage (issue 2)").
+// "Why the code is as it is").
 var appendOrdered = map[string]bool{string(bItems): true, string(bContent): true, string(bNums): true,
 	string(bChanges): true, string(bActivity): true, string(bActItem): true, string(bVersions): true,
 	string(bSums): true, string(bIndex): true}

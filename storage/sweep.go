@@ -50,7 +50,7 @@ func (s *Store) sweep(bucketOf func(*wsb) *bucket, stale func(k, v []byte, now t
 // suggestions of `next`, `ready` and the dashboard, and catch-up, walk
 // every stored lease to find the caller's, so the leases of agents that
 // never released made `next` many times slower (docs/PERFORMANCE.md,
-// "Costs that grew with one item's neighbours (run X)").
+// "Why the code is as it is").
 func (s *Store) SweepLeases() (int, error) {
 	return s.sweep((*wsb).leases, func(k, v []byte, now time.Time) bool {
 		l, err := decodeLease(k, v)

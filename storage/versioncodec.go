@@ -41,8 +41,7 @@ func encodeVersion(v model.Version) []byte {
 // first, so it is compared there and not searched for through the body
 // that follows; a JSON record is searched for the id's text. Searching
 // every record made a lookup by id in a long history of a large document
-// read every body (docs/PERFORMANCE.md, "Costs that grew with one item's
-// neighbours (run X)").
+// read every body (docs/PERFORMANCE.md, "Why the code is as it is").
 func versionRecordMayBe(raw, id []byte, want string) bool {
 	if len(raw) >= 2 && raw[0] == versionFormat1 {
 		r := reader{b: raw[1:]}

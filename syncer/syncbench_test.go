@@ -1,6 +1,6 @@
 package syncer_test
 
-// The sync benchmarks of docs/PERFORMANCE.md ("Sync"), run by
+// The sync benchmarks of docs/PERFORMANCE.md ("Sync (issue 23)"), run by
 // scripts/syncbench. Each runs its work once whatever b.N is (run them
 // with -benchtime=1x) and reports median and p90 where there are
 // samples. The remote is padd's test remote on loopback (a second padd

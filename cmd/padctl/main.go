@@ -18,7 +18,7 @@ func main() {
 	// A padctl run allocates most of its memory at once, much of it
 	// kong's command model, so at the default GOGC its first collection
 	// lands mid-run, a cost every command pays (docs/PERFORMANCE.md,
-	// "REST, padd and padctl (issue 3)"). At 400 a command finishes
+	// "Why the code is as it is"). At 400 a command finishes
 	// before any; a long-lived one (watch, mcp serve) still keeps its heap
 	// within five times what it holds.
 	if _, set := os.LookupEnv("GOGC"); !set {

@@ -138,8 +138,7 @@ func startCPUProfile(path string) (stop func()) {
 // live heap is small, so the default GOGC=100 collects very often under
 // load; the limit keeps a large job's heap (an index build) in bounds.
 // Past the limit Go collects more often, never fails. The evidence for
-// both numbers is in docs/PERFORMANCE.md, "Runs GC: padd's collector at
-// GOGC 200 under a soft limit".
+// both numbers is in docs/PERFORMANCE.md, "Why the code is as it is".
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		rdebug.SetGCPercent(200)

@@ -14,8 +14,8 @@ import (
 // mcpServe is `padd mcp-serve`: the stdio MCP server that `padctl mcp
 // serve` runs. It lives in padd's binary so that padctl does not link
 // mcp-go, whose JSON Schema dependency compiles its meta-schemas at init,
-// a cost every padctl command would pay (docs/PERFORMANCE.md, "REST,
-// padd and padctl (issue 3)"). It holds no data and no lock: it
+// a cost every padctl command would pay (docs/PERFORMANCE.md, "Why the
+// code is as it is"). It holds no data and no lock: it
 // relays the session to the padd daemon, which serves it (starting padd
 // when none answers), and serves it itself only when padd cannot.
 //
@@ -26,7 +26,7 @@ func mcpServe() int {
 	// waits on the agent's stdin; with two it polls every 20 µs for as
 	// long as the other P stays idle, which was most of the relay's CPU.
 	// One P cuts the relays' CPU per call under load (docs/PERFORMANCE.md,
-	// "Runs AL: the relay on one P"). GOMAXPROCS still overrides it.
+	// "Why the code is as it is"). GOMAXPROCS still overrides it.
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(1)
 	}

@@ -13,8 +13,8 @@ import (
 // pace times user-space work only, and on a VM that is not always where
 // its slow days are: the pace after a run can be as fast as on a quick
 // day while every process of the load, the relays above all, spends
-// several times the CPU per operation (docs/PERFORMANCE.md, "Runs AI:
-// the final code on a slow day, and where the slow days are"). The load
+// several times the CPU per operation (runs AI of
+// docs/PERFORMANCE.md's history: git show a6864cb:docs/PERFORMANCE.md). The load
 // is a chain of
 // processes handing small messages over pipes and sockets, so it pays for
 // kernel entries: system calls, wake-ups of a thread blocked in one, page

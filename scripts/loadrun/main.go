@@ -86,8 +86,7 @@ func main() {
 	// machine with padd. Its live heap is small and it allocates fast, so
 	// at the default GOGC it collected many times a second, a large part
 	// of its CPU, and at GOGC 800 still a fair share (docs/PERFORMANCE.md,
-	// "Runs AA–AC: padctl, the harness, search postings, request
-	// goroutines" and "Runs AL: the relay on one P"). Measuring padd, it
+	// "Why the code is as it is"). Measuring padd, it
 	// should spend less: it collects only
 	// when its heap reaches loadrunHeap, which this machine can spare.
 	if _, set := os.LookupEnv("GOGC"); !set {

@@ -7,8 +7,8 @@ import (
 )
 
 // The machine this runs on is shared: the same code runs markedly slower
-// in some hours than in others (docs/PERFORMANCE.md, "Runs AG: another
-// machine, its pace, next's blocked candidates, the relay's reading"),
+// in some hours than in others (runs AG of
+// docs/PERFORMANCE.md's history: git show a6864cb:docs/PERFORMANCE.md),
 // and nothing
 // in the load's own numbers tells a slow machine from slow code. pace
 // times a fixed piece of work like the load's (encoding and decoding an

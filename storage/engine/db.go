@@ -143,7 +143,7 @@ func Open(path string, opt Options) (*DB, error) {
 	// commit's pages sit close together and the fdatasync that commits
 	// them is a few sequential writes, not dozens of scattered ones (the
 	// map freelist picks free pages in map order; docs/PERFORMANCE.md,
-	// "Storage (issue 2)").
+	// "Why the code is as it is").
 	// Its linear scan is cheap at padd's few thousand free pages.
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:        opt.Timeout,
