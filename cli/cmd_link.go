@@ -14,12 +14,6 @@ import (
 // types canonically ("A blocked-by B" is kept as "B blocks A") and names
 // types with underscores on the wire (split_from).
 
-// linkType normalises a type as typed (split_from, Split-From) to the
-// model's spelling (split-from).
-func linkType(s string) string {
-	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-")
-}
-
 // ItemLinkCmd is `item link <ref> <type> <target>`.
 type ItemLinkCmd struct {
 	Ref    string `arg:"" help:"Source item (ref, slug or id)."`
@@ -33,7 +27,7 @@ func (c *ItemLinkCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	l, err := cl.AddLink(ctx, ws, c.Ref, api.ItemLinkCreate{TargetID: c.Target, LinkType: linkType(c.Type)})
+	l, err := cl.AddLink(ctx, ws, c.Ref, api.ItemLinkCreate{TargetID: c.Target, LinkType: model.NormalizeLinkType(c.Type)})
 	if err != nil {
 		return err
 	}
@@ -72,7 +66,7 @@ func (c *ItemUnlinkCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
-	typ := linkType(c.Type)
+	typ := model.NormalizeLinkType(c.Type)
 	from, to := src.ID, dst.ID
 	if typ == model.LinkBlockedBy {
 		typ, from, to = model.LinkBlocks, to, from
@@ -83,7 +77,7 @@ func (c *ItemUnlinkCmd) Run(ctx context.Context, a *App) error {
 	}
 	for i := range links {
 		l := &links[i]
-		if l.SourceID == from && l.TargetID == to && linkType(l.LinkType) == typ {
+		if l.SourceID == from && l.TargetID == to && model.NormalizeLinkType(l.LinkType) == typ {
 			if err := cl.DeleteLink(ctx, ws, l.ID); err != nil {
 				return err
 			}
@@ -94,7 +88,7 @@ func (c *ItemUnlinkCmd) Run(ctx context.Context, a *App) error {
 		}
 	}
 	return failf(api.CodeNotFound, fmt.Sprintf("`padctl item links %s` lists its links", c.Ref),
-		"%s has no %s link to %s", itemRef(src), linkType(c.Type), itemRef(dst))
+		"%s has no %s link to %s", itemRef(src), model.NormalizeLinkType(c.Type), itemRef(dst))
 }
 
 // ItemLinksCmd is `item links <ref>`.
@@ -134,30 +128,15 @@ func (v linksView) table() *table {
 	t := &table{cols: []column{{header: "LINK"}, {header: "REF"}, {header: "TITLE", flex: true, min: 12}, {header: "STATUS"}}}
 	for i := range v.list {
 		l := &v.list[i]
-		typ := strings.ReplaceAll(l.LinkType, "_", "-")
+		typ := model.NormalizeLinkType(l.LinkType)
 		ref, title, status := l.TargetRef, l.TargetTitle, l.TargetStatus
 		if l.TargetID == v.self { // an incoming link: say it from this side
-			typ = inverseLink(typ)
+			typ = model.InverseLinkType(typ)
 			ref, title, status = l.SourceRef, l.SourceTitle, l.SourceStatus
 		}
 		t.add(plain(typ), cell{text: clean(ref), color: ansiBold}, plain(title), cell{text: clean(status), color: statusColor(status)})
 	}
 	return t
-}
-
-// inverseLink names a link type from its target's side.
-func inverseLink(typ string) string {
-	switch typ {
-	case model.LinkBlocks:
-		return "blocked-by"
-	case model.LinkSupersedes:
-		return "superseded-by"
-	case model.LinkImplements:
-		return "implemented-by"
-	case model.LinkSplitFrom:
-		return "split-into"
-	}
-	return typ + " (incoming)"
 }
 
 func (v linksView) writeTable(w io.Writer, st Style) error {

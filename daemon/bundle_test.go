@@ -276,18 +276,22 @@ func FuzzReadBundle(f *testing.F) {
 }
 
 // A link padd refuses (here the second half of a blocking cycle, which
-// Pad may hold) is counted and left out; the rest imports.
+// Pad may hold) is counted and left out; the rest imports, in Pad's
+// spellings (split_from), and a type padd does not know is kept as it
+// came (model.ForeignLinkType). A type that is no name at all is counted.
 func TestImportCountsRefusedLinks(t *testing.T) {
 	h := newHarness(t)
 	two := strings.Replace(smallExport, `"items":[`, `"items":[{"id":"i0","collection_id":"c1","title":"Zero","slug":"zero","content":"","fields":"{}","tags":"[]","pinned":false,"sort_order":0,"created_by":"user","last_modified_by":"user","source":"web","item_number":6,"created_at":"2026-11-02T10:00:00Z","updated_at":"2026-11-02T10:00:00Z"},`, 1)
 	body := strings.TrimSuffix(two, "}") + `,"item_links":[
 {"id":"l1","source_id":"i0","target_id":"i1","link_type":"blocks","created_by":"user","created_at":"2026-11-04T10:00:00Z"},
 {"id":"l2","source_id":"i1","target_id":"i0","link_type":"blocks","created_by":"user","created_at":"2026-11-04T10:00:00Z"},
-{"id":"l3","source_id":"i1","target_id":"i0","link_type":"relates-to","created_by":"user","created_at":"2026-11-04T10:00:00Z"}]}`
+{"id":"l3","source_id":"i1","target_id":"i0","link_type":"relates-to","created_by":"user","created_at":"2026-11-04T10:00:00Z"},
+{"id":"l4","source_id":"i1","target_id":"i0","link_type":"split_from","created_by":"user","created_at":"2026-11-04T10:00:00Z"},
+{"id":"l5","source_id":"i1","target_id":"i0","link_type":"not a type!","created_by":"user","created_at":"2026-11-04T10:00:00Z"}]}`
 	var res api.ImportResult
 	h.mustJSON("POST", "/api/v1/workspaces/import", body, 201, &res)
 	s := res.ImportSummary
-	if s.Imported.Links != 1 || s.InBundle.Links != 3 || s.NotModelled["link_refused"] != 1 || s.NotModelled["link_type_relates-to"] != 1 {
+	if s.Imported.Links != 3 || s.InBundle.Links != 5 || s.NotModelled["link_refused"] != 1 || s.NotModelled["link_type_not a type!"] != 1 {
 		t.Errorf("summary %+v", s)
 	}
 }

@@ -697,7 +697,8 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 		in.Comments = append(in.Comments, ic)
 	}
 	for i, l := range exp.ItemLinks {
-		if _, _, _, ok := model.CanonicalLink(l.SourceID, l.TargetID, l.LinkType); !ok || l.SourceID == l.TargetID {
+		typ := model.NormalizeLinkType(l.LinkType)
+		if _, _, _, known := model.CanonicalLink("", "", typ); !known && !model.ForeignLinkType(typ) || l.SourceID == l.TargetID {
 			nm["link_type_"+model.Excerpt(l.LinkType)]++
 			continue
 		}
@@ -705,7 +706,7 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 		if err != nil {
 			return in, nil, err
 		}
-		in.Links = append(in.Links, storage.ImportLink{SourceKey: l.SourceID, TargetKey: l.TargetID, Type: l.LinkType,
+		in.Links = append(in.Links, storage.ImportLink{SourceKey: l.SourceID, TargetKey: l.TargetID, Type: typ,
 			CreatedBy: exportActor(l.CreatedBy, "", ""), CreatedAt: at})
 	}
 	in.Versions = map[string][]storage.ImportVersion{}

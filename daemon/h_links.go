@@ -19,15 +19,12 @@ func (s *Server) linkRoutes() {
 }
 
 // linkTypeParam reads a link type in Pad's spellings (split_from,
-// split-from, BLOCKED_BY) into the model's name. Pad refuses an unknown
-// one as bad_request; "related", "wiki_link" and "parent" are Pad types
-// padd does not keep as links.
+// split-from, BLOCKED_BY) into the model's name; no type is Pad's
+// default, related. Pad refuses an unknown one as bad_request.
 func linkTypeParam(raw string) (string, error) {
-	t := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(raw)), "_", "-")
+	t := model.NormalizeLinkType(raw)
 	switch {
-	case t == "":
-		return "", model.BadRequest("link_type is required (one of %s)", strings.Join(model.LinkTypes, ", ")).With("field", "link_type")
-	case t == "parent":
+	case t == model.LinkParent:
 		return "", model.BadRequest("parent is not a link in padd: set the child's parent with an item update (parent)").
 			With("field", "link_type")
 	case !slices.Contains(model.LinkTypes, t):

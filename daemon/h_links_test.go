@@ -110,7 +110,6 @@ func TestLinkRefusals(t *testing.T) {
 	h.wantError("POST", wsPath("/items/TASK-1/links"), map[string]any{"target_id": a.ID, "link_type": "blocks"}, 400, "bad_request")
 	h.wantError("POST", wsPath("/items/TASK-1/links"), map[string]any{"link_type": "blocks"}, 400, "bad_request")
 	h.wantError("POST", wsPath("/items/TASK-1/links"), map[string]any{"target_id": b.ID, "link_type": "friends"}, 400, "bad_request")
-	h.wantError("POST", wsPath("/items/TASK-1/links"), map[string]any{"target_id": b.ID}, 400, "bad_request")
 	h.wantError("POST", wsPath("/items/TASK-1/links"), map[string]any{"target_id": b.ID, "link_type": "parent"}, 400, "bad_request")
 	h.wantError("POST", wsPath("/items/TASK-1/links"), map[string]any{"target_id": "TASK-99", "link_type": "blocks"}, 400, "bad_request")
 	h.wantError("POST", wsPath("/items/TASK-99/links"), map[string]any{"target_id": b.ID, "link_type": "blocks"}, 404, "not_found")
@@ -121,6 +120,11 @@ func TestLinkRefusals(t *testing.T) {
 	h.mustJSON("GET", wsPath("/items/TASK-1/links"), nil, 200, &list)
 	if len(list) != 0 {
 		t.Errorf("links after delete: %+v", list)
+	}
+	// No type is Pad's default, related.
+	h.mustJSON("POST", wsPath("/items/TASK-1/links"), map[string]any{"target_id": b.ID}, 201, &l)
+	if l.LinkType != "related" {
+		t.Errorf("a link with no type is %q, want related", l.LinkType)
 	}
 }
 

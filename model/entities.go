@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -111,17 +112,80 @@ type Comment struct {
 	Seq         int64      `json:"seq"`
 }
 
-// Link types between items.
+// Link types between items. Related is Pad's default (a link made with no
+// type); wiki-link is what Pad calls a [[reference]] kept as a link.
 const (
 	LinkBlocks     = "blocks"
 	LinkBlockedBy  = "blocked-by"
 	LinkSupersedes = "supersedes"
 	LinkImplements = "implements"
 	LinkSplitFrom  = "split-from"
+	LinkRelated    = "related"
+	LinkWikiLink   = "wiki-link"
 )
 
 // LinkTypes lists the link types a caller may name.
-var LinkTypes = []string{LinkBlocks, LinkBlockedBy, LinkSupersedes, LinkImplements, LinkSplitFrom}
+var LinkTypes = []string{LinkBlocks, LinkBlockedBy, LinkSupersedes, LinkImplements, LinkSplitFrom, LinkRelated, LinkWikiLink}
+
+// LinkParent is Pad's hierarchy link: padd holds it as the child's
+// parent, never as a link.
+const LinkParent = "parent"
+
+// NormalizeLinkType reads a link type in any of Pad's spellings
+// (split_from, SPLIT-FROM, wiki_link) as the model's hyphenated name;
+// an empty type is Pad's default, related.
+func NormalizeLinkType(raw string) string {
+	t := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(raw)), "_", "-")
+	if t == "" {
+		return LinkRelated
+	}
+	return t
+}
+
+// MaxLinkTypeLen bounds the name of a link type padd keeps without
+// knowing it (ForeignLinkType).
+const MaxLinkTypeLen = 40
+
+// ForeignLinkType says whether t (normalized) is a link type a newer Pad
+// may hold and padd does not know: a short lower-case name. Such a link
+// is kept as it came, from a remote or a bundle, and travels back; a
+// caller of padd's own API still names a type of LinkTypes.
+func ForeignLinkType(t string) bool {
+	if t == "" || len(t) > MaxLinkTypeLen || t == LinkParent || t == "plan" {
+		return false
+	}
+	for i, r := range t {
+		switch {
+		case r >= 'a' && r <= 'z':
+		case i > 0 && (r >= '0' && r <= '9' || r == '-'):
+		default:
+			return false
+		}
+	}
+	_, _, _, known := CanonicalLink("", "", t)
+	return !known
+}
+
+// The names of a stored link type as its target sees it.
+var inverseLinkTypes = map[string]string{
+	LinkBlocks:     LinkBlockedBy,
+	LinkSupersedes: "superseded-by",
+	LinkImplements: "implemented-by",
+	LinkSplitFrom:  "split-into",
+	LinkRelated:    LinkRelated,
+	LinkWikiLink:   "referenced-by",
+}
+
+// InverseLinkType names stored type t as the link's target sees it
+// ("B blocks A" reads "blocked-by" from A). A type padd keeps without
+// knowing it (ForeignLinkType) reads the same from both ends, as related
+// does and as Pad's CLI shows it.
+func InverseLinkType(t string) string {
+	if inv, ok := inverseLinkTypes[t]; ok {
+		return inv
+	}
+	return t
+}
 
 // CanonicalLink stores "A blocked-by B" as "B blocks A", so each
 // relationship has one stored form.
@@ -129,7 +193,7 @@ func CanonicalLink(source, target, typ string) (string, string, string, bool) {
 	switch typ {
 	case LinkBlockedBy:
 		return target, source, LinkBlocks, true
-	case LinkBlocks, LinkSupersedes, LinkImplements, LinkSplitFrom:
+	case LinkBlocks, LinkSupersedes, LinkImplements, LinkSplitFrom, LinkRelated, LinkWikiLink:
 		return source, target, typ, true
 	}
 	return "", "", "", false

@@ -374,7 +374,7 @@ func (cx *contextReader) links() ([]model.ContextLink, error) {
 			}
 			typ := e.typ
 			if side.inverse {
-				typ = inverseLinkType[e.typ]
+				typ = model.InverseLinkType(e.typ)
 			}
 			all = append(all, found{idString(e.linkID), model.ContextLink{Ref: refOf(c, o.Number), Seq: o.Seq, Title: o.Title,
 				Status: strField(o.Fields, model.DoneField(c.Schema, c.Settings)), Type: typ}})

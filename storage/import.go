@@ -403,7 +403,7 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 			continue
 		}
 		as(il.CreatedBy)
-		r, err := w.addLink(src, dst, il.Type)
+		r, err := w.addLink(src, dst, il.Type, true)
 		if c := model.ErrorCodeOf(err); c == model.CodeValidation || c == model.CodeBadRequest {
 			// Refused before it wrote anything (a blocking cycle, say):
 			// the import goes on without it.

@@ -20,25 +20,11 @@ import (
 // walks (cycle refusal, deps) never decode a link record. isUnparented
 // probes link_src for source|lstr("implements"), so that layout is fixed.
 
-// The names of a stored link type as its target sees it.
-const (
-	LinkSupersededBy  = "superseded-by"
-	LinkImplementedBy = "implemented-by"
-	LinkSplitInto     = "split-into"
-)
-
 // Link directions from one item's point of view.
 const (
 	DirOut = "out"
 	DirIn  = "in"
 )
-
-var inverseLinkType = map[string]string{
-	model.LinkBlocks:     model.LinkBlockedBy,
-	model.LinkSupersedes: LinkSupersededBy,
-	model.LinkImplements: LinkImplementedBy,
-	model.LinkSplitFrom:  LinkSplitInto,
-}
 
 // Bounds on the deps walk: the graph is acyclic, but one hub item can
 // still fan out to most of a workspace.
@@ -139,13 +125,23 @@ func briefByID(b *wsb, id []byte, colls map[string]*model.Collection) (ItemBrief
 
 // linkTypeOf validates a caller's link type, accepting Pad's wire
 // spellings (split_from, BLOCKED_BY) for the model's hyphenated names.
-func linkTypeOf(raw string) (string, error) {
-	t := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(raw)), "_", "-")
-	if _, _, _, ok := model.CanonicalLink("", "", t); !ok {
-		return "", model.Invalid("invalid link type %q: use one of %s", raw, strings.Join(model.LinkTypes, ", ")).
-			With("field", "link_type").With("valid", model.LinkTypes)
+// foreign also accepts a type padd does not know (model.ForeignLinkType):
+// the sync and bundle doors keep what a newer Pad holds.
+func linkTypeOf(raw string, foreign bool) (string, error) {
+	t := model.NormalizeLinkType(raw)
+	if _, _, _, ok := model.CanonicalLink("", "", t); ok || foreign && model.ForeignLinkType(t) {
+		return t, nil
 	}
-	return t, nil
+	return "", model.Invalid("invalid link type %q: use one of %s", raw, strings.Join(model.LinkTypes, ", ")).
+		With("field", "link_type").With("valid", model.LinkTypes)
+}
+
+// canonicalLink is model.CanonicalLink, keeping a foreign type as it came.
+func canonicalLink(source, target, typ string) (string, string, string) {
+	if cs, ct, ctyp, ok := model.CanonicalLink(source, target, typ); ok {
+		return cs, ct, ctyp
+	}
+	return source, target, typ
 }
 
 // edge is one entry of link_src or link_dst.
@@ -307,15 +303,15 @@ func blockingCycle(b *wsb, src, dst []byte) [][]byte {
 func (s *Store) AddLink(ws, sourceRef, targetRef, linkType string, actor model.Actor) (*LinkResult, error) {
 	var res *LinkResult
 	err := s.write(ws, actor, func(w *wtx) (err error) {
-		res, err = w.addLink(sourceRef, targetRef, linkType)
+		res, err = w.addLink(sourceRef, targetRef, linkType, false)
 		return err
 	})
 	return res, err
 }
 
-func (w *wtx) addLink(sourceRef, targetRef, linkType string) (*LinkResult, error) {
+func (w *wtx) addLink(sourceRef, targetRef, linkType string, foreign bool) (*LinkResult, error) {
 	b := w.ws
-	typ, err := linkTypeOf(linkType)
+	typ, err := linkTypeOf(linkType, foreign)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +335,7 @@ func (w *wtx) addLink(sourceRef, targetRef, linkType string) (*LinkResult, error
 	if src.ID == dst.ID {
 		return nil, model.BadRequest("cannot link an item to itself").With("ref", sourceRef)
 	}
-	cs, ct, ctyp, _ := model.CanonicalLink(src.ID, dst.ID, typ)
+	cs, ct, ctyp := canonicalLink(src.ID, dst.ID, typ)
 	csKey, ctKey := mustID(cs), mustID(ct)
 	if id := linkBetween(b, csKey, ctKey, ctyp); id != nil {
 		l, err := getLink(b, id)
@@ -468,7 +464,7 @@ func (s *Store) RemoveLinkBetween(ws, sourceRef, targetRef, linkType string, act
 	var out *model.Link
 	err := s.write(ws, actor, func(w *wtx) error {
 		b := w.ws
-		typ, err := linkTypeOf(linkType)
+		typ, err := linkTypeOf(linkType, true)
 		if err != nil {
 			return err
 		}
@@ -480,7 +476,7 @@ func (s *Store) RemoveLinkBetween(ws, sourceRef, targetRef, linkType string, act
 		if err != nil {
 			return err
 		}
-		cs, ct, ctyp, _ := model.CanonicalLink(src.ID, dst.ID, typ)
+		cs, ct, ctyp := canonicalLink(src.ID, dst.ID, typ)
 		if id := linkBetween(b, mustID(cs), mustID(ct), ctyp); id != nil {
 			l, err := getLink(b, id)
 			if err != nil {
@@ -534,7 +530,7 @@ func linksOfItem(b *wsb, it *model.Item) ([]LinkView, error) {
 			}
 			typ := l.Type
 			if side.dir == DirIn {
-				typ = inverseLinkType[l.Type]
+				typ = model.InverseLinkType(l.Type)
 			}
 			out = append(out, LinkView{Link: *l, Direction: side.dir, Type: typ, Other: other})
 		}

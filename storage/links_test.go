@@ -125,7 +125,8 @@ func TestLinkRefusals(t *testing.T) {
 		want   any
 		write  func() error
 	}{
-		{"unknown type", model.CodeValidation, "field", "link_type", link("TASK-1", "TASK-2", "related")},
+		{"unknown type", model.CodeValidation, "field", "link_type", link("TASK-1", "TASK-2", "depends_on")},
+		{"parent", model.CodeValidation, "field", "link_type", link("TASK-1", "TASK-2", "parent")},
 		{"self", model.CodeBadRequest, "ref", "TASK-1", link("TASK-1", "task-1", "blocks")},
 		{"unknown source", model.CodeNotFound, "ref", "TASK-9", link("TASK-9", "TASK-2", "blocks")},
 		{"unknown target", model.CodeBadRequest, "field", "target", link("TASK-1", "TASK-9", "blocks")},
@@ -140,7 +141,7 @@ func TestLinkRefusals(t *testing.T) {
 			return err
 		}},
 		{"remove with bad type", model.CodeValidation, "field", "link_type", func() error {
-			_, err := s.RemoveLinkBetween(ws, "TASK-1", "TASK-2", "nope", user)
+			_, err := s.RemoveLinkBetween(ws, "TASK-1", "TASK-2", "no such type!", user)
 			return err
 		}},
 	} {
@@ -154,6 +155,49 @@ func TestLinkRefusals(t *testing.T) {
 	e := wantCode(t, link("TASK-1", "TASK-2", "wiki")(), model.CodeValidation)
 	if !reflect.DeepEqual(e.Details["valid"], model.LinkTypes) {
 		t.Fatalf("valid types %v", e.Details["valid"])
+	}
+}
+
+// Pad's related (its default: no type) reads the same from both ends;
+// wiki-link reads referenced-by from its target. A type a newer Pad may
+// hold and padd does not know is kept as it came when it comes through
+// sync, and reads the same from both ends, as Pad's own CLI shows it.
+func TestPadLinkTypesAndForeignOnes(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Pad links").Slug
+	for _, title := range []string{"A", "B", "C"} {
+		mustCreate(t, s, ws, "tasks", title, nil)
+	}
+	mustLink(t, s, ws, "TASK-1", "TASK-2", "")
+	mustLink(t, s, ws, "TASK-1", "TASK-3", "wiki_link")
+	mustSyncLink(t, s, ws)
+	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error {
+		if _, err := tx.AddLink("TASK-2", "TASK-3", "Depends_On"); err != nil {
+			return err
+		}
+		_, err := tx.AddLink("TASK-2", "TASK-3", "parent")
+		return err
+	}); model.ErrorCodeOf(err) != model.CodeValidation {
+		t.Fatalf("a parent link through sync: %v, want a validation refusal", err)
+	}
+	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error {
+		_, err := tx.AddLink("TASK-2", "TASK-3", "Depends_On")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"TASK-1": {"out related TASK-2", "out wiki-link TASK-3"},
+		"TASK-2": {"in related TASK-1", "out depends-on TASK-3"},
+		"TASK-3": {"in referenced-by TASK-1", "in depends-on TASK-2"},
+	}
+	for ref, rows := range want {
+		if got := linkRows(t, s, ws, ref); !reflect.DeepEqual(got, rows) {
+			t.Errorf("%s: %q, want %q", ref, got, rows)
+		}
+	}
+	if _, err := s.RemoveLinkBetween(ws, "TASK-2", "TASK-3", "depends_on", user); err != nil {
+		t.Fatalf("removing the foreign link: %v", err)
 	}
 }
 

@@ -165,9 +165,10 @@ func (t *SyncTx) Link(id string) (*model.Link, error) {
 	return getLink(t.w.ws, k)
 }
 
-// AddLink links two items.
+// AddLink links two items as the remote has them: a link type padd
+// does not know is kept as it came (model.ForeignLinkType).
 func (t *SyncTx) AddLink(sourceRef, targetRef, linkType string) (*LinkResult, error) {
-	return t.w.addLink(sourceRef, targetRef, linkType)
+	return t.w.addLink(sourceRef, targetRef, linkType, true)
 }
 
 // SetStar stars or unstars an item for the user, as the remote has it.

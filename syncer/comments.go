@@ -269,7 +269,7 @@ func findRemoteLink(ctx context.Context, c *remote.Client, rws, src, dst, typ st
 		return nil, err
 	}
 	for i := range ls {
-		if ls[i].SourceID == src && ls[i].TargetID == dst && (ls[i].LinkType == typ || typ == "") {
+		if ls[i].SourceID == src && ls[i].TargetID == dst && (model.NormalizeLinkType(ls[i].LinkType) == model.NormalizeLinkType(typ) || typ == "") {
 			return &ls[i], nil
 		}
 	}
@@ -558,6 +558,9 @@ var errEndNotHere = errors.New("an end of the link is not here yet")
 func addLink(t *storage.SyncTx, rl *api.ItemLink) (string, error) {
 	if _, mapped := t.LocalID(storage.SyncLink, rl.ID); mapped {
 		return "", nil
+	}
+	if model.NormalizeLinkType(rl.LinkType) == model.LinkParent {
+		return "", nil // the child's parent: padd holds it on the item, not as a link
 	}
 	src, ok := t.LocalID(storage.SyncItem, rl.SourceID)
 	if !ok {

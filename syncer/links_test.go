@@ -204,3 +204,83 @@ func TestSameLinkOnBothSides(t *testing.T) {
 		})
 	}
 }
+
+// Every link type Pad keeps arrives, both ways: related (Pad's default,
+// a link made with no type) and wiki_link, as Pad spells them. A parent
+// link in Pad's export is the child's parent, which padd holds on the
+// item: it is neither a link here nor a link set aside.
+func TestEveryPadLinkTypeTravels(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	rapi := r.API()
+	if _, err := rapi.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	var made []*api.Item
+	for _, title := range []string{"One", "Two", "Three"} {
+		it, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: title})
+		if err != nil {
+			t.Fatal(err)
+		}
+		made = append(made, it)
+	}
+	parent := made[0].ID
+	if _, err := rapi.UpdateItem(ctx, "team", made[2].Ref, api.ItemUpdate{ParentID: &parent}); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{"", "wiki_link"} {
+		if _, err := rapi.AddLink(ctx, "team", made[0].Ref, api.ItemLinkCreate{TargetID: made[1].ID, LinkType: typ}); err != nil {
+			t.Fatalf("link %q on the remote: %v", typ, err)
+		}
+	}
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	types := func(ref string) string {
+		views, err := l.Store.ListLinks("team", ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, v := range views {
+			out = append(out, v.Type+" "+v.Other.Ref)
+		}
+		return strings.Join(out, ", ")
+	}
+	if got, want := types(made[0].Ref), "related "+made[1].Ref+", wiki-link "+made[1].Ref; got != want {
+		t.Errorf("%s's links here: %q, want %q", made[0].Ref, got, want)
+	}
+	if got, want := types(made[1].Ref), "related "+made[0].Ref+", referenced-by "+made[0].Ref; got != want {
+		t.Errorf("%s's links here: %q, want %q", made[1].Ref, got, want)
+	}
+	if cs, err := l.M.Conflicts("team", true); err != nil || len(cs) != 0 {
+		t.Fatalf("set aside: %+v %v", cs, err)
+	}
+	child, err := l.Store.GetItem("team", made[2].Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child.Item.ParentID == "" {
+		t.Errorf("%s lost its parent", made[2].Ref)
+	}
+
+	// A related link made here reaches the remote as related.
+	if _, err := l.Store.AddLink("team", made[1].Ref, made[2].Ref, model.LinkRelated, model.Actor{Kind: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	testwait.UntilOK(t, func() error {
+		ls, err := rapi.ListLinks(ctx, "team", made[2].Ref)
+		if err != nil {
+			return err
+		}
+		for _, rl := range ls {
+			if rl.SourceID == made[1].ID && rl.LinkType == "related" {
+				return nil
+			}
+		}
+		return fmt.Errorf("the remote's links of %s: %+v", made[2].Ref, ls)
+	})
+}

@@ -285,6 +285,19 @@ func padExport(v any) {
 		return
 	}
 	delete(m, "roles")
+	// Pad keeps a child's parent as an item link of type parent, and its
+	// export lists those rows among the links.
+	its, _ := m["items"].([]any)
+	for _, it := range its {
+		if it, ok := it.(map[string]any); ok {
+			if parent, _ := it["parent_id"].(string); parent != "" {
+				id, _ := it["id"].(string)
+				links, _ := m["item_links"].([]any)
+				m["item_links"] = append(links, map[string]any{"id": "parent-" + id, "source_id": id, "target_id": parent,
+					"link_type": "parent", "created_by": "user", "created_at": it["created_at"]})
+			}
+		}
+	}
 	cs, _ := m["comments"].([]any)
 	for _, c := range cs {
 		if c, ok := c.(map[string]any); ok {
