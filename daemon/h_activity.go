@@ -24,12 +24,12 @@ func (s *Server) activityRoutes() {
 func (s *Server) activity(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	ws := r.PathValue("ws")
-	limit, err := limitParam(r, storage.DefaultActivityLimit, storage.MaxActivityLimit)
+	limit, offset, err := pageParams(r, storage.DefaultActivityLimit, storage.MaxActivityLimit)
 	if err != nil {
 		return err
 	}
 	query := storage.ActivityQuery{Action: q.Get("action"), Actor: q.Get("actor"), Source: q.Get("source"),
-		Since: q.Get("since"), Collection: q.Get("collection"), ItemRef: r.PathValue("ref"), Limit: limit}
+		Since: q.Get("since"), Collection: q.Get("collection"), ItemRef: r.PathValue("ref"), Limit: limit, Offset: offset}
 	before, err := s.activityBefore(r.Context(), ws, query.ItemRef, q.Get("before"), q.Get("before_id"))
 	if err != nil {
 		return err

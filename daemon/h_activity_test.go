@@ -2,9 +2,12 @@ package daemon
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/padd/padd/storage"
 )
 
 // padActivity is Pad's activity row as its clients decode it: metadata
@@ -104,4 +107,22 @@ func TestActivityKeyset(t *testing.T) {
 	}
 	h.wantError("GET", wsPath("/activity?before=soon"), nil, 400, "bad_request")
 	h.wantError("GET", wsPath("/activity?before_id=0190a0a0-0000-7000-8000-000000000000"), nil, 400, "bad_request")
+}
+
+// Pad pages its activity with offset (newest first); padd does too, up
+// to storage.MaxActivityOffset, and a reader past it is told to page by
+// before_id.
+func TestActivityOffset(t *testing.T) {
+	h := newHarness(t)
+	for _, title := range []string{"A", "B", "C", "D", "E"} {
+		h.task(title)
+	}
+	var all, page []padActivity
+	h.mustJSON("GET", wsPath("/activity?action=created"), nil, 200, &all)
+	h.mustJSON("GET", wsPath("/activity?action=created&limit=2&offset=2"), nil, 200, &page)
+	if len(all) != 5 || len(page) != 2 || page[0].ID != all[2].ID || page[1].ID != all[3].ID {
+		t.Fatalf("offset 2 of %d rows: %+v", len(all), page)
+	}
+	h.wantError("GET", wsPath("/activity?offset=-1"), nil, 400, "bad_request")
+	h.wantError("GET", wsPath(fmt.Sprintf("/activity?offset=%d", storage.MaxActivityOffset+1)), nil, 400, "validation_error")
 }

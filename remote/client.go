@@ -84,6 +84,7 @@ type Client struct {
 	userAgent string
 	pace      *pacer
 	caps      atomic.Pointer[Capabilities]
+	clock     serverClock
 }
 
 // secret holds the token; every way of printing it prints a placeholder.
@@ -310,6 +311,7 @@ func (c *Client) openOnce(ctx context.Context, r *request) (*http.Response, erro
 	if err != nil {
 		return nil, c.transportError(r, written.Load(), err)
 	}
+	c.clock.observe(resp.Header)
 	if resp.StatusCode != http.StatusTooManyRequests {
 		c.pace.observe(resp.StatusCode, resp.Header, search)
 	}

@@ -129,9 +129,12 @@ func (c *Client) Changes(ctx context.Context, ws string, in ChangesQuery) (*api.
 // last row held (its created_at and id); Pad servers before that keyset
 // ignore them and answer the newest rows again.
 type ActivityQuery struct {
-	Limit    int
+	Limit int
+	// Before and BeforeID are the keyset of the last row read (padd pages
+	// so); Offset is how many rows were read (Pad pages so).
 	Before   time.Time
 	BeforeID string
+	Offset   int
 }
 
 // Activity reads a page of the workspace's activity. After time offline,
@@ -144,6 +147,9 @@ func (c *Client) Activity(ctx context.Context, ws string, in ActivityQuery) ([]a
 	if !in.Before.IsZero() && in.BeforeID != "" {
 		q.Set("before", in.Before.UTC().Format(time.RFC3339Nano))
 		q.Set("before_id", in.BeforeID)
+	}
+	if in.Offset > 0 {
+		q.Set("offset", strconv.Itoa(in.Offset))
 	}
 	var out []api.Activity
 	if _, err := c.do(ctx, "GET", wsPath(ws)+"/activity", q, nil, &out); err != nil {

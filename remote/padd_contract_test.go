@@ -70,8 +70,9 @@ func startPadd(t *testing.T) *paddRemote {
 	ctx, stop := context.WithCancel(context.Background())
 	ready := make(chan *launch.Info, 1)
 	ran := make(chan error, 1)
+	dir := t.TempDir() // before the cleanup that stops padd, so removed after it
 	go func() {
-		ran <- daemon.Run(ctx, daemon.Config{DataDir: t.TempDir(), Port: port, Log: log,
+		ran <- daemon.Run(ctx, daemon.Config{DataDir: dir, Port: port, Log: log,
 			Ready: func(i *launch.Info) { ready <- i }})
 	}()
 	t.Cleanup(func() {

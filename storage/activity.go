@@ -11,6 +11,9 @@ import (
 const (
 	DefaultActivityLimit = 50
 	MaxActivityLimit     = 1000
+	// MaxActivityOffset bounds Pad's offset paging (each page walks the
+	// rows it skips); a reader past it pages by before_id.
+	MaxActivityOffset = 100_000
 )
 
 // ActivityQuery filters the activity feed (Pad's ACT-01). Every filter
@@ -30,6 +33,9 @@ type ActivityQuery struct {
 	Limit   int
 	// Before is a keyset cursor: entries with seq below it.
 	Before int64
+	// Offset skips that many matching entries first (Pad's paging), up to
+	// MaxActivityOffset.
+	Offset int
 }
 
 // ActivityView is a feed entry with its item's ref, title and slug and
@@ -79,6 +85,10 @@ func (s *Store) ListActivity(ctx context.Context, ws string, q ActivityQuery) (*
 	default:
 		return nil, model.Invalid("actor must be %q or %q", model.ActorUser, model.ActorAgent).With("actor", q.Actor)
 	}
+	if q.Offset < 0 || q.Offset > MaxActivityOffset {
+		return nil, model.Invalid("offset must be from 0 to %d; page further with before_id", MaxActivityOffset).With("offset", q.Offset)
+	}
+	skip := q.Offset
 	var since time.Time
 	if q.Since != "" {
 		var err error
@@ -116,6 +126,10 @@ func (s *Store) ListActivity(ctx context.Context, ws string, q ActivityQuery) (*
 				return false, err
 			}
 			if collID != "" && en.collID(a.ItemID) != collID {
+				return true, nil
+			}
+			if skip > 0 {
+				skip--
 				return true, nil
 			}
 			if len(out.Entries) == limit {

@@ -40,12 +40,19 @@ type SyncInFlight struct {
 	LocalID    string `json:"local_id,omitempty"`
 	RemoteItem string `json:"remote_item,omitempty"`
 	// SentAt is padd's own clock (time.Now, UTC) just before the request
-	// went out: the settle delay counts from it, and a remote item made
-	// more than a few seconds earlier (by the server's clock, so with
-	// slack) is not the create. CursorBefore is the items-changes cursor
-	// before it.
+	// went out: the settle delay counts from it. CursorBefore is the
+	// items-changes cursor before it.
 	SentAt       time.Time `json:"sent_at"`
 	CursorBefore int64     `json:"cursor_before"`
+	// ServerSentAt is the server's clock at the send, as padd estimates
+	// it from the server's own Date headers (remote.Client.ServerNow; up
+	// to a second behind): what the server made for this request has a
+	// created_at no earlier than it, whatever the laptop's clock says.
+	// Zero when no answer has told it (and in records from before).
+	ServerSentAt time.Time `json:"server_sent_at,omitzero"`
+	// RemoteUser is the user padd writes as on the remote (its token's):
+	// a comment another user wrote there is never taken for this one.
+	RemoteUser string `json:"remote_user,omitempty"`
 	// Title and Fingerprint are what an item create sent (its title, and
 	// a hash of its content and tags): the created item is recognised by
 	// either, since someone may edit the other before padd looks.

@@ -23,7 +23,7 @@ import (
 // are; one uploaded from here gets an id from the remote, and the id map
 // translates references to it in item content, fields and comment bodies
 // on the way out and back. Pad gives no signal for an upload, so the
-// remote's attachments are read when its links are (reconcileLinks: sync
+// remote's attachments are read when its links are (reconcileExport: sync
 // now, resume, a resync, a stream that connects) and, for one item, when
 // a pulled item names an attachment padd does not have.
 
@@ -184,7 +184,8 @@ func (w *worker) uploadAttachment(ctx context.Context, c *remote.Client, link *s
 	defer f.Close()
 	send := func() (*api.AttachmentUpload, error) {
 		if err := w.m.store.SetSyncInFlight(w.wsID, storage.SyncInFlight{OutboxSeq: seq, OpKey: opKey(a.ID),
-			Entity: model.EntityAttachment, LocalID: a.ID, RemoteItem: ritem, SentAt: time.Now().UTC()}); err != nil {
+			Entity: model.EntityAttachment, LocalID: a.ID, RemoteItem: ritem, SentAt: time.Now().UTC(),
+			ServerSentAt: c.ServerNow()}); err != nil {
 			return nil, err
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -245,6 +246,9 @@ func (w *worker) settleAttachment(ctx context.Context, c *remote.Client, link *s
 	err = w.eachRemoteAttachment(ctx, c, link, f.RemoteItem, func(ra *api.Attachment) error {
 		if found != "" || !strings.EqualFold(ra.ContentHash, a.Hash) || ra.SizeBytes != a.Size {
 			return nil
+		}
+		if at, err := time.Parse(time.RFC3339Nano, ra.CreatedAt); err == nil && !madeSince(f, at) {
+			return nil // the same bytes, uploaded before this upload was sent
 		}
 		if (ra.ItemID == nil) != (f.RemoteItem == "") {
 			return nil

@@ -108,7 +108,7 @@ func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *stora
 	}
 	if th != nil { // every link is read here: the stream's connect need not again
 		w.mu.Lock()
-		w.wantLinks, w.linksRead = false, time.Now()
+		w.wantExport, w.exportRead = false, time.Now()
 		w.mu.Unlock()
 	}
 	var listed, exported []string

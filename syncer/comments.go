@@ -78,7 +78,8 @@ func (w *worker) createComment(ctx context.Context, c *remote.Client, link *stor
 		return err
 	}
 	if err := w.inFlight(storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityComment,
-		LocalID: lc.ID, RemoteItem: ritem, SentAt: time.Now().UTC(), Request: req}); err != nil {
+		LocalID: lc.ID, RemoteItem: ritem, SentAt: time.Now().UTC(), ServerSentAt: c.ServerNow(),
+		RemoteUser: w.remoteUser(ctx, c), Request: req}); err != nil {
 		return err
 	}
 	var rc *api.Comment

@@ -81,9 +81,9 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	w.mu.Lock()
 	streaming := w.streaming // a pull from here on covers what the stream may have missed
 	items, colls, catchUp, resync, stars, comments := w.wantItems, w.wantColls, w.catchUp, w.resync, w.wantStars, w.commentItems
-	links := w.wantLinks
+	links := w.wantExport
 	w.wantItems, w.wantColls, w.catchUp, w.resync, w.wantStars, w.commentItems = false, false, false, false, false, map[string]bool{}
-	w.wantLinks = false
+	w.wantExport = false
 	w.mu.Unlock()
 	err = w.pull(ctx, c, link, items, colls, catchUp, comments)
 	if err == nil && resync {
@@ -93,13 +93,13 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 		err = w.pullStars(ctx, c, link)
 	}
 	if err == nil && links {
-		err = w.reconcileLinks(ctx, c, link)
+		err = w.reconcileExport(ctx, c, link)
 		switch {
 		case err == nil && w.held.files:
 			// An upload whose answer was lost may be among them: read
 			// once it is settled.
 			w.mu.Lock()
-			w.wantLinks = true
+			w.wantExport = true
 			w.mu.Unlock()
 		case err == nil:
 			// No signal for them either; a remote whose list padd cannot
@@ -116,7 +116,7 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	if err != nil {
 		w.mu.Lock()
 		w.wantItems, w.wantColls, w.catchUp, w.resync = w.wantItems || items, w.wantColls || colls, w.catchUp || catchUp, w.resync || resync
-		w.wantStars, w.wantLinks = w.wantStars || stars, w.wantLinks || links
+		w.wantStars, w.wantExport = w.wantStars || stars, w.wantExport || links
 		for id := range comments {
 			w.commentItems[id] = true
 		}
@@ -366,48 +366,92 @@ func (w *worker) resendAsNow(ctx context.Context, c *remote.Client, link *storag
 	return w.clearInFlight()
 }
 
-// activityPage is how many activity rows a catch-up reads.
-const activityPage = 200
+// activityPage is how many activity rows one read of a catch-up asks
+// for; maxCatchUpRows bounds a catch-up: an absence longer than that is
+// reconciled from the export instead (reconcileExport).
+const (
+	activityPage   = 200
+	maxCatchUpRows = 20_000
+)
 
 // catchUpActivity reads the remote's activity back to the last row seen
 // and adds each item with a comment or link action to comments: the
 // changes Pad's seq feed does not carry, made while padd was not
-// listening. It returns the cursors with the new mark (nil: none), for
-// the caller to commit once it has read those comments.
+// listening. It reads page after page until it reaches the mark (by
+// keyset where the server pages so, as padd does, else by offset, as
+// Pad does; rows that newer ones pushed down a page are read twice, none
+// is skipped), and returns the cursors with the new mark (nil: none),
+// for the caller to commit once it has read those comments. A mark it
+// cannot reach (a long absence, a server that pages neither way) stays
+// where it is, and the export reconciles every item's comments instead.
 func (w *worker) catchUpActivity(ctx context.Context, c *remote.Client, link *storage.RemoteLink, comments map[string]bool) (*storage.SyncCursors, error) {
 	cur, err := w.m.store.SyncCursors(w.wsID)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.Activity(ctx, link.RemoteWorkspaceID, remote.ActivityQuery{Limit: activityPage})
-	if err != nil {
-		return nil, err
-	}
-	if len(rows) == 0 {
-		return nil, nil
-	}
 	first := cur.ActivityID == "" && cur.ActivityAt.IsZero()
-	reached := first
-	for _, row := range rows {
-		if row.ID == cur.ActivityID || !cur.ActivityAt.IsZero() && row.CreatedAt.Before(cur.ActivityAt) {
-			reached = true
+	older := func(row *api.Activity) bool { // at or past the mark: read before
+		if !cur.ActivityAt.IsZero() {
+			return row.CreatedAt.Before(cur.ActivityAt) // the mark's second is read again: Pad orders ties as it likes
+		}
+		return row.ID == cur.ActivityID
+	}
+	var newest *api.Activity
+	seen := map[string]bool{}
+	q := remote.ActivityQuery{Limit: activityPage}
+	byOffset := false
+	for read := 0; ; {
+		rows, err := c.Activity(ctx, link.RemoteWorkspaceID, q)
+		if err != nil {
+			return nil, err
+		}
+		if newest == nil && len(rows) > 0 {
+			newest = &rows[0]
+		}
+		reached := first || len(rows) == 0 // the feed's end: every row is read
+		fresh := 0
+		for i := range rows {
+			row := &rows[i]
+			if seen[row.ID] {
+				continue
+			}
+			seen[row.ID] = true
+			fresh++
+			if older(row) {
+				reached = true
+				break
+			}
+			if a := row.Action; (strings.Contains(a, "comment") || strings.Contains(a, "link")) && row.DocumentID != "" {
+				comments[row.DocumentID] = true
+			}
+		}
+		if reached {
 			break
 		}
-		if first {
-			continue
+		if fresh == 0 && !byOffset && read > 0 {
+			byOffset = true // the server ignored the keyset and answered the first page again
+		} else if fresh == 0 || read+len(rows) >= maxCatchUpRows {
+			w.m.log.Info("sync: the remote's activity does not reach back to padd's mark; its export is read for the comments made meanwhile",
+				"workspace", w.slug, "rows", len(seen))
+			w.mu.Lock()
+			w.wantExport = true
+			w.mu.Unlock()
+			return nil, nil
+		} else {
+			read += len(rows)
 		}
-		if a := row.Action; (strings.Contains(a, "comment") || strings.Contains(a, "link")) && row.DocumentID != "" {
-			comments[row.DocumentID] = true
+		last := rows[len(rows)-1]
+		q = remote.ActivityQuery{Limit: activityPage}
+		if byOffset {
+			q.Offset = read
+		} else {
+			q.Before, q.BeforeID = last.CreatedAt, last.ID
 		}
 	}
-	if !reached {
-		w.m.log.Warn("sync: offline longer than the remote's activity page reaches; comments made on the remote meanwhile on other items reach padd when those items are next read",
-			"workspace", w.slug, "rows", len(rows))
-	}
-	if cur.ActivityID == rows[0].ID {
+	if newest == nil || cur.ActivityID == newest.ID {
 		return nil, nil
 	}
-	cur.ActivityID, cur.ActivityAt = rows[0].ID, rows[0].CreatedAt
+	cur.ActivityID, cur.ActivityAt = newest.ID, newest.CreatedAt
 	return &cur, nil
 }
 
@@ -443,21 +487,35 @@ func (w *worker) resyncGone(ctx context.Context, c *remote.Client, link *storage
 	return nil
 }
 
-// reconcileLinks reads every link of the remote workspace from its
-// export, adds here those padd lacks, and removes those the remote no
-// longer has: a mapped link the export lacks while it holds both ends
-// (padd's export has links between live items only, Pad's every link).
-// The Pad of August 2026 sends no event for a blocks or relates link and
-// moves no feed for one, so this is how such a link made or deleted there
-// reaches padd: at `sync now`, `resume`, a resync, and when the event
-// stream connects (at most every linksEvery; docs/SYNC.md).
-func (w *worker) reconcileLinks(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+// reconcileExport reads the remote workspace's export, and with it
+// brings here what no feed of Pad's carries:
+//
+//   - every link: those padd lacks are added, and those the remote no
+//     longer has are removed: a mapped link the export lacks while it
+//     holds both ends (padd's export has links between live items only,
+//     Pad's every link). The Pad of August 2026 sends no event for a
+//     blocks or relates link and moves no feed for one;
+//   - every comment: each item whose comments there differ from padd's
+//     (one padd has not mapped, one mapped that is gone there, one edited
+//     there since both sides agreed) has its comments read. Pad writes no
+//     activity for a reply, an edit or a delete, and replays its events
+//     for five minutes only, so this is how those made during a longer
+//     absence reach padd; the activity mark moves to the remote's newest
+//     row once they are read.
+//
+// It runs at `sync now`, `resume`, a resync, a start, and when the event
+// stream connects (at most every exportEvery; docs/SYNC.md).
+func (w *worker) reconcileExport(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
+	top, err := c.Activity(ctx, link.RemoteWorkspaceID, remote.ActivityQuery{Limit: 1})
+	if err != nil && !remote.IsNotFound(err) || remote.IsWorkspaceGone(err) {
+		return err
+	}
 	th, err := w.readExport(ctx, c, link, "links made on the remote reach padd with their items")
 	if err != nil || th == nil {
 		return err
 	}
 	w.mu.Lock()
-	w.linksRead = time.Now()
+	w.exportRead = time.Now()
 	w.mu.Unlock()
 	if err := w.applyLinks(th.Links); err != nil {
 		return err
@@ -490,6 +548,83 @@ func (w *worker) reconcileLinks(ctx context.Context, c *remote.Client, link *sto
 			return t.UnmapID(storage.SyncLink, local)
 		}); err != nil && !isRefusal(err) {
 			return err
+		}
+	}
+	if err := w.reconcileComments(ctx, c, link, th); err != nil {
+		return err
+	}
+	if len(top) == 0 || w.held.commentsOf != "" {
+		return nil
+	}
+	cur, err := w.m.store.SyncCursors(w.wsID)
+	if err != nil || cur.ActivityID == top[0].ID {
+		return err
+	}
+	cur.ActivityID, cur.ActivityAt = top[0].ID, top[0].CreatedAt
+	return w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error { return t.SetCursors(cur) })
+}
+
+// reconcileComments reads the comments of every remote item whose
+// comments in export th differ from padd's (reconcileExport).
+func (w *worker) reconcileComments(ctx context.Context, c *remote.Client, link *storage.RemoteLink, th *remote.Threads) error {
+	differ := map[string]bool{}
+	there := map[string]bool{}
+	for ritem, rcs := range th.Comments {
+		for i := range rcs {
+			rc := &rcs[i]
+			there[rc.ID] = true
+			if differ[ritem] {
+				continue
+			}
+			lid, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rc.ID)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				differ[ritem] = true // made there, or a reply (Pad's export names no parent)
+				continue
+			}
+			same, known, err := w.m.store.CommentBase(w.wsID, lid, storage.RewriteAttachmentRefs(rc.Body, w.inIDs("")))
+			if err != nil {
+				return err
+			}
+			if known && !same {
+				differ[ritem] = true // edited there since both sides agreed
+			}
+		}
+	}
+	mapped, err := w.m.store.SyncMapped(w.wsID, storage.SyncComment)
+	if err != nil {
+		return err
+	}
+	for local, rid := range mapped {
+		if there[rid] {
+			continue
+		}
+		lc, err := w.m.store.GetComment(w.wsID, local)
+		if model.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if ritem, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, lc.ItemID); err != nil {
+			return err
+		} else if ok && th.Items[ritem] && lc.DeletedAt == nil {
+			differ[ritem] = true // deleted there
+		}
+	}
+	for ritem := range differ {
+		if ritem == w.held.commentsOf {
+			w.mu.Lock()
+			w.commentItems[ritem] = true // read once the comment in flight is settled
+			w.mu.Unlock()
+			continue
+		}
+		if err := w.pullComments(ctx, c, link, ritem, noLinks); err != nil {
+			if err := w.asideIfRefused(err, "the comments of the remote's item "+ritem); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

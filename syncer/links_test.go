@@ -284,3 +284,53 @@ func TestEveryPadLinkTypeTravels(t *testing.T) {
 		return fmt.Errorf("the remote's links of %s: %+v", made[2].Ref, ls)
 	})
 }
+
+// 250 comments made on the remote over 50 items while padd was off, and
+// a reply, which Pad writes no activity row for: every one arrives when
+// padd starts again, the oldest items' too. The catch-up pages through
+// the activity (by offset, as Pad pages) to its mark, and the export
+// read at the start finds what no activity row names.
+func TestCommentsMadeWhileAwayAllArrive(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	l := cloned(t, r)
+	rapi := r.API()
+	var made []api.ItemCreate
+	for i := range 50 {
+		made = append(made, api.ItemCreate{Title: fmt.Sprintf("Item %02d", i)})
+	}
+	items := l.madeThere(t, r, made...)
+	l.synced(t, "team")
+	l.stop()
+	var first *api.Comment
+	for round := range 5 {
+		for _, it := range items {
+			c, err := rapi.AddComment(ctx, "team", it.Ref, api.CommentCreate{Body: fmt.Sprintf("round %d on %s", round, it.Ref)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = c
+			}
+		}
+	}
+	if _, err := rapi.Do(ctx, "POST", "/workspaces/team/comments/"+first.ID+"/replies", nil, api.CommentCreate{Body: "a reply while away"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	l.run(t)
+	testwait.UntilOK(t, func() error {
+		n := 0
+		for _, it := range items {
+			cs, err := l.Store.ListComments("team", it.Ref)
+			if err != nil {
+				return err
+			}
+			n += len(cs)
+		}
+		if n != 251 {
+			return fmt.Errorf("%d of 251 comments here", n)
+		}
+		return nil
+	})
+	l.synced(t, "team")
+}

@@ -55,10 +55,28 @@ func (w *worker) lostCreateOf(f *storage.SyncInFlight) (*lostCreate, error) {
 	return l, nil
 }
 
-// madeSince says an item made at created may be the create: no earlier
-// than a few seconds before it was sent (zero: unknown).
-func (l *lostCreate) madeSince(created time.Time) bool {
-	return created.IsZero() || !created.Before(l.f.SentAt.Add(-createdSlack))
+// madeSince says an item made at created may be the create.
+func (l *lostCreate) madeSince(created time.Time) bool { return madeSince(l.f, created) }
+
+// madeSince says an entity the server made at created (its clock; zero:
+// unknown) may be what in-flight create f made: not made before f was
+// sent. Both times are the server's where padd knows the server's clock
+// at the send (ServerSentAt); a record from before that compares with
+// padd's clock, with createdSlack for the two clocks' difference.
+func madeSince(f *storage.SyncInFlight, created time.Time) bool {
+	if created.IsZero() {
+		return true
+	}
+	if !f.ServerSentAt.IsZero() {
+		return !created.Before(f.ServerSentAt.Add(-serverSlack))
+	}
+	return !created.Before(f.SentAt.Add(-createdSlack))
+}
+
+// anotherUsers says a comment (or reply) the remote holds was written by
+// another user than the one padd writes as: never padd's.
+func anotherUsers(f *storage.SyncInFlight, userID string) bool {
+	return f.RemoteUser != "" && userID != "" && userID != f.RemoteUser
 }
 
 // rank says whether remote item it (decoded: rem), which padd has not
@@ -159,10 +177,13 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 
 // findCreatedComment looks for an in-flight comment among its item's
 // comments on the remote: one padd has not mapped, with the body it was
-// sent with (sent; it may have been edited here since). One edited
-// there before padd looks is not recognised and is sent again: a
-// comment has nothing else to tell it from another's made meanwhile,
-// and adopting another's would lose this one.
+// sent with (sent; it may have been edited here since), written by the
+// user padd writes as, no earlier than it was sent (madeSince). A
+// teammate's "LGTM" is never taken for padd's; one of the same user made
+// in the same moment elsewhere may be, and is the one case padd cannot
+// tell apart (docs/SYNC.md, "Lost answers"). One edited there before
+// padd looks is not recognised and is sent again: a duplicate is better
+// than a loss, and adopting another's would lose this one.
 func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight, sent string) (*api.Comment, error) {
 	lc, err := w.m.store.GetComment(w.wsID, f.LocalID)
 	if model.IsNotFound(err) {
@@ -179,7 +200,7 @@ func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link 
 		sent = w.outText(lc.Body) // a record from before requests were kept
 	}
 	for i := range rcs {
-		if rcs[i].Body != sent || rcs[i].Deleted {
+		if rcs[i].Body != sent || rcs[i].Deleted || anotherUsers(f, rcs[i].UserID) || !madeSince(f, rcs[i].CreatedAt) {
 			continue
 		}
 		if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rcs[i].ID); err != nil {
@@ -275,8 +296,13 @@ func mostLines(sent, text string) bool {
 }
 
 // createdSlack is how much earlier than padd's send time a created item
-// may say it was made: the two clocks differ, and Pad's are whole seconds.
+// may say it was made, in a record that compares the two clocks.
 const createdSlack = 5 * time.Second
+
+// serverSlack is how much earlier than the server's clock at the send
+// (as padd estimates it, up to a second behind) a created entity may say
+// it was made: Pad writes whole seconds.
+const serverSlack = 2 * time.Second
 
 // fingerprint is a hash of an item's content and tags (as a set).
 func fingerprint(content string, tags []string) string {

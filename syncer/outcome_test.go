@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -606,4 +607,65 @@ func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A comment whose create met an accept-and-close outage (a proxy in
+// front of a stopped Pad): its outcome is unknown, and meanwhile a
+// teammate wrote the same words on the same item. The teammate's comment
+// is never taken for padd's (its user_id is another user's): padd's is
+// sent again, and both sides hold both.
+func TestTeammatesSameWordsAreNotTakenForPadds(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	l := cloned(t, r)
+	made, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "Reviewed"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	it, err := l.Store.GetItem("team", made.Item.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dropped atomic.Bool
+	r.SetFault(func(q *http.Request) testremote.Fault {
+		if q.Method != "POST" || !strings.HasSuffix(q.URL.Path, "/comments") || !dropped.CompareAndSwap(false, true) {
+			return testremote.Fault{}
+		}
+		if _, err := r.Teammate().AddComment(ctx, "team", it.Ref, api.CommentCreate{Body: "LGTM"}); err != nil {
+			t.Error(err)
+		}
+		return testremote.Fault{Kind: testremote.DropBefore}
+	})
+	if _, err := l.Store.AddComment("team", made.Item.ID, storage.CommentCreate{Body: "LGTM"}, user); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	if !dropped.Load() {
+		t.Fatal("the comment's create was not sent")
+	}
+	testwait.UntilOK(t, func() error {
+		rcs, err := r.Teammate().ListComments(ctx, "team", it.Ref) // through the proxy, which knows who wrote what
+		if err != nil {
+			return err
+		}
+		var authors []string
+		for _, c := range rcs {
+			if c.Body == "LGTM" {
+				authors = append(authors, c.UserID)
+			}
+		}
+		sort.Strings(authors)
+		if got := strings.Join(authors, ","); got != "local,"+testremote.TeammateUserID {
+			return fmt.Errorf("the remote's LGTMs are by %q, want padd's user's and the teammate's", got)
+		}
+		lcs, err := l.Store.ListComments("team", made.Item.ID)
+		if err != nil {
+			return err
+		}
+		if len(lcs) != 2 {
+			return fmt.Errorf("%d comments here, want 2", len(lcs))
+		}
+		return nil
+	})
 }

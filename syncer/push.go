@@ -236,7 +236,7 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 		return err
 	}
 	if err := w.inFlight(storage.SyncInFlight{OutboxSeq: seq, OpKey: key, Entity: model.EntityItem,
-		LocalID: v.ID, SentAt: time.Now().UTC(), CursorBefore: cur.ItemsChangesSeq,
+		LocalID: v.ID, SentAt: time.Now().UTC(), ServerSentAt: c.ServerNow(), CursorBefore: cur.ItemsChangesSeq,
 		Title: v.Title, Fingerprint: fingerprint(v.Content, v.Tags), Request: req}); err != nil {
 		return err
 	}

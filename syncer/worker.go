@@ -38,8 +38,8 @@ type worker struct {
 	relinkItems  map[string]bool         // remote item ids back to life there: their links to read both ways
 	catchUp      bool                    // read the activity feed for comments made meanwhile
 	wantStars    bool                    // read the remote's stars
-	wantLinks    bool                    // read every link from the remote's export (reconcileLinks)
-	linksRead    time.Time               // when reconcileLinks last read them
+	wantExport    bool                    // read every link and comment from the remote's export (reconcileExport)
+	exportRead    time.Time               // when reconcileExport last read them
 	resync       bool                    // the remote's stream lost track: check every mapped item is still there
 	attachItems  map[string]bool         // remote item ids whose attachments to read (their text names one padd lacks)
 	waitingLinks map[string]api.ItemLink // remote links whose ends padd does not have yet, by id
@@ -67,6 +67,9 @@ type worker struct {
 
 	client     *remote.Client
 	clientLink storage.RemoteLink // the link the client was made for
+	// userID is the user padd writes as on the remote, once learned
+	// (remoteUser).
+	userID string
 	held       held               // during a cycle: what a lost create holds back from the pull
 	pushAgain  map[string]bool    // local items a merge left differing from the remote
 
@@ -111,9 +114,12 @@ func (w *worker) localWrite() {
 	w.poke()
 }
 
-// linksEvery is how often at most a stream that connects again has the
-// remote's links read from its export (sync now and resume always do).
-const linksEvery = 10 * time.Minute
+// exportEvery is how often at most a stream that connects again has the
+// remote's links and comments read from its export (sync now, resume, a
+// start and the stream's sync_required always do). It is longer than
+// Pad's event replay keeps events (five minutes): a stream away longer
+// is told sync_required, and reads the export then.
+const exportEvery = 10 * time.Minute
 
 // A burst of local writes is pushed once it pauses: a cycle woken while
 // they come waits until none came for writeSettle, and at most
@@ -147,7 +153,7 @@ func (w *worker) settleWrites() {
 // now is `sync now`: try at once, pull too, and forget the backoff.
 func (w *worker) now() {
 	w.mu.Lock()
-	w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.wantLinks, w.resetBackoff = true, true, true, true, true, true
+	w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.wantExport, w.resetBackoff = true, true, true, true, true, true
 	w.mu.Unlock()
 	w.poke()
 }
@@ -353,7 +359,7 @@ func (w *worker) clientFor(link *storage.RemoteLink) (*remote.Client, error) {
 	if w.caps != nil {
 		c.SetCapabilities(w.caps)
 	}
-	w.client, w.clientLink = c, *link
+	w.client, w.clientLink, w.userID = c, *link, ""
 	return c, nil
 }
 
@@ -412,11 +418,12 @@ func (w *worker) heard(ev *remote.Event) {
 		w.streaming = true
 		w.wantItems, w.catchUp, w.wantStars, w.resetBackoff = true, true, true, true
 		// Links made there while the stream was down have no other way
-		// here (reconcileLinks); a stream that comes and goes reads them
-		// at most every linksEvery.
-		w.wantLinks = w.wantLinks || time.Since(w.linksRead) > linksEvery
+		// here, and replies and comment edits none but the stream's
+		// replay (reconcileExport); a stream that comes and goes reads
+		// them at most every exportEvery.
+		w.wantExport = w.wantExport || time.Since(w.exportRead) > exportEvery
 	case ev.SyncRequired():
-		w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.wantLinks, w.resync = true, true, true, true, true, true
+		w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.wantExport, w.resync = true, true, true, true, true, true
 	case star:
 		w.wantStars = true
 	case strings.HasPrefix(ev.Name, "item_"):
@@ -452,4 +459,26 @@ func (w *worker) known(remoteItem string, seq int64) bool {
 	}
 	b, err := w.m.store.SyncBase(w.wsID, local)
 	return err == nil && b != nil && seq <= b.RemoteSeq
+}
+
+// remoteUser is the user padd writes as on the remote, asked once per
+// worker; "" while unknown (the server was not reached, or has no such
+// route), and a comment's author then tells nothing.
+func (w *worker) remoteUser(ctx context.Context, c *remote.Client) string {
+	w.mu.Lock()
+	id := w.userID
+	w.mu.Unlock()
+	if id != "" {
+		return id
+	}
+	id, err := c.UserID(ctx)
+	if err != nil || id == "" {
+		return ""
+	}
+	w.mu.Lock()
+	if w.client == c {
+		w.userID = id
+	}
+	w.mu.Unlock()
+	return id
 }

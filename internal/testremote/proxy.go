@@ -142,11 +142,13 @@ type proxy struct {
 	srv      *http.Server
 	rp       *httputil.ReverseProxy
 	handlers sync.WaitGroup
+	// teammates are the ids of what the teammate's client made (teammate.go).
+	teammates map[string]bool
 }
 
 func newProxy(opts Options) *proxy {
 	p := &proxy{aug: opts.Aug2026, noAttach: opts.NoAttachments, tr: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16},
-		stats: Stats{Requests: map[string]int{}, TooMany: map[string]int{}}}
+		stats: Stats{Requests: map[string]int{}, TooMany: map[string]int{}}, teammates: map[string]bool{}}
 	if opts.RateLimit > 0 {
 		burst := max(opts.Burst, 1)
 		p.limiter = rate.NewLimiter(rate.Limit(opts.RateLimit), burst)
@@ -187,8 +189,13 @@ func (p *proxy) start(target string) error {
 			writeEnvelope(w, http.StatusBadGateway, "server_error", fmt.Sprintf("the test remote's proxy could not reach padd: %v", err))
 		},
 	}
-	if p.aug {
-		rp.ModifyResponse = p.augAnswer
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if p.aug {
+			if err := p.augAnswer(resp); err != nil {
+				return err
+			}
+		}
+		return p.teammateAnswer(resp)
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: time.Minute}
 	p.mu.Lock()
@@ -240,7 +247,6 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
 	p.mu.Lock()
 	p.stats.Requests[key]++
-	rp := p.rp
 	p.mu.Unlock()
 	defer func() {
 		if sw.status == http.StatusTooManyRequests {
@@ -250,6 +256,10 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
+	if isTeammate(r) {
+		p.forward(sw, r, false)
+		return
+	}
 	if p.limiter != nil && strings.HasPrefix(r.URL.Path, "/api/") && !p.limiter.Allow() {
 		sw.Header().Set("X-Ratelimit-Limit", strconv.Itoa(p.perMinute))
 		writeEnvelope(sw, http.StatusTooManyRequests, "rate_limited", "Too many requests; retry after the time in Retry-After")
@@ -284,6 +294,16 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeEnvelope(sw, http.StatusServiceUnavailable, "attachments_disabled", "Attachment storage is not configured on this server")
 		return
 	}
+	p.forward(sw, r, f.Kind == DropAfter)
+}
+
+// forward sends r on to padd as the server the proxy plays would answer
+// it (the August 2026 rewrites); dropAnswer lets padd answer and closes
+// the client's connection instead (DropAfter).
+func (p *proxy) forward(sw *statusWriter, r *http.Request, dropAnswer bool) {
+	p.mu.Lock()
+	rp := p.rp
+	p.mu.Unlock()
 	if p.aug {
 		if missingRoute(r) {
 			writeEnvelope(sw, http.StatusNotFound, "not_found", "404 page not found")
@@ -299,7 +319,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			r.URL.RawQuery = q.Encode()
 		}
 	}
-	if f.Kind == DropAfter {
+	if dropAnswer {
 		rp.ServeHTTP(&discardWriter{header: http.Header{}}, r)
 		drop(sw)
 		return
