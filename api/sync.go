@@ -35,7 +35,10 @@ type SyncStatus struct {
 	OfflineSince *time.Time `json:"offline_since,omitempty"`
 	NextTry      *time.Time `json:"next_try,omitempty"`
 	// LastError is the last failure, in words, with no secret in it.
-	LastError     string   `json:"last_error,omitempty"`
+	LastError string `json:"last_error,omitempty"`
+	// Waiting says what the push waits for, in words, until NextTry (a
+	// create whose answer was lost, looked for on the remote then).
+	Waiting       string   `json:"waiting,omitempty"`
 	RemoteVersion string   `json:"remote_version,omitempty"`
 	Capabilities  []string `json:"capabilities,omitempty"`
 	// Cloning is set until a clone's first pull has finished.

@@ -50,6 +50,12 @@ type SyncInFlight struct {
 	// created_at no earlier than it, whatever the laptop's clock says.
 	// Zero when no answer has told it (and in records from before).
 	ServerSentAt time.Time `json:"server_sent_at,omitzero"`
+	// SettleAt is when the server has surely finished with the request,
+	// set when its outcome became unknown: soon after a failure that came
+	// fast (a connection closed or refused on the way), the settle time
+	// after one that came slowly (a timeout: the server may still be at
+	// it). Zero: SentAt plus the settle time.
+	SettleAt time.Time `json:"settle_at,omitzero"`
 	// RemoteUser is the user padd writes as on the remote (its token's):
 	// a comment another user wrote there is never taken for this one.
 	RemoteUser string `json:"remote_user,omitempty"`

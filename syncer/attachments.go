@@ -209,7 +209,7 @@ func (w *worker) uploadAttachment(ctx context.Context, c *remote.Client, link *s
 	}
 	if err != nil {
 		if remote.IsOutcomeUnknown(err) {
-			return errRetryAt{at: time.Now().Add(w.m.cfg.Settle)}
+			return w.settleLater(err) // an upload takes no key
 		}
 		return firstErr(w.clearInFlight(), err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"net/http"
 	"strings"
 	"time"
 
@@ -224,11 +225,65 @@ func (w *worker) unknownOutcome(err error) error {
 	if w.caps != nil && w.caps.OpKeys {
 		return err
 	}
+	return w.settleLater(err)
+}
+
+// settleLater records when the server has surely finished with the
+// in-flight create whose outcome err made unknown, and waits until then.
+func (w *worker) settleLater(err error) error {
 	f, ferr := w.m.store.SyncInFlight(w.wsID)
 	if ferr != nil || f == nil {
 		return err
 	}
-	return errRetryAt{at: f.SentAt.Add(w.m.cfg.Settle)}
+	f.SettleAt = f.SentAt.Add(w.m.cfg.Settle)
+	if !slowFailure(err) {
+		f.SettleAt = minTime(f.SettleAt, time.Now().UTC().Add(min(quickSettle, w.m.cfg.Settle)))
+	}
+	if err := w.inFlight(*f); err != nil {
+		return err
+	}
+	return errRetryAt{at: f.SettleAt, why: waitingFor(f)}
+}
+
+// quickSettle is how long after a create failed fast (its connection
+// closed or reset, a 500 or 502: the server either never had it or has
+// answered) padd waits before it looks for what it made and, not
+// finding it, sends it again: long enough for a server that did take it
+// to have finished, as Pad's handlers do within milliseconds. A create
+// that failed slowly (a timeout, a 504: the server may still be at it)
+// waits the whole settle time.
+const quickSettle = 10 * time.Second
+
+// slowFailure says a create's unknown outcome came from waiting on the
+// server (padd's timeout, a gateway's 504): it may still be working.
+func slowFailure(err error) bool {
+	var e *remote.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &e) && e.Status == http.StatusGatewayTimeout
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// settleAt is when the server has surely finished with in-flight create f.
+func (w *worker) settleAt(f *storage.SyncInFlight) time.Time {
+	if !f.SettleAt.IsZero() {
+		return f.SettleAt
+	}
+	return f.SentAt.Add(w.m.cfg.Settle)
+}
+
+// waitingFor says in words what an in-flight create holds the push for.
+func waitingFor(f *storage.SyncInFlight) string {
+	what := map[string]string{model.EntityItem: "an item", model.EntityComment: "a comment",
+		model.EntityAttachment: "an upload"}[f.Entity]
+	if what == "" {
+		what = "a create"
+	}
+	return what + " sent when the connection failed: padd looks for it on the remote before sending it again"
 }
 
 // settleInFlight resolves a create that was sent (or about to be) when
@@ -245,8 +300,20 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 	if w.caps.OpKeys && f.Entity != model.EntityAttachment { // an upload takes no key
 		return w.resend(ctx, c, link, f)
 	}
-	if at := f.SentAt.Add(w.m.cfg.Settle); time.Now().Before(at) {
-		return errRetryAt{at: at}
+	at := w.settleAt(f)
+	if time.Now().Before(at) {
+		if f.Entity == model.EntityComment {
+			// Its answer may be all that was lost: found now, it need not
+			// wait (an item the pull meets is adopted as it goes, metLost).
+			rc, req, err := w.lostComment(ctx, c, link, f)
+			if err != nil {
+				return err
+			}
+			if rc != nil {
+				return w.adoptLostComment(f, rc, req)
+			}
+		}
+		return errRetryAt{at: at, why: waitingFor(f)}
 	}
 	switch f.Entity {
 	case model.EntityAttachment:
@@ -269,29 +336,46 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 		}
 		return w.adoptLost(l, rem)
 	case model.EntityComment:
-		req, kept := sentRequest(f)
-		sentBody := ""
-		if kept {
-			sentBody = req.Body
-		}
-		rc, err := w.findCreatedComment(ctx, c, link, f, sentBody)
+		rc, req, err := w.lostComment(ctx, c, link, f)
 		if err != nil {
 			return err
 		}
 		if rc == nil {
 			return w.clearInFlight()
 		}
-		if kept {
-			// Its body as sent is the base: the next read of the
-			// item's comments brings an edit made there since.
-			w.mu.Lock()
-			w.commentItems[f.RemoteItem] = true
-			w.mu.Unlock()
-			return w.adoptComment(f.LocalID, rc.ID, req.Local, f.OutboxSeq)
-		}
-		return w.adoptComment(f.LocalID, rc.ID, rc.Body, f.OutboxSeq)
+		return w.adoptLostComment(f, rc, req)
 	}
 	return w.clearInFlight()
+}
+
+// lostComment looks for what in-flight comment create f made on the
+// remote (nil: not there), and answers the request as it went (nil: a
+// record from before requests were kept).
+func (w *worker) lostComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) (*api.Comment, *sentCreate, error) {
+	req, kept := sentRequest(f)
+	sentBody := ""
+	if kept {
+		sentBody = req.Body
+	}
+	rc, err := w.findCreatedComment(ctx, c, link, f, sentBody)
+	if !kept {
+		return rc, nil, err
+	}
+	return rc, &req, err
+}
+
+// adoptLostComment records remote comment rc as what in-flight create f
+// made (req: the request as it went, or nil).
+func (w *worker) adoptLostComment(f *storage.SyncInFlight, rc *api.Comment, req *sentCreate) error {
+	if req != nil {
+		// Its body as sent is the base: the next read of the item's
+		// comments brings an edit made there since.
+		w.mu.Lock()
+		w.commentItems[f.RemoteItem] = true
+		w.mu.Unlock()
+		return w.adoptComment(f.LocalID, rc.ID, req.Local, f.OutboxSeq)
+	}
+	return w.adoptComment(f.LocalID, rc.ID, rc.Body, f.OutboxSeq)
 }
 
 // resend sends an in-flight create again with its key, as it first
@@ -420,6 +504,9 @@ func (w *worker) catchUpActivity(ctx context.Context, c *remote.Client, link *st
 			if older(row) {
 				reached = true
 				break
+			}
+			if first {
+				break // no mark yet: the clone read everything, the mark starts here
 			}
 			if a := row.Action; (strings.Contains(a, "comment") || strings.Contains(a, "link")) && row.DocumentID != "" {
 				comments[row.DocumentID] = true

@@ -669,3 +669,66 @@ func TestTeammatesSameWordsAreNotTakenForPadds(t *testing.T) {
 		return nil
 	})
 }
+
+// A returning laptop: a comment's create met an outage of the
+// accept-and-close kind (a proxy in front of a stopped Pad), so its
+// outcome is unknown. The failure came fast, so padd waits only
+// quickSettle for a server that did take it, not the whole settle time
+// (here ten minutes); meanwhile status says what the push waits for and
+// until when. Once the remote is back the comment is looked for, not
+// found, and sent.
+func TestFastFailureSettlesQuickly(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	l := cloned(t, r)
+	l.stop()
+	l.settle = 10 * time.Minute
+	l.run(t)
+	syncer.SetBackoff(l.M, func(int) time.Duration { return 200 * time.Millisecond })
+	made, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "Back online"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	it, err := l.Store.GetItem("team", made.Item.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down, began atomic.Bool // the outage begins at the comment's create
+	r.SetFault(func(q *http.Request) testremote.Fault {
+		if down.Load() || q.Method == "POST" && strings.HasSuffix(q.URL.Path, "/comments") && began.CompareAndSwap(false, true) {
+			down.Store(true)
+			return testremote.Fault{Kind: testremote.DropBefore}
+		}
+		return testremote.Fault{}
+	})
+	if _, err := l.Store.AddComment("team", made.Item.ID, storage.CommentCreate{Body: "written on the train"}, user); err != nil {
+		t.Fatal(err)
+	}
+	var st api.SyncStatus
+	testwait.UntilOK(t, func() error {
+		s, err := l.M.Status("team")
+		if err != nil {
+			return err
+		}
+		if st = s[0]; !strings.Contains(st.Waiting, "comment") || st.NextTry == nil {
+			return fmt.Errorf("status says it waits for %q until %v", st.Waiting, st.NextTry)
+		}
+		return nil
+	})
+	if wait := time.Until(*st.NextTry); wait > time.Minute {
+		t.Errorf("the push waits %s after a fast failure", wait.Round(time.Second))
+	}
+	down.Store(false)
+	testwait.UntilOK(t, func() error {
+		rcs, err := r.API().ListComments(ctx, "team", it.Ref)
+		if err != nil {
+			return err
+		}
+		if len(rcs) != 1 || rcs[0].Body != "written on the train" {
+			return fmt.Errorf("the remote's comments: %+v", rcs)
+		}
+		return nil
+	})
+	l.synced(t, "team")
+}

@@ -51,6 +51,7 @@ func (m *Manager) statusOf(wsID, slug string, link *storage.RemoteLink) api.Sync
 		st.Live = w.live && link.State == storage.LinkActive
 		st.OfflineSince = timep(w.offlineSince)
 		st.NextTry = timep(w.nextTry)
+		st.Waiting = w.waiting
 		if w.lastExchange.After(exchange) {
 			exchange = w.lastExchange
 		}

@@ -49,6 +49,7 @@ type worker struct {
 	slug         string
 	phase        string // api.Sync* state while active
 	lastErr      string
+	waiting      string // what the push waits for until nextTry (errRetryAt)
 	offlineSince time.Time
 	nextTry      time.Time
 	caps         *remote.Capabilities
@@ -247,10 +248,19 @@ func (w *worker) run() {
 }
 
 // errRetryAt asks the loop to come back at a given time without it being
-// a failure (an unknown outcome settling).
-type errRetryAt struct{ at time.Time }
+// a failure (an unknown outcome settling); why says what for, in words
+// (status's Waiting; "" for a short pause nobody needs to read about).
+type errRetryAt struct {
+	at  time.Time
+	why string
+}
 
-func (e errRetryAt) Error() string { return "waiting until " + e.at.Format(time.RFC3339) }
+func (e errRetryAt) Error() string {
+	if e.why != "" {
+		return e.why + " (until " + e.at.Format(time.RFC3339) + ")"
+	}
+	return "waiting until " + e.at.Format(time.RFC3339)
+}
 
 // failed records a failed cycle and says when to try again (false: not
 // until the user acts).
@@ -262,7 +272,12 @@ func (w *worker) failed(link *storage.RemoteLink, err error, failures *int) (tim
 	if errors.As(err, &retry) {
 		w.mu.Lock()
 		w.nextTry = retry.at
+		news := retry.why != "" && retry.why != w.waiting
+		w.waiting = retry.why
 		w.mu.Unlock()
+		if news {
+			w.m.log.Info("sync: the push waits", "workspace", w.slug, "for", retry.why, "until", retry.at.Format(time.RFC3339))
+		}
 		return max(time.Until(retry.at), 0), true
 	}
 	switch {
@@ -279,7 +294,7 @@ func (w *worker) failed(link *storage.RemoteLink, err error, failures *int) (tim
 	if w.offlineSince.IsZero() {
 		w.offlineSince = time.Now().UTC()
 	}
-	w.lastErr = err.Error()
+	w.lastErr, w.waiting = err.Error(), ""
 	w.nextTry = time.Now().Add(d).UTC()
 	w.phase = api.SyncOffline
 	w.mu.Unlock()
@@ -308,7 +323,7 @@ func (w *worker) backoff(n int) time.Duration {
 func (w *worker) setOnline() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.offlineSince, w.nextTry, w.lastErr = time.Time{}, time.Time{}, ""
+	w.offlineSince, w.nextTry, w.lastErr, w.waiting = time.Time{}, time.Time{}, "", ""
 	w.phase = api.SyncSynced
 }
 
