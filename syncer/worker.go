@@ -38,8 +38,8 @@ type worker struct {
 	relinkItems  map[string]bool         // remote item ids back to life there: their links to read both ways
 	catchUp      bool                    // read the activity feed for comments made meanwhile
 	wantStars    bool                    // read the remote's stars
-	wantExport    bool                    // read every link and comment from the remote's export (reconcileExport)
-	exportRead    time.Time               // when reconcileExport last read them
+	wantExport   bool                    // read every link and comment from the remote's export (reconcileExport)
+	exportRead   time.Time               // when reconcileExport last read them
 	resync       bool                    // the remote's stream lost track: check every mapped item is still there
 	attachItems  map[string]bool         // remote item ids whose attachments to read (their text names one padd lacks)
 	waitingLinks map[string]api.ItemLink // remote links whose ends padd does not have yet, by id
@@ -70,9 +70,9 @@ type worker struct {
 	clientLink storage.RemoteLink // the link the client was made for
 	// userID is the user padd writes as on the remote, once learned
 	// (remoteUser).
-	userID string
-	held       held               // during a cycle: what a lost create holds back from the pull
-	pushAgain  map[string]bool    // local items a merge left differing from the remote
+	userID    string
+	held      held            // during a cycle: what a lost create holds back from the pull
+	pushAgain map[string]bool // local items a merge left differing from the remote
 
 	// For the whole-second guard (sendUpdate): when the worker started
 	// (a base with no recording time is older), and the time up to which
