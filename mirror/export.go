@@ -106,23 +106,36 @@ func (mr *mirror) exportItem(v *storage.ItemView) {
 		mr.record(rec)
 		return
 	}
+	// The user's bytes are kept beside the file before padd's version
+	// replaces them; when they cannot be, nothing is written (the next
+	// change tries again) and the file stays the user's.
 	if has {
 		if disk, b := mr.diskHash(rec.Path); disk != rec.Hash && disk != "" && disk != h {
-			mr.keepBoth(rec.Path, b)
-		}
-		if rec.Path != want {
-			mr.removals = append(mr.removals, removal{rec.Path, rec.Hash, v.ID})
-		}
-	}
-	if disk, b := mr.diskHash(want); disk != h {
-		if disk != "" && (!has || rec.Path != want || disk != rec.Hash) && b != nil {
-			if !has || rec.Path != want {
-				mr.keepBoth(want, b)
+			if !mr.keepBoth(rec.Path, b) {
+				return
 			}
 		}
+	}
+	disk, b := mr.diskHash(want)
+	if disk != h && disk != "" && (!has || rec.Path != want) && !mr.ours(want, disk) {
+		if !mr.keepBoth(want, b) {
+			return
+		}
+	}
+	if has && rec.Path != want {
+		mr.removals = append(mr.removals, removal{rec.Path, rec.Hash, v.ID})
+	}
+	if disk != h {
 		mr.writes = append(mr.writes, pendingWrite{rel: want, body: body, hash: h, itemID: v.ID, prev: rec, had: has})
 	}
 	mr.record(storage.MirrorFile{ItemID: v.ID, Path: want, Hash: h, Seq: v.Seq})
+}
+
+// ours reports whether the file at rel holds bytes the mirror itself
+// wrote or read there for some item.
+func (mr *mirror) ours(rel, hash string) bool {
+	id, ok := mr.byPath[rel]
+	return ok && mr.files[id].Hash == hash
 }
 
 // exportGone removes the file of an item archived (or gone) in padd,

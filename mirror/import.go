@@ -131,7 +131,9 @@ func (mr *mirror) importFile(rel string, b []byte) error {
 	if has && rec.Seq != v.Seq && rec.Path == rel && mr.renderedHash(v) != rec.Hash {
 		// Changed in padd and in the file since they last agreed: keep
 		// both, the file's bytes beside the item's version.
-		mr.keepBoth(rel, b)
+		if !mr.keepBoth(rel, b) {
+			return nil
+		}
 		mr.exportItem(v)
 		mr.clearError(rel)
 		return nil
@@ -345,6 +347,12 @@ func (mr *mirror) reconcile(ctx context.Context) error {
 		if d.IsDir() {
 			if p != mr.def.Dir && strings.HasPrefix(d.Name(), ".") {
 				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && isConflictCopy(d.Name()) {
+			if rel, ok := mr.rel(p); ok {
+				mr.noteConflict(rel) // kept from before: still the user's to look at
 			}
 			return nil
 		}

@@ -231,7 +231,8 @@ type Status struct {
 	// Errors are files the mirror could not apply, by path: they stay as
 	// the user wrote them until fixed.
 	Errors []FileError
-	// Conflicts are the conflict copies written since padd started.
+	// Conflicts are the conflict copies on disk: written by padd, or found
+	// in the folder at start (until the user removes them).
 	Conflicts []string
 	// State is "starting", "watching" or the reason it is stopped.
 	State string

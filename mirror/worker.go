@@ -60,7 +60,7 @@ type mirror struct {
 	byPathSnapshot int // files, for status
 	cursorSnapshot int64
 	errs           map[string]FileError
-	conflicts      []string
+	conflicts      map[string]bool // rel paths of conflict copies seen or written
 	state          string
 }
 
@@ -93,8 +93,18 @@ func (mr *mirror) poke() {
 func (mr *mirror) status() Status {
 	mr.mu.Lock()
 	defer mr.mu.Unlock()
-	st := Status{ID: mr.def.ID, WorkspaceID: mr.def.WorkspaceID, Dir: mr.def.Dir, State: mr.state,
-		Conflicts: append([]string(nil), mr.conflicts...)}
+	st := Status{ID: mr.def.ID, WorkspaceID: mr.def.WorkspaceID, Dir: mr.def.Dir, State: mr.state}
+	for c := range mr.conflicts {
+		// A copy the user has dealt with (removed) is no longer listed.
+		if p, err := resolve(mr.def.Dir, c); err == nil {
+			if _, err := os.Lstat(p); err == nil {
+				st.Conflicts = append(st.Conflicts, c)
+				continue
+			}
+		}
+		delete(mr.conflicts, c)
+	}
+	sort.Strings(st.Conflicts)
 	st.Files, st.Cursor = mr.byPathSnapshot, mr.cursorSnapshot
 	for _, e := range mr.errs {
 		st.Errors = append(st.Errors, e)
@@ -496,20 +506,44 @@ func (mr *mirror) conflictPath(rel string) string {
 }
 
 // keepBoth saves the user's bytes of rel beside it before padd's version
-// replaces them: a file changed on both sides is never overwritten silently.
-func (mr *mirror) keepBoth(rel string, userBytes []byte) {
+// replaces them: a file changed on both sides is never overwritten
+// silently. userBytes nil reads them from the file. It reports whether
+// the copy is on disk, whole and synced; when it is not, rel must not be
+// written.
+func (mr *mirror) keepBoth(rel string, userBytes []byte) bool {
+	var err error
+	if userBytes == nil {
+		userBytes, err = mr.readFile(rel)
+		if err == nil && userBytes == nil {
+			return true // gone meanwhile: nothing to keep
+		}
+	}
 	c := mr.conflictPath(rel)
-	p, err := resolve(mr.def.Dir, c)
 	if err == nil {
-		err = atomicfile.Write(p, userBytes)
+		var p string
+		if p, err = resolve(mr.def.Dir, c); err == nil {
+			err = atomicfile.Write(p, userBytes)
+		}
 	}
 	if err != nil {
-		mr.fileError(rel, errors.New("changed on both sides, and the copy of the file could not be kept: "+err.Error()))
-		return
+		mr.fileError(rel, errors.New("changed on both sides, and the copy of the file could not be kept, so padd's version is not written: "+err.Error()))
+		return false
 	}
-	mr.mu.Lock()
-	mr.conflicts = append(mr.conflicts, c)
-	mr.mu.Unlock()
+	mr.noteConflict(c)
 	mr.m.cfg.OnEvent(Event{Kind: EventConflict, MirrorID: mr.def.ID, Dir: mr.def.Dir, Path: rel, Copy: c})
 	mr.m.log.Warn("mirror: the item and its file both changed; the file's version is kept beside it", "dir", mr.def.Dir, "path", rel, "copy", c)
+	return true
 }
+
+// noteConflict lists a conflict copy for status (once).
+func (mr *mirror) noteConflict(c string) {
+	mr.mu.Lock()
+	defer mr.mu.Unlock()
+	if mr.conflicts == nil {
+		mr.conflicts = map[string]bool{}
+	}
+	mr.conflicts[c] = true
+}
+
+// isConflictCopy reports whether a file name is a conflict copy.
+func isConflictCopy(name string) bool { return strings.HasSuffix(name, ".conflict.md") }

@@ -1,0 +1,75 @@
+package mirror
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/storage"
+)
+
+// A save padd cannot apply, then a change to the item from another door
+// (an agent, the CLI, sync: all reach the mirror as a store commit):
+// the user's bytes survive whole, beside padd's version, and status
+// names the copy.
+func TestUnappliedSaveSurvivesAChangeInPadd(t *testing.T) {
+	for _, tc := range []struct{ name, save string }{
+		{"bad yaml", "---\nref: %s\ntitle: [unclosed\n---\nmy precious words\n"},
+		{"missing status", "---\nref: %s\ntitle: Alpha\n---\nmy precious words\n"},
+		{"unknown field", "---\nref: %s\ntitle: Alpha\nfields:\n  nope: 1\n---\nmy precious words\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t)
+			a := r.create("tasks", "Alpha", nil)
+			rel := r.fileOf(a.Ref)
+			save := strings.Replace(tc.save, "%s", a.Ref, 1)
+			r.write(rel, save)
+			testwait.Until(t, "the save reported as not applied", func() bool {
+				for _, e := range r.status().Errors {
+					if e.Path == rel {
+						return true
+					}
+				}
+				return false
+			})
+			c := "padd's edit"
+			if _, err := r.store.UpdateItem(r.ws, a.Ref, storage.ItemUpdate{Content: &c}, user); err != nil {
+				t.Fatal(err)
+			}
+			r.waitFile(rel, "padd's version", contains("padd's edit"))
+			var copyRel string
+			testwait.Until(t, "the conflict copy in status", func() bool {
+				for _, cp := range r.status().Conflicts {
+					copyRel = cp
+					return true
+				}
+				return false
+			})
+			if got := r.read(copyRel); got != save {
+				t.Fatalf("conflict copy %s holds %q, want the user's save %q", copyRel, got, save)
+			}
+		})
+	}
+}
+
+// A conflict copy on disk is listed by status after a restart too.
+func TestConflictCopiesListedAfterRestart(t *testing.T) {
+	r := newRig(t)
+	a := r.create("tasks", "Alpha", nil)
+	rel := r.fileOf(a.Ref)
+	kept := strings.TrimSuffix(rel, ".md") + ".conflict.md"
+	if err := os.WriteFile(filepath.Join(r.dir, kept), []byte("the user's words"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.restart(nil)
+	testwait.Until(t, "the copy listed", func() bool {
+		for _, c := range r.status().Conflicts {
+			if c == kept {
+				return true
+			}
+		}
+		return false
+	})
+}
