@@ -73,3 +73,49 @@ func TestConflictCopiesListedAfterRestart(t *testing.T) {
 		return false
 	})
 }
+
+// A mirror made by an older padd (ASCII-only names) keeps its files'
+// names: nothing is renamed by the upgrade, and changes reach the file
+// where it is.
+func TestOldNamesKeptAfterUpgrade(t *testing.T) {
+	r := newRig(t)
+	a := r.create("tasks", "Überprüfung der Zahlungsströme 🚀", nil)
+	rel := r.fileOf(a.Ref)
+	if rel != "tasks/"+a.Ref+"-überprüfung-der-zahlungsströme.md" {
+		t.Fatalf("file %s", rel)
+	}
+	old := "tasks/" + a.Ref + "-berpr-fung-der-zahlungsstr-me.md"
+	r.restart(func() {
+		// What an older padd left: the old name on disk and in the record.
+		st, err := storage.Open(r.dbPath, storage.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs, err := st.Mirrors()
+		if err != nil || len(defs) != 1 {
+			t.Fatal(defs, err)
+		}
+		files, err := st.MirrorFiles(defs[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := files[a.ID]
+		f.Path = old
+		if err := st.MirrorSave(defs[0].ID, []storage.MirrorFile{f}, nil, -1); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		if err := os.Rename(filepath.Join(r.dir, rel), filepath.Join(r.dir, old)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	c := "after the upgrade"
+	if _, err := r.store.UpdateItem(r.ws, a.Ref, storage.ItemUpdate{Content: &c}, user); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFile(old, "the change under the old name", contains(c))
+	m, _ := filepath.Glob(filepath.Join(r.dir, "tasks", "*.md"))
+	if len(m) != 1 {
+		t.Fatalf("files %v, want the one under its old name", m)
+	}
+}

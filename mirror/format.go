@@ -87,15 +87,82 @@ func Render(ref, title string, fields map[string]any, tags []string, content str
 	}
 	var buf bytes.Buffer
 	buf.WriteString(delim + "\n")
-	enc := yaml.NewEncoder(&buf)
+	back := swapAstral(root)
+	var text bytes.Buffer
+	enc := yaml.NewEncoder(&text)
 	enc.SetIndent(2)
 	if err := enc.Encode(root); err != nil {
 		return nil, err
 	}
 	enc.Close()
+	if back != nil {
+		_, _ = back.WriteString(&buf, text.String())
+	} else {
+		buf.Write(text.Bytes())
+	}
 	buf.WriteString(delim + "\n")
 	buf.WriteString(content)
 	return buf.Bytes(), nil
+}
+
+// swapAstral keeps the text of the front matter as written. yaml.v3
+// writes a character beyond U+FFFF (an emoji, a rare ideograph) as a
+// \U escape in a double-quoted string: valid YAML, but not the text the
+// user wrote. Each such character in the tree's strings is swapped for a
+// private-use character (U+E000-U+F8FF) the tree does not hold, which
+// the encoder writes as it is; the replacer returned swaps them back in
+// the encoded text. nil when there is nothing to swap, or more distinct
+// characters than free private-use ones (then the escapes stay: the
+// same text, read back).
+func swapAstral(root *yaml.Node) *strings.Replacer {
+	var scalars []*yaml.Node
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && utf8.ValidString(n.Value) {
+			scalars = append(scalars, n)
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(root)
+	used := map[rune]bool{}
+	astral := map[rune]rune{}
+	for _, n := range scalars {
+		for _, r := range n.Value {
+			switch {
+			case r > 0xffff:
+				astral[r] = 0
+			case r >= 0xe000 && r <= 0xf8ff:
+				used[r] = true
+			}
+		}
+	}
+	if len(astral) == 0 {
+		return nil
+	}
+	var pairs []string
+	next := rune(0xe000)
+	for r := range astral {
+		for next <= 0xf8ff && used[next] {
+			next++
+		}
+		if next > 0xf8ff {
+			return nil
+		}
+		astral[r] = next
+		pairs = append(pairs, string(next), string(r))
+		next++
+	}
+	for _, n := range scalars {
+		n.Value = strings.Map(func(r rune) rune {
+			if p, ok := astral[r]; ok {
+				return p
+			}
+			return r
+		}, n.Value)
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 func str(s string) *yaml.Node {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/padd/padd/model"
 )
@@ -182,6 +183,53 @@ func TestTraversalTable(t *testing.T) {
 	for _, rel := range []string{"../x.md", "a/../../x.md", "/etc/passwd", "a\\..\\x.md", "C:x.md", "", "a//b.md"} {
 		if _, err := resolve(t.TempDir(), rel); err == nil {
 			t.Errorf("resolve(%q) accepted", rel)
+		}
+	}
+}
+
+// Names keep the letters of every script; the front matter keeps the
+// text as written (no \U escapes), and reads back the same.
+func TestNonASCIINamesAndFrontMatter(t *testing.T) {
+	for _, c := range []struct{ title, name string }{
+		{"Überprüfung der Zahlungsströme 🚀", "TASK-2-überprüfung-der-zahlungsströme.md"},
+		{"支払いの確認", "TASK-2-支払いの確認.md"},
+		{"Проверка платежей", "TASK-2-проверка-платежей.md"},
+		{"हिन्दी परीक्षण", "TASK-2-हिन्दी-परीक्षण.md"},
+		{"Fix the login", "TASK-2-fix-the-login.md"},
+		{"🚀🎉", "TASK-2-untitled.md"},
+		{"a\u202eb\u200dc/d\\e:f", "TASK-2-a-b-c-d-e-f.md"},
+	} {
+		if got := FileName("TASK-2", c.title); got != c.name {
+			t.Errorf("FileName(%q) = %q, want %q", c.title, got, c.name)
+		}
+	}
+	long := FileName("TASK-2", strings.Repeat("語", 100))
+	if slug := strings.TrimSuffix(strings.TrimPrefix(long, "TASK-2-"), ".md"); len(slug) > maxSlug+4 || !utf8.ValidString(slug) {
+		t.Errorf("a long title's slug is %d bytes (valid UTF-8: %v)", len(slug), utf8.ValidString(slug))
+	}
+	for _, title := range []string{
+		"Überprüfung der Zahlungsströme 🚀",
+		"emoji 🚀 with a literal \\U0001F680 and a private \ue000 one",
+		"🚀: starts with one",
+		" 🎉 padded\n",
+		"𠀋𠂉 rare ideographs",
+	} {
+		body, err := Render("TASK-2", title, map[string]any{"notes": "notes 🎉"}, []string{"🏷️", "x"}, "c", schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(body), `\U`) && !strings.Contains(title, `\U`) {
+			t.Errorf("%q is escaped:\n%s", title, body)
+		}
+		if strings.TrimSpace(title) == title && !strings.Contains(string(body), title) {
+			t.Errorf("%q is not written as it is:\n%s", title, body)
+		}
+		d, err := Parse(body, schema)
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", title, err, body)
+		}
+		if d.Title != title || d.Fields["notes"] != "notes 🎉" || !reflect.DeepEqual(d.Tags, []string{"🏷️", "x"}) {
+			t.Errorf("%q read back as %q %v %v:\n%s", title, d.Title, d.Fields, d.Tags, body)
 		}
 	}
 }

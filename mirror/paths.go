@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // maxSlug bounds the slug part of a file name, so that a name stays well
@@ -17,34 +18,36 @@ var windowsReserved = map[string]bool{"con": true, "prn": true, "aux": true, "nu
 	"com1": true, "com2": true, "com3": true, "com4": true, "com5": true, "com6": true, "com7": true, "com8": true, "com9": true,
 	"lpt1": true, "lpt2": true, "lpt3": true, "lpt4": true, "lpt5": true, "lpt6": true, "lpt7": true, "lpt8": true, "lpt9": true}
 
-// safeName makes one path element from a title, slug or ref: lower-case
-// ASCII letters and digits (upper-case kept when keepCase, for refs)
-// joined by single hyphens, at most maxSlug bytes, never empty, never a
-// dot name, a separator or a Windows device name.
+// safeName makes one path element from a title, slug or ref: letters
+// and digits of every script, with their combining marks, lower case
+// (the case kept when keepCase, for refs), joined by single hyphens in
+// place of everything else (spaces, punctuation, symbols, emoji,
+// controls, separators). Cut at a character once maxSlug bytes are
+// reached (so at most maxSlug+4: a hyphen and one character past it);
+// never empty, never a dot name, a separator or a Windows device name.
+// An ASCII name comes out as it always has, so the files of a mirror
+// made by an older padd keep their names.
 func safeName(s string, keepCase bool, fallback string) string {
 	var b strings.Builder
 	hyphen := false
 	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-		case r >= 'A' && r <= 'Z':
-			if !keepCase {
-				r += 'a' - 'A'
-			}
-		default:
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !(unicode.IsMark(r) && b.Len() > 0 && !hyphen) {
 			hyphen = b.Len() > 0
 			continue
+		}
+		if !keepCase {
+			r = unicode.ToLower(r)
+		}
+		if b.Len() >= maxSlug {
+			break
 		}
 		if hyphen {
 			b.WriteByte('-')
 			hyphen = false
 		}
 		b.WriteRune(r)
-		if b.Len() >= maxSlug {
-			break
-		}
 	}
-	out := strings.TrimRight(b.String(), "-")
+	out := b.String()
 	if out == "" {
 		out = fallback
 	}
