@@ -3,13 +3,16 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/padd/padd/api"
 )
@@ -92,6 +95,7 @@ type AttachmentDownloadCmd struct {
 	ID      string `arg:"" help:"The attachment's id."`
 	Out     string `arg:"" optional:"" help:"Where to write it (default: its stored name in this directory; - writes to stdout)."`
 	Variant string `help:"thumb-sm or thumb-md: an image's thumbnail (256 or 1024 pixels on its longer edge); the original when it has none." placeholder:"VARIANT"`
+	Force   bool   `help:"Replace the file when it exists (without it, an existing file is never overwritten)."`
 }
 
 // Run writes the bytes to a part file renamed once whole.
@@ -112,41 +116,93 @@ func (c *AttachmentDownloadCmd) Run(ctx context.Context, a *App) error {
 		}
 		out = name
 	}
-	meta, n, err := a.downloadTo(ctx, cl, ws, c.ID, c.Variant, out)
+	meta, n, err := a.downloadTo(ctx, cl, ws, c.ID, c.Variant, a.path(out), c.Force)
 	if err != nil {
 		return err
 	}
 	return a.emit(map[string]any{"id": c.ID, "file": out, "bytes": n, "mime": meta.MIME, "etag": meta.ETag},
 		func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "Downloaded %s to %s (%s, %s)\n", c.ID, out, meta.MIME, humanBytes(n))
+			_, err := fmt.Fprintf(w, "Downloaded %s to %s (%s, %s)\n", clean(c.ID), clean(out), clean(meta.MIME), humanBytes(n))
 			return err
 		}, nil)
 }
 
-// storedName is the file name to save an attachment as: its stored name
-// (padd cleans it, and only its base is used: a name, never a path), or
-// its id.
+// storedName is the file name to save an attachment as: its stored
+// name made a safe local name (downloadName), or its id.
 func storedName(ctx context.Context, cl *api.Client, ws, id, variant string) (string, error) {
 	meta, err := cl.AttachmentHeadVariant(ctx, ws, id, variant)
 	if err != nil {
 		return "", err
 	}
-	name := filepath.Base(filepath.Clean("/" + meta.Filename))
-	if name == "/" || name == "." || name == "" {
-		name = id
+	return downloadName(meta.Filename, id), nil
+}
+
+// maxDownloadName bounds a name made from a remote one, in bytes.
+const maxDownloadName = 200
+
+// downloadName makes an attachment's stored name (which may come from a
+// remote, and be anything) a name to create in a local folder: its last
+// path element (either slash), without control characters or the
+// characters Windows refuses (<>:"|?*), without leading dots (never a
+// dot-file such as .bashrc or .ssh) or trailing dots and spaces, never
+// a Windows device name, at most maxDownloadName bytes cut at a
+// character; the fallback (made safe the same way) when nothing is left.
+func downloadName(name, fallback string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
 	}
-	return name, nil
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError || strings.ContainsRune(`<>:"|?*`, r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(name, ""))
+	name = strings.TrimRight(strings.TrimLeft(name, ". \t"), ". \t")
+	for len(name) > maxDownloadName {
+		_, size := utf8.DecodeLastRuneInString(name)
+		name = name[:len(name)-size]
+	}
+	if name == "" {
+		if fallback == "" {
+			return "attachment"
+		}
+		return downloadName(fallback, "")
+	}
+	stem, _, _ := strings.Cut(name, ".")
+	switch strings.ToLower(strings.TrimRight(stem, " ")) {
+	case "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9",
+		"lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9":
+		name = "_" + name
+	}
+	return name
+}
+
+// path is p made absolute, relative to the command's directory.
+func (a *App) path(p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(a.env.Dir, p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 // downloadTo writes an attachment's bytes to a part file beside out,
-// renamed to out once whole.
-func (a *App) downloadTo(ctx context.Context, cl *api.Client, ws, id, variant, out string) (*api.AttachmentMeta, int64, error) {
+// put in place once whole: never over an existing file unless force.
+func (a *App) downloadTo(ctx context.Context, cl *api.Client, ws, id, variant, out string, force bool) (*api.AttachmentMeta, int64, error) {
+	exists := func() error {
+		return failf("file_exists", "give another file name, or --force to replace it", "%s exists; it was not overwritten", clean(out))
+	}
+	if _, err := os.Lstat(out); err == nil && !force {
+		return nil, 0, exists() // before the download: nothing fetched for nothing
+	}
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".part-*")
 	if err != nil {
-		return nil, 0, failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", out, err)
+		return nil, 0, failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", clean(out), err)
 	}
 	defer func() { _ = os.Remove(f.Name()) }()
-	p := a.progress("Downloading "+filepath.Base(out), -1)
+	p := a.progress("Downloading "+clean(filepath.Base(out)), -1)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, p), 256<<10)
 	meta, n, err := cl.DownloadAttachmentVariant(ctx, ws, id, variant, bw)
 	if err == nil {
@@ -162,10 +218,32 @@ func (a *App) downloadTo(ctx context.Context, cl *api.Client, ws, id, variant, o
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := os.Rename(f.Name(), out); err != nil {
-		return nil, 0, failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", out, err)
+	if force {
+		err = os.Rename(f.Name(), out)
+	} else {
+		err = placeNew(f.Name(), out)
+		if errors.Is(err, fs.ErrExist) {
+			return nil, 0, exists() // made meanwhile
+		}
+	}
+	if err != nil {
+		return nil, 0, failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", clean(out), err)
 	}
 	return meta, n, nil
+}
+
+// placeNew puts the file tmp at out only when nothing is there: a hard
+// link, which fails on an existing name whoever made it, then tmp goes.
+// Where links are not supported, a check then a rename.
+func placeNew(tmp, out string) error {
+	err := os.Link(tmp, out)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if _, serr := os.Lstat(out); serr == nil {
+		return fs.ErrExist
+	}
+	return os.Rename(tmp, out)
 }
 
 // AttachmentViewCmd is `attachment view <id>`: Pad's way for an agent to
@@ -174,6 +252,7 @@ type AttachmentViewCmd struct {
 	ID      string `arg:"" help:"The attachment's id (the <id> of pad-attachment:<id> in an item's text)."`
 	Output  string `short:"o" help:"Save it here instead of in a new temporary folder."`
 	Variant string `help:"thumb-sm or thumb-md: an image's thumbnail; the original when it has none." placeholder:"VARIANT"`
+	Force   bool   `help:"With -o: replace the file when it exists."`
 }
 
 // Run saves the bytes and prints the file's absolute path alone on
@@ -196,13 +275,11 @@ func (c *AttachmentViewCmd) Run(ctx context.Context, a *App) error {
 		}
 		out = filepath.Join(dir, name)
 	}
-	meta, n, err := a.downloadTo(ctx, cl, ws, c.ID, c.Variant, out)
+	meta, n, err := a.downloadTo(ctx, cl, ws, c.ID, c.Variant, a.path(out), c.Force)
 	if err != nil {
 		return err
 	}
-	if abs, err := filepath.Abs(out); err == nil {
-		out = abs
-	}
+	out = a.path(out)
 	return a.emit(map[string]any{"path": out, "mime": meta.MIME, "size": n}, func(w io.Writer) error {
 		fmt.Fprintf(a.errw, "wrote %s (%s)\n", humanBytes(n), meta.MIME)
 		_, err := fmt.Fprintln(w, out)

