@@ -63,12 +63,12 @@ func (a *App) getenv(name string) string {
 // warnf writes a warning to stderr: never to stdout, which must stay
 // parseable under --format json.
 func (a *App) warnf(format string, args ...any) {
-	fmt.Fprintf(a.errw, "%s %s\n", a.style.paint(ansiYellow, "warning:"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(a.errw, "%s %s\n", a.style.paint(ansiYellow, "warning:"), clean(fmt.Sprintf(format, args...)))
 }
 
 // notef writes a note (a paging hint, a next step) to stderr.
 func (a *App) notef(format string, args ...any) {
-	fmt.Fprintf(a.errw, "%s %s\n", a.style.paint(ansiDim, "note:"), fmt.Sprintf(format, args...))
+	fmt.Fprintf(a.errw, "%s %s\n", a.style.paint(ansiDim, "note:"), clean(fmt.Sprintf(format, args...)))
 }
 
 // Client connects to padd on first use, starting it if none answers.

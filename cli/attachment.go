@@ -281,7 +281,7 @@ func (c *AttachmentViewCmd) Run(ctx context.Context, a *App) error {
 	}
 	out = a.path(out)
 	return a.emit(map[string]any{"path": out, "mime": meta.MIME, "size": n}, func(w io.Writer) error {
-		fmt.Fprintf(a.errw, "wrote %s (%s)\n", humanBytes(n), meta.MIME)
+		fmt.Fprintf(a.errw, "wrote %s (%s)\n", humanBytes(n), clean(meta.MIME))
 		_, err := fmt.Fprintln(w, out)
 		return err
 	}, nil)
@@ -380,7 +380,7 @@ func (c *AttachmentShowCmd) Run(ctx context.Context, a *App) error {
 	}
 	return a.emit(m, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "%-15s %s\n%-15s %s\n%-15s %s\n%-15s %s (%d bytes)\n%-15s %s\n%-15s %s\n",
-			"ID:", m.ID, "Filename:", clean(m.Filename), "MIME:", m.MIME, "Size:", humanBytes(m.Size), m.Size, "ETag:", m.ETag, "Last-Modified:", m.LastModified)
+			"ID:", clean(m.ID), "Filename:", clean(m.Filename), "MIME:", clean(m.MIME), "Size:", humanBytes(m.Size), m.Size, "ETag:", clean(m.ETag), "Last-Modified:", clean(m.LastModified))
 		return err
 	}, nil)
 }

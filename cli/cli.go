@@ -182,7 +182,7 @@ func (c *VersionCmd) Run(ctx context.Context, a *App) error {
 	return a.emit(out, func(w io.Writer) error {
 		fmt.Fprintf(w, "padctl %s\n", out["padctl"])
 		if v, ok := out["padd"]; ok {
-			fmt.Fprintf(w, "padd   %s\n", v)
+			fmt.Fprintf(w, "padd   %s\n", clean(fmt.Sprint(v)))
 		} else {
 			fmt.Fprintln(w, "padd   not running")
 		}

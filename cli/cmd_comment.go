@@ -143,7 +143,7 @@ func (v commentsView) writeTable(w io.Writer, st Style) error {
 		if e.c.Edited {
 			head += " (edited)"
 		}
-		fmt.Fprintf(w, "%s%s  %s\n", indent, head, st.paint(ansiDim, e.c.ID))
+		fmt.Fprintf(w, "%s%s  %s\n", indent, head, st.paint(ansiDim, clean(e.c.ID)))
 		for _, l := range strings.Split(sanitizeBlock(commentBody(e.c)), "\n") {
 			fmt.Fprintf(w, "%s  %s\n", indent, l)
 		}

@@ -23,16 +23,16 @@ func (c *DaemonConfigCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	return a.emit(st, func(w io.Writer) error {
-		fmt.Fprintf(w, "file: %s\n", st.Path)
+		fmt.Fprintf(w, "file: %s\n", clean(st.Path))
 		writeSettings(w, "", st.Settings)
 		if st.Error != "" {
-			fmt.Fprintf(w, "not applied (the settings above are kept): %s\n", st.Error)
+			fmt.Fprintf(w, "not applied (the settings above are kept): %s\n", clean(st.Error))
 		}
 		if len(st.RestartToApply) > 0 {
-			fmt.Fprintf(w, "restart to apply: %s (`padctl daemon restart`)\n", strings.Join(st.RestartToApply, ", "))
+			fmt.Fprintf(w, "restart to apply: %s (`padctl daemon restart`)\n", clean(strings.Join(st.RestartToApply, ", ")))
 		}
 		if len(st.Unknown) > 0 {
-			fmt.Fprintf(w, "ignored, not known to this padd: %s\n", strings.Join(st.Unknown, ", "))
+			fmt.Fprintf(w, "ignored, not known to this padd: %s\n", clean(strings.Join(st.Unknown, ", ")))
 		}
 		return nil
 	}, nil)
@@ -54,9 +54,9 @@ func writeSettings(w io.Writer, prefix string, m map[string]any) {
 			if v == "" {
 				v = "(default)"
 			}
-			fmt.Fprintf(w, "%s%s: %s\n", prefix, k, v)
+			fmt.Fprintf(w, "%s%s: %s\n", prefix, clean(k), clean(v))
 		default:
-			fmt.Fprintf(w, "%s%s: %v\n", prefix, k, v)
+			fmt.Fprintf(w, "%s%s: %s\n", prefix, clean(k), clean(fmt.Sprint(v)))
 		}
 	}
 }

@@ -150,7 +150,7 @@ func writeImportSummary(w io.Writer, res *api.ImportResult) error {
 	if s.InBundle.Attachments > 0 {
 		parts = append(parts, line("attachments", s.InBundle.Attachments, s.Imported.Attachments))
 	}
-	if _, err := fmt.Fprintf(w, "Imported workspace %s (%s): %s\n", res.Name, res.Slug, strings.Join(parts, ", ")); err != nil {
+	if _, err := fmt.Fprintf(w, "Imported workspace %s (%s): %s\n", clean(res.Name), clean(res.Slug), clean(strings.Join(parts, ", "))); err != nil {
 		return err
 	}
 	if len(s.NotModelled) > 0 {
@@ -163,7 +163,7 @@ func writeImportSummary(w io.Writer, res *api.ImportResult) error {
 		for _, k := range keys {
 			nm = append(nm, fmt.Sprintf("%s %d", strings.ReplaceAll(k, "_", " "), s.NotModelled[k]))
 		}
-		if _, err := fmt.Fprintf(w, "Left out (padd does not model them): %s\n", strings.Join(nm, ", ")); err != nil {
+		if _, err := fmt.Fprintf(w, "Left out (padd does not model them): %s\n", clean(strings.Join(nm, ", "))); err != nil {
 			return err
 		}
 	}
@@ -290,7 +290,7 @@ func (c *ItemImportCmd) Run(ctx context.Context, a *App) error {
 		a.warnf("%s", w)
 	}
 	return a.emit(res, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "Imported %s (%s)\n", res.Ref, res.Slug)
+		_, err := fmt.Fprintf(w, "Imported %s (%s)\n", clean(res.Ref), clean(res.Slug))
 		return err
 	}, nil)
 }

@@ -40,7 +40,7 @@ func (c *ItemLinkCmd) Run(ctx context.Context, a *App) error {
 // describeLink is "TASK-1 blocks TASK-2" in the link's stored direction.
 func describeLink(st Style, l *api.ItemLink) string {
 	return fmt.Sprintf("%s %s %s", st.paint(ansiBold, clean(firstNonEmpty(l.SourceRef, l.SourceSlug, l.SourceID))),
-		strings.ReplaceAll(l.LinkType, "_", "-"), st.paint(ansiBold, clean(firstNonEmpty(l.TargetRef, l.TargetSlug, l.TargetID))))
+		clean(strings.ReplaceAll(l.LinkType, "_", "-")), st.paint(ansiBold, clean(firstNonEmpty(l.TargetRef, l.TargetSlug, l.TargetID))))
 }
 
 // ItemUnlinkCmd is `item unlink <ref> <type> <target>`.

@@ -90,9 +90,9 @@ func (c *MCPDoctorCmd) Run(ctx context.Context, a *App) error {
 				fmt.Fprintln(w, line)
 				continue
 			}
-			fmt.Fprintf(w, "%-15s %d problem(s) in %s\n", r.Client, len(r.Problems), r.Path)
+			fmt.Fprintf(w, "%-15s %d problem(s) in %s\n", clean(r.Client), len(r.Problems), clean(r.Path))
 			for _, p := range r.Problems {
-				fmt.Fprintf(w, "%-15s - %s\n", "", p)
+				fmt.Fprintf(w, "%-15s - %s\n", "", clean(fmt.Sprint(p)))
 			}
 		}
 		return nil

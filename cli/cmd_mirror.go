@@ -54,7 +54,7 @@ func (c *MirrorAddCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	return a.emit(m, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "Mirroring %s in %s\n", m.Workspace, m.Dir)
+		_, err := fmt.Fprintf(w, "Mirroring %s in %s\n", clean(m.Workspace), clean(m.Dir))
 		return err
 	}, nil)
 }
@@ -76,7 +76,7 @@ func (c *MirrorRemoveCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	return a.emit(map[string]any{"removed": spec}, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "Stopped mirroring %s in %s (the files stay)\n", spec.Workspace, spec.Dir)
+		_, err := fmt.Fprintf(w, "Stopped mirroring %s in %s (the files stay)\n", clean(spec.Workspace), clean(spec.Dir))
 		return err
 	}, nil)
 }
@@ -112,7 +112,7 @@ func mirrorShow(ctx context.Context, a *App, detail bool) error {
 			return err
 		}
 		for _, m := range list {
-			fmt.Fprintf(w, "%s  %s  %s  %d files", m.Workspace, m.Dir, m.State, m.Files)
+			fmt.Fprintf(w, "%s  %s  %s  %d files", clean(m.Workspace), clean(m.Dir), clean(m.State), m.Files)
 			if len(m.Errors) > 0 {
 				fmt.Fprintf(w, "  %d not applied", len(m.Errors))
 			}
@@ -121,10 +121,10 @@ func mirrorShow(ctx context.Context, a *App, detail bool) error {
 				continue
 			}
 			for _, e := range m.Errors {
-				fmt.Fprintf(w, "  not applied: %s: %s\n", e.Path, e.Error)
+				fmt.Fprintf(w, "  not applied: %s: %s\n", clean(e.Path), clean(e.Error))
 			}
 			for _, c := range m.Conflicts {
-				fmt.Fprintf(w, "  conflict copy: %s\n", c)
+				fmt.Fprintf(w, "  conflict copy: %s\n", clean(c))
 			}
 		}
 		return nil

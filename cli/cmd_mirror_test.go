@@ -71,3 +71,56 @@ func TestMirrorCommands(t *testing.T) {
 		t.Fatalf("daemon config prints the settings as dotted keys:\n%s", r.stdout)
 	}
 }
+
+// TestHostileNamesNeverReachTheTerminal: a mirror file named with
+// escape sequences (ESC ]52 sets the clipboard, ESC [2J clears the
+// screen), its error and its folder's are printed sanitised by
+// `padctl mirror status`, as are names in the other outputs.
+func TestHostileNamesNeverReachTheTerminal(t *testing.T) {
+	padd, _ := binaries(t)
+	home := startPadd(t, padd)
+	dir := t.TempDir()
+	ws := "hostile"
+	for _, args := range [][]string{
+		{"workspace", "create", "Hostile"},
+		{"item", "create", "--workspace", ws, "task", "Seed"},
+		{"mirror", "add", ws, "pad"},
+	} {
+		if r := runInProcess(t, home, dir, nil, args...); r.code != 0 {
+			t.Fatal(r)
+		}
+	}
+	testwait.Until(t, "the item's file", func() bool {
+		m, _ := filepath.Glob(filepath.Join(dir, "pad", "tasks", "TASK-1-*.md"))
+		return len(m) == 1
+	})
+	clip, clear := "\x1b]52;c;ZXZpbA==\x07", "\x1b[2J"
+	bad := filepath.Join(dir, "pad", "tasks", "a"+clip+"b"+clear+"c.md")
+	if err := os.WriteFile(bad, []byte("---\ntitle: x "+clear+"\nfields:\n  nope"+clip+": 1\n---\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "pad", "d"+clear), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pad", "d"+clear, "x"+clip+".md"), []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var r result
+	testwait.Until(t, "both files in mirror status", func() bool {
+		r = runInProcess(t, home, dir, nil, "mirror", "status")
+		return r.code == 0 && strings.Count(r.stdout, "not applied:") == 2
+	})
+	for _, out := range []string{r.stdout, r.stderr} {
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Fatalf("mirror status printed a control sequence: %q", out)
+		}
+	}
+	if !strings.Contains(r.stdout, "tasks/abc.md") {
+		t.Fatalf("the file is not named: %q", r.stdout)
+	}
+	// An error naming outside text.
+	r = runInProcess(t, home, dir, nil, "item", "show", "--workspace", ws, "NOPE-1"+clear+clip)
+	if r.code == 0 || strings.ContainsAny(r.stdout+r.stderr, "\x1b\x07") {
+		t.Fatalf("item show of a hostile ref: %q", r)
+	}
+}

@@ -151,7 +151,7 @@ func (p eventPrinter) print(e *api.Event, raw []byte) error {
 		who += " via " + e.Source
 	}
 	if p.format == FormatMarkdown {
-		_, err := fmt.Fprintf(p.w, "- `%s` **%s** %s — %s\n", at, e.Type, mdCell(strings.TrimSpace(name+"  "+title)), mdCell(who))
+		_, err := fmt.Fprintf(p.w, "- `%s` **%s** %s — %s\n", at, mdCell(e.Type), mdCell(strings.TrimSpace(name+"  "+title)), mdCell(who))
 		return err
 	}
 	// time (8) + 2 + type (18: collection_updated) + 1 + name + 2, then
@@ -160,6 +160,6 @@ func (p eventPrinter) print(e *api.Event, raw []byte) error {
 	if title != "" {
 		title = truncate(title, max(12, p.st.Width-29-textWidth(name)-2-2-textWidth(who))) + "  "
 	}
-	_, err := fmt.Fprintf(p.w, "%s  %-18s %s  %s%s\n", p.st.paint(ansiDim, at), e.Type, p.st.paint(ansiBold, name), title, p.st.paint(ansiDim, who))
+	_, err := fmt.Fprintf(p.w, "%s  %-18s %s  %s%s\n", p.st.paint(ansiDim, at), clean(e.Type), p.st.paint(ansiBold, name), title, p.st.paint(ansiDim, who))
 	return err
 }

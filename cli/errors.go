@@ -52,12 +52,12 @@ func usagef(code, hint, format string, args ...any) *Error {
 // and a `hint:` line, and returns the exit code.
 func report(w io.Writer, err error, st Style) int {
 	e := explain(err)
-	fmt.Fprintf(w, "%s %s (%s)\n", st.paint(ansiRed+ansiBold, "error:"), clean(e.Message), e.Code)
+	fmt.Fprintf(w, "%s %s (%s)\n", st.paint(ansiRed+ansiBold, "error:"), clean(e.Message), clean(e.Code))
 	for _, d := range e.Detail {
 		fmt.Fprintf(w, "  %s\n", clean(d))
 	}
 	if e.Hint != "" {
-		fmt.Fprintf(w, "%s %s\n", st.paint(ansiBold, "hint:"), e.Hint)
+		fmt.Fprintf(w, "%s %s\n", st.paint(ansiBold, "hint:"), clean(e.Hint))
 	}
 	return e.Exit
 }

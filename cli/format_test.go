@@ -141,6 +141,9 @@ func TestSanitize(t *testing.T) {
 		{"crlf\r\nline", "crlf  line", "crlf\nline"},
 		{"bell\x07 c1\u0085", "bell c1", "bell c1"},
 		{"dangling \x1b", "dangling ", "dangling "},
+		{"c1 csi \u009b2J über", "c1 csi 2J über", "c1 csi 2J über"},
+		{"bad \xff utf-8", "bad \ufffd utf-8", "bad \ufffd utf-8"},
+		{"plain über 🚀", "plain über 🚀", "plain über 🚀"},
 	}
 	for _, c := range cases {
 		if got := clean(c.in); got != c.cell {

@@ -143,7 +143,7 @@ func (c *MCPStatusCmd) Run(ctx context.Context, a *App) error {
 			case st.Installed:
 				state = fmt.Sprintf("installed, but runs %s (`padctl mcp install %s` points it at this padctl)", st.Command, st.Client)
 			}
-			fmt.Fprintf(w, "%-15s %s\n%-15s %s\n", st.Client, state, "", st.Path)
+			fmt.Fprintf(w, "%-15s %s\n%-15s %s\n", clean(st.Client), clean(state), "", clean(st.Path))
 		}
 		return nil
 	}, nil)
@@ -220,15 +220,15 @@ func (a *App) emitChange(ch *mcpinstall.Change, dryRun bool) error {
 	return a.emit(ch, func(w io.Writer) error {
 		switch {
 		case ch.Action == "unchanged":
-			fmt.Fprintf(w, "%s already has padd's MCP server: %s is unchanged\n", ch.Client, ch.Path)
+			fmt.Fprintf(w, "%s already has padd's MCP server: %s is unchanged\n", clean(ch.Client), clean(ch.Path))
 		case ch.Action == "absent":
-			fmt.Fprintf(w, "%s has no padd MCP server in %s: nothing to remove\n", ch.Client, ch.Path)
+			fmt.Fprintf(w, "%s has no padd MCP server in %s: nothing to remove\n", clean(ch.Client), clean(ch.Path))
 		case dryRun:
-			fmt.Fprintf(w, "Would change %s (dry run, nothing written):\n%s", ch.Path, ch.Diff)
+			fmt.Fprintf(w, "Would change %s (dry run, nothing written):\n%s", clean(ch.Path), sanitizeBlock(ch.Diff))
 		default:
-			fmt.Fprintf(w, "%s padd's MCP server for %s in %s\n", map[string]string{"installed": "Installed", "updated": "Updated", "removed": "Removed"}[ch.Action], ch.Client, ch.Path)
+			fmt.Fprintf(w, "%s padd's MCP server for %s in %s\n", map[string]string{"installed": "Installed", "updated": "Updated", "removed": "Removed"}[ch.Action], clean(ch.Client), clean(ch.Path))
 			if ch.Action != "removed" {
-				fmt.Fprintf(w, "Restart %s to load it.\n", ch.Client)
+				fmt.Fprintf(w, "Restart %s to load it.\n", clean(ch.Client))
 			}
 		}
 		return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ANSI SGR colours used on a terminal. They are written only around
@@ -69,7 +70,7 @@ func clean(s string) string { return sanitize(s, false) }
 func sanitizeBlock(s string) string { return sanitize(s, true) }
 
 func sanitize(s string, block bool) string {
-	if s == "" {
+	if !needsSanitize(s, block) {
 		return s
 	}
 	var b strings.Builder
@@ -93,6 +94,23 @@ func sanitize(s string, block bool) string {
 		}
 	}
 	return b.String()
+}
+
+// needsSanitize reports whether s holds anything sanitize changes: a C0
+// control or DEL (a line break or tab in block text is kept), a C1
+// control (U+0080-U+009F, encoded 0xC2 0x80-0x9F), or invalid UTF-8.
+// Most text holds none, and is returned as it is.
+func needsSanitize(s string, block bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 && !(block && (c == '\n' || c == '\t')) || c == 0x7f {
+			return true
+		}
+		if c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] < 0xa0 {
+			return true
+		}
+	}
+	return !utf8.ValidString(s)
 }
 
 // skipEscape returns the index of the last rune of the escape sequence
@@ -226,7 +244,14 @@ type table struct {
 	below map[int][]span
 }
 
-func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
+// add appends a row. Every cell's text is cleaned here, whoever made it:
+// no text in a table can drive the terminal.
+func (t *table) add(cells ...cell) {
+	for i := range cells {
+		cells[i].text = clean(cells[i].text)
+	}
+	t.rows = append(t.rows, cells)
+}
 
 // addBelow puts a line under the row added last.
 func (t *table) addBelow(line []span) {
@@ -361,8 +386,9 @@ type keyValues struct {
 }
 
 func (kv *keyValues) add(key string, value cell) {
+	value.text = clean(value.text) // as table.add
 	if value.text != "" {
-		kv.rows = append(kv.rows, [2]cell{{text: key}, value})
+		kv.rows = append(kv.rows, [2]cell{{text: clean(key)}, value})
 	}
 }
 
