@@ -150,14 +150,24 @@ func (mr *mirror) exportGone(itemID string) {
 	mr.forget(itemID)
 }
 
-// removeIfOurs removes rel when it still holds what the mirror wrote.
+// removeIfOurs removes rel when it still holds what the mirror wrote,
+// and no other program has it open for writing (its next bytes would go
+// to a file no longer there): then it is tried again later.
 func (mr *mirror) removeIfOurs(rel, hash string) {
 	if disk, _ := mr.diskHash(rel); disk == hash && disk != "" {
 		if p, err := resolve(mr.def.Dir, rel); err == nil {
+			if heldForWriting(p) {
+				mr.heldRemovals = append(mr.heldRemovals, removal{rel: rel, hash: hash})
+				return
+			}
 			_ = os.Remove(p)
 		}
 	}
 }
+
+// errHeld says a pass left files alone that another program has open
+// for writing; the mirror looks at them again a settle later.
+var errHeld = errors.New("a file is open for writing by another program")
 
 // flushWrites writes the batch's files atomically and returns the ones
 // that failed. A large batch (the first write of a workspace) writes
@@ -172,9 +182,28 @@ func (mr *mirror) flushWrites() (failed []pendingWrite, _ error) {
 		failed = append(failed, w)
 		errs = append(errs, err)
 	}
+	// A file another program has open for writing is not replaced: its
+	// next bytes would go to the file replaced, and be lost. The write
+	// waits (its record is put back, and the pass is repeated).
+	held := func(p string, w pendingWrite) bool {
+		if !heldForWriting(p) {
+			return false
+		}
+		if testHookHeld != nil {
+			testHookHeld(w.rel)
+		}
+		failed = append(failed, w)
+		if len(errs) == 0 || !errors.Is(errs[0], errHeld) {
+			errs = append([]error{errHeld}, errs...)
+		}
+		return true
+	}
 	if len(writes) < bulkWrites {
 		for _, w := range writes {
 			p, err := mr.prepare(w.rel)
+			if err == nil && held(p, w) {
+				continue
+			}
 			var fi os.FileInfo
 			if err == nil {
 				fi, err = writeFile(p, w.body)
@@ -212,6 +241,9 @@ func (mr *mirror) flushWrites() (failed []pendingWrite, _ error) {
 	}()
 	for _, w := range writes {
 		p, err := mr.prepare(w.rel)
+		if err == nil && held(p, w) {
+			continue
+		}
 		var tmp string
 		var fi os.FileInfo
 		if err == nil {
@@ -305,6 +337,11 @@ func (mr *mirror) prepare(rel string) (string, error) {
 	}
 	return p, nil
 }
+
+// testHookEvent and testHookHeld, when set (by tests only), are told of
+// each file event the mirror takes, and of each file it leaves alone
+// because another program has it open for writing.
+var testHookEvent, testHookHeld func(rel string)
 
 // testHookWritten, when set (by tests only), runs after a file of the
 // batch is in place and before its stamp is recorded: where a user's

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/padd/padd/internal/leakcheck"
 	"github.com/padd/padd/internal/testwait"
@@ -27,11 +28,18 @@ type rig struct {
 	ws     string
 	m      *Manager
 	stop   func()
+	settle time.Duration
 }
 
-func newRig(t *testing.T) *rig {
+// testSettle is the rig's settle delay: short, so that tests are quick.
+// The settle rule itself is TestSettlerReadsAFileOnceItIsQuiet's.
+const testSettle = 20 * time.Millisecond
+
+func newRig(t *testing.T) *rig { return newRigSettle(t, testSettle) }
+
+func newRigSettle(t *testing.T, settle time.Duration) *rig {
 	t.Helper()
-	r := &rig{t: t, dbPath: filepath.Join(t.TempDir(), "padd.db"), dir: filepath.Join(t.TempDir(), "mirror")}
+	r := &rig{t: t, dbPath: filepath.Join(t.TempDir(), "padd.db"), dir: filepath.Join(t.TempDir(), "mirror"), settle: settle}
 	r.open()
 	if _, err := r.store.CreateWorkspace(storage.WorkspaceCreate{Name: "Mine", Slug: "mine"}, user); err != nil {
 		t.Fatal(err)
@@ -54,7 +62,7 @@ func (r *rig) open() {
 }
 
 func (r *rig) start() {
-	r.m = New(Config{Store: r.store, Log: testLog()})
+	r.m = New(Config{Store: r.store, Log: testLog(), Settle: r.settle})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = r.m.Run(ctx) }()

@@ -36,6 +36,15 @@ func (mr *mirror) importFiles(ctx context.Context, rels []string) error {
 				continue // the mirror's own write, or a file already read
 			}
 		}
+		if p, err := resolve(mr.def.Dir, rel); err == nil && heldForWriting(p) {
+			// Still being written: read once the writer lets go, never
+			// applied (nor moved) half written.
+			mr.held = append(mr.held, rel)
+			if testHookHeld != nil {
+				testHookHeld(rel)
+			}
+			continue
+		}
 		b, fi, err := mr.readStat(rel)
 		if err != nil {
 			mr.fileError(rel, err)
@@ -336,8 +345,11 @@ func (mr *mirror) reconcile(ctx context.Context) error {
 	if err := mr.exportItems(toWrite); err != nil {
 		return err
 	}
-	if err := mr.commit(idx.Cursor); err != nil {
-		return err
+	// A write held back by a writer is tried again later; the comparison
+	// goes on.
+	held := mr.commit(idx.Cursor)
+	if held != nil && !errors.Is(held, errHeld) {
+		return held
 	}
 	// Files the records do not know: new files.
 	_ = filepath.WalkDir(mr.def.Dir, func(p string, d fs.DirEntry, err error) error {
@@ -368,8 +380,11 @@ func (mr *mirror) reconcile(ctx context.Context) error {
 	})
 	if len(fromFiles) > 0 {
 		if err := mr.importFiles(ctx, fromFiles); err != nil {
-			return err
+			if !errors.Is(err, errHeld) {
+				return err
+			}
+			held = err
 		}
 	}
-	return mr.exportChanges(ctx)
+	return errors.Join(held, mr.exportChanges(ctx))
 }

@@ -27,6 +27,10 @@ type Config struct {
 	// OnDelete says what a deleted file does to its item (config's
 	// "archive", the default, or "keep"); asked at each deletion.
 	OnDelete func() string
+	// Settle is how long a changed file must go without a write before it
+	// is read (DefaultSettle when zero): a file written in parts is
+	// applied once, whole.
+	Settle time.Duration
 	// OnEvent, when set, is told of each file not applied and each
 	// conflict copy, as they happen (padd's event stream carries them).
 	OnEvent func(Event)

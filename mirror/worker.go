@@ -21,14 +21,6 @@ import (
 	"github.com/padd/padd/storage"
 )
 
-// Debounce of file events: a path is read once it has been quiet for
-// quiet, or maxWait after its first event in a burst, whichever is first.
-// An editor's save (rename over, delete and recreate) lands within it.
-const (
-	quiet   = 40 * time.Millisecond
-	maxWait = 200 * time.Millisecond
-)
-
 // actor is who a file's edits are made by.
 var actor = model.UserActor("mirror")
 
@@ -45,11 +37,17 @@ type mirror struct {
 	stamps map[string]stamp              // by rel path
 	// rescan are folders a bulk write left unwatched: run watches them
 	// again and compares their files.
-	rescan  []string
-	byPath  map[string]string            // rel path -> item id
-	colls   map[string]*model.Collection // by folder name, read per batch
-	writes  []pendingWrite
-	updates []pendingUpdate
+	rescan []string
+	// held are files a pass left alone because another program has them
+	// open for writing: run looks at them again once settled.
+	held []string
+	// heldRemovals are files padd meant to remove (its own bytes) that
+	// another program has open for writing: removed once it lets go.
+	heldRemovals []removal
+	byPath       map[string]string            // rel path -> item id
+	colls        map[string]*model.Collection // by folder name, read per batch
+	writes       []pendingWrite
+	updates      []pendingUpdate
 	// removals are old files to remove once the batch's writes are done
 	// (a renamed or moved item's old name), skipped when its write failed.
 	removals []removal
@@ -164,25 +162,34 @@ func (mr *mirror) run(ctx context.Context) {
 		mr.byPath[f.Path] = id
 	}
 	mr.watchTree(mr.def.Dir, nil)
-	if err := mr.reconcile(ctx); err != nil && ctx.Err() == nil {
+	startErr := mr.reconcile(ctx)
+	if err := startErr; err != nil && !errors.Is(err, errHeld) && ctx.Err() == nil {
 		log.Error("mirror: the start-up pass failed; it is retried at the next change", "err", err)
 	}
 	mr.setState("watching")
 
-	pending := map[string]bool{}
+	// Files wait in the settler until they have settled (settle.go), and
+	// files still open for writing, or padd's writes held back by one,
+	// are looked at again a settle later. An idle mirror arms no timer.
+	st := newSettler(mr.m.cfg.Settle)
+	var exportRetry time.Time
 	var timer *time.Timer
 	var fire <-chan time.Time
-	var first time.Time
 	arm := func() {
-		now := time.Now()
-		if len(pending) == 0 || first.IsZero() {
-			first = now
+		at, ok := st.next()
+		if !exportRetry.IsZero() && (!ok || exportRetry.Before(at)) {
+			at, ok = exportRetry, true
 		}
-		d := min(quiet, maxWait-now.Sub(first))
+		if !ok {
+			fire = nil
+			return
+		}
+		d := max(time.Until(at), 0)
 		if timer == nil {
-			timer = time.NewTimer(max(d, 0))
+			timer = time.NewTimer(d)
 		} else {
-			timer.Reset(max(d, 0))
+			timer.Stop()
+			timer.Reset(d)
 		}
 		fire = timer.C
 	}
@@ -191,23 +198,44 @@ func (mr *mirror) run(ctx context.Context) {
 			timer.Stop()
 		}
 	}()
+	// after notes what a pass left to look at again: files held open for
+	// writing, and writes held back by one.
+	after := func(err error) {
+		now := time.Now()
+		for _, rel := range mr.held {
+			st.after(rel, now, st.settle)
+		}
+		mr.held = nil
+		if errors.Is(err, errHeld) || len(mr.heldRemovals) > 0 {
+			if exportRetry.IsZero() {
+				exportRetry = now.Add(st.settle)
+			}
+		}
+	}
+	exportNow := func() {
+		err := mr.exportChanges(ctx)
+		if err != nil && !errors.Is(err, errHeld) && ctx.Err() == nil {
+			log.Warn("mirror: item changes did not all reach the files; retried at the next change", "err", err)
+		}
+		after(err)
+	}
+	after(startErr) // what the start-up pass left
+	arm()
 	for {
 		if len(mr.rescan) > 0 {
+			now := time.Now()
 			for _, d := range mr.rescan {
-				mr.watchTree(d, pending)
+				mr.watchTree(d, func(rel string) { st.touch(rel, now) })
 			}
 			mr.rescan = nil
-			if len(pending) > 0 {
-				arm()
-			}
+			arm()
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-mr.wake:
-			if err := mr.exportChanges(ctx); err != nil && ctx.Err() == nil {
-				log.Warn("mirror: item changes did not all reach the files; retried at the next change", "err", err)
-			}
+			exportNow()
+			arm()
 		case ev, ok := <-fw.Events:
 			if !ok {
 				return
@@ -216,9 +244,10 @@ func (mr *mirror) run(ctx context.Context) {
 			if !ok {
 				continue
 			}
+			now := time.Now()
 			if ev.Has(fsnotify.Create) {
 				if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
-					mr.watchTree(ev.Name, pending) // a folder moved in brings its files
+					mr.watchTree(ev.Name, func(rel string) { st.touch(rel, now) }) // a folder moved in brings its files
 					arm()
 					continue
 				}
@@ -226,7 +255,10 @@ func (mr *mirror) run(ctx context.Context) {
 			if ev.Op == fsnotify.Chmod || ignored(path.Base(rel)) {
 				continue
 			}
-			pending[rel] = true
+			st.touch(rel, now)
+			if testHookEvent != nil {
+				testHookEvent(rel)
+			}
 			arm()
 		case err, ok := <-fw.Errors:
 			if !ok {
@@ -234,21 +266,33 @@ func (mr *mirror) run(ctx context.Context) {
 			}
 			// An overflow lost events: compare everything again.
 			log.Warn("mirror: the file watch lost events; comparing the folder with the workspace again", "err", err)
-			clear(pending)
-			fire = nil
-			if err := mr.reconcile(ctx); err != nil && ctx.Err() == nil {
+			st.clear()
+			err = mr.reconcile(ctx)
+			if err != nil && !errors.Is(err, errHeld) && ctx.Err() == nil {
 				log.Warn("mirror: the comparison failed; retried at the next change", "err", err)
 			}
+			after(err)
+			arm()
 		case <-fire:
-			fire, first = nil, time.Time{}
-			batch := make([]string, 0, len(pending))
-			for p := range pending {
-				batch = append(batch, p)
+			fire = nil
+			now := time.Now()
+			if !exportRetry.IsZero() && !exportRetry.After(now) {
+				exportRetry = time.Time{}
+				rs := mr.heldRemovals
+				mr.heldRemovals = nil
+				for _, r := range rs {
+					mr.removeIfOurs(r.rel, r.hash)
+				}
+				exportNow()
 			}
-			clear(pending)
-			if err := mr.importFiles(ctx, batch); err != nil && ctx.Err() == nil {
-				log.Warn("mirror: file changes did not all reach the workspace; retried at their next change", "err", err)
+			if batch := st.take(now); len(batch) > 0 {
+				err := mr.importFiles(ctx, batch)
+				if err != nil && !errors.Is(err, errHeld) && ctx.Err() == nil {
+					log.Warn("mirror: file changes did not all reach the workspace; retried at their next change", "err", err)
+				}
+				after(err)
 			}
+			arm()
 		}
 	}
 }
@@ -263,9 +307,9 @@ func (mr *mirror) rel(abs string) (string, bool) {
 }
 
 // watchTree adds a watch on dir and every folder under it (fsnotify is
-// not recursive); symbolic links are not followed. Files found are added
-// to pending when it is not nil.
-func (mr *mirror) watchTree(dir string, pending map[string]bool) {
+// not recursive); symbolic links are not followed. Files found are told
+// to found when it is not nil.
+func (mr *mirror) watchTree(dir string, found func(rel string)) {
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
@@ -279,9 +323,9 @@ func (mr *mirror) watchTree(dir string, pending map[string]bool) {
 			}
 			return nil
 		}
-		if pending != nil && d.Type().IsRegular() && !ignored(d.Name()) {
+		if found != nil && d.Type().IsRegular() && !ignored(d.Name()) {
 			if rel, ok := mr.rel(p); ok {
-				pending[rel] = true
+				found(rel)
 			}
 		}
 		return nil

@@ -1,0 +1,28 @@
+package mirror
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// heldForWriting reports whether another program has the file at p open
+// for writing: a writer that may still add bytes, so the file is neither
+// read as settled nor moved nor removed. Linux refuses a read lease on a
+// file open for writing anywhere (EAGAIN); the lease taken is let go at
+// once. Where leases are not available (another owner, a network
+// filesystem) it says false, and the settle delay alone decides.
+func heldForWriting(p string) bool {
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_RDLCK); err != nil {
+		return errors.Is(err, unix.EAGAIN)
+	}
+	_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_UNLCK)
+	return false
+}
