@@ -305,7 +305,8 @@ func (mr *mirror) create(rel, h string, doc *Doc, coll *model.Collection) error 
 // reconcile compares the whole folder with the whole workspace: at start
 // and after the watch lost events. Both sides are compared with what
 // they last exchanged, so a change made while padd was down is applied
-// once, whichever side it was on.
+// once, whichever side it was on. Items are written now; the files to
+// read are left in held, read once settled.
 func (mr *mirror) reconcile(ctx context.Context) error {
 	ws := mr.def.WorkspaceID
 	idx, err := mr.m.cfg.Store.ItemsIndex(ctx, ws, "", false)
@@ -378,13 +379,8 @@ func (mr *mirror) reconcile(ctx context.Context) error {
 		}
 		return nil
 	})
-	if len(fromFiles) > 0 {
-		if err := mr.importFiles(ctx, fromFiles); err != nil {
-			if !errors.Is(err, errHeld) {
-				return err
-			}
-			held = err
-		}
-	}
+	// The files to read go through the settle rule like any changed file:
+	// one may be in the middle of being written.
+	mr.held = append(mr.held, fromFiles...)
 	return errors.Join(held, mr.exportChanges(ctx))
 }

@@ -17,6 +17,11 @@ type settler struct {
 	settle, maxWait time.Duration
 	due             map[string]time.Time // by rel path
 	first           time.Time            // the first event of the batch waiting
+	// latest is the latest due time (exact: a path's due time only ever
+	// moves later), earliest a bound below every due time (a path touched
+	// again moves on; take finds the exact one). next costs no walk of
+	// the map, which holds 10,000 paths after a first write.
+	latest, earliest time.Time
 }
 
 func newSettler(settle time.Duration) *settler {
@@ -32,10 +37,17 @@ func (s *settler) touch(rel string, now time.Time) { s.after(rel, now, s.settle)
 // after makes rel due d after now (a file still open for writing is
 // looked at again later).
 func (s *settler) after(rel string, now time.Time, d time.Duration) {
+	t := now.Add(d)
 	if len(s.due) == 0 {
-		s.first = now
+		s.first, s.latest, s.earliest = now, t, t
 	}
-	s.due[rel] = now.Add(d)
+	if t.After(s.latest) {
+		s.latest = t
+	}
+	if t.Before(s.earliest) {
+		s.earliest = t
+	}
+	s.due[rel] = t
 }
 
 // next is when the batch is to be read; false when nothing waits.
@@ -43,21 +55,12 @@ func (s *settler) next() (time.Time, bool) {
 	if len(s.due) == 0 {
 		return time.Time{}, false
 	}
-	var earliest, latest time.Time
-	for _, t := range s.due {
-		if earliest.IsZero() || t.Before(earliest) {
-			earliest = t
-		}
-		if t.After(latest) {
-			latest = t
-		}
-	}
-	at := latest
+	at := s.latest
 	if cap := s.first.Add(s.maxWait); cap.Before(at) {
 		at = cap
 	}
-	if at.Before(earliest) {
-		at = earliest
+	if at.Before(s.earliest) {
+		at = s.earliest
 	}
 	return at, true
 }
@@ -65,15 +68,16 @@ func (s *settler) next() (time.Time, bool) {
 // take returns the files due at now, and forgets them.
 func (s *settler) take(now time.Time) []string {
 	var out []string
+	var earliest time.Time
 	for rel, t := range s.due {
 		if !t.After(now) {
 			out = append(out, rel)
 			delete(s.due, rel)
+		} else if earliest.IsZero() || t.Before(earliest) {
+			earliest = t
 		}
 	}
-	if len(s.due) > 0 {
-		s.first = now
-	}
+	s.first, s.earliest = now, earliest
 	return out
 }
 
