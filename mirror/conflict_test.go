@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,4 +119,32 @@ func TestOldNamesKeptAfterUpgrade(t *testing.T) {
 	if len(m) != 1 {
 		t.Fatalf("files %v, want the one under its old name", m)
 	}
+}
+
+// A mirror added while padd is still starting (its mirrors not running
+// yet) is recorded, and runs once they do: not a 5xx.
+func TestAddBeforeRunStartsOnceRunning(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "padd.db")
+	st, err := storage.Open(dbPath, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.CreateWorkspace(storage.WorkspaceCreate{Name: "Mine", Slug: "mine"}, user); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Config{Store: st, Log: testLog(), Settle: testSettle})
+	dir := filepath.Join(t.TempDir(), "m")
+	s, err := m.Add("mine", dir)
+	if err != nil || s.State != "starting" {
+		t.Fatalf("add before run: %+v, %v", s, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	testwait.Until(t, "the mirror running", func() bool {
+		l := m.List()
+		return len(l) == 1 && l[0].State == "watching"
+	})
 }

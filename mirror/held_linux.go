@@ -11,7 +11,8 @@ import (
 // for writing: a writer that may still add bytes, so the file is neither
 // read as settled nor moved nor removed. Linux refuses a read lease on a
 // file open for writing anywhere (EAGAIN); the lease taken is let go at
-// once. Where leases are not available (another owner, a network
+// once (a writer opening the file in that instant waits that long; the
+// SIGIO its open sends padd is one Go ignores). Where leases are not available (another owner, a network
 // filesystem) it says false, and the settle delay alone decides.
 func heldForWriting(p string) bool {
 	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0)

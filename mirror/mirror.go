@@ -7,7 +7,6 @@ package mirror
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -159,7 +158,9 @@ func (m *Manager) Add(ws, dir string) (*Status, error) {
 	mr := m.mirrors[d.ID]
 	m.mu.Unlock()
 	if mr == nil {
-		return nil, errors.New("mirrors are not running")
+		// padd is still starting: Run starts every recorded mirror once
+		// it runs (it is running before it reads them), this one too.
+		return &Status{ID: d.ID, WorkspaceID: d.WorkspaceID, Dir: d.Dir, State: "starting"}, nil
 	}
 	st := mr.status()
 	return &st, nil

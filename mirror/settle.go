@@ -4,7 +4,7 @@ import "time"
 
 // DefaultSettle is how long a changed file must go without a write before
 // the mirror reads it (Config.Settle).
-const DefaultSettle = 250 * time.Millisecond
+const DefaultSettle = 100 * time.Millisecond
 
 // settler decides when changed files are read. A file is due once it has
 // gone settle without an event: a file written in parts (an editor's
