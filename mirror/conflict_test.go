@@ -12,46 +12,77 @@ import (
 )
 
 // A save padd cannot apply, then a change to the item from another door
-// (an agent, the CLI, sync: all reach the mirror as a store commit):
-// the user's bytes survive whole, beside padd's version, and status
-// names the copy.
+// (an agent, the CLI, sync: all reach the mirror as a store commit): an
+// edit, a move to another collection, an archive. The user's bytes
+// survive whole: in their file, or in a conflict copy that status names.
 func TestUnappliedSaveSurvivesAChangeInPadd(t *testing.T) {
-	for _, tc := range []struct{ name, save string }{
+	saves := []struct{ name, save string }{
 		{"bad yaml", "---\nref: %s\ntitle: [unclosed\n---\nmy precious words\n"},
 		{"missing status", "---\nref: %s\ntitle: Alpha\n---\nmy precious words\n"},
 		{"unknown field", "---\nref: %s\ntitle: Alpha\nfields:\n  nope: 1\n---\nmy precious words\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t)
-			a := r.create("tasks", "Alpha", nil)
-			rel := r.fileOf(a.Ref)
-			save := strings.Replace(tc.save, "%s", a.Ref, 1)
-			r.write(rel, save)
-			testwait.Until(t, "the save reported as not applied", func() bool {
-				for _, e := range r.status().Errors {
-					if e.Path == rel {
+	}
+	doors := []struct {
+		name   string
+		change func(r *rig, ref string)
+		// padd's version replaces the file (else the file is left as saved)
+		replaces bool
+	}{
+		{"edit", func(r *rig, ref string) {
+			c := "padd's edit"
+			if _, err := r.store.UpdateItem(r.ws, ref, storage.ItemUpdate{Content: &c}, user); err != nil {
+				r.t.Fatal(err)
+			}
+		}, true},
+		{"move", func(r *rig, ref string) {
+			if _, err := r.store.MoveItem(r.ws, ref, storage.MoveInput{Target: "ideas"}, user); err != nil {
+				r.t.Fatal(err)
+			}
+		}, false},
+		{"archive", func(r *rig, ref string) {
+			if _, err := r.store.DeleteItem(r.ws, ref, user); err != nil {
+				r.t.Fatal(err)
+			}
+		}, false},
+	}
+	for _, tc := range saves {
+		for _, door := range doors {
+			t.Run(tc.name+"/"+door.name, func(t *testing.T) {
+				r := newRig(t)
+				a := r.create("tasks", "Alpha", nil)
+				rel := r.fileOf(a.Ref)
+				save := strings.Replace(tc.save, "%s", a.Ref, 1)
+				r.write(rel, save)
+				testwait.Until(t, "the save reported as not applied", func() bool {
+					for _, e := range r.status().Errors {
+						if e.Path == rel {
+							return true
+						}
+					}
+					return false
+				})
+				before := r.status().Cursor
+				door.change(r, a.Ref)
+				testwait.Until(t, "the change to reach the mirror", func() bool { return r.status().Cursor > before })
+				if !door.replaces {
+					if got := r.read(rel); got != save {
+						t.Fatalf("the file holds %q, want the user's save", got)
+					}
+					return
+				}
+				r.waitFile(rel, "padd's version", contains("padd's edit"))
+				var copyRel string
+				testwait.Until(t, "the conflict copy in status", func() bool {
+					for _, cp := range r.status().Conflicts {
+						copyRel = cp
 						return true
 					}
+					return false
+				})
+				if got := r.read(copyRel); got != save {
+					t.Fatalf("conflict copy %s holds %q, want the user's save %q", copyRel, got, save)
 				}
-				return false
 			})
-			c := "padd's edit"
-			if _, err := r.store.UpdateItem(r.ws, a.Ref, storage.ItemUpdate{Content: &c}, user); err != nil {
-				t.Fatal(err)
-			}
-			r.waitFile(rel, "padd's version", contains("padd's edit"))
-			var copyRel string
-			testwait.Until(t, "the conflict copy in status", func() bool {
-				for _, cp := range r.status().Conflicts {
-					copyRel = cp
-					return true
-				}
-				return false
-			})
-			if got := r.read(copyRel); got != save {
-				t.Fatalf("conflict copy %s holds %q, want the user's save %q", copyRel, got, save)
-			}
-		})
+		}
 	}
 }
 
