@@ -15,6 +15,9 @@ import (
 // SIGIO its open sends padd is one Go ignores). Where leases are not available (another owner, a network
 // filesystem) it says false, and the settle delay alone decides.
 func heldForWriting(p string) bool {
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return false // nothing opened that is not a plain file (a device, a fifo)
+	}
 	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return false
