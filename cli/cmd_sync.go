@@ -628,8 +628,11 @@ func (v syncStatusView) pairs(s *api.SyncStatus, markdown bool) *keyValues {
 	} else {
 		kv.add("last exchange", plain("never"))
 	}
+	if s.Waiting != "" && s.NextTry != nil {
+		kv.addWhole("waiting", plain(s.Waiting+", until "+s.NextTry.UTC().Format("15:04:05 UTC")))
+	}
 	if s.LastError != "" && s.State != api.SyncSynced {
-		kv.add("last error", plain(strings.TrimSpace(clean(s.LastError))))
+		kv.addWhole("last error", plain(strings.TrimSpace(clean(s.LastError))))
 	}
 	if len(s.NotSynced) > 0 {
 		kv.add("not synced", plain(clean(strings.Join(s.NotSynced, ", "))+": kept on the side that has them (they travel in bundles)"))
@@ -712,16 +715,85 @@ func (v syncConflictsView) table(markdown bool) *table {
 	return t
 }
 
+// writeTable shows each conflict as a block with both values whole
+// (wrapped, never cut) and content as a diff, since the user decides
+// between them from what is shown.
 func (v syncConflictsView) writeTable(w io.Writer, st Style) error {
 	if len(v.list) == 0 {
 		_, err := fmt.Fprintln(w, "No open conflicts.")
 		return err
 	}
-	if err := v.table(false).write(w, st); err != nil {
-		return err
+	for i, k := range v.list {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		head := []string{"#" + strconv.FormatInt(k.ID, 10)}
+		if k.Ref != "" {
+			head = append(head, st.paint(ansiBold, clean(k.Ref)))
+		}
+		if k.Title != "" {
+			head = append(head, clean(k.Title))
+		}
+		part := k.Part
+		if k.Kind == "set_aside" {
+			part = "set aside"
+		}
+		head = append(head, "· "+clean(part), "· "+st.paint(ansiDim, ago(k.At, v.now)))
+		if v.all {
+			head = append(head, "· "+clean(k.State))
+		}
+		fmt.Fprintln(w, strings.Join(head, " "))
+		kv := &keyValues{}
+		switch {
+		case k.Kind == "set_aside":
+			kv.addWhole("reason", plain(k.Reason))
+			if len(k.Local) > 0 {
+				kv.addWhole("kept", plain(excerptValue(k.Local)))
+			}
+		case k.Part == "content":
+			kv.write(w, st, "  ")
+			writeContentDiff(w, st, excerptValue(k.Local), excerptValue(k.Remote))
+			continue
+		default:
+			kv.addWhole("local", plain(excerptValue(k.Local)))
+			kv.addWhole("remote", plain(excerptValue(k.Remote)))
+		}
+		kv.write(w, st, "  ")
 	}
-	_, err := fmt.Fprintln(w, st.paint(ansiDim, "The remote's value is in each item; `padctl sync resolve <ref> --keep local|remote|merged` settles one."))
+	_, err := fmt.Fprintln(w, "\n"+st.paint(ansiDim, "The remote's value is in each item; `padctl sync resolve <ref> --keep local|remote|merged` settles one."))
 	return err
+}
+
+// writeContentDiff shows two versions of an item's content as lines
+// both keep, lines only padd's has (-) and lines only the remote's has
+// (+): the lines around the first and after the last difference are
+// common, the rest is shown whole from each side.
+func writeContentDiff(w io.Writer, st Style, local, remote string) {
+	a, b := strings.Split(local, "\n"), strings.Split(remote, "\n")
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	fmt.Fprintln(w, "  "+st.paint(ansiDim, "content: - padd's, + the remote's"))
+	line := func(mark, color, text string) {
+		fmt.Fprintln(w, "  "+st.paint(color, mark+" "+clean(text)))
+	}
+	for _, l := range a[:pre] {
+		line(" ", "", l)
+	}
+	for _, l := range a[pre : len(a)-suf] {
+		line("-", ansiRed, l)
+	}
+	for _, l := range b[pre : len(b)-suf] {
+		line("+", ansiGreen, l)
+	}
+	for _, l := range a[len(a)-suf:] {
+		line(" ", "", l)
+	}
 }
 
 func (v syncConflictsView) writeMarkdown(w io.Writer) error {

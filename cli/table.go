@@ -381,8 +381,10 @@ var mdEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "*", `\*`)
 func mdCell(s string) string { return mdEscaper.Replace(clean(s)) }
 
 // keyValues is a two-column list ("status    open") for detail views.
+// A value longer than the terminal is cut, or wrapped when added whole.
 type keyValues struct {
-	rows [][2]cell
+	rows  [][2]cell
+	whole map[int]bool // rows wrapped, never cut
 }
 
 func (kv *keyValues) add(key string, value cell) {
@@ -392,19 +394,75 @@ func (kv *keyValues) add(key string, value cell) {
 	}
 }
 
+// addWhole adds a value the reader needs whole (an error's reason):
+// wrapped at the terminal's width, never cut.
+func (kv *keyValues) addWhole(key string, value cell) {
+	n := len(kv.rows)
+	kv.add(key, value)
+	if len(kv.rows) > n {
+		if kv.whole == nil {
+			kv.whole = map[int]bool{}
+		}
+		kv.whole[n] = true
+	}
+}
+
+// wrapText breaks clean text into lines of at most room columns, at
+// spaces where it can, inside a word longer than a line where it must.
+func wrapText(s string, room int) []string {
+	var lines []string
+	var line strings.Builder
+	w := 0
+	flush := func() {
+		lines = append(lines, strings.TrimRight(line.String(), " "))
+		line.Reset()
+		w = 0
+	}
+	for i, word := range strings.Split(s, " ") {
+		ww := textWidth(word)
+		if i > 0 && w > 0 && w+1+ww > room {
+			flush()
+		} else if i > 0 {
+			line.WriteByte(' ')
+			w++
+		}
+		for _, r := range word {
+			if rw := runeWidth(r); w+rw > room {
+				flush()
+				line.WriteRune(r)
+				w = rw
+			} else {
+				line.WriteRune(r)
+				w += rw
+			}
+		}
+	}
+	flush()
+	return lines
+}
+
 func (kv *keyValues) write(w io.Writer, st Style, indent string) {
 	width := 0
 	for _, r := range kv.rows {
 		width = max(width, textWidth(r[0].text))
 	}
-	for _, r := range kv.rows {
+	for i, r := range kv.rows {
 		room := st.Width - len(indent) - width - colGap
-		val := r[1].text
-		if room > 10 {
-			val = truncate(val, room)
+		lines := []string{r[1].text}
+		switch {
+		case room <= 10:
+		case kv.whole[i]:
+			lines = wrapText(r[1].text, room)
+		default:
+			lines[0] = truncate(r[1].text, room)
 		}
-		fmt.Fprintf(w, "%s%s%s%s\n", indent, st.paint(ansiDim, r[0].text),
-			strings.Repeat(" ", width-textWidth(r[0].text)+colGap), st.paint(r[1].color, val))
+		key := st.paint(ansiDim, r[0].text) + strings.Repeat(" ", width-textWidth(r[0].text)+colGap)
+		for j, val := range lines {
+			if j > 0 {
+				key = strings.Repeat(" ", width+colGap)
+			}
+			fmt.Fprintf(w, "%s%s%s\n", indent, key, st.paint(r[1].color, val))
+		}
 	}
 }
 
