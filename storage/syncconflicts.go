@@ -230,3 +230,47 @@ func (s *Store) OpenSyncConflicts(ws string) (int, error) {
 	})
 	return n, err
 }
+
+// LocalWrite is the change to an item that a sync resolution makes to
+// keep a value (ResolveSyncConflictWith): the user's own write.
+type LocalWrite struct{ w *wtx }
+
+// UpdateItem changes the item as Store.UpdateItem does.
+func (l *LocalWrite) UpdateItem(ref string, in ItemUpdate) error {
+	_, err := l.w.updateItem(ref, in)
+	return err
+}
+
+// SetArchived archives or restores the item.
+func (l *LocalWrite) SetArchived(ref string, archive bool) error {
+	_, err := l.w.setArchived(ref, archive)
+	return err
+}
+
+// MoveItem moves the item as Store.MoveItem does.
+func (l *LocalWrite) MoveItem(ref string, in MoveInput) error {
+	_, err := l.w.moveItem(ref, in)
+	return err
+}
+
+// EditComment replaces a comment's body.
+func (l *LocalWrite) EditComment(itemRef, commentID, body string) error {
+	_, err := l.w.editComment(itemRef, commentID, body)
+	return err
+}
+
+// ResolveSyncConflictWith resolves conflict id together with write, the
+// local change that keeps the chosen value, in one transaction: a crash
+// leaves both or neither, never the value written and the conflict open
+// (or the conflict settled and the value lost).
+func (s *Store) ResolveSyncConflictWith(ws string, id int64, how ConflictState, actor model.Actor, write func(*LocalWrite) error) (*SyncConflict, error) {
+	var out *SyncConflict
+	err := s.write(ws, actor, func(w *wtx) (err error) {
+		if err := write(&LocalWrite{w}); err != nil {
+			return err
+		}
+		out, err = resolveConflict(w.ws, id, how, s.clock())
+		return err
+	})
+	return out, err
+}

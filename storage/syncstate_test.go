@@ -438,3 +438,45 @@ func TestSyncApplyUsesTheDoorsWrites(t *testing.T) {
 		t.Fatalf("outbox = %+v, want only the local create", got)
 	}
 }
+
+// A resolution that keeps a value writes it and settles the conflict in
+// one transaction: a write refused leaves the conflict open and the item
+// as it was; one that passes leaves both done.
+func TestResolveSyncConflictWithIsOneWrite(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Resolve").Slug
+	mustSyncLink(t, s, ws)
+	it := mustCreate(t, s, ws, "tasks", "theirs", nil)
+	var id int64
+	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) (err error) {
+		id, err = tx.AddConflict(SyncConflict{Kind: EntryConflict, ItemID: it.ID, Part: "title",
+			Local: json.RawMessage(`"mine"`), Remote: json.RawMessage(`"theirs"`)})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	keep := func(title string) error {
+		_, err := s.ResolveSyncConflictWith(ws, id, ResolvedKeepLocal, user, func(l *LocalWrite) error {
+			return l.UpdateItem(it.ID, ItemUpdate{Title: &title})
+		})
+		return err
+	}
+	if keep("") == nil {
+		t.Fatal("an empty title was taken")
+	}
+	if n, _ := s.OpenSyncConflicts(ws); n != 1 {
+		t.Fatalf("open conflicts after a refused write = %d, want 1", n)
+	}
+	if v, _ := s.GetItem(ws, it.ID); v.Title != "theirs" {
+		t.Fatalf("title after a refused write = %q", v.Title)
+	}
+	if err := keep("mine"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.OpenSyncConflicts(ws); n != 0 {
+		t.Fatalf("open conflicts = %d, want 0", n)
+	}
+	if v, _ := s.GetItem(ws, it.ID); v.Title != "mine" {
+		t.Fatalf("title = %q, want mine", v.Title)
+	}
+}

@@ -245,6 +245,13 @@ func (w *worker) settleLater(err error) error {
 	return errRetryAt{at: f.SettleAt, why: waitingFor(f)}
 }
 
+// opKeyLifetime is how long a server keeps an idempotency key's answer
+// (padd as a remote: storage.IdemTTL). A create sent longer ago than
+// that (a laptop closed for a weekend) is not sent again with its key,
+// which the server may have forgotten and would make it twice: it is
+// looked for first, as on a server without keys.
+const opKeyLifetime = 24 * time.Hour
+
 // quickSettle is how long after a create failed fast (its connection
 // closed or reset, a 500 or 502: the server either never had it or has
 // answered) padd waits before it looks for what it made and, not
@@ -297,7 +304,7 @@ func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *sto
 	if err != nil || f == nil {
 		return err
 	}
-	if w.caps.OpKeys && f.Entity != model.EntityAttachment { // an upload takes no key
+	if w.caps.OpKeys && f.Entity != model.EntityAttachment && time.Since(f.SentAt) < opKeyLifetime { // an upload takes no key
 		return w.resend(ctx, c, link, f)
 	}
 	at := w.settleAt(f)

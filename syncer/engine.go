@@ -308,16 +308,18 @@ func (m *Manager) Resolve(ctx context.Context, ws string, in api.SyncResolve) ([
 		if c.ItemID != item.ID || in.ID != 0 && c.ID != in.ID {
 			continue
 		}
+		var done *storage.SyncConflict
 		if how != storage.ResolvedKeepRemote && c.Kind == storage.EntryConflict {
 			value := c.Local
 			if how == storage.ResolvedMerged {
 				value = in.Value
 			}
-			if err := m.writePart(w.ID, item.ID, c.Part, value); err != nil {
-				return out, err
-			}
+			done, err = m.store.ResolveSyncConflictWith(w.ID, c.ID, how, model.UserActor(model.SourceAPI), func(l *storage.LocalWrite) error {
+				return writePart(l, item.ID, c.Part, value)
+			})
+		} else {
+			done, err = m.store.ResolveSyncConflict(w.ID, c.ID, how)
 		}
-		done, err := m.store.ResolveSyncConflict(w.ID, c.ID, how)
 		if err != nil {
 			return out, err
 		}
@@ -333,8 +335,7 @@ func (m *Manager) Resolve(ctx context.Context, ws string, in api.SyncResolve) ([
 }
 
 // writePart writes one part's value into an item as a local change.
-func (m *Manager) writePart(wsID, itemID, part string, raw json.RawMessage) error {
-	actor := model.UserActor(model.SourceAPI)
+func writePart(l *storage.LocalWrite, itemID, part string, raw json.RawMessage) error {
 	var u storage.ItemUpdate
 	decode := func(into any) error {
 		if err := json.Unmarshal(raw, into); err != nil {
@@ -386,33 +387,24 @@ func (m *Manager) writePart(wsID, itemID, part string, raw json.RawMessage) erro
 		if err := decode(&b); err != nil {
 			return err
 		}
-		var err error
-		if b {
-			_, err = m.store.DeleteItem(wsID, itemID, actor)
-		} else {
-			_, err = m.store.RestoreItem(wsID, itemID, actor)
-		}
-		return err
+		return l.SetArchived(itemID, b)
 	case part == "collection":
 		var c string
 		if err := decode(&c); err != nil {
 			return err
 		}
-		_, err := m.store.MoveItem(wsID, itemID, storage.MoveInput{Target: c, Force: true}, actor)
-		return err
+		return l.MoveItem(itemID, storage.MoveInput{Target: c, Force: true})
 	case strings.HasPrefix(part, "comment:"):
 		var body string
 		if err := decode(&body); err != nil {
 			return err
 		}
-		_, err := m.store.EditComment(wsID, itemID, strings.TrimPrefix(part, "comment:"), body, actor)
-		return err
+		return l.EditComment(itemID, strings.TrimPrefix(part, "comment:"), body)
 	case part == "deleted":
 		return nil // the item is alive here: the engine creates it on the remote again
 	default:
 		return errors.New("unknown conflict part " + part)
 	}
 	u.Force = true
-	_, err := m.store.UpdateItem(wsID, itemID, u, actor)
-	return err
+	return l.UpdateItem(itemID, u)
 }
