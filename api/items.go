@@ -42,6 +42,7 @@ type Item struct {
 	CollectionIcon   string            `json:"collection_icon,omitempty"`
 	CollectionPrefix string            `json:"collection_prefix,omitempty"`
 	ParentRef        string            `json:"parent_ref,omitempty"`
+	ParentLinkID     string            `json:"parent_link_id,omitempty"` // Pad: the parent's id, from its parent link
 	ParentTitle      string            `json:"parent_title,omitempty"`
 	HasChildren      bool              `json:"has_children,omitempty"`
 	RelationTargets  map[string]any    `json:"relation_targets,omitempty"`

@@ -65,9 +65,10 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 			}
 		}
 	}
-	all = parentsFirst(all)
+	parents := parentIDs(all)
+	all = parentsFirst(all, parents)
 	for start := 0; start < len(all); start += cloneBatch {
-		if err := w.applyBatch(ctx, c, link, all[start:min(start+cloneBatch, len(all))]); err != nil {
+		if err := w.applyBatch(ctx, c, link, all[start:min(start+cloneBatch, len(all))], parents); err != nil {
 			return err
 		}
 	}
@@ -198,10 +199,34 @@ func inParallel(ctx context.Context, workers, n int, f func(ctx context.Context,
 	return first
 }
 
-// applyBatch writes pulled items in one transaction; when padd refuses
-// one of them, the batch is written item by item so that only that one
-// is set aside.
-func (w *worker) applyBatch(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items []api.Item) error {
+// parentIDs is each listed item's parent's remote id (remoteParentOf),
+// by the item's remote id; a parent named by ref is found among the
+// listed items.
+func parentIDs(items []api.Item) map[string]string {
+	byRef := make(map[string]string, len(items))
+	for i := range items {
+		if items[i].Ref != "" {
+			byRef[items[i].Ref] = items[i].ID
+		}
+	}
+	out := map[string]string{}
+	for i := range items {
+		id, ref := remoteParentOf(&items[i])
+		if id == "" && ref != "" {
+			id = byRef[ref]
+		}
+		if id != "" {
+			out[items[i].ID] = id
+		}
+	}
+	return out
+}
+
+// applyBatch writes pulled items in one transaction, each under its
+// parent as parents names it (parentIDs); when padd refuses one of
+// them, the batch is written item by item so that only that one is set
+// aside.
+func (w *worker) applyBatch(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items []api.Item, parents map[string]string) error {
 	err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
 		for i := range items {
 			rem, err := decodeRemote(&items[i], func(id string) (string, bool) { return t.LocalID(storage.SyncAttachment, id) })
@@ -213,8 +238,8 @@ func (w *worker) applyBatch(ctx context.Context, c *remote.Client, link *storage
 				return model.Invalid("item %s is in a collection the remote does not list", items[i].Ref)
 			}
 			rem.side.Collection = coll
-			if rem.parentRemote != "" {
-				rem.side.Parent, _ = t.LocalID(storage.SyncItem, rem.parentRemote)
+			if p := parents[items[i].ID]; p != "" {
+				rem.side.Parent, _ = t.LocalID(storage.SyncItem, p)
 			}
 			if _, err := w.applyItem(t, rem); err != nil {
 				return err
@@ -229,16 +254,17 @@ func (w *worker) applyBatch(ctx context.Context, c *remote.Client, link *storage
 		return err
 	}
 	for i := range items {
-		if err := w.applyBatch(ctx, c, link, items[i:i+1]); err != nil {
+		if err := w.applyBatch(ctx, c, link, items[i:i+1], parents); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// parentsFirst orders items so that each comes after its parent (when
-// the parent is among them); otherwise the order is kept.
-func parentsFirst(items []api.Item) []api.Item {
+// parentsFirst orders items so that each comes after its parent
+// (parents, by remote id; when the parent is among them); otherwise the
+// order is kept.
+func parentsFirst(items []api.Item, parents map[string]string) []api.Item {
 	byID := make(map[string]int, len(items))
 	for i := range items {
 		byID[items[i].ID] = i
@@ -251,8 +277,8 @@ func parentsFirst(items []api.Item) []api.Item {
 			return
 		}
 		state[i] = 1
-		if p := items[i].ParentID; p != nil && depth < maxParentDepth*16 {
-			if j, ok := byID[*p]; ok {
+		if p := parents[items[i].ID]; p != "" && depth < maxParentDepth*16 {
+			if j, ok := byID[p]; ok {
 				place(j, depth+1)
 			}
 		}

@@ -32,12 +32,57 @@ func baseSide(b *storage.SyncBase) *merge.Item {
 }
 
 // remoteItem is a remote item decoded, with its collection and parent
-// mapped to local ids (ParentRemote is kept when the parent is not
-// mapped yet).
+// mapped to local ids (the parent's remote id or ref is kept when the
+// parent is not mapped yet).
 type remoteItem struct {
 	api          *api.Item
 	side         merge.Item
-	parentRemote string
+	parentRemote string // the parent's remote id
+	parentRef    string // or, where the remote names it by ref only, its ref
+}
+
+// remoteParentOf names a remote item's parent. Pad keeps a child's
+// parent as an item link of type parent, which its item answers name as
+// parent_link_id (the parent's id) and parent_ref; its top-level
+// parent_id is a legacy column that only a write of parent_id itself
+// sets, and its UI shows the link. padd's own answers name the parent
+// in parent_id and parent_ref alike. So: the link's id, else its ref,
+// else parent_id. Pad's /changes rows and export items are not
+// enriched: they carry the column only (the export lists the links).
+func remoteParentOf(it *api.Item) (id, ref string) {
+	switch {
+	case it.ParentLinkID != "":
+		return it.ParentLinkID, ""
+	case it.ParentRef != "":
+		return "", it.ParentRef
+	case it.ParentID != nil:
+		return *it.ParentID, ""
+	}
+	return "", ""
+}
+
+// hasParent says the remote item names a parent.
+func (r *remoteItem) hasParent() bool { return r.parentRemote != "" || r.parentRef != "" }
+
+// parentKey is how the remote's item routes name the parent: its id,
+// else its ref (Pad and padd take either).
+func (r *remoteItem) parentKey() string {
+	if r.parentRemote != "" {
+		return r.parentRemote
+	}
+	return r.parentRef
+}
+
+// localParent is the local item the remote item's parent maps to: by
+// the id map, or for a ref by the map of remote refs.
+func (w *worker) localParent(r *remoteItem) (string, bool, error) {
+	switch {
+	case r.parentRemote != "":
+		return w.m.store.SyncLocalID(w.wsID, storage.SyncItem, r.parentRemote)
+	case r.parentRef != "":
+		return w.m.store.SyncItemByRemoteRef(w.wsID, r.parentRef)
+	}
+	return "", false, nil
 }
 
 // decodeRemote reads a remote item's fields and tags (JSON text on
@@ -62,9 +107,7 @@ func decodeRemote(it *api.Item, ids func(string) (string, bool)) (*remoteItem, e
 	}
 	r := &remoteItem{api: it, side: merge.Item{Title: it.Title, Content: content, Fields: fields,
 		Tags: tags, Pinned: it.Pinned, Archived: it.DeletedAt != nil}}
-	if it.ParentID != nil {
-		r.parentRemote = *it.ParentID
-	}
+	r.parentRemote, r.parentRef = remoteParentOf(it)
 	return r, nil
 }
 
@@ -95,8 +138,8 @@ func (w *worker) answered(it *api.Item, sent *merge.Item) (*remoteItem, error) {
 	} else if sent != nil {
 		rem.side.Collection = sent.Collection
 	}
-	if rem.parentRemote != "" {
-		if id, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, rem.parentRemote); err != nil {
+	if rem.hasParent() {
+		if id, ok, err := w.localParent(rem); err != nil {
 			return nil, err
 		} else if ok {
 			rem.side.Parent = id

@@ -163,16 +163,16 @@ func (w *worker) applyRemote(ctx context.Context, c *remote.Client, link *storag
 		return w.setAside(storage.SyncConflict{Reason: fmt.Sprintf("the remote item %s is in a collection (%s) the remote does not list", it.Ref, it.CollectionID)})
 	}
 	rem.side.Collection = coll
-	if rem.parentRemote != "" {
-		p, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, rem.parentRemote)
+	if rem.hasParent() {
+		p, ok, err := w.localParent(rem)
 		if err != nil {
 			return err
 		}
 		if !ok && depth < maxParentDepth {
-			if err := w.pullItem(ctx, c, link, rem.parentRemote, depth+1); err != nil {
+			if err := w.pullItem(ctx, c, link, rem.parentKey(), depth+1); err != nil {
 				return err
 			}
-			p, ok, err = w.m.store.SyncLocalID(w.wsID, storage.SyncItem, rem.parentRemote)
+			p, ok, err = w.localParent(rem)
 			if err != nil {
 				return err
 			}

@@ -198,6 +198,33 @@ func (w *worker) remoteParent(ctx context.Context, c *remote.Client, link *stora
 	return rp, err
 }
 
+// parentField says a parent goes out as fields' "parent" (on a create)
+// or fields_patch's (on an update; "" clears it), the way Pad's own
+// clients set it: Pad keeps a child's parent as an item link of type
+// parent, set that way, while a top-level parent_id sets only a legacy
+// column that its UI does not show (and parent_id "" fails there); padd
+// takes the field alike. A collection that declares its own parent or
+// plan field keeps that key as a plain field on both, so there the
+// parent goes as top-level parent_id and clear_parent, which padd takes.
+func (w *worker) parentField(coll string) (bool, error) {
+	c, err := w.m.store.GetCollectionAnyState(w.wsID, coll)
+	if err != nil {
+		return false, err
+	}
+	return !c.Schema.Declares("parent") && !c.Schema.Declares("plan"), nil
+}
+
+// withParent is fields with the parent key set to parent (fields is
+// not changed).
+func withParent(fields map[string]any, parent string) map[string]any {
+	out := make(map[string]any, len(fields)+1)
+	for k, v := range fields {
+		out[k] = v
+	}
+	out["parent"] = parent
+	return out
+}
+
 func flex(v any) api.Flex {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -220,12 +247,22 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 	if err != nil {
 		return err
 	}
-	in := api.ItemCreate{Title: v.Title, Content: w.outText(v.Content), Fields: flex(nonNil(w.outFields(v.Fields))), Tags: flex(nonNilTags(v.Tags)), Pinned: v.Pinned}
+	fields := nonNil(w.outFields(v.Fields))
+	in := api.ItemCreate{Title: v.Title, Content: w.outText(v.Content), Tags: flex(nonNilTags(v.Tags)), Pinned: v.Pinned}
 	if rp != "" {
-		in.ParentID = &rp
+		asField, err := w.parentField(v.CollectionID)
+		if err != nil {
+			return err
+		}
+		if asField {
+			fields = withParent(fields, rp)
+		} else {
+			in.ParentID = &rp
+		}
 	} else {
 		sent.Parent = ""
 	}
+	in.Fields = flex(fields)
 	cur, err := w.m.store.SyncCursors(w.wsID)
 	if err != nil {
 		return err
@@ -522,6 +559,27 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 	}
 	var u api.ItemUpdate
 	patch := false
+	var parentPatch *string // the parent as fields_patch carries it (parentField)
+	if local.Parent != base.Parent {
+		rp, err := w.remoteParent(ctx, c, link, local.Parent, depth)
+		if err != nil {
+			return nil, nil, err
+		}
+		asField, err := w.parentField(local.Collection)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case local.Parent != "" && rp == "":
+			sent.Parent = base.Parent // the parent cannot reach the remote yet
+		case asField:
+			parentPatch, patch = &rp, true
+		case local.Parent == "":
+			u.ClearParent, patch = true, true
+		default:
+			u.ParentID, patch = &rp, true
+		}
+	}
 	if local.Title != base.Title {
 		u.Title, patch = &sent.Title, true
 	}
@@ -529,28 +587,17 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		content := w.outText(sent.Content)
 		u.Content, patch = &content, true
 	}
-	if p := fieldsPatch(base.Fields, local.Fields); len(p) > 0 {
-		u.FieldsPatch, patch = flex(w.outFields(p)), true
+	if p := w.outFields(fieldsPatch(base.Fields, local.Fields)); len(p) > 0 || parentPatch != nil {
+		if parentPatch != nil {
+			p = withParent(p, *parentPatch)
+		}
+		u.FieldsPatch, patch = flex(p), true
 	}
 	if !sameSet(base.Tags, local.Tags) {
 		u.Tags, patch = flex(nonNilTags(local.Tags)), true
 	}
 	if local.Pinned != base.Pinned {
 		u.Pinned, patch = &sent.Pinned, true
-	}
-	if local.Parent != base.Parent {
-		rp, err := w.remoteParent(ctx, c, link, local.Parent, depth)
-		if err != nil {
-			return nil, nil, err
-		}
-		switch {
-		case local.Parent == "":
-			u.ClearParent, patch = true, true
-		case rp != "":
-			u.ParentID, patch = &rp, true
-		default:
-			sent.Parent = base.Parent // the parent cannot reach the remote yet
-		}
 	}
 	if patch && b != nil && !c.Capabilities().ExpectedSeq && !w.covered(b) {
 		// Without expected_seq the guard is the base's updated_at, which

@@ -92,6 +92,13 @@ func augRequest(r *http.Request) error {
 				changed = true
 			}
 		}
+		if isItemWrite(r) {
+			c, err := padParentKeys(r.Method, obj)
+			if err != nil {
+				return err
+			}
+			changed = changed || c
+		}
 		if changed {
 			if raw, err = json.Marshal(obj); err != nil {
 				return err
@@ -102,6 +109,98 @@ func augRequest(r *http.Request) error {
 	r.ContentLength = int64(len(raw))
 	r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
 	return nil
+}
+
+// padAnswer is an answer the proxy gives itself, as Pad would, to a
+// request padd would take.
+type padAnswer struct {
+	status        int
+	code, message string
+}
+
+func (a *padAnswer) Error() string { return a.message }
+
+// isItemWrite: an item's create (POST …/collections/{c}/items) or
+// update (PATCH …/items/{ref}).
+func isItemWrite(r *http.Request) bool {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/") // api v1 workspaces {ws} …
+	if len(parts) < 6 || parts[0] != "api" || parts[2] != "workspaces" {
+		return false
+	}
+	switch r.Method {
+	case http.MethodPost:
+		return len(parts) == 7 && parts[4] == "collections" && parts[6] == "items"
+	case http.MethodPatch:
+		return len(parts) == 6 && parts[4] == "items"
+	}
+	return false
+}
+
+// padParentKeys makes an item write's hierarchy keys what Pad acts on.
+// Pad keeps a child's parent as an item link of type parent, written by
+// a "parent" (or "plan") key in fields or fields_patch, which padd
+// takes alike. A top-level parent_id only stamps a legacy column there,
+// which neither Pad's UI nor its parent_ref shows and which this proxy
+// does not keep: it is dropped. On an update Pad refuses parent_id with
+// a fields parent (400) and fails on parent_id "" (500). clear_parent
+// and a top-level parent are keys Pad does not know: dropped. (Pad
+// leaves a parent or plan key that the collection declares as a field
+// of its own; the proxy does not read schemas and takes every such key
+// as the link.) It reports whether obj changed.
+func padParentKeys(method string, obj map[string]json.RawMessage) (bool, error) {
+	inFields := false
+	for _, k := range []string{"fields", "fields_patch"} {
+		var f map[string]json.RawMessage
+		if json.Unmarshal(obj[k], &f) == nil {
+			_, p := f["parent"]
+			_, q := f["plan"]
+			inFields = inFields || p || q
+		}
+	}
+	pid, hasPID := obj["parent_id"]
+	hasPID = hasPID && string(bytes.TrimSpace(pid)) != "null"
+	if method == http.MethodPatch && hasPID {
+		if inFields {
+			return false, &padAnswer{http.StatusBadRequest, "validation_error",
+				`Request carries both a "parent"/"plan" key in fields and a top-level "parent_id" — two competing hierarchy writes. Send exactly one.`}
+		}
+		if string(bytes.TrimSpace(pid)) == `""` {
+			return false, &padAnswer{http.StatusInternalServerError, "internal_error", "An internal error occurred"}
+		}
+	}
+	changed := false
+	for _, k := range []string{"parent_id", "clear_parent", "parent"} {
+		if _, ok := obj[k]; ok {
+			delete(obj, k)
+			changed = true
+		}
+	}
+	return changed, nil
+}
+
+// padParents names each item's parent in an answer as Pad does: Pad's
+// item answers name the parent link as parent_link_id (the parent's id)
+// and parent_ref, and its parent_id is the legacy column, null for a
+// parent set the way Pad's clients set it. Pad's /changes rows and
+// export items are not enriched (enriched false): no parent_ref there.
+// An item is an object with collection_id and title.
+func padParents(v any, enriched bool) {
+	forEachObject(v, func(m map[string]any) {
+		if _, ok := m["collection_id"]; !ok {
+			return
+		}
+		if _, ok := m["title"]; !ok {
+			return
+		}
+		if p, _ := m["parent_id"].(string); p != "" && enriched {
+			m["parent_link_id"] = p
+		}
+		delete(m, "parent_id")
+		if !enriched {
+			delete(m, "parent_ref")
+			delete(m, "parent_title")
+		}
+	})
 }
 
 func isChangesFeed(r *http.Request) bool {
@@ -146,10 +245,14 @@ func (p *proxy) augAnswer(resp *http.Response) error {
 			if v, err = p.wholeChanges(resp.Request, v); err != nil {
 				return err
 			}
+			padParents(v, false)
 		case ok && isCommentRoute(path):
 			forEachObject(v, func(m map[string]any) { delete(m, "seq") })
 		case ok && strings.HasSuffix(path, "/export"):
 			padExport(v)
+			padParents(v, false)
+		case ok && strings.Contains(path, "/items"):
+			padParents(v, true)
 		case ok && resp.Request.Method == http.MethodGet && strings.HasSuffix(path, "/activity"):
 			v = withoutLinkActivity(v)
 		}

@@ -310,6 +310,10 @@ func (p *proxy) forward(sw *statusWriter, r *http.Request, dropAnswer bool) {
 			return
 		}
 		if err := augRequest(r); err != nil {
+			if a, ok := errors.AsType[*padAnswer](err); ok {
+				writeEnvelope(sw, a.status, a.code, a.message)
+				return
+			}
 			writeEnvelope(sw, http.StatusBadRequest, "bad_request", err.Error())
 			return
 		}

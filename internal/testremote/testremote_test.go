@@ -613,3 +613,67 @@ func TestRouteOf(t *testing.T) {
 		}
 	}
 }
+
+// TestParentIsALink: Pad keeps a child's parent as an item link of type
+// parent, written by fields' "parent" and shown as parent_ref and
+// parent_link_id, its top-level parent_id a legacy column (null for a
+// parent set so); it refuses parent_id with a fields parent on an
+// update, fails on parent_id "", and does not keep a top-level parent_id
+// as the link; its /changes rows and export items name no parent, the
+// export's item_links list the parent rows.
+func TestParentIsALink(t *testing.T) {
+	r := Start(t, Options{Aug2026: true})
+	ws := workspace(t, r)
+	item := func(a answer) api.Item {
+		t.Helper()
+		var it api.Item
+		decode(t, a, &it)
+		return it
+	}
+	parent := item(send(t, r, r.URL(), "POST", itemsPath(ws, "tasks"), nil, map[string]any{"title": "Parent"}))
+	other := item(send(t, r, r.URL(), "POST", itemsPath(ws, "tasks"), nil, map[string]any{"title": "Other"}))
+	child := item(send(t, r, r.URL(), "POST", itemsPath(ws, "tasks"), nil, map[string]any{"title": "Child", "fields": map[string]any{"parent": parent.Ref}}))
+	shows := func(what string, it api.Item, want *api.Item) {
+		t.Helper()
+		if it.ParentID != nil {
+			t.Errorf("%s: parent_id %q, want null (Pad's legacy column)", what, *it.ParentID)
+		}
+		switch {
+		case want == nil && (it.ParentRef != "" || it.ParentLinkID != ""):
+			t.Errorf("%s: parent_ref %q, parent_link_id %q; want none", what, it.ParentRef, it.ParentLinkID)
+		case want != nil && (it.ParentRef != want.Ref || it.ParentLinkID != want.ID):
+			t.Errorf("%s: parent_ref %q, parent_link_id %q; want %s, %s", what, it.ParentRef, it.ParentLinkID, want.Ref, want.ID)
+		}
+	}
+	path := "/api/v1/workspaces/" + ws + "/items/" + child.Ref
+	shows("created with fields.parent", child, &parent)
+	shows("read", item(send(t, r, r.URL(), "GET", path, nil, nil)), &parent)
+	shows("moved by fields_patch", item(send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"fields_patch": map[string]any{"parent": other.ID}})), &other)
+	wantEnvelope(t, send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"parent_id": parent.ID, "fields_patch": map[string]any{"parent": parent.ID}}),
+		http.StatusBadRequest, "validation_error")
+	wantEnvelope(t, send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"parent_id": ""}), http.StatusInternalServerError, "internal_error")
+	shows("a top-level parent_id", item(send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"parent_id": parent.ID})), &other)
+	shows("clear_parent", item(send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"clear_parent": true})), &other)
+
+	var export struct {
+		Items []api.Item `json:"items"`
+		Links []struct {
+			SourceID string `json:"source_id"`
+			TargetID string `json:"target_id"`
+			LinkType string `json:"link_type"`
+		} `json:"item_links"`
+	}
+	decode(t, send(t, r, r.URL(), "GET", "/api/v1/workspaces/"+ws+"/export", nil, nil), &export)
+	for _, it := range export.Items {
+		shows("exported "+it.Title, it, nil)
+	}
+	var rows []string
+	for _, l := range export.Links {
+		rows = append(rows, l.LinkType+" "+l.SourceID+" "+l.TargetID)
+	}
+	if want := []string{"parent " + child.ID + " " + other.ID}; !slices.Equal(rows, want) {
+		t.Errorf("the export's item_links %q, want %q", rows, want)
+	}
+
+	shows("cleared by fields_patch", item(send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"fields_patch": map[string]any{"parent": ""}})), nil)
+}
