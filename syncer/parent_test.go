@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/padd/padd/api"
@@ -157,4 +159,63 @@ func mustFlex(t *testing.T, v any) api.Flex {
 		t.Fatal(err)
 	}
 	return api.Flex(b)
+}
+
+// A Pad without the seq feed is followed by /changes, whose rows name
+// no parent link there: a row that may hide one (an item new here, a
+// parent_id that is not the base's) is read whole, so a child made there
+// and a parent changed there arrive under their parents.
+func TestParentWithoutSeqFeed(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	r.SetFault(func(q *http.Request) testremote.Fault {
+		if strings.HasSuffix(q.URL.Path, "/items-changes") || strings.HasSuffix(q.URL.Path, "/items-index") {
+			return testremote.Fault{Kind: testremote.Answer, Status: http.StatusNotFound}
+		}
+		return testremote.Fault{}
+	})
+	l := cloned(t, r)
+	rapi := r.API()
+	made := l.madeThere(t, r, api.ItemCreate{Title: "Plan A"}, api.ItemCreate{Title: "Plan B"})
+	a, b := made[0], made[1]
+	child, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Child", Fields: mustFlex(t, map[string]any{"parent": a.Ref})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	under := func(what, ref, want string) {
+		t.Helper()
+		if _, err := l.M.Now("team"); err != nil {
+			t.Fatal(err)
+		}
+		testwait.UntilOK(t, func() error {
+			v, err := l.Store.GetItem("team", ref)
+			if err != nil {
+				return err
+			}
+			if v.ParentRef != want {
+				return fmt.Errorf("%s: %s is under %q here, want %q", what, ref, v.ParentRef, want)
+			}
+			return nil
+		})
+	}
+	under("made there", child.Ref, a.Ref)
+	if _, err := rapi.UpdateItem(ctx, "team", child.Ref, api.ItemUpdate{FieldsPatch: mustFlex(t, map[string]any{"parent": b.Ref})}); err != nil {
+		t.Fatal(err)
+	}
+	under("changed there", child.Ref, b.Ref)
+	title := "Child, renamed"
+	if _, err := rapi.UpdateItem(ctx, "team", child.Ref, api.ItemUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		v, err := l.Store.GetItem("team", child.Ref)
+		if err != nil {
+			return err
+		}
+		if v.Title != title {
+			return fmt.Errorf("the rename has not arrived: %q", v.Title)
+		}
+		return nil
+	})
+	under("renamed there", child.Ref, b.Ref)
 }

@@ -83,7 +83,13 @@ func (w *worker) pullByTime(ctx context.Context, c *remote.Client, link *storage
 			if w.echo(&api.SyncItem{Item: *it}) {
 				continue
 			}
-			if err := w.applyRemote(ctx, c, link, it, 0); err != nil {
+			whole, err := w.parentUnseen(it)
+			if err == nil && whole {
+				err = w.pullItem(ctx, c, link, it.ID, 0)
+			} else if err == nil {
+				err = w.applyRemote(ctx, c, link, it, 0)
+			}
+			if err != nil {
 				if err := w.asideIfRefused(err, "the remote's item "+it.Ref); err != nil {
 					return err
 				}
@@ -112,6 +118,32 @@ func (w *worker) pullByTime(ctx context.Context, c *remote.Client, link *storage
 			return nil
 		}
 	}
+}
+
+// parentUnseen says a /changes row may not show its item's parent:
+// Pad's rows are not enriched with the parent link (remoteParentOf), so
+// a row naming no link is read whole when the item is new here or its
+// parent_id is not the base's parent (a parent changed there, or Pad's
+// legacy column).
+func (w *worker) parentUnseen(it *api.Item) (bool, error) {
+	if it.ParentLinkID != "" || it.ParentRef != "" {
+		return false, nil
+	}
+	local, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, it.ID)
+	if err != nil || !ok {
+		return err == nil, err
+	}
+	b, err := w.m.store.SyncBase(w.wsID, local)
+	if err != nil || b == nil {
+		return err == nil, err
+	}
+	parent := ""
+	if it.ParentID != nil && *it.ParentID != "" {
+		if parent, ok, err = w.m.store.SyncLocalID(w.wsID, storage.SyncItem, *it.ParentID); err != nil || !ok {
+			return err == nil, err
+		}
+	}
+	return parent != b.ParentID, nil
 }
 
 // syncActor is the engine's own writes' actor (cursors, bases).
