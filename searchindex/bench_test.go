@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/padd/padd/bench"
 	"github.com/padd/padd/storage"
 )
@@ -143,3 +146,24 @@ func BenchmarkCatchUp1000(b *testing.B) {
 var benchN = 100_000
 
 func ptr[T any](v T) *T { return &v }
+
+// BenchmarkAnalyze analyzes 2,000 generated English words with Bleve's
+// English analyzer and with padd's index analyzer (the same, with the
+// CJK filter), to show what the CJK filter costs text without CJK.
+func BenchmarkAnalyze(b *testing.B) {
+	text := []byte(bench.Words(rand.New(rand.NewPCG(1, 2)), 2000))
+	enAn, err := registry.NewCache().AnalyzerNamed(en.AnalyzerName)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, a := range []struct {
+		name string
+		an   analysis.Analyzer
+	}{{"en", enAn}, {"padd", indexAn}} {
+		b.Run(a.name, func(b *testing.B) {
+			for b.Loop() {
+				a.an.Analyze(text)
+			}
+		})
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	"github.com/padd/padd/model"
 )
@@ -63,15 +61,10 @@ func queryRefusal(reason string, limit int, format string, args ...any) error {
 
 // checkBounds refuses a parsed query over MaxTerms or MaxTermChars. It
 // runs after dropStopwords, on the terms the index would look up.
-func checkBounds(bi bleve.Index, p *Parsed) error {
-	an := bi.Mapping().AnalyzerNamed(en.AnalyzerName)
+func checkBounds(p *Parsed) error {
 	terms := 0
 	count := func(text string) error {
-		if an == nil {
-			terms += len(strings.Fields(text))
-			return nil
-		}
-		for _, tok := range an.Analyze([]byte(text)) {
+		for _, tok := range queryAn.Analyze([]byte(text)) {
 			if n := utf8.RuneCount(tok.Term); n > MaxTermChars {
 				return queryRefusal("word_too_long", MaxTermChars,
 					"the search word %q is %d characters long; a search word is at most %d", model.Excerpt(string(tok.Term)), n, MaxTermChars)

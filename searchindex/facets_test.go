@@ -36,7 +36,7 @@ func TestFacetTablesAgreeWithBleve(t *testing.T) {
 			for _, archived := range []bool{false, true} {
 				req := Request{Query: q, Workspaces: []string{f.ws.ID}, Limit: 7, IncludeArchived: archived}
 				p := Parse(q)
-				dropStopwords(bi, p)
+				dropStopwords(p)
 				own, theirs := stableRun(t, bi,
 					func() (*Result, error) { return f.idx.runCounting(context.Background(), bi, req, p, false, true) },
 					func() (*Result, error) { return f.idx.runCounting(context.Background(), bi, req, p, false, false) })

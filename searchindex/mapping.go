@@ -16,7 +16,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
@@ -24,7 +23,7 @@ import (
 
 // FormatVersion changes whenever the mapping or the document shape does;
 // an index of another version is rebuilt.
-const FormatVersion = "padd-search-7"
+const FormatVersion = "padd-search-8"
 
 // doc is one item as indexed.
 type doc struct {
@@ -70,7 +69,7 @@ func buildMapping() mapping.IndexMapping {
 	// (snippet.go). Term vectors (positions) stay: phrases need them.
 	text := func() *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
-		f.Analyzer = en.AnalyzerName
+		f.Analyzer = indexAnalyzer
 		f.Store = false
 		f.IncludeTermVectors = true
 		f.IncludeInAll = false
@@ -114,7 +113,7 @@ func buildMapping() mapping.IndexMapping {
 
 	im := bleve.NewIndexMapping()
 	im.DefaultMapping = dm
-	im.DefaultAnalyzer = en.AnalyzerName
+	im.DefaultAnalyzer = indexAnalyzer
 	im.ScoringModel = "bm25"
 	im.StoreDynamic = false
 	im.IndexDynamic = false

@@ -80,7 +80,7 @@ func TestPlainAgreesWithBleve(t *testing.T) {
 		for _, q := range queries {
 			for _, req := range requests(q) {
 				p := Parse(q)
-				dropStopwords(bi, p)
+				dropStopwords(p)
 				pq := plainOf(req, p, false)
 				if pq == nil {
 					t.Fatalf("%q is not a plain search", q)
@@ -127,8 +127,6 @@ func TestPlainAgreesWithBleve(t *testing.T) {
 
 // Searches that are not plain words go to Bleve.
 func TestPlainOf(t *testing.T) {
-	f := newFixture(t)
-	bi := f.current()
 	for q, want := range map[string]bool{
 		"harbor":             true,
 		"harbor lantern":     true,
@@ -143,13 +141,13 @@ func TestPlainOf(t *testing.T) {
 		strings.Repeat("harbor ", maxPlainWords) + "status:open tag:ui priority:high": false, // more clauses than Bleve sorts stably
 	} {
 		p := Parse(q)
-		dropStopwords(bi, p)
+		dropStopwords(p)
 		if got := plainOf(Request{Query: q}, p, false) != nil; got != want {
 			t.Errorf("%q: plain %v, want %v", q, got, want)
 		}
 	}
 	p := Parse("harbor")
-	dropStopwords(bi, p)
+	dropStopwords(p)
 	if plainOf(Request{Sort: "updated_at"}, p, false) != nil || plainOf(Request{}, p, true) != nil ||
 		plainOf(Request{Only: []string{"x"}}, p, false) != nil {
 		t.Error("a sorted, fuzzy or restricted search is plain")
@@ -180,7 +178,7 @@ func TestPlainScoresBodyMatchesThatCanWin(t *testing.T) {
 	bi := f.current()
 	req := Request{Query: "zephyr", Workspaces: []string{f.ws.ID}, Limit: 20}
 	p := Parse(req.Query)
-	dropStopwords(bi, p)
+	dropStopwords(p)
 	theirs, err := f.idx.runCounting(context.Background(), bi, req, p, false, true)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +217,7 @@ func FuzzPlainAgreesWithBleve(f *testing.F) {
 			req.Statuses = []string{"open", "done"}
 		}
 		p := Parse(q)
-		dropStopwords(bi, p)
+		dropStopwords(p)
 		pq := plainOf(req, p, false)
 		if pq == nil {
 			return

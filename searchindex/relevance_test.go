@@ -204,8 +204,17 @@ func TestRelevance(t *testing.T) {
 	if len(qs) < 40 {
 		t.Fatalf("only %d judged queries; the set needs at least 40", len(qs))
 	}
-	var mrr, ndcg float64
-	var misses []string
+	mrr, ndcg, misses := measure(f, qs)
+	t.Logf("relevance over %d queries: MRR %.3f, nDCG@10 %.3f; not first: %v", len(qs), mrr, ndcg, misses)
+	if mrr < mrrFloor || ndcg < ndcgFloor {
+		t.Fatalf("relevance fell below the floor: MRR %.3f (floor %.2f), nDCG@10 %.3f (floor %.2f)", mrr, mrrFloor, ndcg, ndcgFloor)
+	}
+}
+
+// measure runs the judged queries and returns the MRR of their best
+// answers, their mean nDCG@10, and the queries whose best answer was not
+// first.
+func measure(f *fixture, qs []judged) (mrr, ndcg float64, misses []string) {
 	for _, q := range qs {
 		res := f.search(q.query, func(r *Request) { r.Limit = 10 })
 		ranked := ids(res)
@@ -231,10 +240,5 @@ func TestRelevance(t *testing.T) {
 		sort.Slice(ideal, func(i, j int) bool { return q.grades[ideal[i]] > q.grades[ideal[j]] })
 		ndcg += dcg(ranked, q.grades, 10) / dcg(ideal, q.grades, 10)
 	}
-	mrr /= float64(len(qs))
-	ndcg /= float64(len(qs))
-	t.Logf("relevance over %d queries: MRR %.3f, nDCG@10 %.3f; not first: %v", len(qs), mrr, ndcg, misses)
-	if mrr < mrrFloor || ndcg < ndcgFloor {
-		t.Fatalf("relevance fell below the floor: MRR %.3f (floor %.2f), nDCG@10 %.3f (floor %.2f)", mrr, mrrFloor, ndcg, ndcgFloor)
-	}
+	return mrr / float64(len(qs)), ndcg / float64(len(qs)), misses
 }

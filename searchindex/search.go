@@ -12,7 +12,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/padd/padd/model"
@@ -122,7 +121,7 @@ func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) 
 		return nil, err
 	}
 	x.resolveRefs(r.Workspaces, p)
-	dropStopwords(bi, p)
+	dropStopwords(p)
 	if p.Empty() && strings.TrimSpace(r.Query) != "" && len(r.Collections)+len(r.Statuses)+len(r.Priorities)+len(r.Only) == 0 {
 		// Text that says nothing (punctuation, operators, stop words)
 		// and no filter beside it: answering every item would answer
@@ -131,7 +130,7 @@ func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) 
 		return nil, queryRefusal("no_words", 0,
 			"the query %q has no word to search for (only punctuation, operators or words too common to index); give a word, a \"phrase\", a prefix*, a ref or a filter such as status:open", model.Excerpt(r.Query))
 	}
-	if err := checkBounds(bi, p); err != nil {
+	if err := checkBounds(p); err != nil {
 		return nil, err
 	}
 	if x.coversAll(r.Workspaces) {
@@ -377,7 +376,8 @@ func anyTerm(field string, values []string) query.Query {
 }
 
 // wordMatch matches a word in field: its analyzed term when known, else
-// Bleve's match query (which analyzes it, and tolerates fuzz typos).
+// Bleve's match query (which analyzes it, and tolerates fuzz typos), or,
+// for a word of Chinese, Japanese or Korean, its bigrams as a phrase.
 func wordMatch(field string, boost float64, w, term string, fuzz int) query.Query {
 	if term != "" {
 		t := bleve.NewTermQuery(term)
@@ -385,7 +385,11 @@ func wordMatch(field string, boost float64, w, term string, fuzz int) query.Quer
 		t.SetBoost(boost)
 		return t
 	}
+	if cjkWord(w) {
+		return matchPhrase(field, boost, w)
+	}
 	m := bleve.NewMatchQuery(w)
+	m.Analyzer = queryAnalyzer
 	m.SetField(field)
 	m.SetBoost(boost)
 	if fuzz > 0 {
@@ -408,10 +412,7 @@ func fuzziness(n int) int {
 // inField matches a word, or a phrase, in one text field.
 func inField(field string, boost float64, w string) query.Query {
 	if strings.ContainsFunc(strings.TrimSpace(w), unicode.IsSpace) {
-		m := bleve.NewMatchPhraseQuery(w)
-		m.SetField(field)
-		m.SetBoost(boost)
-		return m
+		return matchPhrase(field, boost, w)
 	}
 	return wordMatch(field, boost, w, "", 0)
 }
@@ -419,12 +420,20 @@ func inField(field string, boost float64, w string) query.Query {
 func phraseQuery(ph string) query.Query {
 	var qs []query.Query
 	for _, f := range textFields {
-		m := bleve.NewMatchPhraseQuery(ph)
-		m.SetField(f.name)
-		m.SetBoost(f.boost)
-		qs = append(qs, m)
+		qs = append(qs, matchPhrase(f.name, f.boost, ph))
 	}
 	return bleve.NewDisjunctionQuery(qs...)
+}
+
+// matchPhrase matches text as a phrase in field. The query analyzer cuts
+// Chinese, Japanese and Korean into bigrams only (the index holds single
+// characters too), so the phrase is one term per position.
+func matchPhrase(field string, boost float64, text string) query.Query {
+	m := bleve.NewMatchPhraseQuery(text)
+	m.Analyzer = queryAnalyzer
+	m.SetField(field)
+	m.SetBoost(boost)
+	return m
 }
 
 func prefixQuery(pre string) query.Query {
@@ -447,15 +456,11 @@ func collectionAlts(v string) []string {
 
 // dropStopwords removes words the text analyzer throws away ("the",
 // "on", "out"): required as words they would match nothing.
-func dropStopwords(bi bleve.Index, p *Parsed) {
-	an := bi.Mapping().AnalyzerNamed(en.AnalyzerName)
-	if an == nil {
-		return
-	}
+func dropStopwords(p *Parsed) {
 	keep := p.Words[:0]
 	p.terms, p.fuzz = p.terms[:0], p.fuzz[:0]
 	for _, w := range p.Words {
-		toks := an.Analyze([]byte(w))
+		toks := queryAn.Analyze([]byte(w))
 		if len(toks) == 0 {
 			continue
 		}
@@ -466,7 +471,7 @@ func dropStopwords(bi bleve.Index, p *Parsed) {
 		}
 		p.terms = append(p.terms, term)
 		fuzz := 0
-		if len(p.fuzz) < maxFuzzyWords {
+		if len(p.fuzz) < maxFuzzyWords && !cjkWord(w) {
 			fuzz = wordFuzziness(w, toks)
 		}
 		p.fuzz = append(p.fuzz, fuzz)

@@ -4,10 +4,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/registry"
 )
 
 // Snippets are cut from the item's text at answer time rather than
@@ -21,14 +17,6 @@ const (
 	snippetLen    = 200 // characters in a snippet
 )
 
-var enAnalyzer = func() analysis.Analyzer {
-	a, err := registry.NewCache().AnalyzerNamed(en.AnalyzerName)
-	if err != nil {
-		panic("searchindex: english analyzer: " + err.Error())
-	}
-	return a
-}()
-
 // queryTerms are the analyzed terms and raw prefixes a snippet marks.
 type queryTerms struct {
 	terms    map[string]bool
@@ -41,7 +29,7 @@ func termsOf(q string) queryTerms {
 	texts := append(append([]string{}, p.Words...), p.Phrases...)
 	texts = append(append(texts, p.Refs...), p.InTitle...)
 	for _, t := range texts {
-		for _, tok := range enAnalyzer.Analyze([]byte(t)) {
+		for _, tok := range queryAn.Analyze([]byte(t)) {
 			qt.terms[string(tok.Term)] = true
 		}
 	}
@@ -208,11 +196,17 @@ func (qt queryTerms) firstMatchFrom(text string, at int) int {
 // matches returns the spans of text[from:to] that match the query.
 func (qt queryTerms) matches(text string, from, to int) [][2]int {
 	var hits [][2]int
-	for _, tok := range enAnalyzer.Analyze([]byte(text[from:to])) {
+	for _, tok := range indexAn.Analyze([]byte(text[from:to])) {
 		s, e := from+tok.Start, from+tok.End
-		if qt.terms[string(tok.Term)] || qt.prefixed(strings.ToLower(text[s:e])) {
-			hits = append(hits, [2]int{s, e})
+		if !qt.terms[string(tok.Term)] && !qt.prefixed(strings.ToLower(text[s:e])) {
+			continue
 		}
+		// Bigrams overlap (支払い: 支払 払い): one mark covers both.
+		if n := len(hits); n > 0 && s < hits[n-1][1] {
+			hits[n-1][1] = max(hits[n-1][1], e)
+			continue
+		}
+		hits = append(hits, [2]int{s, e})
 	}
 	return hits
 }
