@@ -216,6 +216,20 @@ func TestSearchFindsItemByAttachmentFilename(t *testing.T) {
 	if found.Total != 1 || found.Results[0].Item.Ref != "TASK-1" {
 		t.Fatalf("search by an attachment's filename found %+v", found)
 	}
+	// Every word of a name finds it, the parts a dot or a dash joins too.
+	h.task("Expenses")
+	seq := ""
+	for _, name := range []string{"receipt-scan.png", "Bildschirmfoto 2026-12-07 Überweisung.png", "月次_支払い明細.pdf"} {
+		q := url.Values{"filename": {name}, "item_id": {"TASK-2"}}
+		seq = h.mustJSON("POST", wsPath("/attachments?"+q.Encode()), "\x89PNG not really", 201, nil, "Content-Type", "application/octet-stream").header.Get(api.SeqHeader)
+	}
+	for _, word := range []string{"receipt", "scan", "Überweisung", "überweisung", "Bildschirmfoto", "支払い", "明細", `"receipt-scan.png"`} {
+		q := url.Values{"workspace": {"w"}, "q": {word}, "min_seq": {seq}}
+		h.mustJSON("GET", "/api/v1/search?"+q.Encode(), nil, 200, &found)
+		if found.Total != 1 || found.Results[0].Item.Ref != "TASK-2" {
+			t.Errorf("search %s for an attachment's name found %+v", word, found.Results)
+		}
+	}
 }
 
 // The start-up sweep takes a deleted row's blob once it is older than the

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
@@ -163,10 +164,25 @@ func toDoc(d storage.IndexDoc) doc {
 	// The body holds the title too: a word is one posting list to walk
 	// (body), and the title's weight comes from an optional title clause.
 	body := append([]string{v.Title, v.Content}, d.Comments...)
+	for _, name := range d.Filenames {
+		body = append(body, filenameWords(name))
+	}
 	body = append(body, text...)
 	body = append(body, v.Tags...)
 	out.Body = strings.Join(body, "\n\n")
 	return out
+}
+
+// filenameWords is a file name as searchable text: the name as written,
+// and its words apart. The text analyzer keeps "scan.png" and
+// "snake_case" as one word each (a dot between letters, an underscore),
+// so "receipt-scan.png" found receipt but not scan.
+func filenameWords(name string) string {
+	words := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) })
+	if split := strings.Join(words, " "); split != name {
+		return name + "\n" + split
+	}
+	return name
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -213,7 +213,7 @@ func TestItemIndexDocHoldsAttachmentNames(t *testing.T) {
 	if err != nil || len(docs) != 1 {
 		t.Fatal(docs, err)
 	}
-	if !reflect.DeepEqual(docs[0].Comments, []string{"quarterly-figures.xlsx"}) {
-		t.Fatalf("index text %v", docs[0].Comments)
+	if !reflect.DeepEqual(docs[0].Filenames, []string{"quarterly-figures.xlsx"}) {
+		t.Fatalf("index text %v", docs[0].Filenames)
 	}
 }

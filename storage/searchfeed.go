@@ -8,14 +8,15 @@ import (
 )
 
 // IndexDoc is what the search index needs to know about one item: its
-// current view, and its comments' text and attachments' filenames (in
-// Comments). Gone means the item no longer
-// exists (a purged workspace): drop it from the index.
+// current view, its comments' text and its attachments' filenames. Gone
+// means the item no longer exists (a purged workspace): drop it from the
+// index.
 type IndexDoc struct {
-	ID       string
-	Item     *ItemView
-	Comments []string
-	Gone     bool
+	ID        string
+	Item      *ItemView
+	Comments  []string
+	Filenames []string
+	Gone      bool
 }
 
 // IndexDocs reads the named items (by id) for indexing, in one read
@@ -77,7 +78,7 @@ func indexDoc(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, 
 		}
 	}
 	// An attachment's filename is searchable text of its item.
-	d.Comments = append(d.Comments, itemAttachmentNames(b, id)...)
+	d.Filenames = itemAttachmentNames(b, id)
 	return d, nil
 }
 
