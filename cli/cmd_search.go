@@ -27,6 +27,9 @@ type SearchCmd struct {
 }
 
 // Help is the query syntax, under the flags in `padctl search --help`.
+// Every example in it runs (TestSearchExamplesRun extracts and runs them):
+// a row's examples are the text before its description, two spaces or a
+// comma apart.
 func (c *SearchCmd) Help() string {
 	return `Query syntax (Pad's, as its search box and pad_search take it):
 
@@ -37,8 +40,12 @@ func (c *SearchCmd) Help() string {
   -draft, NOT draft     leave out items with this word (or "phrase")
   status:open  priority:high  tag:bug  in:tasks  is:done  ref:TASK-5
                         filters (in: a collection; is: open, done, ...); any number
-  title:login  content:"stale cookie"
-                        the word (or phrase) in that part of the item
+  title:login  title:"stale cookie"
+                        the word (or phrase) in the title; a plain word already
+                        searches the content
+  支払い  新しいパスワード
+                        Chinese, Japanese and Korean words match where their
+                        characters stand together, in this order
 
 A query of only punctuation or operators, or an unknown filter, is refused.
 A query that starts with - goes after --:  padctl search -- -draft login`

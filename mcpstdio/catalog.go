@@ -469,7 +469,7 @@ var catalog = []*toolDef{
 			{Name: "collection", Type: tString, Desc: "Only this collection."},
 			{Name: "limit", Type: tNumber, Integer: true, Desc: fmt.Sprintf("Most hits to return (default %d, max %d).", listDefault, searchMax)}, pOffset,
 			{Name: "priority", Type: tString, Desc: "Only this priority (comma-separate several)."},
-			{Name: "query", Type: tString, Desc: fmt.Sprintf("Words (all must match; a typo is retried when nothing matches), \"phrase\", prefix*, -word or NOT word, and filters status:, priority:, tag:, in:<collection>, is:<state>, ref:, title:, content:. At most %d characters and %d terms.", api.SearchMaxQueryChars, api.SearchMaxQueryTerms)},
+			{Name: "query", Type: tString, Desc: fmt.Sprintf("Words (all must match; a typo is retried when nothing matches), \"phrase\", prefix*, -word or NOT word, and filters status:, priority:, tag:, in:<collection>, is:<state>, ref:, title: (a plain word already searches the content). At most %d characters and %d terms.", api.SearchMaxQueryChars, api.SearchMaxQueryTerms)},
 			{Name: "sort", Type: tString, Desc: "relevance (default), created_at, updated_at or title."},
 			{Name: "status", Type: tString, Desc: "Only this status (comma-separate several)."},
 			pWorkspace,
