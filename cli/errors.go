@@ -125,6 +125,9 @@ func apiHint(e *api.Error) string {
 			return "check the arguments and flags you gave"
 		}
 		switch {
+		case str("reason") == "local_token" || str("reason") == "token_refused":
+			return "give the token the Pad server issued you, from a file (--token-file FILE) or a variable of your own (--token-env TEAM_PAD_TOKEN); " +
+				"PAD_TOKEN, after `eval \"$(padctl env)\"`, holds this padd's own token"
 		case str("reason") == "cycle" && str("field") == "parent":
 			return "an item cannot sit under itself or under one of its own children: pick a parent outside its subtree (`padctl item children <ref>` lists them)"
 		case str("reason") == "cycle":

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,7 +127,7 @@ func (s *Server) syncClone(w http.ResponseWriter, r *http.Request) error {
 	}
 	in.URL, in.RemoteWorkspace, in.As = strings.TrimSpace(in.URL), strings.TrimSpace(in.RemoteWorkspace), strings.TrimSpace(in.As)
 	if err := model.FirstError(checkSyncURL(in.URL, in.InsecureHTTP), checkSlug("remote_workspace", in.RemoteWorkspace, false),
-		checkLocalSlug("as", in.As), checkSyncToken(in.Token)); err != nil {
+		checkLocalSlug("as", in.As), s.checkSyncToken(in.Token)); err != nil {
 		return err
 	}
 	defer redactPanic(in.Token)
@@ -149,7 +150,7 @@ func (s *Server) syncLink(w http.ResponseWriter, r *http.Request) error {
 	}
 	in.Workspace, in.URL, in.RemoteWorkspace = strings.TrimSpace(in.Workspace), strings.TrimSpace(in.URL), strings.TrimSpace(in.RemoteWorkspace)
 	if err := model.FirstError(checkSlug("workspace", in.Workspace, false), checkSyncURL(in.URL, in.InsecureHTTP),
-		checkSlug("remote_workspace", in.RemoteWorkspace, false), checkSyncToken(in.Token)); err != nil {
+		checkSlug("remote_workspace", in.RemoteWorkspace, false), s.checkSyncToken(in.Token)); err != nil {
 		return err
 	}
 	defer redactPanic(in.Token)
@@ -343,11 +344,16 @@ func checkLocalSlug(field, slug string) error {
 
 // checkSyncToken refuses a token that cannot be one, without echoing it.
 // An empty token is allowed: the link's saved token is used, and the
-// engine refuses when there is none.
-func checkSyncToken(token string) error {
+// engine refuses when there is none. padd's own token is refused before
+// it leaves the machine: it is what `padctl env` exports as PAD_TOKEN,
+// and a server has no use for it.
+func (s *Server) checkSyncToken(token string) error {
 	switch {
 	case token == "":
 		return nil
+	case subtle.ConstantTimeCompare([]byte(token), []byte(s.token)) == 1:
+		return model.BadRequest("token is this padd's own (the PAD_TOKEN `padctl env` exports), not one the Pad server issued; it was not sent").
+			With("field", "token").With("reason", "local_token")
 	case len(token) > maxSyncToken:
 		return model.BadRequest("token is longer than %d bytes", maxSyncToken).With("field", "token").With("limit_bytes", maxSyncToken)
 	case strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }):

@@ -410,6 +410,8 @@ func TestSyncBadInputs(t *testing.T) {
 		{"clone token space", "POST", "/api/v1/padd/sync/clone", clone("token", "pad_a b"), 400, api.CodeBadRequest, "token"},
 		{"clone token newline", "POST", "/api/v1/padd/sync/clone", clone("token", "pad_ab\n"), 400, api.CodeBadRequest, "token"},
 		{"clone token long", "POST", "/api/v1/padd/sync/clone", clone("token", strings.Repeat("t", maxSyncToken+1)), 400, api.CodeBadRequest, "token"},
+		{"clone padd's own token", "POST", "/api/v1/padd/sync/clone", clone("token", h.token), 400, api.CodeBadRequest, "token"},
+		{"link padd's own token", "POST", "/api/v1/padd/sync/link", link("token", h.token), 400, api.CodeBadRequest, "token"},
 		{"clone token number", "POST", "/api/v1/padd/sync/clone", clone("token", 12), 400, api.CodeBadRequest, ""},
 		{"clone not json", "POST", "/api/v1/padd/sync/clone", "{", 400, api.CodeBadRequest, ""},
 		{"clone too large", "POST", "/api/v1/padd/sync/clone", clone("as", strings.Repeat("a", MaxBody)), 413, api.CodeTooLarge, ""},
@@ -432,7 +434,7 @@ func TestSyncBadInputs(t *testing.T) {
 			if c.field != "" && e.Details["field"] != c.field {
 				t.Errorf("details %v, want field %q", e.Details, c.field)
 			}
-			if strings.Contains(e.Message, "pad_ok") || strings.Contains(e.Message, "pad_a b") || strings.Contains(e.Message, "me:pw") {
+			if strings.Contains(e.Message, "pad_ok") || strings.Contains(e.Message, "pad_a b") || strings.Contains(e.Message, "me:pw") || strings.Contains(e.Message, h.token) {
 				t.Errorf("the refusal echoes a secret: %s", e.Message)
 			}
 		})
