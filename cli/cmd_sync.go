@@ -327,7 +327,7 @@ func (a *App) syncWorkspace(ctx context.Context, arg string) (*api.Client, strin
 
 // SyncStatusCmd is `sync status [ws]`.
 type SyncStatusCmd struct {
-	Ws string `arg:"" optional:"" name:"workspace" predictor:"workspace" help:"Only this workspace (default: the current one when it is set; else every linked workspace)."`
+	Ws string `arg:"" optional:"" name:"workspace" predictor:"workspace" help:"Only this workspace (default: every linked workspace)."`
 }
 
 // Run prints the status of one linked workspace, or of every one.
@@ -336,12 +336,9 @@ func (c *SyncStatusCmd) Run(ctx context.Context, a *App) error {
 	if err != nil {
 		return err
 	}
+	// Bare, every linked workspace: the current one may be unlinked, and
+	// then its refusal's hint would point back here.
 	ws := c.Ws
-	if ws == "" {
-		if ws, _, err = a.configuredWorkspace(); err != nil {
-			return err
-		}
-	}
 	var list []api.SyncStatus
 	var jsonValue any
 	if ws == "" {

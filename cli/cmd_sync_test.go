@@ -391,13 +391,25 @@ func TestSyncStatusActionsAndUnlink(t *testing.T) {
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &all) != nil || len(all.Workspaces) != 2 {
 		t.Fatalf("all statuses:\n%s", r)
 	}
-	// The current workspace narrows it.
-	p.vars["PAD_WORKSPACE"] = "x"
-	r = p.run("sync", "status")
-	if r.code != 0 || !strings.Contains(r.stdout, "remote workspace gone") || strings.Contains(r.stdout, "w ⇄") {
-		t.Fatalf("current workspace:\n%s", r)
+	// Bare, it lists every linked workspace, even where the current one
+	// is not linked (it failed there, with a hint pointing back at it).
+	if r := p.run("workspace", "create", "Local", "--slug", "local"); r.code != 0 {
+		t.Fatal(r)
 	}
-	delete(p.vars, "PAD_WORKSPACE")
+	for _, current := range []string{"x", "local"} {
+		write(t, filepath.Join(p.dir, PadTomlName), "workspace = \""+current+"\"\n")
+		r = p.run("sync", "status")
+		if r.code != 0 || !strings.Contains(r.stdout, "remote workspace gone") || !strings.Contains(r.stdout, "w ⇄") {
+			t.Fatalf("bare, in a directory linked to workspace %s:\n%s", current, r)
+		}
+	}
+	if err := os.Remove(filepath.Join(p.dir, PadTomlName)); err != nil {
+		t.Fatal(err)
+	}
+	r = p.run("sync", "status", "x")
+	if r.code != 0 || !strings.Contains(r.stdout, "remote workspace gone") || strings.Contains(r.stdout, "w ⇄") {
+		t.Fatalf("one workspace:\n%s", r)
+	}
 	r = p.run("sync", "status", "nope")
 	if r.code != ExitError || !strings.Contains(r.stderr, "not linked") || !strings.Contains(r.stderr, "padctl sync link") {
 		t.Fatalf("unlinked:\n%s", r)
