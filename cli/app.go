@@ -249,7 +249,11 @@ func (a *App) emitWarnings(w *api.Warnings) {
 			a.warnf("%v items keep values of %v, a field the schema no longer declares", o["items"], o["field"])
 		}
 	}
-	if w.UnguardedContentWrite {
+	// padd flags every content write without a guard. The race is real
+	// for an agent, which rewrites a body it read earlier while other
+	// agents write too; a person typing the new content says what the
+	// body is now, so padctl warns agents only (PAD_AGENT, agent_name).
+	if w.UnguardedContentWrite && a.agentName() != "" {
 		a.warnf("content replaced without --expected-seq: an edit made since you read the item would be lost")
 	}
 }
