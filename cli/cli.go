@@ -29,7 +29,7 @@ type Root struct {
 	WorkspaceFlag string `name:"workspace" short:"w" placeholder:"SLUG" predictor:"workspace" help:"Workspace to work in. Default: $$PAD_WORKSPACE, then workspace = \"...\" in the nearest .pad.toml from here upward, then the only workspace."`
 	Format        Format `enum:"table,json,markdown" default:"table" help:"Output format: table (for people), json (for scripts), markdown."`
 
-	Init       InitCmd       `cmd:"" help:"Link this directory to a workspace (creating it if needed) by writing .pad.toml."`
+	Init       InitCmd       `cmd:"" help:"Link this directory to a workspace (creating it if needed; -w SLUG: one that exists) by writing .pad.toml."`
 	Workspace  WorkspaceCmd  `cmd:"" help:"List and manage workspaces."`
 	Collection CollectionCmd `cmd:"" help:"List and manage the collections of a workspace."`
 	Item       ItemCmd       `cmd:"" help:"Create, list, show, update, move and delete items; claim, remind, note, patch them."`

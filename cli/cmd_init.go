@@ -12,7 +12,8 @@ import (
 )
 
 // InitCmd is `padctl init`: link the working directory to a workspace,
-// creating the workspace when there is none by that name.
+// creating the workspace when there is none by that name; with
+// --workspace (-w), to that workspace, which must exist.
 type InitCmd struct {
 	Name     string `help:"Workspace name (default: this directory's name)."`
 	Template string `predictor:"template" help:"Template for a new workspace: ${templates} (default: ${default_template})."`
@@ -28,6 +29,9 @@ func (c *InitCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	name := strings.TrimSpace(c.Name)
+	if ws := strings.TrimSpace(a.workspaceFlag); ws != "" {
+		return c.linkTo(ctx, a, ws, existing)
+	}
 	if existing == nil && !c.New {
 		// Like every other command, init finds a .pad.toml above, the
 		// way git finds its repository.
@@ -73,6 +77,45 @@ func (c *InitCmd) Run(ctx context.Context, a *App) error {
 		} else {
 			fmt.Fprintf(w, "Using workspace %s (%s)\n", a.style.paint(ansiBold, clean(ws.Slug)), clean(ws.Name))
 		}
+		_, err := fmt.Fprintf(w, "Linked %s to it; padctl run here or below uses it\n", path)
+		return err
+	}, nil)
+}
+
+// linkTo is `init -w SLUG`: it links this directory to that workspace,
+// which must exist (a workspace of its own is --name's). The directory's
+// own .pad.toml naming another workspace still needs --force; one above
+// does not, since -w says which workspace this directory is for.
+func (c *InitCmd) linkTo(ctx context.Context, a *App, slug string, existing *padToml) error {
+	if name := strings.TrimSpace(c.Name); name != "" && model.WorkspaceSlug("", name) != slug {
+		return usagef("conflicting_args", "give the workspace once: -w SLUG links to one that exists, --name NAME finds or creates one",
+			"--workspace %s and --name %q name different workspaces", slug, name)
+	}
+	cl, err := a.Client(ctx)
+	if err != nil {
+		return err
+	}
+	ws, err := cl.GetWorkspace(ctx, slug)
+	if api.IsNotFound(err) {
+		return failf("not_found", fmt.Sprintf("`padctl workspace list` shows the workspaces; `padctl init --name %s` creates one", slug),
+			"there is no workspace %q to link this directory to", slug)
+	}
+	if err != nil {
+		return err
+	}
+	if existing != nil && existing.Workspace != "" && existing.Workspace != ws.Slug && !c.Force {
+		return failf("already_linked", "pass --force to relink it, or run padctl from another directory",
+			"%s already links this directory to workspace %q", existing.Path, existing.Workspace)
+	}
+	if c.Template != "" {
+		a.warnf("workspace %s already exists; --template applies only to a new workspace", ws.Slug)
+	}
+	path, err := writePadToml(a.env.Dir, ws.Slug)
+	if err != nil {
+		return err
+	}
+	return a.emit(initResult{outWorkspace(ws), false, path, false}, func(w io.Writer) error {
+		fmt.Fprintf(w, "Using workspace %s (%s)\n", a.style.paint(ansiBold, clean(ws.Slug)), clean(ws.Name))
 		_, err := fmt.Fprintf(w, "Linked %s to it; padctl run here or below uses it\n", path)
 		return err
 	}, nil)
