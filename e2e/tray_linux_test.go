@@ -776,3 +776,24 @@ func TestTrayShowsSync(t *testing.T) {
 		return ""
 	})
 }
+
+// With no session bus, and so no tray host, padtray says why in one line
+// and exits non-zero: it panicked on a nil connection, then hung.
+func TestTrayWithoutSessionBus(t *testing.T) {
+	t.Parallel()
+	bin := buildPadtray(t)
+	// No bus to find either: no runtime directory bus, and no
+	// dbus-launch to start one.
+	empty := t.TempDir()
+	p := startTray(t, bin, "", t.TempDir(), "XDG_RUNTIME_DIR="+empty, "PATH="+empty)
+	select {
+	case <-p.exited:
+	case <-testwait.Context(t).Done():
+		t.Fatalf("padtray without a session bus did not exit: %s", p.stderr.String())
+	}
+	out := strings.TrimSpace(p.stderr.String())
+	if code := p.cmd.ProcessState.ExitCode(); code == 0 || strings.Count(out, "\n") != 0 ||
+		!strings.HasPrefix(out, "padtray: no tray host:") || strings.Contains(out, "panic") {
+		t.Errorf("padtray without a session bus: exit %d, stderr %q; want a non-zero exit and one line saying there is no tray host", code, out)
+	}
+}

@@ -11,6 +11,9 @@ import (
 // thin adapter between the Engine's State and fyne.io/systray. It must
 // be called from the main goroutine (macOS runs its event loop there).
 func Run(o Options, stop <-chan struct{}) error {
+	if err := checkHost(o.Log); err != nil {
+		return err
+	}
 	o.Quit = systray.Quit
 	e, err := NewEngine(o)
 	if err != nil {
