@@ -2,7 +2,6 @@
 export GOTOOLCHAIN := local
 GO ?= go
 BIN := bin
-PAD_HOME ?= $(CURDIR)/.padd-home
 
 .PHONY: build run test test-short fuzz bench vet fmt dist
 
@@ -13,9 +12,11 @@ PAD_HOME ?= $(CURDIR)/.padd-home
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-# Builds and runs the daemon in the foreground on an embedded database in $(PAD_HOME).
+# Builds and runs the daemon in the foreground on your padd's data: the directory padctl
+# finds too (PAD_HOME when set, as `make run PAD_HOME=dir` sets it, else the per-user one),
+# so padctl reaches this padd and starts no second one.
 run: build
-	PAD_HOME=$(PAD_HOME) $(BIN)/padd
+	$(BIN)/padd
 
 # Everything CI runs: vet, the race-enabled tests (unit, end-to-end with the real
 # binaries), and a short pass of every fuzz target.
