@@ -101,6 +101,11 @@ func (f cjkFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 			if t.Type == analysis.AlphaNumeric && allHangul(t.Term) {
 				t.Type = analysis.Ideographic
 			}
+			if t.Type == analysis.Ideographic && !utf8.Valid(t.Term) {
+				// The bigram filter counts a bad byte as the three of
+				// U+FFFD, and its offsets would run past the text.
+				t.Type = analysis.AlphaNumeric
+			}
 		}
 		ideographic = ideographic || t.Type == analysis.Ideographic
 	}

@@ -185,7 +185,7 @@ func FuzzSearchIsBounded(f *testing.F) {
 		f.Add(q)
 	}
 	for _, q := range []string{"meeting", "\"meetnig notes\" -bug tag:ui", "in:tasks status:open rel*", "TASK-12 x~y~z",
-		"ü~ß-ç", strings.Repeat("\"", 300)} {
+		"ü~ß-ç", strings.Repeat("\"", 300), "支払い 新しいパスワード -二重", strings.Repeat("支", 200), "\"결제 오류\" 재*"} {
 		f.Add(q)
 	}
 	fx := hostileFixture(f, 300)

@@ -99,9 +99,12 @@ type finder struct {
 func (qt queryTerms) finder(text string) finder {
 	f := finder{qt: qt, text: text}
 	lower := strings.ToLower(text)
-	if len(lower) != len(text) {
-		// Lower-casing moved byte offsets (some non-ASCII letters): the
-		// text is analyzed a chunk at a time instead.
+	if len(lower) != len(text) || strings.IndexByte(text, 0xEF) >= 0 {
+		// Lower-casing moved byte offsets (some non-ASCII letters), or
+		// the text may hold full- or half-width forms (U+FF01-U+FF9F,
+		// lead byte 0xEF), which the analyzer folds (ＡＰＩ is api) where
+		// no probe finds them: the text is analyzed a chunk at a time
+		// instead.
 		return f
 	}
 	f.lower = lower

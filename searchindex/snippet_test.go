@@ -39,6 +39,8 @@ func TestSnippet(t *testing.T) {
 func FuzzSnippet(f *testing.F) {
 	f.Add("Users see a timeout after SSO redirect.", "timeout")
 	f.Add("ünïcode çontent with emoji 🎉 here", "emoji")
+	f.Add("月末の請求書の支払いが二回、支払い済み。ＡＰＩの仕様", "支払い ＡＰＩ")
+	f.Add("결제가 실패한 뒤 재시도하면", "재시도 결제")
 	f.Fuzz(func(t *testing.T, text, q string) {
 		s := Snippet(text, q)
 		if s != "" && strings.Count(s, "<mark>") != strings.Count(s, "</mark>") {
