@@ -37,6 +37,9 @@ func missingRoute(r *http.Request) bool {
 	return r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/attachments/") && strings.HasSuffix(r.URL.Path, "/attach")
 }
 
+// A collection's schema is JSON text in a request (schemaAsText);
+// settings may be text or an object, as padd takes both.
+
 // ignoredBodyKeys are the request keys that Pad ignores (it ignores
 // every unknown key): no idempotency by op_key, no expected_seq guard.
 var ignoredBodyKeys = []string{"op_key", "expected_seq"}
@@ -58,7 +61,8 @@ const (
 
 // augRequest makes a request what Pad would act on: no Idempotency-Key,
 // no op_key or expected_seq in a JSON body, no paging of /changes or
-// /activity.
+// /activity; a collection write whose schema is not JSON text is
+// refused (the error is the 400's message).
 func augRequest(r *http.Request) error {
 	r.Header.Del("Idempotency-Key")
 	q := r.URL.Query()
@@ -85,6 +89,11 @@ func augRequest(r *http.Request) error {
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) == nil && obj != nil {
+		if isCollectionWrite(r) {
+			if err := schemaAsText(obj["schema"]); err != nil {
+				return err
+			}
+		}
 		changed := false
 		for _, k := range ignoredBodyKeys {
 			if _, ok := obj[k]; ok {
@@ -134,6 +143,16 @@ func isItemWrite(r *http.Request) bool {
 		return len(parts) == 6 && parts[4] == "items"
 	}
 	return false
+}
+
+// isCollectionWrite: a collection's create (POST …/collections) or
+// update (PATCH …/collections/{coll}).
+func isCollectionWrite(r *http.Request) bool {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/") // api v1 workspaces {ws} collections …
+	if len(parts) < 5 || parts[0] != "api" || parts[2] != "workspaces" || parts[4] != "collections" {
+		return false
+	}
+	return r.Method == http.MethodPost && len(parts) == 5 || r.Method == http.MethodPatch && len(parts) == 6
 }
 
 // padParentKeys makes an item write's hierarchy keys what Pad acts on.
@@ -201,6 +220,27 @@ func padParents(v any, enriched bool) {
 			delete(m, "parent_title")
 		}
 	})
+}
+
+// schemaAsText refuses a collection's schema sent as anything but JSON
+// text, as Pad does: its request type reads schema as a Go string (where
+// settings takes either), so an object is a decode error, 400
+// bad_request with the decoder's words.
+func schemaAsText(raw json.RawMessage) error {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 || b[0] == '"' || string(b) == "null" {
+		return nil
+	}
+	kind := "number"
+	switch b[0] {
+	case '{':
+		kind = "object"
+	case '[':
+		kind = "array"
+	case 't', 'f':
+		kind = "bool"
+	}
+	return &padAnswer{http.StatusBadRequest, "bad_request", fmt.Sprintf("invalid JSON: json: cannot unmarshal %s into Go struct field .alias.schema of type string", kind)}
 }
 
 func isChangesFeed(r *http.Request) bool {

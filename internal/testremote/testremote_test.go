@@ -677,3 +677,39 @@ func TestParentIsALink(t *testing.T) {
 
 	shows("cleared by fields_patch", item(send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"fields_patch": map[string]any{"parent": ""}})), nil)
 }
+
+// TestCollectionSchemaIsText: as on Pad, a collection's schema and
+// settings come as JSON text, and a create or update that sends the
+// schema as an object is refused with 400 bad_request (settings may be
+// either); padd itself takes both.
+func TestCollectionSchemaIsText(t *testing.T) {
+	r := Start(t, Options{Aug2026: true})
+	ws := workspace(t, r)
+	colls := "/api/v1/workspaces/" + ws + "/collections"
+	schema := map[string]any{"fields": []any{map[string]any{"key": "status", "label": "Status", "type": "select", "options": []string{"open", "done"}}}}
+	text, err := json.Marshal(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var got map[string]any
+	decode(t, send(t, r, r.URL(), "GET", colls+"/tasks", nil, nil), &got)
+	for _, k := range []string{"schema", "settings"} {
+		if _, ok := got[k].(string); !ok {
+			t.Errorf("the collection's %s is %T through the proxy, want JSON text", k, got[k])
+		}
+	}
+
+	wantEnvelope(t, send(t, r, r.URL(), "PATCH", colls+"/tasks", nil, map[string]any{"schema": schema}), http.StatusBadRequest, "bad_request")
+	wantEnvelope(t, send(t, r, r.URL(), "POST", colls, nil, map[string]any{"name": "Bugs", "schema": schema}), http.StatusBadRequest, "bad_request")
+	wantStatus(t, send(t, r, r.URL(), "PATCH", colls+"/tasks", nil, map[string]any{"schema": string(text),
+		"settings": map[string]any{"layout": "fields-primary"}}), http.StatusOK)
+	wantStatus(t, send(t, r, r.URL(), "POST", colls, nil, map[string]any{"name": "Bugs", "schema": string(text)}), http.StatusCreated)
+	decode(t, send(t, r, r.URL(), "GET", colls+"/tasks", nil, nil), &got)
+	if s, _ := got["schema"].(string); !strings.Contains(s, `"done"`) {
+		t.Errorf("the schema sent as text did not land: %v", got["schema"])
+	}
+
+	// padd itself takes the object: the refusal is the proxy's.
+	wantStatus(t, send(t, r, r.paddURL(), "PATCH", colls+"/tasks", nil, map[string]any{"schema": schema}), http.StatusOK)
+}
