@@ -86,9 +86,15 @@ func TestCallsSpeakPadsWire(t *testing.T) {
 		t.Errorf("collections = %+v", cols)
 	}
 	_, err = c.CreateCollection(ctx, "w", api.CollectionCreate{Name: "Bugs", Schema: api.FlexOf(map[string]any{"fields": []any{}})})
-	check("CreateCollection", err, "POST", "/api/v1/workspaces/w/collections", "", map[string]any{"name": "Bugs", "schema": map[string]any{"fields": []any{}}})
-	_, err = c.UpdateCollection(ctx, "w", "tasks", api.CollectionUpdate{Schema: api.FlexOf(map[string]any{"fields": []any{}})}, base.UpdatedAt)
-	check("UpdateCollection", err, "PATCH", "/api/v1/workspaces/w/collections/tasks", "", map[string]any{"expected_updated_at": "2026-11-30T03:56:41Z"})
+	// Pad reads a collection's schema as JSON text only (an object is 400),
+	// so schema and settings go as text whatever the caller built.
+	check("CreateCollection", err, "POST", "/api/v1/workspaces/w/collections", "", map[string]any{"name": "Bugs", "schema": `{"fields":[]}`})
+	_, err = c.UpdateCollection(ctx, "w", "tasks", api.CollectionUpdate{Schema: api.FlexOf(map[string]any{"fields": []any{}}),
+		Settings: api.FlexOf(map[string]any{"layout": "fields-primary"})}, base.UpdatedAt)
+	check("UpdateCollection", err, "PATCH", "/api/v1/workspaces/w/collections/tasks", "", map[string]any{"expected_updated_at": "2026-11-30T03:56:41Z",
+		"schema": `{"fields":[]}`, "settings": `{"layout":"fields-primary"}`})
+	_, err = c.UpdateCollection(ctx, "w", "tasks", api.CollectionUpdate{Schema: api.Flex(`"{\"fields\":[]}"`)}, time.Time{})
+	check("UpdateCollection with text", err, "PATCH", "/api/v1/workspaces/w/collections/tasks", "", map[string]any{"schema": `{"fields":[]}`})
 
 	idx, err := c.ItemsIndex(ctx, "w")
 	check("ItemsIndex", err, "GET", "/api/v1/workspaces/w/items-index", "include_archived=true", nil)

@@ -1,7 +1,9 @@
 package remote
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/url"
 	"time"
 
@@ -36,8 +38,10 @@ func (c *Client) ListCollections(ctx context.Context, ws string) ([]api.Collecti
 	return out, nil
 }
 
-// CreateCollection creates a collection.
+// CreateCollection creates a collection. Schema and settings go as JSON
+// text (asText).
 func (c *Client) CreateCollection(ctx context.Context, ws string, in api.CollectionCreate) (*api.Collection, error) {
+	in.Schema, in.Settings = asText(in.Schema), asText(in.Settings)
 	var out api.Collection
 	if _, err := c.do(ctx, "POST", wsPath(ws)+"/collections", nil, in, &out); err != nil {
 		return nil, err
@@ -46,8 +50,12 @@ func (c *Client) CreateCollection(ctx context.Context, ws string, in api.Collect
 }
 
 // UpdateCollection patches a collection (its schema, settings, ...)
-// made on the collection's updated_at base (zero: no guard).
+// made on the collection's updated_at base (zero: no guard). Schema and
+// settings go as JSON text (asText). A stale base is a 409 (AsConflict):
+// Pad's collection tokens are below the second, so the base is sent as
+// the server wrote it.
 func (c *Client) UpdateCollection(ctx context.Context, ws, coll string, in api.CollectionUpdate, base time.Time) (*api.Collection, error) {
+	in.Schema, in.Settings = asText(in.Schema), asText(in.Settings)
 	in.ExpectedUpdatedAt = ""
 	if !base.IsZero() {
 		in.ExpectedUpdatedAt = base.UTC().Format(time.RFC3339Nano)
@@ -57,4 +65,19 @@ func (c *Client) UpdateCollection(ctx context.Context, ws, coll string, in api.C
 		return nil, err
 	}
 	return &out, nil
+}
+
+// asText is a request member as JSON text: Pad reads a collection's
+// schema only as a JSON-encoded string (an object is 400 bad_request)
+// and takes settings either way, so both go as text. Text, null and an
+// absent member stay as they are.
+func asText(f api.Flex) api.Flex {
+	if !f.Present() || bytes.TrimSpace(f)[0] == '"' {
+		return f
+	}
+	b, err := json.Marshal(string(f))
+	if err != nil {
+		return f
+	}
+	return api.Flex(b)
 }
