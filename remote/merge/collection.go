@@ -8,10 +8,10 @@ import (
 )
 
 // Collection is what of a collection the merge compares: the parts a
-// person edits on either side. Slug and prefix are not merged: they name
-// the collection, and padd keeps the ones it mapped.
+// person edits on either side. Name, slug and prefix are not merged: they
+// name the collection (Pad derives a new slug from a new name, and both
+// sides address a collection by its slug).
 type Collection struct {
-	Name        string
 	Icon        string
 	Description string
 	Schema      model.Schema
@@ -20,7 +20,6 @@ type Collection struct {
 
 // What a collection conflict is about; Conflict.Key says which part.
 const (
-	WhatName        = "name"
 	WhatIcon        = "icon"
 	WhatDescription = "description"
 	WhatSchema      = "schema"   // Key: "<field key>.<attribute>", e.g. "status.label"
@@ -43,8 +42,8 @@ type CollectionResult struct {
 //   - A part only one side changed takes that side's value; the same
 //     change on both sides is no conflict; a part both changed
 //     differently takes the remote's value and is a Conflict. Parts are
-//     the name, icon and description, each setting, and each attribute
-//     of each field (label, type, default, required, ...).
+//     the icon and the description, each setting, and each attribute of
+//     each field (label, type, default, required, ...).
 //   - A field's options and terminal options are sets: both sides'
 //     additions survive, in the remote's order and then the local one's,
 //     and a removal applies when the other side kept the option. An
@@ -75,7 +74,6 @@ func MergeCollection(base, local, remote *Collection) CollectionResult {
 	default:
 		cs := &res.Conflicts
 		res.Merged = Collection{
-			Name:        pick(WhatName, base.Name, local.Name, remote.Name, cs),
 			Icon:        pick(WhatIcon, base.Icon, local.Icon, remote.Icon, cs),
 			Description: pick(WhatDescription, base.Description, local.Description, remote.Description, cs),
 			Schema:      mergeSchema(&base.Schema, &local.Schema, &remote.Schema, cs),
@@ -87,12 +85,12 @@ func MergeCollection(base, local, remote *Collection) CollectionResult {
 	return res
 }
 
-// unbased is the base a merge without one uses: the remote's name, icon,
+// unbased is the base a merge without one uses: the remote's icon,
 // description and settings, and the fields both sides have with the
 // remote's attributes and only the options both have. Every difference
 // then reads as a local change, and nothing as a removal.
 func unbased(local, remote *Collection) *Collection {
-	b := &Collection{Name: remote.Name, Icon: remote.Icon, Description: remote.Description, Settings: remote.Settings}
+	b := &Collection{Icon: remote.Icon, Description: remote.Description, Settings: remote.Settings}
 	for _, rf := range remote.Schema.Fields {
 		lf, ok := local.Schema.Field(rf.Key)
 		if !ok {

@@ -11,7 +11,7 @@ import (
 // baseTasks is the collection every collection scenario starts from.
 func baseTasks() *Collection {
 	return &Collection{
-		Name: "Tasks", Icon: "✓", Description: "Work",
+		Icon: "✓", Description: "Work",
 		Schema: model.Schema{Fields: []model.FieldDef{
 			{Key: "status", Label: "Status", Type: "select", Options: []string{"open", "in-progress", "done"},
 				TerminalOptions: []string{"done"}, Default: "open", Required: true},
@@ -111,14 +111,14 @@ func TestMergeCollection(t *testing.T) {
 			local: func(t *testing.T) *Collection {
 				return editTasks(func(c *Collection) {
 					c.Schema.Fields = slices.DeleteFunc(c.Schema.Fields, func(f model.FieldDef) bool { return f.Key == "due" })
-					c.Name = "Work items"
+					c.Description = "Work items"
 				})
 			},
 			remote: func(t *testing.T) *Collection {
 				return editTasks(func(c *Collection) { field(t, c, "due").Label = "Due date" })
 			},
 			check: func(t *testing.T, m *Collection) {
-				if field(t, m, "due").Label != "Due date" || m.Name != "Work items" {
+				if field(t, m, "due").Label != "Due date" || m.Description != "Work items" {
 					t.Errorf("merged %+v", m)
 				}
 			},
@@ -158,19 +158,19 @@ func TestMergeCollection(t *testing.T) {
 			},
 			conflicts:  []string{"schema/area.label"},
 			writeLocal: true, push: true},
-		{name: "name and settings changed differently on both sides: the remote's, conflicts",
+		{name: "description and a setting changed differently on both sides: the remote's, conflicts",
 			local: func(t *testing.T) *Collection {
-				return editTasks(func(c *Collection) { c.Name, c.Settings.DefaultView = "Mine", "board" })
+				return editTasks(func(c *Collection) { c.Description, c.Settings.DefaultView = "Mine", "board" })
 			},
 			remote: func(t *testing.T) *Collection {
-				return editTasks(func(c *Collection) { c.Name, c.Settings.DefaultView = "Theirs", "table" })
+				return editTasks(func(c *Collection) { c.Description, c.Settings.DefaultView = "Theirs", "table" })
 			},
 			check: func(t *testing.T, m *Collection) {
-				if m.Name != "Theirs" || m.Settings.DefaultView != "table" {
+				if m.Description != "Theirs" || m.Settings.DefaultView != "table" {
 					t.Errorf("merged %+v", m)
 				}
 			},
-			conflicts:  []string{"name/", "settings/default_view"},
+			conflicts:  []string{"description/", "settings/default_view"},
 			writeLocal: true},
 		{name: "no base: nothing is removed, the local value wins a difference",
 			base: func(t *testing.T) *Collection { return nil },
