@@ -6,11 +6,10 @@ import (
 
 // SyncCollectionBase is the last version of a collection both sides
 // agreed on: the common ancestor of its three-way merge (its schema,
-// settings, name, icon and description), written when a pull or a push
-// leaves both sides equal.
+// settings, icon and description), written when a pull or a push leaves
+// both sides equal.
 type SyncCollectionBase struct {
 	CollectionID string         `json:"-"`
-	Name         string         `json:"name"`
 	Icon         string         `json:"icon,omitempty"`
 	Description  string         `json:"description,omitempty"`
 	Schema       model.Schema   `json:"schema"`

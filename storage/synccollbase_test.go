@@ -17,7 +17,7 @@ func TestSyncCollectionBase(t *testing.T) {
 	if b, err := s.SyncCollectionBase(ws, coll); err != nil || b != nil {
 		t.Fatalf("base before any = %+v, %v", b, err)
 	}
-	want := SyncCollectionBase{CollectionID: coll, Name: "Tasks", Icon: "✓",
+	want := SyncCollectionBase{CollectionID: coll, Icon: "✓",
 		Schema:          model.Schema{Fields: []model.FieldDef{{Key: "status", Label: "Status", Type: "select", Options: []string{"open", "blocked"}}}},
 		Settings:        model.Settings{DefaultView: "board"},
 		RemoteUpdatedAt: "2026-12-07T12:48:01.937883487Z"}
@@ -32,7 +32,7 @@ func TestSyncCollectionBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := s.SyncCollectionBase(ws, coll)
-	if err != nil || got == nil || got.Name != "Tasks" || got.RemoteUpdatedAt != want.RemoteUpdatedAt || got.Settings.DefaultView != "board" ||
+	if err != nil || got == nil || got.Icon != "✓" || got.RemoteUpdatedAt != want.RemoteUpdatedAt || got.Settings.DefaultView != "board" ||
 		len(got.Schema.Fields) != 1 || len(got.Schema.Fields[0].Options) != 2 || got.CollectionID != coll {
 		t.Fatalf("base = %+v, %v; want %+v", got, err, want)
 	}
