@@ -38,7 +38,7 @@ const (
 	DropAfter
 	// Answer answers Fault.Status in Pad's error envelope without
 	// forwarding (500: server_error; 429: rate_limited with
-	// Retry-After: 1).
+	// Retry-After: 1; another 4xx: bad_request, a refusal).
 	Answer
 )
 
@@ -284,8 +284,11 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case Answer:
 		code := "server_error"
-		if f.Status == http.StatusTooManyRequests {
+		switch {
+		case f.Status == http.StatusTooManyRequests:
 			code = "rate_limited"
+		case f.Status >= 400 && f.Status < 500:
+			code = "bad_request"
 		}
 		writeEnvelope(sw, f.Status, code, fmt.Sprintf("the test remote's fault hook answered %d", f.Status))
 		return
