@@ -91,7 +91,7 @@ func (w *worker) pushCollection(ctx context.Context, c *remote.Client, link *sto
 		return false, err
 	}
 	if rc == nil {
-		return false, w.keepRefused(&lc.Collection, nil, fmt.Sprintf("the remote no longer has the collection %s", lc.Slug))
+		return false, w.keepRefused(&lc.Collection, nil, "the remote no longer has it; padd keeps it")
 	}
 	return false, w.reconcileCollection(ctx, c, link, lc.ID, rc, true)
 }
@@ -217,7 +217,7 @@ func (w *worker) reconcileCollection(ctx context.Context, c *remote.Client, link
 		res := merge.MergeCollection(base, &loc, &rem)
 		if len(res.Conflicts) > 0 {
 			if err := w.keepRefused(&lc.Collection, rc, "both sides changed "+conflictParts(res.Conflicts)+
-				"; the remote's values are in the collection"); err != nil {
+				"; the remote's values are in the collection now"); err != nil {
 				return err
 			}
 		}
@@ -249,13 +249,13 @@ func (w *worker) reconcileCollection(ctx context.Context, c *remote.Client, link
 				return err
 			}
 			if rc == nil {
-				return w.keepRefused(&lc.Collection, nil, fmt.Sprintf("the remote no longer has the collection %s", lc.Slug))
+				return w.keepRefused(&lc.Collection, nil, "the remote no longer has it; padd keeps it")
 			}
 			continue
 		}
 		if err != nil {
 			if r := refused(err); isRefusal(r) {
-				return w.keepRefused(&lc.Collection, rc, fmt.Sprintf("the remote refused the collection %s: %v", lc.Slug, err))
+				return w.keepRefused(&lc.Collection, rc, fmt.Sprintf("the remote refused it: %v; padd keeps it, and sends it again with its next edit", err))
 			}
 			return err
 		}
@@ -272,7 +272,7 @@ func (w *worker) reconcileCollection(ctx context.Context, c *remote.Client, link
 func (w *worker) keepRefused(lc *model.Collection, rc *api.Collection, why string) error {
 	loc := localCollection(lc)
 	sc := storage.SyncConflict{Part: "collection:" + lc.Slug, Local: collectionJSON(&loc),
-		Reason: fmt.Sprintf("collection %s: %s; padd's whole collection is kept in this record (local) and in padd", lc.Slug, why)}
+		Reason: fmt.Sprintf("collection %s: %s (padd's whole collection as it was is in this record: local)", lc.Slug, why)}
 	if rc != nil {
 		if rem, err := decodeRemoteCollection(rc); err == nil {
 			sc.Remote = collectionJSON(&rem)
