@@ -202,19 +202,26 @@ func (w *worker) reconcileCollection(ctx context.Context, c *remote.Client, link
 		if err != nil {
 			return err
 		}
-		if !pushing {
+		// Whether padd has a change to send is read from the outbox (a
+		// scan of it) only where it matters: no base, or a difference.
+		if !pushing && stored == nil {
 			if pushing, err = w.m.store.OutboxHolds(w.wsID, model.EntityCollection, localID); err != nil {
 				return err
 			}
 		}
-		var base *merge.Collection
+		base := &loc // no base and nothing of padd's to send: padd's side is what both had
 		switch {
 		case stored != nil:
 			base = baseCollection(stored)
-		case !pushing:
-			base = &loc // nothing of padd's to send: padd's side is what both had
+		case pushing:
+			base = nil
 		}
 		res := merge.MergeCollection(base, &loc, &rem)
+		if res.Push && !pushing {
+			if pushing, err = w.m.store.OutboxHolds(w.wsID, model.EntityCollection, localID); err != nil {
+				return err
+			}
+		}
 		if len(res.Conflicts) > 0 {
 			if err := w.keepRefused(&lc.Collection, rc, "both sides changed "+conflictParts(res.Conflicts)+
 				"; the remote's values are in the collection now"); err != nil {
