@@ -40,29 +40,33 @@ const (
 // register adds the analyzers to Bleve's registry, where an index finds
 // them by name; it runs once, before indexAn and queryAn are made.
 func register() {
+	must(registry.RegisterTokenFilter(cutTermFilter, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
+		return cutTerm{}, nil
+	}))
 	for name, unigrams := range map[string]bool{indexCJK: true, queryCJK: false} {
 		must(registry.RegisterTokenFilter(name, func(map[string]any, *registry.Cache) (analysis.TokenFilter, error) {
 			return cjkFilter{width: cjk.NewCJKWidthFilter(), bigrams: cjk.NewCJKBigramFilter(unigrams)}, nil
 		}))
 	}
 	must(registry.RegisterAnalyzer(indexAnalyzer, func(_ map[string]any, c *registry.Cache) (analysis.Analyzer, error) {
-		return textAnalyzer(c, indexCJK)
+		return textAnalyzer(c, indexCJK, cutTermFilter)
 	}))
 	must(registry.RegisterAnalyzer(queryAnalyzer, func(_ map[string]any, c *registry.Cache) (analysis.Analyzer, error) {
 		return textAnalyzer(c, queryCJK)
 	}))
 }
 
-// textAnalyzer is the English analyzer with the named CJK filter. That
+// textAnalyzer is the English analyzer with the named CJK filter, after
+// the filters first names (the index's cuts long words first). The CJK
 // filter renumbers positions, so it runs before the stop words are
 // dropped: a phrase keeps their gaps.
-func textAnalyzer(c *registry.Cache, cjkName string) (analysis.Analyzer, error) {
+func textAnalyzer(c *registry.Cache, cjkName string, first ...string) (analysis.Analyzer, error) {
 	tok, err := c.TokenizerNamed(unicodetok.Name)
 	if err != nil {
 		return nil, err
 	}
 	var filters []analysis.TokenFilter
-	for _, name := range []string{en.PossessiveName, lowercase.Name, cjkName, en.StopName, porter.Name} {
+	for _, name := range append(first, en.PossessiveName, lowercase.Name, cjkName, en.StopName, porter.Name) {
 		f, err := c.TokenFilterNamed(name)
 		if err != nil {
 			return nil, err

@@ -24,7 +24,7 @@ import (
 
 // FormatVersion changes whenever the mapping or the document shape does;
 // an index of another version is rebuilt.
-const FormatVersion = "padd-search-8"
+const FormatVersion = "padd-search-9"
 
 // doc is one item as indexed.
 type doc struct {
@@ -169,7 +169,7 @@ func toDoc(d storage.IndexDoc) doc {
 	}
 	body = append(body, text...)
 	body = append(body, v.Tags...)
-	out.Body = strings.Join(body, "\n\n")
+	out.Body = cutBody(strings.Join(body, "\n\n"))
 	return out
 }
 
