@@ -1,79 +1,8 @@
 package daemon
 
-import (
-	"github.com/padd/padd/model"
-	"github.com/padd/padd/storage"
-)
+import "github.com/padd/padd/storage"
 
 // checkInput refuses a write whose user-supplied strings are longer than
-// model's limits (model/limits.go), before storage sees it: every door
-// (REST, padctl, MCP) writes through these handlers, so this is the one
-// place the limits are enforced. v is one of storage's write inputs.
-func checkInput(v any) error {
-	switch in := v.(type) {
-	case storage.ItemCreate:
-		return model.FirstError(model.LimitTitle.Check(in.Title), model.LimitContent.Check(in.Content),
-			model.LimitTag.CheckEach(in.Tags), model.CheckFields(in.Fields))
-	case *storage.ItemUpdate:
-		if in == nil {
-			return nil
-		}
-		err := model.FirstError(model.LimitTitle.CheckPtr(in.Title), model.LimitContent.CheckPtr(in.Content),
-			model.CheckFields(in.Fields), model.CheckFields(in.FieldsPatch), model.LimitComment.Check(in.Comment))
-		if err == nil && in.Tags != nil {
-			err = model.LimitTag.CheckEach(*in.Tags)
-		}
-		if err == nil && in.AppendNote != nil {
-			err = model.LimitComment.CheckEach([]string{in.AppendNote.Summary, in.AppendNote.Details})
-		}
-		if err == nil && in.AppendDecision != nil {
-			err = model.LimitComment.CheckEach([]string{in.AppendDecision.Decision, in.AppendDecision.Rationale})
-		}
-		return err
-	case storage.MoveInput:
-		return model.CheckFields(in.Fields)
-	case []storage.BulkOp:
-		for _, op := range in {
-			if err := checkInput(op.Update); err != nil {
-				return err
-			}
-			if op.Move != nil {
-				if err := checkInput(*op.Move); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	case storage.CommentCreate:
-		return model.LimitComment.Check(in.Body)
-	case storage.PatchRequest:
-		for _, e := range in.Edits {
-			if err := model.LimitContent.CheckEach([]string{e.Old, e.New}); err != nil {
-				return err
-			}
-		}
-		return nil
-	case storage.WorkspaceCreate:
-		return model.FirstError(model.LimitName.Check(in.Name), model.LimitSlug.Check(in.Slug),
-			model.LimitDescription.Check(in.Description))
-	case storage.WorkspaceUpdate:
-		return model.FirstError(model.LimitName.CheckPtr(in.Name), model.LimitDescription.CheckPtr(in.Description))
-	case storage.CollectionCreate:
-		return model.FirstError(model.LimitName.Check(in.Name), model.LimitSlug.Check(in.Slug),
-			model.LimitPrefix.Check(in.Prefix), model.LimitIcon.Check(in.Icon),
-			model.LimitDescription.Check(in.Description), model.LimitSchema.Check(in.FieldsDSL))
-	case storage.CollectionUpdate:
-		return model.FirstError(model.LimitName.CheckPtr(in.Name), model.LimitPrefix.CheckPtr(in.Prefix),
-			model.LimitIcon.CheckPtr(in.Icon), model.LimitDescription.CheckPtr(in.Description),
-			model.LimitSchema.CheckPtr(in.FieldsDSL))
-	case storage.RoleCreate:
-		return model.FirstError(model.LimitSlug.Check(in.Slug), model.LimitName.Check(in.Name),
-			model.LimitIcon.Check(in.Icon), model.LimitDescription.Check(in.Description),
-			model.LimitDescription.Check(in.Tools))
-	case storage.RoleUpdate:
-		return model.FirstError(model.LimitSlug.CheckPtr(in.Slug), model.LimitName.CheckPtr(in.Name),
-			model.LimitIcon.CheckPtr(in.Icon), model.LimitDescription.CheckPtr(in.Description),
-			model.LimitDescription.CheckPtr(in.Tools))
-	}
-	panic("checkInput: no limits for this input type")
-}
+// model's limits before the handler starts it; storage checks the same
+// on every write (storage.CheckInput), whatever the door.
+func checkInput(v any) error { return storage.CheckInput(v) }

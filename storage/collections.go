@@ -137,6 +137,9 @@ func collectionsOf(b *wsb) ([]*model.Collection, error) {
 }
 
 func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
+	if err := CheckInput(in); err != nil {
+		return nil, err
+	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
 		return nil, model.BadRequest("Collection name is required")
@@ -277,6 +280,9 @@ func (s *Store) UpdateCollection(ws, ref string, in CollectionUpdate, actor mode
 
 func (w *wtx) updateCollection(ref string, in CollectionUpdate) (*model.Collection, model.Warnings, error) {
 	var warn model.Warnings
+	if err := CheckInput(in); err != nil {
+		return nil, warn, err
+	}
 	c, err := findCollection(w.ws, ref)
 	if err != nil {
 		return nil, warn, err

@@ -148,6 +148,9 @@ func (s *Store) AddComment(ws, itemRef string, in CommentCreate, actor model.Act
 }
 
 func (w *wtx) addComment(itemRef string, in CommentCreate) (*model.Comment, error) {
+	if err := CheckInput(in); err != nil {
+		return nil, err
+	}
 	b := w.ws
 	it, c, err := w.annotatedItem(itemRef)
 	if err != nil {
@@ -260,6 +263,9 @@ func (s *Store) EditComment(ws, itemRef, commentID, body string, actor model.Act
 }
 
 func (w *wtx) editComment(itemRef, commentID, body string) (*model.Comment, error) {
+	if err := CheckInput(CommentCreate{Body: body}); err != nil {
+		return nil, err
+	}
 	b := w.ws
 	cm, err := findComment(b, itemRef, commentID)
 	if err != nil {

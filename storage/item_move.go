@@ -27,6 +27,9 @@ func (s *Store) MoveItem(ws, ref string, in MoveInput, actor model.Actor) (*Item
 }
 
 func (w *wtx) moveItem(ref string, in MoveInput) (*ItemResult, error) {
+	if err := CheckInput(in); err != nil {
+		return nil, err
+	}
 	b := w.ws
 	it, src, err := liveItemByRef(b, ref, true)
 	if err != nil {

@@ -67,6 +67,9 @@ func (s *Store) UpdateItem(ws, ref string, in ItemUpdate, actor model.Actor) (*I
 }
 
 func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
+	if err := CheckInput(&in); err != nil {
+		return nil, err
+	}
 	b := w.ws
 	it, c, err := liveItemByRef(b, ref, true)
 	if err != nil {

@@ -565,6 +565,9 @@ func (s *Store) CreateItem(ws string, in ItemCreate, actor model.Actor) (*ItemRe
 }
 
 func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
+	if err := CheckInput(in); err != nil {
+		return nil, err
+	}
 	b := w.ws
 	c, err := liveCollection(b, in.Collection)
 	if err != nil {

@@ -92,6 +92,9 @@ func (w *wtx) replayPatch(rec *idemRecord) (*PatchResult, error) {
 
 // patchItem applies the patch and answers it with the item's id.
 func (w *wtx) patchItem(ref string, in PatchRequest) (*model.PatchReply, string, error) {
+	if err := CheckInput(in); err != nil {
+		return nil, "", err
+	}
 	b := w.ws
 	if in.ExpectedSeq != nil && *in.ExpectedSeq < 1 {
 		return nil, "", model.BadRequest("expected_seq must be at least 1 (read the item's seq first)")

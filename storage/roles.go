@@ -121,6 +121,9 @@ func (s *Store) CreateRole(ws string, in RoleCreate, actor model.Actor) (*model.
 }
 
 func (w *wtx) createRole(in RoleCreate) (*model.Role, error) {
+	if err := CheckInput(in); err != nil {
+		return nil, err
+	}
 	b := w.ws
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
@@ -153,6 +156,9 @@ func (w *wtx) createRole(in RoleCreate) (*model.Role, error) {
 // UpdateRole changes a role, its slug included. An update that changes
 // nothing writes nothing.
 func (s *Store) UpdateRole(ws, ref string, in RoleUpdate, actor model.Actor) (*model.Role, error) {
+	if err := CheckInput(in); err != nil {
+		return nil, err
+	}
 	var out *model.Role
 	err := s.write(ws, actor, func(w *wtx) error {
 		b := w.ws

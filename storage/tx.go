@@ -120,13 +120,17 @@ func (s *Store) view(fn func(tx *txn) error) error {
 // engineErr gives the engine's own failures Pad's codes: a write the
 // disk failed to store in the log is unavailable (503, logFailed), a full
 // disk is NoSpace (507), a callback that panicked or a lost batch is a
-// server error (500). Anything else, the callbacks' own refusals
-// included, is returned as it is.
+// server error (500), a key or value past bbolt's sizes a refusal of the
+// write's data (400; the model's limits keep user text from it, so it
+// is a bound padd missed, never a reason to stop a sync). Anything else,
+// the callbacks' own refusals included, is returned as it is.
 func engineErr(err error) error {
 	var le *engine.LogError
 	switch {
 	case err == nil:
 		return nil
+	case engine.TooLarge(err):
+		return model.Invalid("a value is too large to store: %v", err).With("reason", "too_large")
 	case errors.As(err, &le):
 		return logFailed(le)
 	case errors.Is(err, engine.ErrNoSpace):

@@ -86,6 +86,9 @@ func putWorkspace(tx *txn, w *model.Workspace) error {
 
 // CreateWorkspace creates a workspace seeded from a template.
 func (s *Store) CreateWorkspace(in WorkspaceCreate, actor model.Actor) (*model.Workspace, error) {
+	if err := CheckInput(in); err != nil {
+		return nil, err
+	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
 		return nil, model.BadRequest("Workspace name is required")
@@ -195,6 +198,9 @@ func (s *Store) GetWorkspace(ref string) (*model.Workspace, error) {
 
 // UpdateWorkspace changes a workspace's name, description or order.
 func (s *Store) UpdateWorkspace(ref string, in WorkspaceUpdate, actor model.Actor) (*model.Workspace, error) {
+	if err := CheckInput(in); err != nil {
+		return nil, err
+	}
 	var out *model.Workspace
 	err := s.write(ref, actor, func(w *wtx) error {
 		ws := w.wsRec

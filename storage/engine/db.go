@@ -48,6 +48,12 @@ var ErrNotOpen = bolt.ErrDatabaseNotOpen
 // change: Open then succeeds without committing.
 var ErrUnchanged = errors.New("engine: setup has nothing to change")
 
+// TooLarge reports whether err is bbolt's refusal of a key or value past
+// the sizes it holds (bolt.MaxKeySize, bolt.MaxValueSize).
+func TooLarge(err error) bool {
+	return errors.Is(err, bolt.ErrKeyTooLarge) || errors.Is(err, bolt.ErrValueTooLarge)
+}
+
 // Options tune Open.
 type Options struct {
 	// Timeout bounds the wait for the file lock (default 1s): Open never
