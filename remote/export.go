@@ -11,10 +11,27 @@ import (
 	"github.com/padd/padd/api"
 )
 
-// MaxExportBytes caps the workspace export a clone reads. The export is
-// walked as it arrives (item bodies and versions are skipped, never
-// held), so the cap bounds time and traffic, not memory.
-const MaxExportBytes = 1 << 30
+// The workspace export a clone reads is walked as it arrives: item
+// bodies and versions are read past, never held. Its caps hold padd's
+// memory to a figure of its own whatever the remote sends (an endless
+// answer, one endless value, endless comments); an export over one is a
+// bad answer, and the clone reads item by item instead.
+const (
+	// MaxExportBytes caps the whole export: the time and traffic it takes.
+	MaxExportBytes = 1 << 30
+	// MaxExportValueBytes caps one value of the export as it arrives (an
+	// item with its body, a comment, a string): what the decoder buffers
+	// at once. The largest legal item, escaped, fits.
+	MaxExportValueBytes = 16 << 20
+	// MaxExportKeptBytes caps what the walk keeps (the items' ids, the
+	// comments and the links), counted as the bytes they took in the
+	// answer plus keptOverhead each.
+	MaxExportKeptBytes = 64 << 20
+	// keptOverhead is what one kept entry costs beyond its bytes (map
+	// entry, struct, slice growth), counted so that many tiny entries
+	// are bounded as well as a few large ones.
+	keptOverhead = 128
+)
 
 // ExportCommentParents is the capability of an exporter whose comments
 // name the comment they reply to (padd's). The Pad of August 2026
@@ -56,11 +73,13 @@ func (c *Client) ExportThreads(ctx context.Context, ws string) (*Threads, error)
 		th.Parents = caps.Has(ExportCommentParents)
 	}
 	body := &cappedReader{r: resp.Body, left: MaxExportBytes}
-	if err := readThreads(json.NewDecoder(body), th); err != nil {
-		// A broken answer and a connection cut mid-answer read alike; the
-		// caller reads item by item either way.
+	dec := json.NewDecoder(body)
+	body.at = dec.InputOffset
+	if err := readThreads(dec, th); err != nil {
+		// A broken answer, one over a cap and a connection cut
+		// mid-answer read alike; the caller reads item by item either way.
 		k := KindBadAnswer
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && !errors.Is(err, errTooLarge) {
 			k = KindCanceled
 		}
 		return nil, r.errorf(k, resp.StatusCode, "reading the export: %w", err)
@@ -71,10 +90,18 @@ func (c *Client) ExportThreads(ctx context.Context, ws string) (*Threads, error)
 var errExportShape = errors.New("not a workspace export")
 
 // readThreads walks pad-export.json key by key, each array element by
-// element, so that at most one item's body is held at a time.
+// element, so that at most one item's body is held at a time, and keeps
+// at most MaxExportKeptBytes.
 func readThreads(dec *json.Decoder, th *Threads) error {
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
+	}
+	kept := int64(0)
+	keep := func(n int64) error {
+		if kept += n + keptOverhead; kept > MaxExportKeptBytes {
+			return fmt.Errorf("%w: the ids, comments and links it holds are over %d bytes", errTooLarge, int64(MaxExportKeptBytes))
+		}
+		return nil
 	}
 	for dec.More() {
 		tok, err := dec.Token()
@@ -92,12 +119,16 @@ func readThreads(dec *json.Decoder, th *Threads) error {
 					return err
 				}
 				th.Items[it.ID] = true
-				return nil
+				return keep(int64(len(it.ID)))
 			})
 		case "comments":
 			err = eachElement(dec, func() error {
 				var ce api.CommentExport
+				from := dec.InputOffset()
 				if err := dec.Decode(&ce); err != nil {
+					return err
+				}
+				if err := keep(dec.InputOffset() - from); err != nil {
 					return err
 				}
 				c := api.Comment{ID: ce.ID, ItemID: ce.ItemID, Author: ce.Author, Body: ce.Body, CreatedBy: ce.CreatedBy,
@@ -108,7 +139,11 @@ func readThreads(dec *json.Decoder, th *Threads) error {
 		case "item_links":
 			err = eachElement(dec, func() error {
 				var le api.ItemLinkExport
+				from := dec.InputOffset()
 				if err := dec.Decode(&le); err != nil {
+					return err
+				}
+				if err := keep(dec.InputOffset() - from); err != nil {
 					return err
 				}
 				th.Links = append(th.Links, api.ItemLink{ID: le.ID, SourceID: le.SourceID, TargetID: le.TargetID,
@@ -206,23 +241,34 @@ func exportTime(s string) time.Time {
 	return t
 }
 
-// cappedReader answers an error once more than left bytes were read.
+// cappedReader answers an error once more than left bytes were read, or
+// once it would read more than MaxExportValueBytes past at (the
+// decoder's offset: the start of the value it is buffering), so that no
+// one value is buffered past the cap.
 type cappedReader struct {
 	r    io.Reader
 	left int64
-	over bool
+	at   func() int64
+	read int64
 }
 
 func (c *cappedReader) Read(p []byte) (int, error) {
 	if c.left <= 0 {
-		c.over = true
-		return 0, fmt.Errorf("%w (%d bytes)", errTooLarge, MaxExportBytes)
+		return 0, fmt.Errorf("%w (%d bytes)", errTooLarge, int64(MaxExportBytes))
 	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
+	ahead := int64(MaxExportValueBytes)
+	if c.at != nil {
+		ahead = c.at() + MaxExportValueBytes - c.read
+	}
+	if ahead <= 0 {
+		return 0, fmt.Errorf("%w: a value in it is over %d bytes", errTooLarge, int64(MaxExportValueBytes))
+	}
+	if n := min(c.left, ahead); int64(len(p)) > n {
+		p = p[:n]
 	}
 	n, err := c.r.Read(p)
 	c.left -= int64(n)
+	c.read += int64(n)
 	return n, err
 }
 
