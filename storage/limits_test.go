@@ -79,6 +79,11 @@ func TestLimitsHeldOnEveryWritePath(t *testing.T) {
 			_, err := s.AddComment(ws, it.ID, CommentCreate{Body: long(100_001)}, user)
 			return err
 		}},
+		{"bundle import, 40k tag", "tag", func() error {
+			_, err := s.ImportWorkspace(ImportInput{Name: "Imported", Collections: []ImportCollection{{Key: "c", Create: CollectionCreate{Name: "Tasks"}}},
+				Items: []ImportItem{{Key: "i", CollectionKey: "c", Title: "Tagged", Tags: []string{long(40_000)}}}}, user)
+			return err
+		}},
 		{"collection, 20k description", "description", func() error {
 			_, err := s.CreateCollection(ws, CollectionCreate{Name: "Notes", Description: long(20_000)}, user)
 			return err
@@ -97,6 +102,9 @@ func TestLimitsHeldOnEveryWritePath(t *testing.T) {
 				t.Fatalf("a refused write moved the head from %d to %d", head, h)
 			}
 		})
+	}
+	if wss, err := s.ListWorkspaces(); err != nil || len(wss) != 1 {
+		t.Errorf("workspaces after a refused import: %d, %v", len(wss), err)
 	}
 	got, err := s.GetItem(ws, it.ID)
 	if err != nil || got.Title != "Within the limits" {
