@@ -176,16 +176,46 @@ func (x *Index) catchUpWorkspace(ctx context.Context, ws string) error {
 				items = append(items, ch.ItemID)
 			}
 		}
-		docs, err := x.store.IndexDocs(ws, items)
-		if err != nil {
-			return err
-		}
-		if err := x.commit(ws, changes[len(changes)-1].Seq, docs); err != nil {
+		if err := x.index(ws, items, changes[len(changes)-1].Seq); err != nil {
 			return err
 		}
 	}
 	return ctx.Err()
 }
+
+// index indexes items and then moves the workspace's watermark to seq.
+// The items are read a few at a time and written in batches of at most
+// maxBatchBytes of text (a larger document alone), so that what one
+// catch-up holds follows those bounds, not how much was written: Bleve
+// builds each batch in memory at many times the size of its text. Only
+// the last batch carries the watermark; a crash before it replays them.
+func (x *Index) index(ws string, items []string, seq int64) error {
+	var docs []storage.IndexDoc
+	size := 0
+	for start := 0; start < len(items); start += readChunk {
+		chunk, err := x.store.IndexDocs(ws, items[start:min(start+readChunk, len(items))])
+		if err != nil {
+			return err
+		}
+		for _, d := range chunk {
+			n := indexedBytes(d)
+			if len(docs) > 0 && size+n > maxBatchBytes {
+				if err := x.commit(ws, 0, docs); err != nil {
+					return err
+				}
+				docs, size = nil, 0
+			}
+			docs, size = append(docs, d), size+n
+		}
+	}
+	return x.commit(ws, seq, docs)
+}
+
+// readChunk is how many items' documents are read from the store at once.
+const readChunk = 16
+
+// maxBatchBytes bounds the text of one index batch.
+const maxBatchBytes = MaxIndexedBodyBytes
 
 // commit writes docs and the workspace's new watermark in one batch.
 func (x *Index) commit(ws string, seq int64, docs []storage.IndexDoc) error {
