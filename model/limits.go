@@ -8,9 +8,10 @@ import (
 )
 
 // Limit is the most characters one kind of user-supplied string may
-// hold. Every door (REST, padctl, MCP) reaches padd's handlers, which
-// check what they are given against these before anything is written or
-// searched: a string over its limit is refused with a 400
+// hold. Storage checks every write's user text against these
+// (storage.CheckInput), whatever the door (REST, padctl, MCP, sync,
+// mirror files, bundles), and padd's handlers check them before a write
+// or a search starts: a string over its limit is refused with a 400
 // validation_error naming the limit (details: field, limit, length),
 // never stored, and never echoed back whole.
 //
