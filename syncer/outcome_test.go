@@ -471,18 +471,24 @@ func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 			testwait.Until(t, "the create to be sent", dropped.Load)
 			lost := "answer lost"
 			if tc.renamed {
-				items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				i := slices.IndexFunc(items, func(it api.Item) bool { return it.Title == lost })
-				if i < 0 {
-					t.Fatal("the create did not land")
-				}
-				lostID.Store(items[i].ID)
+				// The fault hook saw the request before padd made the item.
+				var landed string
+				testwait.UntilOK(t, func() error {
+					items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
+					if err != nil {
+						return err
+					}
+					i := slices.IndexFunc(items, func(it api.Item) bool { return it.Title == lost })
+					if i < 0 {
+						return fmt.Errorf("the create has not landed")
+					}
+					landed = items[i].ID
+					return nil
+				})
+				lostID.Store(landed)
 				lost = "answer lost, renamed there"
 				content := "line 1 there\nline 2\nline 3\n"
-				if _, err := r.API().UpdateItem(ctx, "team", items[i].ID, api.ItemUpdate{Title: &lost, Content: &content}); err != nil {
+				if _, err := r.API().UpdateItem(ctx, "team", landed, api.ItemUpdate{Title: &lost, Content: &content}); err != nil {
 					t.Fatal(err)
 				}
 			}
