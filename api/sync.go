@@ -151,3 +151,84 @@ type SyncEvent struct {
 	Status   *SyncStatus
 	Conflict *SyncConflict
 }
+
+// SyncVerify answers GET /padd/sync/{ws}/verify: the local workspace
+// compared with the remote one, entity by entity (collections and their
+// schemas, items with every part, comments with replies, links of every
+// type, attachments by hash). Equal is true when nothing differs apart
+// from what open conflicts and set-aside changes explain, and no local
+// change waits to be pushed.
+type SyncVerify struct {
+	Workspace       string `json:"workspace"`
+	URL             string `json:"url"`
+	RemoteWorkspace string `json:"remote_workspace"`
+	Equal           bool   `json:"equal"`
+	// Pending counts the local changes not pushed yet: differences are
+	// expected until they are.
+	Pending int `json:"pending"`
+	// Checked counts what was compared.
+	Checked SyncVerifyCounts `json:"checked"`
+	// Differences are what differs, each in words.
+	Differences []SyncDifference `json:"differences"`
+	// Conflicts are differences an open conflict or set-aside change
+	// explains (`sync conflicts` shows them): they do not fail a verify.
+	Conflicts []SyncDifference `json:"conflicts"`
+	// Notes say what could not be compared, and why.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// SyncVerifyCounts counts the entities a verify compared, on both sides
+// together (one entity on both sides counts once).
+type SyncVerifyCounts struct {
+	Collections int `json:"collections"`
+	Items       int `json:"items"`
+	Comments    int `json:"comments"`
+	Links       int `json:"links"`
+	Attachments int `json:"attachments"`
+}
+
+// Kinds of entity a SyncDifference is about.
+const (
+	VerifyCollection = "collection"
+	VerifyItem       = "item"
+	VerifyComment    = "comment"
+	VerifyLink       = "link"
+	VerifyAttachment = "attachment"
+)
+
+// SyncDifference is one difference between the local workspace and the
+// remote one. Part says what differs ("only_here", "only_there", or a
+// part of the entity: title, content, fields.<key>, tags, parent,
+// collection, pinned, archived, schema, body, reply_to, deleted,
+// hash, item); Local and Remote are the two values whole, as JSON, where
+// the part has one on that side. Words says it as a sentence.
+type SyncDifference struct {
+	Kind   string          `json:"kind"`
+	Ref    string          `json:"ref,omitempty"`
+	Part   string          `json:"part"`
+	Local  json.RawMessage `json:"local,omitempty"`
+	Remote json.RawMessage `json:"remote,omitempty"`
+	Words  string          `json:"words"`
+}
+
+// Parts of a SyncDifference about a whole entity.
+const (
+	PartOnlyHere  = "only_here"
+	PartOnlyThere = "only_there"
+)
+
+// Events of a verify followed as a stream (GET .../verify with Accept:
+// text/event-stream): "verify_progress" with a SyncVerifyProgress while
+// it reads, then "verify" with the SyncVerify, or "error" with padd's
+// error envelope.
+const (
+	EventVerifyProgress = "verify_progress"
+	EventVerify         = "verify"
+)
+
+// SyncVerifyProgress says how far a verify has come: Done of Total items
+// read on the remote.
+type SyncVerifyProgress struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}

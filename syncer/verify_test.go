@@ -1,0 +1,170 @@
+package syncer_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testremote"
+	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/storage"
+)
+
+// verified runs a verify of "team" and fails the test on an error.
+func (l *local) verified(t *testing.T) *api.SyncVerify {
+	t.Helper()
+	var calls int
+	out, err := l.M.Verify(t.Context(), "team", func(done, total int) {
+		calls++
+		if done > total {
+			t.Errorf("progress %d of %d", done, total)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 {
+		t.Error("the verify never reported its progress")
+	}
+	return out
+}
+
+// equalNow waits until a verify of "team" finds both sides equal (the
+// sync may still be bringing the last change), and answers it.
+func (l *local) equalNow(t *testing.T) *api.SyncVerify {
+	t.Helper()
+	var v *api.SyncVerify
+	testwait.UntilOK(t, func() error {
+		v = l.verified(t)
+		if !v.Equal {
+			return fmt.Errorf("verify: %s", verifyWords(v))
+		}
+		return nil
+	})
+	return v
+}
+
+func verifyWords(v *api.SyncVerify) string {
+	var out []string
+	for _, d := range v.Differences {
+		out = append(out, d.Words)
+	}
+	return fmt.Sprintf("pending %d, %d differences: %s", v.Pending, len(v.Differences), strings.Join(out, "; "))
+}
+
+// parts are a verify's differences as "kind ref part".
+func parts(ds []api.SyncDifference) []string {
+	out := []string{}
+	for _, d := range ds {
+		out = append(out, d.Kind+" "+d.Ref+" "+d.Part)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A verify after a clean clone finds the two sides equal, having compared
+// every kind of entity; a change made on the remote while the sync is
+// paused, an item and a comment edit made here, are each reported as
+// exactly that difference, in words; once the sync runs again the two
+// sides are equal again. The remote answers as the Pad of August 2026
+// (its export flattens replies and lists parent links, whole-second
+// times).
+func TestVerify(t *testing.T) {
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	ctx := context.Background()
+	rapi := r.API()
+	if _, err := rapi.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Anchor", Content: "line one\nline two\n",
+		Tags: api.Flex(`["x","y"]`), Fields: api.Flex(`{"priority":"high"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Child", Parent: &a.Ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := rapi.AddComment(ctx, "team", a.Ref, api.CommentCreate{Body: "first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rapi.AddComment(ctx, "team", a.Ref, api.CommentCreate{Body: "a reply", ParentID: first.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rapi.AddLink(ctx, "team", a.Ref, api.ItemLinkCreate{TargetID: c.ID}); err != nil { // Pad's default: related
+		t.Fatal(err)
+	}
+	if _, err := rapi.AddLink(ctx, "team", c.Ref, api.ItemLinkCreate{TargetID: b.ID, LinkType: "blocked_by"}); err != nil {
+		t.Fatal(err)
+	}
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+
+	v := l.equalNow(t)
+	if v.Checked.Items != 3 || v.Checked.Comments != 2 || v.Checked.Links != 2 || v.Checked.Collections == 0 {
+		t.Errorf("a verify of the clone compared %+v, want 3 items, 2 comments, 2 links and the collections", v.Checked)
+	}
+
+	// Changed on the remote while padd's sync is paused.
+	if _, err := l.M.Pause("team"); err != nil {
+		t.Fatal(err)
+	}
+	title := "Anchor, renamed there"
+	if _, err := rapi.UpdateItem(ctx, "team", a.Ref, api.ItemUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rapi.AddComment(ctx, "team", b.Ref, api.CommentCreate{Body: "LGTM"}); err != nil {
+		t.Fatal(err)
+	}
+	v = l.verified(t)
+	want := []string{"comment " + b.Ref + " only_there", "item " + a.Ref + " title"}
+	if got := parts(v.Differences); !slices.Equal(got, want) || v.Equal || v.Pending != 0 {
+		t.Fatalf("after changes on the remote the verify says %v (equal %v, pending %d), want %v", got, v.Equal, v.Pending, want)
+	}
+	for _, d := range v.Differences {
+		if d.Part == "title" && d.Words != fmt.Sprintf("%s: the title differs: here %q, there %q", a.Ref, "Anchor", title) {
+			t.Errorf("the title's difference reads %q", d.Words)
+		}
+		if d.Kind == api.VerifyComment && !strings.Contains(d.Words, `on the remote only: "LGTM"`) {
+			t.Errorf("the comment's difference reads %q", d.Words)
+		}
+	}
+
+	// Written here while paused: an item only here, a comment edited.
+	res, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "Only here"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lcs, err := l.Store.ListComments("team", a.Ref)
+	if err != nil || len(lcs) != 2 {
+		t.Fatalf("padd's comments on %s: %+v, %v", a.Ref, lcs, err)
+	}
+	if _, err := l.Store.EditComment("team", a.Ref, lcs[0].ID, "first, edited here", user); err != nil {
+		t.Fatal(err)
+	}
+	v = l.verified(t)
+	want = []string{"comment " + a.Ref + " body", "comment " + b.Ref + " only_there", "item " + a.Ref + " title", "item " + res.Item.Ref + " only_here"}
+	t.Logf("verify: %s", verifyWords(v))
+	if got := parts(v.Differences); !slices.Equal(got, want) || v.Pending != 2 {
+		t.Fatalf("after writes here the verify says %v (pending %d), want %v and 2 pending", got, v.Pending, want)
+	}
+
+	if _, err := l.M.Resume("team"); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	if v := l.equalNow(t); v.Checked.Items != 4 || v.Checked.Comments != 3 {
+		t.Errorf("after the sync the verify compared %+v, want 4 items and 3 comments", v.Checked)
+	}
+}
