@@ -167,3 +167,48 @@ func (c *Client) SyncEvents(ctx context.Context, fn func(SyncEvent) error) error
 		return fn(ev)
 	})
 }
+
+// SyncVerify compares a linked workspace with its remote one (it may
+// read for minutes on a large workspace). It follows the verify as a
+// stream, so only ctx bounds it, not the client's timeout; progress (nil:
+// none) hears how far it has come.
+func (c *Client) SyncVerify(ctx context.Context, ws string, progress func(done, total int)) (*SyncVerify, error) {
+	if ws == "" {
+		return nil, errors.New("SyncVerify needs a workspace")
+	}
+	var out *SyncVerify
+	errDone := errors.New("done")
+	err := c.followSSE(ctx, c.BaseURL+"/api/v1"+syncPath(ws, "verify"), "", func(f SSEFrame) error {
+		switch f.Event {
+		case EventVerifyProgress:
+			var p SyncVerifyProgress
+			if json.Unmarshal(f.Data, &p) == nil && progress != nil {
+				progress(p.Done, p.Total)
+			}
+			return nil
+		case EventVerify:
+			out = new(SyncVerify)
+			if err := json.Unmarshal(f.Data, out); err != nil {
+				return fmt.Errorf("padd sent a verify that does not decode (%v)", err)
+			}
+			return errDone
+		case "error":
+			var env ErrorEnvelope
+			if err := json.Unmarshal(f.Data, &env); err != nil || env.Error == nil {
+				return fmt.Errorf("padd sent an error that does not decode (%v)", err)
+			}
+			env.Error.Status = StatusOf(env.Error.Code)
+			return env.Error
+		case "shutdown":
+			return io.ErrUnexpectedEOF
+		}
+		return nil
+	})
+	switch {
+	case out != nil:
+		return out, nil
+	case err == nil:
+		return nil, io.ErrUnexpectedEOF // the stream ended without an answer
+	}
+	return nil, err
+}

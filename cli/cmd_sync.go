@@ -30,6 +30,7 @@ type SyncCmd struct {
 	Unlink    SyncUnlinkCmd    `cmd:"" help:"End a workspace's link to its Pad server; the local items stay."`
 	Conflicts SyncConflictsCmd `cmd:"" help:"List the conflicts and set-aside changes sync found."`
 	Resolve   SyncResolveCmd   `cmd:"" help:"Settle an item's sync conflicts: keep the local value, the remote one, or a merge."`
+	Verify    SyncVerifyCmd    `cmd:"" help:"Compare a linked workspace with its Pad server, entity by entity, and say what differs (exit 1 when something does)."`
 }
 
 // syncTokenFlags say where the remote token comes from.
@@ -838,4 +839,143 @@ func itemConflictMark(ctx context.Context, cl *api.Client, ws string, it *api.It
 		return nil, ""
 	}
 	return mine, fmt.Sprintf("%s (%s): `padctl sync conflicts` shows them", plural(len(mine), "open conflict"), strings.Join(parts, ", "))
+}
+
+// SyncVerifyCmd is `sync verify [ws]`.
+type SyncVerifyCmd struct {
+	Ws string `arg:"" optional:"" name:"workspace" predictor:"workspace" help:"The linked workspace (default: the current one)."`
+}
+
+// verifyProgress is how often at most `sync verify` says how far it has
+// come (on stderr).
+const verifyProgress = time.Second
+
+// Run compares the workspace with the remote and prints each difference;
+// it fails (exit 1, sync_differs) when they are not equal.
+func (c *SyncVerifyCmd) Run(ctx context.Context, a *App) error {
+	cl, ws, err := a.syncWorkspace(ctx, c.Ws)
+	if err != nil {
+		return err
+	}
+	var last time.Time
+	v, err := cl.SyncVerify(ctx, ws, func(done, total int) {
+		if total > 0 && done < total && time.Since(last) >= verifyProgress {
+			last = time.Now()
+			a.notef("verifying %s: read %s on the remote", ws, progressText(done, total))
+		}
+	})
+	if err != nil {
+		return syncRefusal(err)
+	}
+	view := syncVerifyView{v: v}
+	if err := a.emit(v, func(w io.Writer) error { return view.writeTable(w, a.style) }, view.writeMarkdown); err != nil {
+		return err
+	}
+	if v.Equal {
+		return nil
+	}
+	hint := fmt.Sprintf("`padctl sync now %s` exchanges at once; run the verify again once it is synced", v.Workspace)
+	if len(v.Differences) > 0 && v.Pending == 0 {
+		hint = fmt.Sprintf("`padctl sync now %s` brings what the remote has; what stays different is shown above", v.Workspace)
+	}
+	return failf("sync_differs", hint, "%s differs from its remote: %s", v.Workspace, syncVerifyCount(v))
+}
+
+// syncVerifyCount says how much differs, in words.
+func syncVerifyCount(v *api.SyncVerify) string {
+	var parts []string
+	if n := len(v.Differences); n > 0 || v.Pending == 0 {
+		parts = append(parts, plural(n, "difference"))
+	}
+	if v.Pending > 0 {
+		parts = append(parts, plural(v.Pending, "local change")+" not pushed yet")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// syncVerifyView renders a verify: each difference as a sentence (a
+// content difference with its lines), those open conflicts explain,
+// the notes, then a summary.
+type syncVerifyView struct{ v *api.SyncVerify }
+
+func (s syncVerifyView) summary() string {
+	v := s.v
+	c := v.Checked
+	compared := fmt.Sprintf("compared %s, %s, %s, %s, %s", plural(c.Collections, "collection"), plural(c.Items, "item"),
+		plural(c.Comments, "comment"), plural(c.Links, "link"), plural(c.Attachments, "attachment"))
+	where := fmt.Sprintf("%s (workspace %s)", v.URL, v.RemoteWorkspace)
+	var line string
+	if len(v.Differences) == 0 {
+		line = fmt.Sprintf("%s is the same here and on %s: %s", v.Workspace, where, compared)
+	} else {
+		line = fmt.Sprintf("%s differs from %s: %s; %s", v.Workspace, where, plural(len(v.Differences), "difference"), compared)
+	}
+	if n := len(v.Conflicts); n > 0 {
+		line += fmt.Sprintf("; %s explained by open conflicts", plural(n, "difference"))
+	}
+	return line + "."
+}
+
+func (s syncVerifyView) pendingLine() string {
+	if s.v.Pending == 0 {
+		return ""
+	}
+	return plural(s.v.Pending, "local change") + " not pushed yet; run again once synced."
+}
+
+func (s syncVerifyView) writeTable(w io.Writer, st Style) error {
+	each := func(ds []api.SyncDifference, indent string) {
+		for _, d := range ds {
+			fmt.Fprintln(w, indent+clean(d.Words))
+			if d.Part == "content" && d.Kind == api.VerifyItem {
+				writeContentDiff(w, st, excerptValue(d.Local), excerptValue(d.Remote))
+			}
+		}
+	}
+	each(s.v.Differences, "")
+	if len(s.v.Conflicts) > 0 {
+		if len(s.v.Differences) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, st.paint(ansiBold, fmt.Sprintf("Explained by open conflicts (`padctl sync conflicts %s`):", clean(s.v.Workspace))))
+		each(s.v.Conflicts, "  ")
+	}
+	if len(s.v.Differences)+len(s.v.Conflicts) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, n := range s.v.Notes {
+		fmt.Fprintln(w, st.paint(ansiDim, "note: "+clean(n)))
+	}
+	color := ansiGreen
+	if !s.v.Equal {
+		color = ansiRed
+	}
+	fmt.Fprintln(w, st.paint(color, clean(s.summary())))
+	if p := s.pendingLine(); p != "" {
+		fmt.Fprintln(w, st.paint(ansiYellow, p))
+	}
+	return nil
+}
+
+func (s syncVerifyView) writeMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "## %s\n\n", mdCell(s.summary()))
+	if p := s.pendingLine(); p != "" {
+		fmt.Fprintf(w, "%s\n\n", mdCell(p))
+	}
+	list := func(heading string, ds []api.SyncDifference) {
+		if len(ds) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "### %s\n\n", heading)
+		for _, d := range ds {
+			fmt.Fprintf(w, "- %s\n", mdCell(d.Words))
+		}
+		fmt.Fprintln(w)
+	}
+	list("Differences", s.v.Differences)
+	list("Explained by open conflicts", s.v.Conflicts)
+	for _, n := range s.v.Notes {
+		fmt.Fprintf(w, "_%s_\n\n", mdCell(n))
+	}
+	return nil
 }

@@ -40,6 +40,7 @@ type syncEngineDouble struct {
 	resolves  []api.SyncResolve
 	script    []api.SyncStatus
 	subs      []chan api.SyncEvent
+	verify    *api.SyncVerify // what Verify answers
 }
 
 func (e *syncEngineDouble) Status(ws string) ([]api.SyncStatus, error) {
@@ -142,6 +143,20 @@ func (e *syncEngineDouble) Resolve(ctx context.Context, ws string, in api.SyncRe
 		return nil, model.NotFound("%s has no open conflict", in.Ref)
 	}
 	return out, nil
+}
+
+func (e *syncEngineDouble) Verify(ctx context.Context, ws string, progress func(done, total int)) (*api.SyncVerify, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, err := e.linked(ws); err != nil {
+		return nil, err
+	}
+	if progress != nil {
+		progress(1, 1)
+	}
+	v := *e.verify
+	v.Workspace = ws
+	return &v, nil
 }
 
 // Subscribe hands the new subscriber the script, as if the statuses
@@ -519,6 +534,58 @@ func TestSyncConflictsResolveAndItemMark(t *testing.T) {
 	}
 }
 
+// `sync verify` exits 0 when the two sides are equal and 1 with
+// sync_differs when they are not (or local changes are not pushed yet),
+// printing each difference; --format json gives padd's answer.
+func TestSyncVerify(t *testing.T) {
+	p := newSyncPadd(t, true)
+	v := verifyFixture()
+	p.edit(func(e *syncEngineDouble) {
+		e.statuses["w"] = api.SyncStatus{Workspace: "w", URL: "https://pad.example.com", RemoteWorkspace: "team", State: api.SyncSynced}
+		e.verify = &api.SyncVerify{URL: "https://pad.example.com", RemoteWorkspace: "team", Equal: true, Checked: v.Checked,
+			Differences: []api.SyncDifference{}, Conflicts: []api.SyncDifference{}}
+	})
+	r := p.run("sync", "verify", "w")
+	if r.code != 0 || !strings.Contains(r.stdout, "w is the same here and on https://pad.example.com (workspace team): compared") {
+		t.Fatalf("equal:\n%s", r)
+	}
+	p.edit(func(e *syncEngineDouble) { e.verify = v })
+	p.vars["PAD_WORKSPACE"] = "w"
+	r = p.run("sync", "verify")
+	if r.code != ExitError || !strings.Contains(r.stderr, "(sync_differs)") || !strings.Contains(r.stderr, "w differs from its remote: 3 differences, 2 local changes not pushed yet") ||
+		!strings.Contains(r.stdout, `TASK-5: the title differs: here "Fix login", there "Fix the login"`) || strings.Contains(r.stdout, "\x1b") {
+		t.Fatalf("differences:\n%s", r)
+	}
+	r = p.run("sync", "verify", "--format", "json")
+	var got api.SyncVerify
+	if r.code != ExitError || json.Unmarshal([]byte(r.stdout), &got) != nil || len(got.Differences) != 3 || got.Pending != 2 {
+		t.Fatalf("json:\n%s", r)
+	}
+	if r := p.run("sync", "verify", "nope"); r.code != ExitError || !strings.Contains(r.stderr, "not linked") {
+		t.Fatalf("unlinked:\n%s", r)
+	}
+}
+
+// verifyFixture is a verify that found differences of each kind of
+// view: a sentence, a content difference with its lines, one an open
+// conflict explains, remote text with a terminal escape in it.
+func verifyFixture() *api.SyncVerify {
+	return &api.SyncVerify{Workspace: "w", URL: "https://pad.example.com", RemoteWorkspace: "team", Pending: 2,
+		Checked: api.SyncVerifyCounts{Collections: 3, Items: 12, Comments: 5, Links: 2, Attachments: 1},
+		Differences: []api.SyncDifference{
+			{Kind: api.VerifyItem, Ref: "TASK-5", Part: "title", Local: json.RawMessage(`"Fix login"`), Remote: json.RawMessage(`"Fix the login"`),
+				Words: `TASK-5: the title differs: here "Fix login", there "Fix the login"`},
+			{Kind: api.VerifyItem, Ref: "TASK-6", Part: "content", Local: json.RawMessage(`"steps:\n1. open\n2. close\n"`),
+				Remote: json.RawMessage(`"steps:\n1. open\n2. save\u001b[31m\n"`), Words: "TASK-6: the content differs (here 4 lines, 24 bytes, there 4 lines, 28 bytes)"},
+			{Kind: api.VerifyComment, Ref: "TASK-2", Part: api.PartOnlyHere, Local: json.RawMessage(`"LGTM"`),
+				Words: "comment by Admin on TASK-2 is here only: \"LGTM\x1b[0m\""},
+		},
+		Conflicts: []api.SyncDifference{{Kind: api.VerifyItem, Ref: "TASK-9", Part: "fields.status", Local: json.RawMessage(`"done"`),
+			Remote: json.RawMessage(`"open"`), Words: "TASK-9: field status differs: here \"done\", there \"open\" (an open conflict: `padctl sync conflicts` shows it)"}},
+		Notes: []string{"the remote keeps no attachments: they were not compared"},
+	}
+}
+
 func TestSyncWithoutEngine(t *testing.T) {
 	p := newSyncPadd(t, false)
 	r := p.run("sync", "status")
@@ -558,6 +625,9 @@ func syncGoldenCases() []renderCase {
 	cvAll := syncConflictsView{list: conflicts, now: goldenNow, all: true}
 	it := fixtureItems()[0]
 	mark := "2 open conflicts (content, fields.labels): `padctl sync conflicts` shows them"
+	vf := verifyFixture()
+	equal := &api.SyncVerify{Workspace: "w", URL: "https://pad.example.com", RemoteWorkspace: "team", Equal: true, Checked: vf.Checked,
+		Differences: []api.SyncDifference{}, Conflicts: []api.SyncDifference{}}
 	marked := itemDetail{it: &it, now: goldenNow, syncMark: mark}
 	return []renderCase{
 		{"sync-status.table", func(w io.Writer) error { return sv.writeTable(w, piped) }},
@@ -573,5 +643,10 @@ func syncGoldenCases() []renderCase {
 		{"sync-conflicts-empty.table", func(w io.Writer) error { return syncConflictsView{}.writeTable(w, piped) }},
 		{"item-sync-conflict.table", func(w io.Writer) error { return marked.writeTable(w, piped) }},
 		{"item-sync-conflict.markdown", marked.writeMarkdown},
+		{"sync-verify.table", func(w io.Writer) error { return syncVerifyView{v: vf}.writeTable(w, piped) }},
+		{"sync-verify.color", func(w io.Writer) error { return syncVerifyView{v: vf}.writeTable(w, colour) }},
+		{"sync-verify.markdown", syncVerifyView{v: vf}.writeMarkdown},
+		{"sync-verify.json", func(w io.Writer) error { return writeJSON(w, vf) }},
+		{"sync-verify-equal.table", func(w io.Writer) error { return syncVerifyView{v: equal}.writeTable(w, piped) }},
 	}
 }

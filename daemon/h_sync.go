@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
@@ -32,6 +35,10 @@ type SyncEngine interface {
 	Resume(ws string) (*api.SyncStatus, error)
 	Conflicts(ws string, all bool) ([]api.SyncConflict, error)
 	Resolve(ctx context.Context, ws string, in api.SyncResolve) ([]api.SyncConflict, error)
+	// Verify compares a linked workspace with its remote one until ctx
+	// ends; progress (nil: none) hears how far it has come, from any
+	// goroutine.
+	Verify(ctx context.Context, ws string, progress func(done, total int)) (*api.SyncVerify, error)
 	// Subscribe follows status changes and new conflicts; cancel ends it.
 	Subscribe() (events <-chan api.SyncEvent, cancel func())
 }
@@ -65,6 +72,7 @@ func (s *Server) syncRoutes() {
 	s.handle("POST /api/v1/padd/sync/{ws}/resume", s.syncAction((SyncEngine).Resume))
 	s.handle("GET /api/v1/padd/sync/{ws}/conflicts", s.syncConflicts)
 	s.handle("POST /api/v1/padd/sync/{ws}/resolve", s.syncResolve)
+	s.handle("GET /api/v1/padd/sync/{ws}/verify", s.syncVerify)
 }
 
 // engine is the sync engine, or the refusal of a padd that has none.
@@ -232,6 +240,83 @@ func (s *Server) syncResolve(w http.ResponseWriter, r *http.Request) error {
 		settled = []api.SyncConflict{}
 	}
 	writeJSON(w, 200, api.SyncConflicts{Conflicts: settled})
+	return nil
+}
+
+// verifyProgressEvery is how often at most a followed verify says how
+// far it has come.
+const verifyProgressEvery = 250 * time.Millisecond
+
+// syncVerify compares a workspace with its remote one (SyncEngine.Verify;
+// it may read for minutes on a large workspace). A client that accepts
+// text/event-stream follows it: verify_progress events while it reads,
+// then one verify event with the answer, or an error event with the
+// envelope; any other client gets the answer as JSON when it is done.
+// The client leaving ends the reads.
+func (s *Server) syncVerify(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.engine()
+	if err != nil {
+		return err
+	}
+	ws := r.PathValue("ws")
+	if err := checkSlug("workspace", ws, false); err != nil {
+		return err
+	}
+	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		out, err := e.Verify(r.Context(), ws, nil)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, 200, out)
+		return nil
+	}
+	// Refusals known before the reads start (not linked, no engine) are
+	// answered as any request's.
+	if _, err := e.Status(ws); err != nil {
+		return err
+	}
+	release, ok := s.sse.admit(s.limits, "")
+	if !ok {
+		refuseStream(w)
+		return nil
+	}
+	defer release()
+	sw := s.openStream(w)
+	defer sw.clearDeadline()
+	var mu sync.Mutex
+	var last time.Time
+	out, err := e.Verify(r.Context(), ws, func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done < total && time.Since(last) < verifyProgressEvery {
+			return
+		}
+		last = time.Now()
+		_ = sw.event(nil, api.EventVerifyProgress, api.SyncVerifyProgress{Done: done, Total: total})
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil {
+		if r.Context().Err() == nil {
+			_ = sw.event(nil, "error", api.ErrorEnvelope{Error: wireError(r, err)})
+		}
+		return nil
+	}
+	// The answer goes as indented JSON, a data line per JSON line: an
+	// item's whole content stays well under a client's line limit.
+	b, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		return err
+	}
+	var frame bytes.Buffer
+	frame.WriteString("event: " + api.EventVerify + "\n")
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		frame.WriteString("data: ")
+		frame.Write(line)
+		frame.WriteByte('\n')
+	}
+	frame.WriteByte('\n')
+	_ = sw.write(frame.Bytes())
 	return nil
 }
 

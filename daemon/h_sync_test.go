@@ -37,6 +37,12 @@ type fakeSyncEngine struct {
 	panicWith string
 	subs      map[int]chan api.SyncEvent
 	nextSub   int
+	// verifyFail, when set, is what Verify answers after its progress;
+	// verifyBlock makes it wait for its context's end, and verifyEnded
+	// hears that end.
+	verifyFail  error
+	verifyBlock bool
+	verifyEnded chan error
 }
 
 func newFakeSyncEngine() *fakeSyncEngine {
@@ -181,6 +187,37 @@ func (f *fakeSyncEngine) Resolve(ctx context.Context, ws string, in api.SyncReso
 	return settled, nil
 }
 
+// Verify reports progress 0, 1 and 2 of 2, then answers a difference
+// whose content holds a line break and a long line.
+func (f *fakeSyncEngine) Verify(ctx context.Context, ws string, progress func(done, total int)) (*api.SyncVerify, error) {
+	f.mu.Lock()
+	f.record("verify " + ws)
+	_, linked := f.statuses[ws]
+	fail, block, ended := f.verifyFail, f.verifyBlock, f.verifyEnded
+	f.mu.Unlock()
+	if !linked {
+		return nil, fakeNotLinked(ws)
+	}
+	if progress == nil {
+		progress = func(int, int) {}
+	}
+	for i := range 3 {
+		progress(i, 2)
+	}
+	if block {
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return nil, ctx.Err()
+	}
+	if fail != nil {
+		return nil, fail
+	}
+	long := strings.Repeat("x", 100_000)
+	return &api.SyncVerify{Workspace: ws, URL: "https://pad.example.com", RemoteWorkspace: "team", Checked: api.SyncVerifyCounts{Items: 2},
+		Differences: []api.SyncDifference{{Kind: api.VerifyItem, Ref: "TASK-1", Part: "content", Local: json.RawMessage(`"a\nb"`),
+			Remote: json.RawMessage(`"` + long + `"`), Words: "TASK-1: the content differs"}}, Conflicts: []api.SyncDifference{}}, nil
+}
+
 func (f *fakeSyncEngine) Subscribe() (<-chan api.SyncEvent, func()) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -250,7 +287,7 @@ func TestSyncRoutesWithoutEngine(t *testing.T) {
 		{"GET", "/api/v1/padd/sync"}, {"GET", "/api/v1/padd/sync/w"}, {"GET", syncEventsPath},
 		{"POST", "/api/v1/padd/sync/clone"}, {"POST", "/api/v1/padd/sync/link"}, {"DELETE", "/api/v1/padd/sync/w"},
 		{"POST", "/api/v1/padd/sync/w/now"}, {"POST", "/api/v1/padd/sync/w/pause"}, {"POST", "/api/v1/padd/sync/w/resume"},
-		{"GET", "/api/v1/padd/sync/w/conflicts"}, {"POST", "/api/v1/padd/sync/w/resolve"},
+		{"GET", "/api/v1/padd/sync/w/conflicts"}, {"POST", "/api/v1/padd/sync/w/resolve"}, {"GET", "/api/v1/padd/sync/w/verify"},
 	} {
 		e := h.wantError(rt.method, rt.path, nil, 503, api.CodeUnavailable)
 		if e.Details["reason"] != "sync_unavailable" {
@@ -347,6 +384,52 @@ func TestSyncRoutesThroughTheClient(t *testing.T) {
 	f.unlinkAll()
 	if r := h.mustJSON("GET", "/api/v1/padd/sync", nil, 200, nil); string(r.body) != "{\"workspaces\":[]}\n" {
 		t.Errorf("no links answered %s", r.body)
+	}
+}
+
+// A verify is answered as JSON, or followed as a stream with its
+// progress (the answer whole, however long its values); a refusal during
+// it comes through coded, and a client that leaves ends it.
+func TestSyncVerifyRoute(t *testing.T) {
+	h, f := syncHarness(t)
+	ctx := context.Background()
+	c := h.client()
+	var plain api.SyncVerify
+	h.mustJSON("GET", "/api/v1/padd/sync/w/verify", nil, 200, &plain)
+	if len(plain.Differences) != 1 || len(plain.Differences[0].Remote) != 100_002 {
+		t.Fatalf("the JSON answer: %+v", plain.Checked)
+	}
+	var seen []int
+	v, err := c.SyncVerify(ctx, "w", func(done, total int) { seen = append(seen, done, total) })
+	if err != nil || len(v.Differences) != 1 || string(v.Differences[0].Local) != `"a\nb"` || len(v.Differences[0].Remote) != 100_002 {
+		t.Fatalf("the followed verify = %+v, %v", v, err)
+	}
+	if len(seen) == 0 || seen[len(seen)-2] != 2 || seen[len(seen)-1] != 2 {
+		t.Errorf("progress heard %v, want it to end with 2 of 2", seen)
+	}
+	if _, err := c.SyncVerify(ctx, "nope", nil); !api.IsNotLinked(err) {
+		t.Errorf("verify of an unlinked workspace: %v", err)
+	}
+	f.mu.Lock()
+	f.verifyFail = model.Invalid("https://pad.example.com could not be reached").With("reason", "unreachable")
+	f.mu.Unlock()
+	var ae *api.Error
+	if _, err := c.SyncVerify(ctx, "w", nil); !errors.As(err, &ae) || ae.Code != api.CodeValidation || ae.Details["reason"] != "unreachable" || ae.Status != api.StatusOf(api.CodeValidation) {
+		t.Errorf("a verify that failed: %#v", err)
+	}
+	f.mu.Lock()
+	f.verifyFail, f.verifyBlock, f.verifyEnded = nil, true, make(chan error, 1)
+	f.mu.Unlock()
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		_, _ = c.SyncVerify(cctx, "w", func(done, total int) {
+			if done == total {
+				cancel()
+			}
+		})
+	}()
+	if err := testwait.Recv(t, "the verify to end with its client", f.verifyEnded); !errors.Is(err, context.Canceled) {
+		t.Errorf("the verify ended with %v", err)
 	}
 }
 

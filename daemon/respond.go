@@ -54,6 +54,22 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		err = readStopped(err)
 	}
+	ae := wireError(r, err)
+	status := ae.Status
+	if status == 0 {
+		status = api.StatusOf(ae.Code)
+	}
+	if n, ok := ae.Details[api.RetryAfterDetail].(int); ok {
+		w.Header().Set("Retry-After", strconv.Itoa(n))
+	} else if status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, status, api.ErrorEnvelope{Error: ae})
+}
+
+// wireError is err as Pad's envelope carries it: a coded error keeps
+// its code; anything else is a server_error, logged with what happened.
+func wireError(r *http.Request, err error) *api.Error {
 	var ae *api.Error
 	e, ok := model.AsError(err)
 	if !ok && storage.IsNoSpace(err) {
@@ -70,16 +86,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		ae = api.Errorf(api.CodeServerError,
 			"padd failed to answer: %v; retry, and if it persists check `padctl daemon logs`", err)
 	}
-	status := ae.Status
-	if status == 0 {
-		status = api.StatusOf(ae.Code)
-	}
-	if n, ok := ae.Details[api.RetryAfterDetail].(int); ok {
-		w.Header().Set("Retry-After", strconv.Itoa(n))
-	} else if status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", "1")
-	}
-	writeJSON(w, status, api.ErrorEnvelope{Error: ae})
+	return ae
 }
 
 // isContextEnd says err is a context's end: a read or a search that
