@@ -715,6 +715,7 @@ func runScenarios(t *testing.T, url, token string, rapi *api.Client, remoteSlug 
 				if n := l.conflicts(t) - before; n != want {
 					t.Errorf("%d conflicts recorded, want %d", n, want)
 				}
+				l.equalNow(t) // the whole workspace, entity by entity
 			})
 		}
 	}
