@@ -48,6 +48,8 @@ type Manager struct {
 	wg      sync.WaitGroup
 	subs    map[int]chan api.SyncEvent
 	nextSub int
+	// verifying are the workspaces a Verify reads now (verify.go).
+	verifying map[string]bool
 
 	blobOnce  sync.Once
 	blobStore *blobstore.Store

@@ -38,6 +38,25 @@ func (m *Manager) Verify(ctx context.Context, ws string, progress func(done, tot
 	if err != nil {
 		return nil, err
 	}
+	// One verify of a workspace at a time: each reads the whole of both
+	// sides.
+	m.mu.Lock()
+	busy := m.verifying[w.ID]
+	if !busy {
+		if m.verifying == nil {
+			m.verifying = map[string]bool{}
+		}
+		m.verifying[w.ID] = true
+	}
+	m.mu.Unlock()
+	if busy {
+		return nil, model.Conflict("a verify of %s is running already; wait for its answer", w.Slug).With("reason", "verify_running")
+	}
+	defer func() {
+		m.mu.Lock()
+		delete(m.verifying, w.ID)
+		m.mu.Unlock()
+	}()
 	wk := m.worker(w.ID)
 	if wk == nil {
 		return nil, model.Errorf(model.CodeUnavailable, "the sync engine is not running for %s; try again in a moment", w.Slug)

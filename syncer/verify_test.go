@@ -1,15 +1,18 @@
 package syncer_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
 
@@ -105,6 +108,15 @@ func TestVerify(t *testing.T) {
 	if _, err := rapi.AddLink(ctx, "team", c.Ref, api.ItemLinkCreate{TargetID: b.ID, LinkType: "blocked_by"}); err != nil {
 		t.Fatal(err)
 	}
+	shot := pngOf(t, 1)
+	up, err := rapi.UploadAttachment(ctx, "team", bytes.NewReader(shot), int64(len(shot)), "shot.png", c.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := "See ![shot](pad-attachment:" + up.ID + ")\n"
+	if _, err := rapi.UpdateItem(ctx, "team", c.Ref, api.ItemUpdate{Content: &content}); err != nil {
+		t.Fatal(err)
+	}
 	l := startLocal(t)
 	if _, err := l.M.Clone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
 		t.Fatal(err)
@@ -112,8 +124,8 @@ func TestVerify(t *testing.T) {
 	l.synced(t, "team")
 
 	v := l.equalNow(t)
-	if v.Checked.Items != 3 || v.Checked.Comments != 2 || v.Checked.Links != 2 || v.Checked.Collections == 0 {
-		t.Errorf("a verify of the clone compared %+v, want 3 items, 2 comments, 2 links and the collections", v.Checked)
+	if v.Checked.Items != 3 || v.Checked.Comments != 2 || v.Checked.Links != 2 || v.Checked.Attachments != 1 || v.Checked.Collections == 0 {
+		t.Errorf("a verify of the clone compared %+v, want 3 items, 2 comments, 2 links, 1 attachment and the collections", v.Checked)
 	}
 
 	// Changed on the remote while padd's sync is paused.
@@ -127,8 +139,12 @@ func TestVerify(t *testing.T) {
 	if _, err := rapi.AddComment(ctx, "team", b.Ref, api.CommentCreate{Body: "LGTM"}); err != nil {
 		t.Fatal(err)
 	}
+	other := pngOf(t, 2)
+	if _, err := rapi.UploadAttachment(ctx, "team", bytes.NewReader(other), int64(len(other)), "other.png", c.Ref); err != nil {
+		t.Fatal(err)
+	}
 	v = l.verified(t)
-	want := []string{"comment " + b.Ref + " only_there", "item " + a.Ref + " title"}
+	want := []string{"attachment " + c.Ref + " only_there", "comment " + b.Ref + " only_there", "item " + a.Ref + " title"}
 	if got := parts(v.Differences); !slices.Equal(got, want) || v.Equal || v.Pending != 0 {
 		t.Fatalf("after changes on the remote the verify says %v (equal %v, pending %d), want %v", got, v.Equal, v.Pending, want)
 	}
@@ -154,7 +170,7 @@ func TestVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	v = l.verified(t)
-	want = []string{"comment " + a.Ref + " body", "comment " + b.Ref + " only_there", "item " + a.Ref + " title", "item " + res.Item.Ref + " only_here"}
+	want = []string{"attachment " + c.Ref + " only_there", "comment " + a.Ref + " body", "comment " + b.Ref + " only_there", "item " + a.Ref + " title", "item " + res.Item.Ref + " only_here"}
 	t.Logf("verify: %s", verifyWords(v))
 	if got := parts(v.Differences); !slices.Equal(got, want) || v.Pending != 2 {
 		t.Fatalf("after writes here the verify says %v (pending %d), want %v and 2 pending", got, v.Pending, want)
@@ -164,7 +180,51 @@ func TestVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.synced(t, "team")
-	if v := l.equalNow(t); v.Checked.Items != 4 || v.Checked.Comments != 3 {
-		t.Errorf("after the sync the verify compared %+v, want 4 items and 3 comments", v.Checked)
+	if v := l.equalNow(t); v.Checked.Items != 4 || v.Checked.Comments != 3 || v.Checked.Attachments != 2 {
+		t.Errorf("after the sync the verify compared %+v, want 4 items, 3 comments and 2 attachments", v.Checked)
+	}
+
+	// An attachment uploaded here has another id on the remote, and the
+	// text that names it names each side's own: equal all the same.
+	att := l.attachLocal(t, "team", res.Item.Ref, "here.png", pngOf(t, 3))
+	here := "Look: ![here](pad-attachment:" + att.ID + ")\n"
+	if _, err := l.Store.UpdateItem("team", res.Item.Ref, storage.ItemUpdate{Content: &here}, user); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	if v := l.equalNow(t); v.Checked.Attachments != 3 {
+		t.Errorf("after an upload here the verify compared %+v, want 3 attachments", v.Checked)
+	}
+	rid, ok, err := l.Store.SyncRemoteID("team", storage.SyncAttachment, att.ID)
+	if err != nil || !ok || rid == att.ID {
+		t.Fatalf("the upload's remote id is %q (%v, %v): the test needs one that differs", rid, ok, err)
+	}
+}
+
+// One verify of a workspace runs at a time; a second is refused while
+// the first reads, and runs once it has answered.
+func TestVerifyOneAtATime(t *testing.T) {
+	r := testremote.Start(t, testremote.Options{})
+	l := cloned(t, r)
+	inside, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	errc := make(chan error, 1)
+	go func() {
+		_, err := l.M.Verify(t.Context(), "team", func(int, int) {
+			once.Do(func() { close(inside); <-release })
+		})
+		errc <- err
+	}()
+	testwait.Recv(t, "the first verify to read", inside)
+	_, err := l.M.Verify(t.Context(), "team", nil)
+	close(release)
+	if !model.IsCode(err, model.CodeConflict) {
+		t.Errorf("a second verify while one reads: %v, want a conflict", err)
+	}
+	if err := testwait.Recv(t, "the first verify to answer", errc); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := l.M.Verify(t.Context(), "team", nil); err != nil || !v.Equal {
+		t.Fatalf("a verify after the first: %+v, %v", v, err)
 	}
 }
