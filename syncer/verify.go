@@ -364,7 +364,7 @@ func (v *verifier) compareItems(ctx context.Context) []itemPair {
 		ri := v.ritems[rid]
 		switch {
 		case !mapped:
-			v.add(lid, merge0, api.SyncDifference{Kind: api.VerifyItem, Ref: lv.Ref, Part: api.PartOnlyHere,
+			v.add(lid, noPart, api.SyncDifference{Kind: api.VerifyItem, Ref: lv.Ref, Part: api.PartOnlyHere,
 				Words: fmt.Sprintf("%s is here only: %q", lv.Ref, lv.Title)})
 			continue
 		case ri == nil:
@@ -395,9 +395,9 @@ func (v *verifier) compareItems(ctx context.Context) []itemPair {
 	return pairs
 }
 
-// merge0 is the conflict part no conflict names: only a set-aside
-// change explains the difference.
-const merge0 = "-"
+// noPart is the conflict part no conflict names: only a set-aside
+// change on the item explains the difference.
+const noPart = "-"
 
 // attIn maps the remote's attachment ids in text to padd's.
 func (v *verifier) attIn(id string) (string, bool) {
@@ -423,7 +423,7 @@ func (v *verifier) compareItem(lv *storage.ItemView, ri *api.Item) {
 	}
 	rem, err := decodeRemote(ri, v.attIn)
 	if err != nil {
-		v.add(lv.ID, merge0, api.SyncDifference{Kind: api.VerifyItem, Ref: lv.Ref, Part: "fields",
+		v.add(lv.ID, noPart, api.SyncDifference{Kind: api.VerifyItem, Ref: lv.Ref, Part: "fields",
 			Words: fmt.Sprintf("%s: the remote's item cannot be read: %v", ref, err)})
 		return
 	}
@@ -672,7 +672,7 @@ func (v *verifier) compareComments(p itemPair, lcs []model.Comment, rcs []api.Co
 		author := firstNonEmpty(rc.Author, rc.CreatedBy, "someone")
 		body := storage.RewriteAttachmentRefs(rc.Body, v.attIn)
 		if !mapped || lc == nil {
-			v.add(p.local, merge0, api.SyncDifference{Kind: api.VerifyComment, Ref: ref, Part: api.PartOnlyThere, Remote: jsonOf(body),
+			v.add(p.local, noPart, api.SyncDifference{Kind: api.VerifyComment, Ref: ref, Part: api.PartOnlyThere, Remote: jsonOf(body),
 				Words: fmt.Sprintf("comment by %s on %s is on the remote only: %q", author, ref, body)})
 			continue
 		}
@@ -808,10 +808,10 @@ func (v *verifier) compareLinks(pairs []itemPair, rls []api.ItemLink) error {
 		switch {
 		case here[k] && there[k]:
 		case here[k]:
-			v.add(k.src, merge0, api.SyncDifference{Kind: api.VerifyLink, Ref: v.refOf(k.src), Part: api.PartOnlyHere, Local: jsonOf(k.typ + " " + v.refOf(k.dst)),
+			v.add(k.src, noPart, api.SyncDifference{Kind: api.VerifyLink, Ref: v.refOf(k.src), Part: api.PartOnlyHere, Local: jsonOf(k.typ + " " + v.refOf(k.dst)),
 				Words: words + " is here only"})
 		default:
-			v.add(k.src, merge0, api.SyncDifference{Kind: api.VerifyLink, Ref: v.refOf(k.src), Part: api.PartOnlyThere, Remote: jsonOf(k.typ + " " + v.refOf(k.dst)),
+			v.add(k.src, noPart, api.SyncDifference{Kind: api.VerifyLink, Ref: v.refOf(k.src), Part: api.PartOnlyThere, Remote: jsonOf(k.typ + " " + v.refOf(k.dst)),
 				Words: words + " is on the remote only"})
 		}
 	}
@@ -879,17 +879,17 @@ func (v *verifier) compareAttachments(ctx context.Context) error {
 		lid, ok := v.attIn(ra.ID)
 		la := locals[lid]
 		if !ok || la == nil {
-			v.add(litem, merge0, api.SyncDifference{Kind: api.VerifyAttachment, Ref: ref, Part: api.PartOnlyThere, Remote: jsonOf(ra.ContentHash),
+			v.add(litem, noPart, api.SyncDifference{Kind: api.VerifyAttachment, Ref: ref, Part: api.PartOnlyThere, Remote: jsonOf(ra.ContentHash),
 				Words: name + " is on the remote only"})
 			continue
 		}
 		matched[lid] = true
 		if ra.ContentHash != "" && !strings.EqualFold(ra.ContentHash, la.Hash) {
-			v.add(litem, merge0, api.SyncDifference{Kind: api.VerifyAttachment, Ref: ref, Part: "hash", Local: jsonOf(la.Hash), Remote: jsonOf(ra.ContentHash),
+			v.add(litem, noPart, api.SyncDifference{Kind: api.VerifyAttachment, Ref: ref, Part: "hash", Local: jsonOf(la.Hash), Remote: jsonOf(ra.ContentHash),
 				Words: fmt.Sprintf("%s differs: here it hashes to %s, there to %s", name, la.Hash, ra.ContentHash)})
 		}
 		if ritem != "" && litem != la.ItemID || ritem == "" && la.ItemID != "" {
-			v.add(la.ItemID, merge0, api.SyncDifference{Kind: api.VerifyAttachment, Ref: ref, Part: "item", Local: jsonOf(v.refOf(la.ItemID)), Remote: jsonOf(firstNonEmpty(ref, ritem)),
+			v.add(la.ItemID, noPart, api.SyncDifference{Kind: api.VerifyAttachment, Ref: ref, Part: "item", Local: jsonOf(v.refOf(la.ItemID)), Remote: jsonOf(firstNonEmpty(ref, ritem)),
 				Words: fmt.Sprintf("%s is on %s here, on %s there", name, v.refOf(la.ItemID), firstNonEmpty(ref, ritem, "(none)"))})
 		}
 	}
@@ -907,7 +907,7 @@ func (v *verifier) compareAttachments(ctx context.Context) error {
 		if la.ItemID != "" {
 			name += " on " + v.refOf(la.ItemID)
 		}
-		v.add(la.ItemID, merge0, api.SyncDifference{Kind: api.VerifyAttachment, Ref: la.ItemRef, Part: api.PartOnlyHere, Local: jsonOf(la.Hash),
+		v.add(la.ItemID, noPart, api.SyncDifference{Kind: api.VerifyAttachment, Ref: la.ItemRef, Part: api.PartOnlyHere, Local: jsonOf(la.Hash),
 			Words: name + " is here only"})
 	}
 	return nil

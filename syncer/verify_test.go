@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/padd/padd/api"
@@ -19,9 +20,9 @@ import (
 // verified runs a verify of "team" and fails the test on an error.
 func (l *local) verified(t *testing.T) *api.SyncVerify {
 	t.Helper()
-	var calls int
+	var calls atomic.Int64 // progress is heard from the verify's readers
 	out, err := l.M.Verify(t.Context(), "team", func(done, total int) {
-		calls++
+		calls.Add(1)
 		if done > total {
 			t.Errorf("progress %d of %d", done, total)
 		}
@@ -29,7 +30,7 @@ func (l *local) verified(t *testing.T) *api.SyncVerify {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls == 0 {
+	if calls.Load() == 0 {
 		t.Error("the verify never reported its progress")
 	}
 	return out
