@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -227,5 +228,68 @@ func TestVerifyOneAtATime(t *testing.T) {
 	}
 	if v, err := l.M.Verify(t.Context(), "team", nil); err != nil || !v.Equal {
 		t.Fatalf("a verify after the first: %+v, %v", v, err)
+	}
+}
+
+// Where the remote refuses its export (Pad exports only to the
+// workspace's owner: 403 to anyone else), a verify reads each item's
+// comments and links by itself, says so, and reports its progress over
+// those reads; threads with replies and links of every type compare
+// equal all the same.
+func TestVerifyWithoutTheExport(t *testing.T) {
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	ctx := context.Background()
+	rapi := r.API()
+	if _, err := rapi.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	var refs []*api.Item
+	for i := range 5 {
+		it, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: fmt.Sprintf("Item %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, it)
+		c, err := rapi.AddComment(ctx, "team", it.Ref, api.CommentCreate{Body: "said"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rapi.AddComment(ctx, "team", it.Ref, api.CommentCreate{Body: "answered", ParentID: c.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			if _, err := rapi.AddLink(ctx, "team", it.Ref, api.ItemLinkCreate{TargetID: refs[i-1].ID, LinkType: "supersedes"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	r.SetFault(func(req *http.Request) testremote.Fault {
+		if strings.HasSuffix(req.URL.Path, "/export") {
+			return testremote.Fault{Kind: testremote.Answer, Status: http.StatusForbidden}
+		}
+		return testremote.Fault{}
+	})
+	var mu sync.Mutex // progress is heard from the verify's readers
+	var last [2]int
+	v, err := l.M.Verify(ctx, "team", func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done == total {
+			last = [2]int{done, total}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Equal || v.Checked.Comments != 10 || v.Checked.Links != 4 || len(v.Notes) == 0 || !strings.Contains(v.Notes[0], "export was not read") {
+		t.Fatalf("a verify without the export: %+v (%s)", v, verifyWords(v))
+	}
+	if last != [2]int{5, 5} {
+		t.Errorf("progress ended at %v, want 5 of 5 items read one by one", last)
 	}
 }
