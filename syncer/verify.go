@@ -475,18 +475,22 @@ func (v *verifier) compareItem(lv *storage.ItemView, ri *api.Item) {
 		}
 		part("collection", here, there, fmt.Sprintf("the collection differs: here %s, there %s", here, there))
 	}
-	rparent := ""
-	if rem.parentRemote != "" {
-		if p, ok := v.itemsIn[rem.parentRemote]; ok {
-			rparent = p
-		} else {
-			rparent = "remote:" + rem.parentRemote
-		}
+	// The remote's parent, by the id map (Pad's parent link, or
+	// parent_id), else by the map of remote refs.
+	rparent, ok := "", false
+	switch {
+	case rem.parentRemote != "":
+		rparent, ok = v.itemsIn[rem.parentRemote]
+	case rem.parentRef != "":
+		rparent, ok, _ = v.m.store.SyncItemByRemoteRef(v.ws, rem.parentRef)
+	}
+	if rem.hasParent() && !ok {
+		rparent = "remote:" + rem.parentKey()
 	}
 	if rparent != lv.ParentID {
 		there := v.refOf(rparent)
 		if strings.HasPrefix(rparent, "remote:") {
-			there = firstNonEmpty(ri.ParentRef, rem.parentRemote) + " (not here)"
+			there = firstNonEmpty(ri.ParentRef, rem.parentKey()) + " (not here)"
 		}
 		part("parent", v.refOf(lv.ParentID), there, fmt.Sprintf("the parent differs: here %s, there %s", v.refOf(lv.ParentID), there))
 	}
