@@ -128,13 +128,18 @@ type verifier struct {
 const verifyReaders = cloneReaders
 
 func (v *verifier) run(ctx context.Context, progress func(done, total int)) error {
-	if err := v.readMaps(); err != nil {
-		return err
-	}
+	// The remote first, then the maps and the local side together: what
+	// the sync pulls meanwhile is then in both or in neither.
 	if err := v.readRemote(ctx); err != nil {
 		return err
 	}
+	if err := v.readMaps(); err != nil {
+		return err
+	}
 	if err := v.readLocal(ctx); err != nil {
+		return err
+	}
+	if err := v.readUnlisted(ctx); err != nil {
 		return err
 	}
 	v.compareCollections()
@@ -189,7 +194,7 @@ func (v *verifier) readMaps() error {
 	return nil
 }
 
-// readRemote reads the remote's collections and items.
+// readRemote reads the remote's collections and their items.
 func (v *verifier) readRemote(ctx context.Context) error {
 	rcs, err := v.c.ListCollections(ctx, v.rws)
 	if err != nil {
@@ -217,8 +222,12 @@ func (v *verifier) readRemote(ctx context.Context) error {
 			}
 		}
 	}
-	// A mapped item the lists lack (its collection archived there, or
-	// deleted for good) is read by itself.
+	return nil
+}
+
+// readUnlisted reads by itself each mapped item the remote's lists lack
+// (its collection archived there, or the item deleted for good).
+func (v *verifier) readUnlisted(ctx context.Context) error {
 	for _, rid := range v.items {
 		if v.ritems[rid] != nil {
 			continue
