@@ -452,6 +452,22 @@ func BenchmarkSyncClone10k(b *testing.B) {
 	if len(idx.Items) != items || got != comments {
 		b.Fatalf("the clone holds %d items and %d comments, want %d and %d", len(idx.Items), got, items, comments)
 	}
+	// A verify of the clone: both sides compared whole, and what it costs.
+	cnt.mu.Lock()
+	clear(cnt.n)
+	cnt.mu.Unlock()
+	start = time.Now()
+	v, err := l.M.Verify(context.Background(), "team", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	took = time.Since(start)
+	b.ReportMetric(took.Seconds(), "verify-s")
+	b.Logf("verify of %d items and %d comments: %.2f s", v.Checked.Items, v.Checked.Comments, took.Seconds())
+	b.ReportMetric(float64(cnt.report(b)), "verify-requests")
+	if !v.Equal || v.Checked.Items != items || v.Checked.Comments != comments {
+		b.Fatalf("the verify of the clone compared %+v: %d differences, the first %+v", v.Checked, len(v.Differences), v.Differences[:min(1, len(v.Differences))])
+	}
 }
 
 // backlog runs the offline backlog against a test remote made with opts:
