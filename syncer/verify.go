@@ -286,12 +286,16 @@ func (v *verifier) readLocal(ctx context.Context) error {
 // add records a difference about local item itemID ("" for none); part
 // is what an open conflict on the item would name.
 func (v *verifier) add(itemID, conflictPart string, d api.SyncDifference) {
-	if parts := v.explained[itemID]; parts != nil && (parts["*"] || parts[conflictPart]) {
+	switch parts := v.explained[itemID]; {
+	case parts[conflictPart]:
 		d.Words += " (an open conflict: `padctl sync conflicts` shows it)"
-		v.out.Conflicts = append(v.out.Conflicts, d)
+	case parts["*"]:
+		d.Words += " (a change set aside on this item: `padctl sync conflicts` shows why)"
+	default:
+		v.out.Differences = append(v.out.Differences, d)
 		return
 	}
-	v.out.Differences = append(v.out.Differences, d)
+	v.out.Conflicts = append(v.out.Conflicts, d)
 }
 
 // sort orders the differences by kind, ref and part, so that a verify

@@ -293,3 +293,32 @@ func TestVerifyWithoutTheExport(t *testing.T) {
 		t.Errorf("progress ended at %v, want 5 of 5 items read one by one", last)
 	}
 }
+
+// A difference an open conflict or set-aside change explains is listed
+// apart, in words that say so, and does not fail the verify: here the
+// remote refused a title changed here, so the item differs with a
+// set-aside record the user can see.
+func TestVerifyListsExplainedDifferencesApart(t *testing.T) {
+	r := testremote.Start(t, testremote.Options{})
+	l := cloned(t, r)
+	it := l.madeThere(t, r, api.ItemCreate{Title: "Refused there"})[0]
+	r.SetFault(func(req *http.Request) testremote.Fault {
+		if req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/items/") {
+			return testremote.Fault{Kind: testremote.Answer, Status: http.StatusUnprocessableEntity}
+		}
+		return testremote.Fault{}
+	})
+	title := "Changed here"
+	if _, err := l.Store.UpdateItem("team", it.Ref, storage.ItemUpdate{Title: &title}, user); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	if st := l.synced(t, "team"); st.SetAside != 1 {
+		t.Fatalf("the refused change is not set aside: %+v", st)
+	}
+	v := l.verified(t)
+	if !v.Equal || len(v.Differences) != 0 || len(v.Conflicts) != 1 || v.Conflicts[0].Part != "title" ||
+		!strings.Contains(v.Conflicts[0].Words, "a change set aside on this item") {
+		t.Fatalf("the verify says %+v", v)
+	}
+}
