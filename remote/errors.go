@@ -140,6 +140,14 @@ func isKind(err error, k Kind) bool {
 // IsTokenRefused reports 401/403: stop retrying until the user acts.
 func IsTokenRefused(err error) bool { return isKind(err, KindTokenRefused) }
 
+// IsForbidden reports a 403: the token is good but may not do this (Pad
+// exports a workspace to its owner only). A token the server no longer
+// takes is refused with 401 on every route.
+func IsForbidden(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == http.StatusForbidden
+}
+
 // IsNotFound reports a 404 of any scope.
 func IsNotFound(err error) bool { return isKind(err, KindNotFound) }
 

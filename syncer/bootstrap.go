@@ -155,7 +155,9 @@ func (w *worker) readExport(ctx context.Context, c *remote.Client, link *storage
 	switch {
 	case err == nil:
 		return th, nil
-	case remote.IsWorkspaceGone(err), remote.IsTokenRefused(err), remote.IsUnreachable(err), ctx.Err() != nil:
+	case remote.IsWorkspaceGone(err), remote.IsTokenRefused(err) && !remote.IsForbidden(err), remote.IsUnreachable(err), ctx.Err() != nil:
+		// A 403 is Pad's refusal to export to any user but the
+		// workspace's owner: a member reads item by item instead.
 		return nil, err
 	}
 	w.m.log.Info("sync: the remote's export was not read; "+instead, "workspace", w.slug, "err", err)

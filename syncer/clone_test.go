@@ -3,7 +3,9 @@ package syncer_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/padd/padd/api"
@@ -139,5 +141,45 @@ func TestCloneTakesThreadsFromTheExport(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Pad exports a workspace to its owner only, and answers anyone else's
+// export 403: a member's clone reads item by item, and its sync goes on
+// (a 403 is not a refused token, which Pad answers 401).
+func TestMemberWithoutTheExportClonesAndSyncs(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	rapi := r.API()
+	if _, err := rapi.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	it, err := rapi.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "Shared"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rapi.AddComment(ctx, "team", it.Ref, api.CommentCreate{Body: "said there"}); err != nil {
+		t.Fatal(err)
+	}
+	r.SetFault(func(q *http.Request) testremote.Fault {
+		if q.Method == http.MethodGet && strings.HasSuffix(q.URL.Path, "/export") {
+			return testremote.Fault{Kind: testremote.Answer, Status: http.StatusForbidden}
+		}
+		return testremote.Fault{}
+	})
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	cs, err := l.Store.ListComments("team", it.Ref)
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("comments here: %+v, %v", cs, err)
+	}
+	if _, err := l.M.Now("team"); err != nil { // reads the export again: refused again
+		t.Fatal(err)
+	}
+	if st := l.synced(t, "team"); st.State != api.SyncSynced {
+		t.Fatalf("state %s after the export's 403", st.State)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -567,13 +566,11 @@ type remoteThread struct {
 // otherwise.
 func (v *verifier) compareThreads(ctx context.Context, pairs []itemPair, progress func(done, total int)) error {
 	th, err := v.c.ExportThreads(ctx, v.rws)
-	// The token has just read the items: a 403 to the export is Pad's
-	// refusal to export to any user but the workspace's owner.
-	var re *remote.Error
-	forbidden := errors.As(err, &re) && re.Status == http.StatusForbidden
+	// A 403 to the export is Pad's refusal to export to any user but the
+	// workspace's owner (remote.IsForbidden).
 	switch {
 	case err == nil:
-	case remote.IsWorkspaceGone(err), remote.IsTokenRefused(err) && !forbidden, remote.IsUnreachable(err), ctx.Err() != nil:
+	case remote.IsWorkspaceGone(err), remote.IsTokenRefused(err) && !remote.IsForbidden(err), remote.IsUnreachable(err), ctx.Err() != nil:
 		return err
 	default:
 		th = nil
