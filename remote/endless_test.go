@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/padd/padd/internal/procstat"
 	"golang.org/x/time/rate"
 )
 
@@ -36,40 +35,6 @@ func endlessServer(t *testing.T, head string, chunk func(i int) string, stopAt i
 		t.Fatal(err)
 	}
 	return c, &sent
-}
-
-// heapPeak samples the heap in use while fn runs and answers the
-// highest figure above the heap in use before it (after a GC).
-func heapPeak(fn func()) uint64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.Gosched()
-			}
-		}
-	})
-	fn()
-	close(stop)
-	wg.Wait()
-	if p := peak.Load(); p > base {
-		return p - base
-	}
-	return 0
 }
 
 // An endless answer is read in bounded memory and fails with a clear
@@ -100,7 +65,7 @@ func TestEndlessAnswersAreCapped(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, sent := endlessServer(t, tc.head, tc.chunk, stopAt)
 			var err error
-			used := heapPeak(func() { err = tc.read(c) })
+			used := procstat.HeapPeak(func() { err = tc.read(c) })
 			t.Logf("heap in use grew by at most %d MiB; the server sent %d MiB; %v", used>>20, sent.Load()>>20, err)
 			if !IsBadAnswer(err) || !errors.Is(err, errTooLarge) {
 				t.Fatalf("err = %v, want a bad answer over a cap", err)

@@ -3,48 +3,12 @@ package searchindex
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
+	"github.com/padd/padd/internal/procstat"
 	"github.com/padd/padd/model"
 )
-
-// heapPeak samples the heap in use while fn runs and answers the
-// highest figure above the heap in use before it (after a GC).
-func heapPeak(fn func()) uint64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapInuse
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.Gosched()
-			}
-		}
-	})
-	fn()
-	close(stop)
-	wg.Wait()
-	if p := peak.Load(); p > base {
-		return p - base
-	}
-	return 0
-}
 
 // A 2 MiB content of one word (the largest legal item's body as one
 // token) is indexed in bounded memory: the token is cut to MaxTermChars
@@ -57,7 +21,7 @@ func TestLongWordIndexedInBoundedMemory(t *testing.T) {
 	word := "x" + strings.Repeat("y", model.LimitContent.Max-1)
 	const bound = 64 << 20 // generous: the word alone is 2 MiB, uncut it took several hundred MiB
 	var v string
-	used := heapPeak(func() {
+	used := procstat.HeapPeak(func() {
 		v = f.create("tasks", "Long word", word, nil).ID
 		f.caughtUp(f.ws.ID)
 	})
@@ -102,7 +66,7 @@ func TestLargestItemsIndexedInBoundedMemory(t *testing.T) {
 		last[f.create("tasks", fmt.Sprintf("Many words %d", i), b.String(), nil).ID] = end
 	}
 	const bound = 512 << 20 // generous: docs/RELIABILITY.md has the figure measured
-	used := heapPeak(func() {
+	used := procstat.HeapPeak(func() {
 		f.start()
 		f.caughtUp(f.ws.ID)
 	})
