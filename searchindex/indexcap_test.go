@@ -42,7 +42,7 @@ func TestLongWordIndexedInBoundedMemory(t *testing.T) {
 // three at once. Each one's last word is found.
 func TestLargestItemsIndexedInBoundedMemory(t *testing.T) {
 	if raceOn {
-		t.Skip("minutes under the race detector: run without -race (go test -run IndexedInBoundedMemory ./searchindex)")
+		t.Skip("minutes under the race detector: make test runs it without -race (go test -run IndexedInBoundedMemory ./searchindex)")
 	}
 	f := newFixture(t)
 	f.create("tasks", "First", "", nil)
