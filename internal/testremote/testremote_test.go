@@ -713,3 +713,58 @@ func TestCollectionSchemaIsText(t *testing.T) {
 	// padd itself takes the object: the refusal is the proxy's.
 	wantStatus(t, send(t, r, r.paddURL(), "PATCH", colls+"/tasks", nil, map[string]any{"schema": schema}), http.StatusOK)
 }
+
+// A link forwards to the remote until it is cut: Refuse makes a
+// connection fail with "connection refused", AcceptClose makes a request
+// end with no answer, and mending it (on the same port) serves again.
+// Another link stays up meanwhile.
+func TestLinkCutsAndMends(t *testing.T) {
+	r := Start(t, Options{})
+	a, b := r.NewLink(t), r.NewLink(t)
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: testwait.Limit}
+	get := func(l *Link) error {
+		resp, err := hc.Get(l.URL() + "/api/v1/health")
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	}
+	url := a.URL()
+	if err := get(a); err != nil {
+		t.Fatalf("through the link: %v", err)
+	}
+	if err := a.Cut(Refuse); err != nil {
+		t.Fatal(err)
+	}
+	if err := get(a); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("a refusing link answered %v, want connection refused", err)
+	}
+	if err := get(b); err != nil {
+		t.Errorf("the other link, while the first is cut: %v", err)
+	}
+	if err := a.Cut(AcceptClose); err != nil {
+		t.Fatal(err)
+	}
+	if err := get(a); err == nil || strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("an accept-and-close link answered %v, want a connection closed unanswered", err)
+	}
+	if err := a.Mend(); err != nil {
+		t.Fatal(err)
+	}
+	if err := get(a); err == nil {
+		t.Errorf("a link cut twice and mended once answered")
+	}
+	if err := a.Mend(); err != nil {
+		t.Fatal(err)
+	}
+	if a.URL() != url {
+		t.Errorf("the link moved from %s to %s", url, a.URL())
+	}
+	if err := get(a); err != nil {
+		t.Errorf("the mended link: %v", err)
+	}
+}
