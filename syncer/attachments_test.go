@@ -19,6 +19,7 @@ import (
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/syncer"
 )
 
 // pngOf is a small PNG whose pixels say n, so two calls differ.
@@ -455,4 +456,107 @@ func TestAttachmentKeepsArchivedItemAlive(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A file uploaded on the remote, or deleted there, while padd is online
+// and named in no text: padd as a remote announces it on the event
+// stream, and padd reads that item's attachments (or the whole list,
+// for a delete) at once, with no `sync now`. padd's own uploads are not
+// read back.
+func TestUploadThereArrivesWhileOnline(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{})
+	rapi := r.API()
+	if _, err := rapi.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	it, err := rapi.CreateItem(ctx, "team", "ideas", api.ItemCreate{Title: "Receipts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	testwait.Until(t, "the event stream to connect", func() bool {
+		st, err := l.M.Status("team")
+		return err == nil && st[0].Live
+	})
+
+	mine := l.attachLocal(t, "team", it.Ref, "mine.png", pngOf(t, 1))
+	l.synced(t, "team")
+	r.ResetStats()
+	data := pngOf(t, 2)
+	up, err := rapi.UploadAttachment(ctx, "team", bytes.NewReader(data), int64(len(data)), "scan.png", it.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		got, err := l.localBytes(t, "team", up.ID)
+		if err != nil || !bytes.Equal(got, data) {
+			return fmt.Errorf("the upload made there is not here: %d bytes, %v", len(got), err)
+		}
+		return nil
+	})
+	if n := r.Stats().Requests["GET /api/v1/workspaces/{ws}/export"]; n != 0 {
+		t.Errorf("an upload on an item read the whole export (%d times), want that item's attachments", n)
+	}
+	if err := rapi.DeleteAttachment(ctx, "team", up.ID); err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		if a, err := l.Store.GetAttachment("team", up.ID); err == nil && a != nil {
+			return fmt.Errorf("the attachment deleted there is still here")
+		}
+		return nil
+	})
+	if a, err := l.Store.GetAttachment("team", mine.ID); err != nil || a == nil {
+		t.Errorf("padd's own upload is gone: %v", err)
+	}
+}
+
+// Against the Pad of August 2026, which announces no upload and no link:
+// what a teammate adds there while padd stays online arrives with the
+// export read padd makes every exportEvery (shortened here), with no
+// `sync now` and no reconnect.
+func TestWhatPadDoesNotAnnounceArrivesWhileOnline(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	rapi := r.API()
+	if _, err := rapi.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := rapi.CreateItem(ctx, "team", "ideas", api.ItemCreate{Title: "A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rapi.CreateItem(ctx, "team", "ideas", api.ItemCreate{Title: "B"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := startLocal(t)
+	syncer.SetExportEvery(l.M, 2*time.Second)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	data := pngOf(t, 3)
+	up, err := rapi.UploadAttachment(ctx, "team", bytes.NewReader(data), int64(len(data)), "scan.png", a.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rapi.AddLink(ctx, "team", a.Ref, api.ItemLinkCreate{TargetID: b.ID, LinkType: "blocks"}); err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		if _, err := l.localBytes(t, "team", up.ID); err != nil {
+			return fmt.Errorf("the upload made there is not here: %v", err)
+		}
+		ls, err := l.Store.ListLinks("team", a.Ref)
+		if err != nil || len(ls) != 1 {
+			return fmt.Errorf("the link made there: %d here, %v", len(ls), err)
+		}
+		return nil
+	})
 }

@@ -82,7 +82,7 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	w.mu.Lock()
 	streaming := w.streaming // a pull from here on covers what the stream may have missed
 	items, colls, catchUp, resync, stars, comments := w.wantItems, w.wantColls, w.catchUp, w.resync, w.wantStars, w.commentItems
-	links := w.wantExport
+	links := w.wantExport || !w.exportRead.IsZero() && time.Since(w.exportRead) >= w.m.exportPeriod()
 	w.wantItems, w.wantColls, w.catchUp, w.resync, w.wantStars, w.commentItems = false, false, false, false, false, map[string]bool{}
 	w.wantExport = false
 	w.mu.Unlock()
@@ -597,20 +597,23 @@ func (w *worker) resyncGone(ctx context.Context, c *remote.Client, link *storage
 //     absence reach padd; the activity mark moves to the remote's newest
 //     row once they are read.
 //
-// It runs at `sync now`, `resume`, a resync, a start, and when the event
-// stream connects (at most every exportEvery; docs/SYNC.md).
+// It runs at `sync now`, `resume`, a resync, a start, and every
+// exportEvery while online (docs/SYNC.md).
 func (w *worker) reconcileExport(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
 	top, err := c.Activity(ctx, link.RemoteWorkspaceID, remote.ActivityQuery{Limit: 1})
 	if err != nil && !remote.IsNotFound(err) || remote.IsWorkspaceGone(err) {
 		return err
 	}
 	th, err := w.readExport(ctx, c, link, "links made on the remote reach padd with their items")
-	if err != nil || th == nil {
+	if err != nil {
 		return err
 	}
 	w.mu.Lock()
-	w.exportRead = time.Now()
+	w.exportRead = time.Now() // refused (a member), it is not asked again before exportEvery
 	w.mu.Unlock()
+	if th == nil {
+		return nil
+	}
 	if err := w.applyLinks(th.Links); err != nil {
 		return err
 	}

@@ -9,3 +9,7 @@ func SetBackoff(m *Manager, f func(failures int) time.Duration) {
 	defer m.mu.Unlock()
 	m.backoffFn = f
 }
+
+// SetExportEvery makes m's workers read the remote's export every d
+// while online, instead of every ten minutes.
+func SetExportEvery(m *Manager, d time.Duration) { m.exportEvery.Store(int64(d)) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/padd/padd/api"
@@ -55,7 +56,8 @@ type Manager struct {
 	blobStore *blobstore.Store
 	blobErr   error
 
-	backoffFn func(failures int) time.Duration // tests' (export_test.go); nil: worker.backoff's
+	backoffFn   func(failures int) time.Duration // tests' (export_test.go); nil: worker.backoff's
+	exportEvery atomic.Int64                     // a test's period of the export read (export_test.go); 0: exportEvery
 }
 
 // New makes an engine over an open store; Run starts it.

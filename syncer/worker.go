@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
 )
@@ -115,12 +116,33 @@ func (w *worker) localWrite() {
 	w.poke()
 }
 
-// exportEvery is how often at most a stream that connects again has the
-// remote's links and comments read from its export (sync now, resume, a
-// start and the stream's sync_required always do). It is longer than
-// Pad's event replay keeps events (five minutes): a stream away longer
-// is told sync_required, and reads the export then.
+// exportEvery is how often the remote's links, comments and attachments
+// are read from its export while padd is online (sync now, resume, a
+// start and the stream's sync_required read it at once). Pad sends no
+// event for a link or an upload, nor for a reply or a comment's edit, so
+// this is the longest a teammate's waits to reach padd. It is longer
+// than Pad's event replay keeps events (five minutes): a stream away
+// longer is told sync_required, and reads the export then.
 const exportEvery = 10 * time.Minute
+
+// exportPeriod is exportEvery, or a test's shorter period
+// (SetExportEvery).
+func (m *Manager) exportPeriod() time.Duration {
+	if d := time.Duration(m.exportEvery.Load()); d > 0 {
+		return d
+	}
+	return exportEvery
+}
+
+// exportDue is how long until the export is to be read again.
+func (w *worker) exportDue() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.exportRead.IsZero() {
+		return w.m.exportPeriod() // not read yet: the start's read is pending
+	}
+	return w.m.exportPeriod() - time.Since(w.exportRead)
+}
 
 // A burst of local writes is pushed once it pauses: a cycle woken while
 // they come waits until none came for writeSettle, and at most
@@ -222,6 +244,13 @@ func (w *worker) run() {
 			if err == nil {
 				failures = 0
 				w.setOnline()
+				// Back when the export is due: what Pad gives no signal
+				// for arrives within exportEvery.
+				if retry != nil {
+					retry.Stop()
+				}
+				retry = time.NewTimer(max(w.exportDue(), time.Second))
+				timer = retry.C
 			} else if errors.Is(err, context.Canceled) && w.ctx.Err() != nil {
 				w.cycling.Unlock()
 				return
@@ -435,8 +464,7 @@ func (w *worker) heard(ev *remote.Event) {
 		// Links made there while the stream was down have no other way
 		// here, and replies and comment edits none but the stream's
 		// replay (reconcileExport); a stream that comes and goes reads
-		// them at most every exportEvery.
-		w.wantExport = w.wantExport || time.Since(w.exportRead) > exportEvery
+		// them at most every exportEvery, as one that stays does.
 	case ev.SyncRequired():
 		w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.wantExport, w.resync = true, true, true, true, true, true
 	case star:
@@ -455,12 +483,33 @@ func (w *worker) heard(ev *remote.Event) {
 		if ev.Data.ItemID != "" {
 			w.commentItems[ev.Data.ItemID] = true // links are read with the item's comments
 		}
+	case strings.HasPrefix(ev.Name, "attachment_"):
+		// A server that announces uploads (padd as a remote; Pad does
+		// not, and its uploads arrive with the export): the item's
+		// attachments are read, unless the upload is padd's own echo. A
+		// delete, or one on no item, needs the whole list.
+		switch {
+		case ev.Data.Op == model.OpDeleted || ev.Data.ItemID == "":
+			w.wantExport = true
+		case !w.knownAttachment(ev.Data.EntityID):
+			w.attachItems[ev.Data.ItemID] = true
+		}
 	default:
 		w.mu.Unlock()
 		return
 	}
 	w.mu.Unlock()
 	w.poke()
+}
+
+// knownAttachment says the remote attachment id is one padd has (its own
+// upload, or one pulled already).
+func (w *worker) knownAttachment(remoteID string) bool {
+	if remoteID == "" {
+		return false
+	}
+	_, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncAttachment, remoteID)
+	return ok && err == nil
 }
 
 // known says the local side has the remote item's version seq already.
