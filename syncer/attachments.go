@@ -304,6 +304,12 @@ func (w *worker) pullAttachments(ctx context.Context, c *remote.Client, link *st
 	if err != nil || !on {
 		return err
 	}
+	if item == "" {
+		// The whole list notes afresh which items' attachments wait.
+		w.mu.Lock()
+		w.attachWaiting = map[string]bool{}
+		w.mu.Unlock()
+	}
 	there := map[string]bool{}
 	if err := w.eachRemoteAttachment(ctx, c, link, item, func(ra *api.Attachment) error {
 		there[ra.ID] = true
@@ -349,6 +355,13 @@ func (w *worker) pullAttachment(ctx context.Context, c *remote.Client, link *sto
 		var err error
 		litem, ok, err = w.m.store.SyncLocalID(w.wsID, storage.SyncItem, *ra.ItemID)
 		if err != nil || !ok {
+			if err == nil {
+				// Heard of before its item was pulled: read again once it is.
+				w.mu.Lock()
+				w.attachWaiting[*ra.ItemID] = true
+				w.mu.Unlock()
+				w.m.log.Debug("sync: an attachment waits for its item", "workspace", w.slug, "attachment", ra.ID, "remote_item", *ra.ItemID)
+			}
 			return err
 		}
 	}
@@ -418,6 +431,7 @@ func (w *worker) pullAttachment(ctx context.Context, c *remote.Client, link *sto
 		if err != nil {
 			return err
 		}
+		w.m.log.Debug("sync: attachment pulled", "workspace", w.slug, "attachment", ra.ID, "item", litem)
 		return t.MapID(storage.SyncAttachment, a.ID, ra.ID)
 	}), "attachment "+ra.ID)
 }

@@ -35,17 +35,20 @@ type worker struct {
 	// what the next cycle must do beyond the push
 	wantItems    bool
 	wantColls    bool
-	commentItems map[string]bool         // remote item ids whose comments to read
-	relinkItems  map[string]bool         // remote item ids back to life there: their links to read both ways
-	catchUp      bool                    // read the activity feed for comments made meanwhile
-	wantStars    bool                    // read the remote's stars
-	wantExport   bool                    // read every link and comment from the remote's export (reconcileExport)
-	exportRead   time.Time               // when reconcileExport last read them
-	resync       bool                    // the remote's stream lost track: check every mapped item is still there
-	attachItems  map[string]bool         // remote item ids whose attachments to read (their text names one padd lacks)
-	waitingLinks map[string]api.ItemLink // remote links whose ends padd does not have yet, by id
-	attach       attachState             // whether the remote keeps attachments
-	resetBackoff bool
+	commentItems map[string]bool // remote item ids whose comments to read
+	relinkItems  map[string]bool // remote item ids back to life there: their links to read both ways
+	catchUp      bool            // read the activity feed for comments made meanwhile
+	wantStars    bool            // read the remote's stars
+	wantExport   bool            // read every link and comment from the remote's export (reconcileExport)
+	exportRead   time.Time       // when reconcileExport last read them
+	resync       bool            // the remote's stream lost track: check every mapped item is still there
+	attachItems  map[string]bool // remote item ids whose attachments to read (their text names one padd lacks)
+	// attachWaiting are remote items not pulled yet that have an
+	// attachment padd read of: attachItems once they are pulled.
+	attachWaiting map[string]bool
+	waitingLinks  map[string]api.ItemLink // remote links whose ends padd does not have yet, by id
+	attach        attachState             // whether the remote keeps attachments
+	resetBackoff  bool
 	// what status shows
 	slug         string
 	phase        string // api.Sync* state while active
@@ -86,7 +89,7 @@ func newWorker(m *Manager, wsID, slug string) *worker {
 	ctx, cancel := context.WithCancel(m.ctx)
 	return &worker{m: m, wsID: wsID, slug: slug, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		wake: make(chan struct{}, 1), wantItems: true, wantColls: true, catchUp: true, wantStars: true,
-		commentItems: map[string]bool{}, relinkItems: map[string]bool{}, attachItems: map[string]bool{}, waitingLinks: map[string]api.ItemLink{}, pushAgain: map[string]bool{}, phase: api.SyncPulling,
+		commentItems: map[string]bool{}, relinkItems: map[string]bool{}, attachItems: map[string]bool{}, attachWaiting: map[string]bool{}, waitingLinks: map[string]api.ItemLink{}, pushAgain: map[string]bool{}, phase: api.SyncPulling,
 		started: time.Now()}
 }
 
@@ -494,6 +497,7 @@ func (w *worker) heard(ev *remote.Event) {
 		case !w.knownAttachment(ev.Data.EntityID):
 			w.attachItems[ev.Data.ItemID] = true
 		}
+		w.m.log.Debug("sync: heard", "workspace", w.slug, "event", ev.Name, "remote_item", ev.Data.ItemID, "attachment", ev.Data.EntityID)
 	default:
 		w.mu.Unlock()
 		return
@@ -502,14 +506,19 @@ func (w *worker) heard(ev *remote.Event) {
 	w.poke()
 }
 
-// knownAttachment says the remote attachment id is one padd has (its own
-// upload, or one pulled already).
+// knownAttachment says the remote attachment id is one padd has on an
+// item already (its own upload, or one pulled): one it has unattached
+// may have been attached there since.
 func (w *worker) knownAttachment(remoteID string) bool {
 	if remoteID == "" {
 		return false
 	}
-	_, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncAttachment, remoteID)
-	return ok && err == nil
+	local, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncAttachment, remoteID)
+	if err != nil || !ok {
+		return false
+	}
+	a, err := w.m.store.GetAttachment(w.wsID, local)
+	return err == nil && a.ItemID != ""
 }
 
 // known says the local side has the remote item's version seq already.
