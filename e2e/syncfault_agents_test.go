@@ -54,7 +54,7 @@ type sfLedger struct {
 }
 
 func newLedger() *sfLedger {
-	return &sfLedger{acked: map[string]syncfaultreport.Counts{"local": {}, "remote": {}}}
+	return &sfLedger{acked: map[string]syncfaultreport.Counts{}}
 }
 
 func (l *sfLedger) fail(format string, args ...any) {
@@ -89,6 +89,9 @@ func (l *sfLedger) record(side, op string, sent time.Time, err error, parts ...s
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if acked {
+		if l.acked[side] == nil {
+			l.acked[side] = syncfaultreport.Counts{}
+		}
 		l.acked[side][op]++
 	} else {
 		l.unk++
@@ -101,7 +104,7 @@ func (l *sfLedger) record(side, op string, sent time.Time, err error, parts ...s
 
 // sfSide is one end of the sync as the agents write to it.
 type sfSide struct {
-	name   string // "local" or "remote"
+	name   string // "remote", or a laptop's: "local" (one), "local1"... (several)
 	tag    string // the first letter of the keys its agents make
 	ws     string
 	client func() *api.Client // the local padd's changes when it restarts

@@ -47,6 +47,9 @@ var (
 	sfRestarts  = flag.Int("syncfault.restarts", 1, "restarts of the remote during the agents")
 	sfRate      = flag.Float64("syncfault.rate", 0.05, "share of the local padd's requests to the remote that meet a fault")
 	sfMaxFaults = flag.Int("syncfault.maxfaults", 8, "faults injected at most (0: no cap)")
+	sfLaptops   = flag.Int("syncfault.laptops", 2, "local padds (laptops), each cloning the remote's workspace over a link of its own")
+	sfOutages   = flag.Int("syncfault.outages", 1, "cuts of each laptop's link during the agents (refused connections or accept-and-close)")
+	sfOutageMax = flag.Duration("syncfault.outagemax", 8*time.Second, "how long a cut lasts at most")
 	sfSeed      = flag.Uint64("syncfault.seed", syncfaultreport.DefaultSeed, "random seed of TestSyncFaultRun (0: from the clock; logged)")
 	sfReport    = flag.String("syncfault.report", "", "write TestSyncFaultRun's results as JSON to this file")
 	// sfIdleLimit bounds the wait for both sides to be idle after the
@@ -84,7 +87,7 @@ func TestSyncFaultRun(t *testing.T) {
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
 			run := syncfaultreport.Run{Mode: mode, Seed: seed, Agents: *sfAgents, AgentsSec: sfDuration.Seconds(),
-				Race: raceBuild, FaultRate: *sfRate}
+				Race: raceBuild, FaultRate: *sfRate, Laptops: *sfLaptops}
 			start := time.Now()
 			defer func() {
 				run.DurationSec = time.Since(start).Seconds()
@@ -98,11 +101,14 @@ func TestSyncFaultRun(t *testing.T) {
 	}
 }
 
-// sfLocal is the local padd, restarted after each kill.
+// sfLocal is a laptop: a local padd, restarted after each kill, and
+// its link to the remote.
 type sfLocal struct {
-	t    *testing.T
-	home string
-	cur  atomic.Pointer[instance]
+	t         *testing.T
+	name, tag string // its side's name and the first letter of its keys
+	home      string
+	link      *testremote.Link
+	cur       atomic.Pointer[instance]
 
 	mu  sync.Mutex
 	all []*instance // every padd started, for their logs
@@ -136,7 +142,7 @@ func (l *sfLocal) trace(ids []string) {
 		for line := range strings.Lines(p.stderr.String()) {
 			for _, id := range ids {
 				if strings.Contains(line, id) {
-					l.t.Logf("padd pid %d: %s", p.pid(), strings.TrimSpace(line))
+					l.t.Logf("%s padd pid %d: %s", l.name, p.pid(), strings.TrimSpace(line))
 					break
 				}
 			}
@@ -166,28 +172,41 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 		}
 	}
 
-	local := &sfLocal{t: t, home: t.TempDir()}
-	if err := os.WriteFile(filepath.Join(local.home, config.FileName), []byte("log_level = \"debug\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	local.start()
-	if _, err := local.client().SyncClone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: ws, As: ws,
-		SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
-		t.Fatalf("clone: %v", err)
-	}
-	testwait.UntilOK(t, func() error {
-		st, err := local.client().SyncStatus(ctx, ws)
-		if err != nil {
-			return err
+	locals := make([]*sfLocal, *sfLaptops)
+	for i := range locals {
+		l := &sfLocal{t: t, home: t.TempDir(), name: "local", tag: "L", link: r.NewLink(t)}
+		if len(locals) > 1 {
+			l.name, l.tag = fmt.Sprintf("local%d", i+1), string(rune('A'+i))
 		}
-		if st.State != api.SyncSynced || st.Pending > 0 || st.Cloning {
-			return fmt.Errorf("the clone is %s (pending %d, cloning %v, last error %q)", st.State, st.Pending, st.Cloning, st.LastError)
+		locals[i] = l
+		if err := os.WriteFile(filepath.Join(l.home, config.FileName), []byte("log_level = \"debug\"\n"), 0o600); err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
+		l.start()
+		if _, err := l.client().SyncClone(ctx, api.SyncClone{URL: l.link.URL(), RemoteWorkspace: ws, As: ws,
+			SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+			t.Fatalf("clone on %s: %v", l.name, err)
+		}
+	}
+	for _, l := range locals {
+		testwait.UntilOK(t, func() error {
+			st, err := l.client().SyncStatus(ctx, ws)
+			if err != nil {
+				return err
+			}
+			if st.State != api.SyncSynced || st.Pending > 0 || st.Cloning {
+				return fmt.Errorf("the clone on %s is %s (pending %d, cloning %v, last error %q)", l.name, st.State, st.Pending, st.Cloning, st.LastError)
+			}
+			return nil
+		})
+	}
 
 	ledger := newLedger()
-	sides := []*sfSide{newSide("local", "L", ws, local.client), newSide("remote", "R", ws, r.API)}
+	var sides []*sfSide
+	for _, l := range locals {
+		sides = append(sides, newSide(l.name, l.tag, ws, l.client))
+	}
+	sides = append(sides, newSide("remote", "R", ws, r.API))
 	for _, s := range sides {
 		if err := s.discover(ctx); err != nil {
 			t.Fatal(err)
@@ -202,8 +221,8 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 	faults.set(true)
 	r.ResetStats()
 
-	// Agents write on both sides; meanwhile the local padd is killed and
-	// the remote restarted at random moments.
+	// Agents write on every side; meanwhile the laptops are killed and
+	// cut off and the remote restarted at random moments.
 	agentsCtx, stopAgents := context.WithTimeout(ctx, *sfDuration)
 	defer stopAgents()
 	var agents sync.WaitGroup
@@ -213,32 +232,36 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 			agents.Go(func() { a.run(agentsCtx) })
 		}
 	}
-	type event struct {
-		at   time.Duration
-		kill bool
-	}
-	var events []event
-	for range *sfKills {
-		events = append(events, event{at: sfMoment(rng, *sfDuration), kill: true})
-	}
-	for range *sfRestarts {
-		events = append(events, event{at: sfMoment(rng, *sfDuration)})
-	}
-	sort.Slice(events, func(i, j int) bool { return events[i].at < events[j].at })
 	began := time.Now()
-	for _, e := range events {
+	for _, e := range sfSchedule(rng, len(locals)) {
 		// A scheduled moment of the run, not a wait for something to happen.
 		if d := e.at - time.Since(began); d > 0 {
 			time.Sleep(d)
 		}
-		if e.kill {
-			t.Logf("%.1fs: kill -9 of the local padd pid %d", time.Since(began).Seconds(), local.cur.Load().pid())
-			local.restart()
+		at := time.Since(began).Seconds()
+		switch e.what {
+		case sfKill:
+			l := locals[e.laptop]
+			t.Logf("%.1fs: kill -9 of %s, padd pid %d", at, l.name, l.cur.Load().pid())
+			l.restart()
 			run.Kills++
-		} else {
-			t.Logf("%.1fs: restart of the remote", time.Since(began).Seconds())
+		case sfRestart:
+			t.Logf("%.1fs: restart of the remote", at)
 			r.Restart(t)
 			run.Restarts++
+		case sfCut:
+			l := locals[e.laptop]
+			t.Logf("%.1fs: %s cut off (%s) for %.1fs", at, l.name, e.mode, e.length.Seconds())
+			if err := l.link.Cut(e.mode); err != nil {
+				t.Fatalf("cut %s: %v", l.name, err)
+			}
+			run.Outages++
+		case sfMend:
+			l := locals[e.laptop]
+			t.Logf("%.1fs: %s reconnected", at, l.name)
+			if err := l.link.Mend(); err != nil {
+				t.Fatalf("reconnect %s: %v", l.name, err)
+			}
 		}
 	}
 	agents.Wait()
@@ -248,28 +271,54 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 	t.Logf("agents done after %.1fs; faults injected: %v of %d requests", time.Since(began).Seconds(), run.Faults, run.Requests)
 
 	settleStart := time.Now()
-	if _, err := local.client().SyncNow(ctx, ws); err != nil {
-		t.Errorf("sync now: %v", err)
+	for _, l := range locals {
+		if _, err := l.client().SyncNow(ctx, ws); err != nil {
+			t.Errorf("sync now on %s: %v", l.name, err)
+		}
 	}
-	idleErr := sfWaitIdle(ctx, local, r.API(), ws)
+	idleErr := sfWaitIdle(ctx, locals, r.API(), ws)
+	if idleErr == nil && aug && len(locals) > 1 {
+		// The Pad of August 2026 announces no link and no upload: what
+		// one laptop pushed after another's sync now read the export
+		// reaches that one at its next export read (every ten minutes
+		// online). A second sync now stands for it.
+		for _, l := range locals {
+			if _, err := l.client().SyncNow(ctx, ws); err != nil {
+				t.Errorf("sync now on %s: %v", l.name, err)
+			}
+		}
+		idleErr = sfWaitIdle(ctx, locals, r.API(), ws)
+	}
 	run.SettleSec = time.Since(settleStart).Seconds()
 	if idleErr != nil {
 		t.Errorf("the sides did not become idle: %v", idleErr)
-		sfDumpSync(t, local.cur.Load())
-		local.start() // to read the local side
+		for _, l := range locals {
+			t.Logf("%s:", l.name)
+			sfDumpSync(t, l.cur.Load())
+			l.start() // to read the local side
+		}
 	}
 	t.Logf("idle %.1fs after the faults stopped", run.SettleSec)
 
 	ledger.mu.Lock()
-	run.LocalAcked, run.RemoteAcked, run.Unknown = ledger.acked["local"], ledger.acked["remote"], ledger.unk
+	run.LocalAcked, run.RemoteAcked, run.Unknown = syncfaultreport.Counts{}, ledger.acked["remote"], ledger.unk
+	for side, counts := range ledger.acked {
+		if side != "remote" {
+			for op, n := range counts {
+				run.LocalAcked[op] += n
+			}
+		}
+	}
 	writes := slices.Clone(ledger.writes)
 	run.Errors = append(run.Errors, ledger.errs...)
 	ledger.mu.Unlock()
 
-	cmp := sfCompare(ctx, t, local.client(), r.API(), ws, writes, aug)
+	cmp := sfCompare(ctx, t, locals, r.API(), ws, writes, aug)
 	cmp.fill(run)
-	local.trace(cmp.traced)
-	t.Logf("local acked %v, remote acked %v, outcome unknown %d", run.LocalAcked, run.RemoteAcked, run.Unknown)
+	for _, l := range locals {
+		l.trace(cmp.traced[l.name])
+	}
+	t.Logf("laptops acked %v, remote acked %v, outcome unknown %d", run.LocalAcked, run.RemoteAcked, run.Unknown)
 	t.Logf("items: local %d, remote %d, equal %d, different %d (unexplained %d); duplicates %d; lost %d; conflicts %d, set aside %d",
 		run.LocalItems, run.RemoteItems, run.Equal, len(run.Different), run.Unexplained, len(run.Duplicates), len(run.Lost), run.Conflicts, run.SetAside)
 	for _, s := range run.Different {
@@ -282,7 +331,7 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 		t.Logf("round trip: %s", s)
 	}
 	if len(run.Duplicates) > 0 {
-		t.Errorf("duplicates on the remote: %q", run.Duplicates)
+		t.Errorf("duplicates: %q", run.Duplicates)
 	}
 	if len(run.Lost) > 0 {
 		t.Errorf("acknowledged writes lost: %q", run.Lost)
@@ -291,8 +340,71 @@ func syncFaultRun(t *testing.T, aug bool, seed uint64, run *syncfaultreport.Run)
 		t.Errorf("%d differences between the sides that no recorded conflict explains", run.Unexplained)
 	}
 	if run.Equal == 0 {
-		t.Errorf("no item is equal on both sides: the comparison read nothing")
+		t.Errorf("no item is equal on every side: the comparison read nothing")
 	}
+	// Each laptop's own verify (padctl sync verify) is the second oracle:
+	// it compares every entity, collections and schemas too.
+	for _, l := range locals {
+		v, err := l.client().SyncVerify(ctx, ws, nil)
+		switch {
+		case err != nil:
+			run.Verify = append(run.Verify, fmt.Sprintf("%s: %v", l.name, err))
+		case !v.Equal:
+			for _, d := range v.Differences {
+				run.Verify = append(run.Verify, fmt.Sprintf("%s: %s", l.name, d.Words))
+			}
+			if len(v.Differences) == 0 {
+				run.Verify = append(run.Verify, fmt.Sprintf("%s: not equal (pending %d)", l.name, v.Pending))
+			}
+		}
+	}
+	if len(run.Verify) > 0 {
+		t.Errorf("sync verify found differences: %q", run.Verify)
+	}
+}
+
+// What happens to a laptop or the remote at a moment of the run.
+const (
+	sfKill    = iota // kill -9 of a laptop's padd, and its restart
+	sfRestart        // a restart of the remote
+	sfCut            // a laptop's link is cut
+	sfMend           // and mended
+)
+
+type sfEvent struct {
+	at     time.Duration
+	what   int
+	laptop int
+	mode   testremote.LinkMode
+	length time.Duration // of a cut
+}
+
+// sfSchedule is the run's seeded moments: -kills kills of a random
+// laptop, -restarts restarts of the remote, and -outages cuts of each
+// laptop's link, each mended within -outagemax (before the agents stop).
+func sfSchedule(rng *rand.Rand, laptops int) []sfEvent {
+	var events []sfEvent
+	for range *sfKills {
+		events = append(events, sfEvent{at: sfMoment(rng, *sfDuration), what: sfKill, laptop: rng.IntN(laptops)})
+	}
+	for range *sfRestarts {
+		events = append(events, sfEvent{at: sfMoment(rng, *sfDuration), what: sfRestart})
+	}
+	for laptop := range laptops {
+		for range *sfOutages {
+			at := sfMoment(rng, *sfDuration)
+			length := time.Second/2 + time.Duration(rng.Int64N(int64(*sfOutageMax)))
+			length = min(length, *sfDuration-at)
+			mode := testremote.Refuse
+			if rng.IntN(2) == 0 {
+				mode = testremote.AcceptClose
+			}
+			events = append(events, sfEvent{at: at, what: sfCut, laptop: laptop, mode: mode, length: length},
+				sfEvent{at: at + length, what: sfMend, laptop: laptop})
+		}
+	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].at < events[j].at })
+	return events
 }
 
 // sfDumpSync ends a wedged local padd with SIGQUIT and logs the stacks
@@ -317,13 +429,13 @@ func sfMoment(rng *rand.Rand, d time.Duration) time.Duration {
 // sfWaitIdle waits until the local padd says the workspace is synced
 // with nothing pending and neither side's activity has moved for a
 // quiet period.
-func sfWaitIdle(ctx context.Context, local *sfLocal, remoteAPI *api.Client, ws string) error {
+func sfWaitIdle(ctx context.Context, locals []*sfLocal, remoteAPI *api.Client, ws string) error {
 	const quiet = 2 * time.Second
 	deadline := time.Now().Add(*sfIdleLimit)
 	var last string
 	var since time.Time
 	for {
-		fp, why := sfIdleMark(ctx, local.client(), remoteAPI, ws)
+		fp, why := sfIdleMark(ctx, locals, remoteAPI, ws)
 		switch {
 		case why != "":
 			last = ""
@@ -342,20 +454,25 @@ func sfWaitIdle(ctx context.Context, local *sfLocal, remoteAPI *api.Client, ws s
 	}
 }
 
-// sfIdleMark is both sides' newest activity, or why the sync is not
+// sfIdleMark is every side's newest activity, or why the sync is not
 // idle.
-func sfIdleMark(ctx context.Context, lc, rc *api.Client, ws string) (string, string) {
+func sfIdleMark(ctx context.Context, locals []*sfLocal, rc *api.Client, ws string) (string, string) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	st, err := lc.SyncStatus(ctx, ws)
-	if err != nil {
-		return "", err.Error()
-	}
-	if st.State != api.SyncSynced || st.Pending > 0 || st.Cloning {
-		return "", fmt.Sprintf("sync is %s (pending %d, last error %q)", st.State, st.Pending, st.LastError)
+	clients := []*api.Client{rc}
+	for _, l := range locals {
+		lc := l.client()
+		st, err := lc.SyncStatus(ctx, ws)
+		if err != nil {
+			return "", l.name + ": " + err.Error()
+		}
+		if st.State != api.SyncSynced || st.Pending > 0 || st.Cloning {
+			return "", fmt.Sprintf("sync on %s is %s (pending %d, last error %q)", l.name, st.State, st.Pending, st.LastError)
+		}
+		clients = append(clients, lc)
 	}
 	mark := ""
-	for _, c := range []*api.Client{lc, rc} {
+	for _, c := range clients {
 		rows, _, err := c.Activity(ctx, ws, "", api.ActivityQuery{Limit: 1})
 		if err != nil {
 			return "", err.Error()
@@ -510,9 +627,10 @@ type sfResult struct {
 	different, duplicates, lost, conflictList       []string
 	roundTrips                                      []string
 	unexplained, conflicts, setAside                int
-	// traced are the local ids of the items with a duplicate, a lost
-	// write or a round trip, whose engine log the run prints.
-	traced []string
+	// traced are, by laptop, the local ids of the items with a
+	// duplicate, a lost write or a round trip, whose engine log the run
+	// prints.
+	traced map[string][]string
 }
 
 func (c *sfResult) fill(r *syncfaultreport.Run) {
@@ -523,66 +641,86 @@ func (c *sfResult) fill(r *syncfaultreport.Run) {
 	r.Unexplained, r.Conflicts, r.SetAside = c.unexplained, c.conflicts, c.setAside
 }
 
-// sfCompare reads both sides and the recorded conflicts and compares
-// them entity by entity, then checks every acknowledged write.
-func sfCompare(ctx context.Context, t *testing.T, lc, rc *api.Client, ws string, writes []sfWrite, aug bool) *sfResult {
-	t.Helper()
-	loc, err := sfRead(ctx, lc, ws)
-	if err != nil {
-		t.Fatalf("read the local side: %v", err)
+// sfCopy is one laptop's copy of the workspace as the comparison reads
+// it, and what its recorded conflicts and set-aside changes cover:
+// key -> parts ("" for a set-aside change, which covers the item).
+type sfCopy struct {
+	l       *sfLocal
+	items   map[string][]*sfItem
+	covered map[string]map[string]bool
+}
+
+// explains says a recorded conflict or set-aside change covers a part
+// of item key.
+func sfExplains(covered map[string]map[string]bool, key, part string) bool {
+	cv := covered[key]
+	if cv[""] {
+		return true
 	}
+	if strings.HasPrefix(part, "content") {
+		part = "content"
+	}
+	return cv[part]
+}
+
+// sfCompare reads the remote, every laptop's copy and its recorded
+// conflicts, and compares each copy with the remote entity by entity,
+// then checks every acknowledged write against all of them.
+func sfCompare(ctx context.Context, t *testing.T, locals []*sfLocal, rc *api.Client, ws string, writes []sfWrite, aug bool) *sfResult {
+	t.Helper()
 	rem, err := sfRead(ctx, rc, ws)
 	if err != nil {
 		t.Fatalf("read the remote: %v", err)
 	}
-	conflicts, err := lc.SyncConflicts(ctx, ws, true)
-	if err != nil {
-		t.Fatalf("the conflicts: %v", err)
-	}
-	res := &sfResult{}
-	byRef := map[string]string{}
-	for k, xs := range loc {
-		res.localItems += len(xs)
-		for _, x := range xs {
-			byRef[x.ref] = k
+	res := &sfResult{traced: map[string][]string{}}
+	// A write is explained by a conflict recorded on any laptop; a
+	// difference between a copy and the remote only by that copy's.
+	anyCovered := map[string]map[string]bool{}
+	var copies []sfCopy
+	for _, l := range locals {
+		loc, err := sfRead(ctx, l.client(), ws)
+		if err != nil {
+			t.Fatalf("read %s: %v", l.name, err)
 		}
-	}
-	// What each item's recorded conflicts and set-aside changes cover:
-	// key -> parts ("" for a set-aside change, which covers the item).
-	covered := map[string]map[string]bool{}
-	for _, c := range conflicts {
-		k := sfKey(c.Title)
-		if k == "" {
-			k = byRef[c.Ref]
+		conflicts, err := l.client().SyncConflicts(ctx, ws, true)
+		if err != nil {
+			t.Fatalf("the conflicts of %s: %v", l.name, err)
 		}
-		if covered[k] == nil {
-			covered[k] = map[string]bool{}
+		byRef := map[string]string{}
+		n := 0
+		for k, xs := range loc {
+			n += len(xs)
+			for _, x := range xs {
+				byRef[x.ref] = k
+			}
 		}
-		if c.Kind == "conflict" {
-			res.conflicts++
-			covered[k][c.Part] = true
-		} else {
-			res.setAside++
-			covered[k][""] = true
+		res.localItems = max(res.localItems, n)
+		cp := sfCopy{l: l, items: loc, covered: map[string]map[string]bool{}}
+		for _, c := range conflicts {
+			k := sfKey(c.Title)
+			if k == "" {
+				k = byRef[c.Ref]
+			}
+			part := c.Part
+			if c.Kind == "conflict" {
+				res.conflicts++
+			} else {
+				res.setAside++
+				part = ""
+			}
+			for _, cv := range []map[string]map[string]bool{cp.covered, anyCovered} {
+				if cv[k] == nil {
+					cv[k] = map[string]bool{}
+				}
+				cv[k][part] = true
+			}
+			res.conflictList = append(res.conflictList, fmt.Sprintf("%s: %s %s %s %s: local %s remote %s %s", l.name,
+				c.Kind, c.State, k, c.Part, sfShort(string(c.Local)), sfShort(string(c.Remote)), c.Reason))
 		}
-		res.conflictList = append(res.conflictList, fmt.Sprintf("%s %s %s %s: local %s remote %s %s",
-			c.Kind, c.State, k, c.Part, sfShort(string(c.Local)), sfShort(string(c.Remote)), c.Reason))
-	}
-	explained := func(key, part string) bool {
-		cv := covered[key]
-		if cv[""] {
-			return true
-		}
-		if strings.HasPrefix(part, "content") {
-			part = "content"
-		}
-		return cv[part]
+		copies = append(copies, cp)
 	}
 
 	keys := map[string]bool{}
-	for k := range loc {
-		keys[k] = true
-	}
 	for k, xs := range rem {
 		keys[k] = true
 		res.remoteItems += len(xs)
@@ -605,38 +743,60 @@ func sfCompare(ctx context.Context, t *testing.T, lc, rc *api.Client, ws string,
 			}
 		}
 	}
-	for k, xs := range loc {
-		if len(xs) > 1 || len(rem[k]) > 1 {
-			for _, x := range xs {
-				res.traced = append(res.traced, x.id)
+	trace := func(key string) {
+		for _, cp := range copies {
+			for _, x := range cp.items[key] {
+				res.traced[cp.l.name] = append(res.traced[cp.l.name], x.id)
+			}
+			for _, x := range rem[key] { // the engine logs the remote's ids too
+				res.traced[cp.l.name] = append(res.traced[cp.l.name], x.id)
 			}
 		}
-		if len(xs) > 1 {
-			res.duplicates = append(res.duplicates, fmt.Sprintf("item %s: %d on the local side", k, len(xs)))
+	}
+	for _, cp := range copies {
+		for k, xs := range cp.items {
+			keys[k] = true
+			if len(xs) > 1 || len(rem[k]) > 1 {
+				trace(k)
+			}
+			if len(xs) > 1 {
+				res.duplicates = append(res.duplicates, fmt.Sprintf("item %s: %d on %s", k, len(xs), cp.l.name))
+			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		ls, rs := loc[k], rem[k]
-		var d string
-		switch {
-		case len(ls) == 0:
-			d = "only on the remote"
-		case len(rs) == 0:
-			d = "only on the local side"
-		default:
-			d = sfDiff(ls[0], rs[0], aug, func(key string) bool {
-				return len(loc[key]) > 0 && len(rem[key]) > 0 && loc[key][0].archived && rem[key][0].archived
-			})
+		equal := true
+		for _, cp := range copies {
+			loc := cp.items
+			ls, rs := loc[k], rem[k]
+			var d string
+			switch {
+			case len(ls) == 0:
+				d = "only on the remote"
+			case len(rs) == 0:
+				d = "only on " + cp.l.name
+			default:
+				d = sfDiff(ls[0], rs[0], aug, func(key string) bool {
+					return len(loc[key]) > 0 && len(rem[key]) > 0 && loc[key][0].archived && rem[key][0].archived
+				})
+			}
+			if d == "" {
+				continue
+			}
+			equal = false
+			if len(cp.covered[k]) == 0 {
+				res.unexplained++
+				d += " (no conflict recorded)"
+				trace(k)
+			}
+			if len(copies) > 1 {
+				d = cp.l.name + ": " + d
+			}
+			res.different = append(res.different, k+": "+d)
 		}
-		if d == "" {
+		if equal {
 			res.equal++
-			continue
 		}
-		if !explained(k, "") && len(covered[k]) == 0 {
-			res.unexplained++
-			d += " (no conflict recorded)"
-		}
-		res.different = append(res.different, k+": "+d)
 	}
 
 	// Every acknowledged write: the last one of each part (with those
@@ -675,8 +835,12 @@ func sfCompare(ctx context.Context, t *testing.T, lc, rc *api.Client, ws string,
 		}
 		return false
 	}
+	explained := func(key, part string) bool { return sfExplains(anyCovered, key, part) }
 	for pk, group := range byPart {
-		items := append(slices.Clone(loc[pk.key]), rem[pk.key]...)
+		items := slices.Clone(rem[pk.key])
+		for _, cp := range copies {
+			items = append(items, cp.items[pk.key]...)
+		}
 		on := func(v string) bool {
 			for _, x := range items {
 				if holds(x, pk.part, v) {
@@ -717,17 +881,13 @@ func sfCompare(ctx context.Context, t *testing.T, lc, rc *api.Client, ws string,
 		if !ok && !explained(pk.key, pk.part) && roundTrip(group, *last, on) {
 			res.roundTrips = append(res.roundTrips, fmt.Sprintf("%s %s %s %q", last.side, pk.key, pk.part, last.value))
 			logWrites(t, writes, pk.key)
-			for _, x := range loc[pk.key] {
-				res.traced = append(res.traced, x.id)
-			}
+			trace(pk.key)
 			continue
 		}
 		if !ok && !explained(pk.key, pk.part) {
 			res.lost = append(res.lost, fmt.Sprintf("%s %s %s %q", last.side, pk.key, pk.part, last.value))
 			logWrites(t, writes, pk.key)
-			for _, x := range loc[pk.key] {
-				res.traced = append(res.traced, x.id)
-			}
+			trace(pk.key)
 		}
 	}
 	sort.Strings(res.lost)

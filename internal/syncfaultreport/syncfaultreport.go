@@ -16,16 +16,18 @@ type Run struct {
 	Agents      int     `json:"agents_per_side"`
 	Race        bool    `json:"race"`
 	FaultRate   float64 `json:"fault_rate"`
-	Kills       int     `json:"kills"`           // kill -9 of the local padd
+	Laptops     int     `json:"laptops"`         // local padds, each on a link of its own
+	Kills       int     `json:"kills"`           // kill -9 of a local padd
+	Outages     int     `json:"outages"`         // cuts of a laptop's link
 	Restarts    int     `json:"remote_restarts"` // restarts of the remote
 	Faults      Counts  `json:"faults"`          // injected by the proxy, by kind
-	Requests    int     `json:"requests"`        // requests the local padd sent the remote
-	LocalAcked  Counts  `json:"local_acked"`     // acknowledged writes on the local padd, by kind
+	Requests    int     `json:"requests"`        // requests the local padds sent the remote
+	LocalAcked  Counts  `json:"local_acked"`     // acknowledged writes on the local padds, by kind
 	RemoteAcked Counts  `json:"remote_acked"`    // acknowledged writes on the remote, by kind
 	Unknown     int     `json:"unknown_outcome"` // writes whose answer never came (either side)
 	SettleSec   float64 `json:"settle_s"`        // from the end of the faults to idle
 	// What the comparison found.
-	LocalItems  int      `json:"local_items"`
+	LocalItems  int      `json:"local_items"` // the most on one laptop
 	RemoteItems int      `json:"remote_items"`
 	Comments    int      `json:"comments"`    // on the remote
 	Links       int      `json:"links"`       // on the remote
@@ -42,9 +44,12 @@ type Run struct {
 	Conflicts    int      `json:"conflicts"` // recorded conflicts
 	SetAside     int      `json:"set_aside"` // recorded set-aside changes
 	ConflictList []string `json:"conflict_list,omitempty"`
-	Errors       []string `json:"errors,omitempty"`
-	Passed       bool     `json:"passed"`
-	DurationSec  float64  `json:"duration_s"`
+	// Verify is what each laptop's sync verify found (none when every
+	// one answered equal).
+	Verify      []string `json:"verify,omitempty"`
+	Errors      []string `json:"errors,omitempty"`
+	Passed      bool     `json:"passed"`
+	DurationSec float64  `json:"duration_s"`
 }
 
 // Counts counts by kind.
