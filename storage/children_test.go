@@ -111,3 +111,33 @@ func TestProgressCountsWorkChildrenOnly(t *testing.T) {
 	_, err = s.Progress(ws, "nope")
 	wantCode(t, err, model.CodeNotFound)
 }
+
+// A parent named in the fields is the parent link, in a patch and in a
+// full fields write alike (Pad reads fields.parent so); named twice with
+// two values, it is refused.
+func TestParentInFieldsSetsTheLink(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Kids").Slug
+	p1 := mustCreate(t, s, ws, "plans", "One", nil)
+	p2 := mustCreate(t, s, ws, "plans", "Two", nil)
+	kid := mustCreate(t, s, ws, "tasks", "Kid", map[string]any{"status": "open"})
+
+	r := mustUpdateItem(t, s, ws, kid.Ref, ItemUpdate{FieldsPatch: map[string]any{"parent": p1.Ref}})
+	if r.ParentRef != p1.Ref {
+		t.Errorf("a patch naming parent %s left the parent %q", p1.Ref, r.ParentRef)
+	}
+	r = mustUpdateItem(t, s, ws, kid.Ref, ItemUpdate{Fields: map[string]any{"status": "done", "parent": p2.Ref}})
+	if r.ParentRef != p2.Ref {
+		t.Errorf("a full fields write naming parent %s left the parent %q", p2.Ref, r.ParentRef)
+	}
+	if _, has := r.Fields["parent"]; has || r.Fields["status"] != "done" {
+		t.Errorf("fields after the full write: %v, want status done and no parent key", r.Fields)
+	}
+	r = mustUpdateItem(t, s, ws, kid.Ref, ItemUpdate{Fields: map[string]any{"status": "open"}})
+	if r.ParentRef != p2.Ref {
+		t.Errorf("a full fields write naming no parent moved the parent to %q", r.ParentRef)
+	}
+	if _, err := s.UpdateItem(ws, kid.Ref, ItemUpdate{Parent: ptrTo(p1.Ref), Fields: map[string]any{"parent": p2.Ref}}, user); !model.IsCode(err, model.CodeBadRequest) {
+		t.Errorf("parent and fields.parent with two values: %v, want bad_request", err)
+	}
+}

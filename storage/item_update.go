@@ -99,9 +99,14 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 	var warn model.Warnings
 	changes := map[string]any{}
 
-	patch := copyMap(in.FieldsPatch)
-	if in.FieldsPatch != nil {
-		p, has, err := splitParentField(c.Schema, patch)
+	// A parent named in the fields (a patch, or a full write) is the
+	// item's parent link, as Pad reads it.
+	patch, full := copyMap(in.FieldsPatch), copyMap(in.Fields)
+	for _, fields := range []map[string]any{patch, full} {
+		if fields == nil {
+			continue
+		}
+		p, has, err := splitParentField(c.Schema, fields)
 		if err != nil {
 			return nil, err
 		}
@@ -116,10 +121,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 		fw := model.FieldWrite{Schema: c.Schema, Stored: it.Fields, RefuseUndeclared: in.RefuseUndeclared, Resolver: txResolver{b}}
 		supplied := map[string]bool{}
 		if in.Fields != nil {
-			fw.Full = copyMap(in.Fields)
-			if _, _, err := splitParentField(c.Schema, fw.Full); err != nil {
-				return nil, err
-			}
+			fw.Full = full
 			for k := range fw.Full {
 				supplied[k] = !model.EqualJSON(fw.Full[k], it.Fields[k])
 			}
