@@ -742,3 +742,73 @@ func TestFastFailureSettlesQuickly(t *testing.T) {
 	})
 	l.synced(t, "team")
 }
+
+// A create whose answer was lost longer ago than a server keeps
+// idempotency keys (a laptop shut for a weekend after the connection
+// failed) is not sent again with its key, which the server may have
+// forgotten: it is looked for first, found and adopted, and the remote
+// keeps one copy.
+func TestKeyedCreateOlderThanTheKeysLifeIsLookedForFirst(t *testing.T) {
+	ctx := context.Background()
+	r := testremote.Start(t, testremote.Options{})
+	l := cloned(t, r)
+	var dropped, shut atomic.Bool
+	var posts atomic.Int32
+	r.SetFault(func(q *http.Request) testremote.Fault {
+		isCreate := q.Method == http.MethodPost && strings.HasSuffix(q.URL.Path, "/items")
+		if isCreate {
+			posts.Add(1)
+		}
+		if isCreate && dropped.CompareAndSwap(false, true) {
+			shut.Store(true) // the laptop goes away with the answer lost
+			return testremote.Fault{Kind: testremote.DropAfter}
+		}
+		if shut.Load() {
+			return testremote.Fault{Kind: testremote.Answer, Status: http.StatusServiceUnavailable}
+		}
+		return testremote.Fault{}
+	})
+	res, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "tasks", Title: "Sent on Friday", Content: "x\n"}, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *storage.SyncInFlight
+	testwait.UntilOK(t, func() error {
+		if f, err = l.Store.SyncInFlight("team"); err != nil || f == nil || !dropped.Load() {
+			return fmt.Errorf("the create is not in flight with its answer lost (%v)", err)
+		}
+		return nil
+	})
+	l.stop()
+	// Monday: the record is older than the key's life.
+	f.SentAt = f.SentAt.Add(-25 * time.Hour)
+	if !f.ServerSentAt.IsZero() {
+		f.ServerSentAt = f.ServerSentAt.Add(-25 * time.Hour)
+	}
+	if err := l.Store.SetSyncInFlight("team", *f); err != nil {
+		t.Fatal(err)
+	}
+	shut.Store(false)
+	posts.Store(0)
+	l.run(t)
+	l.synced(t, "team")
+	if n := posts.Load(); n != 0 {
+		t.Errorf("the create was sent again %d times with a key the server may have forgotten, want looked for first", n)
+	}
+	items, _, err := r.API().ListItems(ctx, "team", "tasks", api.ItemQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, it := range items {
+		if it.Title == "Sent on Friday" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d copies on the remote, want 1", n)
+	}
+	if v, err := l.Store.GetItem("team", res.Item.ID); err != nil || v.Number <= 0 {
+		t.Errorf("padd's item was not adopted: %+v, %v", v, err)
+	}
+}
