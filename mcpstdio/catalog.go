@@ -417,9 +417,10 @@ var catalog = []*toolDef{
 			pLimit,
 			{Name: "parent", Type: tString, Desc: "Only work under this plan (changelog)."},
 			{Name: "since", Type: tString, Desc: "Start date or RFC 3339 time (activity, changelog)."},
-			{Name: "window", Type: tString, Desc: "Report window, e.g. 30d."},
+			{Name: "window", Type: tString, Desc: "Report window: day, week (the default), 2wk or month; 1d, 7d, 14d and 30d read as those."},
 			// v0.97
 			pWorkerID,
+			{Name: "role", Type: tString, Desc: "Only work for this agent role, by slug (next)."},
 			pWorkspace,
 		},
 		Actions: []actionDef{
@@ -427,7 +428,7 @@ var catalog = []*toolDef{
 			{Name: "activity", ReadOnly: true, Optional: []string{"limit", "actor", "since"}},
 			{Name: "changelog", ReadOnly: true, Optional: []string{"since", "days", "parent", "limit"}},
 			{Name: "dashboard", ReadOnly: true},
-			{Name: "next", ReadOnly: true, Optional: []string{"worker_id"}},
+			{Name: "next", ReadOnly: true, Optional: []string{"worker_id", "role"}},
 			// v0.13
 			{Name: "ready", ReadOnly: true, Optional: []string{"worker_id", "limit"}},
 			{Name: "report", ReadOnly: true, Optional: []string{"collections", "window"}},

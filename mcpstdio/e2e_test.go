@@ -194,6 +194,7 @@ func agentSession(t *testing.T, proto string) {
 		t.Errorf("starred: %s", r.texts[0])
 	}
 	ok(t, cs, "pad_role", map[string]any{"action": "create", "name": "Reviewer"})
+	ok(t, cs, "pad_role", map[string]any{"action": "create", "name": "Planner"})
 	if r := ok(t, cs, "pad_item", map[string]any{"action": "update", "ref": tasks[1], "role": "reviewer"}); r.str("role") != "reviewer" {
 		t.Errorf("role: %s", r.texts[0])
 	}
@@ -650,6 +651,22 @@ func TestWorkingAnItem(t *testing.T) {
 	// Every project view answers.
 	for _, view := range []string{"ready", "stale", "standup", "changelog", "report", "dashboard"} {
 		ok(t, cs, "pad_project", map[string]any{"action": view})
+	}
+	// A report's window is the one asked for, or refused; never a week
+	// in its place.
+	if r := ok(t, cs, "pad_project", map[string]any{"action": "report", "window": "30d"}); r.str("window") != "month" {
+		t.Errorf("report window 30d: %s", r.texts[0])
+	}
+	refused(t, cs, "pad_project", map[string]any{"action": "report", "window": "fortnight"}, "validation_failed")
+	// next for a role: only the work of that role.
+	ok(t, cs, "pad_role", map[string]any{"action": "create", "name": "Reviewer"})
+	ok(t, cs, "pad_role", map[string]any{"action": "create", "name": "Planner"})
+	ok(t, cs, "pad_item", map[string]any{"action": "update", "ref": ref, "role": "reviewer"})
+	if r := ok(t, cs, "pad_project", map[string]any{"action": "next", "role": "reviewer"}); r.str("items", "0", "item_ref") != ref {
+		t.Errorf("next for the reviewer: %s", r.texts[0])
+	}
+	if r := ok(t, cs, "pad_project", map[string]any{"action": "next", "role": "planner"}); strings.Contains(r.texts[0], ref) {
+		t.Errorf("next for another role offers the reviewer's item: %s", r.texts[0])
 	}
 
 	// The library, and a playbook activated from it and run.

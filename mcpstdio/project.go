@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // The pad_project actions: the dashboard, the views that rank and
@@ -15,12 +16,12 @@ import (
 func init() {
 	register(map[string]handler{
 		"pad_project.dashboard": projectDashboard,
-		"pad_project.next":      projectView("next", "worker_id"),
+		"pad_project.next":      projectView("next", "worker_id", "role"),
 		"pad_project.ready":     projectView("ready", "worker_id", "limit"),
 		"pad_project.stale":     projectView("stale", "days", "limit"),
 		"pad_project.standup":   projectView("standup", "days"),
 		"pad_project.changelog": projectView("changelog", "since", "days", "parent", "limit"),
-		"pad_project.report":    projectView("report", "collections", "window"),
+		"pad_project.report":    projectReport,
 		"pad_project.activity":  projectActivity,
 	})
 }
@@ -52,6 +53,26 @@ func projectView(route string, params ...string) handler {
 		}
 		return passThrough(c, "GET", wsPath(c.ws)+"/"+route, q, hdr, nil)
 	}
+}
+
+// reportWindows are the windows a report takes, and the spellings agents
+// reach for that mean one of them.
+var reportWindows = map[string]string{"day": "day", "week": "week", "2wk": "2wk", "month": "month",
+	"1d": "day", "24h": "day", "7d": "week", "1w": "week", "14d": "2wk", "2w": "2wk", "30d": "month", "1m": "month"}
+
+// projectReport is the report view. REST reads an unknown window as a
+// week, as Pad's does; an agent's is refused instead, so that the
+// answer is never of another window than the one asked for.
+func projectReport(c *call) (*result, error) {
+	if w, given := c.a["window"]; given {
+		name, ok := reportWindows[strings.ToLower(strings.TrimSpace(c.a.str("window")))]
+		if !ok {
+			return nil, invalid("pass window day, week, 2wk or month (or 1d, 7d, 14d, 30d)",
+				"window %q is not a report window", queryValue(w)).with("field", "window").with("valid", []string{"day", "week", "2wk", "month"})
+		}
+		c.a["window"] = name
+	}
+	return projectView("report", "collections", "window")(c)
 }
 
 // queryValue writes a validated param value as query text.
