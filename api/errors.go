@@ -104,18 +104,20 @@ const (
 	CodeValidation                  = model.CodeValidation
 	CodeVersionUnreconstructable    = model.CodeVersionUnreconstructable
 
-	CodeBadBundle         = "bad_bundle"         // an import Pad's format refuses: bad entries, caps, hashes, JSON (docs/BUNDLES.md)
-	CodeImportInterrupted = "import_interrupted" // an import whose body stopped arriving; nothing was written
-	CodeForbidden         = "forbidden"
-	CodeIndexRebuilding   = "index_rebuilding"
-	CodeInvalidCursor     = "invalid_cursor"
-	CodeInvalidLimit      = "invalid_limit"
-	CodeMethodNotAllowed  = "method_not_allowed"
-	CodeRequestTimeout    = "request_timeout" // padd's own: a request body that did not arrive in time
-	CodeSSELimitExceeded  = "sse_limit_exceeded"
-	CodeTooLarge          = "too_large"
-	CodeUnauthorized      = "unauthorized"
-	CodeUpgradeRequired   = "upgrade_required"
+	CodeAttachmentsDisabled = "attachments_disabled"  // Pad's: a server with no attachment storage (padd keeps its own, and reads this from a remote)
+	CodeIdempotencyInFlight = "idempotency_in_flight" // Pad's: a request under the same key is still being answered
+	CodeBadBundle           = "bad_bundle"            // an import Pad's format refuses: bad entries, caps, hashes, JSON (docs/BUNDLES.md)
+	CodeImportInterrupted   = "import_interrupted"    // an import whose body stopped arriving; nothing was written
+	CodeForbidden           = "forbidden"
+	CodeIndexRebuilding     = "index_rebuilding"
+	CodeInvalidCursor       = "invalid_cursor"
+	CodeInvalidLimit        = "invalid_limit"
+	CodeMethodNotAllowed    = "method_not_allowed"
+	CodeRequestTimeout      = "request_timeout" // padd's own: a request body that did not arrive in time
+	CodeSSELimitExceeded    = "sse_limit_exceeded"
+	CodeTooLarge            = "too_large"
+	CodeUnauthorized        = "unauthorized"
+	CodeUpgradeRequired     = "upgrade_required"
 
 	// An item artifact refused (docs/BUNDLES.md), as Pad names them.
 	CodeMalformedArtifact     = "malformed_artifact"
@@ -143,6 +145,7 @@ type CodeInfo struct {
 // codeTable is every code of the constants above, sorted by code.
 var codeTable = []CodeInfo{
 	{CodeArchived, 409, false},
+	{CodeAttachmentsDisabled, 503, false},
 	{CodeBadBundle, 400, false},
 	{CodeBadRequest, 400, false},
 	{CodeBadTransform, 400, false},
@@ -151,6 +154,7 @@ var codeTable = []CodeInfo{
 	{CodeConflict, 409, false},
 	{CodeDecisionProviderUnavailable, 404, false},
 	{CodeForbidden, 403, false},
+	{CodeIdempotencyInFlight, 409, true},
 	{CodeIdempotencyKeyReused, 422, false},
 	{CodeIdempotencyTargetGone, 410, false},
 	{CodeImageTooLarge, 413, false},

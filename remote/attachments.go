@@ -48,7 +48,7 @@ func (c *Client) HasAttachments(ctx context.Context, ws string) (bool, error) {
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.As(err, &e) && e.Code == "attachments_disabled":
+	case errors.As(err, &e) && e.Code == api.CodeAttachmentsDisabled:
 		return false, nil
 	case IsNotFound(err) && !IsWorkspaceGone(err):
 		return false, nil

@@ -283,7 +283,7 @@ func (c *Client) open(ctx context.Context, r *request) (*http.Response, error) {
 	for try := 1; ; try++ {
 		resp, err := c.openOnce(ctx, r)
 		e, ok := kindOf(err)
-		if !ok || e.Kind != KindRateLimited || e.Code == "sse_limit_exceeded" || r.raw != nil || try == rateLimitedTries {
+		if !ok || e.Kind != KindRateLimited || e.Code == api.CodeSSELimitExceeded || r.raw != nil || try == rateLimitedTries {
 			return resp, err
 		}
 	}
@@ -416,7 +416,7 @@ func (c *Client) statusError(r *request, resp *http.Response) error {
 		if e.RetryAfter <= 0 {
 			e.RetryAfter = time.Second // Pad's own Retry-After
 		}
-		if e.Code != "sse_limit_exceeded" {
+		if e.Code != api.CodeSSELimitExceeded {
 			c.pace.tooMany(resp.Header, isSearch(r.path))
 		}
 		c.pace.pause(e.RetryAfter)

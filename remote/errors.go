@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/padd/padd/api"
 )
 
 // Kind sorts a failed call by what the caller may do next.
@@ -173,14 +175,14 @@ func IsBadAnswer(err error) bool { return isKind(err, KindBadAnswer) }
 // server (409 archived): the server changed under the write.
 func IsArchived(err error) bool {
 	e, ok := kindOf(err)
-	return ok && e.Status == 409 && e.Code == "archived"
+	return ok && e.Status == 409 && e.Code == api.CodeArchived
 }
 
 // IsDuplicate reports a create refused because the server holds what it
 // would make (409 conflict: Pad's answer to a link made twice).
 func IsDuplicate(err error) bool {
 	e, ok := kindOf(err)
-	return ok && e.Status == 409 && e.Code == "conflict"
+	return ok && e.Status == 409 && e.Code == api.CodeConflict
 }
 
 // IsRefused reports a refusal that the same request will meet again.
@@ -293,9 +295,9 @@ func classify(status int, code string, write bool) Kind {
 		return KindTokenRefused
 	case status == 404:
 		return KindNotFound
-	case status == 409 && code == "update_conflict":
+	case status == 409 && code == api.CodeUpdateConflict:
 		return KindConflict
-	case status == 409 && code == "idempotency_in_flight":
+	case status == 409 && code == api.CodeIdempotencyInFlight:
 		return KindBusy
 	case status == 429:
 		return KindRateLimited
