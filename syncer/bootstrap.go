@@ -79,7 +79,7 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 		return err
 	}
 	w.mu.Lock()
-	w.commentItems = map[string]bool{} // read above
+	w.want.threads = map[string]bool{} // read above
 	w.mu.Unlock()
 	cur, err := w.m.store.SyncCursors(w.wsID)
 	if err != nil {
@@ -109,7 +109,7 @@ func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *stora
 	}
 	if th != nil { // every link is read here: the stream's connect need not again
 		w.mu.Lock()
-		w.wantExport, w.exportRead = false, time.Now()
+		w.want.export, w.exportRead = false, time.Now()
 		w.mu.Unlock()
 	}
 	var listed, exported []string

@@ -81,26 +81,24 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 
 	w.mu.Lock()
 	streaming := w.streaming // a pull from here on covers what the stream may have missed
-	items, colls, catchUp, resync, stars, comments := w.wantItems, w.wantColls, w.catchUp, w.resync, w.wantStars, w.commentItems
-	links := w.wantExport || !w.exportRead.IsZero() && time.Since(w.exportRead) >= w.m.exportPeriod()
-	w.wantItems, w.wantColls, w.catchUp, w.resync, w.wantStars, w.commentItems = false, false, false, false, false, map[string]bool{}
-	w.wantExport = false
+	want := w.want.take()
+	want.export = want.export || !w.exportRead.IsZero() && time.Since(w.exportRead) >= w.m.exportPeriod()
 	w.mu.Unlock()
-	err = w.pull(ctx, c, link, items, colls, catchUp, comments)
-	if err == nil && resync {
+	err = w.pull(ctx, c, link, want.items, want.colls, want.catchUp, want.threads)
+	if err == nil && want.resync {
 		err = w.resyncGone(ctx, c, link)
 	}
-	if err == nil && stars {
+	if err == nil && want.stars {
 		err = w.pullStars(ctx, c, link)
 	}
-	if err == nil && links {
+	if err == nil && want.export {
 		err = w.reconcileExport(ctx, c, link)
 		switch {
 		case err == nil && w.held.files:
 			// An upload whose answer was lost may be among them: read
 			// once it is settled.
 			w.mu.Lock()
-			w.wantExport = true
+			w.want.export = true
 			w.mu.Unlock()
 		case err == nil:
 			// No signal for them either; a remote whose list padd cannot
@@ -116,11 +114,7 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	}
 	if err != nil {
 		w.mu.Lock()
-		w.wantItems, w.wantColls, w.catchUp, w.resync = w.wantItems || items, w.wantColls || colls, w.catchUp || catchUp, w.resync || resync
-		w.wantStars, w.wantExport = w.wantStars || stars, w.wantExport || links
-		for id := range comments {
-			w.commentItems[id] = true
-		}
+		w.want.add(want)
 		w.mu.Unlock()
 		if waiting != nil && errors.Is(err, errLostCreateAhead) {
 			return waiting
@@ -134,7 +128,7 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 		return err
 	}
 	w.mu.Lock()
-	w.live = streaming && w.streaming && !w.wantItems
+	w.live = streaming && w.streaming && !w.want.items
 	w.mu.Unlock()
 	w.exchanged()
 	return nil
@@ -164,10 +158,10 @@ func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.Remot
 		}
 	}
 	w.mu.Lock()
-	for id := range w.commentItems { // items the pull just created
+	for id := range w.want.threads { // items the pull just created
 		comments[id] = true
 	}
-	w.commentItems = map[string]bool{}
+	w.want.threads = map[string]bool{}
 	w.mu.Unlock()
 	deferred := false
 	for id := range comments {
@@ -176,7 +170,7 @@ func (w *worker) pull(ctx context.Context, c *remote.Client, link *storage.Remot
 			// once it is settled.
 			deferred = true
 			w.mu.Lock()
-			w.commentItems[id] = true
+			w.want.thread(id)
 			w.mu.Unlock()
 			continue
 		}
@@ -378,7 +372,7 @@ func (w *worker) adoptLostComment(f *storage.SyncInFlight, rc *api.Comment, req 
 		// Its body as sent is the base: the next read of the item's
 		// comments brings an edit made there since.
 		w.mu.Lock()
-		w.commentItems[f.RemoteItem] = true
+		w.want.thread(f.RemoteItem)
 		w.mu.Unlock()
 		return w.adoptComment(f.LocalID, rc.ID, req.Local, f.OutboxSeq)
 	}
@@ -528,7 +522,7 @@ func (w *worker) catchUpActivity(ctx context.Context, c *remote.Client, link *st
 			w.m.log.Info("sync: the remote's activity does not reach back to padd's mark; its export is read for the comments made meanwhile",
 				"workspace", w.slug, "rows", len(seen))
 			w.mu.Lock()
-			w.wantExport = true
+			w.want.export = true
 			w.mu.Unlock()
 			return nil, nil
 		} else {
@@ -714,7 +708,7 @@ func (w *worker) reconcileComments(ctx context.Context, c *remote.Client, link *
 	for ritem := range differ {
 		if ritem == w.held.commentsOf {
 			w.mu.Lock()
-			w.commentItems[ritem] = true // read once the comment in flight is settled
+			w.want.thread(ritem) // read once the comment in flight is settled
 			w.mu.Unlock()
 			continue
 		}

@@ -229,7 +229,7 @@ func (w *worker) applyRemote(ctx context.Context, c *remote.Client, link *storag
 	}
 	if err == nil && created {
 		w.mu.Lock()
-		w.commentItems[it.ID] = true // a new item's comments and links come with it
+		w.want.thread(it.ID) // a new item's comments and links come with it
 		if w.attachWaiting[it.ID] {
 			// and the attachments heard of before it (pullAttachment)
 			delete(w.attachWaiting, it.ID)

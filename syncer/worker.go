@@ -32,17 +32,11 @@ type worker struct {
 	lastWrite atomic.Int64
 
 	mu sync.Mutex
-	// what the next cycle must do beyond the push
-	wantItems    bool
-	wantColls    bool
-	commentItems map[string]bool // remote item ids whose comments to read
-	relinkItems  map[string]bool // remote item ids back to life there: their links to read both ways
-	catchUp      bool            // read the activity feed for comments made meanwhile
-	wantStars    bool            // read the remote's stars
-	wantExport   bool            // read every link and comment from the remote's export (reconcileExport)
-	exportRead   time.Time       // when reconcileExport last read them
-	resync       bool            // the remote's stream lost track: check every mapped item is still there
-	attachItems  map[string]bool // remote item ids whose attachments to read (their text names one padd lacks)
+	// want is what the next cycle must read beyond the push (reads.go).
+	want        reads
+	relinkItems map[string]bool // remote item ids back to life there: their links to read both ways
+	exportRead  time.Time       // when reconcileExport last read them
+	attachItems map[string]bool // remote item ids whose attachments to read (their text names one padd lacks)
 	// attachWaiting are remote items not pulled yet that have an
 	// attachment padd read of: attachItems once they are pulled.
 	attachWaiting map[string]bool
@@ -88,8 +82,8 @@ type worker struct {
 func newWorker(m *Manager, wsID, slug string) *worker {
 	ctx, cancel := context.WithCancel(m.ctx)
 	return &worker{m: m, wsID: wsID, slug: slug, ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		wake: make(chan struct{}, 1), wantItems: true, wantColls: true, catchUp: true, wantStars: true,
-		commentItems: map[string]bool{}, relinkItems: map[string]bool{}, attachItems: map[string]bool{}, attachWaiting: map[string]bool{}, waitingLinks: map[string]api.ItemLink{}, pushAgain: map[string]bool{}, phase: api.SyncPulling,
+		wake: make(chan struct{}, 1), want: reads{items: true, colls: true, catchUp: true, stars: true, threads: map[string]bool{}},
+		relinkItems: map[string]bool{}, attachItems: map[string]bool{}, attachWaiting: map[string]bool{}, waitingLinks: map[string]api.ItemLink{}, pushAgain: map[string]bool{}, phase: api.SyncPulling,
 		started: time.Now()}
 }
 
@@ -179,7 +173,8 @@ func (w *worker) settleWrites() {
 // now is `sync now`: try at once, pull too, and forget the backoff.
 func (w *worker) now() {
 	w.mu.Lock()
-	w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.wantExport, w.resetBackoff = true, true, true, true, true, true
+	w.want.add(allReads())
+	w.resetBackoff = true
 	w.mu.Unlock()
 	w.poke()
 }
@@ -463,28 +458,29 @@ func (w *worker) heard(ev *remote.Event) {
 	switch {
 	case ev.Name == "connected":
 		w.streaming = true
-		w.wantItems, w.catchUp, w.wantStars, w.resetBackoff = true, true, true, true
+		w.want.items, w.want.catchUp, w.want.stars, w.resetBackoff = true, true, true, true
 		// Links made there while the stream was down have no other way
 		// here, and replies and comment edits none but the stream's
 		// replay (reconcileExport); a stream that comes and goes reads
 		// them at most every exportEvery, as one that stays does.
 	case ev.SyncRequired():
-		w.wantItems, w.wantColls, w.catchUp, w.wantStars, w.wantExport, w.resync = true, true, true, true, true, true
+		w.want.add(allReads())
+		w.want.resync = true
 	case star:
-		w.wantStars = true
+		w.want.stars = true
 	case strings.HasPrefix(ev.Name, "item_"):
-		w.wantItems = true
+		w.want.items = true
 	case strings.HasPrefix(ev.Name, "comment_"):
 		if ev.Data.ItemID != "" {
-			w.commentItems[ev.Data.ItemID] = true
+			w.want.thread(ev.Data.ItemID)
 		} else {
-			w.catchUp = true
+			w.want.catchUp = true
 		}
 	case strings.HasPrefix(ev.Name, "collection_"):
-		w.wantColls = true
+		w.want.colls = true
 	case strings.HasPrefix(ev.Name, "link_"):
 		if ev.Data.ItemID != "" {
-			w.commentItems[ev.Data.ItemID] = true // links are read with the item's comments
+			w.want.thread(ev.Data.ItemID) // links are read with the item's comments
 		}
 	case strings.HasPrefix(ev.Name, "attachment_"):
 		// A server that announces uploads (padd as a remote; Pad does
@@ -493,7 +489,7 @@ func (w *worker) heard(ev *remote.Event) {
 		// delete, or one on no item, needs the whole list.
 		switch {
 		case ev.Data.Op == model.OpDeleted || ev.Data.ItemID == "":
-			w.wantExport = true
+			w.want.export = true
 		case !w.knownAttachment(ev.Data.EntityID):
 			w.attachItems[ev.Data.ItemID] = true
 		}
