@@ -250,10 +250,11 @@ const opKeyLifetime = 24 * time.Hour
 // closed or reset, a 500 or 502: the server either never had it or has
 // answered) padd waits before it looks for what it made and, not
 // finding it, sends it again: long enough for a server that did take it
-// to have finished, as Pad's handlers do within milliseconds. A create
-// that failed slowly (a timeout, a 504: the server may still be at it)
-// waits the whole settle time.
-const quickSettle = 10 * time.Second
+// to have finished, as Pad's handlers do within milliseconds, and short
+// enough that a laptop back after a short outage pushes within seconds.
+// A create that failed slowly (a timeout, a 504: the server may still be
+// at it) waits the whole settle time.
+const quickSettle = 4 * time.Second
 
 // slowFailure says a create's unknown outcome came from waiting on the
 // server (padd's timeout, a gateway's 504): it may still be working.
