@@ -113,6 +113,10 @@ type itemImport struct {
 	updatedAt      time.Time
 	lastModifiedBy model.Actor
 	versions       []ImportVersion
+	// reserved is the item's reserved metadata (notes, decisions, a
+	// convention's copy, a PR link), written as the system's: no field
+	// write would take it (model.SplitReserved).
+	reserved map[string]any
 }
 
 // stamp gives a created item the exported times and last author.
@@ -131,6 +135,12 @@ func (m *itemImport) stamp(it *model.Item) {
 	}
 	if m.lastModifiedBy.Kind != "" {
 		it.LastModifiedBy = m.lastModifiedBy
+	}
+	for k, v := range m.reserved {
+		if it.Fields == nil {
+			it.Fields = map[string]any{}
+		}
+		it.Fields[k] = v
 	}
 }
 
@@ -311,14 +321,18 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		}
 		content := RewriteAttachmentRefs(ii.Content, refs)
 		vs := rewriteVersionRefs(in.Versions[ii.Key], refs)
-		fields, later := remapRelations(c.Schema, RewriteAttachmentRefsFields(ii.Fields, refs), ids, keys)
+		fields, reserved, err := model.SplitReserved(RewriteAttachmentRefsFields(ii.Fields, refs))
+		if err != nil {
+			return nil, refusal(err, "item", i)
+		}
+		fields, later := remapRelations(c.Schema, fields, ids, keys)
 		if len(later) > 0 {
 			deferred[i] = later
 		}
 		create := ItemCreate{Collection: c.ID, Title: ii.Title, Content: content, Fields: fields, Tags: ii.Tags,
 			Pinned: ii.Pinned, SortOrder: &ii.SortOrder, AssignUser: ii.AssignedUserID, Role: ii.Role,
 			imported: &itemImport{slugWanted: ii.Slug, createdAt: ii.CreatedAt, updatedAt: ii.UpdatedAt,
-				lastModifiedBy: ii.LastModifiedBy, versions: vs}}
+				lastModifiedBy: ii.LastModifiedBy, versions: vs, reserved: reserved}}
 		if numbered {
 			create.number = ii.Number
 		}
