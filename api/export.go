@@ -53,6 +53,8 @@ type WorkspaceExportMeta struct {
 	Slug        string `json:"slug"`
 	Description string `json:"description"`
 	Settings    string `json:"settings"`
+	// Template is padd's: the template the workspace was made from.
+	Template string `json:"template,omitempty"`
 }
 
 // CollectionExport is one collection; schema and settings are JSON text.
@@ -73,6 +75,9 @@ type CollectionExport struct {
 	UpdatedAt   string `json:"updated_at"`
 	// ArchivedAt is padd's: an archived collection travels archived.
 	ArchivedAt string `json:"archived_at,omitempty"`
+	// FormerPrefixes is padd's: the prefixes the collection had before,
+	// under which its old refs still resolve.
+	FormerPrefixes []string `json:"former_prefixes,omitempty"`
 }
 
 // ItemExport is one live item; fields and tags are JSON text.
@@ -101,6 +106,18 @@ type ItemExport struct {
 	LastModifiedByName string `json:"last_modified_by_name,omitempty"`
 	Role               string `json:"agent_role,omitempty"`
 	AssignedUserID     string `json:"assigned_user_id,omitempty"`
+	// padd's: the item's place on the roles board, and the entry of
+	// padd's built-in library it was activated from (Pad's own
+	// builtin_origin names Pad's library, whose versions are not padd's).
+	RoleSortOrder int64                `json:"role_sort_order,omitempty"`
+	LibraryOrigin *LibraryOriginExport `json:"library_origin,omitempty"`
+}
+
+// LibraryOriginExport is padd's: the library entry an item was
+// activated from (its key) and the version activated (its hash).
+type LibraryOriginExport struct {
+	Key      string `json:"key"`
+	SeedHash string `json:"seed_hash"`
 }
 
 // CommentExport is one live comment of a live item.
@@ -125,6 +142,8 @@ type ItemLinkExport struct {
 	LinkType  string `json:"link_type"`
 	CreatedBy string `json:"created_by"`
 	CreatedAt string `json:"created_at"`
+	// CreatedByName is padd's: an agent's name, or the user's.
+	CreatedByName string `json:"created_by_name,omitempty"`
 }
 
 // ItemVersionExport is one version of an item's body.
@@ -140,6 +159,8 @@ type ItemVersionExport struct {
 	BodySHA256    string `json:"body_sha256,omitempty"`
 	// Title is padd's: the item's title at that version.
 	Title string `json:"title,omitempty"`
+	// CreatedByName is padd's: an agent's name, or the user's.
+	CreatedByName string `json:"created_by_name,omitempty"`
 }
 
 // RoleExport is padd's: one agent role.

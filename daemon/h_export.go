@@ -252,7 +252,8 @@ func (e *exportWriter) finish() error {
 
 func (e *exportWriter) Workspace(ws *model.Workspace) error {
 	e.slug = ws.Slug
-	meta, err := json.Marshal(api.WorkspaceExportMeta{Name: ws.Name, Slug: ws.Slug, Description: ws.Description, Settings: "{}"})
+	meta, err := json.Marshal(api.WorkspaceExportMeta{Name: ws.Name, Slug: ws.Slug, Description: ws.Description, Settings: "{}",
+		Template: ws.Template})
 	if err != nil {
 		return err
 	}
@@ -270,7 +271,8 @@ func (e *exportWriter) Collection(c *model.Collection) error {
 	}
 	out := api.CollectionExport{ID: c.ID, Name: c.Name, Slug: c.Slug, Icon: c.Icon, Description: c.Description,
 		Schema: jsonText(schema), Settings: jsonText(c.Settings), Prefix: c.Prefix, SortOrder: c.SortOrder,
-		IsDefault: c.IsDefault, IsSystem: c.IsSystem, CreatedAt: exportTime(c.CreatedAt), UpdatedAt: exportTime(c.UpdatedAt)}
+		IsDefault: c.IsDefault, IsSystem: c.IsSystem, CreatedAt: exportTime(c.CreatedAt), UpdatedAt: exportTime(c.UpdatedAt),
+		FormerPrefixes: c.FormerPrefixes}
 	if c.ArchivedAt != nil {
 		out.ArchivedAt = exportTime(*c.ArchivedAt)
 	}
@@ -282,7 +284,7 @@ func (e *exportWriter) Role(r *model.Role) error {
 		Tools: r.Tools, SortOrder: r.SortOrder})
 }
 
-func (e *exportWriter) Item(it *model.Item, role string) error {
+func (e *exportWriter) Item(it *model.Item, x storage.ItemExtras) error {
 	fields := any(it.Fields)
 	if it.Fields == nil {
 		fields = map[string]any{}
@@ -296,7 +298,14 @@ func (e *exportWriter) Item(it *model.Item, role string) error {
 		ParentID: it.ParentID, CreatedBy: it.CreatedBy.Kind, LastModifiedBy: it.LastModifiedBy.Kind,
 		Source: it.CreatedBy.Source, ItemNumber: it.Number, CreatedAt: exportTime(it.CreatedAt),
 		UpdatedAt: exportTime(it.UpdatedAt), CreatedByName: it.CreatedBy.Name, LastModifiedByName: it.LastModifiedBy.Name,
-		Role: role, AssignedUserID: it.AssignedUserID})
+		Role: x.Role, AssignedUserID: it.AssignedUserID, RoleSortOrder: it.RoleSortOrder, LibraryOrigin: libraryOrigin(x.Origin)})
+}
+
+func libraryOrigin(o *storage.LibraryOrigin) *api.LibraryOriginExport {
+	if o == nil {
+		return nil
+	}
+	return &api.LibraryOriginExport{Key: o.Key, SeedHash: o.SeedHash}
 }
 
 func (e *exportWriter) Comment(c *model.Comment) error {
@@ -307,14 +316,14 @@ func (e *exportWriter) Comment(c *model.Comment) error {
 
 func (e *exportWriter) Link(l *model.Link) error {
 	return e.put("item_links", api.ItemLinkExport{ID: l.ID, SourceID: l.SourceID, TargetID: l.TargetID,
-		LinkType: l.Type, CreatedBy: l.CreatedBy.Kind, CreatedAt: exportTime(l.CreatedAt)})
+		LinkType: l.Type, CreatedBy: l.CreatedBy.Kind, CreatedAt: exportTime(l.CreatedAt), CreatedByName: l.CreatedBy.Name})
 }
 
 func (e *exportWriter) Version(v *model.Version) error {
 	sum := sha256.Sum256([]byte(v.Content))
 	return e.put("item_versions", api.ItemVersionExport{ID: v.ID, ItemID: v.ItemID, Content: v.Content,
 		ChangeSummary: v.Summary, CreatedBy: v.Actor.Kind, Source: v.Actor.Source, CreatedAt: exportTime(v.CreatedAt),
-		BodySHA256: hex.EncodeToString(sum[:]), Title: v.Title})
+		BodySHA256: hex.EncodeToString(sum[:]), Title: v.Title, CreatedByName: v.Actor.Name})
 }
 
 func (e *exportWriter) Attachment(a *storage.Attachment) error {

@@ -19,52 +19,34 @@ import (
 	"github.com/padd/padd/api"
 )
 
-// fillExportable gives workspace w one of each thing an export carries:
-// items with bodies, fields, tags, a parent, a role; an edited body (two
-// versions); comments and a reply; links; an archived item (left out);
-// a collection of its own, archived.
-func fillExportable(h *harness) {
-	h.t.Helper()
-	h.mustJSON("POST", wsPath("/agent-roles"), map[string]any{"name": "Planner", "description": "plans"}, 201, nil)
-	a := h.task("Alpha <&>", "content", "first body\nline two", "tags", []string{"x", "y"},
-		"fields", map[string]any{"priority": "high", "status": "in-progress"}, "role", "planner")
-	h.clock.advance(1e9)
-	b := h.task("Beta", "parent", a.Ref, "pinned", true)
-	h.task("Gamma", "content", "gamma")
-	gone := h.task("Gone")
-	h.mustJSON("DELETE", wsPath("/items/"+gone.Ref), nil, 204, nil)
-	h.clock.advance(1e9)
-	h.mustJSON("PATCH", wsPath("/items/"+a.Ref), map[string]any{"content": "second body", "comment": "why"}, 200, nil)
-	var c api.Comment
-	h.mustJSON("POST", wsPath("/items/"+a.Ref+"/comments"), map[string]any{"body": "a comment"}, 201, &c)
-	h.mustJSON("POST", wsPath("/comments/"+c.ID+"/replies"), map[string]any{"body": "a reply"}, 201, nil)
-	h.mustJSON("POST", wsPath("/items/"+b.Ref+"/comments"), map[string]any{"body": "on beta"}, 201, nil, "X-Pad-Agent", "robot")
-	h.mustJSON("POST", wsPath("/items/"+a.Ref+"/links"), map[string]any{"target_id": b.Ref, "link_type": "blocks"}, 201, nil)
-	h.mustJSON("POST", wsPath("/collections"), map[string]any{"name": "Notes", "prefix": "NOTE",
-		"schema": map[string]any{"fields": []any{map[string]any{"key": "kind", "label": "Kind", "type": "select", "options": []string{"a", "b"}}}}}, 201, nil)
-	h.create("notes", map[string]any{"title": "A note", "fields": map[string]any{"kind": "b"}})
-	h.mustJSON("DELETE", wsPath("/collections/notes"), nil, 204, nil)
-}
-
-// normalizeExport is an export with the ids an import renews replaced
-// by what names each thing in both (a collection's slug, an item's
-// number, a comment's body), and the export's time and workspace names
-// left out: what must survive an export and import unchanged.
-func normalizeExport(t *testing.T, raw []byte) string {
+// normalizeExport is an export (and its bundle's manifest, if given)
+// with the ids an import renews replaced by what names each thing in
+// both (a collection's slug, an item's number, a comment's body, an
+// attachment's file name), wherever they appear (relation values and
+// defaults, pad-attachment references), and the export's time and
+// workspace names left out: what must survive an export and import
+// unchanged.
+func normalizeExport(t *testing.T, raw []byte, manifest ...api.AttachmentManifestEntry) string {
 	t.Helper()
 	var e api.WorkspaceExport
 	if err := json.Unmarshal(raw, &e); err != nil {
 		t.Fatalf("export is not JSON: %v\n%s", err, raw)
 	}
 	coll, item, comment := map[string]string{}, map[string]string{}, map[string]string{}
+	names := map[string]string{}
 	for _, c := range e.Collections {
 		coll[c.ID] = c.Slug
+		names[c.ID] = "collection:" + c.Slug
 	}
 	for _, it := range e.Items {
 		item[it.ID] = fmt.Sprint("#", it.ItemNumber)
+		names[it.ID] = item[it.ID]
 	}
 	for _, c := range e.Comments {
 		comment[c.ID] = c.Body
+	}
+	for _, m := range manifest {
+		names[m.ID] = "attachment:" + m.Filename
 	}
 	e.ExportedAt, e.Workspace.Name, e.Workspace.Slug = "", "", ""
 	for i := range e.Collections {
@@ -85,6 +67,9 @@ func normalizeExport(t *testing.T, raw []byte) string {
 	for i := range e.ItemVersions {
 		v := &e.ItemVersions[i]
 		v.ID, v.ItemID = "", item[v.ItemID]
+		// The body names attachments by id: its hash is held to it, not
+		// compared.
+		v.BodySHA256 = fmt.Sprint("matches: ", v.BodySHA256 == sha(v.Content))
 	}
 	key := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	sortBy := func(s any) {
@@ -93,34 +78,48 @@ func normalizeExport(t *testing.T, raw []byte) string {
 			slices.SortFunc(x, func(a, b api.ItemExport) int { return strings.Compare(a.ID, b.ID) })
 		case []api.CommentExport:
 			slices.SortFunc(x, func(a, b api.CommentExport) int { return strings.Compare(key(a), key(b)) })
+		case []api.ItemLinkExport:
+			slices.SortFunc(x, func(a, b api.ItemLinkExport) int { return strings.Compare(key(a), key(b)) })
 		case []api.ItemVersionExport:
 			slices.SortFunc(x, func(a, b api.ItemVersionExport) int { return strings.Compare(key(a), key(b)) })
 		}
 	}
 	sortBy(e.Items)
 	sortBy(e.Comments)
+	sortBy(e.ItemLinks)
 	sortBy(e.ItemVersions)
-	out, err := json.MarshalIndent(e, "", " ")
+	ms := slices.Clone(manifest)
+	for i := range ms {
+		ms[i].ID, ms[i].ItemID = "", item[ms[i].ItemID]
+	}
+	out, err := json.MarshalIndent(struct {
+		Export   api.WorkspaceExport
+		Manifest []api.AttachmentManifestEntry `json:",omitempty"`
+	}{e, ms}, "", " ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(out)
+	text := string(out)
+	for id, name := range names {
+		text = strings.ReplaceAll(text, id, name)
+	}
+	return text
 }
 
+// The fixture holding every kind of thing (fillEverything) goes out and
+// back in as the JSON export and as the bundle: each copy's export
+// equals the original's once the renewed ids are named by what they
+// name, and the import's summary counts what it holds.
 func TestExportImportRoundTrip(t *testing.T) {
 	h := newHarness(t)
-	fillExportable(h)
-	first := h.mustJSON("GET", wsPath("/export"), nil, 200, nil)
+	all := fillEverything(h)
+	first := h.mustJSON("GET", "/api/v1/workspaces/"+all+"/export", nil, 200, nil)
 	if ct := first.header.Get("Content-Type"); ct != "application/json" {
 		t.Errorf("Content-Type %q", ct)
 	}
 	var e api.WorkspaceExport
 	if err := json.Unmarshal(first.body, &e); err != nil {
 		t.Fatal(err)
-	}
-	if len(e.Items) != 4 || len(e.Comments) != 4 || len(e.ItemLinks) != 1 || len(e.Collections) != 7 || len(e.Roles) != 1 {
-		t.Fatalf("export holds %d items, %d comments, %d links, %d collections, %d roles:\n%s",
-			len(e.Items), len(e.Comments), len(e.ItemLinks), len(e.Collections), len(e.Roles), first.body)
 	}
 	if !bytes.Contains(first.body, []byte(`Alpha <&>`)) {
 		t.Error("the export escapes HTML characters")
@@ -131,32 +130,39 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if res.Slug != "copy" || res.Name != "Copy" {
 		t.Errorf("imported workspace %q (%s)", res.Name, res.Slug)
 	}
-	want := api.ImportCounts{Collections: 7, Items: 4, Comments: 4, Links: 1, Versions: len(e.ItemVersions), Roles: 1}
+	want := api.ImportCounts{Collections: len(e.Collections), Items: len(e.Items), Comments: len(e.Comments),
+		Links: len(e.ItemLinks), Versions: len(e.ItemVersions), Roles: len(e.Roles)}
 	if res.ImportSummary.Imported != want || res.ImportSummary.InBundle != want || len(res.ImportSummary.NotModelled) != 0 {
 		t.Errorf("summary %+v, want in and imported %+v", res.ImportSummary, want)
 	}
 	second := h.mustJSON("GET", "/api/v1/workspaces/copy/export", nil, 200, nil)
 	if a, b := normalizeExport(t, first.body), normalizeExport(t, second.body); a != b {
-		t.Fatalf("the copy differs from the original:\n--- original\n%s\n--- copy\n%s", a, b)
+		t.Fatalf("the copy differs from the original:\n%s", lineDiff(a, b))
 	}
 
-	// The copy is a working workspace: its refs, search and children answer.
+	// The copy is a working workspace: its refs, old refs and children answer.
 	var it api.Item
 	h.mustJSON("GET", "/api/v1/workspaces/copy/items/TASK-2", nil, 200, &it)
 	if it.Title != "Beta" || it.ParentRef != "TASK-1" {
 		t.Errorf("TASK-2 in the copy: %+v", it)
 	}
+	var spec api.Item
+	h.mustJSON("GET", "/api/v1/workspaces/"+all+"/items/SPEC-6", nil, 200, &spec)
+	h.mustJSON("GET", "/api/v1/workspaces/copy/items/SPEC-6", nil, 200, &it)
+	if it.Title != spec.Title || it.Ref != spec.Ref {
+		t.Errorf("SPEC-6 (a ref under the collection's former prefix) in the copy: %s %q, in the original %s %q", it.Ref, it.Title, spec.Ref, spec.Title)
+	}
 
 	// The bundle: the same JSON first, then the manifest, byte-identical
 	// between two exports apart from exported_at.
-	b1 := h.mustJSON("GET", wsPath("/export?format=tar"), nil, 200, nil)
-	b2 := h.mustJSON("GET", wsPath("/export?format=tar"), nil, 200, nil)
-	if tr := bundleTrailer(h, wsPath("/export?format=tar")); tr != api.BundleStatusOK {
+	b1 := h.mustJSON("GET", "/api/v1/workspaces/"+all+"/export?format=tar", nil, 200, nil)
+	b2 := h.mustJSON("GET", "/api/v1/workspaces/"+all+"/export?format=tar", nil, 200, nil)
+	if tr := bundleTrailer(h, "/api/v1/workspaces/"+all+"/export?format=tar"); tr != api.BundleStatusOK {
 		t.Errorf("bundle trailer %q", tr)
 	}
 	names, tar1 := untar(t, b1.body)
 	_, tar2 := untar(t, b2.body)
-	if !slices.Equal(names, []string{api.BundleExportEntry, api.BundleManifestEntry}) {
+	if len(names) != 4 || names[0] != api.BundleExportEntry || names[1] != api.BundleManifestEntry {
 		t.Errorf("bundle entries %v", names)
 	}
 	at := regexp.MustCompile(`"exported_at": "[^"]*"`)
@@ -164,13 +170,37 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Error("two bundles of one workspace differ beyond exported_at")
 	}
 	h.mustJSON("POST", "/api/v1/workspaces/import", string(b1.body), 201, &res, "Content-Type", "application/gzip")
-	if res.Slug != "w-2" || res.ImportSummary.Imported != want {
+	want.Attachments = 2
+	if res.ImportSummary.Imported != want || len(res.ImportSummary.NotModelled) != 0 {
 		t.Errorf("bundle import: %s, %+v", res.Slug, res.ImportSummary)
 	}
-	third := h.mustJSON("GET", "/api/v1/workspaces/w-2/export", nil, 200, nil)
-	if a, b := normalizeExport(t, first.body), normalizeExport(t, third.body); a != b {
-		t.Fatalf("the bundle's copy differs:\n--- original\n%s\n--- copy\n%s", a, b)
+	b3 := h.mustJSON("GET", "/api/v1/workspaces/"+res.Slug+"/export?format=tar", nil, 200, nil)
+	if a, b := normalizeBundle(t, b1.body), normalizeBundle(t, b3.body); a != b {
+		t.Fatalf("the bundle's copy differs:\n%s", lineDiff(a, b))
 	}
+}
+
+// normalizeBundle is normalizeExport of a bundle's JSON and manifest.
+func normalizeBundle(t *testing.T, bundle []byte) string {
+	t.Helper()
+	es := bundleEntries(t, bundle)
+	var m api.AttachmentManifest
+	if err := json.Unmarshal([]byte(es[1].body), &m); err != nil {
+		t.Fatal(err)
+	}
+	return normalizeExport(t, []byte(es[0].body), m.Entries...)
+}
+
+// lineDiff shows the lines where two texts first part, with context.
+func lineDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	i := 0
+	for i < len(la) && i < len(lb) && la[i] == lb[i] {
+		i++
+	}
+	from := max(0, i-8)
+	return fmt.Sprintf("--- original (from line %d)\n%s\n--- copy\n%s", from+1,
+		strings.Join(la[from:min(len(la), i+12)], "\n"), strings.Join(lb[from:min(len(lb), i+12)], "\n"))
 }
 
 // untar reads a bundle's entry names and its whole tar stream.

@@ -580,6 +580,9 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 			With("reason", "version")
 	}
 	in.Name, in.Slug, in.Description = exp.Workspace.Name, exp.Workspace.Slug, exp.Workspace.Description
+	if t, ok := model.TemplateByName(exp.Workspace.Template); ok && t.Name == exp.Workspace.Template {
+		in.Template = t.Name
+	}
 	if n := strings.TrimSpace(name); n != "" {
 		in.Name, in.Slug = n, n
 	}
@@ -624,7 +627,7 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 		if err := checkInput(create); err != nil {
 			return in, nil, withEntity(err, "collection", i)
 		}
-		ic := storage.ImportCollection{Key: c.ID, Create: create}
+		ic := storage.ImportCollection{Key: c.ID, Create: create, FormerPrefixes: c.FormerPrefixes}
 		var err error
 		if ic.CreatedAt, err = stamp("collection", i, c.CreatedAt); err != nil {
 			return in, nil, err
@@ -667,9 +670,14 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 		}
 		ii := storage.ImportItem{Key: it.ID, CollectionKey: it.CollectionID, ParentKey: it.ParentID, Title: it.Title,
 			Content: it.Content, Slug: it.Slug, Fields: fields, Tags: tags, Pinned: it.Pinned, SortOrder: it.SortOrder,
-			Number: it.ItemNumber, Role: it.Role, AssignedUserID: it.AssignedUserID,
+			Number: it.ItemNumber, Role: it.Role, AssignedUserID: it.AssignedUserID, RoleSortOrder: it.RoleSortOrder,
 			CreatedBy:      exportActor(it.CreatedBy, it.CreatedByName, it.Source),
 			LastModifiedBy: exportActor(it.LastModifiedBy, it.LastModifiedByName, it.Source)}
+		if o := it.LibraryOrigin; o != nil {
+			if ii.Origin = importOrigin(o); ii.Origin == nil {
+				nm["library_origin_malformed"]++
+			}
+		}
 		if err := checkInput(storage.ItemCreate{Title: ii.Title, Content: ii.Content, Fields: ii.Fields, Tags: ii.Tags}); err != nil {
 			return in, nil, withEntity(err, "item", i)
 		}
@@ -707,7 +715,7 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 			return in, nil, err
 		}
 		in.Links = append(in.Links, storage.ImportLink{SourceKey: l.SourceID, TargetKey: l.TargetID, Type: typ,
-			CreatedBy: exportActor(l.CreatedBy, "", ""), CreatedAt: at})
+			CreatedBy: exportActor(l.CreatedBy, l.CreatedByName, ""), CreatedAt: at})
 	}
 	in.Versions = map[string][]storage.ImportVersion{}
 	for i, v := range exp.ItemVersions {
@@ -727,13 +735,27 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 			return in, nil, err
 		}
 		in.Versions[v.ItemID] = append(in.Versions[v.ItemID], storage.ImportVersion{Title: v.Title, Content: v.Content,
-			Summary: v.ChangeSummary, Actor: exportActor(v.CreatedBy, "", v.Source), CreatedAt: at})
+			Summary: v.ChangeSummary, Actor: exportActor(v.CreatedBy, v.CreatedByName, v.Source), CreatedAt: at})
 	}
 	for k, vs := range in.Versions {
 		slices.SortStableFunc(vs, func(a, b storage.ImportVersion) int { return a.CreatedAt.Compare(b.CreatedAt) })
 		in.Versions[k] = vs
 	}
 	return in, nm, nil
+}
+
+// importOrigin is an exported library origin as the import keeps it, or
+// nil when it is malformed: a key within a field value's limit and a
+// sha256 in hex (Pad skips a malformed origin too).
+func importOrigin(o *api.LibraryOriginExport) *storage.LibraryOrigin {
+	key, hash := strings.TrimSpace(o.Key), strings.ToLower(o.SeedHash)
+	if key == "" || model.LimitFieldValue.Check(key) != nil || len(hash) != 64 {
+		return nil
+	}
+	if _, err := hex.DecodeString(hash); err != nil {
+		return nil
+	}
+	return &storage.LibraryOrigin{Key: key, SeedHash: hash}
 }
 
 // withEntity names the record a refusal is about.

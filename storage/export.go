@@ -12,8 +12,8 @@ type ExportSink interface {
 	Workspace(*model.Workspace) error
 	Collection(*model.Collection) error
 	Role(*model.Role) error
-	// Item gets the item (with its body) and its agent role's slug.
-	Item(it *model.Item, role string) error
+	// Item gets the item (with its body) and what travels beside it.
+	Item(it *model.Item, x ItemExtras) error
 	Comment(*model.Comment) error
 	Link(*model.Link) error
 	// Version gets each version with its body, oldest first per item.
@@ -21,6 +21,20 @@ type ExportSink interface {
 	// Attachment gets each attachment row of a live item, and each
 	// unattached one, in id (creation) order.
 	Attachment(*Attachment) error
+}
+
+// ItemExtras is what an export writes of an item beside its record: its
+// agent role's slug and, for an item activated from the built-in
+// library, its origin.
+type ItemExtras struct {
+	Role   string
+	Origin *LibraryOrigin
+}
+
+// LibraryOrigin names the library entry an item was activated from (its
+// key) and the version activated (the entry's hash then).
+type LibraryOrigin struct {
+	Key, SeedHash string
 }
 
 // ExportWorkspace reads the live workspace ws into sink, record by
@@ -56,6 +70,7 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 				return err
 			}
 		}
+		origins := b.root.Bucket(bOrigins)
 		live := map[string]bool{}
 		cur := b.items().Cursor()
 		for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
@@ -67,7 +82,11 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 				continue
 			}
 			live[string(k)] = true
-			if err := sink.Item(it, roleSlug[it.AgentRoleID]); err != nil {
+			x := ItemExtras{Role: roleSlug[it.AgentRoleID]}
+			if origins != nil {
+				x.Origin = originOf(origins.Get(k))
+			}
+			if err := sink.Item(it, x); err != nil {
 				return err
 			}
 		}
@@ -82,6 +101,13 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 			}
 			if cm.DeletedAt != nil {
 				continue
+			}
+			if cm.ParentID != "" {
+				// A reply to a deleted comment goes without its parent:
+				// the export holds no tombstones (Pad's neither).
+				if pk, ok := idKey(cm.ParentID); !ok || !liveComment(b, k[:16], pk) {
+					cm.ParentID = ""
+				}
 			}
 			if err := sink.Comment(&cm); err != nil {
 				return err
@@ -134,4 +160,10 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 		}
 		return nil
 	}))
+}
+
+// liveComment says comment id of item itemID is there and not deleted.
+func liveComment(b *wsb, itemID, id []byte) bool {
+	c, err := getComment(b, itemID, id)
+	return err == nil && c != nil && c.DeletedAt == nil
 }

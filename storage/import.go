@@ -22,6 +22,7 @@ type ImportInput struct {
 	Name        string
 	Slug        string
 	Description string
+	Template    string // a template's name, or ""
 	Collections []ImportCollection
 	Roles       []RoleCreate
 	Items       []ImportItem
@@ -54,6 +55,9 @@ type ImportCollection struct {
 	Create               CollectionCreate
 	CreatedAt, UpdatedAt time.Time
 	ArchivedAt           *time.Time
+	// FormerPrefixes are prefixes the collection had before: its old
+	// refs resolve under them where no other collection holds them.
+	FormerPrefixes []string
 }
 
 // ImportItem is one item of an import.
@@ -67,8 +71,12 @@ type ImportItem struct {
 	Number                        int64 // <= 0: numbered here
 	Role                          string
 	AssignedUserID                string
+	RoleSortOrder                 int64
 	CreatedBy, LastModifiedBy     model.Actor
 	CreatedAt, UpdatedAt          time.Time
+	// Origin is the library entry the item was activated from (nil:
+	// none).
+	Origin *LibraryOrigin
 }
 
 // ImportComment is one comment of an import.
@@ -113,6 +121,7 @@ type itemImport struct {
 	updatedAt      time.Time
 	lastModifiedBy model.Actor
 	versions       []ImportVersion
+	roleSortOrder  int64
 	// reserved is the item's reserved metadata (notes, decisions, a
 	// convention's copy, a PR link), written as the system's: no field
 	// write would take it (model.SplitReserved).
@@ -136,6 +145,7 @@ func (m *itemImport) stamp(it *model.Item) {
 	if m.lastModifiedBy.Kind != "" {
 		it.LastModifiedBy = m.lastModifiedBy
 	}
+	it.RoleSortOrder = m.roleSortOrder
 	for k, v := range m.reserved {
 		if it.Fields == nil {
 			it.Fields = map[string]any{}
@@ -211,7 +221,7 @@ func (s *Store) ImportWorkspace(in ImportInput, actor model.Actor) (*ImportOutco
 		now := s.clock()
 		slugs := tx.Bucket(bWSSlugs)
 		slug := model.UniqueSlug(model.WorkspaceSlug(in.Slug, name), func(c string) bool { return slugs.Get([]byte(c)) != nil })
-		ws := &model.Workspace{ID: newID(), Name: name, Slug: slug, Description: in.Description,
+		ws := &model.Workspace{ID: newID(), Name: name, Slug: slug, Description: in.Description, Template: in.Template,
 			SortOrder: tx.Bucket(bWorkspaces).KeyN(), CreatedAt: tstamp(now), UpdatedAt: tstamp(now)}
 		if err := firstErr(putWorkspace(tx, ws), slugs.Put([]byte(slug), mustID(ws.ID))); err != nil {
 			return err
@@ -272,6 +282,7 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 	defer func() { w.actor = actor }()
 
 	colls := map[string]*model.Collection{}
+	defaults := heldDefaults{}
 	for i, ic := range in.Collections {
 		if _, dup := colls[ic.Key]; dup || ic.Key == "" {
 			return nil, refusal(model.Invalid("collection id %q is empty or given twice", ic.Key), "collection", i)
@@ -286,6 +297,10 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		if !ic.UpdatedAt.IsZero() {
 			c.UpdatedAt = tstamp(ic.UpdatedAt)
 		}
+		if err := w.keepFormerPrefixes(c, ic.FormerPrefixes); err != nil {
+			return nil, refusal(err, "collection", i)
+		}
+		defaults.hold(c)
 		if err := putCollection(w.ws, c); err != nil {
 			return nil, err
 		}
@@ -332,7 +347,7 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		create := ItemCreate{Collection: c.ID, Title: ii.Title, Content: content, Fields: fields, Tags: ii.Tags,
 			Pinned: ii.Pinned, SortOrder: &ii.SortOrder, AssignUser: ii.AssignedUserID, Role: ii.Role,
 			imported: &itemImport{slugWanted: ii.Slug, createdAt: ii.CreatedAt, updatedAt: ii.UpdatedAt,
-				lastModifiedBy: ii.LastModifiedBy, versions: vs, reserved: reserved}}
+				lastModifiedBy: ii.LastModifiedBy, versions: vs, reserved: reserved, roleSortOrder: ii.RoleSortOrder}}
 		if numbered {
 			create.number = ii.Number
 		}
@@ -349,6 +364,11 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 			return nil, refusal(err, "item", i)
 		}
 		ids[ii.Key] = r.Item.ID
+		if ii.Origin != nil {
+			if err := putOrigin(w.ws, r.Item.ID, *ii.Origin); err != nil {
+				return nil, err
+			}
+		}
 		o.Imported.Items++
 		o.Imported.Versions += len(vs)
 		if len(vs) == 0 || vs[len(vs)-1].Content != content {
@@ -437,6 +457,9 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 	}
 
 	if err := w.importAttachments(in.Attachments, attIDs, ids, o); err != nil {
+		return nil, err
+	}
+	if err := defaults.restore(w, ids, o); err != nil {
 		return nil, err
 	}
 

@@ -278,3 +278,31 @@ func (s *Store) BuiltinOrigin(ws, ref string) (key, seedHash string, ok bool, er
 	})
 	return key, seedHash, ok, err
 }
+
+// originOf is an origin record as an export writes it; nil when there is
+// none or it cannot be read (the item then travels without one).
+func originOf(raw []byte) *LibraryOrigin {
+	var o builtinOrigin
+	if raw == nil || decode(raw, &o) != nil || o.Key == "" {
+		return nil
+	}
+	return &LibraryOrigin{Key: o.Key, SeedHash: o.SeedHash}
+}
+
+// putOrigin records that item id was activated from o (an import's
+// origin). The kind is the entry's when this padd's library has it.
+func putOrigin(b *wsb, id string, o LibraryOrigin) error {
+	orig, err := b.sub(bOrigins)
+	if err != nil {
+		return err
+	}
+	rec := builtinOrigin{Key: o.Key, SeedHash: o.SeedHash}
+	if e, ok := model.FindLibraryEntry(o.Key, ""); ok {
+		rec.Kind = e.Kind
+	}
+	v, err := encode(rec)
+	if err != nil {
+		return err
+	}
+	return orig.Put(mustID(id), v)
+}
