@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -28,6 +29,16 @@ var fieldTypes = map[string]bool{
 
 // IsFieldType reports whether t names a field type padd understands.
 func IsFieldType(t string) bool { return fieldTypes[t] }
+
+// FieldTypes lists the field types padd understands, sorted.
+func FieldTypes() []string {
+	out := make([]string, 0, len(fieldTypes))
+	for t := range fieldTypes {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
 
 // UniqueScopeCollection makes a field's non-empty values unique within
 // its collection.
