@@ -108,6 +108,7 @@ const (
 	CodeIdempotencyInFlight = "idempotency_in_flight" // Pad's: a request under the same key is still being answered
 	CodeBadBundle           = "bad_bundle"            // an import Pad's format refuses: bad entries, caps, hashes, JSON (docs/BUNDLES.md)
 	CodeImportInterrupted   = "import_interrupted"    // an import whose body stopped arriving; nothing was written
+	CodeImportKeyInUse      = "import_key_in_use"     // an import whose import_key names one still running
 	CodeForbidden           = "forbidden"
 	CodeIndexRebuilding     = "index_rebuilding"
 	CodeInvalidCursor       = "invalid_cursor"
@@ -159,6 +160,7 @@ var codeTable = []CodeInfo{
 	{CodeIdempotencyTargetGone, 410, false},
 	{CodeImageTooLarge, 413, false},
 	{CodeImportInterrupted, 400, true},
+	{CodeImportKeyInUse, 409, true},
 	{CodeIndexRebuilding, 503, true},
 	{CodeInsufficientStorage, 507, false},
 	{CodeInvalidCursor, 400, false},

@@ -224,3 +224,36 @@ type ImportResult struct {
 	Workspace
 	ImportSummary ImportSummary `json:"import_summary"`
 }
+
+// An import's answer headers (Pad's BUG-3658), sent on every successful
+// import, 0 included: the relation default values dropped for naming an
+// item the export does not hold, and the schema fields left out for
+// repeating a key an earlier field of their collection has.
+const (
+	ImportDroppedRelationDefaultsHeader = "X-Pad-Import-Dropped-Relation-Defaults"
+	ImportCollapsedDuplicateKeysHeader  = "X-Pad-Import-Collapsed-Duplicate-Keys"
+)
+
+// ImportKeyParam names an import attempt (POST /workspaces/import
+// ?import_key=): 8 to 64 letters, digits and hyphens. While the attempt
+// runs, another with its key is refused (409 import_key_in_use);
+// GET /workspaces/import-status?key= says what became of it.
+const ImportKeyParam = "import_key"
+
+// The states of a keyed import (ImportStatus.Status).
+const (
+	ImportRunning    = "running"
+	ImportComplete   = "complete"
+	ImportNotCreated = "not_created"
+)
+
+// ImportStatus answers GET /workspaces/import-status?key= (Pad's
+// IMP-02): what became of the keyed import. A workspace is named once
+// the import is complete.
+type ImportStatus struct {
+	Key           string `json:"key"`
+	Status        string `json:"status"`
+	WorkspaceSlug string `json:"workspace_slug,omitempty"`
+	WorkspaceName string `json:"workspace_name,omitempty"`
+	OwnerUsername string `json:"owner_username,omitempty"`
+}

@@ -28,6 +28,7 @@ import (
 func (s *Server) exportRoutes() {
 	s.handle("GET /api/v1/workspaces/{ws}/export", s.exportWorkspace)
 	s.handle("POST /api/v1/workspaces/import", s.importWorkspace)
+	s.handle("GET /api/v1/workspaces/import-status", s.importStatus)
 	s.handle("GET /api/v1/workspaces/{ws}/items/{ref}/export", s.exportArtifact)
 	s.handle("POST /api/v1/workspaces/{ws}/import-artifact", s.importArtifact)
 }

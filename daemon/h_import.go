@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -32,10 +33,17 @@ import (
 // checked before anything is written, and the write is one transaction:
 // a refused or interrupted import leaves nothing behind.
 func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
+	claim, done, err := s.imports.claim(r, s.now())
+	if err != nil || done != nil {
+		if done != nil {
+			done.replay(w)
+		}
+		return err
+	}
+	defer func() { claim.end(s.now()) }()
 	body := &importBody{r: r.Body, rc: http.NewResponseController(w)}
 	var exp *api.WorkspaceExport
 	var summary api.ImportSummary
-	var err error
 	var b *Bundle
 	if isBundle(r.Header.Get("Content-Type")) {
 		blobs, berr := s.blobs()
@@ -98,7 +106,11 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 	summary.Imported = api.ImportCounts{Collections: out.Imported.Collections, Items: out.Imported.Items,
 		Comments: out.Imported.Comments, Links: out.Imported.Links, Versions: out.Imported.Versions, Roles: out.Imported.Roles,
 		Attachments: out.Imported.Attachments}
-	writeJSON(w, 201, api.ImportResult{Workspace: wireWorkspace(out.Workspace), ImportSummary: summary})
+	res := api.ImportResult{Workspace: wireWorkspace(out.Workspace), ImportSummary: summary}
+	w.Header().Set(api.ImportDroppedRelationDefaultsHeader, strconv.Itoa(summary.NotModelled[storage.SkippedRelationDefaults]))
+	w.Header().Set(api.ImportCollapsedDuplicateKeysHeader, strconv.Itoa(summary.NotModelled[model.SkippedDuplicateFieldKeys]))
+	claim.complete(res, w.Header().Clone(), s.now())
+	writeJSON(w, 201, res)
 	return nil
 }
 
@@ -608,6 +620,10 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 			if err := json.Unmarshal([]byte(c.Schema), &schema); err != nil {
 				return in, nil, bad("collection", i, "collection %q: its schema is not {\"fields\":[...]}: %v", model.Excerpt(c.Slug), err)
 			}
+		}
+		var repeats int
+		if schema, repeats = model.CollapseRepeatedKeys(schema); repeats > 0 {
+			nm[model.SkippedDuplicateFieldKeys] += repeats
 		}
 		var settings *model.Settings
 		if st := strings.TrimSpace(c.Settings); st != "" && st != "{}" && st != "null" {

@@ -47,6 +47,8 @@ type Server struct {
 	// files serves /padd/mirrors and /padd/config (h_mirror.go).
 	files filesSide
 	att   attachState // attachments' blob store and upload cap (h_attachment.go)
+	// imports are the keyed imports of the last hour (import_keys.go).
+	imports importKeys
 
 	// opening is the start's open of the index, when Run built the
 	// server: searchIndex waits for it (run_index.go).

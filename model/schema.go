@@ -177,6 +177,31 @@ func ValidateSchema(s Schema) error {
 	return nil
 }
 
+// SkippedDuplicateFieldKeys counts, among what an import leaves out, the
+// schema fields that repeat a key an earlier field of their collection
+// declares (a schema an older Pad stored before it refused repeats).
+const SkippedDuplicateFieldKeys = "field_duplicate_key"
+
+// CollapseRepeatedKeys is s with each field whose key an earlier field
+// declares left out, and how many were: the first declaration is the one
+// every reader of the schema already used (Schema.Field).
+func CollapseRepeatedKeys(s Schema) (Schema, int) {
+	seen := make(map[string]bool, len(s.Fields))
+	out := s.Fields[:0:0]
+	for _, f := range s.Fields {
+		if seen[f.Key] && f.Key != "" {
+			continue
+		}
+		seen[f.Key] = true
+		out = append(out, f)
+	}
+	n := len(s.Fields) - len(out)
+	if n == 0 {
+		return s, 0
+	}
+	return Schema{Fields: out}, n
+}
+
 // ParseFieldDSL parses the compact field DSL: fields separated by ';',
 // each "key:type[:third]". For relation and multi_relation the third part
 // is the target collection slug and is required; for any other type it
