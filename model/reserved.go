@@ -18,7 +18,8 @@ import (
 
 // SplitReserved returns fields without the reserved keys, and the
 // reserved values apart, each checked (CheckReserved). A null reserved
-// value is dropped. fields itself is not changed.
+// value is kept as nil: a removal in a patch, nothing in a create.
+// fields itself is not changed.
 func SplitReserved(fields map[string]any) (plain, reserved map[string]any, err error) {
 	plain = fields
 	for _, k := range ReservedFields() { // fixed order: one refusal, always the same
@@ -34,11 +35,10 @@ func SplitReserved(fields map[string]any) (plain, reserved map[string]any, err e
 				}
 			}
 		}
-		if v == nil {
-			continue
-		}
-		if err := CheckReserved(k, v); err != nil {
-			return nil, nil, err
+		if v != nil {
+			if err := CheckReserved(k, v); err != nil {
+				return nil, nil, err
+			}
 		}
 		if reserved == nil {
 			reserved = map[string]any{}

@@ -44,8 +44,8 @@ func TestSplitReserved(t *testing.T) {
 	if len(fields) != 5 {
 		t.Error("SplitReserved changed its input")
 	}
-	if _, r, err := model.SplitReserved(map[string]any{"convention": nil}); err != nil || r != nil {
-		t.Errorf("a null reserved value: %v, %v (want dropped)", r, err)
+	if p, r, err := model.SplitReserved(map[string]any{"convention": nil}); err != nil || len(p) != 0 || len(r) != 1 || r["convention"] != nil {
+		t.Errorf("a null reserved value: %v, %v, %v (want it apart, as nil)", p, r, err)
 	}
 
 	long := strings.Repeat("x", model.LimitComment.Max+1)

@@ -114,7 +114,10 @@ type ImportOutcome struct {
 	Skipped   map[string]int
 }
 
-// itemImport is what createItem keeps of an exported item.
+// itemImport is what createItem keeps of an item that comes from
+// elsewhere: an exported item, or one the sync engine pulls (which sets
+// only reserved). Such an item is written with the fields it has: no
+// default fills a field it lacks, and no required field is asked for.
 type itemImport struct {
 	slugWanted     string
 	createdAt      time.Time
@@ -147,6 +150,9 @@ func (m *itemImport) stamp(it *model.Item) {
 	}
 	it.RoleSortOrder = m.roleSortOrder
 	for k, v := range m.reserved {
+		if v == nil {
+			continue
+		}
 		if it.Fields == nil {
 			it.Fields = map[string]any{}
 		}
@@ -282,7 +288,6 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 	defer func() { w.actor = actor }()
 
 	colls := map[string]*model.Collection{}
-	defaults := heldDefaults{}
 	for i, ic := range in.Collections {
 		if _, dup := colls[ic.Key]; dup || ic.Key == "" {
 			return nil, refusal(model.Invalid("collection id %q is empty or given twice", ic.Key), "collection", i)
@@ -300,7 +305,6 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 		if err := w.keepFormerPrefixes(c, ic.FormerPrefixes); err != nil {
 			return nil, refusal(err, "collection", i)
 		}
-		defaults.hold(c)
 		if err := putCollection(w.ws, c); err != nil {
 			return nil, err
 		}
@@ -459,7 +463,7 @@ func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
 	if err := w.importAttachments(in.Attachments, attIDs, ids, o); err != nil {
 		return nil, err
 	}
-	if err := defaults.restore(w, ids, o); err != nil {
+	if err := w.remapRelationDefaults(colls, ids, o); err != nil {
 		return nil, err
 	}
 

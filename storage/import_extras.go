@@ -7,7 +7,8 @@ import (
 )
 
 // What an import keeps beside the records themselves (docs/BUNDLES.md):
-// a collection's former prefixes.
+// a collection's former prefixes, and its relation defaults given the
+// new ids.
 
 // keepFormerPrefixes gives an imported collection the prefixes it had
 // before, so its old refs resolve here too. A prefix another collection
@@ -32,49 +33,28 @@ func (w *wtx) keepFormerPrefixes(c *model.Collection, former []string) error {
 	return nil
 }
 
-// heldDefaults are the schema defaults of an import's collections, by
-// collection and field position, held back while the items are made:
-// an item is made with the fields it was exported with, and a default
-// fills only what a new item leaves out (an exported item that lacks a
-// field with a default lacked it there too). A required field's default
-// stays, to fill an item that lacks the field (as a create would), but
-// a relation's is held whatever: it names the exported items' ids until
-// restore gives it the new ones.
-type heldDefaults map[*model.Collection]map[int]any
-
-// hold takes c's defaults out of its schema until restore.
-func (h heldDefaults) hold(c *model.Collection) {
-	for i := range c.Schema.Fields {
-		f := &c.Schema.Fields[i]
-		if f.Default == nil || f.Required && f.Type != model.TypeRelation && f.Type != model.TypeMultiRelation {
-			continue
-		}
-		if h[c] == nil {
-			h[c] = map[int]any{}
-		}
-		h[c][i], f.Default = f.Default, nil
-	}
-}
-
-// restore puts the defaults back, a relation's and a multi relation's
-// naming the imported items by their new ids (Pad's BUG-3658): an id
-// the import has no item for is dropped (a list keeps its other
-// members) and counted; any other value, such as a ref, is kept.
-func (h heldDefaults) restore(w *wtx, ids map[string]string, o *ImportOutcome) error {
-	for c, defs := range h {
-		for i, v := range defs {
+// remapRelationDefaults gives each relation's and multi relation's
+// default in the imported collections the new ids of the items it names
+// (Pad's BUG-3658): an id the import has no item for is dropped (a list
+// keeps its other members) and counted; any other value, such as a ref,
+// is kept. The items were made first, and with the fields they were
+// exported with: no default filled them (itemImport).
+func (w *wtx) remapRelationDefaults(colls map[string]*model.Collection, ids map[string]string, o *ImportOutcome) error {
+	for _, c := range colls {
+		changed := false
+		for i := range c.Schema.Fields {
 			f := &c.Schema.Fields[i]
-			if f.Type == model.TypeRelation || f.Type == model.TypeMultiRelation {
-				var dropped int
-				v, dropped = remapDefault(v, ids)
-				if dropped > 0 {
-					o.Skipped[SkippedRelationDefaults] += dropped
-				}
+			if f.Default == nil || f.Type != model.TypeRelation && f.Type != model.TypeMultiRelation {
+				continue
 			}
-			f.Default = v
+			v, dropped := remapDefault(f.Default, ids)
+			o.Skipped[SkippedRelationDefaults] += dropped
+			f.Default, changed = v, true
 		}
-		if err := putCollection(w.ws, c); err != nil {
-			return err
+		if changed {
+			if err := putCollection(w.ws, c); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -36,6 +36,10 @@ type ItemUpdate struct {
 	// ActivityMeta adds system members to the update's activity entry
 	// (a patch's patch_id and patch_edits). Only storage sets it.
 	ActivityMeta map[string]any
+	// reserved is reserved metadata the system writes beside the fields
+	// patch (a nil value removes it): the sync engine's pull of the
+	// remote's (SyncTx.UpdateItem). No door sets it.
+	reserved map[string]any
 }
 
 // Note is an implementation-note append.
@@ -139,6 +143,13 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 		// ordinary keys, rebuilt here so it commits with them.
 		if out, err = model.SyncConventionCopy(it.Fields, out); err != nil {
 			return nil, err
+		}
+		for k, v := range in.reserved {
+			if v == nil {
+				delete(out, k)
+			} else {
+				out[k] = v
+			}
 		}
 		warn = wn
 		if err := checkUnique(b, c, out, supplied, it.ID); err != nil {

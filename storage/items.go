@@ -44,7 +44,8 @@ type ItemCreate struct {
 	// number is the remote's number for an item the sync engine pulls
 	// (SyncTx.CreateItem); 0 numbers the item here (provisional.go).
 	number int64
-	// imported is what an import keeps of the exported item (import.go).
+	// imported is set for an item that comes from elsewhere, an import
+	// or a sync pull: it is written as it is there (import.go).
 	imported *itemImport
 }
 
@@ -591,7 +592,7 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 		}
 		in.Parent = parentRef
 	}
-	out, warn, err := model.FieldWrite{Schema: c.Schema, Patch: fields, Create: true,
+	out, warn, err := model.FieldWrite{Schema: c.Schema, Patch: fields, Create: in.imported == nil,
 		RefuseUndeclared: in.RefuseUndeclared, Resolver: txResolver{b}}.Apply()
 	if err != nil {
 		return nil, err

@@ -50,17 +50,33 @@ func (t *SyncTx) Item(ref string) (*ItemView, error) {
 }
 
 // CreateItem creates an item pulled from the remote, with the remote's
-// number.
+// number, as the remote has it: no default fills a field it lacks, and
+// its reserved metadata (notes, decisions, a convention's copy, a PR
+// link), which no door writes, is written as the system's, checked.
 func (t *SyncTx) CreateItem(in ItemCreate, number int64) (*ItemResult, error) {
 	if number <= 0 {
 		return nil, model.Invalid("an item pulled from the remote needs its number, not %d", number).With("field", "number")
 	}
 	in.number = number
+	fields, reserved, err := model.SplitReserved(in.Fields)
+	if err != nil {
+		return nil, err
+	}
+	in.Fields, in.imported = fields, &itemImport{reserved: reserved}
 	return t.w.createItem(in)
 }
 
-// UpdateItem is the doors' partial update.
+// UpdateItem is the doors' partial update; reserved metadata in its
+// fields patch is the remote's, written as the system's (a nil value
+// removes it).
 func (t *SyncTx) UpdateItem(ref string, in ItemUpdate) (*ItemResult, error) {
+	fields, reserved, err := model.SplitReserved(in.FieldsPatch)
+	if err != nil {
+		return nil, err
+	}
+	if reserved != nil {
+		in.FieldsPatch, in.reserved = fields, reserved
+	}
 	return t.w.updateItem(ref, in)
 }
 
