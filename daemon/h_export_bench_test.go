@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -120,18 +119,6 @@ func benchDo(b *testing.B, method, url, contentType string, body []byte) []byte 
 		b.Fatalf("%s %s: %d %v %.300s", method, url, resp.StatusCode, err, out)
 	}
 	return out
-}
-
-// cpuTime is the CPU time (user and system) the process has used: on a
-// busy machine a step's wall time says more about the neighbours than
-// about padd, its CPU time does not. It counts the whole process, the
-// indexer's work on what the step wrote included.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkExportImport10k imports a generated 10k-item workspace with

@@ -21,7 +21,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,18 +62,6 @@ func runMain(m *testing.M) int {
 		}
 	}()
 	return m.Run()
-}
-
-// moduleRoot is the directory holding go.mod above this package.
-func moduleRoot() (string, error) {
-	dir, err := filepath.Abs("..")
-	if err != nil {
-		return "", err
-	}
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		return "", fmt.Errorf("no go.mod in %s: run the e2e tests from the module (go test ./e2e/)", dir)
-	}
-	return dir, nil
 }
 
 // proc is one started padd process.

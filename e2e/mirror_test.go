@@ -1,3 +1,7 @@
+//go:build unix
+
+// These tests run on the real-binaries harness of harness_test.go, which is Unix only.
+
 package e2e
 
 import (

@@ -9,7 +9,17 @@ import (
 	"testing"
 )
 
-const testPadctl = "/opt/padd/bin/padctl"
+var testPadctl = abs("/opt/padd/bin/padctl")
+
+// abs makes a slash path absolute on this system: on Windows a path needs
+// a volume to be absolute, and the installer refuses a relative home or
+// command. Forward slashes stay, so the path reads the same in JSON.
+func abs(p string) string {
+	if runtime.GOOS == "windows" {
+		return "C:" + p
+	}
+	return p
+}
 
 func installOpts(t *testing.T, client, home string) InstallOptions {
 	t.Helper()
@@ -143,7 +153,7 @@ func TestInstallEveryClient(t *testing.T) {
 
 			// A moved padctl updates the entry in place.
 			moved := o
-			moved.Command = "/usr/local/bin/padctl"
+			moved.Command = abs("/usr/local/bin/padctl")
 			if ch, err = Install(moved); err != nil || ch.Action != "updated" {
 				t.Fatalf("update: %+v %v", ch, err)
 			}
@@ -209,7 +219,7 @@ func checkMode(t *testing.T, path string) {
 
 // Each client's config is where the client reads it, per OS.
 func TestConfigPaths(t *testing.T) {
-	home := "/home/me"
+	home := abs("/home/me")
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
 	cases := []struct{ client, goos, want string }{
@@ -228,18 +238,18 @@ func TestConfigPaths(t *testing.T) {
 	for _, tc := range cases {
 		o := InstallOptions{Client: tc.client, Home: home, GOOS: tc.goos, Getenv: getenv}
 		_, got, err := o.resolve()
-		if err != nil || got != filepath.FromSlash(tc.want) {
+		if err != nil || got != filepath.FromSlash(abs(tc.want)) {
 			t.Errorf("%s on %s: %s %v, want %s", tc.client, tc.goos, got, err, tc.want)
 		}
 	}
-	env["APPDATA"], env["XDG_CONFIG_HOME"], env["CODEX_HOME"] = "/w/roaming", "/x/config", "/c/codex"
+	env["APPDATA"], env["XDG_CONFIG_HOME"], env["CODEX_HOME"] = abs("/w/roaming"), abs("/x/config"), abs("/c/codex")
 	for _, tc := range []struct{ client, goos, want string }{
 		{"claude-desktop", "windows", "/w/roaming/Claude/claude_desktop_config.json"},
 		{"vscode", "linux", "/x/config/Code/User/mcp.json"},
 		{"codex", "darwin", "/c/codex/config.toml"},
 	} {
 		o := InstallOptions{Client: tc.client, Home: home, GOOS: tc.goos, Getenv: getenv}
-		if _, got, _ := o.resolve(); got != filepath.FromSlash(tc.want) {
+		if _, got, _ := o.resolve(); got != filepath.FromSlash(abs(tc.want)) {
 			t.Errorf("%s on %s with env: %s, want %s", tc.client, tc.goos, got, tc.want)
 		}
 	}
