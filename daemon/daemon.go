@@ -163,8 +163,8 @@ func Run(ctx context.Context, cfg Config) error {
 	srv.SetSync(engine)
 	hub := newEventHub()
 	mirrors := mirror.New(mirror.Config{Store: store, Log: log, OnDelete: func() string { return settings.Settings().Mirror.OnDelete },
-		OnEvent: wireFilesEvents(hub, settings)})
-	srv.SetMirrors(mirrors, settings, hub)
+		OnEvent: wireFilesEvents(hub, settings, port)})
+	srv.SetMirrors(mirrors, settings, hub, port)
 	// Every goroutine started from here on is joined before the deferred
 	// closes of the index and the store: nothing Run starts outlives it.
 	var handlers sync.WaitGroup // requests being answered, relayed MCP sessions included

@@ -29,15 +29,16 @@ type filesSide struct {
 	mirrors *mirror.Manager
 	config  *config.Watcher
 	events  *eventHub
+	port    int // the port padd serves on (0 in tests without a listener)
 }
 
 // mirrorEventsPath is the stream of mirror and settings events.
 const mirrorEventsPath = "/api/v1/padd/mirrors/events"
 
-// SetMirrors gives the server its mirrors, its settings and the hub their
-// events reach. Call it before the server serves.
-func (s *Server) SetMirrors(m *mirror.Manager, c *config.Watcher, events *eventHub) {
-	s.files = filesSide{mirrors: m, config: c, events: events}
+// SetMirrors gives the server its mirrors, its settings, the hub their
+// events reach and the port it serves on. Call it before the server serves.
+func (s *Server) SetMirrors(m *mirror.Manager, c *config.Watcher, events *eventHub, port int) {
+	s.files = filesSide{mirrors: m, config: c, events: events, port: port}
 }
 
 func (s *Server) mirrorManager() (*mirror.Manager, error) {
@@ -131,14 +132,20 @@ func (s *Server) configStatus(w http.ResponseWriter, r *http.Request) error {
 	if s.files.config == nil {
 		return api.Errorf(api.CodeUnavailable, "this padd runs without its settings file").With("reason", "config_unavailable")
 	}
-	writeJSON(w, 200, wireConfig(s.files.config))
+	writeJSON(w, 200, wireConfig(s.files.config, s.files.port))
 	return nil
 }
 
-func wireConfig(c *config.Watcher) api.ConfigStatus {
+// wireConfig is the settings in force. The port in force is the one padd
+// serves on (port), whatever padd.toml says now: an unset port is not 0,
+// and a changed one waits for a restart (RestartToApply says so).
+func wireConfig(c *config.Watcher, port int) api.ConfigStatus {
 	st, cur := c.Status(), c.Settings()
+	if port == 0 {
+		port = cur.Port
+	}
 	return api.ConfigStatus{Path: st.Path, Error: st.Error, RestartToApply: st.Restart, Unknown: st.Unknown,
-		LoadedAt: st.LoadedAt, Settings: map[string]any{"log_level": cur.Level().String(), "port": cur.Port,
+		LoadedAt: st.LoadedAt, Settings: map[string]any{"log_level": cur.Level().String(), "port": port,
 			"mirror": map[string]any{"on_delete": cur.Mirror.OnDelete}}}
 }
 
@@ -184,9 +191,9 @@ func (h *eventHub) subscribe() (<-chan hubEvent, func()) {
 }
 
 // wireFilesEvents connects the mirrors' and the settings' events to hub.
-func wireFilesEvents(hub *eventHub, c *config.Watcher) func(mirror.Event) {
-	c.OnError(func(error) { hub.publish(api.EventConfigError, wireConfig(c)) })
-	c.OnChange(func(config.Settings) { hub.publish(api.EventConfigReloaded, wireConfig(c)) })
+func wireFilesEvents(hub *eventHub, c *config.Watcher, port int) func(mirror.Event) {
+	c.OnError(func(error) { hub.publish(api.EventConfigError, wireConfig(c, port)) })
+	c.OnChange(func(config.Settings) { hub.publish(api.EventConfigReloaded, wireConfig(c, port)) })
 	return func(e mirror.Event) {
 		name := api.EventMirrorFileError
 		if e.Kind == mirror.EventConflict {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/config"
 	"github.com/padd/padd/internal/launch"
 )
@@ -104,5 +105,37 @@ func TestPortIsKeptAcrossRestarts(t *testing.T) {
 	}
 	if got, err := runOnce(t, tomlDir, 0); err != nil || got != first {
 		t.Fatalf("padd.toml pins %d, served on %d (%v)", first, got, err)
+	}
+}
+
+// `padctl daemon config` shows the port padd serves on, not padd.toml's
+// unset 0: the settings it reports are those in force.
+func TestConfigShowsThePortServedOn(t *testing.T) {
+	dir := t.TempDir()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	ready := make(chan *launch.Info, 1)
+	ran := make(chan error, 1)
+	go func() {
+		ran <- Run(ctx, Config{DataDir: dir, Log: slog.New(slog.DiscardHandler), Ready: func(i *launch.Info) { ready <- i }})
+	}()
+	var info *launch.Info
+	select {
+	case info = <-ready:
+	case err := <-ran:
+		t.Fatalf("Run ended before serving: %v", err)
+	}
+	defer func() {
+		stop()
+		if err := <-ran; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+	st, err := api.NewClient(fmt.Sprintf("http://127.0.0.1:%d", info.Port), info.Token).ConfigStatus(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(st.Settings["port"]); got != strconv.Itoa(info.Port) {
+		t.Fatalf("daemon config says port %s; padd serves on %d", got, info.Port)
 	}
 }
