@@ -238,9 +238,10 @@ func writeSpans(spans []span, st Style, max int) string {
 // widthPrefix is the longest prefix of clean text at most max columns
 // wide.
 func widthPrefix(s string, max int) string {
+	var m widthRun
 	w := 0
 	for i, r := range s {
-		if w += runeWidth(r); w > max {
+		if w += m.next(r); w > max {
 			return s[:i]
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/width"
 )
 
 // ANSI SGR colours used on a terminal. They are written only around
@@ -143,40 +145,67 @@ func skipEscape(rs []rune, i int) int {
 	return i + 1
 }
 
-// runeWidth approximates the terminal columns of a rune: combining marks,
-// zero-width joiners and variation selectors take none, East Asian wide
-// characters and emoji take two, everything else one.
+// runeWidth is the terminal columns of a rune on its own: combining
+// marks, zero-width joiners and variation selectors take none, what
+// Unicode's East Asian Width calls wide or full-width (CJK, Hangul, the
+// emoji shown as emoji by default: ✅ 🚀) takes two, everything else one.
+// textWidth adds what a rune's neighbours change.
 func runeWidth(r rune) int {
 	if r < 0x300 { // Latin: the common case, before any combining mark
 		return 1
 	}
 	switch {
-	case r == 0x200d || (r >= 0xfe00 && r <= 0xfe0f) || r == 0x200b:
+	case r == zwj || (r >= 0xfe00 && r <= 0xfe0f) || r == 0x200b:
 		return 0
 	case unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r):
 		return 0
-	case r >= 0x1100 && r <= 0x115f, // Hangul Jamo
-		r >= 0x2e80 && r <= 0xa4cf && r != 0x303f, // CJK ... Yi
-		r >= 0xac00 && r <= 0xd7a3,                // Hangul syllables
-		r >= 0xf900 && r <= 0xfaff,                // CJK compatibility ideographs
-		r >= 0xfe30 && r <= 0xfe4f,                // CJK compatibility forms
-		r >= 0xff00 && r <= 0xff60,                // full-width forms
-		r >= 0xffe0 && r <= 0xffe6,
-		r >= 0x1f300 && r <= 0x1f64f, // pictographs, emoticons
-		r >= 0x1f900 && r <= 0x1f9ff, // supplemental symbols and pictographs
-		r >= 0x1fa70 && r <= 0x1faff,
-		r >= 0x1f680 && r <= 0x1f6ff, // transport and map
-		r >= 0x20000 && r <= 0x3fffd:
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
 		return 2
 	}
 	return 1
 }
 
+const (
+	zwj  = 0x200d // zero-width joiner: 👩 ZWJ 💻 is one glyph
+	vs16 = 0xfe0f // variation selector 16: the rune before it as an emoji
+)
+
+// widthRun measures text a rune at a time with what came before it, as
+// a terminal draws it: U+FE0F widens a one-column symbol to an emoji of
+// two (⚠️), and a rune joined by ZWJ or a skin tone after an emoji adds
+// nothing to the glyph it joins.
+type widthRun struct {
+	prev  rune
+	prevW int // the columns of the glyph prev belongs to
+}
+
+func (m *widthRun) next(r rune) int {
+	w := runeWidth(r)
+	switch {
+	case r == vs16 && m.prevW == 1 && (m.prev >= 0x80 || isKeycapBase(m.prev)):
+		w, m.prevW = 1, 2
+	case m.prev == zwj && m.prevW == 2 && w > 0: // after an emoji only: Indic scripts join letters with ZWJ too
+		w = 0
+	case r >= 0x1f3fb && r <= 0x1f3ff && m.prevW == 2: // a skin tone on the emoji before it
+		w = 0
+	case w > 0:
+		m.prevW = w
+	}
+	m.prev = r
+	return w
+}
+
+// isKeycapBase reports the ASCII runes a keycap emoji is made of (1️⃣).
+func isKeycapBase(r rune) bool { return r == '#' || r == '*' || r >= '0' && r <= '9' }
+
 // textWidth is the display width of clean (escape-free) text.
 func textWidth(s string) int {
+	var m widthRun
 	n := 0
 	for _, r := range s {
-		n += runeWidth(r)
+		n += m.next(r)
 	}
 	return n
 }
@@ -190,17 +219,16 @@ func truncate(s string, max int) string {
 	if max <= 0 {
 		return ""
 	}
-	var b strings.Builder
+	var m widthRun
 	w := 0
-	for _, r := range s {
-		rw := runeWidth(r)
+	for i, r := range s {
+		rw := m.next(r)
 		if w+rw > max-1 {
-			break
+			return s[:i] + "…"
 		}
-		b.WriteRune(r)
 		w += rw
 	}
-	return b.String() + "…"
+	return s + "…"
 }
 
 // cell is one table cell: clean text and the colour it is painted with.
@@ -426,8 +454,9 @@ func wrapText(s string, room int) []string {
 			line.WriteByte(' ')
 			w++
 		}
+		var m widthRun
 		for _, r := range word {
-			if rw := runeWidth(r); w+rw > room {
+			if rw := m.next(r); w+rw > room && r != vs16 { // a U+FE0F stays with its symbol
 				flush()
 				line.WriteRune(r)
 				w = rw
