@@ -127,6 +127,19 @@ func (c *AttachmentDownloadCmd) Run(ctx context.Context, a *App) error {
 		}, nil)
 }
 
+// attachmentTable lists attachments for `attachment list`.
+func attachmentTable(atts []api.Attachment) *table {
+	t := &table{cols: []column{{header: "ID"}, {header: "ITEM"}, {header: "NAME", flex: true, min: 12, middle: true}, {header: "TYPE"}, {header: "SIZE"}, {header: "UPLOADED"}}}
+	for _, at := range atts {
+		item := at.ItemRef
+		if item == "" {
+			item = "-"
+		}
+		t.add(plain(at.ID), plain(item), plain(at.Filename), plain(baseType(at.MimeType)), plain(humanBytes(at.SizeBytes)), plain(at.CreatedAt))
+	}
+	return t
+}
+
 // storedName is the file name to save an attachment as: its stored
 // name made a safe local name (downloadName), or its id.
 func storedName(ctx context.Context, cl *api.Client, ws, id, variant string) (string, error) {
@@ -334,15 +347,7 @@ func (c *AttachmentListCmd) Run(ctx context.Context, a *App) error {
 			_, err := fmt.Fprintln(w, "No attachments.")
 			return err
 		}
-		t := &table{cols: []column{{header: "ID"}, {header: "ITEM"}, {header: "NAME", flex: true, min: 12}, {header: "TYPE"}, {header: "SIZE"}, {header: "UPLOADED"}}}
-		for _, at := range list.Attachments {
-			item := at.ItemRef
-			if item == "" {
-				item = "-"
-			}
-			t.add(plain(at.ID), plain(item), plain(at.Filename), plain(baseType(at.MimeType)), plain(humanBytes(at.SizeBytes)), plain(at.CreatedAt))
-		}
-		if err := t.write(w, a.style); err != nil {
+		if err := attachmentTable(list.Attachments).write(w, a.style); err != nil {
 			return err
 		}
 		if shown := list.Offset + len(list.Attachments); shown < list.Total {

@@ -231,6 +231,52 @@ func truncate(s string, max int) string {
 	return s + "…"
 }
 
+// truncateMiddle cuts clean text to at most max columns in its middle,
+// keeping its start and its end (half the room or more): for a file name,
+// whose end (a ".rotate" before the extension, a number) tells it from
+// its neighbours.
+func truncateMiddle(s string, max int) string {
+	if textWidth(s) <= max {
+		return s
+	}
+	if max <= 1 {
+		return truncate(s, max)
+	}
+	type glyph struct {
+		at, w int
+		joins bool // part of the glyph before it (a mark, U+FE0F, a joined emoji)
+	}
+	var gs []glyph
+	var m widthRun
+	for i, r := range s {
+		w := m.next(r)
+		gs = append(gs, glyph{at: i, w: w, joins: w == 0 || r == vs16})
+	}
+	room := max - 1
+	head, hw := 0, 0
+	for head < len(gs) && hw+gs[head].w <= room/2 {
+		hw += gs[head].w
+		head++
+	}
+	tail, tw := len(gs), 0
+	for tail > head && hw+tw+gs[tail-1].w <= room {
+		tw += gs[tail-1].w
+		tail--
+	}
+	for tail < len(gs) && gs[tail].joins { // never start on half a glyph
+		tail++
+	}
+	end := len(s)
+	if tail < len(gs) {
+		end = gs[tail].at
+	}
+	cut := len(s)
+	if head < len(gs) {
+		cut = gs[head].at
+	}
+	return s[:cut] + "…" + s[end:]
+}
+
 // cell is one table cell: clean text and the colour it is painted with.
 // md, when set, is the cell as Markdown, already escaped (a search
 // snippet with its matches in bold); Markdown output uses it instead of
@@ -259,6 +305,9 @@ type column struct {
 	flex   bool
 	// min is the width below which a flexible column is not squeezed.
 	min int
+	// middle cuts a squeezed cell in its middle, not at its end: a file
+	// name's end tells it from its neighbours.
+	middle bool
 }
 
 // table is a human table laid out to a width.
@@ -338,7 +387,10 @@ func (t *table) write(w io.Writer, st Style) error {
 				c = cells[i]
 			}
 			text := c.text
-			if t.cols[i].flex {
+			switch {
+			case t.cols[i].middle:
+				text = truncateMiddle(text, widths[i])
+			case t.cols[i].flex:
 				text = truncate(text, widths[i])
 			}
 			pad := ""
