@@ -117,7 +117,10 @@ func (c *WorkspaceImportCmd) Run(ctx context.Context, a *App) error {
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(2)
-	bundle := len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b
+	// A bundle by its bytes (gzip's), or by its name: one named .tar.gz
+	// that is not gzip is refused as the bundle it claims to be.
+	bundle := len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b ||
+		strings.HasSuffix(strings.ToLower(c.File), ".tar.gz") || strings.HasSuffix(strings.ToLower(c.File), ".tgz")
 	p := a.progress("Importing "+filepath.Base(c.File), size)
 	res, err := cl.ImportWorkspace(ctx, io.TeeReader(br, p), size, bundle, c.Name)
 	p.done(err == nil)

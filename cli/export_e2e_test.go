@@ -47,6 +47,25 @@ func TestExportImportCommands(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "bad_bundle") || !strings.Contains(r.stderr, "nothing was imported") {
 		t.Errorf("bad bundle: %s", r)
 	}
+	// A file named as a bundle that is not one, and one that is neither a
+	// bundle nor JSON, are refused in words (issue 41: "invalid character
+	// 'o' in literal null").
+	fake := filepath.Join(dir, "fake.tar.gz")
+	if err := os.WriteFile(fake, []byte("not a bundle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run("workspace", "import", fake)
+	if r.code == 0 || !strings.Contains(r.stderr, "not a tar.gz bundle: it is not gzip-compressed") || strings.Contains(r.stderr, "invalid character") {
+		t.Errorf("a text file named .tar.gz: %s", r)
+	}
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("not a bundle\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run("workspace", "import", notes)
+	if r.code == 0 || !strings.Contains(r.stderr, "is not Pad's workspace export: it is not JSON") || strings.Contains(r.stderr, "invalid character") {
+		t.Errorf("a text file: %s", r)
+	}
 	if wss := decode[[]struct{ Slug string }](t, must("workspace", "list", "--format", "json")); len(wss) != 3 {
 		t.Errorf("%d workspaces after a refused import, want 3", len(wss))
 	}

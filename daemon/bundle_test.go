@@ -212,6 +212,47 @@ func TestBundleCaps(t *testing.T) {
 	}
 }
 
+// A body that is not Pad's export is refused in words, not in the JSON
+// decoder's ("invalid character 'o' in literal null", issue 41): what it
+// is (empty, gzip, not JSON, cut short, broken at byte N, a field of the
+// wrong kind), as JSON and as a bundle's pad-export.json.
+func TestImportSaysWhatIsWrong(t *testing.T) {
+	h := newHarness(t)
+	for _, c := range []struct {
+		name, body, contentType, code string
+		says                          []string
+	}{
+		{"empty", "", "", "bad_request", []string{"is empty"}},
+		{"text", "not a bundle\n", "", "bad_request", []string{"not JSON", `starts with "not a bundle`}},
+		{"gzip sent as JSON", "\x1f\x8b\x08\x00 rest", "", "bad_request", []string{"gzip", "bundle"}},
+		{"cut short", `{"version":1,"items":[`, "", "bad_request", []string{"stops before its end"}},
+		{"broken", `{"version":1,,}`, "", "bad_request", []string{"broken at byte 14"}},
+		{"wrong kind", `{"version":"one"}`, "", "bad_request", []string{`"version" is a string`, "a number"}},
+		{"text as a bundle", "not a bundle\n", "application/gzip", api.CodeBadBundle, []string{"not a tar.gz bundle", "not gzip", `starts with "not a bundle`}},
+		{"zip as a bundle", "PK\x03\x04 a zip", "application/gzip", api.CodeBadBundle, []string{"not a tar.gz bundle", "zip"}},
+		{"bundle with broken JSON", string(makeBundle(t, entry{name: api.BundleExportEntry, body: `{"version":1,"items":[`})), "application/gzip",
+			api.CodeBadBundle, []string{"pad-export.json", "stops before its end"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var hdr []string
+			if c.contentType != "" {
+				hdr = []string{"Content-Type", c.contentType}
+			}
+			e := h.wantError("POST", "/api/v1/workspaces/import", c.body, 400, c.code, hdr...)
+			for _, s := range c.says {
+				if !strings.Contains(e.Message, s) {
+					t.Errorf("%q does not say %q", e.Message, s)
+				}
+			}
+			for _, jargon := range []string{"invalid character", "literal", "unexpected EOF", "gzip: ", "Go value"} {
+				if strings.Contains(e.Message, jargon) {
+					t.Errorf("%q speaks the decoder's words (%q)", e.Message, jargon)
+				}
+			}
+		})
+	}
+}
+
 func TestImportJSONRefusals(t *testing.T) {
 	h := newHarness(t)
 	h.wantError("POST", "/api/v1/workspaces/import", `{"version":1,`, 400, "bad_request")

@@ -3,15 +3,18 @@ package daemon
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"path"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +69,9 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 			return importTooLarge()
 		}
 		exp, err = readExportJSON(body, MaxImportJSON)
+		if ne := (*notExport)(nil); errors.As(err, &ne) {
+			err = model.BadRequest("the import is not Pad's workspace export: %s", ne.why).With("reason", "json")
+		}
 	}
 	if body.err != nil {
 		return api.Errorf(api.CodeImportInterrupted, "the import's body stopped arriving (%v); nothing was imported, send it again", body.err)
@@ -170,17 +176,20 @@ func (b *importBody) Read(p []byte) (int, error) {
 }
 
 // readExportJSON decodes the JSON export from r; more than limit bytes
-// are refused as too large.
+// are refused as too large, and a document that is not Pad's export as a
+// *notExport that says why.
 func readExportJSON(r io.Reader, limit int64) (*api.WorkspaceExport, error) {
-	r = io.LimitReader(r, limit+1)
-	cr := &countReader{r: r}
+	cr := &countReader{r: io.LimitReader(r, limit+1)}
+	br := bufio.NewReader(cr)
+	peeked, _ := br.Peek(16)
+	head := bytes.Clone(peeked)
 	var exp api.WorkspaceExport
-	dec := json.NewDecoder(cr)
+	dec := json.NewDecoder(br)
 	if err := dec.Decode(&exp); err != nil {
 		if cr.n > limit {
 			return nil, importTooLarge()
 		}
-		return nil, model.BadRequest("the export is not the JSON of Pad's WorkspaceExport: %v", err).With("reason", "json")
+		return nil, &notExport{why: exportProblem(head, err)}
 	}
 	if cr.n > limit {
 		return nil, importTooLarge()
@@ -189,9 +198,100 @@ func readExportJSON(r io.Reader, limit int64) (*api.WorkspaceExport, error) {
 		if cr.n > limit {
 			return nil, importTooLarge()
 		}
-		return nil, model.BadRequest("the export has data after its JSON value").With("reason", "json")
+		return nil, &notExport{why: "it has more data after its JSON object"}
 	}
 	return &exp, nil
+}
+
+// notExport is a document that is not Pad's WorkspaceExport, and why in
+// words: the import says it as its own, a bundle of its pad-export.json.
+type notExport struct{ why string }
+
+func (e *notExport) Error() string { return e.why }
+
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// exportProblem says in words why a document starting with head is not
+// Pad's export, from what the JSON decoder met (err): the decoder's own
+// words ("invalid character 'o' in literal null") tell a person nothing.
+func exportProblem(head []byte, err error) string {
+	var syntax *json.SyntaxError
+	var kind *json.UnmarshalTypeError
+	text := bytes.TrimLeft(head, " \t\r\n")
+	switch {
+	case len(text) == 0 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)):
+		return "it is empty"
+	case bytes.HasPrefix(head, gzipMagic):
+		return "it is gzip-compressed, as a tar.gz bundle is: send it as a bundle (Content-Type application/gzip), as padctl workspace import does"
+	case len(text) > 0 && text[0] != '{':
+		return fmt.Sprintf("it is not JSON, or not a JSON object as Pad's export is: it starts with %s", startOf(head))
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return "its JSON stops before its end: the file may be cut short"
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("its JSON is broken at byte %d", syntax.Offset)
+	case errors.As(err, &kind):
+		return fmt.Sprintf("its %q is %s where Pad's export has %s", kind.Field, jsonKind(kind.Value), goKind(kind.Type))
+	}
+	return err.Error()
+}
+
+// notBundle says in words why a body starting with head is not a tar.gz
+// bundle, gzip having refused it.
+func notBundle(head []byte) string {
+	text := bytes.TrimLeft(head, " \t\r\n")
+	switch {
+	case len(head) == 0:
+		return "it is empty"
+	case bytes.HasPrefix(head, gzipMagic):
+		return "its gzip header is damaged"
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return "it is a zip archive, not gzip-compressed"
+	case len(text) > 0 && text[0] == '{':
+		return "it is not gzip-compressed; it looks like JSON: import it as JSON (Content-Type application/json)"
+	}
+	return "it is not gzip-compressed: it starts with " + startOf(head)
+}
+
+// startOf quotes the first bytes of a document for a message.
+func startOf(head []byte) string {
+	return fmt.Sprintf("%q", strings.ToValidUTF8(string(head), ""))
+}
+
+// jsonKind names a JSON value's kind as json.UnmarshalTypeError spells it.
+func jsonKind(v string) string {
+	switch word, _, _ := strings.Cut(v, " "); word {
+	case "array", "object":
+		return "an " + word
+	case "bool":
+		return "true or false"
+	case "":
+		return "a value"
+	default:
+		return "a " + word
+	}
+}
+
+// goKind names the JSON kind a Go type decodes from.
+func goKind(t reflect.Type) string {
+	if t == nil {
+		return "another kind of value"
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return goKind(t.Elem())
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16,
+		reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "another kind of value"
 }
 
 type countReader struct {
@@ -310,9 +410,12 @@ func readBundle(r io.Reader, lim BundleLimits, blobs *blobstore.Store) (_ *Bundl
 		}
 	}()
 	comp := &countReader{r: io.LimitReader(r, lim.MaxCompressed+1)}
-	gz, err := gzip.NewReader(bufio.NewReaderSize(comp, 32<<10))
+	br := bufio.NewReaderSize(comp, 32<<10)
+	head, _ := br.Peek(16)
+	head = bytes.Clone(head)
+	gz, err := gzip.NewReader(br)
 	if err != nil {
-		return nil, badBundle("gzip", "the bundle is not gzip: %v", err)
+		return nil, badBundle("gzip", "the file is not a tar.gz bundle: %s", notBundle(head))
 	}
 	exp := &expandReader{r: gz, comp: comp, lim: lim}
 	tr := tar.NewReader(exp)
@@ -366,8 +469,10 @@ func readBundle(r io.Reader, lim BundleLimits, blobs *blobstore.Store) (_ *Bundl
 					return nil, exp.err
 				}
 				var ae *api.Error
-				if errors.As(err, &ae) || model.ErrorCodeOf(err) != "" {
-					return nil, badBundle("json", "the bundle's pad-export.json is not Pad's WorkspaceExport: %v", err)
+				if ne := (*notExport)(nil); errors.As(err, &ne) {
+					return nil, badBundle("json", "the bundle's pad-export.json is not Pad's workspace export: %s", ne.why)
+				} else if errors.As(err, &ae) {
+					return nil, badBundle("json", "the bundle's pad-export.json: %s", ae.Message)
 				}
 				return nil, exp.fail(err)
 			}
