@@ -118,6 +118,9 @@ func goldenCases(t *testing.T) []renderCase {
 		{ID: "cm-4", ItemID: "01a2-0001", Author: "Ada", Body: "orphan reply", ParentID: "cm-gone", CreatedAt: before(time.Minute), UpdatedAt: before(time.Minute)},
 	}}
 	jsonOf := func(v any) func(io.Writer) error { return func(w io.Writer) error { return writeJSON(w, v) } }
+	// Made in a synced workspace, before the server numbered it.
+	local := items[0]
+	local.Ref, local.ItemNumber = "TASK-L1", i64(-1)
 	return append([]renderCase{
 		{"items.table", func(w io.Writer) error { return list.writeTable(w, piped) }},
 		{"items.narrow", func(w io.Writer) error { return list.writeTable(w, narrow) }},
@@ -131,6 +134,7 @@ func goldenCases(t *testing.T) []renderCase {
 		{"item.markdown", detail.writeMarkdown},
 		{"item.json", jsonOf(outItem(&items[0]))},
 		{"item-done.table", func(w io.Writer) error { return itemDone(w, piped, "Created", &items[0]) }},
+		{"item-done-local.table", func(w io.Writer) error { return itemDone(w, piped, "Created", &local) }},
 		{"workspaces.table", func(w io.Writer) error { return wsv.writeTable(w, piped) }},
 		{"workspaces.markdown", wsv.writeMarkdown},
 		{"workspaces.json", jsonOf(outWorkspaces(wss))},

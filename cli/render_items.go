@@ -237,6 +237,12 @@ func itemDone(w io.Writer, st Style, verb string, it *api.Item) error {
 	if len(facts) > 0 {
 		line += "  (" + strings.Join(facts, ", ") + ")"
 	}
+	if verb == "Created" && it.ItemNumber != nil && *it.ItemNumber < 0 {
+		// A synced workspace's new item: its ref is padd's until the
+		// server numbers it (docs/SYNC.md, provisional refs).
+		ref := clean(itemRef(it))
+		line += "\n" + st.paint(ansiDim, ref+" is a local ref until the next sync gives the item the server's number; it keeps finding the item after")
+	}
 	_, err := fmt.Fprintln(w, line)
 	return err
 }
