@@ -138,20 +138,20 @@ func (c *WorkspaceImportCmd) Run(ctx context.Context, a *App) error {
 
 func writeImportSummary(w io.Writer, res *api.ImportResult) error {
 	s := res.ImportSummary
-	line := func(label string, in, got int) string {
+	line := func(word string, in, got int) string {
 		if in == got {
-			return fmt.Sprintf("%d %s", got, label)
+			return plural(got, word)
 		}
-		return fmt.Sprintf("%d of %d %s", got, in, label)
+		return fmt.Sprintf("%d of %s", got, plural(in, word))
 	}
-	parts := []string{line("collections", s.InBundle.Collections, s.Imported.Collections),
-		line("items", s.InBundle.Items, s.Imported.Items), line("comments", s.InBundle.Comments, s.Imported.Comments),
-		line("links", s.InBundle.Links, s.Imported.Links), fmt.Sprintf("%d versions", s.Imported.Versions)}
+	parts := []string{line("collection", s.InBundle.Collections, s.Imported.Collections),
+		line("item", s.InBundle.Items, s.Imported.Items), line("comment", s.InBundle.Comments, s.Imported.Comments),
+		line("link", s.InBundle.Links, s.Imported.Links), plural(s.Imported.Versions, "version")}
 	if s.InBundle.Roles > 0 {
-		parts = append(parts, line("roles", s.InBundle.Roles, s.Imported.Roles))
+		parts = append(parts, line("role", s.InBundle.Roles, s.Imported.Roles))
 	}
 	if s.InBundle.Attachments > 0 {
-		parts = append(parts, line("attachments", s.InBundle.Attachments, s.Imported.Attachments))
+		parts = append(parts, line("attachment", s.InBundle.Attachments, s.Imported.Attachments))
 	}
 	if _, err := fmt.Fprintf(w, "Imported workspace %s (%s): %s\n", clean(res.Name), clean(res.Slug), clean(strings.Join(parts, ", "))); err != nil {
 		return err

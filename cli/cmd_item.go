@@ -484,7 +484,7 @@ func (c *ItemBulkUpdateCmd) Run(ctx context.Context, a *App) error {
 	}
 	if len(res.Failed) > 0 {
 		return failf("partial_failure", "the refused items are listed above with the reason; fix them and rerun for those refs",
-			"%d of %d items were not updated", len(res.Failed), res.Total)
+			"%d of %s not updated", len(res.Failed), plural(res.Total, "item"))
 	}
 	return nil
 }

@@ -77,26 +77,7 @@ func (c *MCPDoctorCmd) Run(ctx context.Context, a *App) error {
 		}
 		reports = append(reports, r)
 	}
-	err = a.emit(reports, func(w io.Writer) error {
-		if len(reports) == 0 {
-			fmt.Fprintf(w, "No MCP client has padd's server installed; `padctl mcp install <client>` adds it (one of %v).\n", mcpinstall.ClientNames())
-		}
-		for _, r := range reports {
-			if len(r.Problems) == 0 {
-				line := fmt.Sprintf("%-15s ok: reaches this padd (%s)", r.Client, r.DataDir)
-				if r.Workspace != "" && r.WorkspaceFound != nil {
-					line += fmt.Sprintf(" and workspace %s", r.Workspace)
-				}
-				fmt.Fprintln(w, line)
-				continue
-			}
-			fmt.Fprintf(w, "%-15s %d problem(s) in %s\n", clean(r.Client), len(r.Problems), clean(r.Path))
-			for _, p := range r.Problems {
-				fmt.Fprintf(w, "%-15s - %s\n", "", clean(fmt.Sprint(p)))
-			}
-		}
-		return nil
-	}, nil)
+	err = a.emit(reports, func(w io.Writer) error { return writeDoctor(w, reports) }, nil)
 	if err == nil && bad > 0 {
 		return &Error{Code: "mcp_doctor_problems", Message: fmt.Sprintf("%d MCP client(s) would not reach this padd", bad),
 			Hint: "the problems and their fixes are listed above", Exit: ExitError}
@@ -161,4 +142,26 @@ func (a *App) workspaceExists(ctx context.Context, ws string) *bool {
 	}
 	found := err == nil
 	return &found
+}
+
+// writeDoctor prints mcp doctor's reports for a person.
+func writeDoctor(w io.Writer, reports []doctorReport) error {
+	if len(reports) == 0 {
+		fmt.Fprintf(w, "No MCP client has padd's server installed; `padctl mcp install <client>` adds it (one of %v).\n", mcpinstall.ClientNames())
+	}
+	for _, r := range reports {
+		if len(r.Problems) == 0 {
+			line := fmt.Sprintf("%-15s ok: reaches this padd (%s)", r.Client, r.DataDir)
+			if r.Workspace != "" && r.WorkspaceFound != nil {
+				line += fmt.Sprintf(" and workspace %s", r.Workspace)
+			}
+			fmt.Fprintln(w, line)
+			continue
+		}
+		fmt.Fprintf(w, "%-15s %s in %s\n", clean(r.Client), plural(len(r.Problems), "problem"), clean(r.Path))
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "%-15s - %s\n", "", clean(fmt.Sprint(p)))
+		}
+	}
+	return nil
 }

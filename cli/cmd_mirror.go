@@ -112,7 +112,7 @@ func mirrorShow(ctx context.Context, a *App, detail bool) error {
 			return err
 		}
 		for _, m := range list {
-			fmt.Fprintf(w, "%s  %s  %s  %d files", clean(m.Workspace), clean(m.Dir), clean(m.State), m.Files)
+			fmt.Fprintf(w, "%s  %s  %s  %s", clean(m.Workspace), clean(m.Dir), clean(m.State), plural(m.Files, "file"))
 			if len(m.Errors) > 0 {
 				fmt.Fprintf(w, "  %d not applied", len(m.Errors))
 			}

@@ -185,7 +185,7 @@ func (c *ProjectChangelogCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	if l.HasMore {
-		a.notef("%d entries match and %d are shown; raise --limit", l.Total, len(l.Items))
+		a.notef("%d entries match and this shows %d; raise --limit", l.Total, len(l.Items))
 	}
 	return nil
 }

@@ -101,7 +101,7 @@ func (c *SearchCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	if shown := res.Offset + len(res.Results); shown < res.Total && len(res.Results) > 0 {
-		a.notef("%d results match and %d are shown; add --offset %d for the next page (--limit goes up to %d)",
+		a.notef("%d results match and this page shows %d; add --offset %d for the next page (--limit goes up to %d)",
 			res.Total, len(res.Results), shown, SearchMaxLimit)
 	}
 	return nil
@@ -236,7 +236,7 @@ func (a *App) waitIndex(ctx context.Context, cl *api.Client, st *api.IndexStatus
 // progressText is "120 of 500 items (24%)".
 func progressText(done, total int) string {
 	if total <= 0 {
-		return fmt.Sprintf("%d items", done)
+		return plural(done, "item")
 	}
-	return fmt.Sprintf("%d of %d items (%d%%)", done, total, done*100/total)
+	return fmt.Sprintf("%d of %s (%d%%)", done, plural(total, "item"), done*100/total)
 }

@@ -286,3 +286,34 @@ func TestAgo(t *testing.T) {
 		t.Error("zero time should render empty")
 	}
 }
+
+// Counts of one are singular: "1 link", "1 problem" (issue 41: "1
+// links", "1 problem(s)").
+func TestCountsOfOneAreSingular(t *testing.T) {
+	var b strings.Builder
+	res := &api.ImportResult{Workspace: api.Workspace{Name: "Copy", Slug: "copy"}}
+	s := &res.ImportSummary
+	s.InBundle.Collections, s.Imported.Collections = 1, 1
+	s.InBundle.Items, s.Imported.Items = 2, 1
+	s.InBundle.Comments, s.Imported.Comments = 1, 1
+	s.InBundle.Links, s.Imported.Links = 1, 1
+	s.Imported.Versions = 1
+	s.InBundle.Roles, s.Imported.Roles = 1, 1
+	s.InBundle.Attachments, s.Imported.Attachments = 1, 0
+	if err := writeImportSummary(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("\n")
+	_ = writeDoctor(&b, []doctorReport{{Client: "cursor", Path: "/home/me/.cursor/mcp.json", Problems: []string{"its command is gone"}}})
+	got := b.String()
+	for _, want := range []string{"1 collection,", "1 of 2 items", "1 comment,", "1 link,", "1 version,", "1 role,", "0 of 1 attachment\n", "1 problem in"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"1 links", "1 collections", "(s)"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("%q in\n%s", bad, got)
+		}
+	}
+}

@@ -130,7 +130,7 @@ func (v dashboardView) sections(markdown bool) []section {
 	for _, c := range colls {
 		sum.add(c, plain(facetText(d.Summary.ByCollection[c])))
 	}
-	out = append(out, section{heading: fmt.Sprintf("Summary: %d items", d.Summary.TotalItems), kv: sum})
+	out = append(out, section{heading: "Summary: " + plural(d.Summary.TotalItems, "item"), kv: sum})
 
 	attention := 0
 	for _, n := range d.AttentionTotals {
@@ -195,7 +195,7 @@ func (v staleView) doc(markdown bool) doc {
 		parts = append(parts, fmt.Sprintf("%s %d", words(k), v.r.Totals[k]))
 	}
 	d := doc{}
-	d.add(section{lines: []cell{{text: fmt.Sprintf("%s (stalled: no change in %d days)", strings.Join(parts, " · "), v.r.Days), color: ansiDim}}})
+	d.add(section{lines: []cell{{text: fmt.Sprintf("%s (stalled: no change in %s)", strings.Join(parts, " · "), plural(v.r.Days, "day")), color: ansiDim}}})
 	d.add(section{t: workTable(v.r.Items, true), empty: "Nothing is stale."})
 	return d
 }

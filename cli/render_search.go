@@ -63,10 +63,7 @@ func (v searchView) doc(markdown bool) doc {
 // saying which page when the results do not all fit.
 func (v searchView) footer() string {
 	r := v.res
-	n := fmt.Sprintf("%d results", r.Total)
-	if r.Total == 1 {
-		n = "1 result"
-	}
+	n := plural(r.Total, "result")
 	if shown := len(r.Results); shown < r.Total {
 		n = fmt.Sprintf("%d–%d of %d results", r.Offset+1, r.Offset+shown, r.Total)
 	}
