@@ -146,6 +146,9 @@ func apiHint(e *api.Error) string {
 	case api.CodeOpenChildren:
 		return "close or move the open children first, or pass --force to close it anyway"
 	case api.CodeConflict:
+		if str("reason") == "name_taken" && str("workspace") != "" {
+			return fmt.Sprintf("give --name a name of its own (`padctl workspace list` shows the names taken), or leave it out to keep the bundle's; %s is the workspace that has it", str("workspace"))
+		}
 		if str("field") == "name" && str("collection") != "" {
 			return "name it differently, or give --slug and --prefix of its own; `padctl collection list` shows the collections"
 		}

@@ -34,7 +34,13 @@ func TestExportImportCommands(t *testing.T) {
 	if res.Slug != "copy" || res.ImportSummary.Imported.Items != 2 {
 		t.Errorf("bundle import: %+v", res)
 	}
-	r := must("workspace", "import", filepath.Join(dir, "src.json"))
+	// The same --name again is refused, with what to do (issue 41: two
+	// workspaces named Copy).
+	r := run("workspace", "import", bundle, "--name", "Copy")
+	if r.code == 0 || !strings.Contains(r.stderr, `a workspace named "Copy" exists (copy)`) || !strings.Contains(r.stderr, "hint: give --name a name of its own") {
+		t.Errorf("a second import named Copy: %s", r)
+	}
+	r = must("workspace", "import", filepath.Join(dir, "src.json"))
 	if !strings.Contains(r.stdout, "Imported workspace Source (src-2): 6 collections, 2 items") {
 		t.Errorf("JSON import said %q", r.stdout)
 	}

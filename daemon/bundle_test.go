@@ -425,3 +425,28 @@ func cutInBlob(t *testing.T, export string) []byte {
 		entry{name: "attachments/big.bin", body: string(blob)})
 	return full[:len(full)/2]
 }
+
+// An import named (?name=, padctl's --name) after a workspace that
+// exists is refused, coded: two workspaces with one name read alike
+// everywhere (issue 41). Without a name, a copy keeps the bundle's name
+// beside the original's, as Pad does (its slug gets -2).
+func TestImportRefusesATakenName(t *testing.T) {
+	h := newHarness(t)
+	var first api.ImportResult
+	h.mustJSON("POST", "/api/v1/workspaces/import?name=Copy", smallExport, 201, &first)
+	for _, name := range []string{"Copy", "copy", " COPY "} {
+		e := h.wantError("POST", "/api/v1/workspaces/import?name="+strings.ReplaceAll(name, " ", "%20"), smallExport, 409, api.CodeConflict)
+		if e.Details["reason"] != "name_taken" || e.Details["field"] != "name" || e.Details["workspace"] != first.Slug ||
+			!strings.Contains(e.Message, `"Copy"`) {
+			t.Errorf("import named %q: %+v", name, e)
+		}
+	}
+	var again api.ImportResult
+	h.mustJSON("POST", "/api/v1/workspaces/import", smallExport, 201, &again)
+	h.mustJSON("POST", "/api/v1/workspaces/import", smallExport, 201, &again)
+	var wss []api.Workspace
+	h.mustJSON("GET", "/api/v1/workspaces", nil, 200, &wss)
+	if len(wss) != 4 { // the harness's, Copy, Small, Small
+		t.Errorf("%d workspaces, want 4", len(wss))
+	}
+}

@@ -79,8 +79,12 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	in, notModelled, err := importInput(exp, r.URL.Query().Get("name"))
+	name := r.URL.Query().Get("name")
+	in, notModelled, err := importInput(exp, name)
 	if err != nil {
+		return err
+	}
+	if err := s.nameFree(name); err != nil {
 		return err
 	}
 	for k, n := range notModelled {
@@ -117,6 +121,29 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set(api.ImportCollapsedDuplicateKeysHeader, strconv.Itoa(summary.NotModelled[model.SkippedDuplicateFieldKeys]))
 	claim.complete(res, w.Header().Clone(), s.now())
 	writeJSON(w, 201, res)
+	return nil
+}
+
+// nameFree refuses an import named after a live workspace: the caller
+// chose the name for a new workspace, and two with one name read alike
+// in every list. An import without a name keeps the bundle's, as Pad
+// does (a copy beside its original). It is read before the import's own
+// write, so two imports given one name at the same moment can both pass.
+func (s *Server) nameFree(name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil
+	}
+	wss, err := s.store.ListWorkspaces()
+	if err != nil {
+		return err
+	}
+	for _, w := range wss {
+		if strings.EqualFold(strings.TrimSpace(w.Name), name) {
+			return api.Errorf(api.CodeConflict, "a workspace named %q exists (%s); an import with a name makes a new workspace, and two of one name would read alike",
+				model.Excerpt(w.Name), w.Slug).With("field", "name").With("reason", "name_taken").With("workspace", w.Slug)
+		}
+	}
 	return nil
 }
 
