@@ -71,8 +71,8 @@ func (c *MCPServeCmd) Run(ctx context.Context, a *App) error {
 
 // mcpEnv is the environment the MCP server reads: padctl's --workspace,
 // when given, stands in for PAD_WORKSPACE (the server's default
-// workspace after the call's own, pad_set_workspace and the client's
-// roots), so `padctl -w slug mcp serve` serves that workspace.
+// workspace after the call's own and pad_set_workspace, before any
+// .pad.toml), so `padctl -w slug mcp serve` serves that workspace.
 func (a *App) mcpEnv(name string) string {
 	if name == "PAD_WORKSPACE" && a.workspaceFlag != "" {
 		return a.workspaceFlag

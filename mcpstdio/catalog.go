@@ -145,7 +145,7 @@ func (a *actionDef) params() []string {
 
 // Shared param definitions, so one meaning has one wording.
 var (
-	pWorkspace = paramDef{Name: "workspace", Type: tString, Desc: "Workspace slug. Default: the one pad_set_workspace chose, else the nearest .pad.toml, PAD_WORKSPACE, or the only workspace."}
+	pWorkspace = paramDef{Name: "workspace", Type: tString, Desc: "Workspace slug. Default: the one pad_set_workspace chose, else PAD_WORKSPACE, the nearest .pad.toml, or the only workspace."}
 	pLimit     = paramDef{Name: "limit", Type: tNumber, Integer: true, Desc: "Most rows to return (lists: default 50, max 300)."}
 	pOffset    = paramDef{Name: "offset", Type: tNumber, Integer: true, Desc: "Rows to skip."}
 	pSort      = paramDef{Name: "sort", Type: tString, Desc: "Sort spec, e.g. updated_at:desc or priority,title."}

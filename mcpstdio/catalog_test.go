@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/padd/padd/cli"
 )
 
 // Every catalog action is either carried out (a handler) or declared
@@ -206,6 +209,24 @@ func TestAnnotations(t *testing.T) {
 		}
 		if tool.Hints.ReadOnly && tool.Hints.Destructive {
 			t.Errorf("%s: read-only and destructive", tool.Name)
+		}
+	}
+}
+
+// padctl's help, the agents' instructions and the workspace param give
+// one order for where the workspace comes from, the order both doors
+// resolve it in: PAD_WORKSPACE before .pad.toml (issue 41: the
+// instructions said the other way round).
+func TestWorkspaceOrderIsOneInEveryText(t *testing.T) {
+	flag, ok := reflect.TypeOf(cli.Root{}).FieldByName("WorkspaceFlag")
+	if !ok {
+		t.Fatal("cli.Root has no WorkspaceFlag")
+	}
+	for what, text := range map[string]string{"padctl's --workspace help": flag.Tag.Get("help"), "the instructions": instructions,
+		"the workspace param": pWorkspace.Desc} {
+		env, toml := strings.Index(text, "PAD_WORKSPACE"), strings.Index(text, ".pad.toml")
+		if env < 0 || toml < 0 || env > toml {
+			t.Errorf("%s does not put PAD_WORKSPACE before .pad.toml: %q", what, text)
 		}
 	}
 }

@@ -504,7 +504,7 @@ func TestWorkspaceSources(t *testing.T) {
 	}
 	t.Run("cwd", func(t *testing.T) {
 		dir := linked(alpha)
-		cs := e.session(sessionOpts{noRoots: true, dir: dir, env: []string{"PAD_WORKSPACE=" + beta}})
+		cs := e.session(sessionOpts{noRoots: true, dir: dir})
 		if got := which(cs); got != alpha {
 			t.Errorf("cwd .pad.toml: %s, want %s", got, alpha)
 		}
@@ -519,6 +519,12 @@ func TestWorkspaceSources(t *testing.T) {
 		cs := e.session(sessionOpts{noRoots: true, env: []string{"PAD_WORKSPACE=" + beta}})
 		if got := which(cs); got != beta {
 			t.Errorf("PAD_WORKSPACE: %s, want %s", got, beta)
+		}
+		// The environment beats a .pad.toml, the roots' and the working
+		// directory's, as it does for padctl (issue 41).
+		cs = e.session(sessionOpts{roots: []string{linked(alpha)}, dir: linked(alpha), env: []string{"PAD_WORKSPACE=" + beta}})
+		if got := which(cs); got != beta {
+			t.Errorf("PAD_WORKSPACE beside .pad.toml: %s, want %s", got, beta)
 		}
 	})
 	t.Run("only", func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // are read only when the tool is considered.
 const instructions = `padd is Pad on this machine: workspaces of collections (tasks, ideas, plans, docs, ...) holding items addressed by ref (TASK-5).
 
-Start with pad_set_workspace: it pins the workspace for this session and returns its bootstrap (collections with their field schemas, roles, a dashboard). Without it, calls use the workspace param, then the nearest .pad.toml, then PAD_WORKSPACE, then the only workspace.
+Start with pad_set_workspace: it pins the workspace for this session and returns its bootstrap (collections with their field schemas, roles, a dashboard). Without it, calls use the workspace param, then PAD_WORKSPACE, then the nearest .pad.toml, then the only workspace.
 
 Working with items (pad_item):
 - list returns open items as summaries with seq; pass all for finished ones, full for bodies. A truncated list says so (has_more); narrow the filters rather than paging.

@@ -23,7 +23,10 @@ import (
 // action's meaning changes (BEHAVIOR); when one is added (ADDITIVE).
 // An action moving from "not implemented" to working is ADDITIVE.
 // Resources and prompts are outside it.
-const ToolSurfaceVersion = "padd.1"
+//
+// padd.2 (BEHAVIOR): a call that names no workspace takes PAD_WORKSPACE
+// before a .pad.toml, as padctl does (it took .pad.toml first).
+const ToolSurfaceVersion = "padd.2"
 
 // CmdhelpVersion is Pad's cmdhelp contract version. padd dispatches
 // in-process rather than through CLI help trees, so it only ever

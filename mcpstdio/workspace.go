@@ -36,9 +36,10 @@ const rootsTimeout = 2 * time.Second
 //
 //  1. the call's own workspace param;
 //  2. the session default set by pad_set_workspace;
-//  3. the client's roots: the nearest .pad.toml from a file:// root upward;
-//  4. the nearest .pad.toml from the server's working directory upward;
-//  5. PAD_WORKSPACE;
+//  3. PAD_WORKSPACE (padctl's -w on `padctl mcp serve`): a choice made for
+//     this server beats a file found, as it does for padctl;
+//  4. the client's roots: the nearest .pad.toml from a file:// root upward;
+//  5. the nearest .pad.toml from the server's working directory upward;
 //  6. the only workspace there is.
 //
 // Otherwise it refuses with no_workspace and the workspaces to choose from.
@@ -52,6 +53,9 @@ func (s *Server) resolveWorkspace(ctx context.Context, p *paddConn, explicit str
 	if ws != "" {
 		return ws, "pad_set_workspace", nil
 	}
+	if env := strings.TrimSpace(s.opts.Getenv("PAD_WORKSPACE")); env != "" {
+		return env, "PAD_WORKSPACE", nil
+	}
 	if ws, from, err = s.rootsWorkspace(ctx); err != nil || ws != "" {
 		return ws, from, err
 	}
@@ -61,9 +65,6 @@ func (s *Server) resolveWorkspace(ctx context.Context, p *paddConn, explicit str
 	}
 	if pt != nil {
 		return pt.Workspace, pt.Path, nil
-	}
-	if env := strings.TrimSpace(s.opts.Getenv("PAD_WORKSPACE")); env != "" {
-		return env, "PAD_WORKSPACE", nil
 	}
 	wss, err := listWorkspaces(ctx, p)
 	if err != nil {
