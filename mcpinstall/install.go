@@ -234,8 +234,10 @@ func editRefusal(path string, err error) error {
 }
 
 // apply records the diff and writes the file unless nothing changed or
-// this is a dry run. Writes are atomic (temporary file and rename) and
-// leave the file 0600: configs can hold other servers' secrets.
+// this is a dry run. Writes are atomic (temporary file and rename). A
+// config padctl makes is 0600 (configs can hold other servers' secrets);
+// one it edits keeps its mode: padd's entry adds no secret, and the
+// file's mode is its owner's choice.
 func apply(ch *Change, dryRun bool, old, next []byte, exists bool) error {
 	if bytes.Equal(old, next) && exists {
 		ch.Action = "unchanged"
@@ -254,7 +256,11 @@ func apply(ch *Change, dryRun bool, old, next []byte, exists bool) error {
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return installErr("unwritable_config", "check the permissions of the folder", "cannot create %s: %v", filepath.Dir(target), err)
 	}
-	if err := atomicfile.Write(target, next); err != nil {
+	perm := os.FileMode(0o600)
+	if fi, err := os.Stat(target); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	if err := atomicfile.WriteMode(target, next, perm); err != nil {
 		return installErr("unwritable_config", "check the permissions of the file and its folder", "cannot write %s: %v", target, err)
 	}
 	ch.Written = true

@@ -91,11 +91,14 @@ func TestInstallEveryClient(t *testing.T) {
 				t.Fatalf("fresh install: %+v", ch)
 			}
 			checkEntry(t, def, path)
-			checkMode(t, path)
+			checkMode(t, path, 0o600)
 
 			// Existing config with other servers: merged, not clobbered.
 			seed := seeds[client]
 			if err := os.WriteFile(path, []byte(seed), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, 0o644); err != nil { // as a client writes it
 				t.Fatal(err)
 			}
 			before, err := decodeAny(def, []byte(seed))
@@ -123,7 +126,7 @@ func TestInstallEveryClient(t *testing.T) {
 			}
 			got, _ := os.ReadFile(path)
 			checkEntry(t, def, path)
-			checkMode(t, path)
+			checkMode(t, path, 0o644) // the file's own, kept
 			after, _ := decodeAny(def, got)
 			withoutEntry(before, def.Key)
 			withoutEntry(after, def.Key)
@@ -203,7 +206,10 @@ func checkEntry(t *testing.T, def *clientDef, path string) {
 	}
 }
 
-func checkMode(t *testing.T, path string) {
+// checkMode: a config padctl made is 0600 (configs can hold other
+// servers' secrets); one it edited keeps its mode (issue 41: an edit
+// made a 0644 file 0600 without a word). Windows has no Unix modes.
+func checkMode(t *testing.T, path string, want os.FileMode) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		return
@@ -212,8 +218,8 @@ func checkMode(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("%s has mode %v, want 0600", path, fi.Mode().Perm())
+	if fi.Mode().Perm() != want {
+		t.Errorf("%s has mode %v, want %v", path, fi.Mode().Perm(), want)
 	}
 }
 
@@ -332,6 +338,7 @@ func TestInstallFollowsSymlink(t *testing.T) {
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatal("the symlink was replaced by a file")
 	}
+	checkMode(t, target, 0o600)
 	if b, _ := os.ReadFile(target); !strings.Contains(string(b), testPadctl) {
 		t.Errorf("target not edited: %s", b)
 	}
@@ -404,5 +411,32 @@ func TestInstallRecordsEnvironment(t *testing.T) {
 				t.Fatalf("install without env kept it: %s", b)
 			}
 		})
+	}
+}
+
+// An edit keeps the config's mode, whatever it is; uninstall too.
+func TestInstallKeepsTheFileMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no Unix modes")
+	}
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o600} {
+		home := t.TempDir()
+		o := installOpts(t, "cursor", home)
+		_, path, _ := o.resolve()
+		_ = os.MkdirAll(filepath.Dir(path), 0o700)
+		if err := os.WriteFile(path, []byte(seeds["cursor"]), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Install(o); err != nil {
+			t.Fatal(err)
+		}
+		checkMode(t, path, mode)
+		if _, err := Uninstall(o); err != nil {
+			t.Fatal(err)
+		}
+		checkMode(t, path, mode)
 	}
 }
