@@ -53,26 +53,65 @@ func TestEveryCodeConstantHasATableRow(t *testing.T) {
 	}
 }
 
-// No code is spelled inline where errors are made: a new code is a
+// No code is spelled inline, in any package of the module: where errors
+// are made (model.Errorf, a Code member) and where they are read (a
+// comparison with a Code, a case of a switch on one). A new code is a
 // constant with a row in the table.
 func TestNoInlineCodes(t *testing.T) {
-	for _, dir := range []string{"../model", "../storage", "../searchindex", "../daemon"} {
-		forEachGoFile(t, dir, func(path string, f *ast.File, fset *token.FileSet) {
-			ast.Inspect(f, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.CallExpr:
-					if isErrorf(n.Fun) && len(n.Args) > 0 && isString(n.Args[0]) {
-						t.Errorf("%s: a code spelled inline (%s); declare it beside the table in api/errors.go", fset.Position(n.Pos()), litText(n.Args[0]))
-					}
-				case *ast.KeyValueExpr:
-					if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Code" && isString(n.Value) && litText(n.Value) != `""` {
-						t.Errorf("%s: a code spelled inline (%s); use its constant", fset.Position(n.Pos()), litText(n.Value))
+	scanned := 0
+	forEachGoFile(t, "..", func(path string, f *ast.File, fset *token.FileSet) {
+		scanned++
+		inline := func(n ast.Node, lit ast.Expr, what string) {
+			t.Errorf("%s: a code spelled inline (%s) %s; use its constant (api/errors.go's table)", fset.Position(n.Pos()), litText(lit), what)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				if isErrorf(n.Fun) && len(n.Args) > 0 && isString(n.Args[0]) {
+					inline(n, n.Args[0], "where an error is made")
+				}
+			case *ast.KeyValueExpr:
+				if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Code" && isString(n.Value) && litText(n.Value) != `""` {
+					inline(n, n.Value, "in a Code member")
+				}
+			case *ast.BinaryExpr:
+				if n.Op != token.EQL && n.Op != token.NEQ {
+					break
+				}
+				for _, pair := range [][2]ast.Expr{{n.X, n.Y}, {n.Y, n.X}} {
+					if isCode(pair[0]) && isString(pair[1]) && litText(pair[1]) != `""` {
+						inline(n, pair[1], "in a comparison with a code")
 					}
 				}
-				return true
-			})
+			case *ast.SwitchStmt:
+				if n.Tag == nil || !isCode(n.Tag) {
+					break
+				}
+				for _, st := range n.Body.List {
+					for _, e := range st.(*ast.CaseClause).List {
+						if isString(e) {
+							inline(e, e, "in a case of a switch on a code")
+						}
+					}
+				}
+			}
+			return true
 		})
+	})
+	if scanned < 100 {
+		t.Fatalf("scanned %d files: the walk of the module is broken", scanned)
 	}
+}
+
+// isCode says e reads an error's code: x.Code, or a variable named code.
+func isCode(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.SelectorExpr:
+		return x.Sel.Name == "Code"
+	case *ast.Ident:
+		return x.Name == "code"
+	}
+	return false
 }
 
 // codeConsts reads the constants named Code* of the package in dir,
@@ -152,7 +191,8 @@ func forEachGoFileIn(t *testing.T, dir string, deep bool, fn func(string, *ast.F
 func isErrorf(fun ast.Expr) bool {
 	switch f := fun.(type) {
 	case *ast.Ident:
-		return f.Name == "Errorf"
+		// padctl's failf and usagef take a code first, as Errorf does.
+		return f.Name == "Errorf" || f.Name == "failf" || f.Name == "usagef"
 	case *ast.SelectorExpr:
 		x, ok := f.X.(*ast.Ident)
 		return ok && (x.Name == "model" || x.Name == "api") && f.Sel.Name == "Errorf"

@@ -78,7 +78,7 @@ func (a *App) Client(ctx context.Context) (*api.Client, error) {
 	}
 	c, info, err := a.connect(ctx, true)
 	if err != nil {
-		return nil, &Error{Code: "padd_unavailable", Message: err.Error(), Exit: ExitError, Err: err,
+		return nil, &Error{Code: codePaddUnavailable, Message: err.Error(), Exit: ExitError, Err: err,
 			Hint: "padd is not running and could not be started for the reason above; `padctl daemon logs` shows padd's own log, `padctl daemon start` retries"}
 	}
 	a.client, a.info = c, info
@@ -182,7 +182,7 @@ func (a *App) onlyWorkspace(ctx context.Context) (string, error) {
 	}
 	switch len(wss) {
 	case 0:
-		return "", failf("no_workspace", "`padctl init` creates a workspace and links this directory to it",
+		return "", failf(codeNoWorkspace, "`padctl init` creates a workspace and links this directory to it",
 			"there is no workspace yet")
 	case 1:
 		return wss[0].Slug, nil
@@ -192,7 +192,7 @@ func (a *App) onlyWorkspace(ctx context.Context) (string, error) {
 		slugs = append(slugs, w.Slug)
 	}
 	sort.Strings(slugs)
-	e := failf("no_workspace", "pass --workspace <slug>, set PAD_WORKSPACE, or link this directory with `padctl init --name <name>`",
+	e := failf(codeNoWorkspace, "pass --workspace <slug>, set PAD_WORKSPACE, or link this directory with `padctl init --name <name>`",
 		"no workspace chosen and %d exist", len(wss))
 	e.Detail = []string{"available: " + strings.Join(slugs, ", ")}
 	return "", e

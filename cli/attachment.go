@@ -54,15 +54,15 @@ func (c *AttachmentUploadCmd) Run(ctx context.Context, a *App) error {
 	} else {
 		f, err := os.Open(c.File)
 		if err != nil {
-			return usagef("upload_file", "", "cannot read %s: %v", c.File, err)
+			return usagef(codeUploadFile, "", "cannot read %s: %v", c.File, err)
 		}
 		defer f.Close()
 		st, err := f.Stat()
 		if err != nil || !st.Mode().IsRegular() {
-			return usagef("upload_file", "", "%s is not a regular file", c.File)
+			return usagef(codeUploadFile, "", "%s is not a regular file", c.File)
 		}
 		if st.Size() > api.MaxAttachmentBytes {
-			return usagef("upload_file", "padd takes attachments of up to "+humanBytes(api.MaxAttachmentBytes),
+			return usagef(codeUploadFile, "padd takes attachments of up to "+humanBytes(api.MaxAttachmentBytes),
 				"%s is %s, larger than padd's limit", c.File, humanBytes(st.Size()))
 		}
 		size, r = st.Size(), f
@@ -205,14 +205,14 @@ func (a *App) path(p string) string {
 // put in place once whole: never over an existing file unless force.
 func (a *App) downloadTo(ctx context.Context, cl *api.Client, ws, id, variant, out string, force bool) (*api.AttachmentMeta, int64, error) {
 	exists := func() error {
-		return failf("file_exists", "give another file name, or --force to replace it", "%s exists; it was not overwritten", clean(out))
+		return failf(codeFileExists, "give another file name, or --force to replace it", "%s exists; it was not overwritten", clean(out))
 	}
 	if _, err := os.Lstat(out); err == nil && !force {
 		return nil, 0, exists() // before the download: nothing fetched for nothing
 	}
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".part-*")
 	if err != nil {
-		return nil, 0, failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", clean(out), err)
+		return nil, 0, failf(codeDownloadFile, "check that the folder exists and that you may write there", "cannot write %s: %v", clean(out), err)
 	}
 	defer func() { _ = os.Remove(f.Name()) }()
 	p := a.progress("Downloading "+clean(filepath.Base(out)), -1)
@@ -240,7 +240,7 @@ func (a *App) downloadTo(ctx context.Context, cl *api.Client, ws, id, variant, o
 		}
 	}
 	if err != nil {
-		return nil, 0, failf("download_file", "check that the folder exists and that you may write there", "cannot write %s: %v", clean(out), err)
+		return nil, 0, failf(codeDownloadFile, "check that the folder exists and that you may write there", "cannot write %s: %v", clean(out), err)
 	}
 	return meta, n, nil
 }
@@ -284,7 +284,7 @@ func (c *AttachmentViewCmd) Run(ctx context.Context, a *App) error {
 		}
 		dir, err := os.MkdirTemp("", "padd-attachment-")
 		if err != nil {
-			return failf("download_file", "check the temporary folder ($TMPDIR)", "cannot make a temporary folder: %v", err)
+			return failf(codeDownloadFile, "check the temporary folder ($TMPDIR)", "cannot make a temporary folder: %v", err)
 		}
 		out = filepath.Join(dir, name)
 	}
@@ -326,7 +326,7 @@ func (c *AttachmentListCmd) Run(ctx context.Context, a *App) error {
 	}
 	switch {
 	case c.Attached && c.Unattached:
-		return usagef("attached_unattached", "", "--attached and --unattached exclude each other; give at most one")
+		return usagef(codeAttachedUnattached, "", "--attached and --unattached exclude each other; give at most one")
 	case c.Attached:
 		q.Set("item", "attached")
 	case c.Unattached:
@@ -446,18 +446,18 @@ func (c *AttachmentTransformCmd) Run(ctx context.Context, a *App) error {
 	var req api.TransformRequest
 	switch {
 	case (c.Rotate != 0) == (c.Crop != ""):
-		return usagef("transform_usage", "padctl attachment transform <id> --rotate 90  or  --crop 10,10,200,100",
+		return usagef(codeTransformUsage, "padctl attachment transform <id> --rotate 90  or  --crop 10,10,200,100",
 			"give one of --rotate and --crop")
 	case c.Rotate != 0:
 		d := ((c.Rotate % 360) + 360) % 360
 		if d == 0 || d%90 != 0 {
-			return usagef("transform_usage", "--rotate takes 90, 180 or 270 (or -90, -180, -270)", "cannot rotate by %d degrees", c.Rotate)
+			return usagef(codeTransformUsage, "--rotate takes 90, 180 or 270 (or -90, -180, -270)", "cannot rotate by %d degrees", c.Rotate)
 		}
 		req = api.TransformRequest{Operation: api.TransformRotate, Degrees: d}
 	default:
 		var r api.TransformRect
 		if n, err := fmt.Sscanf(c.Crop, "%d,%d,%d,%d", &r.X, &r.Y, &r.W, &r.H); err != nil || n != 4 || fmt.Sprintf("%d,%d,%d,%d", r.X, r.Y, r.W, r.H) != strings.ReplaceAll(c.Crop, " ", "") {
-			return usagef("transform_usage", "--crop x,y,w,h: four whole numbers, e.g. --crop 10,10,200,100", "cannot read %q as x,y,w,h", c.Crop)
+			return usagef(codeTransformUsage, "--crop x,y,w,h: four whole numbers, e.g. --crop 10,10,200,100", "cannot read %q as x,y,w,h", c.Crop)
 		}
 		req = api.TransformRequest{Operation: api.TransformCrop, Rect: &r}
 	}

@@ -149,9 +149,9 @@ func parseError(err error) error {
 	if m := negativeNumber.FindStringSubmatch(err.Error()); m != nil {
 		// kong reads -1 as a short flag and suggests --flag="-1", which
 		// it would then refuse as below range anyway.
-		return usagef("bad_"+strings.ReplaceAll(m[1], "-", "_"), fmt.Sprintf("`%s --help` says what --%s takes", path, m[1]), "--%s %s is negative", m[1], m[2])
+		return usagef(codeBadPrefix+strings.ReplaceAll(m[1], "-", "_"), fmt.Sprintf("`%s --help` says what --%s takes", path, m[1]), "--%s %s is negative", m[1], m[2])
 	}
-	return usagef("usage", fmt.Sprintf("`%s --help` shows the arguments and flags", path), "%s", err.Error())
+	return usagef(codeUsage, fmt.Sprintf("`%s --help` shows the arguments and flags", path), "%s", err.Error())
 }
 
 // commandPath is "padctl item create" for a selected command node.

@@ -92,11 +92,11 @@ type collectionSchemaFlags struct {
 
 func (f collectionSchemaFlags) check() error {
 	if f.Fields != nil && f.Schema != nil {
-		return usagef("conflicting_flags", "give the fields either as --fields DSL or as --schema JSON", "--fields and --schema both set the schema")
+		return usagef(codeConflictingFlags, "give the fields either as --fields DSL or as --schema JSON", "--fields and --schema both set the schema")
 	}
 	for name, v := range map[string]*string{"--schema": f.Schema, "--settings": f.Settings} {
 		if v != nil && !jsonValid(*v) {
-			return usagef("bad_json", fmt.Sprintf("give %s valid JSON (quote it for the shell)", name), "%s is not valid JSON", name)
+			return usagef(codeBadJson, fmt.Sprintf("give %s valid JSON (quote it for the shell)", name), "%s is not valid JSON", name)
 		}
 	}
 	return nil
@@ -164,7 +164,7 @@ func (c *CollectionUpdateCmd) Run(ctx context.Context, a *App) error {
 	}
 	if c.Name == nil && c.Prefix == nil && c.Icon == nil && c.Description == nil && c.SortOrder == nil &&
 		c.Fields == nil && c.Schema == nil && c.Settings == nil && c.TracksWork == nil {
-		return usagef("nothing_to_update", "`padctl collection update --help` lists what can change", "nothing to update")
+		return usagef(codeNothingToUpdate, "`padctl collection update --help` lists what can change", "nothing to update")
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {

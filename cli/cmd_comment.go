@@ -23,7 +23,7 @@ func (c *ItemCommentCmd) Run(ctx context.Context, a *App) error {
 	body := c.Text
 	if c.Stdin {
 		if body != "" {
-			return usagef("conflicting_args", "give the text as an argument or with --stdin, not both", "comment text given twice")
+			return usagef(codeConflictingArgs, "give the text as an argument or with --stdin, not both", "comment text given twice")
 		}
 		b, err := io.ReadAll(a.env.Stdin)
 		if err != nil {
@@ -32,7 +32,7 @@ func (c *ItemCommentCmd) Run(ctx context.Context, a *App) error {
 		body = string(b)
 	}
 	if strings.TrimSpace(body) == "" {
-		return usagef("empty_comment", "give the comment text, e.g. padctl item comment TASK-5 \"looks good\"", "the comment is empty")
+		return usagef(codeEmptyComment, "give the comment text, e.g. padctl item comment TASK-5 \"looks good\"", "the comment is empty")
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {

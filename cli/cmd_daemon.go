@@ -280,10 +280,10 @@ func (a *App) stopUnmanaged(ctx context.Context, dir string) (string, int, error
 		a.notef("padd (pid %d) is still running %s after the stop request; sending it SIGTERM", info.PID, stopWait)
 	}
 	if err := terminate(info.PID); err != nil && launch.ProcessAlive(info.PID) {
-		return dir, 0, failf("stop_failed", fmt.Sprintf("stop it by hand: kill %d", info.PID), "cannot signal padd (pid %d): %v", info.PID, err)
+		return dir, 0, failf(codeStopFailed, fmt.Sprintf("stop it by hand: kill %d", info.PID), "cannot signal padd (pid %d): %v", info.PID, err)
 	}
 	if !waitExit(ctx, info.PID, termWait) {
-		return dir, 0, failf("stop_failed", fmt.Sprintf("see `padctl daemon logs`; as a last resort: kill -9 %d", info.PID),
+		return dir, 0, failf(codeStopFailed, fmt.Sprintf("see `padctl daemon logs`; as a last resort: kill -9 %d", info.PID),
 			"padd (pid %d) is still running after SIGTERM", info.PID)
 	}
 	removeStaleInfo(dir, info.PID)
@@ -444,7 +444,7 @@ func (a *App) managerStart(ctx context.Context) error {
 		return nil
 	}
 	if err := h.Start(ctx, st.Manager); err != nil {
-		return failf("service_failed", "see `padctl daemon logs`", "%s did not start padd: %v", st.Manager, err)
+		return failf(codeServiceFailed, "see `padctl daemon logs`", "%s did not start padd: %v", st.Manager, err)
 	}
 	return a.waitManaged(ctx, st.Manager)
 }
@@ -456,7 +456,7 @@ func (a *App) waitManaged(ctx context.Context, m userservice.Manager) error {
 		if _, _, err := a.connect(ctx, false); err == nil {
 			return nil
 		} else if time.Now().After(deadline) {
-			return failf("service_failed", "see `padctl daemon logs`", "padd did not answer within %s of %s starting it: %v", stopWait, m, err)
+			return failf(codeServiceFailed, "see `padctl daemon logs`", "padd did not answer within %s of %s starting it: %v", stopWait, m, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -475,7 +475,7 @@ func (a *App) managerStop(ctx context.Context) (pid int, err error) {
 		return 0, nil
 	}
 	if err := h.Stop(ctx, st.Manager); err != nil {
-		return 0, failf("service_failed", "see `padctl daemon logs`", "%s did not stop padd: %v", st.Manager, err)
+		return 0, failf(codeServiceFailed, "see `padctl daemon logs`", "%s did not stop padd: %v", st.Manager, err)
 	}
 	return st.PID, nil
 }
@@ -493,7 +493,7 @@ func (c *DaemonInstallCmd) Run(ctx context.Context, a *App) error {
 	}
 	padd, err := launch.PaddPath("")
 	if err != nil {
-		return failf("no_padd", "install padd beside padctl", "%v", err)
+		return failf(codeNoPadd, "install padd beside padctl", "%v", err)
 	}
 	if padd, err = filepath.Abs(padd); err != nil {
 		return err
@@ -516,7 +516,7 @@ func (c *DaemonInstallCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	if err := h.Install(ctx, choice, spec); err != nil {
-		return failf("service_failed", "`padctl daemon status` shows what is installed", "installing padd under %s: %v", choice.Manager, err)
+		return failf(codeServiceFailed, "`padctl daemon status` shows what is installed", "installing padd under %s: %v", choice.Manager, err)
 	}
 	if choice.Manager.Controls() {
 		err = a.waitManaged(ctx, choice.Manager)
@@ -550,7 +550,7 @@ func (c *DaemonUninstallCmd) Run(ctx context.Context, a *App) error {
 		return a.emitDaemonState(s, "padd's service entry is not installed: nothing to remove")
 	}
 	if err := h.Uninstall(ctx, st); err != nil {
-		return failf("service_failed", "`padctl daemon status` shows what is left", "removing padd's %s entry: %v", st.Manager, err)
+		return failf(codeServiceFailed, "`padctl daemon status` shows what is left", "removing padd's %s entry: %v", st.Manager, err)
 	}
 	dir, err := launch.DataDir()
 	if err != nil {

@@ -49,7 +49,7 @@ func (c *WorkspaceExportCmd) Run(ctx context.Context, a *App) error {
 	}
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".part-*")
 	if err != nil {
-		return failf("export_file", "check that the folder exists and that you may write there, or give -o", "cannot write %s: %v", out, err)
+		return failf(codeExportFile, "check that the folder exists and that you may write there, or give -o", "cannot write %s: %v", out, err)
 	}
 	defer func() { _ = os.Remove(f.Name()) }()
 	p := a.progress("Exporting "+ws, -1)
@@ -72,7 +72,7 @@ func (c *WorkspaceExportCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	if err := os.Rename(f.Name(), out); err != nil {
-		return failf("export_file", "check that the folder exists and that you may write there, or give -o", "cannot write %s: %v", out, err)
+		return failf(codeExportFile, "check that the folder exists and that you may write there, or give -o", "cannot write %s: %v", out, err)
 	}
 	return a.emit(map[string]any{"workspace": ws, "file": out, "bytes": n, "format": exportFormat(c.JSON)},
 		func(w io.Writer) error {
@@ -107,7 +107,7 @@ func (c *WorkspaceImportCmd) Run(ctx context.Context, a *App) error {
 	} else {
 		f, err := os.Open(c.File)
 		if err != nil {
-			return usagef("import_file", "", "cannot read %s: %v", c.File, err)
+			return usagef(codeImportFile, "", "cannot read %s: %v", c.File, err)
 		}
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
@@ -257,7 +257,7 @@ func (c *ItemExportCmd) Run(ctx context.Context, a *App) error {
 		out = it.Slug + ".pad.md"
 	}
 	if err := os.WriteFile(out, text, 0o644); err != nil {
-		return failf("export_file", "check that the folder exists and that you may write there, or give -o", "cannot write %s: %v", out, err)
+		return failf(codeExportFile, "check that the folder exists and that you may write there, or give -o", "cannot write %s: %v", out, err)
 	}
 	return a.emit(map[string]any{"ref": c.Ref, "file": out}, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "Exported %s to %s\n", c.Ref, out)
@@ -283,7 +283,7 @@ func (c *ItemImportCmd) Run(ctx context.Context, a *App) error {
 		text, err = os.ReadFile(c.File)
 	}
 	if err != nil {
-		return usagef("import_file", "", "cannot read %s: %v", c.File, err)
+		return usagef(codeImportFile, "", "cannot read %s: %v", c.File, err)
 	}
 	res, err := cl.ImportArtifact(ctx, ws, text)
 	if err != nil {

@@ -53,7 +53,7 @@ func (c *InitCmd) Run(ctx context.Context, a *App) error {
 	}
 	slug := model.WorkspaceSlug("", name)
 	if existing != nil && existing.Workspace != "" && existing.Workspace != slug && !c.Force {
-		return failf("already_linked", "pass --force to relink it, or run padctl from another directory",
+		return failf(codeAlreadyLinked, "pass --force to relink it, or run padctl from another directory",
 			"%s already links this directory to workspace %q", existing.Path, existing.Workspace)
 	}
 	cl, err := a.Client(ctx)
@@ -88,7 +88,7 @@ func (c *InitCmd) Run(ctx context.Context, a *App) error {
 // does not, since -w says which workspace this directory is for.
 func (c *InitCmd) linkTo(ctx context.Context, a *App, slug string, existing *padToml) error {
 	if name := strings.TrimSpace(c.Name); name != "" && model.WorkspaceSlug("", name) != slug {
-		return usagef("conflicting_args", "give the workspace once: -w SLUG links to one that exists, --name NAME finds or creates one",
+		return usagef(codeConflictingArgs, "give the workspace once: -w SLUG links to one that exists, --name NAME finds or creates one",
 			"--workspace %s and --name %q name different workspaces", slug, name)
 	}
 	cl, err := a.Client(ctx)
@@ -97,14 +97,14 @@ func (c *InitCmd) linkTo(ctx context.Context, a *App, slug string, existing *pad
 	}
 	ws, err := cl.GetWorkspace(ctx, slug)
 	if api.IsNotFound(err) {
-		return failf("not_found", fmt.Sprintf("`padctl workspace list` shows the workspaces; `padctl init --name %s` creates one", slug),
+		return failf(api.CodeNotFound, fmt.Sprintf("`padctl workspace list` shows the workspaces; `padctl init --name %s` creates one", slug),
 			"there is no workspace %q to link this directory to", slug)
 	}
 	if err != nil {
 		return err
 	}
 	if existing != nil && existing.Workspace != "" && existing.Workspace != ws.Slug && !c.Force {
-		return failf("already_linked", "pass --force to relink it, or run padctl from another directory",
+		return failf(codeAlreadyLinked, "pass --force to relink it, or run padctl from another directory",
 			"%s already links this directory to workspace %q", existing.Path, existing.Workspace)
 	}
 	if c.Template != "" {
@@ -137,7 +137,7 @@ type initResult struct {
 func (c *InitCmd) useAbove(ctx context.Context, a *App, above *padToml, name string) error {
 	linked := filepath.Dir(above.Path)
 	if name != "" && model.WorkspaceSlug("", name) != above.Workspace {
-		return failf("already_linked", "pass --new to link this directory to a workspace of its own",
+		return failf(codeAlreadyLinked, "pass --new to link this directory to a workspace of its own",
 			"this directory is inside %s, which %s links to workspace %q", linked, above.Path, above.Workspace)
 	}
 	cl, err := a.Client(ctx)

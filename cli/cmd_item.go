@@ -62,7 +62,7 @@ func parseEntries(flag string, entries []string) ([][2]string, error) {
 	for _, e := range entries {
 		k, v, ok := strings.Cut(e, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usagef("bad_field", fmt.Sprintf("write %s key=value, e.g. %s due_date=2026-01-31", flag, flag), "%s %q is not key=value", flag, e)
+			return nil, usagef(codeBadField, fmt.Sprintf("write %s key=value, e.g. %s due_date=2026-01-31", flag, flag), "%s %q is not key=value", flag, e)
 		}
 		out = append(out, [2]string{strings.TrimSpace(k), v})
 	}
@@ -76,7 +76,7 @@ func parseTags(s string) ([]string, error) {
 	if strings.HasPrefix(s, "[") {
 		var tags []string
 		if err := json.Unmarshal([]byte(s), &tags); err != nil {
-			return nil, usagef("bad_tags", "give --tags as a,b or as a JSON array of strings", "--tags is not a JSON array of strings: %v", err)
+			return nil, usagef(codeBadTags, "give --tags as a,b or as a JSON array of strings", "--tags is not a JSON array of strings: %v", err)
 		}
 		return tags, nil
 	}
@@ -132,7 +132,7 @@ func (c *ItemCreateCmd) Run(ctx context.Context, a *App) error {
 		dec := json.NewDecoder(strings.NewReader(c.FieldsJSON))
 		dec.UseNumber()
 		if err := dec.Decode(&fields); err != nil || fields == nil {
-			return usagef("bad_json", `give --fields-json a JSON object, e.g. '{"estimate": 3}'`, "--fields-json is not a JSON object")
+			return usagef(codeBadJson, `give --fields-json a JSON object, e.g. '{"estimate": 3}'`, "--fields-json is not a JSON object")
 		}
 	}
 	for k, v := range map[string]string{"status": c.Status, "priority": c.Priority} {
@@ -209,13 +209,13 @@ type ItemListCmd struct {
 // for (non_terminal=true), as Pad's CLI does.
 func (c *ItemListCmd) Run(ctx context.Context, a *App) error {
 	if c.Limit < 1 || c.Limit > MaxListLimit {
-		return usagef("bad_limit", fmt.Sprintf("give --limit between 1 and %d, and page with --offset", MaxListLimit), "--limit %d is out of range", c.Limit)
+		return usagef(codeBadLimit, fmt.Sprintf("give --limit between 1 and %d, and page with --offset", MaxListLimit), "--limit %d is out of range", c.Limit)
 	}
 	if c.Offset < 0 {
-		return usagef("bad_offset", "give --offset 0 or more", "--offset %d is negative", c.Offset)
+		return usagef(codeBadOffset, "give --offset 0 or more", "--offset %d is negative", c.Offset)
 	}
 	if c.Unparented && c.Parent != "" {
-		return usagef("conflicting_flags", "give either --parent or --unparented", "--parent and --unparented contradict each other")
+		return usagef(codeConflictingFlags, "give either --parent or --unparented", "--parent and --unparented contradict each other")
 	}
 	q := api.ItemQuery{Priority: c.Priority, Parent: c.Parent, Role: c.Role, Tag: c.Tag, Unparented: c.Unparented,
 		IncludeArchived: c.IncludeArchived, Sort: c.Sort, Limit: c.Limit, Offset: c.Offset}
@@ -309,7 +309,7 @@ func (c *ItemUpdateCmd) Run(ctx context.Context, a *App) error {
 	in := api.ItemUpdate{Title: c.Title, ClearParent: c.ClearParent, ClearAgentRole: c.ClearAgentRole,
 		ExpectedSeq: c.ExpectedSeq, Force: c.Force, Comment: c.Comment, Parent: c.Parent, Role: c.Role}
 	if c.Parent != nil && strings.TrimSpace(*c.Parent) == "" {
-		return usagef("bad_parent", "use --clear-parent to detach the item", "--parent needs a ref")
+		return usagef(codeBadParent, "use --clear-parent to detach the item", "--parent needs a ref")
 	}
 	patch := map[string]any{}
 	if c.Status != nil {
@@ -339,7 +339,7 @@ func (c *ItemUpdateCmd) Run(ctx context.Context, a *App) error {
 		in.Tags = api.FlexOf(tags)
 	}
 	if onlySeq(in) {
-		return usagef("nothing_to_update", "`padctl item update --help` lists what can change", "nothing to update")
+		return usagef(codeNothingToUpdate, "`padctl item update --help` lists what can change", "nothing to update")
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -456,10 +456,10 @@ func (c *ItemBulkUpdateCmd) Run(ctx context.Context, a *App) error {
 		}
 	}
 	if len(fields) == 0 {
-		return usagef("nothing_to_update", "give --status and/or --priority", "nothing to update")
+		return usagef(codeNothingToUpdate, "give --status and/or --priority", "nothing to update")
 	}
 	if len(c.Refs) > MaxListLimit {
-		return usagef("too_many", fmt.Sprintf("split the refs into batches of %d", MaxListLimit), "%d refs in one bulk update", len(c.Refs))
+		return usagef(codeTooMany, fmt.Sprintf("split the refs into batches of %d", MaxListLimit), "%d refs in one bulk update", len(c.Refs))
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -483,7 +483,7 @@ func (c *ItemBulkUpdateCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	if len(res.Failed) > 0 {
-		return failf("partial_failure", "the refused items are listed above with the reason; fix them and rerun for those refs",
+		return failf(codePartialFailure, "the refused items are listed above with the reason; fix them and rerun for those refs",
 			"%d of %s not updated", len(res.Failed), plural(res.Total, "item"))
 	}
 	return nil

@@ -281,7 +281,7 @@ type RoleUpdateCmd struct {
 func (c *RoleUpdateCmd) Run(ctx context.Context, a *App) error {
 	in := api.AgentRoleUpdate{Name: c.Name, Slug: c.Slug, Description: c.Description, Icon: c.Icon, Tools: c.Tools, SortOrder: c.SortOrder}
 	if in == (api.AgentRoleUpdate{}) {
-		return usagef("nothing_to_update", "`padctl role update --help` lists what can change", "nothing to update")
+		return usagef(codeNothingToUpdate, "`padctl role update --help` lists what can change", "nothing to update")
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {

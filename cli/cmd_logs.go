@@ -33,7 +33,7 @@ var logPoll = 200 * time.Millisecond
 // they are printed as padd wrote them (one JSON object per line).
 func (c *DaemonLogsCmd) Run(ctx context.Context, a *App) error {
 	if c.Lines < 0 {
-		return usagef("bad_lines", "give --lines 0 or more", "--lines %d is negative", c.Lines)
+		return usagef(codeBadLines, "give --lines 0 or more", "--lines %d is negative", c.Lines)
 	}
 	dir, err := launch.DataDir()
 	if err != nil {
@@ -53,7 +53,7 @@ func (c *DaemonLogsCmd) Run(ctx context.Context, a *App) error {
 		if b, _ := os.ReadFile(filepath.Join(dir, launch.StartErrFile)); len(bytes.TrimSpace(b)) > 0 {
 			hint = fmt.Sprintf("padd failed before opening its log; its last words: %s", strings.TrimSpace(string(b)))
 		}
-		return failf("no_log", hint, "no log at %s", path)
+		return failf(codeNoLog, hint, "no log at %s", path)
 	}
 	print := func(line []byte) {
 		if a.format == FormatJSON {

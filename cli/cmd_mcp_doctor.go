@@ -44,7 +44,7 @@ func (c *MCPDoctorCmd) Run(ctx context.Context, a *App) error {
 	}
 	ours, err := launch.DataDirEnv(a.getenv)
 	if err != nil {
-		return failf("no_home", "set PAD_HOME to padd's data directory", "cannot find padd's data directory: %v", err)
+		return failf(codeNoHome, "set PAD_HOME to padd's data directory", "cannot find padd's data directory: %v", err)
 	}
 	ws, wsFrom := a.doctorWorkspace()
 	reports := []doctorReport{}
@@ -79,7 +79,7 @@ func (c *MCPDoctorCmd) Run(ctx context.Context, a *App) error {
 	}
 	err = a.emit(reports, func(w io.Writer) error { return writeDoctor(w, reports) }, nil)
 	if err == nil && bad > 0 {
-		return &Error{Code: "mcp_doctor_problems", Message: fmt.Sprintf("%d MCP client(s) would not reach this padd", bad),
+		return &Error{Code: codeMcpDoctorProblems, Message: fmt.Sprintf("%d MCP client(s) would not reach this padd", bad),
 			Hint: "the problems and their fixes are listed above", Exit: ExitError}
 	}
 	return err

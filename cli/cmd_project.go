@@ -100,7 +100,7 @@ type ProjectReadyCmd struct {
 // Run shows the actionable backlog.
 func (c *ProjectReadyCmd) Run(ctx context.Context, a *App) error {
 	if c.Limit < 1 {
-		return usagef("bad_limit", "give --limit 1 or more", "--limit %d is out of range", c.Limit)
+		return usagef(codeBadLimit, "give --limit 1 or more", "--limit %d is out of range", c.Limit)
 	}
 	return c.run(ctx, a, true, c.Limit)
 }
@@ -115,7 +115,7 @@ type ProjectStaleCmd struct {
 // Run shows stale work.
 func (c *ProjectStaleCmd) Run(ctx context.Context, a *App) error {
 	if c.Days < 0 || c.Limit < 0 {
-		return usagef("bad_number", "give --days and --limit as positive numbers", "--days and --limit cannot be negative")
+		return usagef(codeBadNumber, "give --days and --limit as positive numbers", "--days and --limit cannot be negative")
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -143,7 +143,7 @@ type ProjectStandupCmd struct {
 // Run shows the standup.
 func (c *ProjectStandupCmd) Run(ctx context.Context, a *App) error {
 	if c.Days < 1 || c.Limit < 0 {
-		return usagef("bad_number", "give --days 1 or more (and --limit 0 or more)", "--days %d or --limit %d is out of range", c.Days, c.Limit)
+		return usagef(codeBadNumber, "give --days 1 or more (and --limit 0 or more)", "--days %d or --limit %d is out of range", c.Days, c.Limit)
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -168,10 +168,10 @@ type ProjectChangelogCmd struct {
 // Run shows the changelog.
 func (c *ProjectChangelogCmd) Run(ctx context.Context, a *App) error {
 	if c.Days < 0 || c.Limit < 0 {
-		return usagef("bad_number", "give --days and --limit as positive numbers", "--days and --limit cannot be negative")
+		return usagef(codeBadNumber, "give --days and --limit as positive numbers", "--days and --limit cannot be negative")
 	}
 	if c.Days > 0 && c.Since != "" {
-		return usagef("conflicting_flags", "give either --since or --days", "--since and --days both say where the window starts")
+		return usagef(codeConflictingFlags, "give either --since or --days", "--since and --days both say where the window starts")
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -202,7 +202,7 @@ type ProjectReportCmd struct {
 // Run shows the report.
 func (c *ProjectReportCmd) Run(ctx context.Context, a *App) error {
 	if c.Offset < 0 {
-		return usagef("bad_offset", "give --offset 0 (this period) or more", "--offset %d is negative", c.Offset)
+		return usagef(codeBadOffset, "give --offset 0 (this period) or more", "--offset %d is negative", c.Offset)
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -234,7 +234,7 @@ const activityMaxLimit = 1000
 // Run shows the activity feed.
 func (c *ProjectActivityCmd) Run(ctx context.Context, a *App) error {
 	if c.Limit < 1 || c.Limit > activityMaxLimit {
-		return usagef("bad_limit", fmt.Sprintf("give --limit between 1 and %d, and page with --before", activityMaxLimit), "--limit %d is out of range", c.Limit)
+		return usagef(codeBadLimit, fmt.Sprintf("give --limit between 1 and %d, and page with --before", activityMaxLimit), "--limit %d is out of range", c.Limit)
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {

@@ -56,13 +56,13 @@ A query that starts with - goes after --:  padctl search -- -draft login`
 func (c *SearchCmd) Run(ctx context.Context, a *App) error {
 	text := strings.TrimSpace(strings.Join(c.Query, " "))
 	if text == "" {
-		return usagef("empty_query", "give the words to search for, e.g. padctl search login redirect", "the query is empty")
+		return usagef(codeEmptyQuery, "give the words to search for, e.g. padctl search login redirect", "the query is empty")
 	}
 	if c.Limit < 1 || c.Limit > SearchMaxLimit {
-		return usagef("bad_limit", fmt.Sprintf("give --limit between 1 and %d, and page with --offset", SearchMaxLimit), "--limit %d is out of range", c.Limit)
+		return usagef(codeBadLimit, fmt.Sprintf("give --limit between 1 and %d, and page with --offset", SearchMaxLimit), "--limit %d is out of range", c.Limit)
 	}
 	if c.Offset < 0 {
-		return usagef("bad_offset", "give --offset 0 or more", "--offset %d is negative", c.Offset)
+		return usagef(codeBadOffset, "give --offset 0 or more", "--offset %d is negative", c.Offset)
 	}
 	q := api.SearchQuery{Query: text, Collection: c.Collection, Status: splitComma(c.Status), Priority: splitComma(c.Priority),
 		Sort: c.Sort, IncludeArchived: c.IncludeArchived, Limit: c.Limit, Offset: c.Offset}
@@ -210,7 +210,7 @@ func (a *App) waitIndex(ctx context.Context, cl *api.Client, st *api.IndexStatus
 			// Not started yet (a failed index reads "failed" until the
 			// rebuild it was asked for begins).
 		case st.State == api.IndexFailed:
-			return nil, failf("index_failed", "`padctl daemon logs` shows why; `padctl index rebuild` tries again",
+			return nil, failf(codeIndexFailed, "`padctl daemon logs` shows why; `padctl index rebuild` tries again",
 				"the search index rebuild failed: %s", firstNonEmpty(st.Error, st.Reason, "no reason given"))
 		default:
 			return st, nil

@@ -71,13 +71,13 @@ var readHidden = func(a *App, prompt string) (line string, ok bool, err error) {
 func (f syncTokenFlags) token(a *App, server string, saved bool) (string, error) {
 	switch {
 	case f.TokenFile != "" && f.TokenEnv != "":
-		return "", usagef("conflicting_args", "give the token one way: --token-file or --token-env", "--token-file and --token-env together")
+		return "", usagef(codeConflictingArgs, "give the token one way: --token-file or --token-env", "--token-file and --token-env together")
 	case f.TokenFile != "":
 		return f.fromFile(a)
 	case f.TokenEnv != "":
 		v, ok := a.env.LookupEnv(f.TokenEnv)
 		if v = strings.TrimSpace(v); !ok || v == "" {
-			return "", failf("no_token", "export the token in that variable, or use --token-file", "the environment variable %s is not set or empty", f.TokenEnv)
+			return "", failf(codeNoToken, "export the token in that variable, or use --token-file", "the environment variable %s is not set or empty", f.TokenEnv)
 		}
 		return v, nil
 	}
@@ -102,7 +102,7 @@ func (f syncTokenFlags) fromFile(a *App) (string, error) {
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {
-		return "", failf("no_token", "the file should hold the token alone", "%s is empty", f.TokenFile)
+		return "", failf(codeNoToken, "the file should hold the token alone", "%s is empty", f.TokenFile)
 	}
 	return tok, nil
 }
@@ -120,17 +120,17 @@ func readArgFile(a *App, name string, limit int, what string) ([]byte, error) {
 		}
 		fh, err := os.Open(path)
 		if err != nil {
-			return nil, failf("bad_file", hint, "cannot read %s: %v", name, err)
+			return nil, failf(codeBadFile, hint, "cannot read %s: %v", name, err)
 		}
 		defer fh.Close()
 		r = fh
 	}
 	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
-		return nil, failf("bad_file", hint, "cannot read %s: %v", name, err)
+		return nil, failf(codeBadFile, hint, "cannot read %s: %v", name, err)
 	}
 	if len(b) > limit {
-		return nil, failf("bad_file", fmt.Sprintf("the file should hold %s alone", what), "%s is larger than %d bytes", name, limit)
+		return nil, failf(codeBadFile, fmt.Sprintf("the file should hold %s alone", what), "%s is larger than %d bytes", name, limit)
 	}
 	return b, nil
 }
@@ -155,7 +155,7 @@ func (c *SyncCloneCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	if tok == "" {
-		return usagef("no_token", "pass --token-file FILE or --token-env NAME, or run it on a terminal to be asked",
+		return usagef(codeNoToken, "pass --token-file FILE or --token-env NAME, or run it on a terminal to be asked",
 			"a clone needs the Pad server's token")
 	}
 	st, err := cl.SyncClone(ctx, api.SyncClone{URL: c.URL, RemoteWorkspace: c.Remote, As: c.As,
@@ -194,7 +194,7 @@ func (c *SyncLinkCmd) Run(ctx context.Context, a *App) error {
 		return err
 	}
 	if tok == "" && !linked {
-		return usagef("no_token", "pass --token-file FILE or --token-env NAME, or run it on a terminal to be asked",
+		return usagef(codeNoToken, "pass --token-file FILE or --token-env NAME, or run it on a terminal to be asked",
 			"linking %s needs the Pad server's token", c.Workspace)
 	}
 	st, err := cl.SyncLink(ctx, api.SyncLink{Workspace: c.Workspace, URL: c.URL, RemoteWorkspace: c.Remote,
@@ -244,7 +244,7 @@ func (a *App) followSync(ctx context.Context, cl *api.Client, st *api.SyncStatus
 		a.notef("padd goes on with it; `padctl sync status %s` shows how it stands", ws)
 		return ctx.Err()
 	case errors.Is(err, io.ErrUnexpectedEOF) || api.IsTransport(err):
-		return failf("sync_unfollowed", fmt.Sprintf("padd goes on when it is back; `padctl sync status %s` shows how it stands", ws),
+		return failf(codeSyncUnfollowed, fmt.Sprintf("padd goes on when it is back; `padctl sync status %s` shows how it stands", ws),
 			"lost padd while following the sync of %s", ws)
 	default:
 		return err
@@ -271,17 +271,17 @@ func syncSettled(s *api.SyncStatus) bool {
 func syncStopped(s *api.SyncStatus) error {
 	switch s.State {
 	case api.SyncOffline:
-		e := failf("sync_offline", fmt.Sprintf("padd keeps trying by itself; `padctl sync now %s` retries at once", s.Workspace),
+		e := failf(codeSyncOffline, fmt.Sprintf("padd keeps trying by itself; `padctl sync now %s` retries at once", s.Workspace),
 			"%s is offline: the Pad server did not answer", s.Workspace)
 		if s.LastError != "" {
 			e.Detail = []string{s.LastError}
 		}
 		return e
 	case api.SyncTokenRefused:
-		return failf("sync_token_refused", fmt.Sprintf("run `padctl sync link %s %s %s` again with a new token", s.Workspace, s.URL, s.RemoteWorkspace),
+		return failf(codeSyncTokenRefused, fmt.Sprintf("run `padctl sync link %s %s %s` again with a new token", s.Workspace, s.URL, s.RemoteWorkspace),
 			"the Pad server refused the token of %s", s.Workspace)
 	case api.SyncRemoteGone:
-		return failf("sync_remote_gone", fmt.Sprintf("`padctl sync unlink %s` keeps the local items; `padctl sync link` links them to another remote workspace", s.Workspace),
+		return failf(codeSyncRemoteGone, fmt.Sprintf("`padctl sync unlink %s` keeps the local items; `padctl sync link` links them to another remote workspace", s.Workspace),
 			"the remote workspace %s is gone from %s", s.RemoteWorkspace, s.URL)
 	}
 	return nil
@@ -456,10 +456,10 @@ type SyncResolveCmd struct {
 // Run settles the item's open conflicts (or the one named by --id).
 func (c *SyncResolveCmd) Run(ctx context.Context, a *App) error {
 	if c.Keep == api.KeepMerged && c.File == "" {
-		return usagef("missing_value", "write the merged value to a file and pass --file FILE (or --file - to read stdin)", "--keep merged needs --file")
+		return usagef(codeMissingValue, "write the merged value to a file and pass --file FILE (or --file - to read stdin)", "--keep merged needs --file")
 	}
 	if c.Keep != api.KeepMerged && c.File != "" {
-		return usagef("conflicting_args", "--file is for --keep merged; --keep local or remote takes a side as it is", "--file with --keep %s", c.Keep)
+		return usagef(codeConflictingArgs, "--file is for --keep merged; --keep local or remote takes a side as it is", "--file with --keep %s", c.Keep)
 	}
 	cl, ws, err := a.syncWorkspace(ctx, "")
 	if err != nil {
@@ -508,13 +508,13 @@ func (c *SyncResolveCmd) mergedValue(ctx context.Context, a *App, cl *api.Client
 	}
 	switch {
 	case len(mine) == 0:
-		return nil, failf("no_conflict", fmt.Sprintf("`padctl sync conflicts %s` lists the open ones", ws), "%s has no open conflict to merge", c.Ref)
+		return nil, failf(codeNoConflict, fmt.Sprintf("`padctl sync conflicts %s` lists the open ones", ws), "%s has no open conflict to merge", c.Ref)
 	case len(mine) > 1:
 		ids := make([]string, len(mine))
 		for i, k := range mine {
 			ids[i] = fmt.Sprintf("--id %d (%s)", k.ID, k.Part)
 		}
-		return nil, usagef("ambiguous_conflict", "pick one: "+strings.Join(ids, ", "), "%s has %d open conflicts; a merged value settles one", c.Ref, len(mine))
+		return nil, usagef(codeAmbiguousConflict, "pick one: "+strings.Join(ids, ", "), "%s has %d open conflicts; a merged value settles one", c.Ref, len(mine))
 	}
 	b, err := readArgFile(a, c.File, maxMergedValue, "the merged value")
 	if err != nil {
@@ -527,7 +527,7 @@ func (c *SyncResolveCmd) mergedValue(ctx context.Context, a *App, cl *api.Client
 		return json.Marshal(string(b))
 	}
 	if !json.Valid(b) {
-		return nil, failf("bad_value", "the file should hold the part's value as JSON, e.g. \"done\" or [\"a\",\"b\"]",
+		return nil, failf(codeBadValue, "the file should hold the part's value as JSON, e.g. \"done\" or [\"a\",\"b\"]",
 			"the merged value of %s is not JSON", mine[0].Part)
 	}
 	return json.RawMessage(bytes.TrimSpace(b)), nil
@@ -878,7 +878,7 @@ func (c *SyncVerifyCmd) Run(ctx context.Context, a *App) error {
 	if len(v.Differences) > 0 && v.Pending == 0 {
 		hint = fmt.Sprintf("`padctl sync now %s` brings what the remote has; what stays different is shown above", v.Workspace)
 	}
-	return failf("sync_differs", hint, "%s differs from its remote: %s", v.Workspace, syncVerifyCount(v))
+	return failf(codeSyncDiffers, hint, "%s differs from its remote: %s", v.Workspace, syncVerifyCount(v))
 }
 
 // syncVerifyCount says how much differs, in words.

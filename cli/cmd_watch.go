@@ -29,7 +29,7 @@ var watchRetry = []time.Duration{250 * time.Millisecond, time.Second, 2 * time.S
 // across a padd restart.
 func (c *WatchCmd) Run(ctx context.Context, a *App) error {
 	if c.All && c.Ref != "" {
-		return usagef("conflicting_args", "watch one item in the current workspace, or everything with --all-workspaces", "an item and --all-workspaces together")
+		return usagef(codeConflictingArgs, "watch one item in the current workspace, or everything with --all-workspaces", "an item and --all-workspaces together")
 	}
 	cl, err := a.Client(ctx)
 	if err != nil {

@@ -56,7 +56,7 @@ func parseTTL(s string) (int64, error) {
 		d, err = time.Duration(min(max(n, -1), model.MaxLeaseTTL+1))*time.Second, nil
 	}
 	bad := func(why string) error {
-		return usagef("bad_ttl", fmt.Sprintf("give --ttl as a duration such as 30m or 2h, or as seconds, up to %s", durationText(model.MaxLeaseTTL*time.Second)),
+		return usagef(codeBadTtl, fmt.Sprintf("give --ttl as a duration such as 30m or 2h, or as seconds, up to %s", durationText(model.MaxLeaseTTL*time.Second)),
 			"--ttl %q %s", s, why)
 	}
 	switch {
@@ -106,11 +106,11 @@ func (c *ItemRemindCmd) Run(ctx context.Context, a *App) error {
 		// Checked here so a typo is a usage error (exit 2) with padd's
 		// own wording, before anything is sent.
 		if _, err := model.ParseRemindAt(c.When); err != nil {
-			return usagef("bad_time", "give the time as an RFC 3339 instant with its zone, e.g. 2026-03-01T09:00:00Z or 2026-03-01T10:00:00+01:00", "%s", err.Error())
+			return usagef(codeBadTime, "give the time as an RFC 3339 instant with its zone, e.g. 2026-03-01T09:00:00Z or 2026-03-01T10:00:00+01:00", "%s", err.Error())
 		}
 		at = &c.When
 	} else if c.Rearm == "" {
-		return usagef("missing_time", "give the time, e.g. padctl item remind TASK-5 2026-03-01T09:00:00Z", "when should the reminder fire?")
+		return usagef(codeMissingTime, "give the time, e.g. padctl item remind TASK-5 2026-03-01T09:00:00Z", "when should the reminder fire?")
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -215,7 +215,7 @@ type ItemNoteCmd struct {
 // Run appends an implementation note to the item.
 func (c *ItemNoteCmd) Run(ctx context.Context, a *App) error {
 	if strings.TrimSpace(c.Summary) == "" {
-		return usagef("empty_note", "say what was done, e.g. padctl item note TASK-5 \"fixed the cookie refresh\"", "the note is empty")
+		return usagef(codeEmptyNote, "say what was done, e.g. padctl item note TASK-5 \"fixed the cookie refresh\"", "the note is empty")
 	}
 	return a.appendToItem(ctx, c.Ref, api.ItemUpdate{AppendImplementationNote: &api.NoteEntry{Summary: c.Summary, Details: c.Details}}, "Note added to")
 }
@@ -230,7 +230,7 @@ type ItemDecideCmd struct {
 // Run appends a decision to the item's decision log.
 func (c *ItemDecideCmd) Run(ctx context.Context, a *App) error {
 	if strings.TrimSpace(c.Decision) == "" {
-		return usagef("empty_decision", "say what was decided, e.g. padctl item decide TASK-5 \"use JWT\" --rationale \"...\"", "the decision is empty")
+		return usagef(codeEmptyDecision, "say what was decided, e.g. padctl item decide TASK-5 \"use JWT\" --rationale \"...\"", "the decision is empty")
 	}
 	return a.appendToItem(ctx, c.Ref, api.ItemUpdate{AppendDecision: &api.DecisionEntry{Decision: c.Decision, Rationale: c.Rationale}}, "Decision recorded on")
 }
@@ -262,13 +262,13 @@ func (c *ItemPatchCmd) Run(ctx context.Context, a *App) error {
 	in := api.Patch{Undo: strings.TrimSpace(c.Undo), ExpectedSeq: c.ExpectedSeq}
 	switch {
 	case in.Undo != "" && (len(c.Old) > 0 || len(c.New) > 0 || len(c.LineHint) > 0):
-		return usagef("conflicting_flags", "give either --undo PATCH-ID or --old/--new edits", "--undo cannot be combined with edits")
+		return usagef(codeConflictingFlags, "give either --undo PATCH-ID or --old/--new edits", "--undo cannot be combined with edits")
 	case in.Undo == "" && len(c.Old) == 0:
-		return usagef("nothing_to_patch", "give --old TEXT --new TEXT (repeatable), or --undo PATCH-ID", "no edit given")
+		return usagef(codeNothingToPatch, "give --old TEXT --new TEXT (repeatable), or --undo PATCH-ID", "no edit given")
 	case len(c.New) != len(c.Old):
-		return usagef("unpaired_edit", "give one --new for each --old, in the same order (--new \"\" deletes)", "%d --old but %d --new", len(c.Old), len(c.New))
+		return usagef(codeUnpairedEdit, "give one --new for each --old, in the same order (--new \"\" deletes)", "%d --old but %d --new", len(c.Old), len(c.New))
 	case len(c.LineHint) > 0 && len(c.LineHint) != len(c.Old):
-		return usagef("unpaired_edit", "give one --line-hint for each --old, or none", "%d --old but %d --line-hint", len(c.Old), len(c.LineHint))
+		return usagef(codeUnpairedEdit, "give one --line-hint for each --old, or none", "%d --old but %d --line-hint", len(c.Old), len(c.LineHint))
 	}
 	for i := range c.Old {
 		e := model.PatchEdit{Old: c.Old[i], New: c.New[i]}
@@ -299,7 +299,7 @@ type ItemContextCmd struct {
 // Run shows the item's work brief.
 func (c *ItemContextCmd) Run(ctx context.Context, a *App) error {
 	if c.Budget < 0 {
-		return usagef("bad_budget", "give --budget as a positive number of characters", "--budget %d is negative", c.Budget)
+		return usagef(codeBadBudget, "give --budget as a positive number of characters", "--budget %d is negative", c.Budget)
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -322,7 +322,7 @@ type ItemHistoryCmd struct {
 // Run lists the item's versions, newest first.
 func (c *ItemHistoryCmd) Run(ctx context.Context, a *App) error {
 	if c.Limit < 1 || c.Limit > 500 {
-		return usagef("bad_limit", "give --limit between 1 and 500", "--limit %d is out of range", c.Limit)
+		return usagef(codeBadLimit, "give --limit between 1 and 500", "--limit %d is out of range", c.Limit)
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -348,7 +348,7 @@ type ItemBacklinksCmd struct {
 // Run lists the items whose text mentions this one.
 func (c *ItemBacklinksCmd) Run(ctx context.Context, a *App) error {
 	if c.Limit < 1 || c.Limit > 300 || c.Offset < 0 {
-		return usagef("bad_limit", "give --limit between 1 and 300 and --offset 0 or more", "--limit %d / --offset %d is out of range", c.Limit, c.Offset)
+		return usagef(codeBadLimit, "give --limit between 1 and 300 and --offset 0 or more", "--limit %d / --offset %d is out of range", c.Limit, c.Offset)
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -408,7 +408,7 @@ type ItemChildrenCmd struct {
 // Run lists the item's children in their manual order.
 func (c *ItemChildrenCmd) Run(ctx context.Context, a *App) error {
 	if c.Limit < 1 || c.Limit > MaxListLimit || c.Offset < 0 {
-		return usagef("bad_limit", fmt.Sprintf("give --limit between 1 and %d and --offset 0 or more", MaxListLimit), "--limit %d / --offset %d is out of range", c.Limit, c.Offset)
+		return usagef(codeBadLimit, fmt.Sprintf("give --limit between 1 and %d and --offset 0 or more", MaxListLimit), "--limit %d / --offset %d is out of range", c.Limit, c.Offset)
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {
@@ -524,7 +524,7 @@ type ItemStarredCmd struct {
 // page is read, as Pad's CLI does.
 func (c *ItemStarredCmd) Run(ctx context.Context, a *App) error {
 	if c.Limit < 0 {
-		return usagef("bad_limit", "give --limit 1 or more", "--limit %d is negative", c.Limit)
+		return usagef(codeBadLimit, "give --limit 1 or more", "--limit %d is negative", c.Limit)
 	}
 	cl, ws, err := a.inWorkspace(ctx)
 	if err != nil {

@@ -136,7 +136,7 @@ type WorkspaceUpdateCmd struct {
 // Run updates the workspace.
 func (c *WorkspaceUpdateCmd) Run(ctx context.Context, a *App) error {
 	if c.Name == nil && c.Description == nil && c.SortOrder == nil {
-		return usagef("nothing_to_update", "give at least one of --name, --description, --sort-order", "nothing to update")
+		return usagef(codeNothingToUpdate, "give at least one of --name, --description, --sort-order", "nothing to update")
 	}
 	cl, slug, err := a.workspaceArg(ctx, c.Slug)
 	if err != nil {

@@ -75,22 +75,22 @@ func explain(err error) *Error {
 	// Ctrl-C and timeouts first: they also arrive wrapped as transport
 	// errors, but padd is not to blame.
 	if errors.Is(err, context.Canceled) {
-		return &Error{Code: "interrupted", Message: "interrupted", Exit: ExitInterrupted, Err: err}
+		return &Error{Code: codeInterrupted, Message: "interrupted", Exit: ExitInterrupted, Err: err}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &Error{Code: "timeout", Message: err.Error(), Exit: ExitError, Err: err,
+		return &Error{Code: codeTimeout, Message: err.Error(), Exit: ExitError, Err: err,
 			Hint: "padd took too long to answer; retry, and see `padctl daemon logs` if it keeps happening"}
 	}
 	var te *api.TransportError
 	if errors.As(err, &te) && te.Slow() {
-		return &Error{Code: "padd_slow", Message: err.Error(), Exit: ExitError, Err: err,
+		return &Error{Code: codePaddSlow, Message: err.Error(), Exit: ExitError, Err: err,
 			Hint: "padd is running but busy or stuck; retry, and `padctl daemon status` and `padctl daemon logs` show what it is doing"}
 	}
 	if api.IsTransport(err) {
-		return &Error{Code: "padd_unreachable", Message: err.Error(), Exit: ExitError, Err: err,
+		return &Error{Code: codePaddUnreachable, Message: err.Error(), Exit: ExitError, Err: err,
 			Hint: "padd stopped answering: `padctl daemon status` shows its state, `padctl daemon logs` why, `padctl daemon start` starts it"}
 	}
-	return &Error{Code: "error", Message: err.Error(), Exit: ExitError, Err: err}
+	return &Error{Code: codeError, Message: err.Error(), Exit: ExitError, Err: err}
 }
 
 // apiHint says what to do about a refusal from padd, by Pad's code and

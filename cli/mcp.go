@@ -35,7 +35,7 @@ type MCPServeCmd struct{}
 func (c *MCPServeCmd) Run(ctx context.Context, a *App) error {
 	bin, err := launch.PaddPath("")
 	if err != nil {
-		return failf("no_padd", "install padd beside padctl or on PATH",
+		return failf(codeNoPadd, "install padd beside padctl or on PATH",
 			"padctl mcp serve runs padd's MCP server: %v", err)
 	}
 	cmd := exec.CommandContext(ctx, bin, "mcp-serve")
@@ -61,10 +61,10 @@ func (c *MCPServeCmd) Run(ctx context.Context, a *App) error {
 		return nil
 	case errors.As(err, &exit):
 		// padd's server said why on stderr.
-		return &Error{Code: "mcp_serve_failed", Message: fmt.Sprintf("padd's MCP server (%s) exited with status %d", bin, exit.ExitCode()),
+		return &Error{Code: codeMcpServeFailed, Message: fmt.Sprintf("padd's MCP server (%s) exited with status %d", bin, exit.ExitCode()),
 			Hint: "its message is above; `padctl daemon logs` shows padd's side", Exit: ExitError, Err: err}
 	default:
-		return failf("mcp_serve_failed", "check that "+bin+" is padd and can run",
+		return failf(codeMcpServeFailed, "check that "+bin+" is padd and can run",
 			"cannot run padd's MCP server %s: %v", bin, err)
 	}
 }
@@ -171,13 +171,13 @@ func (a *App) installOptions(client string, dryRun bool) (mcpinstall.InstallOpti
 	if home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return mcpinstall.InstallOptions{}, failf("no_home", "set HOME to your home directory", "cannot find your home directory: %v", err)
+			return mcpinstall.InstallOptions{}, failf(codeNoHome, "set HOME to your home directory", "cannot find your home directory: %v", err)
 		}
 		home = h
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return mcpinstall.InstallOptions{}, failf("no_executable", "run padctl by its full path", "cannot find padctl's own path: %v", err)
+		return mcpinstall.InstallOptions{}, failf(codeNoExecutable, "run padctl by its full path", "cannot find padctl's own path: %v", err)
 	}
 	if abs, err := filepath.Abs(exe); err == nil {
 		exe = abs
@@ -200,7 +200,7 @@ func (a *App) serverEnv() (map[string]string, error) {
 	}
 	dir, err := launch.DataDirEnv(a.getenv)
 	if err != nil {
-		return nil, failf("no_home", "set PAD_HOME to padd's data directory", "cannot find padd's data directory: %v", err)
+		return nil, failf(codeNoHome, "set PAD_HOME to padd's data directory", "cannot find padd's data directory: %v", err)
 	}
 	if dir == clientDataDir(nil, a.getenv) {
 		return nil, nil // PAD_HOME names the default: the client reaches it without

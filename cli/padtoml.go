@@ -30,7 +30,7 @@ func badPadToml(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &Error{Code: "bad_pad_toml", Message: err.Error(), Exit: ExitError, Err: err,
+	return &Error{Code: codeBadPadToml, Message: err.Error(), Exit: ExitError, Err: err,
 		Hint: "fix or remove the file; it should hold a line like: workspace = \"my-project\""}
 }
 
@@ -42,9 +42,9 @@ func writePadToml(dir, workspace string) (string, error) {
 	var nt *padtoml.NotTOMLError
 	switch {
 	case errors.Is(err, padtoml.ErrWorkspaceNotUTF8):
-		return "", failf("bad_workspace", "name the workspace by its slug", "workspace %q is not valid UTF-8", workspace)
+		return "", failf(codeBadWorkspace, "name the workspace by its slug", "workspace %q is not valid UTF-8", workspace)
 	case errors.As(err, &nt):
-		return "", failf("bad_pad_toml", "fix or remove the file, then run `padctl init` again", "%s", nt.Error())
+		return "", failf(codeBadPadToml, "fix or remove the file, then run `padctl init` again", "%s", nt.Error())
 	}
 	return path, err
 }

@@ -36,7 +36,7 @@ func readWorkerID(dir string, create bool) (string, error) {
 	}
 	id := strings.TrimSpace(string(b))
 	if !model.ValidWorkerID(id) {
-		return "", failf("bad_worker_file", fmt.Sprintf("delete %s and padctl mints a new id (leases held under the old one stay held until they expire), or pass --worker-id", path),
+		return "", failf(codeBadWorkerFile, fmt.Sprintf("delete %s and padctl mints a new id (leases held under the old one stay held until they expire), or pass --worker-id", path),
 			"%s does not hold a worker id (wk_ and 32 hex digits)", path)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
@@ -87,7 +87,7 @@ func (a *App) useWorker(cl *api.Client, f workerFlag, create bool) (string, erro
 	id := strings.TrimSpace(f.WorkerID)
 	if id != "" {
 		if !model.ValidWorkerID(id) {
-			return "", usagef("bad_worker_id", "a worker id is wk_ followed by 32 lowercase hex digits; leave --worker-id out to use padctl's own",
+			return "", usagef(codeBadWorkerId, "a worker id is wk_ followed by 32 lowercase hex digits; leave --worker-id out to use padctl's own",
 				"--worker-id %q is not a worker id", id)
 		}
 	} else {
