@@ -175,18 +175,28 @@ func (db *DB) applySafe(r *writeReq) (err error) {
 	return db.onCommitter(r.fn, wrapTx(db.b.tx, rec))
 }
 
-// commitBulk runs a bulk write in the open batch and commits the batch
-// with it: it was not logged, so the commit is what makes it durable.
+// commitBulk runs a bulk write in a transaction of its own and commits
+// it: it was not logged, so the commit is what makes it durable. The
+// acknowledged writes of the open batch commit first, so that nothing
+// acknowledged is in the bulk write's transaction and reads need not run
+// inside it: while the bulk write runs they read the file in read
+// transactions of their own, and a load written in chunks holds no read
+// for the length of a chunk.
 func (db *DB) commitBulk(r *writeReq) {
+	if err := db.checkpoint(); err != nil {
+		r.done <- err
+		return
+	}
 	if err := db.writable(); err != nil {
 		r.done <- err
 		return
 	}
+	db.batchOpen.Store(false)
 	if err := db.applySafe(r); err != nil {
-		// Unrecorded: whatever it changed goes with a rebuild.
-		if rerr := db.rebuild(nil); rerr != nil {
-			err = rerr
-		}
+		// Unrecorded and alone in its transaction: whatever it changed
+		// goes with a rollback.
+		_ = db.b.tx.Rollback()
+		db.b = batch{}
 		r.done <- err
 		return
 	}
@@ -325,14 +335,13 @@ func (db *DB) writable() error {
 
 // begin opens the batch if none is open.
 func (db *DB) begin() error {
-	if db.b.tx != nil {
-		return nil
+	if db.b.tx == nil {
+		tx, err := db.db.Begin(true)
+		if err != nil {
+			return fmt.Errorf("begin write transaction: %w", err)
+		}
+		db.b = batch{tx: tx}
 	}
-	tx, err := db.db.Begin(true)
-	if err != nil {
-		return fmt.Errorf("begin write transaction: %w", err)
-	}
-	db.b = batch{tx: tx}
 	db.batchOpen.Store(true)
 	return nil
 }

@@ -230,8 +230,10 @@ func (db *DB) Write(fn func(tx *Tx) error) error {
 }
 
 // WriteBulk is Write for a write too large to log (a bulk load): it
-// commits straight to the file with the open batch, and nothing of it is
-// recorded.
+// commits straight to the file, in a transaction of its own (the open
+// batch commits first), and nothing of it is recorded. Reads go on beside
+// it in read transactions of their own; writes wait for it, so a long
+// load is written as many bulk writes, each a chunk of it.
 func (db *DB) WriteBulk(fn func(tx *Tx) error) error {
 	return db.submit(&writeReq{fn: fn, bulk: true})
 }
@@ -239,12 +241,13 @@ func (db *DB) WriteBulk(fn func(tx *Tx) error) error {
 // View runs fn in a read transaction that sees every acknowledged write.
 // While acknowledged writes wait in the open batch, fn runs inside it, on
 // the committer (a panic in fn is then answered as ErrFault); otherwise
-// in a bbolt read transaction of its own, beside others.
+// in a bbolt read transaction of its own, beside others, also while a
+// bulk write runs (it is not acknowledged before it commits).
 func (db *DB) View(fn func(tx *Tx) error) error {
+	if db.insideCallback() {
+		return ErrReadInWrite
+	}
 	if db.batchOpen.Load() {
-		if db.insideCallback() {
-			return ErrReadInWrite
-		}
 		q := &readReq{fn: fn, done: make(chan error, 1)}
 		if err := db.enqueue(func() { db.reads <- q }); err != nil {
 			return err

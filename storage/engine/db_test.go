@@ -249,6 +249,45 @@ func TestBulkWriteCommits(t *testing.T) {
 	}
 }
 
+// A read while a bulk write runs does not wait for it: it reads the
+// file in a transaction of its own, with every write acknowledged before
+// the bulk write (they commit first) and nothing of the bulk write, which
+// is not acknowledged yet. A refused bulk write leaves nothing, and
+// writes after it go on as before.
+func TestReadDuringBulkWriteDoesNotWait(t *testing.T) {
+	db := openTestDB(t, Options{Setup: setup, CheckpointAge: time.Hour})
+	put(t, db, "a", "1") // acknowledged, in the open batch
+	running, release := make(chan struct{}), make(chan struct{})
+	bulk := make(chan error, 1)
+	refused := errors.New("refused")
+	go func() {
+		bulk <- db.WriteBulk(func(tx *Tx) error {
+			if err := tx.Bucket(bTest).Put([]byte("b"), []byte("2")); err != nil {
+				return err
+			}
+			close(running)
+			<-release
+			return refused
+		})
+	}()
+	<-running
+	if got := dump(t, db); got != "a=1\n" { // returns while the bulk write is held
+		t.Errorf("a read during the bulk write: %q, want the acknowledged write and none of the bulk write", got)
+	}
+	close(release)
+	if err := <-bulk; !errors.Is(err, refused) {
+		t.Fatalf("the refused bulk write answered %v", err)
+	}
+	put(t, db, "c", "3")
+	if got := dump(t, db); got != "a=1\nc=3\n" {
+		t.Errorf("after the refused bulk write and a write: %q", got)
+	}
+	r := openTestPath(t, crashCopy(t, db), Options{})
+	if got := dump(t, r); got != "a=1\nc=3\n" {
+		t.Errorf("after a crash: %q", got)
+	}
+}
+
 // A Setup that returns ErrUnchanged opens the file without a commit (the
 // file's transaction id stays), and what it did is rolled back; any other
 // error still fails Open.
