@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,9 +16,9 @@ import (
 	"net/http"
 	"path"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -32,9 +33,11 @@ import (
 // import.
 
 // importWorkspace creates a workspace from Pad's JSON export or bundle,
-// chosen by Content-Type as Pad's server does. Everything is read and
-// checked before anything is written, and the write is one transaction:
-// a refused or interrupted import leaves nothing behind.
+// chosen by Content-Type as Pad's server does. The body is read and its
+// JSON checked first; the workspace is then written in chunks while padd
+// goes on answering, and appears whole or not at all
+// (storage.ImportWorkspace): a refused, interrupted or stopped import
+// leaves nothing behind.
 func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 	claim, done, err := s.imports.claim(r, s.now())
 	if err != nil || done != nil {
@@ -44,8 +47,19 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer func() { claim.end(s.now()) }()
+	// The import stops when its client goes away or padd stops.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	body := &importBody{r: r.Body, rc: http.NewResponseController(w)}
-	var exp *api.WorkspaceExport
+	defer body.watch(ctx)()
+	var doc *exportDoc
 	var summary api.ImportSummary
 	var b *Bundle
 	if isBundle(r.Header.Get("Content-Type")) {
@@ -58,7 +72,7 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 			// Staged blobs not committed below are removed: a refused
 			// import leaves no file behind.
 			defer b.Discard()
-			exp = b.Export
+			doc = b.Export
 			summary.InBundle.Attachments = len(b.Manifest.Entries)
 			for k, n := range b.Skipped {
 				summary.NotModelled = addCount(summary.NotModelled, k, n)
@@ -68,34 +82,43 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 		if r.ContentLength > MaxImportJSON {
 			return importTooLarge()
 		}
-		exp, err = readExportJSON(body, MaxImportJSON)
+		doc, err = readExport(body, r.ContentLength, MaxImportJSON)
 		if ne := (*notExport)(nil); errors.As(err, &ne) {
-			err = model.BadRequest("the import is not Pad's workspace export: %s", ne.why).With("reason", "json")
+			err = ne.refusal(false)
+		} else if ae := (*api.Error)(nil); err != nil && !errors.As(err, &ae) && model.ErrorCodeOf(err) == "" {
+			// A read that failed: an interrupted import when the
+			// transport failed (body.gone, below).
+			err = (&notExport{why: err.Error()}).refusal(false)
 		}
 	}
-	if body.err != nil {
-		return api.Errorf(api.CodeImportInterrupted, "the import's body stopped arriving (%v); nothing was imported, send it again", body.err)
+	if stopping := s.stopping(); stopping != nil && err != nil {
+		return stopping
+	}
+	if body.gone() != nil {
+		return api.Errorf(api.CodeImportInterrupted, "the import's body stopped arriving (%v); nothing was imported, send it again", body.gone())
 	}
 	if err != nil {
 		return err
 	}
 	name := r.URL.Query().Get("name")
-	in, notModelled, err := importInput(exp, name)
+	in, notModelled, err := importMeta(&doc.meta, name)
+	if err != nil {
+		return err
+	}
+	src, err := newExportSource(doc, notModelled)
 	if err != nil {
 		return err
 	}
 	if err := s.nameFree(name); err != nil {
 		return err
 	}
-	for k, n := range notModelled {
-		summary.NotModelled = addCount(summary.NotModelled, k, n)
-	}
-	summary.InBundle.Collections = len(exp.Collections)
-	summary.InBundle.Items = len(exp.Items)
-	summary.InBundle.Comments = len(exp.Comments)
-	summary.InBundle.Links = len(exp.ItemLinks)
-	summary.InBundle.Versions = len(exp.ItemVersions)
-	summary.InBundle.Roles = len(exp.Roles)
+	in.Source = src
+	summary.InBundle.Collections = len(doc.meta.Collections)
+	summary.InBundle.Items = len(doc.items)
+	summary.InBundle.Comments = len(doc.comments)
+	summary.InBundle.Links = len(doc.links)
+	summary.InBundle.Versions = len(doc.versions)
+	summary.InBundle.Roles = len(doc.meta.Roles)
 	if b != nil {
 		// The blobs go in place before the rows that name them commit.
 		var skipped map[string]int
@@ -106,9 +129,18 @@ func (s *Server) importWorkspace(w http.ResponseWriter, r *http.Request) error {
 			summary.NotModelled = addCount(summary.NotModelled, k, n)
 		}
 	}
-	out, err := s.store.ImportWorkspace(in, actor(r))
+	out, err := s.store.ImportWorkspace(ctx, in, actor(r))
+	if storage.IsImportStopped(err) {
+		if stopping := s.stopping(); stopping != nil {
+			return stopping
+		}
+		return api.Errorf(api.CodeImportInterrupted, "the import's client went away; nothing was imported")
+	}
 	if err != nil {
 		return err
+	}
+	for k, n := range notModelled {
+		summary.NotModelled = addCount(summary.NotModelled, k, n)
 	}
 	for k, n := range out.Skipped {
 		summary.NotModelled = addCount(summary.NotModelled, k, n)
@@ -147,6 +179,17 @@ func (s *Server) nameFree(name string) error {
 	return nil
 }
 
+// stopping is the refusal of an import padd's stop ended, or nil while
+// padd runs.
+func (s *Server) stopping() error {
+	select {
+	case <-s.done:
+		return api.Errorf(api.CodeUnavailable, "padd is stopping; nothing was imported: send the import again once padd is back")
+	default:
+		return nil
+	}
+}
+
 func addCount(m map[string]int, k string, n int) map[string]int {
 	if n == 0 {
 		return m
@@ -180,54 +223,63 @@ func importTooLarge() error {
 // and keeps the first transport error: that is an interrupted import,
 // not a bad one.
 type importBody struct {
-	r   io.Reader
-	rc  *http.ResponseController
-	err error
+	r  io.Reader
+	rc *http.ResponseController
+
+	mu      sync.Mutex
+	err     error
+	reading bool // watch's reads: the body is being read
 }
 
 func (b *importBody) Read(p []byte) (int, error) {
-	if b.rc != nil {
-		_ = b.rc.SetReadDeadline(time.Now().Add(importReadTimeout))
+	b.mu.Lock()
+	if b.err != nil {
+		b.mu.Unlock()
+		return 0, b.err
 	}
+	b.reading = true
+	_ = b.rc.SetReadDeadline(time.Now().Add(importReadTimeout))
+	b.mu.Unlock()
 	n, err := b.r.Read(p)
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if err != nil && err != io.EOF && b.err == nil {
 		var mbe *http.MaxBytesError
 		if !errors.As(err, &mbe) {
 			b.err = err
 		}
 	}
-	if err == io.EOF && b.rc != nil {
+	if err == io.EOF {
+		b.reading = false
 		_ = b.rc.SetReadDeadline(time.Time{})
 	}
 	return n, err
 }
 
-// readExportJSON decodes the JSON export from r; more than limit bytes
-// are refused as too large, and a document that is not Pad's export as a
-// *notExport that says why.
-func readExportJSON(r io.Reader, limit int64) (*api.WorkspaceExport, error) {
-	cr := &countReader{r: io.LimitReader(r, limit+1)}
-	br := bufio.NewReader(cr)
-	peeked, _ := br.Peek(16)
-	head := bytes.Clone(peeked)
-	var exp api.WorkspaceExport
-	dec := json.NewDecoder(br)
-	if err := dec.Decode(&exp); err != nil {
-		if cr.n > limit {
-			return nil, importTooLarge()
+// gone is the transport error that stopped the body, or nil.
+func (b *importBody) gone() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.err
+}
+
+// watch ends a read of the body that waits when ctx ends (padd
+// stopping), rather than after its deadline; the returned func ends the
+// watch, before the handler returns.
+func (b *importBody) watch(ctx context.Context) func() {
+	stop := context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.reading {
+			_ = b.rc.SetReadDeadline(time.Now())
 		}
-		return nil, &notExport{why: exportProblem(head, err)}
+	})
+	return func() {
+		stop()
+		b.mu.Lock()
+		b.reading = false
+		b.mu.Unlock()
 	}
-	if cr.n > limit {
-		return nil, importTooLarge()
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if cr.n > limit {
-			return nil, importTooLarge()
-		}
-		return nil, &notExport{why: "it has more data after its JSON object"}
-	}
-	return &exp, nil
 }
 
 // notExport is a document that is not Pad's WorkspaceExport, and why in
@@ -235,6 +287,15 @@ func readExportJSON(r io.Reader, limit int64) (*api.WorkspaceExport, error) {
 type notExport struct{ why string }
 
 func (e *notExport) Error() string { return e.why }
+
+// refusal is the import's refusal of it: a bad request, or from a bundle
+// a bad bundle.
+func (e *notExport) refusal(bundle bool) error {
+	if bundle {
+		return badBundle("json", "the bundle's pad-export.json is not Pad's workspace export: %s", e.why)
+	}
+	return model.BadRequest("the import is not Pad's workspace export: %s", e.why).With("reason", "json")
+}
 
 var gzipMagic = []byte{0x1f, 0x8b}
 
@@ -359,7 +420,7 @@ func DefaultBundleLimits() BundleLimits {
 // entry name, the blobs readBundle wrote to temporary files (each
 // matching its manifest entry) when it was given a blob store.
 type Bundle struct {
-	Export   *api.WorkspaceExport
+	Export   *exportDoc
 	Manifest api.AttachmentManifest
 	Skipped  map[string]int
 	Staged   map[string]*blobstore.Staged
@@ -490,19 +551,20 @@ func readBundle(r io.Reader, lim BundleLimits, blobs *blobstore.Store) (_ *Bundl
 			if hdr.Size > lim.MaxExport {
 				return nil, badBundle("too_large", "pad-export.json is %d bytes; at most %d", hdr.Size, lim.MaxExport).With("limit", lim.MaxExport)
 			}
-			e, err := readExportJSON(tr, hdr.Size)
+			e, err := readExport(tr, hdr.Size, hdr.Size)
 			if err != nil {
 				if exp.err != nil {
 					return nil, exp.err
 				}
 				var ae *api.Error
 				if ne := (*notExport)(nil); errors.As(err, &ne) {
-					return nil, badBundle("json", "the bundle's pad-export.json is not Pad's workspace export: %s", ne.why)
+					return nil, ne.refusal(true)
 				} else if errors.As(err, &ae) {
 					return nil, badBundle("json", "the bundle's pad-export.json: %s", ae.Message)
 				}
 				return nil, exp.fail(err)
 			}
+			e.bundle = true
 			out.Export = e
 		case clean == api.BundleManifestEntry:
 			if out.Export == nil {
@@ -710,10 +772,13 @@ func exportActor(kind, name, source string) model.Actor {
 	return a
 }
 
-// importInput checks an export against Pad's format and padd's model and
-// converts it. What padd does not model is counted in the map, by kind;
-// a record that breaks the format or a rule refuses the import, naming it.
-func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, map[string]int, error) {
+// importMeta checks the export's version, workspace, collections and
+// roles against Pad's format and padd's model and converts them; the
+// items, comments, links and versions are converted as the import writes
+// them (exportSource). What padd does not model is counted in the map,
+// by kind; a record that breaks the format or a rule refuses the import,
+// naming it.
+func importMeta(exp *api.WorkspaceExport, name string) (storage.ImportInput, map[string]int, error) {
 	var in storage.ImportInput
 	nm := map[string]int{}
 	bad := func(entity string, i int, format string, args ...any) error {
@@ -738,13 +803,6 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 	}
 	if st := strings.TrimSpace(exp.Workspace.Settings); st != "" && st != "{}" && st != "null" {
 		nm["workspace_settings"]++
-	}
-	stamp := func(entity string, i int, s string) (time.Time, error) {
-		t, ok := parseExportTime(s)
-		if !ok {
-			return t, bad(entity, i, "%s %d has a timestamp padd cannot read: %q", entity, i, model.Excerpt(s))
-		}
-		return t, nil
 	}
 	for i, c := range exp.Collections {
 		var schema model.Schema
@@ -777,14 +835,14 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 		}
 		ic := storage.ImportCollection{Key: c.ID, Create: create, FormerPrefixes: c.FormerPrefixes}
 		var err error
-		if ic.CreatedAt, err = stamp("collection", i, c.CreatedAt); err != nil {
+		if ic.CreatedAt, err = importTime("collection", i, c.CreatedAt); err != nil {
 			return in, nil, err
 		}
-		if ic.UpdatedAt, err = stamp("collection", i, c.UpdatedAt); err != nil {
+		if ic.UpdatedAt, err = importTime("collection", i, c.UpdatedAt); err != nil {
 			return in, nil, err
 		}
 		if c.ArchivedAt != "" {
-			t, err := stamp("collection", i, c.ArchivedAt)
+			t, err := importTime("collection", i, c.ArchivedAt)
 			if err != nil {
 				return in, nil, err
 			}
@@ -798,96 +856,6 @@ func importInput(exp *api.WorkspaceExport, name string) (storage.ImportInput, ma
 			return in, nil, withEntity(err, "role", i)
 		}
 		in.Roles = append(in.Roles, rc)
-	}
-	for i, it := range exp.Items {
-		fields, err := api.DecodeObject(it.Fields)
-		if err != nil {
-			return in, nil, bad("item", i, "item %q: %v", model.Excerpt(it.Title), err)
-		}
-		var tags []string
-		if t := strings.TrimSpace(it.Tags); t != "" && t != "null" {
-			if err := json.Unmarshal([]byte(t), &tags); err != nil {
-				return in, nil, bad("item", i, "item %q: tags are not a JSON list of strings: %v", model.Excerpt(it.Title), err)
-			}
-		}
-		if it.CollabSetAside != nil {
-			nm["item_collab_set_aside"]++
-		}
-		if it.BuiltinOrigin != nil {
-			nm["item_builtin_origin"]++
-		}
-		ii := storage.ImportItem{Key: it.ID, CollectionKey: it.CollectionID, ParentKey: it.ParentID, Title: it.Title,
-			Content: it.Content, Slug: it.Slug, Fields: fields, Tags: tags, Pinned: it.Pinned, SortOrder: it.SortOrder,
-			Number: it.ItemNumber, Role: it.Role, AssignedUserID: it.AssignedUserID, RoleSortOrder: it.RoleSortOrder,
-			CreatedBy:      exportActor(it.CreatedBy, it.CreatedByName, it.Source),
-			LastModifiedBy: exportActor(it.LastModifiedBy, it.LastModifiedByName, it.Source)}
-		if o := it.LibraryOrigin; o != nil {
-			if ii.Origin = importOrigin(o); ii.Origin == nil {
-				nm["library_origin_malformed"]++
-			}
-		}
-		if err := checkInput(storage.ItemCreate{Title: ii.Title, Content: ii.Content, Fields: ii.Fields, Tags: ii.Tags}); err != nil {
-			return in, nil, withEntity(err, "item", i)
-		}
-		if ii.CreatedAt, err = stamp("item", i, it.CreatedAt); err != nil {
-			return in, nil, err
-		}
-		if ii.UpdatedAt, err = stamp("item", i, it.UpdatedAt); err != nil {
-			return in, nil, err
-		}
-		in.Items = append(in.Items, ii)
-	}
-	for i, c := range exp.Comments {
-		if err := checkInput(storage.CommentCreate{Body: c.Body}); err != nil {
-			return in, nil, withEntity(err, "comment", i)
-		}
-		ic := storage.ImportComment{Key: c.ID, ItemKey: c.ItemID, ParentKey: c.ParentID, Body: c.Body,
-			Author: exportActor(c.CreatedBy, c.Author, c.Source)}
-		var err error
-		if ic.CreatedAt, err = stamp("comment", i, c.CreatedAt); err != nil {
-			return in, nil, err
-		}
-		if ic.UpdatedAt, err = stamp("comment", i, c.UpdatedAt); err != nil {
-			return in, nil, err
-		}
-		in.Comments = append(in.Comments, ic)
-	}
-	for i, l := range exp.ItemLinks {
-		typ := model.NormalizeLinkType(l.LinkType)
-		if _, _, _, known := model.CanonicalLink("", "", typ); !known && !model.ForeignLinkType(typ) || l.SourceID == l.TargetID {
-			nm["link_type_"+model.Excerpt(l.LinkType)]++
-			continue
-		}
-		at, err := stamp("link", i, l.CreatedAt)
-		if err != nil {
-			return in, nil, err
-		}
-		in.Links = append(in.Links, storage.ImportLink{SourceKey: l.SourceID, TargetKey: l.TargetID, Type: typ,
-			CreatedBy: exportActor(l.CreatedBy, l.CreatedByName, ""), CreatedAt: at})
-	}
-	in.Versions = map[string][]storage.ImportVersion{}
-	for i, v := range exp.ItemVersions {
-		if v.IsDiff {
-			nm["diff_versions"]++
-			continue
-		}
-		if v.BodySHA256 != "" {
-			sum := sha256.Sum256([]byte(v.Content))
-			if !strings.EqualFold(hex.EncodeToString(sum[:]), v.BodySHA256) {
-				return in, nil, api.Errorf(api.CodeBadBundle, "item version %d: its body does not match its body_sha256", i).
-					With("reason", "version_hash_mismatch").With("entity", "version").With("index", i)
-			}
-		}
-		at, err := stamp("version", i, v.CreatedAt)
-		if err != nil {
-			return in, nil, err
-		}
-		in.Versions[v.ItemID] = append(in.Versions[v.ItemID], storage.ImportVersion{Title: v.Title, Content: v.Content,
-			Summary: v.ChangeSummary, Actor: exportActor(v.CreatedBy, v.CreatedByName, v.Source), CreatedAt: at})
-	}
-	for k, vs := range in.Versions {
-		slices.SortStableFunc(vs, func(a, b storage.ImportVersion) int { return a.CreatedAt.Compare(b.CreatedAt) })
-		in.Versions[k] = vs
 	}
 	return in, nm, nil
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -67,9 +68,9 @@ var workspaceBuckets = map[string]string{
 func TestEveryWorkspaceBucketIsExportedOrSaysWhy(t *testing.T) {
 	s, _ := openTest(t)
 	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	out, err := s.ImportWorkspace(ImportInput{Name: "Kinds",
+	out, err := s.ImportWorkspace(context.Background(), ImportInput{Name: "Kinds",
 		Collections: []ImportCollection{{Key: "c", Create: CollectionCreate{Name: "Tasks", Prefix: "TASK"}}},
-		Items:       []ImportItem{{Key: "i", CollectionKey: "c", Title: "One", CreatedAt: at, UpdatedAt: at}},
+		Source:      (&ImportEntities{Items: []ImportItem{{Key: "i", CollectionKey: "c", Title: "One", CreatedAt: at, UpdatedAt: at}}}).Source(),
 		Attachments: []ImportAttachment{{Key: "a", ItemKey: "i", Filename: "f.txt", MIME: "text/plain", Size: 1,
 			Hash: strings.Repeat("ab", 32), CreatedAt: at}},
 	}, user)

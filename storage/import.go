@@ -1,20 +1,27 @@
 package storage
 
 import (
-	"maps"
+	"context"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/padd/padd/model"
 )
 
 // A workspace import (Pad's WorkspaceExport, docs/BUNDLES.md) creates a
-// new workspace and everything in it in one bulk transaction: it is
-// there whole or not at all, after a refusal, a crash or a full disk
-// alike. Entities get new ids; items keep their numbers (so their refs),
-// slugs when free, times and authors; comments, links and versions keep
-// their times and authors.
+// new workspace and everything in it. It is written in chunks, each a
+// bulk transaction of its own, into a workspace that is staged: its
+// buckets exist but no workspace record names it, so nothing lists,
+// finds or follows it. Between chunks other requests are answered (reads
+// also during one: engine.DB.WriteBulk). A last small write gives it its
+// record and slug, and it appears whole. A refusal, a cancelled import
+// (the client gone, padd stopping) or a failed chunk drops the staged
+// buckets; what a crash leaves is dropped at the next open
+// (import_stage.go). Entities get new ids; items keep their numbers (so
+// their refs), slugs when free, times and authors; comments, links and
+// versions keep their times and authors.
 
 // ImportInput is a workspace to create from an export. Keys are the
 // export's ids, which only link the entities to each other here.
@@ -25,14 +32,67 @@ type ImportInput struct {
 	Template    string // a template's name, or ""
 	Collections []ImportCollection
 	Roles       []RoleCreate
-	Items       []ImportItem
-	Comments    []ImportComment
-	Links       []ImportLink
-	// Versions are each item's versions, oldest first.
-	Versions map[string][]ImportVersion
+	// Source gives the items, comments, links and versions (nil: none).
+	Source ImportSource
 	// Attachments are rows of blobs already durable in place.
 	Attachments []ImportAttachment
 }
+
+// ImportSource gives an import its items, comments, links and versions
+// one at a time, so that an import does not hold all of them converted
+// at once (the daemon reads each from the export's bytes when its chunk
+// is written). An error refuses the import; it should name the entity
+// (details.entity, details.index).
+type ImportSource interface {
+	// Items is how many items there are. ItemRef is the i-th one's key,
+	// its parent's key and its number: what ordering them needs, read
+	// for every item before the first is written. Item is the whole
+	// i-th item, read once, when it is written.
+	Items() int
+	ItemRef(i int) (ImportItemRef, error)
+	Item(i int) (ImportItem, error)
+	// Versions are the versions of the item whose key is itemKey, oldest
+	// first.
+	Versions(itemKey string) ([]ImportVersion, error)
+	Comments() int
+	Comment(i int) (ImportComment, error)
+	// Link is the i-th link; ok is false for one the import leaves out
+	// (the source counts it).
+	Links() int
+	Link(i int) (l ImportLink, ok bool, err error)
+}
+
+// ImportItemRef is what ordering an import's items needs of each.
+type ImportItemRef struct {
+	Key, ParentKey string
+	Number         int64
+}
+
+// ImportEntities is an ImportSource over entities held in memory.
+type ImportEntities struct {
+	Items    []ImportItem
+	Comments []ImportComment
+	Links    []ImportLink
+	// Versions are each item's versions, oldest first.
+	Versions map[string][]ImportVersion
+}
+
+// Source is e as an ImportSource.
+func (e *ImportEntities) Source() ImportSource { return entitySource{e} }
+
+type entitySource struct{ e *ImportEntities }
+
+func (s entitySource) Items() int { return len(s.e.Items) }
+func (s entitySource) ItemRef(i int) (ImportItemRef, error) {
+	it := &s.e.Items[i]
+	return ImportItemRef{Key: it.Key, ParentKey: it.ParentKey, Number: it.Number}, nil
+}
+func (s entitySource) Item(i int) (ImportItem, error)               { return s.e.Items[i], nil }
+func (s entitySource) Versions(key string) ([]ImportVersion, error) { return s.e.Versions[key], nil }
+func (s entitySource) Comments() int                                { return len(s.e.Comments) }
+func (s entitySource) Comment(i int) (ImportComment, error)         { return s.e.Comments[i], nil }
+func (s entitySource) Links() int                                   { return len(s.e.Links) }
+func (s entitySource) Link(i int) (ImportLink, bool, error)         { return s.e.Links[i], true, nil }
 
 // ImportAttachment is one attachment of an import: Key is the export's
 // attachment id (references "pad-attachment:<Key>" in the imported
@@ -213,59 +273,83 @@ func (w *wtx) firstVersions(m *itemImport, it *model.Item) error {
 	return nil
 }
 
-// ImportWorkspace creates the workspace in, in one transaction. A
-// refusal names the entity (details.entity, details.index) and leaves
-// nothing behind.
-func (s *Store) ImportWorkspace(in ImportInput, actor model.Actor) (*ImportOutcome, error) {
+// An import's chunks: each is one bulk transaction of at most
+// importChunk entities, or of importChunkBytes of their text (content,
+// versions, comment bodies), whichever comes first. Each commit rewrites
+// the pages its chunk touched and syncs, so bigger chunks write faster;
+// the writes queued behind a chunk wait for it (the chunk size is chosen
+// in docs/PERFORMANCE.md, "Why the code is as it is").
+const (
+	importChunk      = 1000
+	importChunkBytes = 4 << 20
+)
+
+// ImportWorkspace creates the workspace in: chunk by chunk into a staged
+// workspace nobody sees, then made visible in one small write. It ends
+// early when ctx does (the error wraps ctx's), and like any refusal (one
+// names the entity: details.entity, details.index) leaves nothing behind.
+func (s *Store) ImportWorkspace(ctx context.Context, in ImportInput, actor model.Actor) (*ImportOutcome, error) {
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
 		return nil, model.Invalid("the workspace needs a name").With("entity", "workspace").With("field", "name")
 	}
-	var out *ImportOutcome
-	var note Notification
-	err := s.db.WriteBulk(func(tx *txn) error {
-		now := s.clock()
-		slugs := tx.Bucket(bWSSlugs)
-		slug := model.UniqueSlug(model.WorkspaceSlug(in.Slug, name), func(c string) bool { return slugs.Get([]byte(c)) != nil })
-		ws := &model.Workspace{ID: newID(), Name: name, Slug: slug, Description: in.Description, Template: in.Template,
-			SortOrder: tx.Bucket(bWorkspaces).KeyN(), CreatedAt: tstamp(now), UpdatedAt: tstamp(now)}
-		if err := firstErr(putWorkspace(tx, ws), slugs.Put([]byte(slug), mustID(ws.ID))); err != nil {
-			return err
-		}
-		b, err := createWSBuckets(tx, ws.ID)
-		if err != nil {
-			return err
-		}
-		b.now = now
-		b.hold()
-		w := &wtx{tx: tx, ws: b, wsRec: ws, actor: actor, now: now}
-		seq, err := w.stamp(model.EntityWorkspace, model.OpCreated, ws.ID, "", "")
-		if err != nil {
-			return err
-		}
-		if err := w.activity(seq, "", "workspace_created", map[string]any{"imported": true}); err != nil {
-			return err
-		}
-		o, err := w.importAll(in)
-		if err != nil {
-			return err
-		}
-		if err := b.flushHeld(); err != nil {
-			return err
-		}
-		ws.Seq = w.seq
-		o.Workspace = ws
-		out = o
-		note = Notification{WorkspaceID: ws.ID, Seq: w.seq, Global: w.glob}
-		return nil
-	})
-	if err = classify(engineErr(err)); err != nil {
+	src := in.Source
+	if src == nil {
+		src = (&ImportEntities{}).Source()
+	}
+	progress, untrack := s.trackImport(name, src.Items())
+	defer untrack()
+	plan, err := planImport(ctx, src)
+	if err != nil {
 		return nil, err
 	}
-	s.noteWritten(out.Workspace.ID, note.Seq)
-	s.noteWritten(out.Workspace.Slug, note.Seq)
+	now := s.clock()
+	im := &importRun{s: s, ctx: ctx, in: in, src: src, plan: plan, actor: actor, now: now, progress: progress,
+		ws:  &model.Workspace{ID: newID(), Name: name, Description: in.Description, Template: in.Template, CreatedAt: tstamp(now), UpdatedAt: tstamp(now)},
+		out: &ImportOutcome{Skipped: map[string]int{}}, colls: map[string]*model.Collection{}}
+	note, err := im.run()
+	if err != nil {
+		im.drop()
+		return nil, err
+	}
+	s.noteWritten(im.ws.ID, note.Seq)
+	s.noteWritten(im.ws.Slug, note.Seq)
 	s.publish(note)
-	return out, nil
+	im.out.Workspace = im.ws
+	return im.out, nil
+}
+
+// importRun is one import on its way: what it has made so far, kept
+// between its chunks.
+type importRun struct {
+	s        *Store
+	ctx      context.Context
+	in       ImportInput
+	src      ImportSource
+	plan     *importPlan
+	actor    model.Actor
+	now      time.Time
+	ws       *model.Workspace // its record, written by finish
+	out      *ImportOutcome
+	progress *importProgress
+	staged   bool // the staged buckets exist
+	chunks   int
+
+	colls    map[string]*model.Collection // by export key
+	deferred []deferredRelations          // in item order
+	comments map[string]uuid.UUID         // new comment ids, by export key
+	attIDs   []string
+	attRefs  func(string) (string, bool)
+}
+
+// deferredRelations are an item's relation values that named an item
+// not made yet when it was: set once every item is.
+type deferredRelations struct {
+	index  int
+	id     string // the item's new id
+	fields map[string]any
+	by     model.Actor
+	at     time.Time
 }
 
 // refusal names the entity a refusal is about.
@@ -276,249 +360,489 @@ func refusal(err error, entity string, index int) error {
 	return err
 }
 
-func (w *wtx) importAll(in ImportInput) (*ImportOutcome, error) {
-	o := &ImportOutcome{Skipped: map[string]int{}}
-	actor := w.actor
-	as := func(a model.Actor) {
-		if a.Kind == "" {
-			a = actor
+func (im *importRun) run() (Notification, error) {
+	im.attIDs, im.attRefs = attachmentIDs(im.in.Attachments)
+	for _, step := range []func() error{im.stage, im.items, im.relations, im.commentsStep, im.links, im.attachments} {
+		if err := step(); err != nil {
+			return Notification{}, err
 		}
-		w.actor = a
 	}
-	defer func() { w.actor = actor }()
+	return im.finish()
+}
 
-	colls := map[string]*model.Collection{}
-	for i, ic := range in.Collections {
-		if _, dup := colls[ic.Key]; dup || ic.Key == "" {
-			return nil, refusal(model.Invalid("collection id %q is empty or given twice", ic.Key), "collection", i)
-		}
-		c, err := w.createCollection(ic.Create)
-		if err != nil {
-			return nil, refusal(err, "collection", i)
-		}
-		if !ic.CreatedAt.IsZero() {
-			c.CreatedAt = tstamp(ic.CreatedAt)
-		}
-		if !ic.UpdatedAt.IsZero() {
-			c.UpdatedAt = tstamp(ic.UpdatedAt)
-		}
-		if err := w.keepFormerPrefixes(c, ic.FormerPrefixes); err != nil {
-			return nil, refusal(err, "collection", i)
-		}
-		if err := putCollection(w.ws, c); err != nil {
-			return nil, err
-		}
-		colls[ic.Key] = c
-		o.Imported.Collections++
+// chunk runs fn as one bulk transaction in the staged workspace, unless
+// ctx has ended.
+func (im *importRun) chunk(fn func(w *wtx) error) error {
+	if err := stopped(im.ctx); err != nil {
+		return err
 	}
-	for i, rc := range in.Roles {
-		if _, err := w.createRole(rc); err != nil {
-			return nil, refusal(err, "role", i)
-		}
-		o.Imported.Roles++
-	}
-
-	// Items: parents first; each relation field value that names an item
-	// not yet made waits for a second pass.
-	keys := make(map[string]int, len(in.Items))
-	for i := range in.Items {
-		k := in.Items[i].Key
-		if _, dup := keys[k]; dup || k == "" {
-			return nil, refusal(model.Invalid("item id %q is empty or given twice", k), "item", i)
-		}
-		keys[k] = i
-	}
-	numbered := numbersUsable(in.Items)
-	ids := make(map[string]string, len(in.Items))
-	attIDs, refs := attachmentIDs(in.Attachments)
-	deferred := map[int]map[string]any{}
-	for _, i := range parentsFirstOrder(in.Items, keys) {
-		ii := &in.Items[i]
-		c, ok := colls[ii.CollectionKey]
-		if !ok {
-			return nil, refusal(model.Invalid("item %q names collection %q, which the export does not hold", ii.Title, ii.CollectionKey), "item", i)
-		}
-		content := RewriteAttachmentRefs(ii.Content, refs)
-		vs := rewriteVersionRefs(in.Versions[ii.Key], refs)
-		fields, reserved, err := model.SplitReserved(RewriteAttachmentRefsFields(ii.Fields, refs))
-		if err != nil {
-			return nil, refusal(err, "item", i)
-		}
-		fields, later := remapRelations(c.Schema, fields, ids, keys)
-		if len(later) > 0 {
-			deferred[i] = later
-		}
-		create := ItemCreate{Collection: c.ID, Title: ii.Title, Content: content, Fields: fields, Tags: ii.Tags,
-			Pinned: ii.Pinned, SortOrder: &ii.SortOrder, AssignUser: ii.AssignedUserID, Role: ii.Role,
-			imported: &itemImport{slugWanted: ii.Slug, createdAt: ii.CreatedAt, updatedAt: ii.UpdatedAt,
-				lastModifiedBy: ii.LastModifiedBy, versions: vs, reserved: reserved, roleSortOrder: ii.RoleSortOrder}}
-		if numbered {
-			create.number = ii.Number
-		}
-		if ii.ParentKey != "" {
-			if p, ok := ids[ii.ParentKey]; ok {
-				create.Parent = p
-			} else {
-				o.Skipped["parent_not_in_export"]++
+	err := im.s.db.WriteBulk(func(tx *txn) error {
+		if !im.staged {
+			if err := stageWorkspace(tx, im.ws.ID, im.now); err != nil {
+				return err
 			}
 		}
-		as(ii.CreatedBy)
-		r, err := w.createItem(create)
-		if err != nil {
-			return nil, refusal(err, "item", i)
+		b := openWS(tx, im.ws.ID)
+		if b == nil {
+			return errInternal("the staged import %s lost its buckets", im.ws.ID)
 		}
-		ids[ii.Key] = r.Item.ID
-		if ii.Origin != nil {
-			if err := putOrigin(w.ws, r.Item.ID, *ii.Origin); err != nil {
-				return nil, err
+		b.now = im.now
+		b.hold()
+		w := &wtx{tx: tx, ws: b, wsRec: im.ws, actor: im.actor, now: im.now, staged: true}
+		if err := fn(w); err != nil {
+			return err
+		}
+		return b.flushHeld()
+	})
+	if err = classify(engineErr(err)); err != nil {
+		return err
+	}
+	im.staged = true
+	im.chunks++
+	if step := im.s.importStep; step != nil {
+		step(im.ctx, im.chunks)
+	}
+	return nil
+}
+
+// as makes a the author of what w writes next (the importer when a is
+// empty).
+func (im *importRun) as(w *wtx, a model.Actor) {
+	if a.Kind == "" {
+		a = im.actor
+	}
+	w.actor = a
+}
+
+// stage makes the staged workspace with its collections and roles.
+func (im *importRun) stage() error {
+	return im.chunk(func(w *wtx) error {
+		for i, ic := range im.in.Collections {
+			if _, dup := im.colls[ic.Key]; dup || ic.Key == "" {
+				return refusal(model.Invalid("collection id %q is empty or given twice", ic.Key), "collection", i)
 			}
-		}
-		o.Imported.Items++
-		o.Imported.Versions += len(vs)
-		if len(vs) == 0 || vs[len(vs)-1].Content != content {
-			o.Imported.Versions++ // the create's, or the one holding the body (firstVersions)
-		}
-	}
-	for _, i := range slices.Sorted(maps.Keys(deferred)) {
-		ii := &in.Items[i]
-		patch := map[string]any{}
-		for k, v := range deferred[i] {
-			patch[k] = remapValue(v, ids)
-		}
-		as(ii.LastModifiedBy)
-		saved := w.now
-		if !ii.UpdatedAt.IsZero() {
-			w.now = ii.UpdatedAt
-		}
-		_, err := w.updateItem(ids[ii.Key], ItemUpdate{FieldsPatch: patch, Force: true})
-		w.now = saved
-		if err != nil {
-			return nil, refusal(err, "item", i)
-		}
-	}
-
-	comments := make(map[string]string, len(in.Comments))
-	for i, ic := range in.Comments {
-		item, ok := ids[ic.ItemKey]
-		if !ok {
-			o.Skipped["comment_item_not_in_export"]++
-			continue
-		}
-		create := CommentCreate{Body: RewriteAttachmentRefs(ic.Body, refs)}
-		if ic.ParentKey != "" {
-			if p, ok := comments[ic.ParentKey]; ok {
-				create.ReplyTo = p
-			} else {
-				o.Skipped["reply_parent_not_in_export"]++
+			c, err := w.createCollection(ic.Create)
+			if err != nil {
+				return refusal(err, "collection", i)
 			}
-		}
-		as(ic.Author)
-		cm, err := w.addComment(item, create)
-		if err != nil {
-			return nil, refusal(err, "comment", i)
-		}
-		if !ic.CreatedAt.IsZero() {
-			cm.CreatedAt = tstamp(ic.CreatedAt)
-			cm.UpdatedAt = cm.CreatedAt
-		}
-		if !ic.UpdatedAt.IsZero() && ic.UpdatedAt.After(cm.CreatedAt) {
-			cm.UpdatedAt = tstamp(ic.UpdatedAt)
-		}
-		if err := putComment(w.ws, cm); err != nil {
-			return nil, err
-		}
-		if ic.Key != "" {
-			comments[ic.Key] = cm.ID
-		}
-		o.Imported.Comments++
-	}
-
-	for i, il := range in.Links {
-		src, okS := ids[il.SourceKey]
-		dst, okD := ids[il.TargetKey]
-		if !okS || !okD {
-			o.Skipped["link_item_not_in_export"]++
-			continue
-		}
-		as(il.CreatedBy)
-		r, err := w.addLink(src, dst, il.Type, true)
-		if c := model.ErrorCodeOf(err); c == model.CodeValidation || c == model.CodeBadRequest {
-			// Refused before it wrote anything (a blocking cycle, say):
-			// the import goes on without it.
-			o.Skipped["link_refused"]++
-			continue
-		}
-		if err != nil {
-			return nil, refusal(err, "link", i)
-		}
-		if r.Link != nil && !il.CreatedAt.IsZero() {
-			r.Link.CreatedAt = tstamp(il.CreatedAt)
-			if err := putLink(w.ws, r.Link, false); err != nil {
-				return nil, err
+			if !ic.CreatedAt.IsZero() {
+				c.CreatedAt = tstamp(ic.CreatedAt)
 			}
+			if !ic.UpdatedAt.IsZero() {
+				c.UpdatedAt = tstamp(ic.UpdatedAt)
+			}
+			if err := w.keepFormerPrefixes(c, ic.FormerPrefixes); err != nil {
+				return refusal(err, "collection", i)
+			}
+			if err := putCollection(w.ws, c); err != nil {
+				return err
+			}
+			im.colls[ic.Key] = c
+			im.out.Imported.Collections++
 		}
-		o.Imported.Links++
-	}
+		for i, rc := range im.in.Roles {
+			if _, err := w.createRole(rc); err != nil {
+				return refusal(err, "role", i)
+			}
+			im.out.Imported.Roles++
+		}
+		return nil
+	})
+}
 
-	if err := w.importAttachments(in.Attachments, attIDs, ids, o); err != nil {
-		return nil, err
-	}
-	if err := w.remapRelationDefaults(colls, ids, o); err != nil {
-		return nil, err
-	}
+// importItem is an item of the next chunk, read from the source.
+type importItem struct {
+	index    int
+	item     ImportItem
+	versions []ImportVersion
+}
 
-	// Archived collections are archived last: their items were made live.
-	w.actor = actor
-	for i, ic := range in.Collections {
+// items creates the items, parents first, a chunk at a time. A relation
+// value that names an item not made yet waits for relations.
+func (im *importRun) items() error {
+	order := im.plan.order
+	for next := 0; next < len(order); {
+		var batch []importItem
+		size := 0
+		for next < len(order) && len(batch) < importChunk && size < importChunkBytes {
+			i := int(order[next])
+			next++
+			it, err := im.src.Item(i)
+			if err != nil {
+				return err
+			}
+			vs, err := im.src.Versions(it.Key)
+			if err != nil {
+				return err
+			}
+			size += len(it.Content)
+			for _, v := range vs {
+				size += len(v.Content)
+			}
+			batch = append(batch, importItem{index: i, item: it, versions: vs})
+		}
+		if err := im.chunk(func(w *wtx) error {
+			for k := range batch {
+				if err := im.createItem(w, &batch[k]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		im.progress.written.Add(int64(len(batch)))
+	}
+	return nil
+}
+
+func (im *importRun) createItem(w *wtx, p *importItem) error {
+	i, ii := p.index, &p.item
+	c, ok := im.colls[ii.CollectionKey]
+	if !ok {
+		return refusal(model.Invalid("item %q names collection %q, which the export does not hold", ii.Title, ii.CollectionKey), "item", i)
+	}
+	content := RewriteAttachmentRefs(ii.Content, im.attRefs)
+	vs := rewriteVersionRefs(p.versions, im.attRefs)
+	fields, reserved, err := model.SplitReserved(RewriteAttachmentRefsFields(ii.Fields, im.attRefs))
+	if err != nil {
+		return refusal(err, "item", i)
+	}
+	fields, later := remapRelations(c.Schema, fields, im.plan)
+	create := ItemCreate{Collection: c.ID, Title: ii.Title, Content: content, Fields: fields, Tags: ii.Tags,
+		Pinned: ii.Pinned, SortOrder: &ii.SortOrder, AssignUser: ii.AssignedUserID, Role: ii.Role,
+		imported: &itemImport{slugWanted: ii.Slug, createdAt: ii.CreatedAt, updatedAt: ii.UpdatedAt,
+			lastModifiedBy: ii.LastModifiedBy, versions: vs, reserved: reserved, roleSortOrder: ii.RoleSortOrder}}
+	if im.plan.numbered {
+		create.number = ii.Number
+	}
+	if ii.ParentKey != "" {
+		if p, ok := im.plan.newID(ii.ParentKey); ok {
+			create.Parent = p
+		} else {
+			im.out.Skipped["parent_not_in_export"]++
+		}
+	}
+	im.as(w, ii.CreatedBy)
+	r, err := w.createItem(create)
+	if err != nil {
+		return refusal(err, "item", i)
+	}
+	im.plan.made[i] = uuid.UUID(mustID(r.Item.ID))
+	if ii.Origin != nil {
+		if err := putOrigin(w.ws, r.Item.ID, *ii.Origin); err != nil {
+			return err
+		}
+	}
+	if len(later) > 0 {
+		im.deferred = append(im.deferred, deferredRelations{index: i, id: r.Item.ID, fields: later, by: ii.LastModifiedBy, at: ii.UpdatedAt})
+	}
+	im.out.Imported.Items++
+	im.out.Imported.Versions += len(vs)
+	if len(vs) == 0 || vs[len(vs)-1].Content != content {
+		im.out.Imported.Versions++ // the create's, or the one holding the body (firstVersions)
+	}
+	return nil
+}
+
+// relations sets the relation values that named items made after theirs.
+func (im *importRun) relations() error {
+	slices.SortFunc(im.deferred, func(a, b deferredRelations) int { return a.index - b.index }) // export order
+	for start := 0; start < len(im.deferred); start += importChunk {
+		part := im.deferred[start:min(start+importChunk, len(im.deferred))]
+		if err := im.chunk(func(w *wtx) error {
+			for _, d := range part {
+				patch := map[string]any{}
+				for k, v := range d.fields {
+					patch[k] = remapValue(v, im.plan)
+				}
+				im.as(w, d.by)
+				saved := w.now
+				if !d.at.IsZero() {
+					w.now = d.at
+				}
+				_, err := w.updateItem(d.id, ItemUpdate{FieldsPatch: patch, Force: true})
+				w.now = saved
+				if err != nil {
+					return refusal(err, "item", d.index)
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	im.deferred = nil
+	return nil
+}
+
+// commentsStep writes the comments, a chunk at a time. A reply names a
+// comment before it (Pad's export order), else it is kept as a top-level
+// comment.
+func (im *importRun) commentsStep() error {
+	n := im.src.Comments()
+	im.comments = map[string]uuid.UUID{}
+	for next := 0; next < n; {
+		var batch []ImportComment
+		first, size := next, 0
+		for next < n && len(batch) < importChunk && size < importChunkBytes {
+			c, err := im.src.Comment(next)
+			if err != nil {
+				return err
+			}
+			next++
+			size += len(c.Body)
+			batch = append(batch, c)
+		}
+		if err := im.chunk(func(w *wtx) error {
+			for k := range batch {
+				if err := im.addComment(w, first+k, &batch[k]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	im.comments = nil
+	return nil
+}
+
+func (im *importRun) addComment(w *wtx, i int, ic *ImportComment) error {
+	item, ok := im.plan.newID(ic.ItemKey)
+	if !ok {
+		im.out.Skipped["comment_item_not_in_export"]++
+		return nil
+	}
+	create := CommentCreate{Body: RewriteAttachmentRefs(ic.Body, im.attRefs)}
+	if ic.ParentKey != "" {
+		if p, ok := im.comments[ic.ParentKey]; ok {
+			create.ReplyTo = p.String()
+		} else {
+			im.out.Skipped["reply_parent_not_in_export"]++
+		}
+	}
+	im.as(w, ic.Author)
+	cm, err := w.addComment(item, create)
+	if err != nil {
+		return refusal(err, "comment", i)
+	}
+	if !ic.CreatedAt.IsZero() {
+		cm.CreatedAt = tstamp(ic.CreatedAt)
+		cm.UpdatedAt = cm.CreatedAt
+	}
+	if !ic.UpdatedAt.IsZero() && ic.UpdatedAt.After(cm.CreatedAt) {
+		cm.UpdatedAt = tstamp(ic.UpdatedAt)
+	}
+	if err := putComment(w.ws, cm); err != nil {
+		return err
+	}
+	if ic.Key != "" {
+		im.comments[ic.Key] = uuid.UUID(mustID(cm.ID))
+	}
+	im.out.Imported.Comments++
+	return nil
+}
+
+// links writes the links between imported items, a chunk at a time.
+func (im *importRun) links() error {
+	n := im.src.Links()
+	for next := 0; next < n; {
+		type link struct {
+			index int
+			l     ImportLink
+		}
+		var batch []link
+		for next < n && len(batch) < importChunk {
+			l, ok, err := im.src.Link(next)
+			if err != nil {
+				return err
+			}
+			if ok {
+				batch = append(batch, link{next, l})
+			}
+			next++
+		}
+		if err := im.chunk(func(w *wtx) error {
+			for _, b := range batch {
+				if err := im.addLink(w, b.index, &b.l); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (im *importRun) addLink(w *wtx, i int, il *ImportLink) error {
+	src, okS := im.plan.newID(il.SourceKey)
+	dst, okD := im.plan.newID(il.TargetKey)
+	if !okS || !okD {
+		im.out.Skipped["link_item_not_in_export"]++
+		return nil
+	}
+	im.as(w, il.CreatedBy)
+	r, err := w.addLink(src, dst, il.Type, true)
+	if c := model.ErrorCodeOf(err); c == model.CodeValidation || c == model.CodeBadRequest {
+		// Refused before it wrote anything (a blocking cycle, say):
+		// the import goes on without it.
+		im.out.Skipped["link_refused"]++
+		return nil
+	}
+	if err != nil {
+		return refusal(err, "link", i)
+	}
+	if r.Link != nil && !il.CreatedAt.IsZero() {
+		r.Link.CreatedAt = tstamp(il.CreatedAt)
+		if err := putLink(w.ws, r.Link, false); err != nil {
+			return err
+		}
+	}
+	im.out.Imported.Links++
+	return nil
+}
+
+// attachments writes the attachments' rows, then gives the relation
+// defaults the new ids (every item is made) and archives the collections
+// the export has archived (their items were made live).
+func (im *importRun) attachments() error {
+	atts := im.in.Attachments
+	for start := 0; ; start += importChunk {
+		end := min(start+importChunk, len(atts))
+		if err := im.chunk(func(w *wtx) error {
+			if err := w.importAttachments(atts[start:end], start, im.attIDs, im.plan, im.out); err != nil {
+				return err
+			}
+			if end < len(atts) {
+				return nil
+			}
+			if err := w.remapRelationDefaults(im.colls, im.plan, im.out); err != nil {
+				return err
+			}
+			return im.archiveCollections(w)
+		}); err != nil {
+			return err
+		}
+		if end == len(atts) {
+			return nil
+		}
+	}
+}
+
+func (im *importRun) archiveCollections(w *wtx) error {
+	w.actor = im.actor
+	for i, ic := range im.in.Collections {
 		if ic.ArchivedAt == nil {
 			continue
 		}
-		c := colls[ic.Key]
+		c := im.colls[ic.Key]
 		t := tstamp(*ic.ArchivedAt)
 		c.ArchivedAt = &t
 		seq, err := w.stamp(model.EntityCollection, model.OpArchived, c.ID, "", c.ID)
 		if err != nil {
-			return nil, refusal(err, "collection", i)
+			return refusal(err, "collection", i)
 		}
 		c.Seq = seq
 		if err := firstErr(putCollection(w.ws, c), w.activity(seq, "", "collection_archived", map[string]any{"collection": c.Slug})); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return o, nil
+	return nil
 }
 
-// numbersUsable says the items' numbers can be kept: each positive and
-// none twice. Otherwise the import numbers them here, in order.
-func numbersUsable(items []ImportItem) bool {
-	seen := make(map[int64]bool, len(items))
-	for i := range items {
-		n := items[i].Number
-		if n <= 0 || seen[n] {
-			return false
-		}
-		seen[n] = true
+// importPlan is what an import knows of every item before it writes the
+// first: each one's key and where it goes, and the new id of each made.
+type importPlan struct {
+	keys     map[string]int32 // item index, by export key
+	order    []int32          // item indexes, parents first
+	numbered bool             // the items keep their numbers
+	made     []uuid.UUID      // new ids by item index; zero until made
+}
+
+// planImport reads every item's key, parent and number from src: a key
+// empty or given twice refuses the import.
+func planImport(ctx context.Context, src ImportSource) (*importPlan, error) {
+	n := src.Items()
+	p := &importPlan{keys: make(map[string]int32, n), made: make([]uuid.UUID, n)}
+	type child struct {
+		index  int32
+		parent string
 	}
-	return true
+	var children []child
+	numbers := make([]int64, n)
+	for i := range n {
+		if i%4096 == 0 {
+			if err := stopped(ctx); err != nil {
+				return nil, err
+			}
+		}
+		r, err := src.ItemRef(i)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := p.keys[r.Key]; dup || r.Key == "" {
+			return nil, refusal(model.Invalid("item id %q is empty or given twice", r.Key), "item", i)
+		}
+		p.keys[r.Key] = int32(i)
+		if r.ParentKey != "" {
+			children = append(children, child{int32(i), r.ParentKey})
+		}
+		numbers[i] = r.Number
+	}
+	// The numbers are kept when each is positive and none is given twice;
+	// otherwise the items are numbered here, in order.
+	slices.Sort(numbers)
+	p.numbered = n == 0 || numbers[0] > 0 && len(slices.Compact(numbers)) == n
+	parents := make([]int32, n)
+	for i := range parents {
+		parents[i] = -1
+	}
+	for _, c := range children {
+		if j, ok := p.keys[c.parent]; ok {
+			parents[c.index] = j
+		}
+	}
+	p.order = parentsFirstOrder(parents)
+	return p, nil
+}
+
+// newID is the new id of the item the export key names, once it is made.
+func (p *importPlan) newID(key string) (string, bool) {
+	i, ok := p.keys[key]
+	if !ok || p.made[i] == (uuid.UUID{}) {
+		return "", false
+	}
+	return p.made[i].String(), true
+}
+
+// pending says whether key names an exported item not made yet.
+func (p *importPlan) pending(key string) bool {
+	i, ok := p.keys[key]
+	return ok && p.made[i] == (uuid.UUID{})
 }
 
 // parentsFirstOrder is the items' order with each after its parent (when
-// the parent is among them), otherwise as given. A parent cycle is cut
-// where it closes (resolveParent refuses it then).
-func parentsFirstOrder(items []ImportItem, keys map[string]int) []int {
-	out := make([]int, 0, len(items))
-	state := make([]byte, len(items)) // 0 new, 1 on the path, 2 placed
-	for start := range items {
+// the parent is among them: parents[i] >= 0), otherwise as given. A
+// parent cycle is cut where it closes (the item whose parent is not made
+// yet is made without it, and counted).
+func parentsFirstOrder(parents []int32) []int32 {
+	out := make([]int32, 0, len(parents))
+	state := make([]byte, len(parents)) // 0 new, 1 on the path, 2 placed
+	var path []int32
+	for start := range parents {
 		// Walk up to the first ancestor not placed, then place down.
-		var path []int
-		for i := start; state[i] == 0; {
+		path = path[:0]
+		for i := int32(start); state[i] == 0; {
 			state[i] = 1
 			path = append(path, i)
-			p, ok := keys[items[i].ParentKey]
-			if !ok || items[i].ParentKey == "" {
+			if parents[i] < 0 {
 				break
 			}
-			i = p
+			i = parents[i]
 		}
 		for j := len(path) - 1; j >= 0; j-- {
 			state[path[j]] = 2
@@ -531,7 +855,7 @@ func parentsFirstOrder(items []ImportItem, keys map[string]int) []int {
 // remapRelations is fields with each relation value that names an
 // exported item given that item's new id; the values that name an item
 // not made yet are returned apart, for a second pass.
-func remapRelations(schema model.Schema, fields map[string]any, ids map[string]string, keys map[string]int) (map[string]any, map[string]any) {
+func remapRelations(schema model.Schema, fields map[string]any, p *importPlan) (map[string]any, map[string]any) {
 	var later map[string]any
 	out, cloned := fields, false
 	own := func() {
@@ -547,7 +871,7 @@ func remapRelations(schema model.Schema, fields map[string]any, ids map[string]s
 		if !ok {
 			continue
 		}
-		if namesPending(v, ids, keys) {
+		if namesPending(v, p) {
 			if later == nil {
 				later = map[string]any{}
 			}
@@ -556,7 +880,7 @@ func remapRelations(schema model.Schema, fields map[string]any, ids map[string]s
 			delete(out, f.Key)
 			continue
 		}
-		if out2 := remapValue(v, ids); !model.EqualJSON(out2, v) {
+		if out2 := remapValue(v, p); !model.EqualJSON(out2, v) {
 			own()
 			out[f.Key] = out2
 		}
@@ -572,15 +896,13 @@ func cloneFields(m map[string]any) map[string]any {
 	return out
 }
 
-func namesPending(v any, ids map[string]string, keys map[string]int) bool {
+func namesPending(v any, p *importPlan) bool {
 	switch x := v.(type) {
 	case string:
-		_, exported := keys[x]
-		_, made := ids[x]
-		return exported && !made
+		return p.pending(x)
 	case []any:
 		for _, e := range x {
-			if namesPending(e, ids, keys) {
+			if namesPending(e, p) {
 				return true
 			}
 		}
@@ -590,26 +912,27 @@ func namesPending(v any, ids map[string]string, keys map[string]int) bool {
 
 // remapValue gives each string that is an exported item's id that item's
 // new id; anything else (a ref, a slug) is kept.
-func remapValue(v any, ids map[string]string) any {
+func remapValue(v any, p *importPlan) any {
 	switch x := v.(type) {
 	case string:
-		if n, ok := ids[x]; ok {
+		if n, ok := p.newID(x); ok {
 			return n
 		}
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = remapValue(e, ids)
+			out[i] = remapValue(e, p)
 		}
 		return out
 	}
 	return v
 }
 
-// importAttachments writes the rows of an import's attachments, marked
-// imported. One whose item the export does not hold is kept unattached
-// (and counted), so its file is not lost.
-func (w *wtx) importAttachments(in []ImportAttachment, attIDs []string, ids map[string]string, o *ImportOutcome) error {
+// importAttachments writes the rows of an import's attachments in (the
+// first at index first of the import's), marked imported. One whose item
+// the export does not hold is kept unattached (and counted), so its file
+// is not lost.
+func (w *wtx) importAttachments(in []ImportAttachment, first int, attIDs []string, p *importPlan, o *ImportOutcome) error {
 	if len(in) == 0 {
 		return nil
 	}
@@ -617,7 +940,8 @@ func (w *wtx) importAttachments(in []ImportAttachment, attIDs []string, ids map[
 	if err != nil {
 		return err
 	}
-	for i, ia := range in {
+	for j, ia := range in {
+		i := first + j
 		if !validHash(ia.Hash) || ia.Size < 0 {
 			return refusal(model.Invalid("attachment %d has no valid sha256 or size", i), "attachment", i)
 		}
@@ -632,7 +956,7 @@ func (w *wtx) importAttachments(in []ImportAttachment, attIDs []string, ids map[
 		}
 		k := mustID(attIDs[i])
 		if ia.ItemKey != "" {
-			if id, ok := ids[ia.ItemKey]; ok {
+			if id, ok := p.newID(ia.ItemKey); ok {
 				rec.ItemID = id
 				if err := byItem.Put(cat(mustID(id), k), nil); err != nil {
 					return err

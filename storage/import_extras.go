@@ -39,7 +39,7 @@ func (w *wtx) keepFormerPrefixes(c *model.Collection, former []string) error {
 // keeps its other members) and counted; any other value, such as a ref,
 // is kept. The items were made first, and with the fields they were
 // exported with: no default filled them (itemImport).
-func (w *wtx) remapRelationDefaults(colls map[string]*model.Collection, ids map[string]string, o *ImportOutcome) error {
+func (w *wtx) remapRelationDefaults(colls map[string]*model.Collection, p *importPlan, o *ImportOutcome) error {
 	for _, c := range colls {
 		changed := false
 		for i := range c.Schema.Fields {
@@ -47,7 +47,7 @@ func (w *wtx) remapRelationDefaults(colls map[string]*model.Collection, ids map[
 			if f.Default == nil || f.Type != model.TypeRelation && f.Type != model.TypeMultiRelation {
 				continue
 			}
-			v, dropped := remapDefault(f.Default, ids)
+			v, dropped := remapDefault(f.Default, p)
 			o.Skipped[SkippedRelationDefaults] += dropped
 			f.Default, changed = v, true
 		}
@@ -67,10 +67,10 @@ const SkippedRelationDefaults = "relation_default_not_in_export"
 // remapDefault is a relation default with each id given the imported
 // item's new id, and how many ids it dropped for naming no imported
 // item; nil when nothing is left.
-func remapDefault(v any, ids map[string]string) (any, int) {
+func remapDefault(v any, p *importPlan) (any, int) {
 	switch x := v.(type) {
 	case string:
-		if n, ok := ids[x]; ok {
+		if n, ok := p.newID(x); ok {
 			return n, 0
 		}
 		if _, isID := idKey(x); isID {
@@ -80,7 +80,7 @@ func remapDefault(v any, ids map[string]string) (any, int) {
 	case []any:
 		out, dropped := make([]any, 0, len(x)), 0
 		for _, e := range x {
-			r, d := remapDefault(e, ids)
+			r, d := remapDefault(e, p)
 			dropped += d
 			if r != nil {
 				out = append(out, r)

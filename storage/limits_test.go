@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -80,8 +81,8 @@ func TestLimitsHeldOnEveryWritePath(t *testing.T) {
 			return err
 		}},
 		{"bundle import, 40k tag", "tag", func() error {
-			_, err := s.ImportWorkspace(ImportInput{Name: "Imported", Collections: []ImportCollection{{Key: "c", Create: CollectionCreate{Name: "Tasks"}}},
-				Items: []ImportItem{{Key: "i", CollectionKey: "c", Title: "Tagged", Tags: []string{long(40_000)}}}}, user)
+			_, err := s.ImportWorkspace(context.Background(), ImportInput{Name: "Imported", Collections: []ImportCollection{{Key: "c", Create: CollectionCreate{Name: "Tasks"}}},
+				Source: (&ImportEntities{Items: []ImportItem{{Key: "i", CollectionKey: "c", Title: "Tagged", Tags: []string{long(40_000)}}}}).Source()}, user)
 			return err
 		}},
 		{"collection, 20k description", "description", func() error {

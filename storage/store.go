@@ -58,6 +58,10 @@ type Options struct {
 	// look): tests hold a read there mid-walk.
 	ReadCheck func(ctx context.Context)
 
+	// ImportStep, when set, is called after each chunk of an import
+	// commits, before the next: tests hold an import there.
+	ImportStep func(ctx context.Context, chunk int)
+
 	// checkpointAge is the engine's CheckpointAge; tests hold a batch
 	// open longer.
 	checkpointAge time.Duration
@@ -90,6 +94,9 @@ type Store struct {
 	last    time.Time
 
 	readCheck func(context.Context) // Options.ReadCheck
+
+	imports    sync.Map                             // *importProgress -> true: the imports being written
+	importStep func(ctx context.Context, chunk int) // Options.ImportStep
 }
 
 // Notification says a workspace's change log grew to Seq. Global is the
@@ -152,7 +159,7 @@ func Open(path string, opt Options) (*Store, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	s := &Store{now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{}, readCheck: opt.ReadCheck}
+	s := &Store{now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{}, readCheck: opt.ReadCheck, importStep: opt.ImportStep}
 	db, err := engine.Open(path, engine.Options{Timeout: opt.Timeout, Logger: opt.Logger, NoSync: opt.NoSync, LogSync: opt.LogSync,
 		CheckpointAge: opt.checkpointAge, FillPercent: replayFill, Setup: s.setup})
 	if err != nil {
@@ -165,12 +172,23 @@ func Open(path string, opt Options) (*Store, error) {
 	return s, nil
 }
 
-// setup is what the engine runs at open, after the log's replay: the
-// migrations, committed straight to the file (synced), when the layout is
-// not current; nothing at all (no commit) when it is.
+// setup is what the engine runs at open, after the log's replay: it
+// drops what interrupted imports staged, and runs the migrations when
+// the layout is not current, committed straight to the file (synced);
+// nothing at all (no commit) when there is nothing to do.
 func (s *Store) setup(tx *txn) error {
+	dropped, err := dropStagedImports(tx)
+	if err != nil {
+		return fmt.Errorf("remove the data of interrupted imports: %w", err)
+	}
+	if dropped > 0 {
+		s.log.Info("removed what imports a stop or a crash interrupted left; nothing of them was visible", "imports", dropped)
+	}
 	if layoutVersion(tx) == SchemaVersion {
-		return engine.ErrUnchanged
+		if dropped == 0 {
+			return engine.ErrUnchanged
+		}
+		return nil
 	}
 	return s.migrate(tx)
 }

@@ -22,6 +22,9 @@ type wtx struct {
 	// replica: the write copies the remote's state (SyncApply), so a
 	// comment or link the remote has lands on an item archived here too.
 	replica bool
+	// staged: the write is a chunk of an import into a workspace nobody
+	// sees yet (import.go), whose changes are not in the journal.
+	staged bool
 }
 
 // write runs fn as one mutation of the live workspace named by ref (slug
@@ -143,7 +146,9 @@ func engineErr(err error) error {
 
 // stamp records one mutation: it bumps the workspace seq, appends the
 // change-log entry and the journal entry, and queues the change for sync
-// when the workspace is linked. It returns the new seq.
+// when the workspace is linked. It returns the new seq. A staged
+// import's changes get no journal entry: the all-workspaces stream hears
+// of the workspace once, when it appears (import_stage.go).
 func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 	seq, err := w.ws.bump(kSeq)
 	if err != nil {
@@ -154,6 +159,10 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 	b := encodeChange(ch)
 	if err := w.ws.changes().Put(seqKey(seq), b); err != nil {
 		return 0, err
+	}
+	if w.staged {
+		w.seq = seq
+		return seq, nil
 	}
 	meta := w.tx.Bucket(bMeta)
 	g := int64(getU64(meta.Get(kGlobal))) + 1
