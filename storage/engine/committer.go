@@ -183,6 +183,16 @@ func (db *DB) applySafe(r *writeReq) (err error) {
 // transactions of their own, and a load written in chunks holds no read
 // for the length of a chunk.
 func (db *DB) commitBulk(r *writeReq) {
+	// The reads queued for the open batch are answered first, not after
+	// the bulk write.
+	for queued := true; queued; {
+		select {
+		case q := <-db.reads:
+			q.done <- db.runRead(q.fn)
+		default:
+			queued = false
+		}
+	}
 	if err := db.checkpoint(); err != nil {
 		r.done <- err
 		return
