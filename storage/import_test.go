@@ -85,7 +85,7 @@ func wantNothingImported(t *testing.T, s *Store, global int64) {
 // An import refused in a later chunk, after several chunks committed,
 // leaves nothing: whether its source refuses an item or storage does.
 func TestImportRefusedInALaterChunkLeavesNothing(t *testing.T) {
-	const at = 15_000 // in the eighth chunk of items
+	const at = 15_000 // three quarters through, chunks after the first
 	for name, in := range map[string]func() ImportInput{
 		"source refuses": func() ImportInput {
 			in := bigImport(importItems)
