@@ -182,13 +182,20 @@ func TestGzipBombIsRefusedEarly(t *testing.T) {
 	src, stop := bomb(3 << 30)
 	defer stop()
 	cr := &countReader{r: src}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	_, err := ReadBundle(cr, lim)
+	runtime.ReadMemStats(&after)
 	var ae *api.Error
 	if !errors.As(err, &ae) || ae.Details["reason"] != "compression_ratio" {
 		t.Fatalf("bomb: %v", err)
 	}
 	if cr.n > 1<<20 {
 		t.Errorf("read %d compressed bytes before refusing", cr.n)
+	}
+	// What it holds follows the bytes read, not the 3 GiB the entry claims.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 256<<20 {
+		t.Errorf("allocated %d MiB to refuse it", got>>20)
 	}
 }
 

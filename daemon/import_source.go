@@ -63,14 +63,26 @@ func readExport(r io.Reader, size, limit int64) (*exportDoc, error) {
 	return d, nil
 }
 
-// readAtMost reads r to its end into one buffer, of size bytes when it
-// is known, so that the body is held once and not copied as a growing
-// buffer would be. More than limit bytes are refused as too large.
+// readAtMost reads r to its end into one buffer, which doubles as the
+// bytes arrive, up to size (the length announced, -1 when unknown) so
+// that an announced body is held in a buffer of its size. Memory follows
+// the bytes that came, never the announcement. More than limit bytes are
+// refused as too large.
 func readAtMost(r io.Reader, size, limit int64) ([]byte, error) {
-	buf := make([]byte, 0, min(max(size, 0), limit)+1)
+	want := limit
+	if size >= 0 && size < limit {
+		want = size
+	}
+	buf := make([]byte, 0, min(want, 64<<10)+1)
 	for {
 		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, len(buf)/4+1)
+			n := 2 * int64(cap(buf))
+			if int64(cap(buf)) <= want {
+				n = min(n, want+1) // +1: room to see the end
+			}
+			grown := make([]byte, len(buf), n)
+			copy(grown, buf)
+			buf = grown
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
