@@ -19,6 +19,17 @@ type DaemonStatus struct {
 	// Memory is padd's resident memory by kind; absent where the system
 	// does not say.
 	Memory *MemoryUse `json:"memory,omitempty"`
+	// Imports are the workspace imports being written now, oldest first.
+	Imports []ImportProgress `json:"imports,omitempty"`
+}
+
+// ImportProgress is a workspace import being written: its workspace
+// appears when all of its items are.
+type ImportProgress struct {
+	Name         string    `json:"name"`
+	Items        int       `json:"items"`
+	ItemsWritten int       `json:"items_written"`
+	StartedAt    time.Time `json:"started_at"`
 }
 
 // MemoryUse is padd's resident memory (what top shows as RES), by kind.

@@ -70,21 +70,12 @@ func importAsync(ctx context.Context, h *harness, body []byte) <-chan reply {
 	return out
 }
 
-// paddStatus is what these tests read of /padd/status.
-type paddStatus struct {
-	Workspaces int `json:"workspaces"`
-	Imports    []struct {
-		Items        int `json:"items"`
-		ItemsWritten int `json:"items_written"`
-	} `json:"imports"`
-}
-
 // wantNoImport waits until no import is in progress and checks that
 // padd holds the harness's workspace alone.
 func wantNoImport(t *testing.T, h *harness) {
 	t.Helper()
 	testwait.Until(t, "the import to end", func() bool {
-		var st paddStatus
+		var st api.DaemonStatus
 		h.mustJSON("GET", "/api/v1/padd/status", nil, 200, &st)
 		return len(st.Imports) == 0
 	})
@@ -103,7 +94,7 @@ func TestRequestsAnsweredWhileAnImportRuns(t *testing.T) {
 	done := importAsync(context.Background(), h, largeExport(largeImportItems))
 	testwait.Recv(t, "the import's third chunk", held)
 
-	var st paddStatus
+	var st api.DaemonStatus
 	h.mustJSON("GET", "/api/v1/padd/status", nil, 200, &st)
 	if len(st.Imports) != 1 || st.Imports[0].ItemsWritten == 0 || st.Imports[0].ItemsWritten >= largeImportItems || st.Workspaces != 1 {
 		t.Fatalf("status during the import: %+v; want one import, part written, and its workspace not there", st)

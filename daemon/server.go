@@ -408,13 +408,17 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	imports := []map[string]any{}
-	for _, im := range s.store.Imports() {
-		imports = append(imports, map[string]any{"name": im.Name, "items": im.Items, "items_written": im.ItemsWritten, "started_at": im.Started})
-	}
-	writeJSON(w, 200, map[string]any{"version": api.Version, "pid": os.Getpid(), "started_at": s.started,
+	st := map[string]any{"version": api.Version, "pid": os.Getpid(), "started_at": s.started,
 		"uptime_seconds": int(time.Since(s.started).Seconds()), "db_path": s.store.Path(), "db_bytes": size,
-		"workspaces": len(wss), "mcp_sessions": s.mcp.count(), "memory": s.memoryUse(), "imports": imports})
+		"workspaces": len(wss), "mcp_sessions": s.mcp.count(), "memory": s.memoryUse()}
+	if ims := s.store.Imports(); len(ims) > 0 {
+		imports := make([]api.ImportProgress, len(ims))
+		for i, im := range ims {
+			imports[i] = api.ImportProgress{Name: im.Name, Items: im.Items, ItemsWritten: im.ItemsWritten, StartedAt: im.Started}
+		}
+		st["imports"] = imports
+	}
+	writeJSON(w, 200, st)
 	return nil
 }
 
