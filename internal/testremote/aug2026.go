@@ -550,11 +550,14 @@ func (s *sseRewriter) Read(p []byte) (int, error) {
 
 func (s *sseRewriter) Close() error { return s.closer.Close() }
 
-// rewriteEvent is one event as Pad sends it: none for a link (Pad
-// publishes no event for a blocks or relates link), no seq on a comment's.
+// rewriteEvent is one event as Pad sends it: none for a link or an
+// attachment (Pad publishes no event for a blocks or relates link, an
+// upload, an attach or a delete), no seq on a comment's.
 func rewriteEvent(event []byte) []byte {
-	if bytes.Contains(event, []byte("\nevent: link_")) || bytes.HasPrefix(event, []byte("event: link_")) {
-		return nil
+	for _, silent := range []string{"link_", "attachment_"} {
+		if bytes.Contains(event, []byte("\nevent: "+silent)) || bytes.HasPrefix(event, []byte("event: "+silent)) {
+			return nil
+		}
 	}
 	lines := bytes.SplitAfter(event, []byte("\n"))
 	for i, line := range lines {
