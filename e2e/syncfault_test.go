@@ -631,6 +631,8 @@ type sfResult struct {
 	// duplicate, a lost write or a round trip, whose engine log the run
 	// prints.
 	traced map[string][]string
+	// history is every write the agents made to those items, in order.
+	history []string
 }
 
 func (c *sfResult) fill(r *syncfaultreport.Run) {
@@ -639,6 +641,7 @@ func (c *sfResult) fill(r *syncfaultreport.Run) {
 	r.Different, r.Duplicates, r.Lost, r.ConflictList = c.different, c.duplicates, c.lost, c.conflictList
 	r.RoundTrips = c.roundTrips
 	r.Unexplained, r.Conflicts, r.SetAside = c.unexplained, c.conflicts, c.setAside
+	r.History = c.history
 }
 
 // sfCopy is one laptop's copy of the workspace as the comparison reads
@@ -880,13 +883,13 @@ func sfCompare(ctx context.Context, t *testing.T, locals []*sfLocal, rc *api.Cli
 		}
 		if !ok && !explained(pk.key, pk.part) && roundTrip(group, *last, on) {
 			res.roundTrips = append(res.roundTrips, fmt.Sprintf("%s %s %s %q", last.side, pk.key, pk.part, last.value))
-			logWrites(t, writes, pk.key)
+			res.history = append(res.history, logWrites(t, writes, pk.key)...)
 			trace(pk.key)
 			continue
 		}
 		if !ok && !explained(pk.key, pk.part) {
 			res.lost = append(res.lost, fmt.Sprintf("%s %s %s %q", last.side, pk.key, pk.part, last.value))
-			logWrites(t, writes, pk.key)
+			res.history = append(res.history, logWrites(t, writes, pk.key)...)
 			trace(pk.key)
 		}
 	}
@@ -934,8 +937,9 @@ func sfShort(s string) string {
 
 // logWrites logs every write the agents made to item key, in the order
 // they were sent, for the reader of a lost write.
-func logWrites(t *testing.T, writes []sfWrite, key string) {
+func logWrites(t *testing.T, writes []sfWrite, key string) []string {
 	t.Helper()
+	var out []string
 	var start time.Time
 	for _, w := range writes {
 		if start.IsZero() || w.sent.Before(start) {
@@ -950,7 +954,10 @@ func logWrites(t *testing.T, writes []sfWrite, key string) {
 	}
 	slices.SortFunc(mine, func(a, b sfWrite) int { return a.sent.Compare(b.sent) })
 	for _, w := range mine {
-		t.Logf("  %s: %s %s %q sent %.3fs done %.3fs acked %v", key, w.side, w.part, w.value,
+		line := fmt.Sprintf("%s: %s %s %q sent %.3fs done %.3fs acked %v", key, w.side, w.part, w.value,
 			w.sent.Sub(start).Seconds(), w.done.Sub(start).Seconds(), w.acked)
+		t.Log("  " + line)
+		out = append(out, line)
 	}
+	return out
 }

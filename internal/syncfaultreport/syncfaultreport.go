@@ -40,7 +40,11 @@ type Run struct {
 	// RoundTrips are writes of archived or collection that undid their
 	// side's previous one while the other side changed it: a sync of
 	// states sees no change there, and the other side's stands.
-	RoundTrips   []string `json:"round_trips,omitempty"`
+	RoundTrips []string `json:"round_trips,omitempty"`
+	// History is every write the agents made to the items of Lost and
+	// RoundTrips, in the order they were sent, so that a run printed
+	// with -q can still be read.
+	History      []string `json:"history,omitempty"`
 	Conflicts    int      `json:"conflicts"` // recorded conflicts
 	SetAside     int      `json:"set_aside"` // recorded set-aside changes
 	ConflictList []string `json:"conflict_list,omitempty"`

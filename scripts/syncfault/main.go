@@ -121,6 +121,9 @@ func summarize(res syncfaultreport.Result) bool {
 		for _, s := range r.RoundTrips {
 			fmt.Println("  round trip (not lost: undone on its side, the other side's change stands):", s)
 		}
+		for _, s := range r.History {
+			fmt.Println("  write:", s)
+		}
 		for _, s := range r.Different {
 			fmt.Println("  different:", s)
 		}
