@@ -839,6 +839,7 @@ func sfCompare(ctx context.Context, t *testing.T, locals []*sfLocal, rc *api.Cli
 		return false
 	}
 	explained := func(key, part string) bool { return sfExplains(anyCovered, key, part) }
+	logged := map[string]bool{} // items whose writes are in history already
 	for pk, group := range byPart {
 		items := slices.Clone(rem[pk.key])
 		for _, cp := range copies {
@@ -883,13 +884,19 @@ func sfCompare(ctx context.Context, t *testing.T, locals []*sfLocal, rc *api.Cli
 		}
 		if !ok && !explained(pk.key, pk.part) && roundTrip(group, *last, on) {
 			res.roundTrips = append(res.roundTrips, fmt.Sprintf("%s %s %s %q", last.side, pk.key, pk.part, last.value))
-			res.history = append(res.history, logWrites(t, writes, pk.key)...)
+			if !logged[pk.key] {
+				logged[pk.key] = true
+				res.history = append(res.history, logWrites(t, writes, pk.key)...)
+			}
 			trace(pk.key)
 			continue
 		}
 		if !ok && !explained(pk.key, pk.part) {
 			res.lost = append(res.lost, fmt.Sprintf("%s %s %s %q", last.side, pk.key, pk.part, last.value))
-			res.history = append(res.history, logWrites(t, writes, pk.key)...)
+			if !logged[pk.key] {
+				logged[pk.key] = true
+				res.history = append(res.history, logWrites(t, writes, pk.key)...)
+			}
 			trace(pk.key)
 		}
 	}

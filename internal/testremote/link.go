@@ -141,16 +141,9 @@ func (l *Link) addrOf() string {
 }
 
 // listen serves on addr: a free port the first time, the link's own
-// after a Refuse cut (retried while a socket on its way out holds it).
+// after a Refuse cut.
 func (l *Link) listen(addr string) error {
-	var ln net.Listener
-	var err error
-	for attempt := 0; attempt <= 20; attempt++ {
-		if ln, err = net.Listen("tcp", addr); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	ln, err := listenAgain(addr)
 	if err != nil {
 		return err
 	}

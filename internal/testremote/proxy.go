@@ -168,14 +168,7 @@ func (p *proxy) start(target string) error {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	var ln net.Listener
-	for attempt := 0; ; attempt++ {
-		ln, err = net.Listen("tcp", addr)
-		if err == nil || p.addr == "" || attempt == 20 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond) // the port is held by a socket on its way out
-	}
+	ln, err := listenAgain(addr)
 	if err != nil {
 		return err
 	}
@@ -203,6 +196,19 @@ func (p *proxy) start(target string) error {
 	p.mu.Unlock()
 	go func() { _ = srv.Serve(ln) }()
 	return nil
+}
+
+// listenAgain listens on addr: a free port for 127.0.0.1:0, else the
+// port a proxy or a link had before it stopped, tried again for a while
+// as a socket on its way out may still hold it.
+func listenAgain(addr string) (net.Listener, error) {
+	for attempt := 0; ; attempt++ {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil || addr == "127.0.0.1:0" || attempt == 20 {
+			return ln, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func (p *proxy) url() string {
