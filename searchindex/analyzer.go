@@ -97,6 +97,11 @@ func (f cjkFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 	ideographic := false
 	for i, t := range in {
 		if !ascii(t.Term) {
+			// The bigram filter counts a bad byte as the three of U+FFFD,
+			// and its offsets would run past the text; the width filter
+			// makes the bad byte that U+FFFD, so validity is judged on
+			// the text as written.
+			valid := utf8.Valid(t.Term)
 			// The full- and half-width forms are U+FF01-U+FF9F: 0xEF 0xBC
 			// to 0xBE in UTF-8.
 			if bytes.IndexByte(t.Term, 0xEF) >= 0 {
@@ -105,9 +110,7 @@ func (f cjkFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
 			if t.Type == analysis.AlphaNumeric && allHangul(t.Term) {
 				t.Type = analysis.Ideographic
 			}
-			if t.Type == analysis.Ideographic && !utf8.Valid(t.Term) {
-				// The bigram filter counts a bad byte as the three of
-				// U+FFFD, and its offsets would run past the text.
+			if t.Type == analysis.Ideographic && !valid {
 				t.Type = analysis.AlphaNumeric
 			}
 		}
