@@ -73,7 +73,23 @@ func (s daemonState) pairs() *keyValues {
 	if m := s.Memory; m != nil {
 		addMemory(kv, m)
 	}
+	// The daemon's clock at its answer, so an import's age does not
+	// depend on this machine's.
+	now := s.StartedAt.Add(time.Duration(s.UptimeSeconds) * time.Second)
+	for _, im := range s.Imports {
+		kv.add("importing", plain(importLine(im, now)))
+	}
 	return kv
+}
+
+// importLine is one import being written: its workspace appears once
+// all of its items are.
+func importLine(im api.ImportProgress, now time.Time) string {
+	line := im.Name + ": " + progressText(im.ItemsWritten, im.Items) + " written"
+	if age := now.Sub(im.StartedAt).Round(time.Second); !im.StartedAt.IsZero() && age >= 0 {
+		line += ", for " + age.String()
+	}
+	return line + " (appears when whole)"
 }
 
 // addMemory puts first the memory padd owns (anonymous, of which the Go

@@ -106,6 +106,9 @@ func goldenCases(t *testing.T) []renderCase {
 	cd := collectionDetail{c: &colls[0]}
 	arch := archivedView{list: []api.ArchivedCollection{{ID: "c-docs", Name: "Docs", Slug: "docs", Prefix: "DOC", Icon: "📄", ItemCount: 4, ArchivedAt: colls[1].ArchivedAt}}}
 	dm := fixtureDaemon()
+	importing := fixtureDaemon()
+	importing.Imports = []api.ImportProgress{{Name: "Big backlog", Items: 1_000_000, ItemsWritten: 120_000,
+		StartedAt: importing.StartedAt.Add(time.Duration(importing.UptimeSeconds-75) * time.Second)}}
 	links := linksView{self: "01a2-0001", list: []api.ItemLink{
 		{ID: "l1", SourceID: "01a2-0001", TargetID: "01a2-0005", LinkType: "blocks", SourceRef: "TASK-12", TargetRef: "TASK-5", TargetTitle: "Ship the release", TargetStatus: "open"},
 		{ID: "l2", SourceID: "01a2-0009", TargetID: "01a2-0001", LinkType: "split_from", SourceRef: "TASK-20", SourceTitle: "Part two", SourceStatus: "done", TargetRef: "TASK-12"},
@@ -157,6 +160,7 @@ func goldenCases(t *testing.T) []renderCase {
 		{"links.table", func(w io.Writer) error { return links.writeTable(w, piped) }},
 		{"daemon-status.table", func(w io.Writer) error { dm.pairs().write(w, piped, ""); return nil }},
 		{"daemon-status.json", func(w io.Writer) error { return writeJSON(w, dm) }},
+		{"daemon-importing.table", func(w io.Writer) error { importing.pairs().write(w, piped, ""); return nil }},
 		{"daemon-stopped.json", func(w io.Writer) error {
 			return writeJSON(w, daemonState{DataDir: "/home/u/.local/share/padd", ClientVersion: "v1.2.0"})
 		}},
