@@ -1,12 +1,7 @@
 package daemon
 
 import (
-	"bufio"
 	"errors"
-	"image"
-	_ "image/gif"  // image.DecodeConfig reads the sizes of the image types
-	_ "image/jpeg" // http.DetectContentType names
-	_ "image/png"
 	"io"
 	"log/slog"
 	"mime"
@@ -19,6 +14,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/blobstore"
+	"github.com/padd/padd/images"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -309,11 +305,8 @@ func imageSize(blobs *blobstore.Store, mimeType, hash string) (int, int) {
 		return 0, 0
 	}
 	defer f.Close()
-	cfg, _, err := image.DecodeConfig(bufio.NewReader(f))
-	if err != nil {
-		return 0, 0
-	}
-	return cfg.Width, cfg.Height
+	w, h, _ := images.Size(f)
+	return w, h
 }
 
 // inlineSafe are the types a browser may show in place: passive media,

@@ -1,15 +1,13 @@
 package daemon
 
 import (
-	"bufio"
 	"errors"
-	"image"
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/blobstore"
+	"github.com/padd/padd/images"
 	"github.com/padd/padd/storage"
 )
 
@@ -51,7 +49,7 @@ func (s *Server) serveThumbnail(w http.ResponseWriter, r *http.Request, blobs *b
 	if !ok {
 		return false, nil
 	}
-	_, mimeType, ext := outputFormat(strings.TrimPrefix(baseMIME(a.MIME), "image/"))
+	_, mimeType, ext := images.OutputFormat(strings.TrimPrefix(baseMIME(a.MIME), "image/"))
 	f, err := blobs.OpenDerived(a.Hash, variant)
 	if errors.Is(err, blobstore.ErrNotFound) {
 		made, merr := s.makeThumbnail(r, blobs, a, variant, edge)
@@ -92,36 +90,32 @@ func (s *Server) makeThumbnail(r *http.Request, blobs *blobstore.Store, a *stora
 		return false, err
 	}
 	defer src.Close()
-	hdr, err := readImageHeader(src)
+	hdr, err := images.ReadHeader(src)
 	cfg, format := hdr.Config, hdr.Format
-	if err != nil || !transformable[format] || cfg.Width <= 0 || cfg.Height <= 0 || checkPixels(hdr) != nil {
+	if err != nil || !hdr.Workable() || checkPixels(hdr) != nil {
 		return false, nil
 	}
 	if cfg.Width <= edge && cfg.Height <= edge {
 		return false, nil
 	}
-	select {
-	case imageSlots <- struct{}{}:
-		defer func() { <-imageSlots }()
-	case <-r.Context().Done():
-		return false, r.Context().Err()
+	release, err := images.Acquire(r.Context())
+	if err != nil {
+		return false, err
 	}
+	defer release()
 	// Another request may have made it while this one waited.
 	if f, err := blobs.OpenDerived(a.Hash, variant); err == nil {
 		f.Close()
 		return true, nil
 	}
-	if _, err := src.Seek(0, io.SeekStart); err != nil {
-		return false, err
-	}
-	m, _, err := image.Decode(bufio.NewReader(src))
+	m, err := images.Decode(src)
 	if err != nil {
 		return false, nil
 	}
-	dw, dh := fitSize(cfg.Width, cfg.Height, edge)
-	small := shrinkImage(m, dw, dh)
+	dw, dh := images.FitSize(cfg.Width, cfg.Height, edge)
+	small := images.Shrink(m, dw, dh)
 	m = nil
-	outFmt, _, _ := outputFormat(format)
+	outFmt, _, _ := images.OutputFormat(format)
 	st, err := s.stageImage(blobs, small, outFmt)
 	if err != nil {
 		return false, err

@@ -5,12 +5,12 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/images/imagetest"
 )
 
 // checkerPNG is a w x h PNG of one-pixel black and white squares: its
@@ -90,7 +90,7 @@ func TestThumbnailVariants(t *testing.T) {
 	// What has no thumbnail answers with the original.
 	small := h.upload(checkerPNG(t, 300, 200), "small.png", it.Ref, 201)
 	text := h.upload([]byte("a log, not an image"), "run.log", it.Ref, 201)
-	bomb := h.upload(pngHeaderOnly(100_000, 100_000), "bomb.png", it.Ref, 201)
+	bomb := h.upload(imagetest.PNGHeaderOnly(100_000, 100_000), "bomb.png", it.Ref, 201)
 	for _, c := range []struct{ id, variant string }{{small.ID, "thumb-md"}, {text.ID, "thumb-sm"}, {bomb.ID, "thumb-md"}, {shot.ID, "original"}, {shot.ID, ""}} {
 		r := h.call("GET", wsPath("/attachments/"+c.id+"?variant="+c.variant), nil)
 		if r.status != 200 || r.header.Get("X-Pad-Attachment-Variant") != "original" {
@@ -103,7 +103,7 @@ func TestThumbnailVariants(t *testing.T) {
 	h.wantError("GET", wsPath("/attachments/"+shot.ID+"?variant=thumb-xl"), nil, 400, api.CodeBadVariant)
 
 	// A JPEG's thumbnail is a JPEG.
-	photo := h.upload(halvesJPEG(t, 1600, 1200), "photo.jpeg", it.Ref, 201)
+	photo := h.upload(imagetest.HalvesJPEG(t, 1600, 1200), "photo.jpeg", it.Ref, 201)
 	r := get(photo.ID, "thumb-md")
 	m, format, err := image.Decode(bytes.NewReader(r.body))
 	if err != nil || format != "jpeg" || m.Bounds() != image.Rect(0, 0, 1024, 768) || r.header.Get("Content-Type") != "image/jpeg" {
@@ -111,46 +111,5 @@ func TestThumbnailVariants(t *testing.T) {
 	}
 	if red, _, blue, _ := m.At(100, 384).RGBA(); red < 2*blue {
 		t.Errorf("the left half's thumbnail is %v, not red", m.At(100, 384))
-	}
-}
-
-// shrinkImage averages areas: a constant image stays constant and each
-// destination cell's weights sum to one, at scales that do not divide.
-func TestShrinkImageAverages(t *testing.T) {
-	for _, c := range []struct{ sw, sh, dw, dh int }{{7, 5, 3, 2}, {10, 10, 3, 3}, {1000, 3, 17, 1}, {4, 4, 4, 2}, {9, 1, 2, 1}} {
-		for _, n := range []int{c.sw, c.sh} {
-			d := c.dw
-			if n == c.sh {
-				d = c.dh
-			}
-			_, ws := boxWeights(n, d)
-			for i, w := range ws {
-				var sum float64
-				for _, v := range w {
-					sum += float64(v)
-				}
-				if math.Abs(sum-1) > 1e-5 {
-					t.Fatalf("%d -> %d: cell %d's weights sum to %v", n, d, i, sum)
-				}
-			}
-		}
-		src := image.NewNRGBA(image.Rect(0, 0, c.sw, c.sh))
-		for i := 0; i < len(src.Pix); i += 4 {
-			copy(src.Pix[i:], []byte{200, 100, 50, 255})
-		}
-		out := shrinkImage(src, c.dw, c.dh)
-		for y := 0; y < c.dh; y++ {
-			for x := 0; x < c.dw; x++ {
-				if got := out.RGBAAt(x, y); got != (color.RGBA{200, 100, 50, 255}) {
-					t.Fatalf("%dx%d -> %dx%d: pixel %d,%d is %v", c.sw, c.sh, c.dw, c.dh, x, y, got)
-				}
-			}
-		}
-	}
-	if w, h := fitSize(4000, 3000, 1024); w != 1024 || h != 768 {
-		t.Errorf("fitSize 4000x3000 -> %dx%d", w, h)
-	}
-	if w, h := fitSize(10, 5000, 256); w != 1 || h != 256 {
-		t.Errorf("fitSize 10x5000 -> %dx%d", w, h)
 	}
 }

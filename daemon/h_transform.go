@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"bufio"
 	"errors"
 	"image"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/blobstore"
+	"github.com/padd/padd/images"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -21,7 +21,7 @@ import (
 // attachment on the same item (the original stays), stored as an upload
 // is: a content-addressed blob, durable before its row. The request is
 // checked, then the image's header (its pixel count against
-// MaxImagePixels), before a pixel is decoded.
+// images.MaxPixels), before a pixel is decoded.
 func (s *Server) transformAttachment(w http.ResponseWriter, r *http.Request) error {
 	ws, id := r.PathValue("ws"), r.PathValue("id")
 	var req api.TransformRequest
@@ -48,9 +48,9 @@ func (s *Server) transformAttachment(w http.ResponseWriter, r *http.Request) err
 		return api.Errorf(api.CodeServerError, "attachment %s's bytes are missing from padd's blob directory (%v); upload it again", a.ID, err)
 	}
 	defer f.Close()
-	hdr, err := readImageHeader(f)
+	hdr, err := images.ReadHeader(f)
 	cfg, format := hdr.Config, hdr.Format
-	if err != nil || !transformable[format] || cfg.Width <= 0 || cfg.Height <= 0 {
+	if err != nil || !hdr.Workable() {
 		return api.Errorf(api.CodeUnsupportedFormat, "attachment %s (%s) is not an image padd can transform: PNG, JPEG and GIF are", a.ID, a.MIME).
 			With("mime", a.MIME)
 	}
@@ -66,27 +66,23 @@ func (s *Server) transformAttachment(w http.ResponseWriter, r *http.Request) err
 		}
 	}
 
-	select {
-	case imageSlots <- struct{}{}:
-		defer func() { <-imageSlots }()
-	case <-r.Context().Done():
-		return r.Context().Err()
+	release, err := images.Acquire(r.Context())
+	if err != nil {
+		return err
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return storageFault(err)
-	}
-	src, _, err := image.Decode(bufio.NewReader(f))
+	defer release()
+	src, err := images.Decode(f)
 	if err != nil {
 		return api.Errorf(api.CodeUnsupportedFormat, "attachment %s's %s image cannot be decoded: %v", a.ID, format, err).With("mime", a.MIME)
 	}
 	var out image.Image
 	if req.Operation == api.TransformRotate {
-		out = rotateImage(src, req.Degrees)
+		out = images.Rotate(src, req.Degrees)
 	} else {
-		out = cropImage(src, image.Rect(req.Rect.X, req.Rect.Y, req.Rect.X+req.Rect.W, req.Rect.Y+req.Rect.H))
+		out = images.Crop(src, image.Rect(req.Rect.X, req.Rect.Y, req.Rect.X+req.Rect.W, req.Rect.Y+req.Rect.H))
 	}
 	src = nil
-	outFmt, outMIME, ext := outputFormat(format)
+	outFmt, outMIME, ext := images.OutputFormat(format)
 	st, err := s.stageImage(blobs, out, outFmt)
 	if err != nil {
 		return err
@@ -109,10 +105,6 @@ func (s *Server) transformAttachment(w http.ResponseWriter, r *http.Request) err
 	return nil
 }
 
-// transformable are the formats transform decodes (the standard
-// library's).
-var transformable = map[string]bool{"png": true, "jpeg": true, "gif": true}
-
 // checkTransform refuses an operation Pad refuses, before any byte of
 // the image is read.
 func checkTransform(req *api.TransformRequest) error {
@@ -132,7 +124,7 @@ func checkTransform(req *api.TransformRequest) error {
 			return api.Errorf(api.CodeBadTransform, "crop: the rectangle's w and h must be positive (got %dx%d)", r.W, r.H).With("field", "rect")
 		case r.X < 0 || r.Y < 0:
 			return api.Errorf(api.CodeBadTransform, "crop: the rectangle's x and y must not be negative (got %d,%d)", r.X, r.Y).With("field", "rect")
-		case r.X > MaxImagePixels || r.Y > MaxImagePixels || r.W > MaxImagePixels || r.H > MaxImagePixels:
+		case r.X > images.MaxPixels || r.Y > images.MaxPixels || r.W > images.MaxPixels || r.H > images.MaxPixels:
 			return api.Errorf(api.CodeBadTransform, "crop: the rectangle lies outside any image padd transforms").With("field", "rect")
 		}
 		return nil
@@ -140,21 +132,18 @@ func checkTransform(req *api.TransformRequest) error {
 	return api.Errorf(api.CodeBadTransform, "operation must be one of: rotate, crop (got %q)", model.Excerpt(req.Operation)).With("field", "operation")
 }
 
-// checkPixels refuses an image whose header states more pixels than
-// MaxImagePixels, or more decoded bytes than MaxImageBytes: a
-// decompression bomb is refused before it is decoded.
-func checkPixels(h imageHeader) error {
-	px := int64(h.Width) * int64(h.Height)
-	if px > MaxImagePixels {
-		return api.Errorf(api.CodeImageTooLarge, "the image is %dx%d pixels; padd works on images of at most %d pixels (8000x8000)",
-			h.Width, h.Height, MaxImagePixels).With("width", h.Width).With("height", h.Height).With("limit_pixels", MaxImagePixels)
+// checkPixels refuses an image over images' caps with Pad's code, before
+// it is decoded.
+func checkPixels(h images.Header) error {
+	var tl *images.TooLarge
+	if err := images.Check(h); !errors.As(err, &tl) {
+		return err
 	}
-	if n := h.decodedBytes(); n > MaxImageBytes {
-		return api.Errorf(api.CodeImageTooLarge, "the %dx%d image takes %d MiB decoded; padd works on at most %d MiB",
-			h.Width, h.Height, n>>20, MaxImageBytes>>20).
-			With("width", h.Width).With("height", h.Height).With("limit_bytes", MaxImageBytes).With("reason", "decoded_bytes")
+	e := api.Errorf(api.CodeImageTooLarge, "%s", tl.Error()).With("width", tl.Width).With("height", tl.Height)
+	if tl.Reason == "pixels" {
+		return e.With("limit_pixels", images.MaxPixels)
 	}
-	return nil
+	return e.With("limit_bytes", images.MaxBytes).With("reason", tl.Reason)
 }
 
 // errImageStopped stops an encoder whose output is no longer read.
@@ -167,7 +156,7 @@ func (s *Server) stageImage(blobs *blobstore.Store, m image.Image, format string
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		pw.CloseWithError(encodeImage(pw, m, format))
+		pw.CloseWithError(images.Encode(pw, m, format))
 	}()
 	st, err := blobs.Stage(pr, s.attachMax())
 	pr.CloseWithError(errImageStopped)

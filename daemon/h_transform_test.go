@@ -2,84 +2,14 @@ package daemon
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/gif"
-	"image/jpeg"
-	"image/png"
-	"reflect"
-	"runtime"
 	"testing"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/images/imagetest"
 )
-
-// patternPNG is a w x h PNG whose every pixel differs: (x, y) is the
-// colour {x*16, y*16, 200, 255}.
-func patternPNG(t *testing.T, w, h int) []byte {
-	t.Helper()
-	m := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			m.SetNRGBA(x, y, color.NRGBA{uint8(x * 16), uint8(y * 16), 200, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, m); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// halvesJPEG is a w x h JPEG, red on the left half, blue on the right.
-func halvesJPEG(t *testing.T, w, h int) []byte {
-	t.Helper()
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			c := color.RGBA{220, 20, 20, 255}
-			if x >= w/2 {
-				c = color.RGBA{20, 20, 220, 255}
-			}
-			m.SetRGBA(x, y, c)
-		}
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: 95}); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// pngHeaderOnly is a PNG signature and an IHDR chunk stating w x h gray
-// pixels, with nothing after it: what a decompression bomb shows first.
-func pngHeaderOnly(w, h uint32) []byte { return pngHeader(w, h, 8, 0) }
-
-// pngHeader is pngHeaderOnly of bit depth depth and colour type ctype.
-func pngHeader(w, h uint32, depth, ctype byte) []byte {
-	var ihdr [13]byte
-	binary.BigEndian.PutUint32(ihdr[0:], w)
-	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = depth, ctype
-	out := []byte("\x89PNG\r\n\x1a\n")
-	out = binary.BigEndian.AppendUint32(out, 13)
-	chunk := append([]byte("IHDR"), ihdr[:]...)
-	out = append(out, chunk...)
-	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(chunk))
-}
-
-// jpegHeader is a JPEG's start, a JFIF segment and a frame header
-// (marker sof: 0xc0 baseline, 0xc2 progressive) of w x h pixels in 4:2:0
-// colour, with nothing after it.
-func jpegHeader(w, h uint16, sof byte) []byte {
-	out := []byte{0xff, 0xd8, 0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0} // JFIF
-	out = append(out, 0xff, sof, 0, 17, 8)
-	out = binary.BigEndian.AppendUint16(out, h)
-	out = binary.BigEndian.AppendUint16(out, w)
-	return append(out, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1)
-}
 
 func (h *harness) transform(id string, req any, status int) api.AttachmentUpload {
 	h.t.Helper()
@@ -106,7 +36,7 @@ func TestTransformRotatesAndCropsPNG(t *testing.T) {
 	h := newHarness(t)
 	it := h.task("Has a screenshot")
 	const w, ht = 5, 3
-	orig := patternPNG(t, w, ht)
+	orig := imagetest.PatternPNG(t, w, ht)
 	up := h.upload(orig, "shot.png", it.Ref, 201)
 	at := func(x, y int) color.NRGBA { return color.NRGBA{uint8(x * 16), uint8(y * 16), 200, 255} }
 
@@ -201,7 +131,7 @@ func TestTransformRotatesAndCropsPNG(t *testing.T) {
 func TestTransformJPEGAndGIFBecomeJPEG(t *testing.T) {
 	h := newHarness(t)
 	it := h.task("Photos")
-	up := h.upload(halvesJPEG(t, 32, 16), "photo.JPEG", it.Ref, 201)
+	up := h.upload(imagetest.HalvesJPEG(t, 32, 16), "photo.JPEG", it.Ref, 201)
 	res := h.transform(up.ID, map[string]any{"operation": "rotate", "degrees": 90}, 201)
 	if res.MIME != "image/jpeg" || res.Filename != "photo.rotate.jpg" || *res.Width != 16 || *res.Height != 32 {
 		t.Fatalf("rotate answered %+v", res)
@@ -241,14 +171,14 @@ func TestTransformJPEGAndGIFBecomeJPEG(t *testing.T) {
 func TestTransformRefusals(t *testing.T) {
 	h := newHarness(t)
 	it := h.task("Refusals")
-	up := h.upload(patternPNG(t, 4, 4), "shot.png", it.Ref, 201)
+	up := h.upload(imagetest.PatternPNG(t, 4, 4), "shot.png", it.Ref, 201)
 	text := h.upload([]byte("just text, not an image"), "notes.txt", it.Ref, 201)
-	bomb := h.upload(pngHeaderOnly(100_000, 100_000), "bomb.png", it.Ref, 201)
-	justOver := h.upload(pngHeaderOnly(8001, 8000), "big.png", it.Ref, 201)
-	deep := h.upload(pngHeader(6000, 6000, 16, 6), "deep.png", it.Ref, 201) // 36 Mpx of 8 bytes
+	bomb := h.upload(imagetest.PNGHeaderOnly(100_000, 100_000), "bomb.png", it.Ref, 201)
+	justOver := h.upload(imagetest.PNGHeaderOnly(8001, 8000), "big.png", it.Ref, 201)
+	deep := h.upload(imagetest.PNGHeader(6000, 6000, 16, 6), "deep.png", it.Ref, 201) // 36 Mpx of 8 bytes
 	// 38.4 Mpx of 4:2:0: 58 MB decoded, and 230 MB more of coefficients when progressive.
-	baseline := h.upload(jpegHeader(8000, 4800, 0xc0), "flat.jpg", it.Ref, 201)
-	progressive := h.upload(jpegHeader(8000, 4800, 0xc2), "prog.jpg", it.Ref, 201)
+	baseline := h.upload(imagetest.JPEGHeader(8000, 4800, 0xc0), "flat.jpg", it.Ref, 201)
+	progressive := h.upload(imagetest.JPEGHeader(8000, 4800, 0xc2), "prog.jpg", it.Ref, 201)
 	path := func(id string) string { return wsPath("/attachments/" + id + "/transform") }
 	for _, c := range []struct {
 		name   string
@@ -289,128 +219,4 @@ func TestTransformRefusals(t *testing.T) {
 	// An archived item's attachments are not transformed.
 	h.mustJSON("DELETE", wsPath("/items/"+it.Ref), nil, 204, nil)
 	h.wantError("POST", path(up.ID), map[string]any{"operation": "rotate", "degrees": 90}, 409, api.CodeArchived)
-}
-
-// The header check refuses a bomb having read its header only: far less
-// memory than one row of the pixels it claims.
-func TestImageHeaderCheckDoesNotAllocatePixels(t *testing.T) {
-	bomb := pngHeaderOnly(60_000, 60_000)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	hdr, err := readImageHeader(bytes.NewReader(bomb))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := checkPixels(hdr); err == nil {
-		t.Fatal("a 3.6-gigapixel image passed the check")
-	}
-	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
-		t.Errorf("the header check allocated %d bytes", n)
-	}
-}
-
-// rotateImage keeps each decoder's pixel type and turns every plane,
-// including odd-sized subsampled chroma.
-func TestRotateImageTypes(t *testing.T) {
-	r := image.Rect(0, 0, 5, 3)
-	ycc := func(ratio image.YCbCrSubsampleRatio) *image.YCbCr {
-		m := image.NewYCbCr(r, ratio)
-		for i := range m.Y {
-			m.Y[i] = uint8(i * 7)
-		}
-		for i := range m.Cb {
-			m.Cb[i], m.Cr[i] = uint8(i*11), uint8(255-i*13)
-		}
-		return m
-	}
-	gray := image.NewGray(r)
-	for i := range gray.Pix {
-		gray.Pix[i] = uint8(i * 9)
-	}
-	for _, src := range []image.Image{gray, ycc(image.YCbCrSubsampleRatio444), ycc(image.YCbCrSubsampleRatio420),
-		ycc(image.YCbCrSubsampleRatio422), ycc(image.YCbCrSubsampleRatio440), ycc(image.YCbCrSubsampleRatio411)} {
-		for _, deg := range []int{90, 180, 270} {
-			out := rotateImage(src, deg)
-			if y, ok := src.(*image.YCbCr); ok && y.SubsampleRatio == image.YCbCrSubsampleRatio411 {
-				if _, ok := out.(*image.NRGBA); !ok {
-					t.Fatalf("4:1:1 turned by %d is %T, want the NRGBA copy", deg, out)
-				}
-			} else if reflect.TypeOf(out) != reflect.TypeOf(src) {
-				t.Fatalf("%T turned by %d is %T", src, deg, out)
-			}
-			// Turned four times (twice for 180) it is the image again.
-			back := out
-			turns := 3
-			if deg == 180 {
-				turns = 1
-			}
-			for range turns {
-				back = rotateImage(back, deg)
-			}
-			for y := 0; y < 3; y++ {
-				for x := 0; x < 5; x++ {
-					a := color.RGBAModel.Convert(src.At(x, y))
-					b := color.RGBAModel.Convert(back.At(x, y))
-					if a != b {
-						t.Fatalf("%T %v turned by %d back to the start: pixel %d,%d %v, was %v", src, ratioOf(src), deg, x, y, b, a)
-					}
-				}
-			}
-		}
-	}
-}
-
-func ratioOf(m image.Image) any {
-	if y, ok := m.(*image.YCbCr); ok {
-		return y.SubsampleRatio
-	}
-	return ""
-}
-
-// The frame header says what a JPEG decodes to: Go's encoder writes
-// 4:2:0 colour (1.5 samples a pixel) and gray (1), baseline.
-func TestJPEGFrameHeader(t *testing.T) {
-	colour := halvesJPEG(t, 16, 16)
-	var gray bytes.Buffer
-	if err := jpeg.Encode(&gray, image.NewGray(image.Rect(0, 0, 8, 8)), nil); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name        string
-		data        []byte
-		samples     float64
-		progressive bool
-		bytes       int64
-	}{
-		{"colour", colour, 1.5, false, 16 * 16 * 3 / 2},
-		{"gray", gray.Bytes(), 1, false, 64},
-		{"progressive header", jpegHeader(100, 10, 0xc2), 1.5, true, 1000 * 15 / 2},
-	} {
-		h, err := readImageHeader(bytes.NewReader(c.data))
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if h.jpegSamples != c.samples || h.progressive != c.progressive || h.decodedBytes() != c.bytes {
-			t.Errorf("%s: %v samples, progressive %v, %d bytes; want %v, %v, %d", c.name, h.jpegSamples, h.progressive, h.decodedBytes(), c.samples, c.progressive, c.bytes)
-		}
-	}
-}
-
-// FuzzReadImageHeader: any bytes give a header or an error, never a
-// panic, and the caps' arithmetic never goes negative.
-func FuzzReadImageHeader(f *testing.F) {
-	f.Add(jpegHeader(8000, 4800, 0xc2))
-	f.Add(pngHeaderOnly(100_000, 100_000))
-	f.Add([]byte{0xff, 0xd8, 0xff, 0xc0, 0, 2})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := readImageHeader(bytes.NewReader(data))
-		if err != nil {
-			return
-		}
-		if h.Width >= 0 && h.Height >= 0 && h.decodedBytes() < 0 {
-			t.Fatalf("%dx%d decodes to %d bytes", h.Width, h.Height, h.decodedBytes())
-		}
-		_ = checkPixels(h)
-	})
 }
