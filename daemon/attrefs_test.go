@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/bundle/bundletest"
 )
 
 // unknownRef names an attachment no bundle holds: an import keeps it.
@@ -131,8 +132,8 @@ func TestImportRewritesPadBundleAttachmentRefs(t *testing.T) {
 	raw, _ := json.Marshal(exp)
 	manifest := manifestOf(api.AttachmentManifestEntry{ID: padID, Filename: "Shot.PNG", MIME: "image/png", SizeBytes: int64(len(img)),
 		ContentHash: sha(string(img)), ItemID: "i1", UploadedBy: "user", CreatedAt: "2026-11-02T10:30:00Z"})
-	bundle := makeBundle(t, entry{name: api.BundleExportEntry, body: string(raw)}, entry{name: api.BundleManifestEntry, body: manifest},
-		entry{name: "attachments/" + padID + ".png", body: string(img)})
+	bundle := bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: string(raw)}, bundletest.Entry{Name: api.BundleManifestEntry, Body: manifest},
+		bundletest.Entry{Name: "attachments/" + padID + ".png", Body: string(img)})
 	var res api.ImportResult
 	h.mustJSON("POST", "/api/v1/workspaces/import", string(bundle), 201, &res, "Content-Type", "application/gzip")
 	if res.ImportSummary.Imported.Attachments != 1 || res.ImportSummary.Imported.Items != 1 || res.ImportSummary.Imported.Comments != 1 {

@@ -3,7 +3,6 @@ package daemon
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,49 +11,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/bundle/bundletest"
 )
-
-// entry is one tar entry of a hand-made bundle.
-type entry struct {
-	name string
-	body string
-	typ  byte // 0: a regular file
-	link string
-}
-
-// makeBundle writes entries as a tar.gz.
-func makeBundle(t testing.TB, entries ...entry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, e := range entries {
-		typ := e.typ
-		if typ == 0 {
-			typ = tar.TypeReg
-		}
-		hdr := &tar.Header{Name: e.name, Mode: 0o644, Typeflag: typ, Linkname: e.link}
-		if typ == tar.TypeReg {
-			hdr.Size = int64(len(e.body))
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(e.body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := errors.Join(tw.Close(), gz.Close()); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // smallExport is a valid pad-export.json of one collection and one item.
 const smallExport = `{"version":1,"exported_at":"2026-12-01T00:00:00Z","workspace":{"name":"Small","slug":"small","description":"","settings":"{}"},
@@ -84,27 +47,27 @@ func TestImportRefusesHostileBundles(t *testing.T) {
 		code   string
 		reason string
 	}{
-		{"traversal", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "../evil", body: "x"}), api.CodeBadBundle, "unsafe_entry"},
-		{"traversal inside", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "attachments/../../x", body: "x"}), api.CodeBadBundle, "unsafe_entry"},
-		{"absolute", makeBundle(t, entry{name: "/etc/passwd", body: "x"}), api.CodeBadBundle, "unsafe_entry"},
-		{"backslash", makeBundle(t, entry{name: `..\x`, body: "x"}), api.CodeBadBundle, "unsafe_entry"},
-		{"symlink", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "attachments/l", typ: tar.TypeSymlink, link: "/etc/passwd"}), api.CodeBadBundle, "unsafe_entry"},
-		{"hard link", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "attachments/l", typ: tar.TypeLink, link: api.BundleExportEntry}), api.CodeBadBundle, "unsafe_entry"},
-		{"duplicate export", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "./" + api.BundleExportEntry, body: smallExport}), api.CodeBadBundle, "duplicate_entry"},
-		{"export not first", makeBundle(t, entry{name: "readme", body: "x"}, entry{name: api.BundleExportEntry, body: smallExport}), api.CodeBadBundle, "order"},
-		{"blob before manifest", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "attachments/a1.png", body: blob}), api.CodeBadBundle, "order"},
-		{"blob hash", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: api.BundleManifestEntry, body: badManifest},
-			entry{name: "attachments/a1.png", body: blob}), api.CodeBadBundle, "blob_hash_mismatch"},
-		{"bad json", makeBundle(t, entry{name: api.BundleExportEntry, body: `{"version":1,"items":[`}), api.CodeBadBundle, "json"},
-		{"no export", makeBundle(t, entry{name: "other.txt", body: "x"}), api.CodeBadBundle, "missing_export"},
+		{"traversal", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport}, bundletest.Entry{Name: "../evil", Body: "x"}), api.CodeBadBundle, "unsafe_entry"},
+		{"traversal inside", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport}, bundletest.Entry{Name: "attachments/../../x", Body: "x"}), api.CodeBadBundle, "unsafe_entry"},
+		{"absolute", bundletest.Make(t, bundletest.Entry{Name: "/etc/passwd", Body: "x"}), api.CodeBadBundle, "unsafe_entry"},
+		{"backslash", bundletest.Make(t, bundletest.Entry{Name: `..\x`, Body: "x"}), api.CodeBadBundle, "unsafe_entry"},
+		{"symlink", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport}, bundletest.Entry{Name: "attachments/l", Type: tar.TypeSymlink, Link: "/etc/passwd"}), api.CodeBadBundle, "unsafe_entry"},
+		{"hard link", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport}, bundletest.Entry{Name: "attachments/l", Type: tar.TypeLink, Link: api.BundleExportEntry}), api.CodeBadBundle, "unsafe_entry"},
+		{"duplicate export", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport}, bundletest.Entry{Name: "./" + api.BundleExportEntry, Body: smallExport}), api.CodeBadBundle, "duplicate_entry"},
+		{"export not first", bundletest.Make(t, bundletest.Entry{Name: "readme", Body: "x"}, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport}), api.CodeBadBundle, "order"},
+		{"blob before manifest", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport}, bundletest.Entry{Name: "attachments/a1.png", Body: blob}), api.CodeBadBundle, "order"},
+		{"blob hash", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport}, bundletest.Entry{Name: api.BundleManifestEntry, Body: badManifest},
+			bundletest.Entry{Name: "attachments/a1.png", Body: blob}), api.CodeBadBundle, "blob_hash_mismatch"},
+		{"bad json", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: `{"version":1,"items":[`}), api.CodeBadBundle, "json"},
+		{"no export", bundletest.Make(t, bundletest.Entry{Name: "other.txt", Body: "x"}), api.CodeBadBundle, "missing_export"},
 		{"not gzip", []byte("PK\x03\x04 a zip file"), api.CodeBadBundle, "gzip"},
-		{"cut short", makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport})[:100], api.CodeBadBundle, "damaged"},
+		{"cut short", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport})[:100], api.CodeBadBundle, "damaged"},
 		{"cut in a blob", cutInBlob(t, smallExport), api.CodeBadBundle, "damaged"},
-		{"version", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `"version":1`, `"version":2`, 1)}), api.CodeBadBundle, "version"},
-		{"model: unknown collection", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `"collection_id":"c1"`, `"collection_id":"c9"`, 1)}), "validation_error", ""},
-		{"model: bad status", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `{\"status\":\"open\"}`, `{\"status\":\"nope\"}`, 1)}), "validation_error", ""},
-		{"model: fields not an object", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `{\"status\":\"open\"}`, `[1]`, 1)}), "validation_error", ""},
-		{"model: bad timestamp", makeBundle(t, entry{name: api.BundleExportEntry, body: strings.Replace(smallExport, `2026-11-03T10:00:00Z`, `yesterday`, 1)}), "validation_error", ""},
+		{"version", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: strings.Replace(smallExport, `"version":1`, `"version":2`, 1)}), api.CodeBadBundle, "version"},
+		{"model: unknown collection", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: strings.Replace(smallExport, `"collection_id":"c1"`, `"collection_id":"c9"`, 1)}), "validation_error", ""},
+		{"model: bad status", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: strings.Replace(smallExport, `{\"status\":\"open\"}`, `{\"status\":\"nope\"}`, 1)}), "validation_error", ""},
+		{"model: fields not an object", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: strings.Replace(smallExport, `{\"status\":\"open\"}`, `[1]`, 1)}), "validation_error", ""},
+		{"model: bad timestamp", bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: strings.Replace(smallExport, `2026-11-03T10:00:00Z`, `yesterday`, 1)}), "validation_error", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -125,8 +88,8 @@ func TestImportRefusesHostileBundles(t *testing.T) {
 
 	// The same bundle with a good manifest imports, the blob as an
 	// unattached attachment, and the item keeps its number, times and door.
-	good := makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: api.BundleManifestEntry, body: okManifest},
-		entry{name: "attachments/a1.png", body: blob}, entry{name: "extra/notes.txt", body: "?"})
+	good := bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport}, bundletest.Entry{Name: api.BundleManifestEntry, Body: okManifest},
+		bundletest.Entry{Name: "attachments/a1.png", Body: blob}, bundletest.Entry{Name: "extra/notes.txt", Body: "?"})
 	var res api.ImportResult
 	h.mustJSON("POST", "/api/v1/workspaces/import", string(good), 201, &res, "Content-Type", "application/x-gzip; charset=binary")
 	if res.ImportSummary.InBundle.Attachments != 1 || res.ImportSummary.Imported.Attachments != 1 ||
@@ -137,85 +100,6 @@ func TestImportRefusesHostileBundles(t *testing.T) {
 	h.mustJSON("GET", "/api/v1/workspaces/small/items/TASK-7", nil, 200, &it)
 	if it.Title != "One" || it.CreatedAt.Format("2006-01-02T15") != "2026-11-02T10" || it.UpdatedAt.Format("2006-01-02") != "2026-11-03" || it.Source != "web" {
 		t.Errorf("imported item %+v", it)
-	}
-}
-
-// spaces reads n spaces: JSON a decoder reads on through.
-type spaces struct{ n int64 }
-
-func (z *spaces) Read(p []byte) (int, error) {
-	if z.n <= 0 {
-		return 0, io.EOF
-	}
-	k := min(int64(len(p)), z.n)
-	for i := range p[:k] {
-		p[i] = ' '
-	}
-	z.n -= k
-	return int(k), nil
-}
-
-// bomb streams a tar.gz whose pad-export.json is "{" and size-1 spaces;
-// it makes them only as fast as they are read. stop ends the maker.
-func bomb(size int64) (r io.Reader, stop func()) {
-	pr, pw := io.Pipe()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		gz, _ := gzip.NewWriterLevel(pw, gzip.BestCompression)
-		tw := tar.NewWriter(gz)
-		err := tw.WriteHeader(&tar.Header{Name: api.BundleExportEntry, Mode: 0o644, Size: size, Typeflag: tar.TypeReg})
-		if err == nil {
-			_, err = io.Copy(tw, io.MultiReader(strings.NewReader("{"), &spaces{size - 1}))
-		}
-		if err == nil {
-			err = errors.Join(tw.Close(), gz.Close())
-		}
-		pw.CloseWithError(err)
-	}()
-	return pr, func() { pr.CloseWithError(errors.New("stopped")); <-done }
-}
-
-func TestGzipBombIsRefusedEarly(t *testing.T) {
-	lim := DefaultBundleLimits()
-	lim.MaxExport = 3 << 30 // the ratio, not the entry's size, must stop it
-	src, stop := bomb(3 << 30)
-	defer stop()
-	cr := &countReader{r: src}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := ReadBundle(cr, lim)
-	runtime.ReadMemStats(&after)
-	var ae *api.Error
-	if !errors.As(err, &ae) || ae.Details["reason"] != "compression_ratio" {
-		t.Fatalf("bomb: %v", err)
-	}
-	if cr.n > 1<<20 {
-		t.Errorf("read %d compressed bytes before refusing", cr.n)
-	}
-	// What it holds follows the bytes read, not the 3 GiB the entry claims.
-	if got := after.TotalAlloc - before.TotalAlloc; got > 256<<20 {
-		t.Errorf("allocated %d MiB to refuse it", got>>20)
-	}
-}
-
-func TestBundleCaps(t *testing.T) {
-	lim := DefaultBundleLimits()
-	lim.MaxEntries = 3
-	many := []entry{{name: api.BundleExportEntry, body: smallExport}, {name: api.BundleManifestEntry, body: manifestOf()}}
-	for _, n := range []string{"a", "b", "c"} {
-		many = append(many, entry{name: "extra/" + n, body: n})
-	}
-	_, err := ReadBundle(bytes.NewReader(makeBundle(t, many...)), lim)
-	var ae *api.Error
-	if !errors.As(err, &ae) || ae.Details["reason"] != "too_many_entries" {
-		t.Errorf("entries: %v", err)
-	}
-	lim = DefaultBundleLimits()
-	lim.MaxExport = 100
-	_, err = ReadBundle(bytes.NewReader(makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport})), lim)
-	if !errors.As(err, &ae) || ae.Details["reason"] != "too_large" {
-		t.Errorf("export size: %v", err)
 	}
 }
 
@@ -237,7 +121,7 @@ func TestImportSaysWhatIsWrong(t *testing.T) {
 		{"wrong kind", `{"version":"one"}`, "", "bad_request", []string{`"version" is a string`, "a number"}},
 		{"text as a bundle", "not a bundle\n", "application/gzip", api.CodeBadBundle, []string{"not a tar.gz bundle", "not gzip", `starts with "not a bundle`}},
 		{"zip as a bundle", "PK\x03\x04 a zip", "application/gzip", api.CodeBadBundle, []string{"not a tar.gz bundle", "zip"}},
-		{"bundle with broken JSON", string(makeBundle(t, entry{name: api.BundleExportEntry, body: `{"version":1,"items":[`})), "application/gzip",
+		{"bundle with broken JSON", string(bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: `{"version":1,"items":[`})), "application/gzip",
 			api.CodeBadBundle, []string{"pad-export.json", "stops before its end"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -285,42 +169,6 @@ func TestImportJSONRefusals(t *testing.T) {
 	if len(wss) != 1 {
 		t.Errorf("an interrupted import left %d workspaces", len(wss))
 	}
-}
-
-// FuzzReadBundle feeds the bundle reader arbitrary bytes under small
-// caps: it must answer (a bundle or a coded refusal), and allocate within
-// a bound set by the caps, never by what the input claims.
-func FuzzReadBundle(f *testing.F) {
-	f.Add(makeBundle(f, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: api.BundleManifestEntry, body: manifestOf()}))
-	f.Add(makeBundle(f, entry{name: api.BundleExportEntry, body: smallExport}, entry{name: "../x", body: "x"}))
-	var b bytes.Buffer
-	src, stop := bomb(64 << 20)
-	_, err := io.Copy(&b, io.LimitReader(src, 1<<20))
-	stop()
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(b.Bytes())
-	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff})
-	lim := BundleLimits{MaxCompressed: 4 << 20, MaxExpanded: 16 << 20, MaxEntries: 64, MaxExport: 1 << 20,
-		MaxManifest: 256 << 10, RatioFloor: 2 << 20, MaxRatio: 50}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		bundle, err := ReadBundle(bytes.NewReader(data), lim)
-		runtime.ReadMemStats(&after)
-		if err == nil && bundle.Export == nil {
-			t.Fatal("a bundle without its export was accepted")
-		}
-		var ae *api.Error
-		if err != nil && !errors.As(err, &ae) {
-			t.Fatalf("uncoded refusal %T: %v", err, err)
-		}
-		// The export (1 MiB) decoded, tar and gzip state, the manifest.
-		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
-			t.Fatalf("allocated %d bytes for %d bytes of input", got, len(data))
-		}
-	})
 }
 
 // A link padd refuses (here the second half of a blocking cycle, which
@@ -403,10 +251,10 @@ func TestBundleCarriesAttachments(t *testing.T) {
 
 	// A blob that does not match its manifest: refused, nothing left.
 	before := blobFiles(t, h)
-	bad := makeBundle(t, entry{name: api.BundleExportEntry, body: smallExport},
-		entry{name: api.BundleManifestEntry, body: manifestOf(api.AttachmentManifestEntry{ID: "a1", Filename: "x.txt", SizeBytes: 5, ContentHash: sha("abcde")},
+	bad := bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: smallExport},
+		bundletest.Entry{Name: api.BundleManifestEntry, Body: manifestOf(api.AttachmentManifestEntry{ID: "a1", Filename: "x.txt", SizeBytes: 5, ContentHash: sha("abcde")},
 			api.AttachmentManifestEntry{ID: "a2", Filename: "y.txt", SizeBytes: 5, ContentHash: sha("fghij")})},
-		entry{name: "attachments/a1.txt", body: "abcde"}, entry{name: "attachments/a2.txt", body: "FGHIJ"})
+		bundletest.Entry{Name: "attachments/a1.txt", Body: "abcde"}, bundletest.Entry{Name: "attachments/a2.txt", Body: "FGHIJ"})
 	e := h.wantError("POST", "/api/v1/workspaces/import", string(bad), 400, api.CodeBadBundle, "Content-Type", "application/gzip")
 	if e.Details["reason"] != "blob_hash_mismatch" {
 		t.Errorf("reason %v", e.Details["reason"])
@@ -426,10 +274,10 @@ func cutInBlob(t *testing.T, export string) []byte {
 		blob[i] = byte(r.Uint32())
 	}
 	sum := sha256.Sum256(blob)
-	full := makeBundle(t, entry{name: api.BundleExportEntry, body: export},
-		entry{name: api.BundleManifestEntry, body: manifestOf(api.AttachmentManifestEntry{ID: "big", Filename: "big.bin",
+	full := bundletest.Make(t, bundletest.Entry{Name: api.BundleExportEntry, Body: export},
+		bundletest.Entry{Name: api.BundleManifestEntry, Body: manifestOf(api.AttachmentManifestEntry{ID: "big", Filename: "big.bin",
 			SizeBytes: int64(len(blob)), ContentHash: hex.EncodeToString(sum[:])})},
-		entry{name: "attachments/big.bin", body: string(blob)})
+		bundletest.Entry{Name: "attachments/big.bin", Body: string(blob)})
 	return full[:len(full)/2]
 }
 

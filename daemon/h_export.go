@@ -1,13 +1,10 @@
 package daemon
 
 import (
-	"archive/tar"
 	"bufio"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/blobstore"
+	"github.com/padd/padd/bundle"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -90,7 +88,7 @@ func (s *Server) exportWorkspace(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Trailer", api.BundleStatusTrailer)
 	w.WriteHeader(200)
-	if err := writeBundle(w, f, size, ew.manifest, blobs); err != nil {
+	if err := bundle.Write(w, f, size, ew.manifest, blobs); err != nil {
 		return s.afterHeader(r, err)
 	}
 	w.Header().Set(api.BundleStatusTrailer, api.BundleStatusOK)
@@ -119,66 +117,6 @@ func sweepExportFiles(dir string, cutoff time.Time) {
 func (s *Server) afterHeader(r *http.Request, err error) error {
 	if err != nil && r.Context().Err() == nil {
 		s.log.Warn("export stopped part way", "path", r.URL.Path, "err", err)
-	}
-	return nil
-}
-
-// writeBundle writes the tar.gz bundle: pad-export.json (size bytes from
-// export), then the attachment manifest, then each entry's blob in the
-// manifest's order, always with fixed headers, so two bundles of one
-// workspace differ only where the JSON's exported_at does. Blobs stream
-// from their files.
-func writeBundle(w io.Writer, export io.Reader, size int64, entries []api.AttachmentManifestEntry, blobs *blobstore.Store) error {
-	// Fastest compression: a bundle is written for a copy or a backup,
-	// and the export's JSON still shrinks to about a third of its size.
-	gz, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
-	if err != nil {
-		return err
-	}
-	tw := tar.NewWriter(gz)
-	epoch := time.Unix(0, 0).UTC()
-	if err := tw.WriteHeader(&tar.Header{Name: api.BundleExportEntry, Mode: 0o644, Size: size, ModTime: epoch,
-		Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
-		return err
-	}
-	if n, err := io.Copy(tw, export); err != nil || n != size {
-		return errors.Join(err, fmt.Errorf("export file: copied %d of %d bytes", n, size))
-	}
-	if entries == nil {
-		entries = []api.AttachmentManifestEntry{}
-	}
-	manifest, err := json.MarshalIndent(api.AttachmentManifest{Version: api.BundleManifestVer, Entries: entries}, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := tw.WriteHeader(&tar.Header{Name: api.BundleManifestEntry, Mode: 0o644, Size: int64(len(manifest)),
-		ModTime: epoch, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
-		return err
-	}
-	if _, err := tw.Write(manifest); err != nil {
-		return err
-	}
-	for _, m := range entries {
-		if err := writeBlobEntry(tw, blobs, m, epoch); err != nil {
-			return err
-		}
-	}
-	return errors.Join(tw.Close(), gz.Close())
-}
-
-// writeBlobEntry copies one blob into the bundle under its entry name.
-func writeBlobEntry(tw *tar.Writer, blobs *blobstore.Store, m api.AttachmentManifestEntry, epoch time.Time) error {
-	f, err := blobs.Open(m.ContentHash)
-	if err != nil {
-		return fmt.Errorf("attachment %s: %w", m.ID, err)
-	}
-	defer f.Close()
-	if err := tw.WriteHeader(&tar.Header{Name: BundleBlobPath(m.ID, m.Filename), Mode: 0o644, Size: m.SizeBytes,
-		ModTime: epoch, Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
-		return err
-	}
-	if n, err := io.Copy(tw, f); err != nil || n != m.SizeBytes {
-		return errors.Join(err, fmt.Errorf("attachment %s: copied %d of %d bytes", m.ID, n, m.SizeBytes))
 	}
 	return nil
 }

@@ -185,10 +185,10 @@ func normalizeBundle(t *testing.T, bundle []byte) string {
 	t.Helper()
 	es := bundleEntries(t, bundle)
 	var m api.AttachmentManifest
-	if err := json.Unmarshal([]byte(es[1].body), &m); err != nil {
+	if err := json.Unmarshal([]byte(es[1].Body), &m); err != nil {
 		t.Fatal(err)
 	}
-	return normalizeExport(t, []byte(es[0].body), m.Entries...)
+	return normalizeExport(t, []byte(es[0].Body), m.Entries...)
 }
 
 // lineDiff shows the lines where two texts first part, with context.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/bundle/bundletest"
 	"github.com/padd/padd/model"
 )
 
@@ -163,7 +164,7 @@ func injectNoDoorYet(t *testing.T, bundle []byte, a, b, g string) []byte {
 	t.Helper()
 	entries := bundleEntries(t, bundle)
 	var e api.WorkspaceExport
-	if err := json.Unmarshal([]byte(entries[0].body), &e); err != nil {
+	if err := json.Unmarshal([]byte(entries[0].Body), &e); err != nil {
 		t.Fatal(err)
 	}
 	for i := range e.Items {
@@ -186,19 +187,19 @@ func injectNoDoorYet(t *testing.T, bundle []byte, a, b, g string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries[0].body = string(raw)
-	return makeBundle(t, entries...)
+	entries[0].Body = string(raw)
+	return bundletest.Make(t, entries...)
 }
 
 // bundleEntries reads a bundle's regular entries in order.
-func bundleEntries(t *testing.T, bundle []byte) []entry {
+func bundleEntries(t *testing.T, bundle []byte) []bundletest.Entry {
 	t.Helper()
 	zr, err := gzip.NewReader(bytes.NewReader(bundle))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := tar.NewReader(zr)
-	var out []entry
+	var out []bundletest.Entry
 	for {
 		hdr, err := tr.Next()
 		if err == io.EOF {
@@ -211,6 +212,6 @@ func bundleEntries(t *testing.T, bundle []byte) []entry {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, entry{name: hdr.Name, body: string(body)})
+		out = append(out, bundletest.Entry{Name: hdr.Name, Body: string(body)})
 	}
 }

@@ -179,10 +179,10 @@ func TestFixtureHoldsEveryKind(t *testing.T) {
 	es := bundleEntries(t, bundle.body)
 	var e api.WorkspaceExport
 	var m api.AttachmentManifest
-	if err := json.Unmarshal([]byte(es[0].body), &e); err != nil {
+	if err := json.Unmarshal([]byte(es[0].Body), &e); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal([]byte(es[1].body), &m); err != nil {
+	if err := json.Unmarshal([]byte(es[1].Body), &m); err != nil {
 		t.Fatal(err)
 	}
 

@@ -40,8 +40,9 @@ var mayImport = map[string][]string{
 	"netwatch":            {},
 	"blobstore":           {},
 	"images":              {},
+	"bundle":              {"api", "blobstore", "model"},
 	"mirror":              {"config", "internal/atomicfile", "model", "storage"},
-	"daemon":              {"api", "blobstore", "config", "images", "internal/atomicfile", "internal/launch", "mirror", "model", "netwatch", "searchindex", "storage", "syncer"},
+	"daemon":              {"api", "blobstore", "bundle", "config", "images", "internal/atomicfile", "internal/launch", "mirror", "model", "netwatch", "searchindex", "storage", "syncer"},
 	"mcpstdio":            {"api", "internal/launch", "padtoml"},
 	"mcpinstall":          {"internal/atomicfile"},
 	"userservice":         {"internal/atomicfile"},
@@ -54,7 +55,7 @@ var mayImport = map[string][]string{
 
 // tools are the developers' packages (tests, scripts, generators): they
 // may import anything, and nothing of the product may import them.
-var tools = []string{"bench", "e2e", "images/imagetest", "internal/faultreport", "internal/layout", "internal/leakcheck", "internal/procstat", "internal/syncfaultreport", "internal/testbin", "internal/testremote", "internal/testrun", "internal/testwait", "packaging/", "scripts/"}
+var tools = []string{"bench", "bundle/bundletest", "e2e", "images/imagetest", "internal/faultreport", "internal/layout", "internal/leakcheck", "internal/procstat", "internal/syncfaultreport", "internal/testbin", "internal/testremote", "internal/testrun", "internal/testwait", "packaging/", "scripts/"}
 
 // onlyIn names, for each library, the packages that alone may import it
 // (by import path prefix).
