@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"time"
@@ -29,9 +30,20 @@ func NewWorkerID() string {
 // the X-Pad-Worker header (Client.Worker); without Holder, the caller's
 // name.
 type Claim struct {
-	Holder     string `json:"holder,omitempty"`
-	WorkerID   string `json:"worker_id,omitempty"`
-	TTLSeconds int64  `json:"ttl_seconds,omitempty"` // claim only; 0 = padd's default (900)
+	Holder   string `json:"holder,omitempty"`
+	WorkerID string `json:"worker_id,omitempty"`
+	// TTLSeconds is a claim's lease in whole seconds, empty for padd's
+	// default (900); a number as sent, so that padd can refuse 1.5 by
+	// name (Seconds makes one).
+	TTLSeconds json.Number `json:"ttl_seconds,omitempty"`
+}
+
+// Seconds is n as Claim's TTLSeconds: empty for 0, padd's default.
+func Seconds(n int64) json.Number {
+	if n == 0 {
+		return ""
+	}
+	return json.Number(strconv.FormatInt(n, 10))
 }
 
 // ClaimAnswer answers a claim: the lease, with the full worker id (the
@@ -65,7 +77,7 @@ func (c *Client) ClaimItem(ctx context.Context, ws, ref string, in Claim) (*Clai
 
 // ReleaseItem sends POST .../items/{ref}/release.
 func (c *Client) ReleaseItem(ctx context.Context, ws, ref string, in Claim) (*ReleaseAnswer, error) {
-	in.TTLSeconds = 0
+	in.TTLSeconds = ""
 	return call[ReleaseAnswer](ctx, c, "POST", itemPath(ws, ref)+"/release", nil, in)
 }
 

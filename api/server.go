@@ -8,6 +8,8 @@ type Health struct {
 	Status  string `json:"status"`
 	Version string `json:"version"`
 	PID     int    `json:"pid,omitempty"`
+	// CloudMode is Pad's: false on every padd.
+	CloudMode bool `json:"cloud_mode"`
 }
 
 // Capabilities answers GET /server/capabilities.

@@ -36,7 +36,7 @@ func (c *ItemClaimCmd) Run(ctx context.Context, a *App) error {
 	if _, err := a.useWorker(cl, c.workerFlag, true); err != nil {
 		return err
 	}
-	ans, err := cl.ClaimItem(ctx, ws, c.Ref, api.Claim{TTLSeconds: ttl})
+	ans, err := cl.ClaimItem(ctx, ws, c.Ref, api.Claim{TTLSeconds: api.Seconds(ttl)})
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,8 @@
 package daemon
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
@@ -13,17 +11,10 @@ import (
 
 // Item leases (LSE-01..03).
 
-// leaseBody is a claim's or release's body.
-type leaseBody struct {
-	Holder     string      `json:"holder"`
-	WorkerID   string      `json:"worker_id"`
-	TTLSeconds json.Number `json:"ttl_seconds"`
-}
-
 // claimant is who the caller is for leases: the worker id from the body,
 // else the X-Pad-Worker header, else ?worker_id=; the holder label from
 // the body, else the X-Pad-Agent name, else the local user's name.
-func claimant(r *http.Request, body leaseBody) (model.Claimant, error) {
+func claimant(r *http.Request, body api.Claim) (model.Claimant, error) {
 	c := model.Claimant{Holder: strings.TrimSpace(body.Holder), Worker: strings.TrimSpace(body.WorkerID)}
 	if c.Worker == "" {
 		c.Worker = strings.TrimSpace(r.Header.Get("X-Pad-Worker"))
@@ -40,29 +31,8 @@ func claimant(r *http.Request, body leaseBody) (model.Claimant, error) {
 	return c, nil
 }
 
-// claimAnswer is a claim's reply: the lease, with the full worker id (the
-// only place it is shown, so a client can resume the lease elsewhere).
-type claimAnswer struct {
-	Ref        string    `json:"ref"`
-	ItemID     string    `json:"item_id"`
-	Holder     string    `json:"holder"`
-	WorkerID   string    `json:"worker_id,omitempty"`
-	Worker     string    `json:"worker,omitempty"`
-	AcquiredAt time.Time `json:"acquired_at"`
-	ExpiresAt  time.Time `json:"expires_at"`
-	Renewed    bool      `json:"renewed"`
-}
-
-// releaseAnswer is a release's reply; released is false when there was
-// no live lease.
-type releaseAnswer struct {
-	Ref      string `json:"ref"`
-	ItemID   string `json:"item_id"`
-	Released bool   `json:"released"`
-}
-
 func (s *Server) claim(w http.ResponseWriter, r *http.Request) error {
-	var body leaseBody
+	var body api.Claim
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
@@ -87,13 +57,13 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	l := res.Lease
-	writeJSON(w, 200, claimAnswer{Ref: res.Ref, ItemID: res.ItemID, Holder: l.Holder, WorkerID: l.Worker,
+	writeJSON(w, 200, api.ClaimAnswer{Ref: res.Ref, ItemID: res.ItemID, Holder: l.Holder, WorkerID: l.Worker,
 		Worker: model.ShortWorkerID(l.Worker), AcquiredAt: l.AcquiredAt, ExpiresAt: l.ExpiresAt, Renewed: res.Renewed})
 	return nil
 }
 
 func (s *Server) release(w http.ResponseWriter, r *http.Request) error {
-	var body leaseBody
+	var body api.Claim
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
@@ -105,7 +75,7 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, releaseAnswer{Ref: res.Ref, ItemID: res.ItemID, Released: res.Released})
+	writeJSON(w, 200, api.ReleaseAnswer{Ref: res.Ref, ItemID: res.ItemID, Released: res.Released})
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -41,7 +42,7 @@ func (s *Server) projectRoutes() {
 // viewer is the caller of a view as a lease claimant (X-Pad-Worker or
 // ?worker_id=, and the X-Pad-Agent name or the user), so views leave out
 // work another claimant holds.
-func viewer(r *http.Request) (model.Claimant, error) { return claimant(r, leaseBody{}) }
+func viewer(r *http.Request) (model.Claimant, error) { return claimant(r, api.Claim{}) }
 
 func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	who, err := viewer(r)

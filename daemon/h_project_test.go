@@ -250,7 +250,7 @@ func TestLeaseRoutes(t *testing.T) {
 		h.wantError("POST", wsPath("/items/"+ref+"/claim"), map[string]any{"ttl_seconds": ttl}, 400, model.CodeValidation)
 	}
 	// The body's worker wins over the header's.
-	var got claimAnswer
+	var got api.ClaimAnswer
 	h.mustJSON("POST", wsPath("/items/"+ref+"/claim"), map[string]any{"worker_id": wkClaude, "holder": "me"}, 200, &got,
 		"X-Pad-Worker", wkCursor)
 	if got.WorkerID != wkClaude || got.Worker != "wk_3f2a" || got.Holder != "me" ||

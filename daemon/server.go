@@ -365,7 +365,7 @@ func (s *Server) routes() {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, 200, map[string]any{"status": "ok", "version": api.Version, "cloud_mode": false})
+	writeJSON(w, 200, api.Health{Status: "ok", Version: api.Version})
 	return nil
 }
 
