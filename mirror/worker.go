@@ -351,6 +351,9 @@ func (mr *mirror) readFile(rel string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi.IsDir() {
+		return nil, errFolderInPlace
+	}
 	if !fi.Mode().IsRegular() {
 		return nil, errors.New("not a regular file (links are not followed)")
 	}
