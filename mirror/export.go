@@ -343,7 +343,7 @@ func (mr *mirror) prepare(rel string) (string, error) {
 
 // errFolderInPlace is a write to a path that a folder now holds: the
 // folder is the user's, never written into, over or moved.
-var errFolderInPlace = errors.New("a folder is where this item's file goes: padd leaves the folder as it is, and writes the file once the folder is moved or renamed")
+var errFolderInPlace = errors.New("a folder is where this item's file goes: padd leaves the folder as it is (moved away, it reads as the file deleted)")
 
 // testHookEvent and testHookHeld, when set (by tests only), are told of
 // each file event the mirror takes, and of each file it leaves alone
