@@ -38,6 +38,7 @@ type Root struct {
 	Playbook   PlaybookCmd   `cmd:"" help:"List, show and run the workspace's playbooks."`
 	Library    LibraryCmd    `cmd:"" help:"The built-in conventions and playbooks: list, show, activate."`
 	Role       RoleCmd       `cmd:"" help:"List and manage agent roles."`
+	Tag        TagCmd        `cmd:"" help:"List the tags used across the workspace, with their item counts."`
 	Attachment AttachmentCmd `cmd:"" help:"Upload, download, list, show, attach and delete files attached to items."`
 	Bootstrap  BootstrapCmd  `cmd:"" help:"What an agent reads before it works here: collections, conventions, roles, playbooks, dashboard."`
 	Index      IndexCmd      `cmd:"" help:"padd's search index: status, rebuild."`

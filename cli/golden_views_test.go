@@ -54,6 +54,10 @@ func viewGoldenCases(t *testing.T) []renderCase {
 	var cases []renderCase
 	add := func(cs ...renderCase) { cases = append(cases, cs...) }
 
+	// Tags, the most used first; an escape code in one is shown, not run.
+	add(docCases("tags", tagsView{list: []api.TagCount{{Tag: "api", Count: 12}, {Tag: "ux", Count: 3}, {Tag: "bad\x1b[2Jtag", Count: 1}}})...)
+	add(tableCase("tags-empty.table", tagsView{}, piped))
+
 	// Search: snippets with marks, an escape code and Markdown marks in
 	// stored text, a second page (1–2 of 7).
 	res := wire[api.SearchResponse](t, "search")

@@ -9,6 +9,8 @@ import (
 
 func (s *Server) childrenRoutes() {
 	s.handle("GET /api/v1/workspaces/{ws}/items/{ref}/children", s.children)
+	// Pad's older name for children, which it still answers.
+	s.handle("GET /api/v1/workspaces/{ws}/items/{ref}/tasks", s.children)
 	s.handle("GET /api/v1/workspaces/{ws}/items/{ref}/progress", s.progress)
 }
 

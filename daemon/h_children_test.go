@@ -30,6 +30,12 @@ func TestChildrenAndProgress(t *testing.T) {
 	if p != (api.Progress{Total: 4, Done: 2, Percentage: 50, Open: 2, Abandoned: 1}) {
 		t.Errorf("progress = %+v", p)
 	}
+	// Pad's older name for the route answers the same.
+	var tasks []api.Item
+	h.mustJSON("GET", wsPath("/items/"+plan.Ref+"/tasks"), nil, 200, &tasks)
+	if len(tasks) != 5 || tasks[0].Title != "one" {
+		t.Errorf("tasks alias = %d", len(tasks))
+	}
 	var leaf []api.Item
 	r = h.mustJSON("GET", wsPath("/items/TASK-2/children"), nil, 200, &leaf)
 	if string(r.body) != "[]\n" {

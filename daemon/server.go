@@ -354,6 +354,7 @@ func (s *Server) routes() {
 	s.historyRoutes()
 	s.activityRoutes()
 	s.childrenRoutes()
+	s.tagRoutes()
 	s.feedRoutes()
 	s.sseRoutes()
 	s.knowledgeRoutes()
