@@ -34,3 +34,15 @@ type WorkspaceUpdate struct {
 	SortOrder         *int    `json:"sort_order,omitempty"`
 	ClearImportStatus bool    `json:"clear_import_status,omitempty"`
 }
+
+// WorkspaceOrder is one entry of PUT /workspaces/reorder's list.
+type WorkspaceOrder struct {
+	Slug      string `json:"slug"`
+	SortOrder int    `json:"sort_order"`
+}
+
+// Status is the answer of a write with nothing else to say:
+// {"status": "ok"} (a reorder), {"status": "deleted"} (a role).
+type Status struct {
+	Status string `json:"status"`
+}

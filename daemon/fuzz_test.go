@@ -255,6 +255,7 @@ var bodyRoutes = []struct{ method, path string }{
 	{"POST", "/api/v1/workspaces/{ws}/playbooks/match"},
 	{"POST", "/api/v1/workspaces/{ws}/playbooks/{playbook}/run"},
 	{"PUT", "/api/v1/workspaces/{ws}/me/seen"},
+	{"PUT", "/api/v1/workspaces/reorder"},
 	{"POST", "/api/v1/workspaces/{ws}/items/{item}/versions/{version}/restore"},
 	{"POST", "/api/v1/workspaces/{ws}/items/{item}/restore"},
 	{"POST", "/api/v1/workspaces/{ws}/items/{item}/star"},

@@ -84,6 +84,6 @@ func (s *Server) deleteRole(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.store.DeleteRole(r.PathValue("ws"), r.PathValue("role"), actor(r)); err != nil {
 		return err
 	}
-	writeJSON(w, 200, map[string]string{"status": "deleted"})
+	writeJSON(w, 200, api.Status{Status: "deleted"})
 	return nil
 }

@@ -12,6 +12,7 @@ func (s *Server) workspaceRoutes() {
 	s.handle("GET /api/v1/workspaces", s.listWorkspaces)
 	s.handle("POST /api/v1/workspaces", s.createWorkspace)
 	s.handle("GET /api/v1/workspaces/deleted", s.listDeletedWorkspaces)
+	s.handle("PUT /api/v1/workspaces/reorder", s.reorderWorkspaces)
 	s.handle("GET /api/v1/workspaces/{ws}", s.getWorkspace)
 	s.handle("PATCH /api/v1/workspaces/{ws}", s.updateWorkspace)
 	s.handle("DELETE /api/v1/workspaces/{ws}", s.deleteWorkspace)
@@ -22,6 +23,31 @@ func (s *Server) workspaceRoutes() {
 
 func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) error {
 	return writeWorkspaces(w)(s.store.ListWorkspaces())
+}
+
+// maxReorder bounds a reorder's list: far more workspaces than one
+// person keeps.
+const maxReorder = 1000
+
+// reorderWorkspaces is Pad's PUT /workspaces/reorder: a list of {slug,
+// sort_order}, each workspace's order set, a slug that names no live
+// workspace skipped, as Pad skips one the caller is not a member of.
+func (s *Server) reorderWorkspaces(w http.ResponseWriter, r *http.Request) error {
+	var in []api.WorkspaceOrder
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	if len(in) > maxReorder {
+		return model.Invalid("a reorder lists at most %d workspaces, got %d", maxReorder, len(in)).With("limit", maxReorder)
+	}
+	for _, o := range in {
+		order := o.SortOrder
+		if _, err := s.store.UpdateWorkspace(o.Slug, storage.WorkspaceUpdate{SortOrder: &order}, actor(r)); err != nil && !model.IsNotFound(err) {
+			return err
+		}
+	}
+	writeJSON(w, 200, api.Status{Status: "ok"})
+	return nil
 }
 
 func (s *Server) listDeletedWorkspaces(w http.ResponseWriter, r *http.Request) error {
