@@ -1,8 +1,8 @@
-//go:build darwin || windows
+//go:build darwin
 
 package tray
 
 import "log/slog"
 
-// checkHost: macOS and Windows always have the system's own tray.
+// checkHost: macOS always has the system's own status bar.
 func checkHost(*slog.Logger) error { return nil }
