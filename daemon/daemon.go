@@ -161,7 +161,7 @@ func Run(ctx context.Context, cfg Config) error {
 	srv.mcpServe = cfg.MCP
 	engine := syncer.New(syncConfig(store, cfg, log))
 	srv.SetSync(engine)
-	hub := newEventHub()
+	hub := new(eventHub)
 	mirrors := mirror.New(mirror.Config{Store: store, Log: log, OnDelete: func() string { return settings.Settings().Mirror.OnDelete },
 		OnEvent: wireFilesEvents(hub, settings, port)})
 	srv.SetMirrors(mirrors, settings, hub, port)

@@ -3,10 +3,10 @@ package daemon
 import (
 	"net/http"
 	"path/filepath"
-	"sync"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/config"
+	"github.com/padd/padd/internal/eventbus"
 	"github.com/padd/padd/mirror"
 	"github.com/padd/padd/model"
 )
@@ -150,56 +150,25 @@ func wireConfig(c *config.Watcher, port int) api.ConfigStatus {
 }
 
 // eventHub fans the mirrors' and the settings' events out to the
-// streams following them. A slow stream loses events, never blocks the
-// mirror: its buffer drops the newest past 64.
-type eventHub struct {
-	mu   sync.Mutex
-	next int
-	subs map[int]chan hubEvent
-}
+// streams following them; a slow stream loses its oldest, never blocks
+// the mirror.
+type eventHub = eventbus.Bus[hubEvent]
 
 type hubEvent struct {
 	name string
 	data any
 }
 
-func newEventHub() *eventHub { return &eventHub{subs: map[int]chan hubEvent{}} }
-
-func (h *eventHub) publish(name string, data any) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, ch := range h.subs {
-		select {
-		case ch <- hubEvent{name, data}:
-		default:
-		}
-	}
-}
-
-func (h *eventHub) subscribe() (<-chan hubEvent, func()) {
-	ch := make(chan hubEvent, 64)
-	h.mu.Lock()
-	id := h.next
-	h.next++
-	h.subs[id] = ch
-	h.mu.Unlock()
-	return ch, func() {
-		h.mu.Lock()
-		delete(h.subs, id)
-		h.mu.Unlock()
-	}
-}
-
 // wireFilesEvents connects the mirrors' and the settings' events to hub.
 func wireFilesEvents(hub *eventHub, c *config.Watcher, port int) func(mirror.Event) {
-	c.OnError(func(error) { hub.publish(api.EventConfigError, wireConfig(c, port)) })
-	c.OnChange(func(config.Settings) { hub.publish(api.EventConfigReloaded, wireConfig(c, port)) })
+	c.OnError(func(error) { hub.Publish(hubEvent{api.EventConfigError, wireConfig(c, port)}) })
+	c.OnChange(func(config.Settings) { hub.Publish(hubEvent{api.EventConfigReloaded, wireConfig(c, port)}) })
 	return func(e mirror.Event) {
 		name := api.EventMirrorFileError
 		if e.Kind == mirror.EventConflict {
 			name = api.EventMirrorConflict
 		}
-		hub.publish(name, api.MirrorEvent{Mirror: e.MirrorID, Dir: e.Dir, Path: e.Path, Error: e.Error, Copy: e.Copy})
+		hub.Publish(hubEvent{name, api.MirrorEvent{Mirror: e.MirrorID, Dir: e.Dir, Path: e.Path, Error: e.Error, Copy: e.Copy}})
 	}
 }
 
@@ -216,7 +185,7 @@ func (s *Server) mirrorEvents(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	defer release()
-	events, cancel := s.files.events.subscribe()
+	events, cancel := s.files.events.Subscribe()
 	defer cancel()
 	list := m.List()
 	sw := s.openStream(w)

@@ -17,7 +17,7 @@ func (h *harness) withMirrors() string {
 	h.t.Helper()
 	home := h.t.TempDir()
 	settings := config.New(config.Options{DataDir: home, Log: slog.New(slog.DiscardHandler)})
-	hub := newEventHub()
+	hub := new(eventHub)
 	m := mirror.New(mirror.Config{Store: h.store, Log: slog.New(slog.DiscardHandler), OnEvent: wireFilesEvents(hub, settings, 0)})
 	h.srv.SetMirrors(m, settings, hub, 0)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/padd/padd/internal/eventbus"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage/engine"
 )
@@ -81,9 +82,7 @@ type Store struct {
 	now func() time.Time
 	log *slog.Logger
 
-	mu   sync.Mutex
-	subs map[int]chan Notification
-	next int
+	notes eventbus.Bus[Notification]
 
 	// written maps a workspace's names (id, slug, and any name a write
 	// was given) to its seq after the last acknowledged write (see
@@ -159,7 +158,7 @@ func Open(path string, opt Options) (*Store, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	s := &Store{now: opt.Now, log: opt.Logger, subs: map[int]chan Notification{}, readCheck: opt.ReadCheck, importStep: opt.ImportStep}
+	s := &Store{now: opt.Now, log: opt.Logger, readCheck: opt.ReadCheck, importStep: opt.ImportStep}
 	db, err := engine.Open(path, engine.Options{Timeout: opt.Timeout, Logger: opt.Logger, NoSync: opt.NoSync, LogSync: opt.LogSync,
 		CheckpointAge: opt.checkpointAge, FillPercent: replayFill, Setup: s.setup})
 	if err != nil {
@@ -222,12 +221,7 @@ func (s *Store) migrate(tx *txn) error {
 // writes finish, later ones get ErrClosed.
 func (s *Store) Close() error {
 	err := s.db.Close()
-	s.mu.Lock()
-	for _, ch := range s.subs {
-		close(ch)
-	}
-	s.subs = nil // closed: later subscribers get a closed channel
-	s.mu.Unlock()
+	s.notes.Close()
 	return err
 }
 
@@ -252,47 +246,9 @@ func (s *Store) Size() (int64, error) {
 // loses intermediate notifications, never the last one: it re-reads the
 // change log from its own cursor. The channel closes when the store
 // does, also for a subscriber that comes after Close.
-func (s *Store) Subscribe() (<-chan Notification, func()) {
-	ch := make(chan Notification, 64)
-	s.mu.Lock()
-	if s.subs == nil {
-		s.mu.Unlock()
-		close(ch)
-		return ch, func() {}
-	}
-	id := s.next
-	s.next++
-	s.subs[id] = ch
-	s.mu.Unlock()
-	return ch, func() {
-		s.mu.Lock()
-		if c, ok := s.subs[id]; ok {
-			close(c)
-			delete(s.subs, id)
-		}
-		s.mu.Unlock()
-	}
-}
+func (s *Store) Subscribe() (<-chan Notification, func()) { return s.notes.Subscribe() }
 
-func (s *Store) publish(n Notification) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, ch := range s.subs {
-		select {
-		case ch <- n:
-		default:
-			// Full: drop the oldest so the newest position gets through.
-			select {
-			case <-ch:
-			default:
-			}
-			select {
-			case ch <- n:
-			default:
-			}
-		}
-	}
-}
+func (s *Store) publish(n Notification) { s.notes.Publish(n) }
 
 // clock returns now, never earlier than the last time it returned, so
 // change-log times are monotonic even if the wall clock steps back.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/blobstore"
+	"github.com/padd/padd/internal/eventbus"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
@@ -47,8 +48,7 @@ type Manager struct {
 	ctx     context.Context // Run's; nil before Run
 	workers map[string]*worker
 	wg      sync.WaitGroup
-	subs    map[int]chan api.SyncEvent
-	nextSub int
+	events  eventbus.Bus[api.SyncEvent]
 	// verifying are the workspaces a Verify reads now (verify.go).
 	verifying map[string]bool
 
@@ -71,7 +71,7 @@ func New(cfg Config) *Manager {
 	if cfg.MaxBackoff == 0 {
 		cfg.MaxBackoff = 5 * time.Minute
 	}
-	return &Manager{cfg: cfg, store: cfg.Store, log: cfg.Log, workers: map[string]*worker{}, subs: map[int]chan api.SyncEvent{}}
+	return &Manager{cfg: cfg, store: cfg.Store, log: cfg.Log, workers: map[string]*worker{}}
 }
 
 // NetworkChanged tells the engine the machine's network changed
@@ -107,12 +107,7 @@ func (m *Manager) Run(ctx context.Context) error {
 		}
 		m.mu.Unlock()
 		m.wg.Wait()
-		m.mu.Lock()
-		for id, ch := range m.subs {
-			close(ch)
-			delete(m.subs, id)
-		}
-		m.mu.Unlock()
+		m.events.Close()
 	}()
 	for {
 		select {
@@ -173,43 +168,12 @@ func (m *Manager) stop(wsID string) {
 	}
 }
 
-// Subscribe follows status changes and new conflicts until cancel. A
-// slow reader loses older events, never the newest.
-func (m *Manager) Subscribe() (<-chan api.SyncEvent, func()) {
-	ch := make(chan api.SyncEvent, 64)
-	m.mu.Lock()
-	id := m.nextSub
-	m.nextSub++
-	m.subs[id] = ch
-	m.mu.Unlock()
-	return ch, func() {
-		m.mu.Lock()
-		if c, ok := m.subs[id]; ok {
-			close(c)
-			delete(m.subs, id)
-		}
-		m.mu.Unlock()
-	}
-}
+// Subscribe follows status changes and new conflicts until cancel (or
+// until Run returns). A slow reader loses older events, never the
+// newest.
+func (m *Manager) Subscribe() (<-chan api.SyncEvent, func()) { return m.events.Subscribe() }
 
-func (m *Manager) publish(ev api.SyncEvent) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, ch := range m.subs {
-		select {
-		case ch <- ev:
-		default:
-			select {
-			case <-ch:
-			default:
-			}
-			select {
-			case ch <- ev:
-			default:
-			}
-		}
-	}
-}
+func (m *Manager) publish(ev api.SyncEvent) { m.events.Publish(ev) }
 
 // linkedWorkspace resolves a local workspace (slug or id) and its link.
 func (m *Manager) linkedWorkspace(ws string) (*model.Workspace, *storage.RemoteLink, error) {
