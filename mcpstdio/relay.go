@@ -246,7 +246,7 @@ func (r *relay) toPadd(ctx context.Context, line []byte) {
 func (r *relay) send(ctx context.Context, line []byte, key, method string) {
 	for attempt := 0; ; attempt++ {
 		l, err := r.current(ctx)
-		if err == nil && l.conn.PeerClosed() {
+		if err == nil && peerClosed(l.conn.Conn) {
 			// padd went away while the agent was quiet, and the relay has
 			// not read the end yet: the message goes to the next padd.
 			r.lose(l)

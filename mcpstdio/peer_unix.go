@@ -1,21 +1,22 @@
 //go:build !windows
 
-package api
+package mcpstdio
 
 import (
 	"errors"
+	"net"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// PeerClosed says whether padd has already closed its side: its end of
+// peerClosed says whether padd has already closed its side: its end of
 // the stream is waiting to be read. A message written then would be
 // lost without padd ever seeing it; the relay sends it on a new
 // connection instead. It reads nothing: bytes padd sent before closing
 // count as open (the reader has yet to take them).
-func (c *MCPConn) PeerClosed() bool {
-	sc, ok := c.Conn.(syscall.Conn)
+func peerClosed(conn net.Conn) bool {
+	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return false
 	}
