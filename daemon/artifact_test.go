@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/artifact"
 )
 
 func TestItemArtifactsMoveBetweenWorkspaces(t *testing.T) {
@@ -21,7 +22,7 @@ func TestItemArtifactsMoveBetweenWorkspaces(t *testing.T) {
 		if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/markdown") {
 			t.Fatalf("export %s: %d %s", src.Ref, r.status, r.body)
 		}
-		art, err := api.DecodeArtifact(r.body)
+		art, err := artifact.Decode(r.body)
 		if err != nil {
 			t.Fatalf("export of %s does not decode: %v\n%s", src.Ref, err, r.body)
 		}
@@ -36,14 +37,14 @@ func TestItemArtifactsMoveBetweenWorkspaces(t *testing.T) {
 		var got api.Item
 		h.mustJSON("GET", "/api/v1/workspaces/other/items/"+res.Ref, nil, 200, &got)
 		back := h.call("GET", "/api/v1/workspaces/other/items/"+res.Ref+"/export", nil)
-		again, err := api.DecodeArtifact(back.body)
+		again, err := artifact.Decode(back.body)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Equal but for what an import changes on purpose: the status
 		// starts at draft, the body ends with where it came from.
 		if again.Kind != art.Kind || again.Title != art.Title ||
-			again.Body != strings.TrimRight(art.Body+api.ArtifactFooter(art.Provenance), "\n")+"\n" {
+			again.Body != strings.TrimRight(art.Body+artifact.Footer(art.Provenance), "\n")+"\n" {
 			t.Errorf("moved artifact differs:\n%s\n---- from ----\n%s", back.body, r.body)
 		}
 		delete(again.Fields, "status")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/artifact"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
@@ -26,7 +27,7 @@ func (s *Server) exportArtifact(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	kind := api.ArtifactKindOfCollection(v.Collection.Slug)
+	kind := artifact.KindOfCollection(v.Collection.Slug)
 	if kind == "" {
 		return api.Errorf(api.CodeUnsupportedCollection,
 			"%s is in %s, whose items are not artifacts: only playbooks and conventions export as artifacts", v.Ref, v.Collection.Slug).
@@ -36,8 +37,8 @@ func (s *Server) exportArtifact(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := api.EncodeArtifact(api.Artifact{Kind: kind, Title: v.Title, Fields: v.Fields, Body: v.Content,
-		Provenance: api.Provenance{Workspace: wsRec.Slug, ExportedAt: time.Now().UTC().Format(time.RFC3339), Author: actor(r).Name}})
+	out, err := artifact.Encode(artifact.Doc{Kind: kind, Title: v.Title, Fields: v.Fields, Body: v.Content,
+		Provenance: artifact.Provenance{Workspace: wsRec.Slug, ExportedAt: time.Now().UTC().Format(time.RFC3339), Author: actor(r).Name}})
 	if err != nil {
 		return err
 	}
@@ -77,9 +78,9 @@ func (s *Server) importArtifact(w http.ResponseWriter, r *http.Request) error {
 	if len(raw) > api.MaxArtifactBytes {
 		return artifactTooLarge()
 	}
-	art, err := api.DecodeArtifact(raw)
+	art, err := artifact.Decode(raw)
 	if err != nil {
-		var ae *api.ArtifactError
+		var ae *artifact.Error
 		if errors.As(err, &ae) {
 			return api.Errorf(ae.Code, "%s", ae.Message)
 		}
@@ -88,7 +89,7 @@ func (s *Server) importArtifact(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(art.Title) == "" {
 		return model.BadRequest("Title is required").With("field", "title")
 	}
-	slug := api.ArtifactCollection(art.Kind)
+	slug := artifact.Collection(art.Kind)
 	coll, err := s.store.GetCollection(ws, slug)
 	if model.IsNotFound(err) {
 		return model.NotFound("this workspace has no collection that takes %q artifacts (%s)", art.Kind, slug).With("scope", "collection")
@@ -115,7 +116,7 @@ func (s *Server) importArtifact(w http.ResponseWriter, r *http.Request) error {
 			warnings = append(warnings, fmt.Sprintf("status %q reset to \"draft\" on import", cur))
 		}
 	}
-	create := storage.ItemCreate{Collection: coll.ID, Title: art.Title, Content: art.Body + api.ArtifactFooter(art.Provenance), Fields: fields}
+	create := storage.ItemCreate{Collection: coll.ID, Title: art.Title, Content: art.Body + artifact.Footer(art.Provenance), Fields: fields}
 	if err := checkInput(create); err != nil {
 		return err
 	}
