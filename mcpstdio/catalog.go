@@ -237,6 +237,8 @@ var catalog = []*toolDef{
 		Hints: hints{Destructive: true},
 		Params: []paramDef{
 			actionParam("What to do."),
+			// v0.37
+			{Name: "agent", Type: tBoolean, Desc: "Answer the compact agent projection (get): what working the item needs, without ids and bookkeeping; the newest comments only."},
 			{Name: "all", Type: tBoolean, Desc: "Include finished items (list shows open ones by default)."},
 			{Name: "artifact", Type: tString, Desc: "Portable item artifact text (import)."},
 			{Name: "assign", Type: tString, Desc: "User to assign."},
@@ -268,6 +270,8 @@ var catalog = []*toolDef{
 			// v0.96
 			{Name: "intent", Type: tString, Desc: "What you are about to do with the item (context)."},
 			pLimit,
+			// v0.87
+			{Name: "lines", Type: tBoolean, Desc: "Answer the body as numbered lines [{n, text}] instead of content (get), with the item's seq: the line numbers a patch's line_hint and patch_anchor_ambiguous use."},
 			{Name: "link_type", Type: tString, Enum: []string{"blocks", "blocked-by", "supersedes", "implements", "split-from"}, Desc: "Relationship type (link, unlink)."},
 			{Name: "message", Type: tString, Desc: "Comment text (comment, edit-comment)."},
 			pOffset,
@@ -320,7 +324,7 @@ var catalog = []*toolDef{
 			{Name: "deps", ReadOnly: true, Required: []string{"ref"}},
 			{Name: "edit-comment", Required: []string{"ref", "comment_id", "message"}},
 			{Name: "export", ReadOnly: true, Required: []string{"ref"}},
-			{Name: "get", ReadOnly: true, Required: []string{"ref"}},
+			{Name: "get", ReadOnly: true, Required: []string{"ref"}, Optional: []string{"lines", "agent"}},
 			{Name: "history", ReadOnly: true, Required: []string{"ref"}, Optional: []string{"limit", "full"}},
 			{Name: "import", Required: []string{"artifact"}},
 			{Name: "link", Required: []string{"ref", "target", "link_type"}},

@@ -45,6 +45,8 @@ func TestAnswersInProcessMatchAnswersOverLoopback(t *testing.T) {
 	for _, call := range []map[string]any{
 		{"tool": "pad_item", "action": "get", "ref": tasks[0]},
 		{"tool": "pad_item", "action": "get", "ref": tasks[2]},
+		{"tool": "pad_item", "action": "get", "ref": tasks[0], "agent": true},
+		{"tool": "pad_item", "action": "get", "ref": tasks[1], "lines": true},
 		{"tool": "pad_item", "action": "list", "parent": plan},
 		{"tool": "pad_item", "action": "deps", "ref": tasks[1]},
 		{"tool": "pad_item", "action": "list-comments", "ref": tasks[0]},

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/padd/padd/api"
 )
@@ -187,59 +186,6 @@ func groupItems(items []api.Item, key string) ([]api.Item, []map[string]any) {
 		groups = append(groups, map[string]any{"value": g.value, "count": len(g.items)})
 	}
 	return out, groups
-}
-
-// itemGet answers the item with its body, comments and links: one
-// request to padd (?include=comments,links). A padd that ignores include
-// gets the two lists asked for on their own routes, at once.
-func itemGet(c *call) (*result, error) {
-	var got api.ItemWith
-	path, ref := c.itemPath(), c.a.str("ref")
-	if _, err := c.p.do(c.ctx, "GET", path, url.Values{"include": {"comments,links"}}, nil, &got); err != nil {
-		return nil, err
-	}
-	out := map[string]any{"item": fullItem(got.Item)}
-	var missing []string
-	if got.Comments != nil {
-		out["comments"] = *got.Comments
-	} else {
-		missing = append(missing, "comments")
-	}
-	if got.Links != nil {
-		out["links"] = *got.Links
-	} else {
-		missing = append(missing, "links")
-	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	for _, sub := range missing {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var rows []any
-			_, err := c.p.do(c.ctx, "GET", path+"/"+sub, nil, nil, &rows)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err != nil && noRoute(err):
-				// This padd does not serve them yet.
-			case err != nil:
-				errs = append(errs, fmt.Errorf("%s of %s: %w", sub, ref, err))
-			case rows == nil:
-				out[sub] = []any{}
-			default:
-				out[sub] = rows
-			}
-		}()
-	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return nil, errs[0]
-	}
-	return &result{value: out}, nil
 }
 
 // noRoute reports padd answering that it has no such route.

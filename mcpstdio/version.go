@@ -26,7 +26,10 @@ import (
 //
 // padd.2 (BEHAVIOR): a call that names no workspace takes PAD_WORKSPACE
 // before a .pad.toml, as padctl does (it took .pad.toml first).
-const ToolSurfaceVersion = "padd.2"
+//
+// padd.3 (ADDITIVE, issue 42): pad_item get takes lines (the body as
+// numbered lines) and agent (the compact projection).
+const ToolSurfaceVersion = "padd.3"
 
 // CmdhelpVersion is Pad's cmdhelp contract version. padd dispatches
 // in-process rather than through CLI help trees, so it only ever
