@@ -160,6 +160,7 @@ var (
 	pDays      = paramDef{Name: "days", Type: tNumber, Integer: true, Desc: "Look-back window in days."}
 	pWorkerID  = paramDef{Name: "worker_id", Type: tString, Desc: "Worker id a claim answered with; pass it back to resume that lease."}
 	pRole      = paramDef{Name: "role", Type: tString, Desc: "Agent role slug."}
+	pQuery     = paramDef{Name: "query", Type: tString, Desc: fmt.Sprintf("Words (all must match; a typo is retried when nothing matches), \"phrase\", prefix*, -word or NOT word, and filters status:, priority:, tag:, in:<collection>, is:<state>, ref:, title: (a plain word already searches the content). At most %d characters and %d terms; at most %d hits a call.", api.SearchMaxQueryChars, api.SearchMaxQueryTerms, searchMax)}
 )
 
 func actionParam(desc string) paramDef {
@@ -281,6 +282,8 @@ var catalog = []*toolDef{
 			{Name: "overwrite_pending_edits", Type: tBoolean, Desc: "Replace content although unsaved edits are pending (update)."},
 			{Name: "parent", Type: tString, Desc: "Parent item ref (create, update; list filter)."},
 			{Name: "priority", Type: tString, Desc: "Priority value (create, update, bulk-update; list filter)."},
+			// C2 of the inventory: Pad's search as an action of pad_item too
+			pQuery,
 			{Name: "rationale", Type: tString, Desc: "Why (decide)."},
 			{Name: "ref", Type: tString, Desc: "Item ref (TASK-5), slug or id."},
 			{Name: "refs", Type: tArray, Items: tString, Desc: "Item refs (bulk-update)."},
@@ -340,6 +343,8 @@ var catalog = []*toolDef{
 			{Name: "remind", Required: []string{"ref", "remind_at"}},
 			{Name: "reminders", ReadOnly: true, Required: []string{"ref"}},
 			{Name: "restore", Required: []string{"ref"}},
+			// ≤v0.55: pad_search query as an action of pad_item
+			{Name: "search", ReadOnly: true, Required: []string{"query"}, Optional: []string{"collection", "status", "priority", "sort", "limit", "offset"}},
 			{Name: "star", Required: []string{"ref"}},
 			{Name: "starred", ReadOnly: true, Optional: []string{"all", "limit"}},
 			{Name: "unlink", Required: []string{"ref", "target", "link_type"}},
@@ -474,7 +479,7 @@ var catalog = []*toolDef{
 			{Name: "collection", Type: tString, Desc: "Only this collection."},
 			{Name: "limit", Type: tNumber, Integer: true, Desc: fmt.Sprintf("Most hits to return (default %d, max %d).", listDefault, searchMax)}, pOffset,
 			{Name: "priority", Type: tString, Desc: "Only this priority (comma-separate several)."},
-			{Name: "query", Type: tString, Desc: fmt.Sprintf("Words (all must match; a typo is retried when nothing matches), \"phrase\", prefix*, -word or NOT word, and filters status:, priority:, tag:, in:<collection>, is:<state>, ref:, title: (a plain word already searches the content). At most %d characters and %d terms.", api.SearchMaxQueryChars, api.SearchMaxQueryTerms)},
+			pQuery,
 			{Name: "sort", Type: tString, Desc: "relevance (default), created_at, updated_at or title."},
 			{Name: "status", Type: tString, Desc: "Only this status (comma-separate several)."},
 			pWorkspace,

@@ -54,6 +54,7 @@ func TestAnswersInProcessMatchAnswersOverLoopback(t *testing.T) {
 		{"tool": "pad_item", "action": "starred"},
 		{"tool": "pad_item", "action": "context", "ref": tasks[0]},
 		{"tool": "pad_search", "action": "query", "query": "installer"},
+		{"tool": "pad_item", "action": "search", "query": "installer", "collection": "tasks"},
 		{"tool": "pad_project", "action": "next"},
 		{"tool": "pad_project", "action": "next", "worker_id": "wk_0123456789abcdef0123456789abcdef"},
 		{"tool": "pad_project", "action": "ready", "worker_id": "wk_0123456789abcdef0123456789abcdef"},

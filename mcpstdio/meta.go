@@ -15,6 +15,7 @@ func init() {
 		"pad_meta.server-info":  metaServerInfo,
 		"pad_meta.tool-surface": metaToolSurface,
 		"pad_search.query":      searchQuery,
+		"pad_item.search":       searchQuery,
 	})
 }
 

@@ -28,7 +28,8 @@ import (
 // before a .pad.toml, as padctl does (it took .pad.toml first).
 //
 // padd.3 (ADDITIVE, issue 42): pad_item get takes lines (the body as
-// numbered lines) and agent (the compact projection).
+// numbered lines) and agent (the compact projection); pad_item search
+// (pad_search query under pad_item, with a query param).
 const ToolSurfaceVersion = "padd.3"
 
 // CmdhelpVersion is Pad's cmdhelp contract version. padd dispatches
