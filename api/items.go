@@ -46,6 +46,7 @@ type Item struct {
 	ParentTitle      string            `json:"parent_title,omitempty"`
 	HasChildren      bool              `json:"has_children,omitempty"`
 	RelationTargets  map[string]any    `json:"relation_targets,omitempty"`
+	CodeContext      *CodeContext      `json:"code_context,omitempty"` // from the reserved github_pr
 	Lease            *Lease            `json:"lease,omitempty"`
 	Warnings         *Warnings         `json:"warnings,omitempty"`
 	Appended         []map[string]any  `json:"appended,omitempty"`
@@ -147,8 +148,44 @@ type ItemUpdate struct {
 	ChangeSummary            string         `json:"change_summary,omitempty"`
 	AppendImplementationNote *NoteEntry     `json:"append_implementation_note,omitempty"`
 	AppendDecision           *DecisionEntry `json:"append_decision,omitempty"`
-	Source                   string         `json:"source,omitempty"`
-	OpKey                    string         `json:"op_key,omitempty"`
+	// GitHubPR links the item to a pull request (its reserved github_pr)
+	// and ClearGitHubPR removes the link (ITM-17). They exclude each
+	// other and a full fields write.
+	GitHubPR      *GitHubPR `json:"github_pr,omitempty"`
+	ClearGitHubPR bool      `json:"clear_github_pr,omitempty"`
+	Source        string    `json:"source,omitempty"`
+	OpKey         string    `json:"op_key,omitempty"`
+}
+
+// GitHubPR is the pull request an item is linked to, as the caller
+// supplies it (padd fetches nothing from GitHub): a positive number and
+// an absolute http(s) url, the rest optional.
+type GitHubPR struct {
+	Number    int64  `json:"number"`
+	URL       string `json:"url"`
+	Title     string `json:"title,omitempty"`
+	State     string `json:"state,omitempty"`
+	Branch    string `json:"branch,omitempty"`
+	Repo      string `json:"repo,omitempty"`
+	UpdatedAt string `json:"updated_at,omitempty"`
+}
+
+// CodeContext is Pad's read of an item's github_pr: where its code
+// lives and the pull request, when the item has a link.
+type CodeContext struct {
+	Provider    string       `json:"provider"`
+	Repo        string       `json:"repo,omitempty"`
+	Branch      string       `json:"branch,omitempty"`
+	PullRequest *PullRequest `json:"pull_request,omitempty"`
+}
+
+// PullRequest is the pull request of a CodeContext.
+type PullRequest struct {
+	Number    int64  `json:"number"`
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	State     string `json:"state"`
+	UpdatedAt string `json:"updated_at,omitempty"`
 }
 
 // ItemMove is the body of POST .../items/{ref}/move.

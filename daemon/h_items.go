@@ -317,6 +317,11 @@ func (s *Server) itemUpdate(ws, ref string, in api.ItemUpdate) (*storage.ItemUpd
 	if d := in.AppendDecision; d != nil {
 		up.AppendDecision = &storage.Decision{Decision: d.Decision, Rationale: d.Rationale}
 	}
+	if p := in.GitHubPR; p != nil {
+		up.LinkPR = &model.PullRequestLink{Number: p.Number, URL: p.URL, Title: p.Title, State: p.State,
+			Branch: p.Branch, Repo: p.Repo, UpdatedAt: p.UpdatedAt}
+	}
+	up.UnlinkPR = in.ClearGitHubPR
 	var err error
 	if up.Parent, err = oneOf(in.Parent, in.ParentID, "parent", "parent_id"); err != nil {
 		return nil, err

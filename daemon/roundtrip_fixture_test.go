@@ -30,7 +30,7 @@ import (
 // comments, a reply, an edited comment, an agent's comment, a reply
 // whose comment was deleted; a link of every type; an implementation
 // note and a decision; a convention and a playbook activated from the
-// library; an attachment on an item and named in its body, and one not
+// library; a pull request link; an attachment on an item and named in its body, and one not
 // attached; an archived item and an archived collection.
 //
 // What no door of padd writes yet comes in through an import of w's own
@@ -126,6 +126,10 @@ func fillEverything(h *harness) string {
 		"append_decision": map[string]any{"decision": "keep it", "rationale": "it works"}}, 200, nil)
 	h.mustJSON("POST", wsPath("/library/activate"), map[string]any{"title": "Commit messages say what and why"}, 201, nil)
 	h.mustJSON("POST", wsPath("/library/activate"), map[string]any{"key": "playbook/triage"}, 201, nil)
+	// A pull request link (ITM-17).
+	h.mustJSON("PATCH", wsPath("/items/"+a.Ref), map[string]any{"github_pr": map[string]any{"number": 12,
+		"url": "https://example.com/o/r/pull/12", "title": "Fix it", "state": "open", "branch": "fix", "repo": "o/r",
+		"updated_at": "2026-12-01T10:00:00Z"}}, 200, nil)
 
 	// Attachments: one on Spec one and named in its body, one loose.
 	shot := h.upload(pngBytes(h.t, 3, 2), "shot.png", s1.Ref, 201)
@@ -156,8 +160,7 @@ func fillEverything(h *harness) string {
 
 // injectNoDoorYet is bundle with what no door of padd's API writes yet
 // added to its pad-export.json, as Pad or a newer padd would export it:
-// a pull request link (ITM-17, reserved github_pr) on item a, a place on
-// the roles board (its PUTs are not built) for a, and a link of a type
+// a place on the roles board (its PUTs are not built) for a, and a link of a type
 // padd does not know (a newer Pad's) from g to b. When a door comes,
 // the fixture makes it through the door instead.
 func injectNoDoorYet(t *testing.T, bundle []byte, a, b, g string) []byte {
@@ -169,17 +172,9 @@ func injectNoDoorYet(t *testing.T, bundle []byte, a, b, g string) []byte {
 	}
 	for i := range e.Items {
 		it := &e.Items[i]
-		if it.ID != a {
-			continue
+		if it.ID == a {
+			it.RoleSortOrder = 3
 		}
-		fields, err := api.DecodeObject(it.Fields)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fields["github_pr"] = map[string]any{"number": 12, "url": "https://example.com/o/r/pull/12", "title": "Fix it",
-			"state": "open", "branch": "fix", "repo": "o/r", "updated_at": "2026-12-01T10:00:00Z"}
-		raw, _ := json.Marshal(fields)
-		it.Fields, it.RoleSortOrder = string(raw), 3
 	}
 	e.ItemLinks = append(e.ItemLinks, api.ItemLinkExport{ID: "00000000-0000-4000-8000-0000000000f1", SourceID: g, TargetID: b,
 		LinkType: "duplicates", CreatedBy: "user", CreatedByName: model.LocalUserName, CreatedAt: "2026-12-01T10:00:00Z"})

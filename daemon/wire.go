@@ -72,7 +72,34 @@ func wireItem(v *storage.ItemView) api.Item {
 	}
 	wireRole(&it, v)
 	it.Lease = wireLease(v.Lease)
+	it.CodeContext = wireCodeContext(fields[model.FieldGitHubPR])
 	return it
+}
+
+// wireCodeContext is Pad's code_context of an item, read from its
+// github_pr: nil when the item has no link (or one naming nothing).
+func wireCodeContext(v any) *api.CodeContext {
+	pr, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	str := func(k string) string { s, _ := pr[k].(string); return s }
+	var number int64
+	switch n := pr["number"].(type) {
+	case json.Number:
+		number, _ = n.Int64()
+	case float64:
+		number = int64(n)
+	}
+	cc := &api.CodeContext{Provider: "github", Repo: str("repo"), Branch: str("branch")}
+	if number == 0 && str("url") == "" && cc.Repo == "" && cc.Branch == "" {
+		return nil
+	}
+	if number != 0 || str("url") != "" || str("title") != "" || str("state") != "" {
+		cc.PullRequest = &api.PullRequest{Number: number, URL: str("url"), Title: str("title"), State: str("state"),
+			UpdatedAt: str("updated_at")}
+	}
+	return cc
 }
 
 func agentName(a model.Actor) string {

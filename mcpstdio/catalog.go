@@ -281,6 +281,13 @@ var catalog = []*toolDef{
 			// v0.39
 			{Name: "overwrite_pending_edits", Type: tBoolean, Desc: "Replace content although unsaved edits are pending (update)."},
 			{Name: "parent", Type: tString, Desc: "Parent item ref (create, update; list filter)."},
+			// v0.95
+			{Name: "pr_branch", Type: tString, Desc: "Branch of the pull request (link-pr)."},
+			{Name: "pr_number", Type: tNumber, Integer: true, Desc: "Pull request number, 1 or more (link-pr)."},
+			{Name: "pr_repo", Type: tString, Desc: "Repository of the pull request, owner/name (link-pr)."},
+			{Name: "pr_state", Type: tString, Desc: "State of the pull request, e.g. OPEN, MERGED, CLOSED (link-pr)."},
+			{Name: "pr_title", Type: tString, Desc: "Title of the pull request (link-pr)."},
+			{Name: "pr_url", Type: tString, Desc: "Absolute http(s) URL of the pull request (link-pr). padd fetches nothing from it."},
 			{Name: "priority", Type: tString, Desc: "Priority value (create, update, bulk-update; list filter)."},
 			// C2 of the inventory: Pad's search as an action of pad_item too
 			pQuery,
@@ -331,6 +338,8 @@ var catalog = []*toolDef{
 			{Name: "history", ReadOnly: true, Required: []string{"ref"}, Optional: []string{"limit", "full"}},
 			{Name: "import", Required: []string{"artifact"}},
 			{Name: "link", Required: []string{"ref", "target", "link_type"}},
+			// v0.95
+			{Name: "link-pr", Required: []string{"ref", "pr_number", "pr_url"}, Optional: []string{"pr_title", "pr_state", "pr_branch", "pr_repo"}},
 			{Name: "list", ReadOnly: true, Optional: []string{"collection", "status", "priority", "parent", "unparented", "role", "assign", "category", "field", "all", "full", "limit", "offset", "sort", "group_by"},
 				Exclusive: [][2]string{{"parent", "unparented"}}},
 			{Name: "list-comments", ReadOnly: true, Required: []string{"ref"}},
@@ -348,6 +357,7 @@ var catalog = []*toolDef{
 			{Name: "star", Required: []string{"ref"}},
 			{Name: "starred", ReadOnly: true, Optional: []string{"all", "limit"}},
 			{Name: "unlink", Required: []string{"ref", "target", "link_type"}},
+			{Name: "unlink-pr", Required: []string{"ref"}},
 			{Name: "unremind", Required: []string{"reminder_id"}},
 			{Name: "unstar", Required: []string{"ref"}},
 			{Name: "update", Required: []string{"ref"}, Optional: []string{"title", "content", "fields", "field", "status", "priority", "parent", "clear_parent", "assign", "clear_assigned_user", "role", "clear_agent_role", "tags", "comment", "expected_seq", "expected_updated_at", "replace", "overwrite_pending_edits", "force"},

@@ -24,6 +24,8 @@ func init() {
 		"pad_item.decide":      itemDecide,
 		"pad_item.export":      itemExport,
 		"pad_item.import":      itemImport,
+		"pad_item.link-pr":     itemLinkPR,
+		"pad_item.unlink-pr":   itemUnlinkPR,
 	})
 }
 
@@ -315,6 +317,37 @@ func itemNote(c *call) (*result, error) {
 
 func itemDecide(c *call) (*result, error) {
 	return appendEntry(c, api.ItemUpdate{AppendDecision: &api.DecisionEntry{Decision: c.a.str("decision"), Rationale: c.a.str("rationale")}})
+}
+
+// itemLinkPR links the item to a pull request from the metadata the
+// agent gives (ITM-17); padd fetches nothing from GitHub.
+func itemLinkPR(c *call) (*result, error) {
+	n, _ := c.a.int("pr_number")
+	in := api.ItemUpdate{GitHubPR: &api.GitHubPR{Number: n, URL: c.a.str("pr_url"), Title: c.a.str("pr_title"),
+		State: c.a.str("pr_state"), Branch: c.a.str("pr_branch"), Repo: c.a.str("pr_repo")}}
+	var it api.Item
+	if _, err := c.p.do(c.ctx, "PATCH", c.itemPath(), nil, in, &it); err != nil {
+		return nil, err
+	}
+	return &result{value: written(it)}, nil
+}
+
+// itemUnlinkPR removes the item's pull request link, refusing an item
+// that has none, as Pad's unlink does.
+func itemUnlinkPR(c *call) (*result, error) {
+	it, err := getItem(c.ctx, c.p, c.ws, c.a.str("ref"))
+	if err != nil {
+		return nil, err
+	}
+	if fields, _ := it.FieldMap(); fields["github_pr"] == nil {
+		return nil, refuse(api.CodeNotFound, "pad_item get shows an item's link as code_context; link one with link-pr",
+			"%s has no linked pull request", it.Ref).with("ref", it.Ref).with("reason", "no_pr_link")
+	}
+	var out api.Item
+	if _, err := c.p.do(c.ctx, "PATCH", c.itemPath(), nil, api.ItemUpdate{ClearGitHubPR: true}, &out); err != nil {
+		return nil, err
+	}
+	return &result{value: written(out)}, nil
 }
 
 // getItem reads one item (used by resources and the bootstrap).

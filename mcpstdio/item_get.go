@@ -168,20 +168,21 @@ func (nb numberedBody) notes() []string {
 // bookkeeping or the collection's display members. Pad names the
 // projection and publishes no shape for it; this one is padd's.
 type agentItem struct {
-	Ref             string          `json:"ref"`
-	Title           string          `json:"title"`
-	Collection      string          `json:"collection"`
-	Fields          json.RawMessage `json:"fields"`
-	Tags            json.RawMessage `json:"tags,omitempty"`
-	Parent          string          `json:"parent,omitempty"`
-	ParentTitle     string          `json:"parent_title,omitempty"`
-	Role            string          `json:"role,omitempty"`
-	Seq             int64           `json:"seq"`
-	UpdatedAt       time.Time       `json:"updated_at"`
-	DeletedAt       *time.Time      `json:"deleted_at,omitempty"`
-	Lease           *api.Lease      `json:"lease,omitempty"`
-	RelationTargets map[string]any  `json:"relation_targets,omitempty"`
-	Content         *string         `json:"content,omitempty"`
+	Ref             string           `json:"ref"`
+	Title           string           `json:"title"`
+	Collection      string           `json:"collection"`
+	Fields          json.RawMessage  `json:"fields"`
+	Tags            json.RawMessage  `json:"tags,omitempty"`
+	Parent          string           `json:"parent,omitempty"`
+	ParentTitle     string           `json:"parent_title,omitempty"`
+	Role            string           `json:"role,omitempty"`
+	Seq             int64            `json:"seq"`
+	UpdatedAt       time.Time        `json:"updated_at"`
+	DeletedAt       *time.Time       `json:"deleted_at,omitempty"`
+	Lease           *api.Lease       `json:"lease,omitempty"`
+	RelationTargets map[string]any   `json:"relation_targets,omitempty"`
+	CodeContext     *api.CodeContext `json:"code_context,omitempty"`
+	Content         *string          `json:"content,omitempty"`
 	*numberedBody
 	// Comments are the newest agentCommentsMax, oldest first.
 	Comments      []agentComment `json:"comments,omitempty"`
@@ -218,7 +219,7 @@ func agentView(got *itemWithParts, lines bool) *result {
 	it := got.Item
 	a := agentItem{Ref: it.Ref, Title: it.Title, Collection: it.CollectionSlug, Fields: rawJSON(it.Fields, "{}"),
 		Parent: it.ParentRef, ParentTitle: it.ParentTitle, Role: it.AgentRoleSlug, Seq: it.Seq, UpdatedAt: it.UpdatedAt,
-		DeletedAt: it.DeletedAt, Lease: it.Lease, RelationTargets: it.RelationTargets}
+		DeletedAt: it.DeletedAt, Lease: it.Lease, RelationTargets: it.RelationTargets, CodeContext: it.CodeContext}
 	if tags := rawJSON(it.Tags, "[]"); string(tags) != "[]" {
 		a.Tags = tags
 	}

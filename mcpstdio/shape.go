@@ -62,6 +62,7 @@ type itemFull struct {
 	Source          string           `json:"source,omitempty"`
 	DeletedAt       *time.Time       `json:"deleted_at,omitempty"`
 	RelationTargets map[string]any   `json:"relation_targets,omitempty"`
+	CodeContext     *api.CodeContext `json:"code_context,omitempty"`
 	Warnings        *api.Warnings    `json:"warnings,omitempty"`
 	Appended        []map[string]any `json:"appended,omitempty"`
 }
@@ -100,7 +101,7 @@ func written(it api.Item) itemFull {
 		ParentTitle: it.ParentTitle, HasChildren: it.HasChildren, Role: it.AgentRoleSlug, AssignedUserID: it.AssignedUserID,
 		Pinned: it.Pinned, Seq: it.Seq, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, CreatedBy: it.CreatedBy,
 		CreatedByName: it.CreatedByName, LastModifiedBy: it.LastModifiedBy, Source: it.Source, DeletedAt: it.DeletedAt,
-		RelationTargets: it.RelationTargets, Warnings: it.Warnings, Appended: it.Appended}
+		RelationTargets: it.RelationTargets, CodeContext: it.CodeContext, Warnings: it.Warnings, Appended: it.Appended}
 }
 
 // shapeItems projects a page: summaries unless full.

@@ -61,7 +61,7 @@ func (a args) strp(k string) *string {
 // Integer params with a lower bound; every other integer param is >= 0
 // unless listed in signed.
 var (
-	positive = map[string]bool{"limit": true, "expected_seq": true, "budget": true, "days": true}
+	positive = map[string]bool{"limit": true, "expected_seq": true, "budget": true, "days": true, "pr_number": true}
 	signed   = map[string]bool{"sort_order": true}
 )
 

@@ -29,7 +29,8 @@ import (
 //
 // padd.3 (ADDITIVE, issue 42): pad_item get takes lines (the body as
 // numbered lines) and agent (the compact projection); pad_item search
-// (pad_search query under pad_item, with a query param).
+// (pad_search query under pad_item, with a query param); pad_item
+// link-pr and unlink-pr (a pull request link, answered as code_context).
 const ToolSurfaceVersion = "padd.3"
 
 // CmdhelpVersion is Pad's cmdhelp contract version. padd dispatches

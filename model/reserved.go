@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -98,6 +99,25 @@ func CheckReserved(key string, v any) error {
 		return nil
 	}
 	return Invalid("field %q is not reserved metadata", key).With("field", key)
+}
+
+// PullRequestLink is a pull request an item is linked to (ITM-17), as
+// the caller supplies it: padd fetches nothing from GitHub.
+type PullRequestLink struct {
+	Number                                     int64
+	URL, Title, State, Branch, Repo, UpdatedAt string
+}
+
+// Value is the link as the reserved github_pr holds it: number and url,
+// and each optional member that is given. CheckReserved checks it.
+func (p PullRequestLink) Value() map[string]any {
+	v := map[string]any{"number": json.Number(strconv.FormatInt(p.Number, 10)), "url": p.URL}
+	for k, s := range map[string]string{"title": p.Title, "state": p.State, "branch": p.Branch, "repo": p.Repo, "updated_at": p.UpdatedAt} {
+		if s != "" {
+			v[k] = s
+		}
+	}
+	return v
 }
 
 // checkEntries checks a list of note or decision entries, each needing

@@ -32,7 +32,12 @@ type ItemUpdate struct {
 	Comment           string // why: kept as the version's change summary
 	AppendNote        *Note
 	AppendDecision    *Decision
-	Idem              Idem
+	// LinkPR sets the item's pull request link (the reserved github_pr,
+	// ITM-17) and UnlinkPR removes it; an unlink of an item without one
+	// changes nothing.
+	LinkPR   *model.PullRequestLink
+	UnlinkPR bool
+	Idem     Idem
 	// ActivityMeta adds system members to the update's activity entry
 	// (a patch's patch_id and patch_edits). Only storage sets it.
 	ActivityMeta map[string]any
@@ -88,6 +93,12 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 	}
 	if in.Fields != nil && (in.AppendNote != nil || in.AppendDecision != nil) {
 		return nil, model.BadRequest("appends cannot be combined with a full fields write; use fields_patch")
+	}
+	if in.LinkPR != nil && in.UnlinkPR {
+		return nil, model.BadRequest("github_pr and clear_github_pr exclude each other: send one")
+	}
+	if in.Fields != nil && (in.LinkPR != nil || in.UnlinkPR) {
+		return nil, model.BadRequest("github_pr and clear_github_pr cannot be combined with a full fields write; use fields_patch")
 	}
 	if in.ClearParent {
 		if in.Parent != nil {
@@ -234,6 +245,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	linkPR(it, in, changes)
 
 	if len(changes) == 0 && len(appended) == 0 {
 		v, err := view(b, it, map[string]*model.Collection{c.ID: c})
@@ -371,6 +383,33 @@ func (w *wtx) appendEntries(it *model.Item, in ItemUpdate) ([]map[string]any, er
 		}
 	}
 	return out, nil
+}
+
+// linkPR sets or removes the item's pull request link, noting the
+// change. The fields map is copied first: the item's old copy shares it.
+func linkPR(it *model.Item, in ItemUpdate, changes map[string]any) {
+	if in.LinkPR == nil && !in.UnlinkPR {
+		return
+	}
+	k := model.FieldGitHubPR
+	before, had := it.Fields[k]
+	var after any
+	if in.LinkPR != nil {
+		after = in.LinkPR.Value()
+	}
+	if !had && after == nil || had && after != nil && model.EqualJSON(before, after) {
+		return
+	}
+	it.Fields = copyMap(it.Fields)
+	if it.Fields == nil {
+		it.Fields = map[string]any{}
+	}
+	if after == nil {
+		delete(it.Fields, k)
+	} else {
+		it.Fields[k] = after
+	}
+	changes["fields."+k] = map[string]any{"from": before, "to": after}
 }
 
 func entryList(v any, key string) ([]any, error) {

@@ -30,6 +30,9 @@ func CheckInput(v any) error {
 		if err == nil && in.AppendDecision != nil {
 			err = model.LimitComment.CheckEach([]string{in.AppendDecision.Decision, in.AppendDecision.Rationale})
 		}
+		if err == nil && in.LinkPR != nil {
+			err = model.CheckReserved(model.FieldGitHubPR, in.LinkPR.Value())
+		}
 		return err
 	case MoveInput:
 		return model.CheckFields(in.Fields)
