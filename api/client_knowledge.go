@@ -40,6 +40,12 @@ type PlaybookRunRequest struct {
 	AllowDraft bool           `json:"allow_draft,omitempty"`
 }
 
+// PlaybookMatchRequest is the body of POST .../playbooks/match: the free
+// text to find a playbook for (PB-03).
+type PlaybookMatchRequest struct {
+	Text string `json:"text"`
+}
+
 // PlaybookRun answers a run: the body to follow and the arguments bound
 // to it. Nothing is executed or stored. Unbound lists required
 // arguments nobody gave (ask for them); IgnoredArgs names args members

@@ -202,9 +202,20 @@ func (s *Server) runPlaybook(w http.ResponseWriter, r *http.Request) error {
 }
 
 // matchPlaybook is Pad's LLM playbook router; padd has no decision
-// provider, so it answers as Pad does without one.
+// provider, so it answers as Pad does without one, once the text is one
+// Pad would send to a provider (PB-03).
 func (s *Server) matchPlaybook(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.store.GetWorkspace(r.PathValue("ws")); err != nil {
+		return err
+	}
+	var in api.PlaybookMatchRequest
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		return model.BadRequest("text is required: the request to find a playbook for").With("param", "text")
+	}
+	if err := model.LimitMatchText.Check(in.Text); err != nil {
 		return err
 	}
 	return model.Errorf(model.CodeDecisionProviderUnavailable,

@@ -173,6 +173,14 @@ func TestPlaybookRoutes(t *testing.T) {
 	}
 	h.wantError("POST", wsPath("/playbooks/match"), map[string]any{"text": "ship it"}, 404, model.CodeDecisionProviderUnavailable)
 	h.wantError("POST", "/api/v1/workspaces/nope/playbooks/match", map[string]any{"text": "x"}, 404, model.CodeNotFound)
+	// Bad text is refused before the missing provider is named (PB-03).
+	for _, body := range []any{nil, map[string]any{}, map[string]any{"text": "  "}, `{"text": 5}`, `{"text": `} {
+		h.wantError("POST", wsPath("/playbooks/match"), body, 400, model.CodeBadRequest)
+	}
+	long := h.wantError("POST", wsPath("/playbooks/match"), map[string]any{"text": strings.Repeat("x", model.LimitMatchText.Max+1)}, 400, model.CodeValidation)
+	if long.Details["field"] != "text" || long.Details["limit"] != float64(model.LimitMatchText.Max) {
+		t.Errorf("an over-long match text: %v", long.Details)
+	}
 }
 
 func TestPatchRoute(t *testing.T) {

@@ -9,9 +9,7 @@ package mcpstdio
 // The base is the catalog a real Pad serves at ToolSurfaceVersion 0.25
 // (testdata/pad-mcp-catalog-v0.25.txt, checked by TestCatalogCoversPad025),
 // plus the later Pad additions an agent on padd needs, each marked with
-// the Pad version that introduced it. Pad's one-time `match` action
-// (pad_playbook, v0.41) is left out: it sends text to an LLM decision
-// provider, which a local padd does not have.
+// the Pad version that introduced it.
 
 import (
 	"fmt"
@@ -404,22 +402,28 @@ var catalog = []*toolDef{
 	{
 		Name:  "pad_playbook",
 		Title: "Pad playbooks",
-		Desc:  "Playbooks are the workspace's written procedures. list and get read them; run binds arguments and returns the steps for you to carry out (it executes nothing).",
+		Desc:  "Playbooks are the workspace's written procedures. list and get read them; run binds arguments and returns the steps for you to carry out (it executes nothing); match would ask an LLM which playbook a request calls for, and padd has none to ask.",
 		// Pad marks this tool openWorld because of match, which asks an LLM
-		// provider; padd has no match, so nothing leaves the machine.
+		// provider; padd has no provider, its match answers
+		// decision_provider_unavailable, and nothing leaves the machine.
 		Hints: hints{ReadOnly: true, Idempotent: true},
 		Params: []paramDef{
-			actionParam("list, get or run."),
+			actionParam("list, get, run or match."),
 			// Pad's v0.25 wire types allow_draft as a string ("true").
 			{Name: "allow_draft", Type: tString, Desc: "\"true\" runs a playbook that is not active yet."},
 			{Name: "args", Type: tObject, Desc: "Arguments by name (run)."},
 			{Name: "raw_args", Type: tArray, Items: tString, Desc: "CLI-style argument tokens (run)."},
 			{Name: "ref", Type: tString, Desc: "Playbook invocation slug, slug or ref."},
+			// v0.41
+			{Name: "text", Type: tString, Desc: "What the user asked for, to find the playbook it calls for (match)."},
 			pWorkspace,
 		},
 		Actions: []actionDef{
 			{Name: "get", ReadOnly: true, Required: []string{"ref"}},
 			{Name: "list", ReadOnly: true},
+			// v0.41: padd has no LLM decision provider, so it answers
+			// decision_provider_unavailable, as Pad does without one.
+			{Name: "match", ReadOnly: true, Required: []string{"text"}},
 			{Name: "run", ReadOnly: true, Required: []string{"ref"}, Optional: []string{"args", "raw_args", "allow_draft"}},
 		},
 	},

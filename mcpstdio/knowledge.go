@@ -16,6 +16,7 @@ func init() {
 		"pad_playbook.list":    playbookList,
 		"pad_playbook.get":     playbookGet,
 		"pad_playbook.run":     playbookRun,
+		"pad_playbook.match":   playbookMatch,
 		"pad_library.list":     libraryList,
 		"pad_library.get":      libraryGet,
 		"pad_library.activate": libraryActivate,
@@ -74,6 +75,13 @@ func playbookRun(c *call) (*result, error) {
 		body["raw_args"] = raw
 	}
 	return passThrough(c, "POST", playbookPath(c)+"/run", nil, nil, body)
+}
+
+// playbookMatch asks padd which active playbook the text calls for;
+// without an LLM decision provider padd answers
+// decision_provider_unavailable, whose hint says how to choose instead.
+func playbookMatch(c *call) (*result, error) {
+	return passThrough(c, "POST", wsPath(c.ws)+"/playbooks/match", nil, nil, api.PlaybookMatchRequest{Text: c.a.str("text")})
 }
 
 // libraryRoutes are the two halves of the library.

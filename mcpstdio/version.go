@@ -30,7 +30,8 @@ import (
 // padd.3 (ADDITIVE, issue 42): pad_item get takes lines (the body as
 // numbered lines) and agent (the compact projection); pad_item search
 // (pad_search query under pad_item, with a query param); pad_item
-// link-pr and unlink-pr (a pull request link, answered as code_context).
+// link-pr and unlink-pr (a pull request link, answered as code_context);
+// pad_playbook match (answers decision_provider_unavailable: no LLM).
 const ToolSurfaceVersion = "padd.3"
 
 // CmdhelpVersion is Pad's cmdhelp contract version. padd dispatches

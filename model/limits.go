@@ -42,7 +42,8 @@ var (
 	LimitComment     = Limit{"comment", 100_000, "a comment's body, a change summary, a note or a decision"}
 	LimitSchema      = Limit{"fields", 100_000, "a collection's fields, in the field DSL"}
 	LimitQuery       = Limit{"q", MaxQueryChars, "a search query"}
-	limitsTable      = []Limit{LimitTitle, LimitContent, LimitTag, LimitFieldKey, LimitFieldValue, LimitSlug, LimitName, LimitPrefix, LimitIcon, LimitDescription, LimitComment, LimitSchema, LimitQuery}
+	LimitMatchText   = Limit{"text", 10_000, "the text a playbook match is asked about"}
+	limitsTable      = []Limit{LimitTitle, LimitContent, LimitTag, LimitFieldKey, LimitFieldValue, LimitSlug, LimitName, LimitPrefix, LimitIcon, LimitDescription, LimitComment, LimitSchema, LimitQuery, LimitMatchText}
 )
 
 // MaxQueryChars is LimitQuery's maximum.
