@@ -48,6 +48,17 @@ type AttachmentList struct {
 	Offset      int          `json:"offset"`
 }
 
+// StorageUsage answers GET /workspaces/{ws}/storage/usage (WS-07):
+// Pad's members, of which a padd has no plan, no limit (-1) and no
+// override, and padd's count of the attachments summed.
+type StorageUsage struct {
+	UsedBytes      int64  `json:"used_bytes"`
+	LimitBytes     int64  `json:"limit_bytes"` // -1: unlimited
+	Plan           string `json:"plan"`
+	OverrideActive bool   `json:"override_active"`
+	Attachments    int    `json:"attachments"` // padd: how many rows used_bytes sums
+}
+
 // AttachmentUpload answers POST /workspaces/{ws}/attachments (201): Pad's
 // upload reply, and padd's item ref and hash.
 type AttachmentUpload struct {

@@ -14,6 +14,44 @@ import (
 func (s *Server) activityRoutes() {
 	s.handle("GET /api/v1/workspaces/{ws}/activity", s.activity)
 	s.handle("GET /api/v1/workspaces/{ws}/items/{ref}/activity", s.activity)
+	s.handle("GET /api/v1/audit-log", s.auditLog)
+}
+
+// auditLog answers Pad's audit log (WS-08): every live workspace's
+// activity (or one's, with ?workspace=), newest first, as a bare array
+// of activity rows, over the last days (default 30). action filters by
+// action, actor (or Pad's user) by user or agent. X-Pad-Has-More says
+// whether older entries match.
+func (s *Server) auditLog(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	limit, offset, err := pageParams(r, storage.DefaultAuditLimit, storage.MaxAuditLimit)
+	if err != nil {
+		return err
+	}
+	days := storage.DefaultAuditDays
+	if v := q.Get("days"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return model.BadRequest("days must be a whole number of 1 or more, got %q", v).With("param", "days")
+		}
+		days = min(n, storage.MaxAuditDays)
+	}
+	actor := q.Get("actor")
+	if actor == "" {
+		actor = q.Get("user")
+	}
+	page, err := s.store.AuditLog(r.Context(), storage.AuditQuery{Workspace: q.Get("workspace"), Action: q.Get("action"),
+		Actor: actor, Since: s.now().AddDate(0, 0, -days), Limit: limit, Offset: offset})
+	if err != nil {
+		return err
+	}
+	out := make([]api.Activity, 0, len(page.Entries))
+	for _, e := range page.Entries {
+		out = append(out, wireActivity(e))
+	}
+	setPaging(w, page.HasMore, offset+len(out))
+	writeJSON(w, 200, out)
+	return nil
 }
 
 // activity answers the workspace feed and (with {ref}) one item's,

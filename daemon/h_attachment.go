@@ -89,6 +89,18 @@ func (s *Server) attachmentRoutes() {
 	s.handle("DELETE /api/v1/workspaces/{ws}/attachments/{id}", s.deleteAttachment)
 	s.handle("POST /api/v1/workspaces/{ws}/attachments/{id}/attach", s.attachAttachment)
 	s.handle("POST /api/v1/workspaces/{ws}/attachments/{id}/transform", s.transformAttachment)
+	s.handle("GET /api/v1/workspaces/{ws}/storage/usage", s.storageUsage)
+}
+
+// storageUsage answers what the workspace's attachments take, as Pad's
+// does for an owner with no plan limit (WS-07).
+func (s *Server) storageUsage(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.store.AttachmentUsage(r.PathValue("ws"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, 200, api.StorageUsage{UsedBytes: u.Bytes, LimitBytes: -1, Attachments: u.Count})
+	return nil
 }
 
 // wireAttachment is a row as sent.

@@ -256,3 +256,33 @@ func TestStartupSweepRemovesDeletedRowsBlobs(t *testing.T) {
 		t.Fatalf("kept after the sweep: %d %q", r.status, r.body)
 	}
 }
+
+// WS-07: storage/usage sums the workspace's attachment rows (the same
+// bytes twice count twice, as Pad counts rows), with no plan and no
+// limit; a deleted row stops counting; another workspace's do not count.
+func TestStorageUsage(t *testing.T) {
+	h := newHarness(t)
+	var u api.StorageUsage
+	h.mustJSON("GET", wsPath("/storage/usage"), nil, 200, &u)
+	if u != (api.StorageUsage{LimitBytes: -1}) {
+		t.Fatalf("empty workspace: %+v", u)
+	}
+	a := h.task("Holder")
+	shot := pngBytes(t, 4, 3)
+	first := h.upload(shot, "a.png", a.Ref, 201)
+	h.upload(shot, "again.png", "", 201)
+	h.upload([]byte("a log line\n"), "run.log", "", 201)
+	h.mustJSON("POST", "/api/v1/workspaces", map[string]any{"name": "Other"}, 201, nil)
+	h.mustJSON("POST", "/api/v1/workspaces/other/attachments?filename=x.txt", "elsewhere", 201, nil, "Content-Type", "application/octet-stream")
+	h.mustJSON("GET", wsPath("/storage/usage"), nil, 200, &u)
+	want := int64(2*len(shot) + len("a log line\n"))
+	if u.UsedBytes != want || u.Attachments != 3 || u.LimitBytes != -1 || u.Plan != "" || u.OverrideActive {
+		t.Fatalf("after three uploads: %+v, want %d bytes", u, want)
+	}
+	h.mustJSON("DELETE", wsPath("/attachments/"+first.ID), nil, 204, nil)
+	h.mustJSON("GET", wsPath("/storage/usage"), nil, 200, &u)
+	if u.UsedBytes != want-int64(len(shot)) || u.Attachments != 2 {
+		t.Errorf("after a delete: %+v", u)
+	}
+	h.wantError("GET", "/api/v1/workspaces/nope/storage/usage", nil, 404, "not_found")
+}

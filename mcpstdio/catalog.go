@@ -515,7 +515,7 @@ var catalog = []*toolDef{
 	{
 		Name:  "pad_workspace",
 		Title: "Pad workspaces",
-		Desc:  "Workspaces hold collections and items. list, create (from a template), members, and deleted/restore for soft-deleted ones.",
+		Desc:  "Workspaces hold collections and items. list, create (from a template), members, storage (what its attachments take), audit-log (every workspace's activity, newest first; workspace narrows it), and deleted/restore for soft-deleted ones.",
 		// Pad marks this tool destructive and openWorld because invite sends
 		// email. padd is single-user and local: invite and claim answer
 		// not_implemented, nothing here deletes, and nothing leaves the
@@ -536,7 +536,8 @@ var catalog = []*toolDef{
 			pWorkspace,
 		},
 		Actions: []actionDef{
-			{Name: "audit-log", ReadOnly: true, Optional: []string{"action_filter", "actor", "days", "limit"}},
+			// Pad's audit log reads every workspace; workspace narrows it.
+			{Name: "audit-log", ReadOnly: true, Optional: []string{"action_filter", "actor", "days", "limit"}, NoWorkspace: true},
 			{Name: "claim", Required: []string{"code"}, NoWorkspace: true},
 			{Name: "create", Required: []string{"name"}, Optional: []string{"slug", "template"}, NoWorkspace: true},
 			// v0.8

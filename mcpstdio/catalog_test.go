@@ -177,7 +177,7 @@ func TestSchemas(t *testing.T) {
 		t.Errorf("pad_item description names pending actions, and it has none: %s", d)
 	}
 	ws, _ := toolByName("pad_workspace")
-	if d := toolDescription(ws); !strings.Contains(d, "(answer not_implemented): audit-log, claim, invite, storage.") {
+	if d := toolDescription(ws); !strings.Contains(d, "(answer not_implemented): claim, invite.") {
 		t.Errorf("pad_workspace description does not name its pending actions: %s", d)
 	}
 }

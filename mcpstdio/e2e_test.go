@@ -335,11 +335,10 @@ func TestErrorPaths(t *testing.T) {
 		"fields": map[string]any{"status": "bogus"}}, "validation_error")
 	refused(t, cs, "pad_item", map[string]any{"action": "get", "ref": "TASK-999"}, "not_found")
 	refused(t, cs, "pad_item", map[string]any{"action": "list", "workspace": "nope"}, "not_found")
-	r = refused(t, cs, "pad_workspace", map[string]any{"action": "storage"}, "not_implemented")
-	if r.str("details", "action") != "storage" {
+	r = refused(t, cs, "pad_workspace", map[string]any{"action": "invite", "email": "a@b.c"}, "not_implemented")
+	if r.str("details", "action") != "invite" {
 		t.Errorf("not_implemented details: %s", r.texts[0])
 	}
-	refused(t, cs, "pad_workspace", map[string]any{"action": "invite", "email": "a@b.c"}, "not_implemented")
 	refused(t, cs, "pad_item", map[string]any{"action": "update", "ref": "TASK-1"}, "validation_failed")
 	// An unknown tool is the protocol's error, not a tool's.
 	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "pad_nothing"}); err == nil {

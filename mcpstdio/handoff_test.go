@@ -61,6 +61,8 @@ func TestAnswersInProcessMatchAnswersOverLoopback(t *testing.T) {
 		{"tool": "pad_project", "action": "standup"},
 		{"tool": "pad_project", "action": "dashboard"},
 		{"tool": "pad_collection", "action": "list"},
+		{"tool": "pad_workspace", "action": "storage"},
+		{"tool": "pad_workspace", "action": "audit-log", "limit": 5},
 	} {
 		tool := call["tool"].(string)
 		args := map[string]any{"workspace": ws}

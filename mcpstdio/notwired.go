@@ -20,10 +20,8 @@ type pending struct {
 // one of this table and the handlers map; wiring an action means adding
 // its handler and deleting its row here.
 var notWired = map[string]pending{
-	"pad_workspace.storage":   {Missing: "storage usage", Hint: "`padctl daemon status` shows the database size"},
-	"pad_workspace.audit-log": {Missing: "the audit log", Hint: "pad_project activity shows who changed what"},
-	"pad_workspace.invite":    {Missing: "members and invitations", Never: true, Hint: "padd keeps one person's workspaces on this machine; invite people on a Pad server"},
-	"pad_workspace.claim":     {Missing: "workspace claims", Never: true, Hint: "claims belong to a Pad server account; padd's workspaces are already yours"},
+	"pad_workspace.invite": {Missing: "members and invitations", Never: true, Hint: "padd keeps one person's workspaces on this machine; invite people on a Pad server"},
+	"pad_workspace.claim":  {Missing: "workspace claims", Never: true, Hint: "claims belong to a Pad server account; padd's workspaces are already yours"},
 }
 
 // refusal is the tool error a not-wired action answers with.

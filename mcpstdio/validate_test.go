@@ -145,12 +145,9 @@ func TestFromAPI(t *testing.T) {
 }
 
 func TestNotWiredRefusal(t *testing.T) {
-	e := notWired["pad_workspace.storage"].refusal("pad_workspace.storage")
-	if e.Code != codeNotImplemented || e.Details["action"] != "storage" || !strings.Contains(e.Message, "storage usage") || e.Hint == "" {
-		t.Errorf("%+v", e)
-	}
-	e = notWired["pad_workspace.invite"].refusal("pad_workspace.invite")
-	if !strings.Contains(e.Message, "single-user") {
+	e := notWired["pad_workspace.invite"].refusal("pad_workspace.invite")
+	if e.Code != codeNotImplemented || e.Details["action"] != "invite" || !strings.Contains(e.Message, "members and invitations") || e.Hint == "" ||
+		!strings.Contains(e.Message, "single-user") {
 		t.Errorf("%+v", e)
 	}
 }

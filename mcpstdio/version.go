@@ -31,7 +31,8 @@ import (
 // numbered lines) and agent (the compact projection); pad_item search
 // (pad_search query under pad_item, with a query param); pad_item
 // link-pr and unlink-pr (a pull request link, answered as code_context);
-// pad_playbook match (answers decision_provider_unavailable: no LLM).
+// pad_playbook match (answers decision_provider_unavailable: no LLM);
+// pad_workspace storage and audit-log answer (they were not_implemented).
 const ToolSurfaceVersion = "padd.3"
 
 // CmdhelpVersion is Pad's cmdhelp contract version. padd dispatches

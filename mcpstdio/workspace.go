@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -215,12 +216,14 @@ func wsPath(ws string) string { return "/workspaces/" + api.PathEscape(ws) }
 
 func init() {
 	register(map[string]handler{
-		"pad_set_workspace":     setWorkspace,
-		"pad_workspace.list":    workspaceList,
-		"pad_workspace.create":  workspaceCreate,
-		"pad_workspace.deleted": workspaceDeleted,
-		"pad_workspace.restore": workspaceRestore,
-		"pad_workspace.members": workspaceMembers,
+		"pad_set_workspace":       setWorkspace,
+		"pad_workspace.list":      workspaceList,
+		"pad_workspace.create":    workspaceCreate,
+		"pad_workspace.deleted":   workspaceDeleted,
+		"pad_workspace.restore":   workspaceRestore,
+		"pad_workspace.members":   workspaceMembers,
+		"pad_workspace.storage":   workspaceStorage,
+		"pad_workspace.audit-log": workspaceAuditLog,
 	})
 }
 
@@ -287,4 +290,38 @@ func workspaceMembers(c *call) (*result, error) {
 		return nil, err
 	}
 	return &result{value: out}, nil
+}
+
+// workspaceStorage answers what the workspace's attachments take (WS-07).
+func workspaceStorage(c *call) (*result, error) {
+	return passThrough(c, "GET", wsPath(c.ws)+"/storage/usage", nil, nil, nil)
+}
+
+// auditMax is padd's audit-log cap (REST's), as audit-log's limit says.
+const auditMax = 200
+
+// workspaceAuditLog answers the audit log (WS-08): every workspace's
+// activity, newest first, as Pad's audit-log reads the whole server; a
+// workspace given on the call narrows it to that one.
+func workspaceAuditLog(c *call) (*result, error) {
+	limit := c.limitOf(listDefault, auditMax)
+	q := url.Values{"limit": {strconv.Itoa(limit)}}
+	for param, key := range map[string]string{"action_filter": "action", "actor": "actor", "workspace": "workspace"} {
+		if v := c.a.str(param); v != "" {
+			q.Set(key, v)
+		}
+	}
+	if d, ok := c.a.int("days"); ok {
+		q.Set("days", strconv.FormatInt(d, 10))
+	}
+	var rows []any
+	resp, err := c.p.do(c.ctx, "GET", "/audit-log", q, nil, &rows)
+	if err != nil {
+		return nil, err
+	}
+	if rows == nil {
+		rows = []any{}
+	}
+	return listResult("entries", capped{rows: rows, limit: limit, hasMore: resp.Header.Get("X-Pad-Has-More") == "true"},
+		"Narrow it with days, action_filter, actor or workspace, or read one workspace's pad_project activity.", nil), nil
 }

@@ -446,6 +446,39 @@ func (s *Store) ListAttachments(ws string, f AttachmentFilter) (*AttachmentPage,
 	return out, nil
 }
 
+// AttachmentUsage is what a workspace's attachments take (WS-07): the
+// size of every row, counted once per row as Pad counts it (identical
+// content is one blob on disk but two rows here).
+type AttachmentUsage struct {
+	Bytes int64
+	Count int
+}
+
+// AttachmentUsage sums the sizes of the workspace's attachment rows. It
+// reads every row, as an attachment list does, and no item.
+func (s *Store) AttachmentUsage(ws string) (*AttachmentUsage, error) {
+	out := &AttachmentUsage{}
+	err := s.read(ws, func(r *rtx) error {
+		rows, _, _ := attBuckets(r.ws)
+		if rows == nil {
+			return nil
+		}
+		return rows.ForEach(func(k, raw []byte) error {
+			var rec attachmentRecord
+			if err := decode(raw, &rec); err != nil {
+				return errInternal("attachment %s unreadable: %v", idString(k), err)
+			}
+			out.Bytes += rec.Size
+			out.Count++
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func sortAttachments(all []Attachment, by string) {
 	field, desc := strings.CutSuffix(by, "_desc")
 	slices.SortStableFunc(all, func(a, b Attachment) int {
