@@ -115,6 +115,41 @@ func TestCatalogCoversPad025(t *testing.T) {
 	}
 }
 
+// The catalog has every action the inventory's table of Pad's catalog
+// names (testdata/pad-inventory-actions.txt: the later Pad versions'
+// actions too, not only 0.25's), each carried out unless notWired says
+// why not (invite and claim, which belong to a Pad server).
+func TestCatalogCoversInventoryActions(t *testing.T) {
+	raw, err := os.ReadFile("testdata/pad-inventory-actions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(raw), "\n") {
+		tool, action, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok || strings.HasPrefix(tool, "#") {
+			continue
+		}
+		n++
+		def, found := toolByName(tool)
+		if !found {
+			t.Errorf("the inventory's tool %s is missing", tool)
+			continue
+		}
+		act, found := def.action(action)
+		if !found {
+			t.Errorf("%s: the inventory's action %s is missing", tool, action)
+			continue
+		}
+		if p, pending := notWired[actionKey(def, act)]; pending && !p.Never {
+			t.Errorf("%s %s is declared but answers not_implemented (%s)", tool, action, p.Missing)
+		}
+	}
+	if n < 70 {
+		t.Fatalf("read only %d actions from the inventory's list: the file format changed", n)
+	}
+}
+
 // Every param an action names is declared by its tool, and every declared
 // param is read by some action (a param nothing reads is a lie).
 func TestActionParamsDeclared(t *testing.T) {
