@@ -103,6 +103,9 @@ func (c *Client) PlaybookLibrary(ctx context.Context, category string, summary b
 type LibraryRef struct {
 	Key   string `json:"key,omitempty"`
 	Title string `json:"title,omitempty"`
+	// OpKey is Pad's idempotency key in the body (Idempotency-Key in a
+	// header does the same).
+	OpKey string `json:"op_key,omitempty"`
 }
 
 // LibraryEntry answers GET /library/entry: one entry, of either kind.

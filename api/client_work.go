@@ -125,6 +125,9 @@ type Patch struct {
 	Edits       []model.PatchEdit `json:"edits,omitempty"`
 	Undo        string            `json:"undo,omitempty"`
 	ExpectedSeq *int64            `json:"expected_seq,omitempty"`
+	// OpKey is Pad's idempotency key in the body (Idempotency-Key in a
+	// header does the same).
+	OpKey string `json:"op_key,omitempty"`
 }
 
 // PatchItem sends POST .../items/{ref}/patch; the answer carries the

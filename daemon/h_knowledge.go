@@ -75,37 +75,10 @@ func (s *Server) libraryEntry(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-type libraryActivateRequest struct {
-	Key   string `json:"key,omitempty"`
-	Title string `json:"title,omitempty"`
-	OpKey string `json:"op_key,omitempty"`
-}
-
-// activateReply is the created item with the library origin; its
-// warnings add options_added (the trigger/scope words the destination
-// collection gained).
-type activateReply struct {
-	api.Item
-	Warnings *activateWarnings `json:"warnings,omitempty"`
-	Library  activateOrigin    `json:"library"`
-}
-
-type activateWarnings struct {
-	api.Warnings
-	OptionsAdded map[string][]string `json:"options_added,omitempty"`
-}
-
-type activateOrigin struct {
-	Key        string `json:"key"`
-	Kind       string `json:"kind"`
-	SeedHash   string `json:"seed_hash"`
-	Collection string `json:"collection"`
-}
-
 // libraryActivate creates an item from a library entry (201), in the
 // collection that holds the entry's kind.
 func (s *Server) libraryActivate(w http.ResponseWriter, r *http.Request) error {
-	var in libraryActivateRequest
+	var in api.LibraryRef
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
@@ -124,10 +97,10 @@ func (s *Server) libraryActivate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	it := wireItem(res.Item)
-	out := activateReply{Item: it, Library: activateOrigin{Key: res.Entry.Key(), Kind: res.Entry.Kind,
+	out := api.Activation{Item: it, Library: api.LibraryOrigin{Key: res.Entry.Key(), Kind: res.Entry.Kind,
 		SeedHash: res.SeedHash, Collection: res.Item.Collection.Slug}}
 	if ww := wireWarnings(res.Warnings); ww != nil || res.OptionsAdded != nil {
-		out.Warnings = &activateWarnings{OptionsAdded: res.OptionsAdded}
+		out.Warnings = &api.ActivationWarnings{OptionsAdded: res.OptionsAdded}
 		if ww != nil {
 			out.Warnings.Warnings = *ww
 		}
@@ -148,45 +121,18 @@ func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// playbookReply is the full playbook item with its status lifted out of
-// the fields, so the draft gate is readable without parsing them.
-type playbookReply struct {
-	api.Item
-	Status string `json:"status"`
-}
-
 func (s *Server) getPlaybook(w http.ResponseWriter, r *http.Request) error {
 	pb, err := s.store.GetPlaybook(r.PathValue("ws"), r.PathValue("ref"))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, 200, playbookReply{Item: wireItem(pb.Item), Status: pb.Status})
+	writeJSON(w, 200, api.Playbook{Item: wireItem(pb.Item), Status: pb.Status})
 	return nil
-}
-
-type playbookRunRequest struct {
-	Args       map[string]any `json:"args"`
-	RawArgs    []string       `json:"raw_args"`
-	AllowDraft bool           `json:"allow_draft"`
-}
-
-// playbookRunReply is Pad's run answer: the body to follow, the declared
-// arguments, the bound values and the required ones still missing.
-type playbookRunReply struct {
-	Ref         string           `json:"ref"`
-	Slug        string           `json:"slug"`
-	Title       string           `json:"title"`
-	Status      string           `json:"status"`
-	Body        string           `json:"body"`
-	Arguments   []api.ArgSpec    `json:"arguments"`
-	BoundArgs   map[string]any   `json:"bound_args"`
-	Unbound     []api.UnboundArg `json:"unbound,omitempty"`
-	IgnoredArgs []string         `json:"ignored_args,omitempty"`
 }
 
 // runPlaybook binds arguments and answers the body; it stores nothing.
 func (s *Server) runPlaybook(w http.ResponseWriter, r *http.Request) error {
-	var in playbookRunRequest
+	var in api.PlaybookRunRequest
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
@@ -196,7 +142,7 @@ func (s *Server) runPlaybook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := res.Item
-	writeJSON(w, 200, playbookRunReply{Ref: v.Ref, Slug: v.Slug, Title: v.Title, Status: res.Status, Body: v.Content,
+	writeJSON(w, 200, api.PlaybookRun{Ref: v.Ref, Slug: v.Slug, Title: v.Title, Status: res.Status, Body: v.Content,
 		Arguments: wireArgSpecs(res.Arguments), BoundArgs: res.Binding.Bound, Unbound: wireUnbound(res.Binding.Unbound), IgnoredArgs: res.Binding.Ignored})
 	return nil
 }
@@ -257,18 +203,11 @@ func (s *Server) itemContext(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-type patchRequest struct {
-	Edits       []model.PatchEdit `json:"edits,omitempty"`
-	Undo        string            `json:"undo,omitempty"`
-	ExpectedSeq *int64            `json:"expected_seq,omitempty"`
-	OpKey       string            `json:"op_key,omitempty"`
-}
-
 // patchItem applies exact-text edits to an item's body, or undoes an
 // earlier patch; an idempotency key (Idempotency-Key or op_key) makes a
 // retry answer the first result.
 func (s *Server) patchItem(w http.ResponseWriter, r *http.Request) error {
-	var in patchRequest
+	var in api.Patch
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
