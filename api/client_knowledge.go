@@ -67,14 +67,22 @@ func (c *Client) RunPlaybook(ctx context.Context, ws, ref string, in PlaybookRun
 	return call[PlaybookRun](ctx, c, "POST", wsPath(ws)+"/playbooks/"+PathEscape(ref)+"/run", nil, in)
 }
 
+// ConventionLibrary is GET /convention-library's answer.
+type ConventionLibrary struct {
+	Categories []ConventionCategory `json:"categories"`
+}
+
+// PlaybookLibrary is GET /playbook-library's answer.
+type PlaybookLibrary struct {
+	Categories []PlaybookCategory `json:"categories"`
+}
+
 // ConventionLibrary answers GET /convention-library, one category when
 // category is not empty.
 func (c *Client) ConventionLibrary(ctx context.Context, category string) ([]ConventionCategory, error) {
 	v := url.Values{}
 	setStr(v, "category", category)
-	out, err := call[struct {
-		Categories []ConventionCategory `json:"categories"`
-	}](ctx, c, "GET", "/convention-library", v, nil)
+	out, err := call[ConventionLibrary](ctx, c, "GET", "/convention-library", v, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -89,9 +97,7 @@ func (c *Client) PlaybookLibrary(ctx context.Context, category string, summary b
 	if summary {
 		v.Set("summary", "true")
 	}
-	out, err := call[struct {
-		Categories []PlaybookCategory `json:"categories"`
-	}](ctx, c, "GET", "/playbook-library", v, nil)
+	out, err := call[PlaybookLibrary](ctx, c, "GET", "/playbook-library", v, nil)
 	if err != nil {
 		return nil, err
 	}

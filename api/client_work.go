@@ -81,16 +81,16 @@ func (c *Client) ReleaseItem(ctx context.Context, ws, ref string, in Claim) (*Re
 	return call[ReleaseAnswer](ctx, c, "POST", itemPath(ws, ref)+"/release", nil, in)
 }
 
-// remindAt is the body of a reminder write; a nil RemindAt on a re-arm
-// keeps the time.
-type remindAt struct {
+// ReminderWrite is the body of a reminder write; a nil RemindAt on a
+// re-arm keeps the time.
+type ReminderWrite struct {
 	RemindAt *string `json:"remind_at,omitempty"`
 }
 
 // AddReminder sends POST .../items/{ref}/reminders; at is an RFC 3339
 // instant.
 func (c *Client) AddReminder(ctx context.Context, ws, ref, at string) (*ReminderView, error) {
-	return call[ReminderView](ctx, c, "POST", itemPath(ws, ref)+"/reminders", nil, remindAt{&at})
+	return call[ReminderView](ctx, c, "POST", itemPath(ws, ref)+"/reminders", nil, ReminderWrite{&at})
 }
 
 // ListReminders answers GET .../items/{ref}/reminders, every state.
@@ -108,7 +108,7 @@ func (c *Client) AckReminder(ctx context.Context, ws, id string) (*ReminderView,
 // RearmReminder sends PATCH /workspaces/{ws}/reminders/{id}: both fire
 // marks are cleared, and the reminder moves to at when at is not nil.
 func (c *Client) RearmReminder(ctx context.Context, ws, id string, at *string) (*ReminderView, error) {
-	return call[ReminderView](ctx, c, "PATCH", reminderPath(ws, id), nil, remindAt{at})
+	return call[ReminderView](ctx, c, "PATCH", reminderPath(ws, id), nil, ReminderWrite{at})
 }
 
 // RemoveReminder sends DELETE /workspaces/{ws}/reminders/{id}.

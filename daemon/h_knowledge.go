@@ -33,14 +33,14 @@ func (s *Server) knowledgeRoutes() {
 // category (an unknown one gives an empty list, not a 404: the library
 // exists, the filter matched nothing).
 func (s *Server) conventionLibrary(w http.ResponseWriter, r *http.Request) error {
-	cats := []api.ConventionCategory{}
+	out := api.ConventionLibrary{Categories: []api.ConventionCategory{}}
 	want := r.URL.Query().Get("category")
 	for _, c := range model.ConventionLibrary() {
 		if want == "" || c.Name == want {
-			cats = append(cats, wireConventionCategory(c))
+			out.Categories = append(out.Categories, wireConventionCategory(c))
 		}
 	}
-	writeJSON(w, 200, map[string]any{"categories": cats})
+	writeJSON(w, 200, out)
 	return nil
 }
 
@@ -49,14 +49,14 @@ func (s *Server) conventionLibrary(w http.ResponseWriter, r *http.Request) error
 func (s *Server) playbookLibrary(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	summary := q.Get("summary") == "true"
-	cats := []api.PlaybookCategory{}
+	out := api.PlaybookLibrary{Categories: []api.PlaybookCategory{}}
 	for _, c := range model.PlaybookLibrary() {
 		if want := q.Get("category"); want != "" && c.Name != want {
 			continue
 		}
-		cats = append(cats, wirePlaybookCategory(c, summary))
+		out.Categories = append(out.Categories, wirePlaybookCategory(c, summary))
 	}
-	writeJSON(w, 200, map[string]any{"categories": cats})
+	writeJSON(w, 200, out)
 	return nil
 }
 

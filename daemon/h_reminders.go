@@ -4,18 +4,15 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 )
 
 // Item reminders (REM-01..04). The firing loop is reminders.go.
 
-type reminderBody struct {
-	RemindAt *string `json:"remind_at"`
-}
-
 // remind arms a reminder: 201 with the reminder.
 func (s *Server) remind(w http.ResponseWriter, r *http.Request) error {
-	var body reminderBody
+	var body api.ReminderWrite
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}
@@ -58,7 +55,7 @@ func (s *Server) ackReminder(w http.ResponseWriter, r *http.Request) error {
 // rearmReminder clears both fire marks; a remind_at in the body moves the
 // reminder too.
 func (s *Server) rearmReminder(w http.ResponseWriter, r *http.Request) error {
-	var body reminderBody
+	var body api.ReminderWrite
 	if err := decodeBody(r, &body); err != nil {
 		return err
 	}

@@ -428,7 +428,7 @@ func (s *Server) shutdown(w http.ResponseWriter, r *http.Request) error {
 	if s.stop == nil {
 		return api.Errorf(api.CodeServerError, "this padd cannot be stopped over the API; send it SIGTERM").WithStatus(http.StatusServiceUnavailable)
 	}
-	writeJSON(w, 202, map[string]any{"status": "stopping"})
+	writeJSON(w, 202, api.Status{Status: "stopping"})
 	go s.stop()
 	return nil
 }
