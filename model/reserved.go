@@ -11,7 +11,9 @@ import (
 
 // Reserved metadata as an export carries it (pad-inventory IMP-01,
 // ITM-14). No write door sets a reserved key: the system writes them
-// (a note, a decision, a library activation, a PR link). A workspace
+// (a note, a decision, a library activation, a PR link); a full fields
+// write may only add notes and decisions after the stored ones, as
+// Pad's own clients append them (entriesGrow). A workspace
 // import takes them back as what they are, the system's metadata, apart
 // from the field write that refuses them; these are the shapes it
 // accepts, so that a bundle cannot slip anything else in under their
@@ -207,4 +209,103 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Implementation notes and decisions are lists that only grow: an entry
+// is written once (padd's append; Pad's own clients read the item and
+// write its fields back with the entry added) and never edited. These
+// read the two lists as such, for a write that appends through the
+// fields and for the sync engine's merge and push.
+
+// IsEntryList reports whether key is one of the lists that only grow:
+// implementation_notes or decision_log.
+func IsEntryList(key string) bool {
+	return key == FieldImplementationNotes || key == FieldDecisionLog
+}
+
+// EntryLists are those keys in a fixed order.
+func EntryLists() []string { return []string{FieldDecisionLog, FieldImplementationNotes} }
+
+// Entries reads a list of entries as it is stored: absent (nil) is an
+// empty list; ok is false for anything but a list.
+func Entries(v any) (list []any, ok bool) {
+	switch x := v.(type) {
+	case nil:
+		return nil, true
+	case []any:
+		return x, true
+	}
+	return nil, false
+}
+
+// EntriesAdded says how list x grew from list base (either may be
+// absent). extends: x holds every entry of base, in order, at its
+// start (entries compared as JSON), and added is the rest of x.
+// Otherwise added is every entry of x that base lacks, each entry of
+// base standing for one of x's; a value that is not a list adds nothing
+// and extends nothing.
+func EntriesAdded(base, x any) (added []any, extends bool) {
+	bl, ok1 := Entries(base)
+	xl, ok2 := Entries(x)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	extends = len(xl) >= len(bl)
+	for i := 0; extends && i < len(bl); i++ {
+		extends = EqualJSON(bl[i], xl[i])
+	}
+	if extends {
+		return xl[len(bl):], true
+	}
+	used := make([]bool, len(bl))
+	for _, e := range xl {
+		found := false
+		for i, be := range bl {
+			if !used[i] && EqualJSON(be, e) {
+				used[i], found = true, true
+				break
+			}
+		}
+		if !found {
+			added = append(added, e)
+		}
+	}
+	return added, false
+}
+
+// SameEntry reports whether a and b, entries of key's list, are one
+// entry written twice: the same id, or the same words (a note's summary
+// and details, a decision's decision and rationale). A server that
+// appends an entry gives it an id and a time of its own, so the copy it
+// keeps of an entry sent to it shares only the words.
+func SameEntry(key string, a, b any) bool {
+	am, ok1 := a.(map[string]any)
+	bm, ok2 := b.(map[string]any)
+	if !ok1 || !ok2 {
+		return false
+	}
+	if id, _ := am["id"].(string); id != "" && id == bm["id"] {
+		return true
+	}
+	text, more := "summary", "details"
+	if key == FieldDecisionLog {
+		text, more = "decision", "rationale"
+	}
+	s, _ := am[text].(string)
+	return s != "" && s == bm[text] && entryString(am[more]) == entryString(bm[more])
+}
+
+// entryString is an optional text member of an entry: absent and null
+// are "".
+func entryString(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// entriesGrow reports whether v, written over stored for entry list key,
+// appends valid entries and changes nothing else: the way Pad's own
+// clients add a note or a decision (a write of the whole fields).
+func entriesGrow(key string, stored, v any) bool {
+	added, extends := EntriesAdded(stored, v)
+	return IsEntryList(key) && extends && len(added) > 0 && CheckReserved(key, added) == nil
 }

@@ -76,3 +76,59 @@ func TestSplitReserved(t *testing.T) {
 		}
 	}
 }
+
+func TestEntriesAdded(t *testing.T) {
+	a := map[string]any{"id": "a", "summary": "one"}
+	b := map[string]any{"id": "b", "summary": "two"}
+	c := map[string]any{"id": "c", "summary": "three"}
+	for _, tc := range []struct {
+		name    string
+		base, x any
+		added   []any
+		extends bool
+	}{
+		{"both absent", nil, nil, nil, true},
+		{"grown from none", nil, []any{a}, []any{a}, true},
+		{"grown", []any{a}, []any{a, b, c}, []any{b, c}, true},
+		{"the same", []any{a, b}, []any{a, b}, []any{}, true},
+		{"one removed", []any{a, b}, []any{b}, nil, false},
+		{"one put before", []any{a}, []any{b, a}, []any{b}, false},
+		{"one edited", []any{a}, []any{map[string]any{"id": "a", "summary": "ONE"}}, []any{map[string]any{"id": "a", "summary": "ONE"}}, false},
+		{"not a list", map[string]any{}, []any{a}, nil, false},
+	} {
+		added, extends := model.EntriesAdded(tc.base, tc.x)
+		if extends != tc.extends || len(added) != len(tc.added) || (len(added) > 0 && !model.EqualJSON(added, tc.added)) {
+			t.Errorf("%s: added %v, extends %v; want %v, %v", tc.name, added, extends, tc.added, tc.extends)
+		}
+	}
+}
+
+func TestSameEntry(t *testing.T) {
+	note := map[string]any{"id": "n1", "summary": "did it", "details": "so", "created_by": "agent"}
+	for _, tc := range []struct {
+		name string
+		key  string
+		b    any
+		same bool
+	}{
+		{"same id", model.FieldImplementationNotes, map[string]any{"id": "n1", "summary": "other"}, true},
+		{"same words, the server's own id", model.FieldImplementationNotes, map[string]any{"id": "x", "summary": "did it", "details": "so", "created_by": "user"}, true},
+		{"other details", model.FieldImplementationNotes, map[string]any{"id": "x", "summary": "did it", "details": "not so"}, false},
+		{"other summary", model.FieldImplementationNotes, map[string]any{"summary": "did not"}, false},
+		{"not an object", model.FieldImplementationNotes, "did it", false},
+	} {
+		if got := model.SameEntry(tc.key, note, tc.b); got != tc.same {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.same)
+		}
+	}
+	dec := map[string]any{"decision": "keep", "rationale": "works"}
+	if !model.SameEntry(model.FieldDecisionLog, dec, map[string]any{"id": "d", "decision": "keep", "rationale": "works"}) {
+		t.Error("a decision with the same words is not the same")
+	}
+	if model.SameEntry(model.FieldDecisionLog, dec, map[string]any{"decision": "keep"}) {
+		t.Error("a decision without its rationale is the same")
+	}
+	if model.SameEntry(model.FieldDecisionLog, map[string]any{"decision": ""}, map[string]any{"decision": ""}) {
+		t.Error("two entries without text are the same")
+	}
+}

@@ -413,7 +413,9 @@ type FieldWrite struct {
 	Stored map[string]any
 	// Patch merges the named keys; a nil or blank value removes the key.
 	Patch map[string]any
-	// Full replaces the whole blob; it may carry reserved keys only unchanged.
+	// Full replaces the whole blob; it may carry reserved keys only
+	// unchanged, except that a note or decision list may gain entries
+	// after its stored ones.
 	Full map[string]any
 	// Create marks an item create: defaults are injected and the result is Patch.
 	Create           bool
@@ -435,8 +437,16 @@ func (w FieldWrite) Apply() (map[string]any, Warnings, error) {
 			written[k] = v
 		}
 		// Reserved keys ride along unchanged; leaving one out would delete it.
+		// A note or decision list may grow by entries after its stored ones:
+		// that is how Pad's own clients append one (they read the item and
+		// write its fields back with the entry added), kept as written.
 		for _, k := range ReservedFields() { // fixed order: one refusal, always the same
 			sv, stored := w.Stored[k]
+			if nv, ok := w.Full[k]; ok && entriesGrow(k, sv, nv) {
+				out[k] = nv
+				delete(written, k)
+				continue
+			}
 			if !stored {
 				continue
 			}

@@ -245,6 +245,45 @@ func TestApplyFullCarriesReservedKeysUnchanged(t *testing.T) {
 	wantMessage(t, err, "cannot be changed through fields")
 }
 
+// A note or a decision appended the way Pad's own clients append one
+// (the whole fields written back with the entry added after the stored
+// ones) is kept as written; any other change to the list is refused.
+func TestApplyFullAppendsEntries(t *testing.T) {
+	first := map[string]any{"id": "n1", "summary": "first", "created_by": "user"}
+	stored := map[string]any{"status": "open", "implementation_notes": []any{first}}
+	added := map[string]any{"id": "n2", "summary": "second", "details": "d", "created_at": "2026-12-07T18:00:00Z", "created_by": "agent", "agent": "claude"}
+	out, _ := apply(t, model.FieldWrite{Schema: taskSchema, Stored: stored,
+		Full: map[string]any{"status": "open", "implementation_notes": []any{first, added}}})
+	if want := []any{first, added}; !reflect.DeepEqual(out["implementation_notes"], want) {
+		t.Errorf("notes %#v, want %#v", out["implementation_notes"], want)
+	}
+	// A first decision on an item that has none.
+	dec := map[string]any{"id": "d1", "decision": "keep it", "rationale": "works"}
+	out, _ = apply(t, model.FieldWrite{Schema: taskSchema, Stored: stored,
+		Full: map[string]any{"status": "open", "implementation_notes": []any{first}, "decision_log": []any{dec}}})
+	if !reflect.DeepEqual(out["decision_log"], []any{dec}) {
+		t.Errorf("decisions %#v", out["decision_log"])
+	}
+	for name, notes := range map[string]any{
+		"edited":             []any{map[string]any{"id": "n1", "summary": "changed"}, added},
+		"removed":            []any{added},
+		"inserted before":    []any{added, first},
+		"entry without text": []any{first, map[string]any{"id": "n3", "details": "no summary"}},
+		"emptied":            []any{},
+	} {
+		_, _, err := model.FieldWrite{Schema: taskSchema, Stored: stored,
+			Full: map[string]any{"status": "open", "implementation_notes": notes}}.Apply()
+		wantInvalid(t, err, map[string]any{"field": "implementation_notes", "reason": model.ReasonReserved})
+		if err == nil {
+			t.Errorf("%s: taken", name)
+		}
+	}
+	// Through a patch it is still refused: a patch is a user's field write.
+	_, _, err := model.FieldWrite{Schema: taskSchema, Stored: stored,
+		Patch: map[string]any{"implementation_notes": []any{first, added}}}.Apply()
+	wantInvalid(t, err, map[string]any{"field": "implementation_notes", "reason": model.ReasonReserved})
+}
+
 func TestApplyFullReplaces(t *testing.T) {
 	stored := map[string]any{"status": "open", "priority": "high", "estimate": num("3"), "legacy": "x"}
 	out, warn := apply(t, model.FieldWrite{Schema: taskSchema, Stored: stored, Full: map[string]any{"status": "done", "legacy": "x"}})
