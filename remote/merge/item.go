@@ -37,7 +37,9 @@ type Item struct {
 // collection, pinned and archived. A part only one side changed takes that
 // side's value; the same change on both sides is no conflict; a part both
 // changed differently takes the remote's value (the team sees one truth)
-// and is listed as a Conflict with its three values.
+// and is listed as a Conflict with its three values. Implementation notes
+// and decisions only grow: entries both sides added are all kept, the
+// remote's first.
 //
 // Rules for the structural cases, so that nobody's text is lost (stated in
 // docs/SYNC.md, "Merge rules"):
@@ -141,7 +143,8 @@ func pick[T comparable](what string, base, local, remote T, cs *[]Conflict) T {
 
 // mergeFields merges the field maps key by key, in key order. A key
 // absent on a side is Missing there; a side that removed a key the other
-// left alone removes it.
+// left alone removes it. A note or decision list both sides grew keeps
+// both sides' entries (mergeEntries).
 func mergeFields(base, local, remote map[string]any, cs *[]Conflict) map[string]any {
 	keys := make([]string, 0, len(remote))
 	for _, m := range []map[string]any{base, local, remote} {
@@ -160,6 +163,12 @@ func mergeFields(base, local, remote map[string]any, cs *[]Conflict) map[string]
 		case equal(r, b):
 			v = l
 		default:
+			if model.IsEntryList(k) {
+				if m, ok := mergeEntries(k, b, l, r); ok {
+					v = m
+					break
+				}
+			}
 			*cs = append(*cs, Conflict{What: WhatField, Key: k, Base: b, Local: l, Remote: r})
 		}
 		if v != Missing {
