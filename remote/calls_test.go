@@ -145,6 +145,11 @@ func TestCallsSpeakPadsWire(t *testing.T) {
 	title := "New"
 	_, err = c.UpdateItem(ctx, "w", "TASK-1", api.ItemUpdate{Title: &title, FieldsPatch: api.FlexOf(map[string]any{"status": "done"})}, base)
 	check("UpdateItem", err, "PATCH", "/api/v1/workspaces/w/items/TASK-1", "", map[string]any{"title": "New", "fields_patch": map[string]any{"status": "done"}, "expected_updated_at": "2026-11-30T03:56:41Z"})
+	_, err = c.AppendToItem(ctx, "w", "TASK-1", api.ItemUpdate{AppendDecision: &api.DecisionEntry{Decision: "keep", Rationale: "works"}}, "op-2", "robot")
+	check("AppendToItem", err, "PATCH", "/api/v1/workspaces/w/items/TASK-1", "", map[string]any{"append_decision": map[string]any{"decision": "keep", "rationale": "works"}})
+	if a := f.last().Header.Get("X-Pad-Agent"); a != "robot" {
+		t.Errorf("AppendToItem named the agent %q, want robot", a)
+	}
 	err = c.ArchiveItem(ctx, "w", "TASK-1")
 	check("ArchiveItem", err, "DELETE", "/api/v1/workspaces/w/items/TASK-1", "", nil)
 	_, err = c.RestoreItem(ctx, "w", "TASK-1")
@@ -198,6 +203,10 @@ func TestKeysAndGuardsFollowCapabilities(t *testing.T) {
 				return err
 			},
 			func() error { _, err := c.CreateComment(ctx, "w", "TASK-1", "hi", "op-1"); return err },
+			func() error {
+				_, err := c.AppendToItem(ctx, "w", "TASK-1", api.ItemUpdate{AppendImplementationNote: &api.NoteEntry{Summary: "s"}, ExpectedUpdatedAt: "stale"}, "op-1", "")
+				return err
+			},
 		} {
 			if err := call(); err != nil {
 				t.Fatal(err)

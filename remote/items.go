@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"strconv"
 	"time"
@@ -97,6 +98,28 @@ func (c *Client) UpdateItem(ctx context.Context, ws, ref string, in api.ItemUpda
 	in.OpKey = ""
 	var out api.Item
 	if _, err := c.do(ctx, "PATCH", itemPath(ws, ref), nil, in, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AppendToItem appends one implementation note or decision: in carries
+// append_implementation_note or append_decision and nothing else. Only
+// for a server that advertises item_field_append (the Pad of August 2026
+// ignores both members and answers 200 having written nothing); the
+// server gives the entry its id and time. key is sent where the server
+// honours keys, so that the same append sent again is answered by the
+// first; agent, when set, names the agent that wrote the entry
+// (X-Pad-Agent), which the server records as its author.
+func (c *Client) AppendToItem(ctx context.Context, ws, ref string, in api.ItemUpdate, key, agent string) (*api.Item, error) {
+	in.ExpectedSeq, in.ExpectedUpdatedAt = nil, "" // a keyed append carries nothing else, and needs no guard
+	in.OpKey = c.keyed(key)
+	var h http.Header
+	if agent != "" {
+		h = http.Header{"X-Pad-Agent": {agent}}
+	}
+	var out api.Item
+	if _, err := c.send(ctx, &request{method: "PATCH", path: itemPath(ws, ref), body: in, out: &out, opKey: in.OpKey, header: h}); err != nil {
 		return nil, err
 	}
 	return &out, nil

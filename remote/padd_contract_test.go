@@ -414,6 +414,34 @@ func TestPaddServesTheRemoteClientContract(t *testing.T) {
 		}
 	})
 
+	t.Run("AppendToItem", func(t *testing.T) {
+		ctx := testwait.Context(t)
+		if !c.Capabilities().Has("item_field_append") {
+			t.Fatalf("padd does not advertise item_field_append (names %v)", c.Capabilities().Names)
+		}
+		it := item(t)(c.CreateItem(ctx, ws, "tasks", api.ItemCreate{Title: "Noted"}, ""))
+		note := api.ItemUpdate{AppendImplementationNote: &api.NoteEntry{Summary: "did it", Details: "so"}}
+		up := item(t)(c.AppendToItem(ctx, ws, it.Ref, note, "padd-note-1", "robot"))
+		again := item(t)(c.AppendToItem(ctx, ws, it.Ref, note, "padd-note-1", "robot"))
+		item(t)(c.AppendToItem(ctx, ws, it.Ref, api.ItemUpdate{AppendDecision: &api.DecisionEntry{Decision: "keep"}}, "", ""))
+		got := item(t)(c.GetItem(ctx, ws, it.Ref))
+		fields, err := api.DecodeObject(got.Fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes, _ := fields["implementation_notes"].([]any)
+		if len(notes) != 1 || again.Seq != up.Seq {
+			t.Fatalf("a note appended twice under one key: notes %v, seq %d then %d", notes, up.Seq, again.Seq)
+		}
+		n := notes[0].(map[string]any)
+		if n["summary"] != "did it" || n["details"] != "so" || n["created_by"] != "agent" || n["agent"] != "robot" || n["id"] == "" {
+			t.Errorf("the note as padd keeps it: %v", n)
+		}
+		if d, _ := fields["decision_log"].([]any); len(d) != 1 {
+			t.Errorf("decisions %v, want the one appended", d)
+		}
+	})
+
 	t.Run("ArchiveRestoreMove", func(t *testing.T) {
 		ctx := testwait.Context(t)
 		it, err := c.CreateItem(ctx, ws, "tasks", api.ItemCreate{Title: "Moving"}, "padd-test-move")
