@@ -29,7 +29,7 @@ import (
 
 // missingCapabilities are the features the Pad of August 2026 lacks;
 // the proxy takes them out of padd's capabilities answer.
-var missingCapabilities = []string{"idempotency_keys", "item_patch", "expected_seq", "changes_paged", "export_comment_parents", "attachment_attach"}
+var missingCapabilities = []string{"idempotency_keys", "item_patch", "expected_seq", "changes_paged", "export_comment_parents", "attachment_attach", "item_field_append"}
 
 // missingRoute reports a route the Pad of August 2026 does not have: it
 // answers 404 as Pad's router does.
@@ -41,8 +41,12 @@ func missingRoute(r *http.Request) bool {
 // settings may be text or an object, as padd takes both.
 
 // ignoredBodyKeys are the request keys that Pad ignores (it ignores
-// every unknown key): no idempotency by op_key, no expected_seq guard.
-var ignoredBodyKeys = []string{"op_key", "expected_seq"}
+// every unknown key): no idempotency by op_key, no expected_seq guard,
+// and no append of a note or decision (a PATCH of only those answers 200
+// having written nothing: seen on Pad's server, 2026-12-07). Pad's own
+// clients append one by writing the whole fields back with the entry
+// added, which padd takes alike and keeps as written, as Pad does.
+var ignoredBodyKeys = []string{"op_key", "expected_seq", "append_implementation_note", "append_decision"}
 
 // paddHeaders are answer headers padd adds and that Pad does not send:
 // the list and activity paging headers, padd's version and seq.

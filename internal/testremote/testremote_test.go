@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -220,6 +221,41 @@ func TestExpectedSeqIsIgnored(t *testing.T) {
 	wantEnvelope(t, send(t, r, r.paddURL(), "PATCH", path, nil, map[string]any{"title": "Direct", "expected_seq": stale}),
 		http.StatusConflict, api.CodeUpdateConflict)
 	wantStatus(t, send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"title": "Proxied", "expected_seq": stale}), http.StatusOK)
+}
+
+// TestNotesAsPadTakesThem: Pad of August 2026 ignores
+// append_implementation_note and append_decision (200, nothing written),
+// and takes a note or a decision in a write of the whole fields, kept as
+// written; padd itself appends by the first.
+func TestNotesAsPadTakesThem(t *testing.T) {
+	r := Start(t, Options{Aug2026: true})
+	ws := workspace(t, r)
+	var it api.Item
+	decode(t, send(t, r, r.URL(), "POST", itemsPath(ws, "tasks"), nil, map[string]any{"title": "Noted"}), &it)
+	path := "/api/v1/workspaces/" + ws + "/items/" + it.ID
+	notes := func() []any {
+		var got api.Item
+		decode(t, send(t, r, r.paddURL(), "GET", path, nil, nil), &got)
+		fields, err := api.DecodeObject(got.Fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := fields["implementation_notes"].([]any)
+		return n
+	}
+	wantStatus(t, send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"append_implementation_note": map[string]any{"summary": "ignored"}}), http.StatusOK)
+	if n := notes(); len(n) != 0 {
+		t.Errorf("through the proxy an append wrote %v, want nothing", n)
+	}
+	entry := map[string]any{"id": "note-1", "summary": "kept", "created_at": "2026-12-07T18:00:00Z", "created_by": "agent"}
+	wantStatus(t, send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"fields": map[string]any{"status": "open", "priority": "medium", "implementation_notes": []any{entry}}}), http.StatusOK)
+	if n := notes(); len(n) != 1 || !reflect.DeepEqual(n[0], entry) {
+		t.Errorf("through the proxy the fields' note is %v, want %v as written", n, entry)
+	}
+	wantStatus(t, send(t, r, r.paddURL(), "PATCH", path, nil, map[string]any{"append_implementation_note": map[string]any{"summary": "appended"}}), http.StatusOK)
+	if n := notes(); len(n) != 2 {
+		t.Errorf("padd itself did not append (notes %v): the test proves nothing", n)
+	}
 }
 
 var wholeSecondText = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
