@@ -243,11 +243,12 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 	}
 	sent := localSide(v)
 	sent.Archived = false
+	sent.Fields = withoutEntries(sent.Fields) // notes and decisions follow the create on their own (notes.go)
 	rp, err := w.remoteParent(ctx, c, link, v.ParentID, depth)
 	if err != nil {
 		return err
 	}
-	fields := nonNil(w.outFields(v.Fields))
+	fields := nonNil(w.outFields(sent.Fields))
 	in := api.ItemCreate{Title: v.Title, Content: w.outText(v.Content), Tags: flex(nonNilTags(v.Tags)), Pinned: v.Pinned}
 	if rp != "" {
 		asField, err := w.parentField(v.CollectionID)
@@ -465,6 +466,14 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		base = &merge.Item{}
 	}
 	sent := *local
+	// Notes and decisions go on their own, after the patch (notes.go).
+	entries := planEntries(base.Fields, local.Fields)
+	sent.Fields = entries.sentFields(local.Fields, base.Fields)
+	if len(entries.changed) > 0 && b != nil {
+		if err := w.setAsideEntries(b.ItemID, entries, base.Fields, local.Fields); err != nil {
+			return nil, nil, err
+		}
+	}
 	rws := link.RemoteWorkspaceID
 	guard := remote.Base{}
 	if b != nil {
@@ -587,7 +596,7 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		content := w.outText(sent.Content)
 		u.Content, patch = &content, true
 	}
-	if p := w.outFields(fieldsPatch(base.Fields, local.Fields)); len(p) > 0 || parentPatch != nil {
+	if p := w.outFields(withoutEntries(fieldsPatch(base.Fields, local.Fields))); len(p) > 0 || parentPatch != nil {
 		if parentPatch != nil {
 			p = withParent(p, *parentPatch)
 		}
@@ -614,6 +623,25 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 	if patch {
 		u.Force = true // the open-children guard held where the edit was made
 		x, err := c.UpdateItem(ctx, rws, rid, u, guard)
+		if err != nil {
+			return nil, nil, err
+		}
+		it, guard = x, remote.Base{Seq: x.Seq, UpdatedAt: x.UpdatedAt}
+	}
+	if len(entries.added) > 0 {
+		// Compared with the remote's latest version first: an entry it
+		// holds already is not sent again.
+		if err := readFirst(); err != nil {
+			return nil, nil, err
+		}
+		if it == nil {
+			x, err := c.GetItem(ctx, rws, rid)
+			if err != nil {
+				return nil, nil, err
+			}
+			it = x
+		}
+		x, err := w.pushEntries(ctx, c, rws, rid, it, base.Fields, entries.added)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -49,6 +49,8 @@ type side interface {
 	link(t *testing.T, from, to string)
 	editComment(t *testing.T, ref, from, to string)
 	star(t *testing.T, ref string, on bool)
+	note(t *testing.T, ref, summary string)
+	decide(t *testing.T, ref, decision string)
 	get(t *testing.T, ref string) (state, error)
 	find(t *testing.T, title string) string // the ref of the item with that title
 }
@@ -128,6 +130,18 @@ func (l *localSide) star(t *testing.T, ref string, on bool) {
 	}
 }
 
+func (l *localSide) note(t *testing.T, ref, summary string) {
+	if _, err := l.s.UpdateItem(l.ws, ref, storage.ItemUpdate{AppendNote: &storage.Note{Summary: summary}}, user); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (l *localSide) decide(t *testing.T, ref, decision string) {
+	if _, err := l.s.UpdateItem(l.ws, ref, storage.ItemUpdate{AppendDecision: &storage.Decision{Decision: decision}}, user); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (l *localSide) get(t *testing.T, ref string) (state, error) {
 	v, err := l.s.GetItem(l.ws, ref)
 	if err != nil {
@@ -183,6 +197,10 @@ type remoteSide struct {
 	// archivedHidesLinks: the server lists no link of an archived item
 	// (Pad does), so an archived item's links are not compared.
 	archivedHidesLinks bool
+	// appends: the server takes append_implementation_note and
+	// append_decision (item_field_append); without, a note or decision
+	// is written as Pad's own clients write one.
+	appends bool
 }
 
 // key names the item that had ref as this side can still find it.
@@ -272,6 +290,46 @@ func (r *remoteSide) star(t *testing.T, ref string, on bool) {
 	}
 }
 
+func (r *remoteSide) note(t *testing.T, ref, summary string) {
+	r.appendEntry(t, ref, model.FieldImplementationNotes, api.ItemUpdate{AppendImplementationNote: &api.NoteEntry{Summary: summary}},
+		map[string]any{"summary": summary})
+}
+
+func (r *remoteSide) decide(t *testing.T, ref, decision string) {
+	r.appendEntry(t, ref, model.FieldDecisionLog, api.ItemUpdate{AppendDecision: &api.DecisionEntry{Decision: decision}},
+		map[string]any{"decision": decision})
+}
+
+// appendEntry appends an entry as a client of the server would: the
+// append where it takes one, else (Pad's `pad item note`) the item read
+// and its whole fields written back with the entry added.
+func (r *remoteSide) appendEntry(t *testing.T, ref, key string, appendReq api.ItemUpdate, entry map[string]any) {
+	ctx := context.Background()
+	if r.appends {
+		if _, err := r.c.UpdateItem(ctx, r.ws, r.key(ref), appendReq); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	it, err := r.c.GetItem(ctx, r.ws, r.key(ref))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields, err := api.DecodeObject(it.Fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, _ := fields[key].([]any)
+	entry["id"] = fmt.Sprintf("entry-%d", time.Now().UnixNano())
+	entry["created_at"] = time.Now().UTC().Format(time.RFC3339)
+	entry["created_by"] = model.ActorUser
+	fields[key] = slices.Concat(list, []any{entry})
+	if _, err := r.c.UpdateItem(ctx, r.ws, r.key(ref), api.ItemUpdate{Fields: api.FlexOf(fields),
+		ExpectedUpdatedAt: it.UpdatedAt.UTC().Format(time.RFC3339)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (r *remoteSide) get(t *testing.T, ref string) (state, error) {
 	ctx := context.Background()
 	it, err := r.c.GetItem(ctx, r.ws, r.key(ref))
@@ -332,6 +390,18 @@ func (r *remoteSide) find(t *testing.T, title string) string {
 		}
 	}
 	return ""
+}
+
+// entryTexts are the member text of the entries of list key.
+func entryTexts(st state, key, text string) []string {
+	list, _ := st.Fields[key].([]any)
+	var out []string
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		s, _ := m[text].(string)
+		out = append(out, s)
+	}
+	return out
 }
 
 func roundTrip(m map[string]any) map[string]any {
@@ -541,6 +611,24 @@ var scenarios = []scenario{
 			wantEq(t, "collection", got.Coll, "ideas")
 			wantEq(t, "content", got.Content, "edited body\n")
 		}},
+	// Notes and decisions only grow, and go to the remote as it takes
+	// them (an append, or the whole fields written back with them added).
+	{name: "offline note and decision",
+		a: func(t *testing.T, s side, ref string) {
+			s.note(t, ref, "noted offline")
+			s.decide(t, ref, "decided offline")
+		},
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "notes", entryTexts(got, model.FieldImplementationNotes, "summary"), []string{"noted offline"})
+			wantEq(t, "decisions", entryTexts(got, model.FieldDecisionLog, "decision"), []string{"decided offline"})
+		}},
+	{name: "a note on each side",
+		a: func(t *testing.T, s side, ref string) { s.note(t, ref, "noted on "+s.name()) },
+		b: func(t *testing.T, s side, ref string) { s.note(t, ref, "noted on "+s.name()) },
+		check: func(t *testing.T, got state, _ bool) {
+			// Both kept, the remote's first.
+			wantEq(t, "notes", entryTexts(got, model.FieldImplementationNotes, "summary"), []string{"noted on remote", "noted on padd"})
+		}},
 	{name: "move against edit",
 		a: func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },
 		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("edited body\n"), nil) },
@@ -624,7 +712,11 @@ func runScenarios(t *testing.T, url, token string, rapi *api.Client, remoteSlug 
 	if _, err := rapi.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: remoteSlug}); err != nil {
 		t.Fatal(err)
 	}
-	rs := &remoteSide{c: rapi, ws: remoteSlug, archivedHidesLinks: realPad}
+	var caps api.Capabilities
+	if _, err := rapi.Do(ctx, "GET", "/server/capabilities", nil, nil, &caps); err != nil {
+		t.Fatal(err)
+	}
+	rs := &remoteSide{c: rapi, ws: remoteSlug, archivedHidesLinks: realPad, appends: caps.Has("item_field_append")}
 	rs.create(t, "tasks", "Anchor", "") // TASK-1: what links point to
 	if _, err := l.M.Clone(ctx, api.SyncClone{URL: url, RemoteWorkspace: remoteSlug, As: "team", SyncToken: api.SyncToken{Token: token}}); err != nil {
 		t.Fatal(err)
