@@ -57,7 +57,7 @@ var mayImport = map[string][]string{
 
 // tools are the developers' packages (tests, scripts, generators): they
 // may import anything, and nothing of the product may import them.
-var tools = []string{"bench", "bundle/bundletest", "e2e", "images/imagetest", "internal/faultreport", "internal/layout", "internal/leakcheck", "internal/procstat", "internal/syncfaultreport", "internal/testbin", "internal/testremote", "internal/testrun", "internal/testwait", "packaging/", "scripts/"}
+var tools = []string{"bench", "bundle/bundletest", "e2e", "images/imagetest", "internal/faultreport", "internal/inventory", "internal/layout", "internal/leakcheck", "internal/procstat", "internal/syncfaultreport", "internal/testbin", "internal/testremote", "internal/testrun", "internal/testwait", "packaging/", "scripts/"}
 
 // onlyIn names, for each library, the packages that alone may import it
 // (by import path prefix).
