@@ -37,6 +37,10 @@ type Parsed struct {
 	// old ref after a move, a provisional ref after the remote numbered
 	// the item): resolved against the store before the search runs.
 	refAlts map[string][]string
+	// numRefs[w] are the refs of the items numbered w in the workspaces
+	// searched, for each word w that is a bare number: numbers are
+	// looked up exactly, as refs are.
+	numRefs map[string][]string
 }
 
 // filterFields are the field:value names the language knows.

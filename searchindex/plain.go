@@ -45,7 +45,7 @@ const maxPlainWords = 10
 // plainOf gives the plain form of a search, or nil if it has none.
 func plainOf(r Request, p *Parsed, fuzzy bool) *plainQuery {
 	if fuzzy || r.Only != nil || len(p.Words) == 0 || len(p.terms) != len(p.Words) ||
-		len(p.Phrases)+len(p.Prefixes)+len(p.Refs)+len(p.Exclude)+len(p.InTitle) > 0 {
+		len(p.Phrases)+len(p.Prefixes)+len(p.Refs)+len(p.Exclude)+len(p.InTitle)+len(p.numRefs) > 0 {
 		return nil
 	}
 	switch r.Sort {

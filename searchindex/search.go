@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -88,6 +89,38 @@ func (x *Index) resolveRefs(workspaces []string, p *Parsed) {
 	}
 }
 
+// maxNumberDigits bounds the numbers looked up as item numbers.
+const maxNumberDigits = 9
+
+// resolveNumbers names, for each bare number of the query (12, not 012),
+// the ref of the item numbered so in each workspace searched, so the
+// number finds that item as its ref would (pad-inventory SRC-01: refs
+// and numbers are looked up exactly). A number is a workspace's, so it
+// reads at most one item per number and workspace (a query holds few
+// words: checkBounds).
+func (x *Index) resolveNumbers(workspaces []string, p *Parsed) {
+	for _, w := range p.Words {
+		if len(w) > maxNumberDigits || w[0] == '0' || strings.Trim(w, "0123456789") != "" {
+			continue
+		}
+		if _, done := p.numRefs[w]; done {
+			continue
+		}
+		n, err := strconv.ParseInt(w, 10, 64)
+		if err != nil {
+			continue
+		}
+		for _, ws := range workspaces {
+			if ref, err := x.store.ItemRefByNumber(ws, n); err == nil && ref != "" {
+				if p.numRefs == nil {
+					p.numRefs = map[string][]string{}
+				}
+				p.numRefs[w] = append(p.numRefs[w], ref)
+			}
+		}
+	}
+}
+
 // Search answers a query. While the index is being rebuilt it returns
 // *ErrRebuilding rather than partial answers.
 func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) {
@@ -121,6 +154,7 @@ func (x *Index) Search(ctx context.Context, r Request) (res *Result, err error) 
 		return nil, err
 	}
 	x.resolveRefs(r.Workspaces, p)
+	x.resolveNumbers(r.Workspaces, p)
 	dropStopwords(p)
 	if p.Empty() && strings.TrimSpace(r.Query) != "" && len(r.Collections)+len(r.Statuses)+len(r.Priorities)+len(r.Only) == 0 {
 		// Text that says nothing (punctuation, operators, stop words)
@@ -314,7 +348,18 @@ func build(r Request, p *Parsed, fuzzy bool) query.Query {
 		if i < len(p.fuzz) && fuzzy {
 			fuzz = p.fuzz[i]
 		}
-		must = append(must, wordMatch("body", boostBody, w, term, fuzz))
+		match := wordMatch("body", boostBody, w, term, fuzz)
+		if refs := p.numRefs[w]; len(refs) > 0 {
+			alts := []query.Query{match}
+			for _, r := range refs {
+				t := bleve.NewTermQuery(r)
+				t.SetField("ref")
+				t.SetBoost(boostRef)
+				alts = append(alts, t)
+			}
+			match = bleve.NewDisjunctionQuery(alts...)
+		}
+		must = append(must, match)
 		should = append(should, wordMatch("title", boostTitle, w, term, fuzz))
 	}
 	for _, ph := range p.Phrases {

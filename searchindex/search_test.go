@@ -476,3 +476,23 @@ func TestTypoRetryNeedsAWord(t *testing.T) {
 		t.Fatalf("/lo.*n/ found %v (fuzzy %v)", ids(r), r.Fuzzy)
 	}
 }
+
+// A bare number finds the item of that number first, whatever its
+// collection, as its ref would (pad-inventory SRC-01: refs and numbers
+// are looked up exactly), beside the items whose text holds it; with
+// another word, each must still match.
+func TestBareNumberFindsTheItemNumbered(t *testing.T) {
+	f := newFixture(t)
+	for i := range 3 {
+		f.create("tasks", fmt.Sprintf("Task %c", 'a'+i), "", nil)
+	}
+	idea := f.create("ideas", "An idea", "nothing numeric", nil)
+	text := f.create("tasks", "Costs", "we spent 4 days on the cache", nil)
+	if idea.Ref != "IDEA-4" {
+		t.Fatalf("the idea is %s: numbers are not the workspace's any more", idea.Ref)
+	}
+	wantHits(t, "4", f.search("4"), idea.ID, text.ID)
+	wantHits(t, "4 cache", f.search("4 cache"), text.ID)
+	wantHits(t, "004 is text only", f.search("004"))
+	wantHits(t, "99 has no item", f.search("99"))
+}
