@@ -67,7 +67,7 @@ func (w *wtx) moveItem(ref string, in MoveInput) (*ItemResult, error) {
 	for k, v := range in.Fields {
 		migrated[k] = v
 	}
-	out, fwarn, err := model.FieldWrite{Schema: dst.Schema, Full: migrated, Stored: reservedOnly(it.Fields), Resolver: txResolver{b}}.Apply()
+	out, fwarn, err := model.FieldWrite{Schema: dst.Schema, Full: migrated, Stored: reservedOnly(it.Fields), Resolver: txResolver{b, w.replica}}.Apply()
 	if err != nil {
 		return nil, err
 	}

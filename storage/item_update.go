@@ -133,7 +133,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 		}
 	}
 	if in.Fields != nil || in.FieldsPatch != nil {
-		fw := model.FieldWrite{Schema: c.Schema, Stored: it.Fields, RefuseUndeclared: in.RefuseUndeclared, Resolver: txResolver{b}}
+		fw := model.FieldWrite{Schema: c.Schema, Stored: it.Fields, RefuseUndeclared: in.RefuseUndeclared, Resolver: txResolver{b, w.replica}}
 		supplied := map[string]bool{}
 		if in.Fields != nil {
 			fw.Full = full

@@ -350,11 +350,23 @@ func (s *Store) GetItems(ws string, refs []string) ([]*ItemView, error) {
 	return out, err
 }
 
-// txResolver answers relation lookups inside a write transaction.
-type txResolver struct{ b *wsb }
+// txResolver answers relation lookups inside a write transaction. A
+// write that copies the remote (replica) takes any item of the workspace
+// by id, archived or in another collection: the sync engine maps the
+// remote's values to local ids, and the remote's state is written as it
+// is (Pad checks no relation value; padd checked it when it was set).
+type txResolver struct {
+	b       *wsb
+	replica bool
+}
 
 func (r txResolver) ResolveRelation(collSlug, value string) (string, string) {
 	b := r.b
+	if k, isID := idKey(value); isID && r.replica {
+		if it, _ := getItem(b, k, false); it != nil {
+			return idString(k), ""
+		}
+	}
 	id := b.collSlugs().Get([]byte(collSlug))
 	if id == nil {
 		return "", model.ReasonNotFound
@@ -593,7 +605,7 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 		in.Parent = parentRef
 	}
 	out, warn, err := model.FieldWrite{Schema: c.Schema, Patch: fields, Create: in.imported == nil,
-		RefuseUndeclared: in.RefuseUndeclared, Resolver: txResolver{b}}.Apply()
+		RefuseUndeclared: in.RefuseUndeclared, Resolver: txResolver{b, w.replica}}.Apply()
 	if err != nil {
 		return nil, err
 	}

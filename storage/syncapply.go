@@ -242,6 +242,9 @@ func (t *SyncTx) LocalID(k SyncKind, remoteID string) (string, bool) {
 // MapRemoteRef records which local item a remote ref names.
 func (t *SyncTx) MapRemoteRef(ref, itemID string) error { return mapRemoteRef(t.w.ws, ref, itemID) }
 
+// ItemByRemoteRef is the local item a remote ref names.
+func (t *SyncTx) ItemByRemoteRef(ref string) (string, bool) { return itemOfRemoteRef(t.w.ws, ref) }
+
 // SetBase records an item's base.
 func (t *SyncTx) SetBase(b SyncBase) error { return putBase(t.w.ws, b, t.w.now) }
 

@@ -29,6 +29,13 @@ type SyncBase struct {
 	// RecordedAt is when padd wrote this base, by its own clock (SetBase
 	// sets it); zero for a base written before padd kept it.
 	RecordedAt time.Time
+	// Waiting holds, by field key, the remote's value of a relation field
+	// that names an item padd does not have yet, as the remote sent it.
+	// Fields holds that key as it was before (the remote's change is not
+	// merged yet), so the base never holds a value the local item lacks
+	// only because its target has not arrived: that would read as a
+	// local delete and be pushed.
+	Waiting map[string]any
 }
 
 // baseRecord is a base as stored. Its content is kept once: a base whose
@@ -49,6 +56,7 @@ type baseRecord struct {
 	RemoteSeq       int64           `json:"remote_seq,omitempty"`
 	RemoteUpdatedAt string          `json:"remote_updated_at,omitempty"`
 	RecordedAt      time.Time       `json:"recorded_at,omitzero"`
+	Waiting         json.RawMessage `json:"waiting,omitempty"`
 }
 
 // baseVersionScan bounds how many of an item's newest versions are
@@ -85,6 +93,11 @@ func putBase(b *wsb, base SyncBase, now time.Time) error {
 		Tags: base.Tags, ParentID: base.ParentID, CollectionID: base.CollectionID,
 		Archived: base.Archived, Pinned: base.Pinned, RemoteSeq: base.RemoteSeq, RemoteUpdatedAt: base.RemoteUpdatedAt,
 		RecordedAt: now.UTC()}
+	if len(base.Waiting) > 0 {
+		if rec.Waiting, err = json.Marshal(base.Waiting); err != nil {
+			return model.Invalid("base waiting relations: %v", err)
+		}
+	}
 	n := 0
 	err = b.eachReverse(b.versions().Cursor(), id, nil, func(_, raw []byte) (bool, error) {
 		var v model.Version
@@ -140,6 +153,17 @@ func getBase(b *wsb, itemID string) (*SyncBase, error) {
 			return nil, unreadable("fields are not an object")
 		}
 		out.Fields = m
+	}
+	if len(rec.Waiting) > 0 {
+		v, err := model.DecodeJSON(rec.Waiting)
+		if err != nil {
+			return nil, unreadable("waiting relations: %v", err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, unreadable("waiting relations are not an object")
+		}
+		out.Waiting = m
 	}
 	switch {
 	case rec.Content != nil:
@@ -198,4 +222,54 @@ func (s *Store) CommentBase(ws, commentID, body string) (same, known bool, err e
 		return nil
 	})
 	return same, known, err
+}
+
+// An item whose relation values wait for an item to be mapped (a
+// remote's value naming an item padd has not got, SyncBase.Waiting, or a
+// local value naming an item the remote has not got yet) is marked under
+// 'w' and its id in the same bucket, written in the transaction that
+// makes it wait: the engine finds them again after a restart.
+func relationWaitKey(id []byte) []byte { return cat([]byte{'w'}, id) }
+
+// SetRelationWait marks (on) or unmarks an item as having relation
+// values that wait for an item to be mapped.
+func (t *SyncTx) SetRelationWait(itemID string, on bool) error {
+	id, ok := idKey(itemID)
+	if !ok {
+		return model.Invalid("item id %q is not an id", itemID)
+	}
+	if !on {
+		return t.w.ws.syncBase().Delete(relationWaitKey(id))
+	}
+	if t.w.ws.items().Get(id) == nil {
+		return model.NotFound("Item not found: %s", itemID)
+	}
+	return t.w.ws.syncBase().Put(relationWaitKey(id), []byte{1})
+}
+
+// SyncRelationWaits lists the items marked by SetRelationWait.
+func (s *Store) SyncRelationWaits(ws string) ([]string, error) {
+	var out []string
+	err := s.read(ws, func(r *rtx) error {
+		c := r.ws.syncBase().Cursor()
+		for k, _ := c.Seek([]byte{'w'}); k != nil && k[0] == 'w'; k, _ = c.Next() {
+			if len(k) == 17 { // an item's own base is its 16-byte id, which may start with 'w'
+				out = append(out, idString(k[1:]))
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// SyncRelationWait says whether an item is marked by SetRelationWait.
+func (s *Store) SyncRelationWait(ws, itemID string) (bool, error) {
+	on := false
+	err := s.read(ws, func(r *rtx) error {
+		if id, ok := idKey(itemID); ok {
+			on = r.ws.syncBase().Get(relationWaitKey(id)) != nil
+		}
+		return nil
+	})
+	return on, err
 }
