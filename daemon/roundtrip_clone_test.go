@@ -110,7 +110,6 @@ var cloneDiffers = []struct{ pattern, why string }{
 	{"collection *: updated_at", "not carried: a pulled collection's times are the pull's"},
 	{"collection docs: settings.tracks_work", "not carried: the remote's tracks_work is left out of a pulled collection's settings (syncer decodeRemoteCollection), so the local create's rule decides it"},
 	{"collection specs: former_prefixes", "not carried (padd's member; Pad keeps none)"},
-	{"collection specs: schema.fields", "not carried: a relation default names the remote's item id, not the local one"},
 	{"collection notes: missing", "not carried: an archived collection is not cloned"},
 	{"item #11: missing", "not carried: the items of an archived collection are not cloned (nor set aside)"},
 	{"role *: missing", "not carried: agent roles do not sync"},
@@ -127,12 +126,6 @@ var cloneDiffers = []struct{ pattern, why string }{
 	{"comment *: created_at", "not carried: a pulled comment's times are the pull's"},
 	{"comment *: updated_at", "not carried: a pulled comment's times are the pull's"},
 	{"link *: created_at", "not carried: a pulled link's time is the pull's"},
-	{"item #6: missing", "not carried: an item whose relation field names an item by id is set aside (ids are not mapped)"},
-	{"item #7: missing", "not carried: an item whose relation field names an item by id is set aside (ids are not mapped)"},
-	{"link * #6: missing", "not carried: the links of an item set aside"},
-	{"link #6 *: missing", "not carried: the links of an item set aside"},
-	{"link #7 *: missing", "not carried: the links of an item set aside"},
-	{"attachment shot.png: missing", "not carried: the attachment of an item set aside"},
 }
 
 // exportDifferences lists how two normalized exports (normalizeExport)

@@ -72,6 +72,14 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 			return err
 		}
 	}
+	// Relation values that named an item of a later page are merged now;
+	// an item the lists did not hold is read by itself.
+	if err := w.resolveWaiting(ctx, c, link, true); err != nil {
+		return err
+	}
+	if err := w.defaultsArrived(ctx, c, link); err != nil {
+		return err
+	}
 	if err := w.cloneThreads(ctx, c, link, all); err != nil {
 		return err
 	}
@@ -243,6 +251,11 @@ func (w *worker) applyBatch(ctx context.Context, c *remote.Client, link *storage
 			if p := parents[items[i].ID]; p != "" {
 				rem.side.Parent, _ = t.LocalID(storage.SyncItem, p)
 			}
+			if lc, err := t.Collection(coll); err != nil {
+				return err
+			} else if lc != nil {
+				relationsIn(lc.Schema, rem, lookInTx(t), nil) // an item of a later page waits for it
+			}
 			if _, err := w.applyItem(t, rem); err != nil {
 				return err
 			}
@@ -321,6 +334,15 @@ func (w *worker) pushAll(ctx context.Context, c *remote.Client, link *storage.Re
 		if _, err := w.pushItem(ctx, c, link, v.ID, 0, 0); err != nil {
 			if err := refusedOr(w, refused(err)); err != nil {
 				return err
+			}
+		}
+	}
+	for _, lc := range colls {
+		// A relation default naming an item went without it (the items
+		// came after): the collection is sent again now they are there.
+		if hasRelationDefault(lc.Schema) {
+			if _, err := w.pushCollection(ctx, c, link, model.Change{Entity: model.EntityCollection, Op: model.OpUpdated, ID: lc.ID}); err != nil {
+				return refusedOr(w, err)
 			}
 		}
 	}

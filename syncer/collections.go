@@ -51,8 +51,12 @@ func (w *worker) remoteCollection(ctx context.Context, c *remote.Client, link *s
 		}
 	}
 	loc := localCollection(&lc.Collection)
+	schema, err := w.schemaOut(loc.Schema, nil)
+	if err != nil {
+		return "", err
+	}
 	rc, err := c.CreateCollection(ctx, link.RemoteWorkspaceID, api.CollectionCreate{Name: lc.Name, Slug: lc.Slug,
-		Prefix: lc.Prefix, Icon: lc.Icon, Description: lc.Description, Schema: flex(loc.Schema), Settings: flex(loc.Settings),
+		Prefix: lc.Prefix, Icon: lc.Icon, Description: lc.Description, Schema: flex(schema), Settings: flex(loc.Settings),
 		IsSystem: lc.IsSystem})
 	if err != nil {
 		return "", err
@@ -124,7 +128,7 @@ func (w *worker) pullCollections(ctx context.Context, c *remote.Client, link *st
 		if rc.DeletedAt != nil || rc.ArchivedAt != nil {
 			continue
 		}
-		rem, err := decodeRemoteCollection(rc)
+		rem, err := decodeRemoteCollection(rc, w.lookIn)
 		if err != nil {
 			if err := w.setAside(storage.SyncConflict{Reason: fmt.Sprintf("the remote's collection %s: %v", rc.Slug, err)}); err != nil {
 				return err
@@ -193,7 +197,7 @@ func (w *worker) reconcileCollection(ctx context.Context, c *remote.Client, link
 		if err != nil {
 			return err
 		}
-		rem, err := decodeRemoteCollection(rc)
+		rem, err := decodeRemoteCollection(rc, w.lookIn)
 		if err != nil {
 			return w.setAside(storage.SyncConflict{Reason: fmt.Sprintf("the remote's collection %s: %v", rc.Slug, err)})
 		}
@@ -249,7 +253,11 @@ func (w *worker) reconcileCollection(ctx context.Context, c *remote.Client, link
 		if err != nil || !send {
 			return err
 		}
-		out, err := c.UpdateCollection(ctx, link.RemoteWorkspaceID, rc.Slug, collectionUpdate(&res.Merged, &rem), rc.UpdatedAt)
+		up, err := w.collectionUpdate(&res.Merged, &rem, rc)
+		if err != nil {
+			return err
+		}
+		out, err := c.UpdateCollection(ctx, link.RemoteWorkspaceID, rc.Slug, up, rc.UpdatedAt)
 		if _, stale := remote.AsConflict(err); stale && attempt < maxCollectionRetries {
 			rid := rc.ID
 			if rc, err = w.readRemoteCollection(ctx, c, link, rid); err != nil {
@@ -281,7 +289,7 @@ func (w *worker) keepRefused(lc *model.Collection, rc *api.Collection, why strin
 	sc := storage.SyncConflict{Part: "collection:" + lc.Slug, Local: collectionJSON(&loc),
 		Reason: fmt.Sprintf("collection %s: %s (padd's whole collection as it was is in this record: local)", lc.Slug, why)}
 	if rc != nil {
-		if rem, err := decodeRemoteCollection(rc); err == nil {
+		if rem, err := decodeRemoteCollection(rc, w.lookIn); err == nil {
 			sc.Remote = collectionJSON(&rem)
 		}
 	}
@@ -301,9 +309,10 @@ func conflictParts(cs []merge.Conflict) string {
 	return strings.Join(parts, ", ")
 }
 
-// collectionUpdate is the PATCH that makes the remote's collection (rem)
-// the merged one: only the parts that differ.
-func collectionUpdate(m, rem *merge.Collection) api.CollectionUpdate {
+// collectionUpdate is the PATCH that makes the remote's collection (rem,
+// as rc says it) the merged one: only the parts that differ, the schema's
+// relation defaults in the remote's ids.
+func (w *worker) collectionUpdate(m, rem *merge.Collection, rc *api.Collection) (api.CollectionUpdate, error) {
 	var up api.CollectionUpdate
 	if m.Icon != rem.Icon {
 		up.Icon = &m.Icon
@@ -312,18 +321,26 @@ func collectionUpdate(m, rem *merge.Collection) api.CollectionUpdate {
 		up.Description = &m.Description
 	}
 	if !sameJSON(m.Schema, rem.Schema) {
-		up.Schema = flex(m.Schema)
+		theirs, _, err := collectionParts(rc)
+		if err != nil {
+			return up, err
+		}
+		schema, err := w.schemaOut(m.Schema, theirs)
+		if err != nil {
+			return up, err
+		}
+		up.Schema = flex(schema)
 	}
 	if !sameJSON(m.Settings, rem.Settings) {
 		up.Settings = flex(m.Settings)
 	}
-	return up
+	return up, nil
 }
 
 // setCollectionBase records rc (the remote's collection, which padd now
 // holds too) as the collection's base.
 func setCollectionBase(t *storage.SyncTx, localID string, rc *api.Collection) error {
-	rem, err := decodeRemoteCollection(rc)
+	rem, err := decodeRemoteCollection(rc, lookInTx(t))
 	if err != nil {
 		return err
 	}
@@ -343,12 +360,14 @@ func baseCollection(b *storage.SyncCollectionBase) *merge.Collection {
 	return &merge.Collection{Icon: b.Icon, Description: b.Description, Schema: b.Schema, Settings: b.Settings}
 }
 
-func decodeRemoteCollection(rc *api.Collection) (merge.Collection, error) {
+// decodeRemoteCollection is the remote's collection as merge compares
+// it, its relation defaults in padd's ids by look (schemaIn).
+func decodeRemoteCollection(rc *api.Collection, look func(string) (string, bool)) (merge.Collection, error) {
 	schema, settings, err := collectionParts(rc)
 	if err != nil {
 		return merge.Collection{}, err
 	}
-	out := merge.Collection{Icon: rc.Icon, Description: rc.Description, Schema: *schema}
+	out := merge.Collection{Icon: rc.Icon, Description: rc.Description, Schema: schemaIn(*schema, look)}
 	if settings != nil {
 		out.Settings = *settings
 	}

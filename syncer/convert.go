@@ -39,6 +39,11 @@ type remoteItem struct {
 	side         merge.Item
 	parentRemote string // the parent's remote id
 	parentRef    string // or, where the remote names it by ref only, its ref
+	// waiting are the relation values, as the remote sent them, that name
+	// an item padd has not got yet (relationsIn); dropped those that name
+	// no item either side has.
+	waiting map[string]any
+	dropped []relDrop
 }
 
 // remoteParentOf names a remote item's parent. Pad keeps a child's
@@ -147,15 +152,17 @@ func (w *worker) answered(it *api.Item, sent *merge.Item) (*remoteItem, error) {
 			rem.side.Parent = sent.Parent
 		}
 	}
-	return rem, nil
+	return rem, w.mapRelations(rem, nil)
 }
 
-// baseOf is the base recorded when both sides hold m: the merged item
-// with the remote's tokens.
-func baseOf(itemID string, m *merge.Item, it *api.Item) storage.SyncBase {
+// baseOf is the base recorded when both sides hold rem's side: the
+// merged item with the remote's tokens, and the remote's relation values
+// that wait for their items.
+func baseOf(itemID string, rem *remoteItem) storage.SyncBase {
+	m, it := &rem.side, rem.api
 	return storage.SyncBase{ItemID: itemID, Title: m.Title, Content: m.Content, Fields: m.Fields,
 		Tags: m.Tags, ParentID: m.Parent, CollectionID: m.Collection, Archived: m.Archived, Pinned: m.Pinned,
-		RemoteSeq: it.Seq, RemoteUpdatedAt: it.UpdatedAt.UTC().Format(time.RFC3339Nano)}
+		RemoteSeq: it.Seq, RemoteUpdatedAt: it.UpdatedAt.UTC().Format(time.RFC3339Nano), Waiting: rem.waiting}
 }
 
 // remoteBaseTime is the remote's updated_at of base b: the guard of an

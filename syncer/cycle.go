@@ -109,6 +109,14 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 	if err == nil {
 		err = w.retryWaitingLinks()
 	}
+	if err == nil {
+		// Relation values whose items arrived; at a full read, the items
+		// still missing are read by themselves.
+		err = w.resolveWaiting(ctx, c, link, want.export)
+	}
+	if err == nil && (want.items || want.export) {
+		err = w.defaultsArrived(ctx, c, link)
+	}
 	if err == nil && !w.held.files {
 		err = w.pullNamedAttachments(ctx, c, link)
 	}

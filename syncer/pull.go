@@ -213,6 +213,9 @@ func (w *worker) applyRemote(ctx context.Context, c *remote.Client, link *storag
 			rem.side.Parent = p
 		}
 	}
+	if err := w.relationsOf(ctx, c, link, rem, depth); err != nil {
+		return err
+	}
 	if w.held.lost != nil {
 		if took, err := w.metLost(it, rem); took || err != nil {
 			return err
@@ -282,7 +285,7 @@ func (w *worker) applyItem(t *storage.SyncTx, rem *remoteItem) (bool, error) {
 			return false, err
 		}
 	}
-	return true, t.SetBase(baseOf(id, &rem.side, rem.api))
+	return true, firstErr(t.SetBase(baseOf(id, rem)), noteWaits(t, id, rem.waiting), droppedRelations(t, id, rem))
 }
 
 // numberOf is a remote item's number: item_number, else the digits of
@@ -313,6 +316,7 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 		}
 		base = baseSide(b)
 	}
+	rem.holdWaiting(base)
 	ls := localSide(v)
 	if ls != nil && base != nil && rem.side.Archived && !base.Archived && !ls.Archived {
 		if ls.Touched, err = t.Annotated(localID); err != nil {
@@ -364,7 +368,7 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 		w.pushAgain[localID] = true
 		w.mu.Unlock()
 	}
-	return t.SetBase(baseOf(localID, &rem.side, rem.api))
+	return firstErr(t.SetBase(baseOf(localID, rem)), noteWaits(t, localID, rem.waiting), droppedRelations(t, localID, rem))
 }
 
 // applyLocal makes local item v hold m: restore, move, update, archive,

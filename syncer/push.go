@@ -67,6 +67,9 @@ func (w *worker) drain(ctx context.Context, c *remote.Client, link *storage.Remo
 	again := w.pushAgain
 	w.pushAgain = map[string]bool{}
 	w.mu.Unlock()
+	if err := w.relationPushes(again); err != nil {
+		return err
+	}
 	for id := range again {
 		_, err := w.pushItem(ctx, c, link, id, 0, 0)
 		if err := refused(err); err != nil && isRefusal(err) {
@@ -244,11 +247,19 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 	sent := localSide(v)
 	sent.Archived = false
 	sent.Fields = withoutEntries(sent.Fields) // notes and decisions follow the create on their own (notes.go)
+	// A relation naming an item the remote has not got goes once it has.
+	if _, err := w.withhold(sent, nil, nil); err != nil {
+		return err
+	}
 	rp, err := w.remoteParent(ctx, c, link, v.ParentID, depth)
 	if err != nil {
 		return err
 	}
-	fields := nonNil(w.outFields(sent.Fields))
+	out, err := w.relationsOut(v.CollectionID, sent.Fields)
+	if err != nil {
+		return err
+	}
+	fields := nonNil(w.outFields(out))
 	in := api.ItemCreate{Title: v.Title, Content: w.outText(v.Content), Tags: flex(nonNilTags(v.Tags)), Pinned: v.Pinned}
 	if rp != "" {
 		asField, err := w.parentField(v.CollectionID)
@@ -386,8 +397,12 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 			return false, err
 		}
 		local := localSide(v)
+		held, err := w.withhold(local, baseSide(b), b)
+		if err != nil {
+			return false, err
+		}
 		if b != nil && sameItem(baseSide(b), local) {
-			return false, nil
+			return false, w.keepWaiting(v.ID, len(held) > 0)
 		}
 		if b != nil && w.m.log.Enabled(ctx, slog.LevelDebug) {
 			w.m.log.Debug("sync: pushing an update", "workspace", w.slug, "item", v.ID, "remote_item", rid, "attempt", attempt,
@@ -596,7 +611,11 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		content := w.outText(sent.Content)
 		u.Content, patch = &content, true
 	}
-	if p := w.outFields(withoutEntries(fieldsPatch(base.Fields, local.Fields))); len(p) > 0 || parentPatch != nil {
+	p, err := w.relationsOut(local.Collection, withoutEntries(fieldsPatch(base.Fields, local.Fields)))
+	if err != nil {
+		return nil, nil, err
+	}
+	if p := w.outFields(p); len(p) > 0 || parentPatch != nil {
 		if parentPatch != nil {
 			p = withParent(p, *parentPatch)
 		}

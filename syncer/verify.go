@@ -343,7 +343,7 @@ func (v *verifier) compareCollections() {
 				Words: fmt.Sprintf("collection %s: the remote's schema cannot be read: %v", lc.Slug, err)})
 			continue
 		}
-		if !sameJSON(lc.Schema, schema) {
+		if schema := schemaIn(*schema, v.lookIn); !sameJSON(lc.Schema, schema) {
 			v.add("", "", api.SyncDifference{Kind: api.VerifyCollection, Ref: lc.Slug, Part: "schema", Local: jsonOf(lc.Schema), Remote: jsonOf(schema),
 				Words: fmt.Sprintf("collection %s: the schema differs: here %s, there %s", lc.Slug, jsonOf(lc.Schema), jsonOf(schema))})
 		}
@@ -418,6 +418,16 @@ func (v *verifier) attIn(id string) (string, bool) {
 	return local, ok && err == nil
 }
 
+// lookIn is the local item a remote relation value names: by the id
+// map, else by the map of remote refs.
+func (v *verifier) lookIn(s string) (string, bool) {
+	if id, ok := v.itemsIn[s]; ok {
+		return id, true
+	}
+	id, ok, err := v.m.store.SyncItemByRemoteRef(v.ws, s)
+	return id, ok && err == nil
+}
+
 // refOf names a local item for words: its ref, else its id.
 func (v *verifier) refOf(localID string) string {
 	if localID == "" {
@@ -439,6 +449,14 @@ func (v *verifier) compareItem(lv *storage.ItemView, ri *api.Item) {
 		v.add(lv.ID, noPart, api.SyncDifference{Kind: api.VerifyItem, Ref: lv.Ref, Part: "fields",
 			Words: fmt.Sprintf("%s: the remote's item cannot be read: %v", ref, err)})
 		return
+	}
+	if lv.Collection != nil {
+		// Relation values by padd's ids, as the engine maps them; one
+		// naming an item padd has not got is compared as the remote has it.
+		relationsIn(lv.Collection.Schema, rem, v.lookIn, nil)
+		for k, x := range rem.waiting {
+			rem.side.Fields[k] = x
+		}
 	}
 	part := func(part string, local, remote any, words string) {
 		v.add(lv.ID, part, api.SyncDifference{Kind: api.VerifyItem, Ref: lv.Ref, Part: part, Local: jsonOf(local), Remote: jsonOf(remote),

@@ -1,0 +1,452 @@
+package syncer_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testremote"
+	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/storage"
+)
+
+// Relation fields name items by id, and each side has its own ids: the
+// engine maps them both ways (syncer/relations.go).
+
+// relSchema is the schema of "specs", whose items name each other: see
+// (a relation) and also (a multi_relation). It goes as JSON text, as Pad
+// reads a schema.
+func relSchema(t *testing.T) api.Flex {
+	t.Helper()
+	schema, _ := json.Marshal(map[string]any{"fields": []any{
+		map[string]any{"key": "see", "label": "See", "type": "relation", "collection": "specs"},
+		map[string]any{"key": "also", "label": "Also", "type": "multi_relation", "collection": "specs"},
+	}})
+	text, _ := json.Marshal(string(schema))
+	return api.Flex(text)
+}
+
+// relRemote is a remote workspace "team" with the specs collection.
+type relRemote struct {
+	t   *testing.T
+	c   *api.Client
+	ws  string
+	ids map[string]string // title -> remote id
+}
+
+func newRelRemote(t *testing.T, c *api.Client, ws string) *relRemote {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: ws}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateCollection(ctx, ws, api.CollectionCreate{Name: "Specs", Slug: "specs", Prefix: "SPEC", Schema: relSchema(t)}); err != nil {
+		t.Fatal(err)
+	}
+	return &relRemote{t: t, c: c, ws: ws, ids: map[string]string{}}
+}
+
+func fieldsFlex(fields map[string]any) api.Flex {
+	b, _ := json.Marshal(fields)
+	return api.Flex(b)
+}
+
+// make creates an item of specs titled title, its relations naming
+// items by title.
+func (r *relRemote) make(title string, rel map[string]any) {
+	r.t.Helper()
+	it, err := r.c.CreateItem(context.Background(), r.ws, "specs", api.ItemCreate{Title: title, Fields: fieldsFlex(r.byID(rel))})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.ids[title] = it.ID
+}
+
+// set patches the relations of the item titled title.
+func (r *relRemote) set(title string, rel map[string]any) {
+	r.t.Helper()
+	if _, err := r.c.UpdateItem(context.Background(), r.ws, r.ids[title], api.ItemUpdate{FieldsPatch: fieldsFlex(r.byID(rel))}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// byID is rel with each title the remote id of its item.
+func (r *relRemote) byID(rel map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range rel {
+		switch x := v.(type) {
+		case string:
+			out[k] = r.ids[x]
+		case []string:
+			ids := []any{}
+			for _, s := range x {
+				ids = append(ids, r.ids[s])
+			}
+			out[k] = ids
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// relations is the relation values of the item titled title on the
+// remote, each item named by its title ("?" and the value for one it
+// does not know).
+func (r *relRemote) relations(title string) (map[string]any, error) {
+	ctx := context.Background()
+	it, err := r.c.GetItem(ctx, r.ws, r.ids[title])
+	if err != nil {
+		return nil, err
+	}
+	fields, err := api.DecodeObject(it.Fields)
+	if err != nil {
+		return nil, err
+	}
+	return titled(fields, func(id string) string {
+		x, err := r.c.GetItem(ctx, r.ws, id)
+		if err != nil {
+			return "?" + id
+		}
+		return x.Title
+	}), nil
+}
+
+// localRelations is relRemote.relations on padd's side: the item titled
+// title in workspace ws.
+func localRelations(l *local, ws, title string) (map[string]any, error) {
+	id := (&localSide{s: l.Store, ws: ws}).findT(title)
+	if id == "" {
+		return nil, fmt.Errorf("padd has no item %q", title)
+	}
+	v, err := l.Store.GetItem(ws, id)
+	if err != nil {
+		return nil, err
+	}
+	return titled(v.Fields, func(id string) string {
+		x, err := l.Store.GetItem(ws, id)
+		if err != nil {
+			return "?" + id
+		}
+		return x.Title
+	}), nil
+}
+
+func (l *localSide) findT(title string) string {
+	idx, err := l.s.ItemsIndex(context.Background(), l.ws, "", true)
+	if err != nil {
+		return ""
+	}
+	for _, it := range idx.Items {
+		if it.Title == title {
+			return it.ID
+		}
+	}
+	return ""
+}
+
+// titled is the see and also of fields with each id replaced by name.
+func titled(fields map[string]any, name func(string) string) map[string]any {
+	out := map[string]any{}
+	if s, ok := fields["see"].(string); ok {
+		out["see"] = name(s)
+	}
+	if list, ok := fields["also"].([]any); ok {
+		names := []string{}
+		for _, e := range list {
+			s, _ := e.(string)
+			names = append(names, name(s))
+		}
+		out["also"] = names
+	}
+	return out
+}
+
+// sameRelations waits until the item titled title has want on both
+// sides.
+func sameRelations(t *testing.T, l *local, ws string, r *relRemote, title string, want map[string]any) {
+	t.Helper()
+	testwait.UntilOK(t, func() error {
+		here, err := localRelations(l, ws, title)
+		if err != nil {
+			return err
+		}
+		there, err := r.relations(title)
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(here, want) || !reflect.DeepEqual(there, want) {
+			return fmt.Errorf("%s: here %v, there %v, want %v", title, here, there, want)
+		}
+		return nil
+	})
+}
+
+// noneSetAside fails the test on any conflict or set-aside record.
+func noneSetAside(t *testing.T, l *local, ws string) {
+	t.Helper()
+	cs, err := l.M.Conflicts(ws, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		t.Errorf("recorded: %s %s %s: %s", c.Kind, c.Ref, c.Part, c.Reason)
+	}
+}
+
+var relServers = []struct {
+	name string
+	opts testremote.Options
+}{{"padd", testremote.Options{}}, {"Aug2026", testremote.Options{Aug2026: true}}}
+
+// A clone maps relation values to padd's ids: one naming an item of a
+// later page of the clone (the transaction after its own), a cycle (two
+// items naming each other), an item naming itself, and a list.
+func TestCloneMapsRelations(t *testing.T) {
+	for _, srv := range relServers {
+		t.Run(srv.name, func(t *testing.T) {
+			r := testremote.Start(t, srv.opts)
+			rr := newRelRemote(t, r.API(), "team")
+			rr.make("One", nil)
+			for i := range 205 { // a clone writes 200 items a transaction
+				rr.make(fmt.Sprintf("filler %d", i), nil)
+			}
+			rr.make("Two", map[string]any{"see": "One", "also": []string{"One"}})
+			rr.set("One", map[string]any{"see": "Two"}) // a page later, and a cycle
+			rr.make("Self", nil)
+			rr.set("Self", map[string]any{"see": "Self", "also": []string{"Two", "Self", "One"}})
+
+			l := startLocal(t)
+			if _, err := l.M.Clone(context.Background(), api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+				t.Fatal(err)
+			}
+			l.synced(t, "team")
+			sameRelations(t, l, "team", rr, "One", map[string]any{"see": "Two"})
+			sameRelations(t, l, "team", rr, "Two", map[string]any{"see": "One", "also": []string{"One"}})
+			sameRelations(t, l, "team", rr, "Self", map[string]any{"see": "Self", "also": []string{"Two", "Self", "One"}})
+			noneSetAside(t, l, "team")
+			l.equalNow(t)
+		})
+	}
+}
+
+// Items a teammate makes naming each other reach padd with their
+// relations, while padd is online: the first pulled waits for the other.
+func TestRelationsPulledLive(t *testing.T) {
+	for _, srv := range relServers {
+		t.Run(srv.name, func(t *testing.T) {
+			r := testremote.Start(t, srv.opts)
+			rr := newRelRemote(t, r.API(), "team")
+			l := startLocal(t)
+			if _, err := l.M.Clone(context.Background(), api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+				t.Fatal(err)
+			}
+			l.synced(t, "team")
+			rr.make("Alpha", nil)
+			rr.make("Beta", map[string]any{"see": "Alpha"})
+			rr.set("Alpha", map[string]any{"see": "Beta", "also": []string{"Beta", "Alpha"}})
+			sameRelations(t, l, "team", rr, "Alpha", map[string]any{"see": "Beta", "also": []string{"Beta", "Alpha"}})
+			sameRelations(t, l, "team", rr, "Beta", map[string]any{"see": "Alpha"})
+			l.synced(t, "team")
+			noneSetAside(t, l, "team")
+			l.equalNow(t)
+		})
+	}
+}
+
+// A relation value pulled before its item waits in the item's base,
+// written with it: padd stopped before the wait is resolved (the pull's
+// next read failed) takes the value after its restart, though the feed
+// has nothing more to say of the item.
+func TestRelationWaitSurvivesARestart(t *testing.T) {
+	r := testremote.Start(t, testremote.Options{})
+	rr := newRelRemote(t, r.API(), "team")
+	l := startLocal(t)
+	if _, err := l.M.Clone(context.Background(), api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	if _, err := l.M.Pause("team"); err != nil {
+		t.Fatal(err)
+	}
+	rr.make("Target", nil)
+	rr.make("Pointer", map[string]any{"see": "Target"})
+	rr.set("Target", map[string]any{"see": "Pointer"}) // Target is read for Pointer, and waits for it
+	// The comments of the items the pull makes are read after the items
+	// are written: failing, they end the cycle there.
+	r.SetFault(func(q *http.Request) testremote.Fault {
+		if strings.HasSuffix(q.URL.Path, "/comments") {
+			return testremote.Fault{Kind: testremote.Answer, Status: http.StatusInternalServerError}
+		}
+		return testremote.Fault{}
+	})
+	if _, err := l.M.Resume("team"); err != nil {
+		t.Fatal(err)
+	}
+	ls := &localSide{s: l.Store, ws: "team"}
+	testwait.UntilOK(t, func() error {
+		waits, err := l.Store.SyncRelationWaits("team")
+		if err != nil {
+			return err
+		}
+		if ls.findT("Pointer") == "" || ls.findT("Target") == "" || len(waits) == 0 {
+			return fmt.Errorf("padd has Pointer %v, Target %v, waits %v", ls.findT("Pointer") != "", ls.findT("Target") != "", waits)
+		}
+		return nil
+	})
+	l.stop() // as a kill: every write so far is committed, nothing after it
+	r.SetFault(nil)
+	l.run(t)
+	sameRelations(t, l, "team", rr, "Target", map[string]any{"see": "Pointer"})
+	sameRelations(t, l, "team", rr, "Pointer", map[string]any{"see": "Target"})
+	l.synced(t, "team")
+	if waits, err := l.Store.SyncRelationWaits("team"); err != nil || len(waits) != 0 {
+		t.Errorf("items still waiting: %v (%v)", waits, err)
+	}
+	noneSetAside(t, l, "team")
+	l.equalNow(t)
+}
+
+// Relations made here reach the remote in its ids: items made offline
+// naming each other, a list, and an edit of a pulled item naming an item
+// made here.
+func TestRelationsPushed(t *testing.T) {
+	for _, srv := range relServers {
+		t.Run(srv.name, func(t *testing.T) {
+			ctx := context.Background()
+			r := testremote.Start(t, srv.opts)
+			rr := newRelRemote(t, r.API(), "team")
+			rr.make("There", nil)
+			l := startLocal(t)
+			if _, err := l.M.Clone(ctx, api.SyncClone{URL: r.URL(), RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+				t.Fatal(err)
+			}
+			l.synced(t, "team")
+			if _, err := l.M.Pause("team"); err != nil {
+				t.Fatal(err)
+			}
+			mk := func(title string, fields map[string]any) string {
+				res, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "specs", Title: title, Fields: fields}, user)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Item.ID
+			}
+			set := func(id string, fields map[string]any) {
+				if _, err := l.Store.UpdateItem("team", id, storage.ItemUpdate{FieldsPatch: fields}, user); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ls := &localSide{s: l.Store, ws: "team"}
+			there := ls.findT("There")
+			a := mk("Here A", nil)
+			b := mk("Here B", map[string]any{"see": a, "also": []any{there, a}})
+			set(a, map[string]any{"see": b})
+			set(there, map[string]any{"see": b})
+			if _, err := l.M.Resume("team"); err != nil {
+				t.Fatal(err)
+			}
+			l.synced(t, "team")
+			for _, title := range []string{"Here A", "Here B"} {
+				it, err := l.Store.GetItem("team", ls.findT(title))
+				if err != nil {
+					t.Fatal(err)
+				}
+				rid, ok, err := l.Store.SyncRemoteID("team", storage.SyncItem, it.ID)
+				if err != nil || !ok {
+					t.Fatalf("%s has no remote id (%v)", title, err)
+				}
+				rr.ids[title] = rid
+			}
+			sameRelations(t, l, "team", rr, "Here A", map[string]any{"see": "Here B"})
+			sameRelations(t, l, "team", rr, "Here B", map[string]any{"see": "Here A", "also": []string{"There", "Here A"}})
+			sameRelations(t, l, "team", rr, "There", map[string]any{"see": "Here B"})
+			noneSetAside(t, l, "team")
+			l.equalNow(t)
+		})
+	}
+}
+
+// A relation made here naming an item the remote has not got yet is not
+// sent until that item is there (a local id never reaches the remote),
+// and then it is, after a restart too: `sync link` pushes Alpha, which
+// names Beta, and the remote turns Beta's create away until padd is
+// stopped.
+func TestRelationPushWaitsForItsItem(t *testing.T) {
+	for _, srv := range relServers {
+		t.Run(srv.name, func(t *testing.T) {
+			ctx := context.Background()
+			r := testremote.Start(t, srv.opts)
+			if _, err := r.API().CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Empty", Slug: "empty"}); err != nil {
+				t.Fatal(err)
+			}
+			l := startLocal(t)
+			if _, err := l.Store.CreateWorkspace(storage.WorkspaceCreate{Name: "Team", Slug: "team"}, user); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Store.CreateCollection("team", storage.CollectionCreate{Name: "Specs", Slug: "specs", Prefix: "SPEC",
+				FieldsDSL: "see:relation:specs; also:multi_relation:specs"}, user); err != nil {
+				t.Fatal(err)
+			}
+			mk := func(title string) string {
+				res, err := l.Store.CreateItem("team", storage.ItemCreate{Collection: "specs", Title: title}, user)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Item.ID
+			}
+			a, b := mk("Alpha"), mk("Beta")
+			for id, fields := range map[string]map[string]any{a: {"see": b, "also": []any{b, a}}, b: {"see": a}} {
+				if _, err := l.Store.UpdateItem("team", id, storage.ItemUpdate{FieldsPatch: fields}, user); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var creates atomic.Int32
+			r.SetFault(func(q *http.Request) testremote.Fault {
+				if q.Method == http.MethodPost && strings.HasSuffix(q.URL.Path, "/collections/specs/items") && creates.Add(1) > 1 {
+					return testremote.Fault{Kind: testremote.Answer, Status: http.StatusServiceUnavailable}
+				}
+				return testremote.Fault{}
+			})
+			if _, err := l.M.Link(ctx, api.SyncLink{Workspace: "team", URL: r.URL(), RemoteWorkspace: "empty", SyncToken: api.SyncToken{Token: r.Token()}}); err != nil {
+				t.Fatal(err)
+			}
+			var ra string
+			testwait.UntilOK(t, func() error {
+				id, ok, err := l.Store.SyncRemoteID("team", storage.SyncItem, a)
+				if err != nil || !ok || creates.Load() < 2 {
+					return fmt.Errorf("Alpha pushed %v, creates %d (%v)", ok, creates.Load(), err)
+				}
+				ra = id
+				return nil
+			})
+			it, err := r.API().GetItem(ctx, "empty", ra)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fields, _ := api.DecodeObject(it.Fields); fields["see"] != nil || fields["also"] != nil {
+				t.Errorf("the remote's Alpha holds %v before Beta is there", fields)
+			}
+			l.stop()
+			r.SetFault(nil)
+			l.run(t)
+			l.synced(t, "team")
+			rr := &relRemote{t: t, c: r.API(), ws: "empty", ids: map[string]string{"Alpha": ra}}
+			rb, ok, err := l.Store.SyncRemoteID("team", storage.SyncItem, b)
+			if err != nil || !ok {
+				t.Fatalf("Beta has no remote id (%v)", err)
+			}
+			rr.ids["Beta"] = rb
+			sameRelations(t, l, "team", rr, "Alpha", map[string]any{"see": "Beta", "also": []string{"Beta", "Alpha"}})
+			sameRelations(t, l, "team", rr, "Beta", map[string]any{"see": "Alpha"})
+			noneSetAside(t, l, "team")
+			l.equalNow(t)
+		})
+	}
+}
