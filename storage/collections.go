@@ -488,6 +488,24 @@ func (s *Store) GetCollectionAnyState(ws, ref string) (*CollectionInfo, error) {
 	})
 }
 
+// CollectionSchema is a collection's schema (archived too) by id or
+// slug: what the sync engine reads of one for each item it moves, with
+// none of GetCollection's counts.
+func (s *Store) CollectionSchema(ws, ref string) (model.Schema, error) {
+	var out model.Schema
+	err := s.read(ws, func(r *rtx) error {
+		c, err := findCollection(r.ws, ref)
+		if err == nil && c == nil {
+			err = model.CollectionNotFound(ref)
+		}
+		if err == nil {
+			out = c.Schema
+		}
+		return err
+	})
+	return out, err
+}
+
 func (s *Store) getCollectionInfo(ws, ref string, find func(*wsb, string) (*model.Collection, error)) (*CollectionInfo, error) {
 	var out *CollectionInfo
 	err := s.read(ws, func(r *rtx) error {

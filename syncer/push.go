@@ -772,6 +772,11 @@ func (w *worker) holdsMore(x *api.Item, base, local *merge.Item) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	rem.side.Collection = local.Collection
+	if err := w.mapRelations(rem, nil); err != nil {
+		return false, err
+	}
+	rem.holdWaiting(base)
 	got := rem.side
 	got.Collection, got.Archived, got.Parent = local.Collection, local.Archived, local.Parent
 	return merge.Merge(base, local, &got).WriteLocal, nil

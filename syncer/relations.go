@@ -204,14 +204,14 @@ func (w *worker) mapRelations(rem *remoteItem, gone map[string]bool) error {
 	if rem.side.Collection == "" || len(rem.side.Fields) == 0 {
 		return nil
 	}
-	c, err := w.m.store.GetCollectionAnyState(w.wsID, rem.side.Collection)
-	if model.IsNotFound(err) {
+	schema, err := w.m.store.CollectionSchema(w.wsID, rem.side.Collection)
+	if model.IsNotFound(err) || err == nil && !hasRelations(schema) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	relationsIn(c.Schema, rem, w.lookIn, gone)
+	relationsIn(schema, rem, w.lookIn, gone)
 	return nil
 }
 
@@ -345,14 +345,14 @@ func (w *worker) onRemote(id string) bool {
 // the remote's change unseen). Such a key is sent as base has it (left
 // out without a base).
 func (w *worker) withhold(local, base *merge.Item, b *storage.SyncBase) ([]string, error) {
-	c, err := w.m.store.GetCollectionAnyState(w.wsID, local.Collection)
+	schema, err := w.m.store.CollectionSchema(w.wsID, local.Collection)
 	if model.IsNotFound(err) {
 		return nil, nil
 	}
-	if err != nil || !hasRelations(c.Schema) {
+	if err != nil || !hasRelations(schema) {
 		return nil, err
 	}
-	held := unsentRelations(c.Schema, local.Fields, w.onRemote)
+	held := unsentRelations(schema, local.Fields, w.onRemote)
 	if b != nil {
 		for k := range b.Waiting {
 			if !slices.Contains(held, k) {
@@ -387,16 +387,16 @@ func (w *worker) relationsOut(coll string, fields map[string]any) (map[string]an
 	if len(fields) == 0 {
 		return fields, nil
 	}
-	c, err := w.m.store.GetCollectionAnyState(w.wsID, coll)
+	schema, err := w.m.store.CollectionSchema(w.wsID, coll)
 	if model.IsNotFound(err) {
 		return fields, nil
 	}
-	if err != nil || !hasRelations(c.Schema) {
+	if err != nil || !hasRelations(schema) {
 		return fields, err
 	}
 	var out map[string]any
-	for i := range c.Schema.Fields {
-		def := &c.Schema.Fields[i]
+	for i := range schema.Fields {
+		def := &schema.Fields[i]
 		v, ok := fields[def.Key]
 		if !ok || v == nil || !isRelation(def) {
 			continue
@@ -473,16 +473,24 @@ func (w *worker) resolveWaiting(ctx context.Context, c *remote.Client, link *sto
 		if b == nil || len(b.Waiting) == 0 {
 			continue // a local value waits: the drain's (relationPushes)
 		}
-		coll, err := w.m.store.GetCollectionAnyState(w.wsID, b.CollectionID)
+		if !w.onRemote(id) {
+			// The remote no longer has the item (remoteGone): what its
+			// values waited for is moot; a push makes it there again.
+			if err := w.keepWaiting(id, false); err != nil {
+				return err
+			}
+			continue
+		}
+		schema, err := w.m.store.CollectionSchema(w.wsID, b.CollectionID)
 		if model.IsNotFound(err) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		ws = append(ws, waiter{id, b, coll.Schema})
+		ws = append(ws, waiter{id, b, schema})
 		if fetch {
-			for _, s := range waitingTargets(b.Waiting, coll.Schema, w.lookIn) {
+			for _, s := range waitingTargets(b.Waiting, schema, w.lookIn) {
 				if !slices.Contains(targets, s) {
 					targets = append(targets, s)
 				}
@@ -610,11 +618,11 @@ func (w *worker) relationsOf(ctx context.Context, c *remote.Client, link *storag
 	if err := w.mapRelations(rem, nil); err != nil || len(rem.waiting) == 0 || depth > 0 {
 		return err
 	}
-	coll, err := w.m.store.GetCollectionAnyState(w.wsID, rem.side.Collection)
+	schema, err := w.m.store.CollectionSchema(w.wsID, rem.side.Collection)
 	if err != nil {
 		return err
 	}
-	targets := waitingTargets(rem.waiting, coll.Schema, w.lookIn, rem.api.ID, rem.api.Ref)
+	targets := waitingTargets(rem.waiting, schema, w.lookIn, rem.api.ID, rem.api.Ref)
 	if len(targets) == 0 {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -367,6 +368,43 @@ func TestRelationsPushed(t *testing.T) {
 			sameRelations(t, l, "team", rr, "Here A", map[string]any{"see": "Here B"})
 			sameRelations(t, l, "team", rr, "Here B", map[string]any{"see": "Here A", "also": []string{"There", "Here A"}})
 			sameRelations(t, l, "team", rr, "There", map[string]any{"see": "Here B"})
+			// A restore's answer names the relations in the remote's ids:
+			// they are what padd has, not an edit of the remote's.
+			if _, err := l.Store.DeleteItem("team", a, user); err != nil {
+				t.Fatal(err)
+			}
+			l.synced(t, "team")
+			if _, err := l.Store.RestoreItem("team", a, user); err != nil {
+				t.Fatal(err)
+			}
+			l.synced(t, "team")
+			sameRelations(t, l, "team", rr, "Here A", map[string]any{"see": "Here B"})
+			// Archived on both sides and edited here: restored there for
+			// the edit, whose answer names the relations in its ids too.
+			if _, err := l.M.Pause("team"); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.API().DeleteItem(ctx, "team", rr.ids["Here A"]); err != nil {
+				t.Fatal(err)
+			}
+			title := "Here A, edited"
+			if _, err := l.Store.UpdateItem("team", a, storage.ItemUpdate{Title: &title}, user); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Store.DeleteItem("team", a, user); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.M.Resume("team"); err != nil {
+				t.Fatal(err)
+			}
+			l.synced(t, "team")
+			testwait.UntilOK(t, func() error {
+				it, err := r.API().GetItem(ctx, "team", rr.ids["Here A"])
+				if err != nil || it.Title != title || it.DeletedAt == nil {
+					return fmt.Errorf("the remote's item: %+v (%v)", it, err)
+				}
+				return nil
+			})
 			noneSetAside(t, l, "team")
 			l.equalNow(t)
 		})
@@ -448,5 +486,71 @@ func TestRelationPushWaitsForItsItem(t *testing.T) {
 			noneSetAside(t, l, "team")
 			l.equalNow(t)
 		})
+	}
+}
+
+// A relation value naming an item the remote no longer has (deleted for
+// good there) is dropped with a record saying so; the item keeps the rest
+// of its values and is not set aside.
+func TestRelationToAnItemGoneFromTheRemote(t *testing.T) {
+	ctx := context.Background()
+	r, proxyURL := startPurging(t)
+	rr := newRelRemote(t, r.API, "team")
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxyURL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	if _, err := l.M.Pause("team"); err != nil {
+		t.Fatal(err)
+	}
+	rr.make("Gone", nil)
+	rr.make("Kept", nil)
+	rr.make("Pointer", map[string]any{"see": "Gone", "also": []string{"Gone", "Kept"}})
+	gone, err := r.API.GetItem(ctx, "team", rr.ids["Gone"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.purge(gone)
+	if _, err := l.M.Resume("team"); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	testwait.UntilOK(t, func() error {
+		here, err := localRelations(l, "team", "Pointer")
+		if err != nil {
+			return err
+		}
+		if want := map[string]any{"also": []string{"Kept"}}; !reflect.DeepEqual(here, want) {
+			return fmt.Errorf("Pointer here: %v, want %v", here, want)
+		}
+		return nil
+	})
+	cs, err := l.M.Conflicts("team", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded []string
+	for _, c := range cs {
+		if c.Kind != string(storage.EntrySetAside) || !strings.Contains(c.Reason, gone.ID) || !strings.Contains(c.Reason, "names no item the remote has") {
+			t.Errorf("recorded: %s %s %s: %s", c.Kind, c.Ref, c.Part, c.Reason)
+		}
+		recorded = append(recorded, c.Part)
+	}
+	slices.Sort(recorded)
+	if want := []string{"fields.also", "fields.see"}; !slices.Equal(recorded, want) {
+		t.Errorf("recorded parts %v, want %v", recorded, want)
+	}
+	if ls := (&localSide{s: l.Store, ws: "team"}); ls.findT("Gone") != "" {
+		t.Error("padd has the item the remote no longer has")
+	}
+	// The purge's stand-in still lists the item; Pointer's values differ,
+	// as the records explain.
+	v := l.verified(t)
+	if got, want := parts(v.Differences), []string{"item SPEC-1 only_there"}; !slices.Equal(got, want) {
+		t.Errorf("differences %v, want %v", got, want)
+	}
+	if got, want := parts(v.Conflicts), []string{"item SPEC-3 fields.also", "item SPEC-3 fields.see"}; !slices.Equal(got, want) {
+		t.Errorf("differences explained %v, want %v", got, want)
 	}
 }
