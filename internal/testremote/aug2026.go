@@ -66,8 +66,9 @@ const (
 // augRequest makes a request what Pad would act on: no Idempotency-Key,
 // no op_key or expected_seq in a JSON body, no paging of /changes or
 // /activity; a collection write whose schema is not JSON text is
-// refused (the error is the 400's message).
-func augRequest(r *http.Request) error {
+// refused (the error is the 400's message). An item write's fields (or
+// fields_patch) are answered, as written, for relationsAsWritten.
+func augRequest(r *http.Request) (written map[string]any, err error) {
 	r.Header.Del("Idempotency-Key")
 	q := r.URL.Query()
 	switch {
@@ -81,21 +82,21 @@ func augRequest(r *http.Request) error {
 		r.URL.RawQuery = q.Encode()
 	}
 	if r.Body == nil || r.Body == http.NoBody || !isJSON(r.Header.Get("Content-Type")) {
-		return nil
+		return nil, nil
 	}
 	raw, err := io.ReadAll(io.LimitReader(r.Body, maxRequestRewriteBytes+1))
 	r.Body.Close()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(raw) > maxRequestRewriteBytes {
-		return errBodyTooLarge
+		return nil, errBodyTooLarge
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) == nil && obj != nil {
 		if isCollectionWrite(r) {
 			if err := schemaAsText(obj["schema"]); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		changed := false
@@ -108,20 +109,21 @@ func augRequest(r *http.Request) error {
 		if isItemWrite(r) {
 			c, err := padParentKeys(r.Method, obj)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			changed = changed || c
+			written = writtenFields(obj)
 		}
 		if changed {
 			if raw, err = json.Marshal(obj); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	r.ContentLength = int64(len(raw))
 	r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
-	return nil
+	return written, nil
 }
 
 // padAnswer is an answer the proxy gives itself, as Pad would, to a
@@ -296,9 +298,16 @@ func (p *proxy) augAnswer(resp *http.Response) error {
 			padExport(v)
 			padParents(v, false)
 		case ok && strings.Contains(path, "/items"):
+			if isItemWrite(resp.Request) {
+				written, _ := resp.Request.Context().Value(writtenKey{}).(map[string]any)
+				p.noteWritten(v, written)
+			}
 			padParents(v, true)
 		case ok && resp.Request.Method == http.MethodGet && strings.HasSuffix(path, "/activity"):
 			v = withoutLinkActivity(v)
+		}
+		if ok {
+			p.relationsAsWritten(v)
 		}
 		if !isCollectionRoute(path) {
 			cutTimes(v)
@@ -589,4 +598,126 @@ func rewriteEventLine(line []byte) []byte {
 		return line
 	}
 	return append(append([]byte("data: "), b...), '\n')
+}
+
+// Pad keeps a relation value as it was written, and answers it so: an
+// id, a ref, a title, or an id of no item (it checks only that a
+// relation is a string; a multi_relation, a type its validation does not
+// know, is kept whatever it is). padd resolves a ref or a title to the
+// item's id when it is written. The proxy remembers, for each item, the
+// relation values a write sent as something other than the id padd
+// stored (padd's answer says which keys are relations: relation_targets),
+// and answers them as written for as long as padd holds the same. What
+// it cannot make padd do is keep a value that names no item: padd refuses
+// it (400 validation_error not_found), where Pad keeps it.
+
+// writtenKey is the request context's key for an item write's fields as
+// sent (augRequest).
+type writtenKey struct{}
+
+// writtenValue is a relation value as a write sent it (sent) and as padd
+// stored it (stored).
+type writtenValue struct{ sent, stored any }
+
+// writtenFields is an item write's fields or fields_patch as sent (JSON
+// text or an object).
+func writtenFields(obj map[string]json.RawMessage) map[string]any {
+	for _, k := range []string{"fields", "fields_patch"} {
+		raw := bytes.TrimSpace(obj[k])
+		if len(raw) == 0 {
+			continue
+		}
+		if raw[0] == '"' {
+			var text string
+			if json.Unmarshal(raw, &text) != nil {
+				continue
+			}
+			raw = []byte(text)
+		}
+		if v, err := decodeAny(raw); err == nil {
+			if m, ok := v.(map[string]any); ok {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+// noteWritten remembers the relation values an item write sent as other
+// than what padd stored (v: padd's answer, written: the fields sent).
+func (p *proxy) noteWritten(v any, written map[string]any) {
+	m, ok := v.(map[string]any)
+	if !ok || len(written) == 0 {
+		return
+	}
+	id, _ := m["id"].(string)
+	text, _ := m["fields"].(string)
+	stored, err := decodeAny([]byte(text))
+	fields, _ := stored.(map[string]any)
+	if id == "" || err != nil {
+		return
+	}
+	targets, _ := m["relation_targets"].(map[string]any)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.written == nil {
+		p.written = map[string]map[string]writtenValue{}
+	}
+	for k, sent := range written {
+		_, relation := targets[k]
+		if !relation || sent == nil || sameValue(sent, fields[k]) {
+			delete(p.written[id], k)
+			continue
+		}
+		if p.written[id] == nil {
+			p.written[id] = map[string]writtenValue{}
+		}
+		p.written[id][k] = writtenValue{sent: sent, stored: fields[k]}
+	}
+}
+
+// relationsAsWritten answers each item in v with its relation values as
+// they were written (noteWritten), and without relation_targets, which
+// Pad does not send. An item is an object with collection_id and title.
+func (p *proxy) relationsAsWritten(v any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	forEachObject(v, func(m map[string]any) {
+		if _, ok := m["collection_id"]; !ok {
+			return
+		}
+		if _, ok := m["title"]; !ok {
+			return
+		}
+		delete(m, "relation_targets")
+		id, _ := m["id"].(string)
+		kept := p.written[id]
+		text, isText := m["fields"].(string)
+		if len(kept) == 0 || !isText {
+			return
+		}
+		decoded, err := decodeAny([]byte(text))
+		fields, _ := decoded.(map[string]any)
+		if err != nil || fields == nil {
+			return
+		}
+		changed := false
+		for k, w := range kept {
+			if sameValue(fields[k], w.stored) {
+				fields[k], changed = w.sent, true
+			}
+		}
+		if changed {
+			if raw, err := json.Marshal(fields); err == nil {
+				m["fields"] = string(raw)
+			}
+		}
+	})
+}
+
+// sameValue compares two decoded JSON values.
+func sameValue(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }

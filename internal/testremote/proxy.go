@@ -2,6 +2,7 @@ package testremote
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,6 +145,9 @@ type proxy struct {
 	handlers sync.WaitGroup
 	// teammates are the ids of what the teammate's client made (teammate.go).
 	teammates map[string]bool
+	// written are relation values as a write sent them, by item id and
+	// key (relationsAsWritten).
+	written map[string]map[string]writtenValue
 }
 
 func newProxy(opts Options) *proxy {
@@ -318,13 +322,17 @@ func (p *proxy) forward(sw *statusWriter, r *http.Request, dropAnswer bool) {
 			writeEnvelope(sw, http.StatusNotFound, "not_found", "404 page not found")
 			return
 		}
-		if err := augRequest(r); err != nil {
+		written, err := augRequest(r)
+		if err != nil {
 			if a, ok := errors.AsType[*padAnswer](err); ok {
 				writeEnvelope(sw, a.status, a.code, a.message)
 				return
 			}
 			writeEnvelope(sw, http.StatusBadRequest, "bad_request", err.Error())
 			return
+		}
+		if written != nil {
+			r = r.WithContext(context.WithValue(r.Context(), writtenKey{}, written))
 		}
 		if n := p.changesCap.Load(); n > 0 && isChangesFeed(r) {
 			q := r.URL.Query()

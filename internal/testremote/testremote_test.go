@@ -804,3 +804,74 @@ func TestLinkCutsAndMends(t *testing.T) {
 		t.Errorf("the mended link: %v", err)
 	}
 }
+
+// TestRelationsAsWritten: as on Pad, a relation value is answered as it
+// was written (a ref, a title), everywhere an item is answered, and no
+// relation_targets; padd itself stores the id it resolved. A later write
+// of the key answers what that one wrote.
+func TestRelationsAsWritten(t *testing.T) {
+	r := Start(t, Options{Aug2026: true})
+	ws := workspace(t, r)
+	schema, _ := json.Marshal(map[string]any{"fields": []any{
+		map[string]any{"key": "see", "label": "See", "type": "relation", "collection": "specs"},
+		map[string]any{"key": "also", "label": "Also", "type": "multi_relation", "collection": "specs"},
+	}})
+	wantStatus(t, send(t, r, r.URL(), "POST", "/api/v1/workspaces/"+ws+"/collections", nil,
+		map[string]any{"name": "Specs", "prefix": "SPEC", "schema": string(schema)}), http.StatusCreated)
+	item := func(a answer) (api.Item, map[string]any) {
+		t.Helper()
+		var it api.Item
+		decode(t, a, &it)
+		fields, err := api.DecodeObject(it.Fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.RelationTargets != nil {
+			t.Errorf("%s answers relation_targets %v; Pad sends none", it.Title, it.RelationTargets)
+		}
+		return it, fields
+	}
+	one, _ := item(send(t, r, r.URL(), "POST", itemsPath(ws, "specs"), nil, map[string]any{"title": "One"}))
+	two, _ := item(send(t, r, r.URL(), "POST", itemsPath(ws, "specs"), nil, map[string]any{"title": "Two"}))
+	written := map[string]any{"see": one.Ref, "also": []any{"Two", one.ID}}
+	wrote, fields := item(send(t, r, r.URL(), "POST", itemsPath(ws, "specs"), nil, map[string]any{"title": "Three", "fields": written}))
+	path := "/api/v1/workspaces/" + ws + "/items/" + wrote.ID
+	shows := func(what string, fields map[string]any, want map[string]any) {
+		t.Helper()
+		for k, v := range want {
+			if !sameValue(fields[k], v) {
+				t.Errorf("%s: %s = %v, want %v", what, k, fields[k], v)
+			}
+		}
+	}
+	shows("the create's answer", fields, written)
+	_, fields = item(send(t, r, r.URL(), "GET", path, nil, nil))
+	shows("read", fields, written)
+	var stored api.Item
+	if _, err := r.API().Do(testwait.Context(t), "GET", "/workspaces/"+ws+"/items/"+wrote.ID, nil, nil, &stored); err != nil {
+		t.Fatal(err)
+	}
+	padds, _ := api.DecodeObject(stored.Fields)
+	shows("padd's own", padds, map[string]any{"see": one.ID, "also": []any{two.ID, one.ID}})
+	var export struct {
+		Items []api.Item `json:"items"`
+	}
+	decode(t, send(t, r, r.URL(), "GET", "/api/v1/workspaces/"+ws+"/export", nil, nil), &export)
+	for _, it := range export.Items {
+		if it.ID == wrote.ID {
+			f, _ := api.DecodeObject(it.Fields)
+			shows("exported", f, written)
+		}
+	}
+	var list []api.Item
+	decode(t, send(t, r, r.URL(), "GET", itemsPath(ws, "specs"), nil, nil), &list)
+	for _, it := range list {
+		if it.ID == wrote.ID {
+			f, _ := api.DecodeObject(it.Fields)
+			shows("listed", f, written)
+		}
+	}
+	// Written again by id: answered so.
+	_, fields = item(send(t, r, r.URL(), "PATCH", path, nil, map[string]any{"fields_patch": map[string]any{"see": two.ID}}))
+	shows("written again", fields, map[string]any{"see": two.ID, "also": written["also"]})
+}
