@@ -5,15 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
 )
 
@@ -445,6 +448,17 @@ func TestRelationPushWaitsForItsItem(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// A relation default naming Beta: it goes once Beta is there.
+			lc, err := l.Store.GetCollection("team", "specs")
+			if err != nil {
+				t.Fatal(err)
+			}
+			schema := lc.Schema
+			schema.Fields = slices.Clone(schema.Fields)
+			schema.Fields[0].Default = b
+			if _, _, err := l.Store.UpdateCollection("team", "specs", storage.CollectionUpdate{Schema: &schema}, user); err != nil {
+				t.Fatal(err)
+			}
 			var creates atomic.Int32
 			r.SetFault(func(q *http.Request) testremote.Fault {
 				if q.Method == http.MethodPost && strings.HasSuffix(q.URL.Path, "/collections/specs/items") && creates.Add(1) > 1 {
@@ -483,6 +497,16 @@ func TestRelationPushWaitsForItsItem(t *testing.T) {
 			rr.ids["Beta"] = rb
 			sameRelations(t, l, "team", rr, "Alpha", map[string]any{"see": "Beta", "also": []string{"Beta", "Alpha"}})
 			sameRelations(t, l, "team", rr, "Beta", map[string]any{"see": "Alpha"})
+			testwait.UntilOK(t, func() error {
+				rc, err := r.API().GetCollection(ctx, "empty", "specs")
+				if err != nil {
+					return err
+				}
+				if !strings.Contains(string(rc.Schema), `"default":"`+rb+`"`) {
+					return fmt.Errorf("the remote's schema %s has no default naming Beta (%s)", rc.Schema, rb)
+				}
+				return nil
+			})
 			noneSetAside(t, l, "team")
 			l.equalNow(t)
 		})
@@ -553,4 +577,147 @@ func TestRelationToAnItemGoneFromTheRemote(t *testing.T) {
 	if got, want := parts(v.Conflicts), []string{"item SPEC-3 fields.also", "item SPEC-3 fields.see"}; !slices.Equal(got, want) {
 		t.Errorf("differences explained %v, want %v", got, want)
 	}
+}
+
+// Pad keeps a relation value as it was written (an id, a ref, a title,
+// an id of nothing) and answers it so; the test remote's Aug2026 proxy
+// does too, but for an id of nothing, which padd refuses. padd maps a
+// ref as an id (by the map of remote refs, or reading the item by it),
+// drops what names no item with a record, and sends back only what it
+// changed, in ids.
+func TestRelationsAsPadKeepsThem(t *testing.T) {
+	r := testremote.Start(t, testremote.Options{Aug2026: true})
+	runRelationsAsWritten(t, r.URL(), r.Token(), r.Teammate(), "team", startLocal(t), false)
+}
+
+// TestRelationsAsPadKeepsThemRealPad is that against a Pad server
+// started by hand (PADD_PAD_URL, PADD_PAD_TOKEN_FILE, as
+// TestScenariosRealPad).
+func TestRelationsAsPadKeepsThemRealPad(t *testing.T) {
+	url, tokFile := os.Getenv("PADD_PAD_URL"), os.Getenv("PADD_PAD_TOKEN_FILE")
+	if url == "" || tokFile == "" {
+		t.Skip("no Pad server given (PADD_PAD_URL, PADD_PAD_TOKEN_FILE)")
+	}
+	tok, err := os.ReadFile(tokFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := strings.TrimSpace(string(tok))
+	slug := fmt.Sprintf("relations-%d", time.Now().Unix())
+	t.Logf("Pad at %s, workspace %s", url, slug)
+	rapi := api.NewClient(url, token)
+	rapi.HTTP.Transport = waitOn429{http.DefaultTransport}
+	runRelationsAsWritten(t, url, token, rapi, slug, startLocalWith(t, remote.Options{}), true)
+}
+
+func runRelationsAsWritten(t *testing.T, url, token string, writer *api.Client, slug string, l *local, realPad bool) {
+	ctx := context.Background()
+	rr := newRelRemote(t, writer, slug)
+	rr.make("One", nil)
+	rr.make("Two", nil)
+	refOf := func(title string) string {
+		it, err := writer.GetItem(ctx, slug, rr.ids[title])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it.Ref
+	}
+	one := refOf("One")
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: url, RemoteWorkspace: slug, As: "team", SyncToken: api.SyncToken{Token: token}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	if _, err := l.M.Pause("team"); err != nil {
+		t.Fatal(err)
+	}
+	// As written there: a ref padd knows, a title; a ref of an item padd
+	// has not got yet (Four, whose feed row comes after Five's).
+	raw := func(title string, fields map[string]any) {
+		it, err := writer.CreateItem(ctx, slug, "specs", api.ItemCreate{Title: title, Fields: fieldsFlex(fields)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr.ids[title] = it.ID
+	}
+	raw("Three", map[string]any{"see": one, "also": []any{one, "Two"}})
+	rr.make("Four", nil)
+	raw("Five", map[string]any{"see": refOf("Four")})
+	rr.set("Four", map[string]any{"also": []string{"One"}})
+	if realPad { // Pad keeps an id of nothing too
+		raw("Six", map[string]any{"see": "00000000-0000-4000-8000-000000000000"})
+	}
+	if _, err := l.M.Resume("team"); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	for title, want := range map[string]map[string]any{
+		"Three": {"see": "One", "also": []string{"One"}},
+		"Five":  {"see": "Four"},
+		"Four":  {"also": []string{"One"}},
+	} {
+		testwait.UntilOK(t, func() error {
+			here, err := localRelations(l, "team", title)
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(here, want) {
+				return fmt.Errorf("%s here: %v, want %v", title, here, want)
+			}
+			return nil
+		})
+	}
+	if realPad {
+		testwait.UntilOK(t, func() error {
+			if here, err := localRelations(l, "team", "Six"); err != nil || len(here) != 0 {
+				return fmt.Errorf("Six here: %v (%v), want no relation", here, err)
+			}
+			return nil
+		})
+	}
+	cs, err := l.M.Conflicts("team", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded []string
+	for _, c := range cs {
+		recorded = append(recorded, c.Ref+" "+c.Part)
+		if !strings.Contains(c.Reason, "names no item the remote has") {
+			t.Errorf("recorded: %s %s %s: %s", c.Kind, c.Ref, c.Part, c.Reason)
+		}
+	}
+	slices.Sort(recorded)
+	want := []string{refOf("Three") + " fields.also"}
+	if realPad {
+		want = append(want, refOf("Six")+" fields.see")
+		slices.Sort(want)
+	}
+	if !slices.Equal(recorded, want) {
+		t.Errorf("recorded %v, want %v", recorded, want)
+	}
+	// The values stay there as written: padd sends none of them back.
+	there := func(title string) map[string]any {
+		it, err := writer.GetItem(ctx, slug, rr.ids[title])
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := api.DecodeObject(it.Fields)
+		return f
+	}
+	if f := there("Three"); !reflect.DeepEqual(f["see"], one) || !reflect.DeepEqual(f["also"], []any{one, "Two"}) {
+		t.Errorf("Three there: %v, want as written", f)
+	}
+	// An edit here goes there in the remote's ids.
+	three := (&localSide{s: l.Store, ws: "team"}).findT("Three")
+	two := (&localSide{s: l.Store, ws: "team"}).findT("Two")
+	if _, err := l.Store.UpdateItem("team", three, storage.ItemUpdate{FieldsPatch: map[string]any{"see": two}}, user); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	testwait.UntilOK(t, func() error {
+		if f := there("Three"); f["see"] != rr.ids["Two"] || !reflect.DeepEqual(f["also"], []any{one, "Two"}) {
+			return fmt.Errorf("Three there: %v, want see %s and also as written", f, rr.ids["Two"])
+		}
+		return nil
+	})
+	l.equalNow(t) // what differs is what the records explain
 }
