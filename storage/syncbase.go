@@ -239,6 +239,9 @@ func (t *SyncTx) SetRelationWait(itemID string, on bool) error {
 		return model.Invalid("item id %q is not an id", itemID)
 	}
 	if !on {
+		if t.w.ws.syncBase().Get(relationWaitKey(id)) == nil {
+			return nil // nearly every base write: no delete to record
+		}
 		return t.w.ws.syncBase().Delete(relationWaitKey(id))
 	}
 	if t.w.ws.items().Get(id) == nil {

@@ -285,7 +285,7 @@ func (w *worker) applyItem(t *storage.SyncTx, rem *remoteItem) (bool, error) {
 			return false, err
 		}
 	}
-	return true, firstErr(t.SetBase(baseOf(id, rem)), noteWaits(t, id, rem.waiting), droppedRelations(t, id, rem))
+	return true, firstErr(t.SetBase(baseOf(id, rem)), noteWaits(t, id, rem.waiting, rem.side.Collection, rem.side.Fields), droppedRelations(t, id, rem))
 }
 
 // numberOf is a remote item's number: item_number, else the digits of
@@ -368,7 +368,16 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 		w.pushAgain[localID] = true
 		w.mu.Unlock()
 	}
-	return firstErr(t.SetBase(baseOf(localID, rem)), noteWaits(t, localID, rem.waiting), droppedRelations(t, localID, rem))
+	now := ls // the local item as this write leaves it
+	if res.Merged != nil && res.WriteLocal {
+		now = res.Merged
+	}
+	var coll string
+	var fields map[string]any
+	if now != nil {
+		coll, fields = now.Collection, now.Fields
+	}
+	return firstErr(t.SetBase(baseOf(localID, rem)), noteWaits(t, localID, rem.waiting, coll, fields), droppedRelations(t, localID, rem))
 }
 
 // applyLocal makes local item v hold m: restore, move, update, archive,

@@ -290,16 +290,19 @@ func droppedRelations(t *storage.SyncTx, localID string, rem *remoteItem) error 
 }
 
 // noteWaits marks local item localID as waiting for a relation's item
-// when the remote's values wait (waiting) or its own name an item the
-// remote has not got yet, and unmarks it otherwise.
-func noteWaits(t *storage.SyncTx, localID string, waiting map[string]any) error {
+// when the remote's values wait (waiting) or its own (fields, in
+// collection coll, as the write left them) name an item the remote has
+// not got yet, and unmarks it otherwise.
+func noteWaits(t *storage.SyncTx, localID string, waiting map[string]any, coll string, fields map[string]any) error {
 	on := len(waiting) > 0
 	if !on {
-		v, err := t.Item(localID)
+		c, err := t.Collection(coll)
 		if err != nil {
 			return err
 		}
-		on = len(unsentRelations(v.Collection.Schema, v.Fields, func(id string) bool { _, ok := t.RemoteID(storage.SyncItem, id); return ok })) > 0
+		if c != nil && hasRelations(c.Schema) {
+			on = len(unsentRelations(c.Schema, fields, func(id string) bool { _, ok := t.RemoteID(storage.SyncItem, id); return ok })) > 0
+		}
 	}
 	return t.SetRelationWait(localID, on)
 }
