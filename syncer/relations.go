@@ -523,17 +523,30 @@ func (w *worker) resolveWaiting(ctx context.Context, c *remote.Client, link *sto
 	return nil
 }
 
-// waitResolves says some key of waiting can be mapped now (or dropped).
+// waitResolves says some key of waiting can be mapped now (or dropped),
+// or is no relation any more (the schema changed).
 func waitResolves(waiting map[string]any, schema model.Schema, look func(string) (string, bool), gone map[string]bool) bool {
-	for i := range schema.Fields {
-		def := &schema.Fields[i]
-		if v, ok := waiting[def.Key]; ok && isRelation(def) {
-			if _, waits, _ := relationIn(def, v, look, gone); !waits {
-				return true
-			}
+	for k, v := range waiting {
+		def := relationDef(schema, k)
+		if def == nil {
+			return true
+		}
+		if _, waits, _ := relationIn(def, v, look, gone); !waits {
+			return true
 		}
 	}
 	return false
+}
+
+// relationDef is schema's relation field of key k; nil when it declares
+// none.
+func relationDef(schema model.Schema, k string) *model.FieldDef {
+	for i := range schema.Fields {
+		if def := &schema.Fields[i]; def.Key == k && isRelation(def) {
+			return def
+		}
+	}
+	return nil
 }
 
 // resolveItem merges, in t, the waiting relation values of local item id
@@ -557,10 +570,10 @@ func (w *worker) resolveItem(t *storage.SyncTx, id string, gone map[string]bool)
 	}
 	rem.side.Fields = fields
 	look := lookInTx(t)
-	for i := range coll.Schema.Fields {
-		def := &coll.Schema.Fields[i]
-		v, ok := b.Waiting[def.Key]
-		if !ok || !isRelation(def) {
+	for k, v := range b.Waiting {
+		def := relationDef(coll.Schema, k)
+		if def == nil { // no relation any more: the remote's value as it is
+			fields[k] = v
 			continue
 		}
 		out, waits, drops := relationIn(def, v, look, gone)
@@ -569,11 +582,11 @@ func (w *worker) resolveItem(t *storage.SyncTx, id string, gone map[string]bool)
 			if rem.waiting == nil {
 				rem.waiting = map[string]any{}
 			}
-			rem.waiting[def.Key] = v
+			rem.waiting[k] = v
 		case out == nil:
-			delete(fields, def.Key)
+			delete(fields, k)
 		default:
-			fields[def.Key] = out
+			fields[k] = out
 		}
 		rem.dropped = append(rem.dropped, drops...)
 	}
