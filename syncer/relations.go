@@ -275,9 +275,9 @@ func (w *worker) fetchTargets(ctx context.Context, c *remote.Client, link *stora
 	return gone, nil
 }
 
-// dropped records the relation values rem came in with that name no
-// item (relationIn), on local item localID: set aside, so the item is
-// written without them and the user is told.
+// droppedRelations records the relation values rem came in with that
+// name no item (relationIn), on local item localID: set aside, so the
+// item is written without them and the user is told.
 func droppedRelations(t *storage.SyncTx, localID string, rem *remoteItem) error {
 	for _, d := range rem.dropped {
 		raw, _ := json.Marshal(d.value)
@@ -381,11 +381,39 @@ func (w *worker) withhold(local, base *merge.Item, b *storage.SyncBase) ([]strin
 	return held, nil
 }
 
+// relationOut is a relation value in the remote's ids. held says an
+// element names a local item the remote has not got yet (a local id it
+// cannot map): the value cannot go. An id the remote's own (a default
+// still as the remote has it) and other text go as they are.
+func (w *worker) relationOut(def *model.FieldDef, v any) (out any, held bool, err error) {
+	elems, list, ok := relationElems(def, v)
+	if !ok {
+		return v, false, nil
+	}
+	mapped := make([]any, 0, len(elems))
+	for _, e := range elems {
+		s, _ := e.(string)
+		switch rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, s); {
+		case err != nil:
+			return nil, false, err
+		case ok:
+			mapped = append(mapped, rid)
+		case isID(s) && !w.remoteItemID(s):
+			return nil, true, nil
+		default:
+			mapped = append(mapped, e)
+		}
+	}
+	if list || len(mapped) != 1 {
+		return mapped, false, nil
+	}
+	return mapped[0], false, nil
+}
+
 // relationsOut is fields (a create's, or a patch's) with each relation
-// value, as coll's schema declares them, naming the remote's ids. An
-// element that names a local item the remote has not got is left out
-// (withhold keeps such keys from being sent at all); other text goes as
-// it is.
+// value, as coll's schema declares them, in the remote's ids (a value
+// withhold did not hold back names nothing the remote lacks; one that
+// does is left out all the same).
 func (w *worker) relationsOut(coll string, fields map[string]any) (map[string]any, error) {
 	if len(fields) == 0 {
 		return fields, nil
@@ -404,21 +432,9 @@ func (w *worker) relationsOut(coll string, fields map[string]any) (map[string]an
 		if !ok || v == nil || !isRelation(def) {
 			continue
 		}
-		elems, list, ok := relationElems(def, v)
-		if !ok {
-			continue
-		}
-		mapped := make([]any, 0, len(elems))
-		for _, e := range elems {
-			s, _ := e.(string)
-			switch rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, s); {
-			case err != nil:
-				return nil, err
-			case ok:
-				mapped = append(mapped, rid)
-			case !isID(s):
-				mapped = append(mapped, e)
-			}
+		mapped, held, err := w.relationOut(def, v)
+		if err != nil {
+			return nil, err
 		}
 		if out == nil {
 			out = make(map[string]any, len(fields))
@@ -426,13 +442,10 @@ func (w *worker) relationsOut(coll string, fields map[string]any) (map[string]an
 				out[k] = v
 			}
 		}
-		switch {
-		case list:
-			out[def.Key] = mapped
-		case len(mapped) == 1:
-			out[def.Key] = mapped[0]
-		default:
+		if held {
 			delete(out, def.Key)
+		} else {
+			out[def.Key] = mapped
 		}
 	}
 	if out == nil {
@@ -697,40 +710,21 @@ func (w *worker) schemaOut(schema model.Schema, theirs *model.Schema) (model.Sch
 		if !isRelation(def) || def.Default == nil {
 			continue
 		}
-		elems, list, ok := relationElems(def, def.Default)
-		if !ok {
-			continue
-		}
-		mapped := make([]any, 0, len(elems))
-		held := false
-		for _, e := range elems {
-			s, _ := e.(string)
-			switch rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, s); {
-			case err != nil:
-				return schema, err
-			case ok:
-				mapped = append(mapped, rid)
-			case isID(s) && !w.remoteItemID(s):
-				held = true
-			default:
-				mapped = append(mapped, e)
-			}
+		mapped, held, err := w.relationOut(def, def.Default)
+		if err != nil {
+			return schema, err
 		}
 		if out == nil {
 			out = slices.Clone(schema.Fields)
 		}
-		switch {
-		case held:
+		out[i].Default = mapped
+		if held {
 			out[i].Default = nil
 			if theirs != nil {
 				if j := slices.IndexFunc(theirs.Fields, func(f model.FieldDef) bool { return f.Key == def.Key }); j >= 0 {
 					out[i].Default = theirs.Fields[j].Default
 				}
 			}
-		case list:
-			out[i].Default = mapped
-		case len(mapped) == 1:
-			out[i].Default = mapped[0]
 		}
 	}
 	if out != nil {
