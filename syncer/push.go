@@ -329,10 +329,20 @@ type sentCreate struct {
 
 // createFailed says what a failed create means: an outcome unknown
 // waits for settleInFlight; a create the remote surely did not make (a
-// refusal, or one never sent or turned away by its rate limiter) drops
-// the in-flight record, so that a refusal can be set aside and the
-// next try sends it at once instead of looking for it first.
+// refusal, or on a server without keys one never sent or turned away by
+// its rate limiter) drops the in-flight record, so that a refusal can be
+// set aside and the next try sends it at once instead of looking for it
+// first.
 func (w *worker) createFailed(err error) error {
+	if w.caps != nil && w.caps.OpKeys {
+		// With keys only a refusal proves the create was not made: any
+		// other failure may answer the transport's own resend of a keyed
+		// request whose first attempt landed and lost its answer (Go
+		// resends one when a reused connection drops), so the record
+		// stays and the next try resends it with its key, or looks for it
+		// first once the key may be forgotten.
+		return w.resendFailed(err)
+	}
 	if remote.IsOutcomeUnknown(err) {
 		return w.unknownOutcome(err)
 	}
