@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/testremote"
@@ -594,20 +592,8 @@ func TestRelationsAsPadKeepsThem(t *testing.T) {
 // started by hand (PADD_PAD_URL, PADD_PAD_TOKEN_FILE, as
 // TestScenariosRealPad).
 func TestRelationsAsPadKeepsThemRealPad(t *testing.T) {
-	url, tokFile := os.Getenv("PADD_PAD_URL"), os.Getenv("PADD_PAD_TOKEN_FILE")
-	if url == "" || tokFile == "" {
-		t.Skip("no Pad server given (PADD_PAD_URL, PADD_PAD_TOKEN_FILE)")
-	}
-	tok, err := os.ReadFile(tokFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := strings.TrimSpace(string(tok))
-	slug := fmt.Sprintf("relations-%d", time.Now().Unix())
-	t.Logf("Pad at %s, workspace %s", url, slug)
-	rapi := api.NewClient(url, token)
-	rapi.HTTP.Transport = waitOn429{http.DefaultTransport}
-	runRelationsAsWritten(t, url, token, rapi, slug, startLocalWith(t, remote.Options{}), true)
+	p := realPad(t, "relations")
+	runRelationsAsWritten(t, p.url, p.token, p.api, p.slug, startLocalWith(t, remote.Options{}), true)
 }
 
 func runRelationsAsWritten(t *testing.T, url, token string, writer *api.Client, slug string, l *local, realPad bool) {

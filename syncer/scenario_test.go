@@ -659,6 +659,22 @@ func TestScenariosAug2026(t *testing.T) {
 // who may create workspaces). It makes a new workspace there each run.
 // Skipped without them: CI has no Pad server.
 func TestScenariosRealPad(t *testing.T) {
+	p := realPad(t, "scenarios")
+	runScenarios(t, p.url, p.token, p.api, p.slug, startLocalWith(t, remote.Options{}), true)
+}
+
+// givenPad is a Pad server a developer started by hand, and the new
+// workspace a test makes there.
+type givenPad struct {
+	url, token, slug string
+	api              *api.Client // waits out Pad's 429s
+}
+
+// realPad reads the Pad server PADD_PAD_URL and PADD_PAD_TOKEN_FILE name
+// and names a new workspace there (prefix and the time); the test is
+// skipped without them: CI has no Pad server.
+func realPad(t *testing.T, prefix string) givenPad {
+	t.Helper()
 	url, tokFile := os.Getenv("PADD_PAD_URL"), os.Getenv("PADD_PAD_TOKEN_FILE")
 	if url == "" || tokFile == "" {
 		t.Skip("no Pad server given (PADD_PAD_URL, PADD_PAD_TOKEN_FILE)")
@@ -667,12 +683,11 @@ func TestScenariosRealPad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := strings.TrimSpace(string(tok))
-	slug := fmt.Sprintf("scenarios-%d", time.Now().Unix())
-	t.Logf("Pad at %s, workspace %s", url, slug)
-	rapi := api.NewClient(url, token)
-	rapi.HTTP.Transport = waitOn429{http.DefaultTransport}
-	runScenarios(t, url, token, rapi, slug, startLocalWith(t, remote.Options{}), true)
+	p := givenPad{url: url, token: strings.TrimSpace(string(tok)), slug: fmt.Sprintf("%s-%d", prefix, time.Now().Unix())}
+	t.Logf("Pad at %s, workspace %s", url, p.slug)
+	p.api = api.NewClient(url, p.token)
+	p.api.HTTP.Transport = waitOn429{http.DefaultTransport}
+	return p
 }
 
 // waitOn429 sends a request again when Pad's limiter refused it (after
