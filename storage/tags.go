@@ -18,14 +18,13 @@ type TagCount struct {
 func (s *Store) Tags(wsRef string) ([]TagCount, error) {
 	counts := map[string]int{}
 	err := s.read(wsRef, func(r *rtx) error {
+		cs, err := collectionsOf(r.ws)
+		if err != nil {
+			return err
+		}
 		archived := map[string]bool{}
-		cc := r.ws.colls().Cursor()
-		for k, _ := cc.First(); k != nil; k, _ = cc.Next() {
-			c, err := getCollection(r.ws, k)
-			if err != nil {
-				return err
-			}
-			if c != nil && c.ArchivedAt != nil {
+		for _, c := range cs {
+			if c.ArchivedAt != nil {
 				archived[c.ID] = true
 			}
 		}
