@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 
@@ -107,6 +108,9 @@ func (s *Server) makeThumbnail(r *http.Request, blobs *blobstore.Store, a *stora
 	if f, err := blobs.OpenDerived(a.Hash, variant); err == nil {
 		f.Close()
 		return true, nil
+	}
+	if _, err := src.Seek(0, io.SeekStart); err != nil {
+		return false, err
 	}
 	m, err := images.Decode(src)
 	if err != nil {

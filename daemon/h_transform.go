@@ -71,6 +71,9 @@ func (s *Server) transformAttachment(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	defer release()
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return storageFault(err)
+	}
 	src, err := images.Decode(f)
 	if err != nil {
 		return api.Errorf(api.CodeUnsupportedFormat, "attachment %s's %s image cannot be decoded: %v", a.ID, format, err).With("mime", a.MIME)

@@ -32,13 +32,11 @@ func Acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-// Decode decodes f from its start. Its header must have been judged
-// (ReadHeader, then the caps) and the slot taken (Acquire).
-func Decode(f io.ReadSeeker) (image.Image, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	m, _, err := image.Decode(bufio.NewReader(f))
+// Decode decodes the image r holds, from its first byte. Its header
+// must have been judged (ReadHeader, then the caps) and the slot taken
+// (Acquire).
+func Decode(r io.Reader) (image.Image, error) {
+	m, _, err := image.Decode(bufio.NewReader(r))
 	return m, err
 }
 
