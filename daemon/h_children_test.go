@@ -44,3 +44,38 @@ func TestChildrenAndProgress(t *testing.T) {
 	h.wantError("GET", wsPath("/items/TASK-99/children"), nil, 404, "not_found")
 	h.wantError("GET", wsPath("/items/TASK-99/progress"), nil, 404, "not_found")
 }
+
+// An update naming the parent in its fields and in parent_id is refused
+// whatever the values, as Pad's server refuses it (ITM-13); either alone
+// sets the link.
+func TestParentNamedTwiceOnUpdateIsRefused(t *testing.T) {
+	h := newHarness(t)
+	plan := h.create("plans", map[string]any{"title": "Launch"})
+	task := h.task("one")
+	for _, body := range []map[string]any{
+		{"fields_patch": map[string]any{"parent": plan.Ref}, "parent_id": plan.ID},
+		{"fields_patch": map[string]any{"plan": plan.Ref}, "parent_id": plan.ID},
+		{"field": []string{"parent=" + plan.Ref}, "parent_id": plan.ID},
+		{"fields": map[string]any{"status": "open", "parent": plan.Ref}, "parent_id": plan.ID},
+		{"fields_patch": map[string]any{"parent": ""}, "parent_id": plan.ID},
+	} {
+		e := h.wantError("PATCH", wsPath("/items/"+task.Ref), body, 400, "validation_error")
+		if e.Details["field"] != "parent_id" {
+			t.Errorf("%v: details = %v", body, e.Details)
+		}
+	}
+	var got api.Item
+	h.mustJSON("GET", wsPath("/items/"+task.Ref), nil, 200, &got)
+	if got.ParentID != nil {
+		t.Fatalf("a refused update set the parent: %v", *got.ParentID)
+	}
+	h.mustJSON("PATCH", wsPath("/items/"+task.Ref), map[string]any{"parent_id": plan.ID}, 200, &got)
+	if got.ParentID == nil || *got.ParentID != plan.ID {
+		t.Fatalf("parent_id alone: %v", got.ParentID)
+	}
+	var cleared api.Item
+	h.mustJSON("PATCH", wsPath("/items/"+task.Ref), map[string]any{"fields_patch": map[string]any{"plan": ""}}, 200, &cleared)
+	if cleared.ParentID != nil {
+		t.Fatalf("plan cleared in fields_patch: %v", *cleared.ParentID)
+	}
+}

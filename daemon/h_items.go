@@ -119,6 +119,21 @@ func oneOf(a, b *string, an, bn string) (*string, error) {
 	return b, nil
 }
 
+// oneHierarchyWrite refuses an update that names the parent both in its
+// fields (a "parent" or "plan" key the schema does not declare) and in the
+// top-level parent_id, whatever the two values: Pad's server refuses the
+// pair as two competing hierarchy writes (ITM-13).
+func oneHierarchyWrite(schema model.Schema, maps ...map[string]any) error {
+	for _, m := range maps {
+		for _, k := range []string{"parent", "plan"} {
+			if _, ok := m[k]; ok && !schema.Declares(k) {
+				return model.Invalid("the request names the parent twice, as %q in fields and as parent_id: send one", k).With("field", "parent_id")
+			}
+		}
+	}
+	return nil
+}
+
 // liftColumns moves assigned_user_id / agent_role_id out of fields when
 // the schema does not declare them: they are columns, not fields.
 func liftColumns(schema model.Schema, fields map[string]any, assign, role **string) error {
@@ -367,6 +382,11 @@ func (s *Server) itemUpdate(ws, ref string, in api.ItemUpdate) (*storage.ItemUpd
 				return nil, err
 			}
 			up.FieldsPatch = merged
+		}
+		if in.ParentID != nil {
+			if err := oneHierarchyWrite(schema, up.Fields, up.FieldsPatch); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if assign != nil {
