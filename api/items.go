@@ -106,6 +106,19 @@ type ItemCreate struct {
 	OpKey            string   `json:"op_key,omitempty"`
 	CreatedBy        string   `json:"created_by,omitempty"`
 	Source           string   `json:"source,omitempty"`
+	// Convention is Pad's typed create member: a convention's metadata,
+	// written as the reserved convention field and the ordinary keys kept
+	// in step with it.
+	Convention *ItemConvention `json:"convention,omitempty"`
+}
+
+// ItemConvention is a convention's metadata on the wire.
+type ItemConvention struct {
+	Category    string   `json:"category,omitempty"`
+	Trigger     string   `json:"trigger,omitempty"`
+	Surfaces    []string `json:"surfaces,omitempty"`
+	Enforcement string   `json:"enforcement,omitempty"`
+	Commands    []string `json:"commands,omitempty"`
 }
 
 // NoteEntry is an implementation-note append.

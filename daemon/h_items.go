@@ -119,6 +119,38 @@ func oneOf(a, b *string, an, bn string) (*string, error) {
 	return b, nil
 }
 
+// createConvention takes a create's convention metadata out of its
+// fields: Pad's typed member (written into the ordinary keys too, as
+// Pad's server does), or the reserved field Pad's CLI sends when it
+// activates a library convention (create is the one door that takes it,
+// on Pad's server as here). It answers the reserved copy to store.
+func createConvention(typed *api.ItemConvention, fields map[string]any) (map[string]any, error) {
+	raw, inFields := fields[model.FieldConvention]
+	var c model.ConventionMetadata
+	switch {
+	case typed != nil && inFields:
+		return nil, model.Invalid("the convention is named twice, as the convention member and in fields: send one").With("field", model.FieldConvention)
+	case typed != nil:
+		c = model.ConventionMetadata{Category: typed.Category, Trigger: typed.Trigger, Surfaces: typed.Surfaces,
+			Enforcement: typed.Enforcement, Commands: typed.Commands}
+		if err := c.ApplyTo(fields); err != nil {
+			return nil, err
+		}
+	case inFields:
+		var err error
+		if c, err = model.ConventionFromField(raw); err != nil {
+			return nil, err
+		}
+		if c.Copy() == nil {
+			return nil, model.Invalid("field %q names no category, trigger, surfaces, enforcement or commands", model.FieldConvention).With("field", model.FieldConvention)
+		}
+	default:
+		return nil, nil
+	}
+	delete(fields, model.FieldConvention)
+	return c.Copy(), nil
+}
+
 // oneHierarchyWrite refuses an update that names the parent both in its
 // fields (a "parent" or "plan" key the schema does not declare) and in the
 // top-level parent_id, whatever the two values: Pad's server refuses the
@@ -189,13 +221,20 @@ func (s *Server) createItem(w http.ResponseWriter, r *http.Request) error {
 	if err := liftColumns(c.Schema, fields, &assign, &role); err != nil {
 		return err
 	}
+	if fields == nil {
+		fields = map[string]any{}
+	}
+	convention, err := createConvention(in.Convention, fields)
+	if err != nil {
+		return err
+	}
 	tags, err := tagsOf(in.Tags)
 	if err != nil {
 		return err
 	}
 	create := storage.ItemCreate{Collection: c.ID, Title: in.Title, Content: in.Content, Fields: fields,
 		Pinned: in.Pinned, SortOrder: in.SortOrder, RefuseUndeclared: in.RefuseUndeclared,
-		Idem: fingerprint(key, r, in)}
+		Convention: convention, Idem: fingerprint(key, r, in)}
 	if tags != nil {
 		create.Tags = *tags
 	}

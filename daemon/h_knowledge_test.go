@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -328,4 +329,49 @@ func TestKnowledgeGolden(t *testing.T) {
 	if len(b.Omitted) == 0 || b.Used > 1200 && len(b.Parents) > 0 {
 		t.Fatalf("budget not applied: used %d, omitted %d", b.Used, len(b.Omitted))
 	}
+}
+
+// A create names a convention's metadata as Pad's typed member, or as the
+// reserved field Pad's CLI sends when it activates a library convention
+// (ITM-02): both are stored as the reserved copy; anything else under that
+// name is refused, and nothing is created.
+func TestCreateTakesAConventionsMetadata(t *testing.T) {
+	h := newHarness(t)
+	var typed api.Item
+	h.mustJSON("POST", wsPath("/collections/conventions/items"), map[string]any{"title": "Commits say why",
+		"fields":     map[string]any{"status": "active"},
+		"convention": map[string]any{"category": "git", "trigger": "on-commit", "surfaces": []string{"all", "all"}, "enforcement": "should"}}, 201, &typed)
+	tf, _ := typed.FieldMap()
+	want := map[string]any{"category": "git", "trigger": "on-commit", "surfaces": []any{"all"}, "enforcement": "should"}
+	if !reflect.DeepEqual(tf["convention"], want) || tf["trigger"] != "on-commit" || tf["priority"] != "should" || tf["scope"] != "all" {
+		t.Fatalf("typed member: fields = %v", tf)
+	}
+	// Pad's CLI: the reserved field in a full fields object, with status.
+	var cli api.Item
+	h.mustJSON("POST", wsPath("/collections/conventions/items"), map[string]any{"title": "Tests before merge",
+		"fields": `{"status":"active","trigger":"on-commit","priority":"must","convention":{"category":"quality","trigger":"on-commit","enforcement":"must","commands":["make test"]}}`}, 201, &cli)
+	cf, _ := cli.FieldMap()
+	if c, _ := cf["convention"].(map[string]any); c["category"] != "quality" || !reflect.DeepEqual(c["commands"], []any{"make test"}) {
+		t.Fatalf("reserved field on create: fields = %v", cli.Fields)
+	}
+	var before []api.Item
+	h.mustJSON("GET", wsPath("/collections/conventions/items"), nil, 200, &before)
+	for _, body := range []map[string]any{
+		{"title": "x", "convention": map[string]any{}},
+		{"title": "x", "fields": map[string]any{"convention": map[string]any{}}},
+		{"title": "x", "fields": map[string]any{"convention": "on-commit"}},
+		{"title": "x", "fields": map[string]any{"convention": map[string]any{"trigger": "on-commit", "owner": "me"}}},
+		{"title": "x", "fields": map[string]any{"convention": map[string]any{"commands": "make"}}},
+		{"title": "x", "fields": map[string]any{"convention": map[string]any{"trigger": "on-commit"}}, "convention": map[string]any{"trigger": "on-commit"}},
+		{"title": "x", "convention": map[string]any{"trigger": "no-such-trigger"}},
+	} {
+		h.wantError("POST", wsPath("/collections/conventions/items"), body, 400, "validation_error")
+	}
+	var after []api.Item
+	h.mustJSON("GET", wsPath("/collections/conventions/items"), nil, 200, &after)
+	if len(after) != len(before) {
+		t.Fatalf("a refused create left an item: %d → %d", len(before), len(after))
+	}
+	// An update still may not write it.
+	h.wantError("PATCH", wsPath("/items/"+typed.Ref), map[string]any{"fields_patch": map[string]any{"convention": want}}, 400, "validation_error")
 }

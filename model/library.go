@@ -595,3 +595,97 @@ var playbookLibrary = []PlaybookCategory{
 		},
 	},
 }
+
+// ConventionMetadata is a convention's reserved metadata as a create names
+// it: Pad's typed create member `convention`, or the reserved field of the
+// same name that Pad's CLI writes when it activates a library convention.
+type ConventionMetadata struct {
+	Category    string
+	Trigger     string
+	Surfaces    []string
+	Enforcement string
+	Commands    []string
+}
+
+// ConventionFromField reads the reserved convention field a create
+// carries: an object of category, trigger, surfaces, enforcement and
+// commands. Anything else in it, a value of the wrong type or an object
+// that says nothing is refused with 400 validation_error.
+func ConventionFromField(v any) (ConventionMetadata, error) {
+	var c ConventionMetadata
+	m, ok := v.(map[string]any)
+	if !ok {
+		return c, Invalid("field %q must be an object of category, trigger, surfaces, enforcement and commands", FieldConvention).With("field", FieldConvention)
+	}
+	str := func(k string, dst *string) error {
+		switch x := m[k].(type) {
+		case nil:
+		case string:
+			*dst = x
+		default:
+			return Invalid("convention.%s must be a string", k).With("field", FieldConvention)
+		}
+		return nil
+	}
+	list := func(k string, dst *[]string) error {
+		switch x := m[k].(type) {
+		case nil:
+		case []any:
+			for _, e := range x {
+				s, ok := e.(string)
+				if !ok {
+					return Invalid("convention.%s must be a list of strings", k).With("field", FieldConvention)
+				}
+				*dst = append(*dst, s)
+			}
+		default:
+			return Invalid("convention.%s must be a list of strings", k).With("field", FieldConvention)
+		}
+		return nil
+	}
+	for k := range m {
+		if _, known := conventionSources[k]; !known {
+			return c, Invalid("convention.%s is not a convention member (category, trigger, surfaces, enforcement, commands)", k).With("field", FieldConvention)
+		}
+	}
+	for _, err := range []error{str("category", &c.Category), str("trigger", &c.Trigger), list("surfaces", &c.Surfaces),
+		str("enforcement", &c.Enforcement), list("commands", &c.Commands)} {
+		if err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// Copy is the reserved field's value; nil when the metadata says nothing.
+func (c ConventionMetadata) Copy() map[string]any {
+	m := conventionCopy(c.Category, c.Trigger, c.Enforcement, c.Surfaces, c.Commands)
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// ApplyTo writes the metadata into a create's fields as Pad's server does
+// for the typed member: the reserved copy, and the ordinary keys it is
+// kept in step with (priority and enforcement alike; scope the first
+// surface). An empty member is refused.
+func (c ConventionMetadata) ApplyTo(fields map[string]any) error {
+	cp := c.Copy()
+	if cp == nil {
+		return Invalid("convention names no category, trigger, surfaces, enforcement or commands").With("field", FieldConvention)
+	}
+	fields[FieldConvention] = cp
+	for _, k := range []string{"category", "trigger", "enforcement", "surfaces", "commands"} {
+		if v, ok := cp[k]; ok {
+			fields[k] = v
+		}
+	}
+	if e, ok := cp["enforcement"]; ok {
+		fields["priority"] = e
+	}
+	if s, ok := cp["surfaces"].([]any); ok {
+		fields["scope"] = s[0]
+	}
+	return nil
+}

@@ -40,7 +40,11 @@ type ItemCreate struct {
 	Pinned           bool
 	SortOrder        *int64
 	RefuseUndeclared bool
-	Idem             Idem
+	// Convention is the reserved convention metadata a create names
+	// (model.ConventionMetadata.Copy): the system writes it beside the
+	// fields, which may not carry it.
+	Convention map[string]any
+	Idem       Idem
 	// number is the remote's number for an item the sync engine pulls
 	// (SyncTx.CreateItem); 0 numbers the item here (provisional.go).
 	number int64
@@ -608,6 +612,9 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 		RefuseUndeclared: in.RefuseUndeclared, Resolver: txResolver{b, w.replica}}.Apply()
 	if err != nil {
 		return nil, err
+	}
+	if len(in.Convention) > 0 {
+		out[model.FieldConvention] = in.Convention
 	}
 	supplied := map[string]bool{}
 	for k := range out {

@@ -14,7 +14,8 @@ func CheckInput(v any) error {
 	switch in := v.(type) {
 	case ItemCreate:
 		return model.FirstError(model.LimitTitle.Check(in.Title), model.LimitContent.Check(in.Content),
-			model.LimitTag.CheckEach(in.Tags), model.CheckFields(in.Fields))
+			model.LimitTag.CheckEach(in.Tags), model.CheckFields(in.Fields),
+			model.CheckFields(map[string]any{model.FieldConvention: in.Convention}))
 	case *ItemUpdate:
 		if in == nil {
 			return nil
