@@ -46,3 +46,15 @@ type WorkspaceOrder struct {
 type Status struct {
 	Status string `json:"status"`
 }
+
+// WorkspaceAccess is Pad's GET /workspaces/{ws}/me: the caller's role and
+// which collections and items it may see. The lists of ids are null when
+// access is "all", as Pad sends them.
+type WorkspaceAccess struct {
+	Role                    string   `json:"role"`
+	CollectionAccess        string   `json:"collection_access"`
+	VisibleCollectionIDs    []string `json:"visible_collection_ids"`
+	FullAccessCollectionIDs []string `json:"full_access_collection_ids"`
+	CollectionGrants        []any    `json:"collection_grants"`
+	ItemGrants              []any    `json:"item_grants"`
+}

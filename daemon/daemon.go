@@ -50,6 +50,9 @@ type Config struct {
 	// MCP serves the MCP sessions `padd mcp-serve` relays (nil: padd
 	// refuses them, and each relay serves its agent itself).
 	MCP MCPServe
+	// ToolSurface dumps the MCP catalog for GET /api/v1/mcp/tool-surface
+	// (nil: that route is 404), set by padd's main like MCP.
+	ToolSurface func() ([]byte, error)
 	// LogLevel, when set, is the logger's level: padd.toml's log_level
 	// sets it at start and on every reload, unless PinLogLevel (--debug).
 	LogLevel    *slog.LevelVar
@@ -159,6 +162,7 @@ func Run(ctx context.Context, cfg Config) error {
 	srv.stop = stopSelf
 	srv.limits = cfg.Limits.orDefaults()
 	srv.mcpServe = cfg.MCP
+	srv.toolSurface = cfg.ToolSurface
 	engine := syncer.New(syncConfig(store, cfg, log))
 	srv.SetSync(engine)
 	hub := new(eventHub)

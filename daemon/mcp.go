@@ -30,6 +30,21 @@ type mcpSessions struct {
 	wg      sync.WaitGroup
 }
 
+// mcpToolSurface is Pad's GET /api/v1/mcp/tool-surface: every MCP tool,
+// action and input schema padd's catalog holds.
+func (s *Server) mcpToolSurface(w http.ResponseWriter, r *http.Request) error {
+	if s.toolSurface == nil {
+		return model.NotFound("this padd serves no MCP catalog").With("scope", "route")
+	}
+	body, err := s.toolSurface()
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, err = w.Write(body)
+	return err
+}
+
 // mcpSession upgrades the request to a relayed MCP session and serves it
 // on the handler's goroutine until the relay or padd ends it.
 func (s *Server) mcpSession(w http.ResponseWriter, r *http.Request) error {

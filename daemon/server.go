@@ -41,6 +41,8 @@ type Server struct {
 	// mcpServe serves relayed MCP sessions (nil: none); mcp tracks them.
 	mcpServe MCPServe
 	mcp      mcpSessions
+	// toolSurface is the MCP catalog's dump (nil: the route is 404).
+	toolSurface func() ([]byte, error)
 	// sync is the sync engine the /padd/sync routes ask (nil: they
 	// answer that sync is not available; see SetSync).
 	sync SyncEngine
@@ -342,6 +344,7 @@ func (s *Server) routes() {
 	s.handle("GET /api/v1/padd/status", s.status)
 	s.handle("POST /api/v1/padd/shutdown", s.shutdown)
 	s.handle("GET /api/v1"+api.MCPPath, s.mcpSession)
+	s.handle("GET /api/v1/mcp/tool-surface", s.mcpToolSurface)
 
 	s.workspaceRoutes()
 	s.collectionRoutes()

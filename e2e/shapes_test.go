@@ -213,3 +213,42 @@ func wantTime(t *testing.T, m map[string]json.RawMessage, k string, whole bool) 
 		t.Errorf("%q is %q: Pad's item timestamps are whole seconds (expected_updated_at compares them)", k, s)
 	}
 }
+
+// TestAccessAndToolSurfaceShapes: Pad's GET /workspaces/{ws}/me answers
+// the one user's access (owner, every collection), and GET
+// /api/v1/mcp/tool-surface the MCP catalog pad_meta dumps, from the
+// padd binary that wires it.
+func TestAccessAndToolSurfaceShapes(t *testing.T) {
+	t.Parallel()
+	d := startPadd(t, t.TempDir())
+	ws := d.mkWorkspace(t, "Access")
+	r := d.do(t, "GET", "/api/v1/workspaces/"+ws+"/me", nil)
+	wantStatus(t, r, 200)
+	if got := strings.TrimSpace(string(r.Body)); got != `{"role":"owner","collection_access":"all","visible_collection_ids":null,"full_access_collection_ids":null,"collection_grants":[],"item_grants":[]}` {
+		t.Errorf("me = %s", got)
+	}
+	wantStatus(t, d.do(t, "GET", "/api/v1/workspaces/nope/me", nil), 404)
+
+	r = d.do(t, "GET", "/api/v1/mcp/tool-surface", nil)
+	wantStatus(t, r, 200)
+	var surface struct {
+		Version string `json:"tool_surface_version"`
+		Tools   []struct {
+			Name    string `json:"name"`
+			Actions []struct {
+				Name     string `json:"name"`
+				ReadOnly bool   `json:"read_only"`
+			} `json:"actions"`
+			InputSchema map[string]any `json:"input_schema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(r.Body, &surface); err != nil || surface.Version == "" || len(surface.Tools) == 0 {
+		t.Fatalf("tool surface %.300s: %v", r.Body, err)
+	}
+	for _, tool := range surface.Tools {
+		if tool.Name == "pad_item" && len(tool.Actions) > 0 && tool.InputSchema != nil {
+			return
+		}
+	}
+	t.Errorf("no pad_item with actions and a schema in %.300s", r.Body)
+}

@@ -80,6 +80,10 @@ func toolSurface() map[string]any {
 	return map[string]any{"tool_surface_version": ToolSurfaceVersion, "tools": tools}
 }
 
+// ToolSurfaceJSON is the catalog's dump as padd's REST route serves it
+// (GET /api/v1/mcp/tool-surface), the same as pad_meta tool-surface.
+func ToolSurfaceJSON() ([]byte, error) { return json.Marshal(toolSurface()) }
+
 func metaToolSurface(c *call) (*result, error) {
 	return &result{value: toolSurface()}, nil
 }

@@ -84,7 +84,7 @@ func main() {
 	for _, w := range warns {
 		log.Warn(w)
 	}
-	cfg := daemon.Config{DataDir: dir, Port: *port, Log: log, Limits: limits, MCP: mcpstdio.Relayed(links.Find),
+	cfg := daemon.Config{DataDir: dir, Port: *port, Log: log, Limits: limits, MCP: mcpstdio.Relayed(links.Find), ToolSurface: mcpstdio.ToolSurfaceJSON,
 		LogLevel: level, PinLogLevel: *debug}
 	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
