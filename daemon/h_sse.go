@@ -26,20 +26,24 @@ import (
 // item_restored, comment_created/updated/deleted, collection_updated,
 // workspace_updated, item_starred/unstarred). padd adds item_moved,
 // link_created, link_deleted, role_updated and workspace_deleted, which
-// Pad clients ignore as unknown names.
+// Pad clients ignore as unknown names. The all-workspaces stream also
+// carries Pad's "notification" events for watched items (h_watches.go),
+// each with the id of the change it tells of.
 
 // sseRetryAfterSeconds is the Retry-After of a refused stream.
 const sseRetryAfterSeconds = 5
 
-// sseState is the streams' admission counts (their caps: s.limits).
+// sseState is the streams' admission counts (their caps: s.limits) and
+// the sessions of the all-workspaces stream (h_watches.go).
 type sseState struct {
-	mu    sync.Mutex
-	total int
-	perWS map[string]int
+	mu       sync.Mutex
+	total    int
+	perWS    map[string]int
+	sessions map[string]api.LiveSession
 }
 
 func (s *Server) sseRoutes() {
-	s.sse = sseState{perWS: map[string]int{}}
+	s.sse = sseState{perWS: map[string]int{}, sessions: map[string]api.LiveSession{}}
 	s.handle("GET /api/v1/events", s.workspaceEvents)
 	s.handle("GET /api/v1/events/stream", s.allEvents)
 }
@@ -80,9 +84,26 @@ func refuseStream(w http.ResponseWriter) {
 type eventFeed struct {
 	// head is the log's last position.
 	head func() (int64, error)
-	// read returns the events after a position, ascending, at most a
-	// page, and the position the next read starts after.
-	read func(after int64) ([]api.Event, int64, error)
+	// read returns the events after a position, ascending, from at most
+	// a page of the log, the position the next read starts after, and
+	// whether the page was full (more may follow at once).
+	read func(after int64) (evs []sseOut, next int64, full bool, err error)
+}
+
+// sseOut is one event to send: its id, name and data.
+type sseOut struct {
+	id   int64
+	name string
+	data any
+}
+
+// changeEvents are a page's change events as events to send.
+func changeEvents(evs []api.Event) []sseOut {
+	out := make([]sseOut, len(evs))
+	for i := range evs {
+		out[i] = sseOut{evs[i].ID, evs[i].Type, &evs[i]}
+	}
+	return out
 }
 
 func (s *Server) workspaceEvents(w http.ResponseWriter, r *http.Request) error {
@@ -102,17 +123,17 @@ func (s *Server) workspaceEvents(w http.ResponseWriter, r *http.Request) error {
 	defer release()
 	feed := eventFeed{
 		head: func() (int64, error) { return s.store.Head(ws.ID) },
-		read: func(after int64) ([]api.Event, int64, error) {
+		read: func(after int64) ([]sseOut, int64, bool, error) {
 			chs, head, err := s.store.ChangesSince(r.Context(), ws.ID, after, ssePage)
 			if err != nil {
-				return nil, after, err
+				return nil, after, false, err
 			}
 			entries := make([]storage.JournalEntry, len(chs))
 			for i, ch := range chs {
 				entries[i] = storage.JournalEntry{WorkspaceID: ws.ID, Seq: ch.Seq, Change: ch}
 			}
 			evs, err := s.describeEvents(entries, false)
-			return evs, nextAfter(after, head, len(chs), func() int64 { return chs[len(chs)-1].Seq }), err
+			return changeEvents(evs), nextAfter(after, head, len(chs), func() int64 { return chs[len(chs)-1].Seq }), len(chs) == ssePage, err
 		},
 	}
 	connected := map[string]string{"workspace": ws.Slug, "workspace_id": ws.ID}
@@ -130,6 +151,7 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	defer release()
+	defer s.sse.register(sessionOf(r))()
 	wss, err := s.store.ListWorkspaces()
 	if err != nil {
 		return err
@@ -140,15 +162,19 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	feed := eventFeed{
 		head: s.store.GlobalHead,
-		read: func(after int64) ([]api.Event, int64, error) {
+		read: func(after int64) ([]sseOut, int64, bool, error) {
 			entries, head, err := s.store.JournalSince(r.Context(), after, ssePage)
 			if err != nil {
-				return nil, after, err
+				return nil, after, false, err
 			}
 			evs, err := s.describeEvents(entries, true)
+			if err != nil {
+				return nil, after, false, err
+			}
+			out, err := s.withNotifications(entries, evs)
 			// An empty page means caught up (purged workspaces' entries
 			// are skipped), so the cursor may move to the head.
-			return evs, nextAfter(after, head, len(entries), func() int64 { return entries[len(entries)-1].Global }), err
+			return out, nextAfter(after, head, len(entries), func() int64 { return entries[len(entries)-1].Global }), len(entries) == ssePage, err
 		},
 	}
 	s.stream(w, r, map[string]any{"user_id": localUserID, "workspaces": list}, feed, nil)
@@ -281,7 +307,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, f
 	// drain sends everything after the cursor, page by page.
 	drain := func() bool {
 		for {
-			evs, next, err := feed.read(cursor)
+			evs, next, full, err := feed.read(cursor)
 			if err != nil {
 				switch {
 				case gone != nil && isWorkspaceMiss(err):
@@ -292,13 +318,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, f
 				}
 				return false
 			}
-			for i := range evs {
-				if sw.event(&evs[i].ID, evs[i].Type, &evs[i]) != nil {
-					return false
-				}
+			if sw.events(evs) != nil {
+				return false
 			}
 			cursor = next
-			if len(evs) < ssePage {
+			if !full {
 				return true
 			}
 		}
@@ -400,17 +424,45 @@ func (sw *sseWriter) clearDeadline() { _ = sw.rc.SetWriteDeadline(time.Time{}) }
 // event writes one event; id nil writes none.
 func (sw *sseWriter) event(id *int64, name string, data any) error {
 	var buf bytes.Buffer
-	if id != nil {
-		fmt.Fprintf(&buf, "id: %d\n", *id)
+	if err := encodeEvent(&buf, id, name, data); err != nil {
+		return err
 	}
-	fmt.Fprintf(&buf, "event: %s\ndata: ", name)
-	enc := json.NewEncoder(&buf) // one line: JSON has no raw newlines
+	return sw.write(buf.Bytes())
+}
+
+// events writes events with their ids, those of one id in one write: a
+// change and the notifications it makes share its id, and a client
+// resuming from that id must have had them all.
+func (sw *sseWriter) events(evs []sseOut) error {
+	var buf bytes.Buffer
+	for i := range evs {
+		if err := encodeEvent(&buf, &evs[i].id, evs[i].name, evs[i].data); err != nil {
+			return err
+		}
+		if i+1 < len(evs) && evs[i+1].id == evs[i].id {
+			continue
+		}
+		if err := sw.write(buf.Bytes()); err != nil {
+			return err
+		}
+		buf.Reset()
+	}
+	return nil
+}
+
+// encodeEvent appends one event's frame; id nil writes none.
+func encodeEvent(buf *bytes.Buffer, id *int64, name string, data any) error {
+	if id != nil {
+		fmt.Fprintf(buf, "id: %d\n", *id)
+	}
+	fmt.Fprintf(buf, "event: %s\ndata: ", name)
+	enc := json.NewEncoder(buf) // one line: JSON has no raw newlines
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(data); err != nil {
 		return err
 	}
 	buf.WriteString("\n") // Encode ended the data line; this ends the event
-	return sw.write(buf.Bytes())
+	return nil
 }
 
 // syncRequired tells the client its position cannot be served. The empty

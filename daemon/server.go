@@ -360,6 +360,7 @@ func (s *Server) routes() {
 	s.tagRoutes()
 	s.feedRoutes()
 	s.sseRoutes()
+	s.watchRoutes() // item watches and the session registry (h_watches.go)
 	s.knowledgeRoutes()
 	s.attachmentRoutes()
 	s.projectRoutes() // leases, reminders, project views (h_project.go)

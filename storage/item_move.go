@@ -107,8 +107,8 @@ func (w *wtx) moveItem(ref string, in MoveInput) (*ItemResult, error) {
 		putItem(b, it),
 		b.refs().Put([]byte(newRef), mustID(it.ID)),
 		w.reindex(&old, it, unpar, unpar),
-		w.activity(seq, it.ID, "moved", map[string]any{"seq": seq, "prev_seq": old.Seq,
-			"from": src.Slug, "to": dst.Slug, "from_ref": oldRef, "to_ref": newRef, "dropped_fields": warn.DroppedFields}),
+		w.activity(seq, it.ID, "moved", withMoveStatus(map[string]any{"seq": seq, "prev_seq": old.Seq,
+			"from": src.Slug, "to": dst.Slug, "from_ref": oldRef, "to_ref": newRef, "dropped_fields": warn.DroppedFields}, old.Fields, it.Fields, dst)),
 	} {
 		if e != nil {
 			return nil, e
