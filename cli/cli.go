@@ -42,7 +42,7 @@ type Root struct {
 	Attachment AttachmentCmd `cmd:"" help:"Upload, download, list, show, attach and delete files attached to items."`
 	Bootstrap  BootstrapCmd  `cmd:"" help:"What an agent reads before it works here: collections, conventions, roles, playbooks, dashboard."`
 	Index      IndexCmd      `cmd:"" help:"padd's search index: status, rebuild."`
-	Watch      WatchCmd      `cmd:"" help:"Print changes as they happen (padd's event stream) until Ctrl-C."`
+	Watch      WatchCmd      `cmd:"" help:"Print changes as they happen (padd's event stream) until Ctrl-C; watch list: the watched items."`
 	Sync       SyncCmd       `cmd:"" help:"Sync workspaces with a Pad server: clone, link, status, conflicts, resolve."`
 	Mirror     MirrorCmd     `cmd:"" help:"Keep a workspace as a folder of Markdown files, edited in any editor, both ways."`
 	Daemon     DaemonCmd     `cmd:"" help:"Start, stop and inspect padd, the background service."`

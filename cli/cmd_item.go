@@ -45,6 +45,8 @@ type ItemCmd struct {
 	Star        ItemStarCmd        `cmd:"" help:"Star an item."`
 	Unstar      ItemUnstarCmd      `cmd:"" help:"Unstar an item."`
 	Starred     ItemStarredCmd     `cmd:"" help:"List starred items (open ones unless --all)."`
+	Watch       ItemWatchCmd       `cmd:"" help:"Watch an item: padd's stream tells its status changes, assignments and comments (padctl watch list)."`
+	Unwatch     ItemUnwatchCmd     `cmd:"" help:"Stop watching an item."`
 	Export      ItemExportCmd      `cmd:"" help:"Write a playbook or convention as a portable artifact (Markdown with front matter)."`
 	Import      ItemImportCmd      `cmd:"" help:"Make an item from an artifact file (as a draft, in its kind's collection)."`
 }

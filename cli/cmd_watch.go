@@ -12,8 +12,15 @@ import (
 	"github.com/padd/padd/api"
 )
 
-// WatchCmd is `padctl watch`: padd's event stream, live.
+// WatchCmd is `padctl watch`: padd's event stream, live (the default),
+// and `padctl watch list`, the watched items.
 type WatchCmd struct {
+	Stream WatchStreamCmd `cmd:"" default:"withargs" help:"Print changes as they happen (padd's event stream) until Ctrl-C; the default: padctl watch [ref]."`
+	List   WatchListCmd   `cmd:"" help:"List the watched items, across workspaces (padctl item watch adds one)."`
+}
+
+// WatchStreamCmd is `padctl watch [ref]`: padd's event stream, live.
+type WatchStreamCmd struct {
 	Ref   string   `arg:"" optional:"" help:"Only this item's events (ref, slug or id)."`
 	All   bool     `name:"all-workspaces" help:"Every workspace's events, not just the current workspace's."`
 	Since string   `placeholder:"EVENT-ID" help:"First replay the events after this id (ids are in --format json output)."`
@@ -27,7 +34,7 @@ var watchRetry = []time.Duration{250 * time.Millisecond, time.Second, 2 * time.S
 // Run prints events as they happen, one per line, until Ctrl-C. A lost
 // connection is resumed from the last event seen, so nothing is missed
 // across a padd restart.
-func (c *WatchCmd) Run(ctx context.Context, a *App) error {
+func (c *WatchStreamCmd) Run(ctx context.Context, a *App) error {
 	if c.All && c.Ref != "" {
 		return usagef(codeConflictingArgs, "watch one item in the current workspace, or everything with --all-workspaces", "an item and --all-workspaces together")
 	}
@@ -75,6 +82,15 @@ func (c *WatchCmd) Run(ctx context.Context, a *App) error {
 				return errWorkspaceGone
 			case "shutdown":
 				return io.ErrUnexpectedEOF // padd is stopping: wait for it like for a dropped stream
+			case "notification": // a watched item's, on the all-workspaces stream
+				if len(types) > 0 && !types[f.Event] {
+					return nil
+				}
+				var n api.WatchNotification
+				if err := json.Unmarshal(f.Data, &n); err != nil {
+					return fmt.Errorf("padd sent a notification that does not decode (%v): %s", err, f.Data)
+				}
+				return ev.printNotification(&n, f.Data)
 			}
 			var e api.Event
 			if err := json.Unmarshal(f.Data, &e); err != nil {
@@ -128,6 +144,24 @@ type eventPrinter struct {
 	loc           *time.Location
 	format        Format
 	showWorkspace bool
+}
+
+// printNotification writes a watched item's notification as print
+// writes an event: "time notification ws/REF  kind: summary  by actor".
+func (p eventPrinter) printNotification(n *api.WatchNotification, raw []byte) error {
+	if p.format == FormatJSON {
+		_, err := fmt.Fprintf(p.w, "%s\n", raw)
+		return err
+	}
+	at := time.UnixMilli(n.Ts).In(p.loc).Format("15:04:05")
+	name, what, who := clean(n.Workspace+"/"+n.ItemRef), clean(n.Kind+": "+n.Summary), clean(n.Actor)
+	if p.format == FormatMarkdown {
+		_, err := fmt.Fprintf(p.w, "- `%s` **notification** %s — %s\n", at, mdCell(name+"  "+what), mdCell(who))
+		return err
+	}
+	what = truncate(what, max(12, p.st.Width-29-textWidth(name)-2-2-textWidth(who))) + "  "
+	_, err := fmt.Fprintf(p.w, "%s  %-18s %s  %s%s\n", p.st.paint(ansiDim, at), "notification", p.st.paint(ansiBold, name), what, p.st.paint(ansiDim, who))
+	return err
 }
 
 func (p eventPrinter) print(e *api.Event, raw []byte) error {

@@ -248,6 +248,23 @@ func TestE2EWorkCommands(t *testing.T) {
 		t.Errorf("unstar: %v", s)
 	}
 	assertFailure(t, padctl(t, home, dir, "", "item", "unstar", docs), ExitError, "not_found")
+	if w := get("item", "watch", fix); w["item_ref"] != fix || w["predicate"] != nil {
+		t.Errorf("watch: %v", w)
+	}
+	if w := get("item", "watch", ship, "--until", "status=done"); w["predicate"] != "status=done" {
+		t.Errorf("watch --until: %v", w)
+	}
+	assertFailure(t, padctl(t, home, dir, "", "item", "watch", ship, "--until", "done"), ExitUsage, "bad_field")
+	if ws := list("watch", "list"); len(ws) != 2 || ws[0]["item_ref"] != ship || ws[1]["item_ref"] != fix {
+		t.Errorf("watch list: %v", ws)
+	}
+	if u := get("item", "unwatch", ship); u["ref"] != ship || u["watched"] != false {
+		t.Errorf("unwatch: %v", u)
+	}
+	assertFailure(t, padctl(t, home, dir, "", "item", "unwatch", ship), ExitError, "not_found")
+	if ws := list("watch", "list"); len(ws) != 1 {
+		t.Errorf("watch list after the unwatch: %v", ws)
+	}
 	if rel := get("item", "release", fix); rel["released"] != true {
 		t.Errorf("release: %v", rel)
 	}

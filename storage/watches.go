@@ -258,7 +258,14 @@ func (s *Store) ListWatches() ([]Watch, error) {
 			return nil
 		})
 	})
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
+	// Within a second (Pad's resolution), the later watch first: ids are
+	// time-ordered.
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.After(out[j].CreatedAt)
+		}
+		return out[i].ID > out[j].ID
+	})
 	return out, err
 }
 
