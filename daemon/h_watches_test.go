@@ -189,3 +189,20 @@ func TestWatchNotifications(t *testing.T) {
 		t.Fatalf("workspace stream carried %+v", notes)
 	}
 }
+
+// A session's label is cleaned and cut as Pad's server does, never
+// refused.
+func TestSessionLabel(t *testing.T) {
+	for raw, want := range map[string]string{
+		"":                             "",
+		"docapp":                       "docapp",
+		"  doc \t\n app  ":             "doc app",
+		"do\x00c\x1b[31mapp":           "doc[31mapp",
+		strings.Repeat("é", 100):       strings.Repeat("é", maxSessionLabel),
+		strings.Repeat("a", 63) + " b": strings.Repeat("a", 63),
+	} {
+		if got := sessionLabel(raw); got != want {
+			t.Errorf("sessionLabel(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
