@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"strings"
@@ -60,6 +61,11 @@ func TestOversizedInputsAreRefused(t *testing.T) {
 		{"field value", "PATCH", item, map[string]any{"fields_patch": map[string]any{"notes": over(model.LimitFieldValue)}}, model.LimitFieldValue},
 		{"field value in an entry", "PATCH", item, map[string]any{"field": []string{"notes=" + over(model.LimitFieldValue)}}, model.LimitFieldValue},
 		{"field value in a list", "POST", wsPath("/collections/tasks/items"), map[string]any{"title": "t", "fields": map[string]any{"labels": []any{"a", over(model.LimitFieldValue)}}}, model.LimitFieldValue},
+		// Pad keeps a key its schema does not declare as it is, an object too:
+		// its size and depth are held by its JSON text (issue 44).
+		{"field value that is an object", "POST", wsPath("/collections/tasks/items"), map[string]any{"title": "t", "fields": map[string]any{"extra": map[string]any{"y": over(model.LimitFieldValue)}}}, model.LimitFieldValue},
+		{"field value nested 5,000 deep", "PATCH", item, map[string]any{"fields_patch": map[string]any{"extra": json.RawMessage(strings.Repeat("[", 5000) + strings.Repeat("]", 5000))}}, model.LimitFieldValue},
+		{"an object in a list", "POST", wsPath("/collections/tasks/items"), map[string]any{"title": "t", "fields": map[string]any{"extra": []any{"a", map[string]any{"y": over(model.LimitFieldValue)}}}}, model.LimitFieldValue},
 		{"comment body", "POST", item + "/comments", map[string]any{"body": over(model.LimitComment)}, model.LimitComment},
 		{"update's comment", "PATCH", item, map[string]any{"title": "t2", "comment": over(model.LimitComment)}, model.LimitComment},
 		{"workspace name", "POST", "/api/v1/workspaces", map[string]any{"name": over(model.LimitName)}, model.LimitName},

@@ -1,9 +1,12 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -88,8 +91,12 @@ func (l Limit) CheckEach(ss []string) error {
 }
 
 // CheckFields checks a field map's keys and values: a string or number
-// value against LimitFieldValue, a list value element by element. Keys
-// are checked in order, so the same map always gives the same refusal.
+// value against LimitFieldValue, a list value element by element, and a
+// value that nests (an object, a list inside a list: Pad keeps a key its
+// schema does not declare as it is) by its JSON text, so that neither
+// its size nor its depth is unbounded. Reserved keys' values are
+// CheckReserved's. Keys are checked in order, so the same map always
+// gives the same refusal.
 func CheckFields(fields map[string]any) error {
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
@@ -100,9 +107,46 @@ func CheckFields(fields map[string]any) error {
 		if err := LimitFieldKey.Check(k); err != nil {
 			return err
 		}
-		if err := checkFieldValue(k, fields[k]); err != nil {
+		v := fields[k]
+		if !IsReservedField(k) {
+			if err := checkNested(k, v); err != nil {
+				return err
+			}
+		}
+		if err := checkFieldValue(k, v); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkNested holds a value that nests (an object, or a list holding a
+// list or an object) to LimitFieldValue as JSON text.
+func checkNested(key string, v any) error {
+	switch v := v.(type) {
+	case map[string]any:
+	case []any:
+		if !slices.ContainsFunc(v, func(e any) bool {
+			switch e.(type) {
+			case map[string]any, []any:
+				return true
+			}
+			return false
+		}) {
+			return nil
+		}
+	default:
+		return nil
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return Invalid("field %q holds a value that is not JSON: %v", Excerpt(key), err).With("field", LimitFieldValue.Name).With("key", Excerpt(key))
+	}
+	if err := LimitFieldValue.Check(strings.TrimSuffix(b.String(), "\n")); err != nil {
+		e, _ := AsError(err)
+		return e.With("key", Excerpt(key))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"encoding/json"
 	"os"
 	"strconv"
 	"strings"
@@ -52,6 +53,25 @@ func TestLimitCheck(t *testing.T) {
 	if err := model.CheckFields(map[string]any{"k": []any{"ok", strings.Repeat("v", model.LimitFieldValue.Max+1)}}); !model.IsCode(err, model.CodeValidation) {
 		t.Errorf("a list element over the limit: %v", err)
 	}
+	for name, v := range map[string]any{
+		"an object":                 map[string]any{"y": strings.Repeat("v", model.LimitFieldValue.Max)},
+		"an object in a list":       []any{"ok", map[string]any{"y": strings.Repeat("v", model.LimitFieldValue.Max)}},
+		"lists nested 2,001 deep":   nested(2001),
+		"objects nested 1,000 deep": nestedObject(1000),
+	} {
+		if err := model.CheckFields(map[string]any{"k": v}); !model.IsCode(err, model.CodeValidation) {
+			t.Errorf("%s: %v, want a validation_error", name, err)
+		}
+	}
+	for name, v := range map[string]any{
+		"a small object":          map[string]any{"y": "v", "n": json.Number("3"), "b": true},
+		"lists nested 1,999 deep": nested(1999),
+		"a list of plain values":  []any{strings.Repeat("v", model.LimitFieldValue.Max), json.Number("1"), true, nil},
+	} {
+		if err := model.CheckFields(map[string]any{"k": v}); err != nil {
+			t.Errorf("%s refused: %v", name, err)
+		}
+	}
 }
 
 // A filter value no collection in scope offers is refused as a write of
@@ -77,4 +97,22 @@ func TestCheckFilterValues(t *testing.T) {
 			t.Errorf("%v %v: %v", tc.defs, tc.values, err)
 		}
 	}
+}
+
+// nested is a list inside a list, depth deep: 2*depth characters of JSON.
+func nested(depth int) any {
+	var v any = []any{}
+	for range depth - 1 {
+		v = []any{v}
+	}
+	return v
+}
+
+// nestedObject is {"a":{"a":...}}, depth deep.
+func nestedObject(depth int) any {
+	var v any = map[string]any{}
+	for range depth - 1 {
+		v = map[string]any{"a": v}
+	}
+	return v
 }
