@@ -1,0 +1,239 @@
+package syncer_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/procstat"
+	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/remote"
+)
+
+// trickleReader gives one byte every 20 ms until ctx ends: a remote that
+// answers, but never finishes.
+type trickleReader struct{ ctx context.Context }
+
+func (r trickleReader) Read(p []byte) (int, error) {
+	select {
+	case <-r.ctx.Done():
+		return 0, r.ctx.Err()
+	case <-time.After(20 * time.Millisecond):
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	p[0] = 'a'
+	return 1, nil
+}
+
+// trickling is a proxy to the remote at remoteURL that trickles the
+// answer to every GET whose answer holds marker, and the workspace
+// export: the answer's status and headers at once, then a byte at a
+// time, forever.
+func trickling(t *testing.T, remoteURL, marker string) *httptest.Server {
+	t.Helper()
+	target, err := url.Parse(remoteURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method != "GET" || strings.HasSuffix(resp.Request.URL.Path, "/events") {
+			return nil
+		}
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+		if bytes.Contains(b, []byte(marker)) || strings.HasSuffix(resp.Request.URL.Path, "/export") {
+			resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b[:len(b)/2]), trickleReader{resp.Request.Context()}))
+		}
+		resp.ContentLength = -1
+		resp.Header.Del("Content-Length")
+		return nil
+	}
+	proxy := httptest.NewServer(rp)
+	t.Cleanup(proxy.Close)
+	return proxy
+}
+
+// A remote that trickles its answers (a byte every 20 ms, never ending)
+// holds no call: the clone reads item by item when the export trickles,
+// and each read that trickles ends at the client's timeout, so the status
+// answers and says why; once the remote answers again, the held item
+// arrives and what padd wrote meanwhile is pushed.
+func TestTricklingRemoteHoldsNoCall(t *testing.T) {
+	ctx := context.Background()
+	r := startRemote(t)
+	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "before"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := trickling(t, r.URL, "zzslowzz")
+	l := startLocalWith(t, remote.Options{Limits: remote.Limits{General: 1000, GeneralBurst: 1000, Search: 100, SearchBurst: 100},
+		Timeout: time.Second})
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxy.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	if _, err := l.Store.GetItem("team", first.Ref); err != nil {
+		t.Fatalf("the clone did not read %s past the trickled export: %v", first.Ref, err)
+	}
+
+	// An item whose every read trickles.
+	slow, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "zzslowzz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		s, err := l.M.Status("team")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(s[0].LastError, "deadline exceeded") {
+			return fmt.Errorf("no read has ended at its timeout yet: %+v", s[0])
+		}
+		return nil
+	})
+	l.write(t, "written while a read trickles")
+	// The remote answers again: the held item arrives, the write is pushed.
+	title := "answered at last"
+	if _, err := r.API.UpdateItem(ctx, "team", slow.ID, api.ItemUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.M.Now("team"); err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		it, err := l.Store.GetItem("team", slow.Ref)
+		if err != nil {
+			return err
+		}
+		if it.Title != title {
+			return fmt.Errorf("title %q", it.Title)
+		}
+		return nil
+	})
+	l.synced(t, "team")
+	items, _, err := r.API.ListItems(ctx, "team", "tasks", api.ItemQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(items, func(it api.Item) bool { return it.Title == "written while a read trickles" }) {
+		t.Errorf("the local item did not reach the remote")
+	}
+}
+
+// A remote item whose fields nest deep is set aside, the rest flows:
+// nested 3,000 deep (6,000 characters: a field value past its limit, as
+// JSON text) and 100,000 deep (past what padd decodes at all).
+func TestDeepFieldsFromARemoteAreSetAside(t *testing.T) {
+	ctx := context.Background()
+	r := startRemote(t)
+	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	// The markers stand in the answers' fields, a JSON text in a string.
+	proxy := oversized(t, r.URL, map[string]string{
+		`\"zzdeepzz\"`:   strings.Repeat("[", 3000) + strings.Repeat("]", 3000),
+		`\"zzdeeperzz\"`: strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000),
+	})
+	var bombs []*api.Item
+	for _, marker := range []string{"zzdeepzz", "zzdeeperzz"} {
+		it, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: marker, Fields: api.Flex(`{"extra":"` + marker + `"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bombs = append(bombs, it)
+	}
+	fine, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "fine", Fields: api.Flex(`{"extra":[["a"]]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxy.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
+		t.Fatal(err)
+	}
+	st := l.synced(t, "team")
+	if st.SetAside != 2 {
+		t.Errorf("%d set aside, want 2: %+v", st.SetAside, st)
+	}
+	for _, it := range bombs {
+		if _, err := l.Store.GetItem("team", it.Ref); err == nil {
+			t.Errorf("%s (%s) was stored", it.Ref, it.Title)
+		}
+	}
+	if _, err := l.Store.GetItem("team", fine.Ref); err != nil {
+		t.Errorf("%s did not arrive: %v", fine.Ref, err)
+	}
+	if err := l.Store.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The issue's heaviest remote values, a 20 MiB content and a 5 MiB
+// comment (one word each), are set aside in bounded memory: the figure
+// is the heap in use of this whole process, the remote padd and the
+// proxy that swells the answers included. Before, the content was
+// stored and Bleve's merger cycled padd from 1 to 7.5 GB.
+func TestLargestRemoteValuesInBoundedMemory(t *testing.T) {
+	const bound = 500 << 20
+	ctx := context.Background()
+	r := startRemote(t)
+	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	proxy := oversized(t, r.URL, map[string]string{
+		"zzbigcontentzz": strings.Repeat("c", 20<<20),
+		"zzbigcommentzz": strings.Repeat("m", 5<<20),
+	})
+	big, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "big", Content: "zzbigcontentzz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	talked, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "talked about"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.API.AddComment(ctx, "team", talked.Ref, api.CommentCreate{Body: "zzbigcommentzz"}); err != nil {
+		t.Fatal(err)
+	}
+	l := startLocal(t)
+	var st api.SyncStatus
+	used := procstat.HeapPeak(func() {
+		if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxy.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
+			t.Fatal(err)
+		}
+		st = l.synced(t, "team")
+	})
+	t.Logf("clone with a 20 MiB content and a 5 MiB comment: heap in use grew by at most %d MiB", used>>20)
+	if st.SetAside != 2 {
+		t.Errorf("%d set aside, want 2 (the content, the comment): %+v", st.SetAside, st)
+	}
+	if _, err := l.Store.GetItem("team", big.Ref); err == nil {
+		t.Errorf("the 20 MiB content was stored")
+	}
+	if _, err := l.Store.GetItem("team", talked.Ref); err != nil {
+		t.Errorf("%s did not arrive: %v", talked.Ref, err)
+	}
+	if used > bound {
+		t.Errorf("heap in use grew by %d MiB; the bound is %d MiB", used>>20, bound>>20)
+	}
+}
