@@ -144,6 +144,8 @@ func TestSanitize(t *testing.T) {
 		{"c1 csi \u009b2J über", "c1 csi 2J über", "c1 csi 2J über"},
 		{"bad \xff utf-8", "bad \ufffd utf-8", "bad \ufffd utf-8"},
 		{"plain über 🚀", "plain über 🚀", "plain über 🚀"},
+		{"bidi ‮evil‬ ⁦x⁩ ‪", "bidi evil x ", "bidi evil x "},
+		{"marks ‏שלום‎ kept", "marks ‏שלום‎ kept", "marks ‏שלום‎ kept"},
 	}
 	for _, c := range cases {
 		if got := clean(c.in); got != c.cell {

@@ -63,8 +63,9 @@ func statusColor(s string) string {
 func priorityColor(p string) string { return priorityColors[strings.ToLower(p)] }
 
 // clean makes stored text safe and single-line for a table cell: control
-// characters (including ESC, so data cannot drive the terminal) are
-// dropped and line breaks and tabs become spaces.
+// characters (including ESC, so data cannot drive the terminal) and bidi
+// embeddings, overrides and isolates (which would reorder what is shown
+// after them) are dropped, and line breaks and tabs become spaces.
 func clean(s string) string { return sanitize(s, false) }
 
 // sanitizeBlock is clean for multi-line text (an item's content): line
@@ -89,7 +90,7 @@ func sanitize(s string, block bool) string {
 			// dropped: CRLF becomes LF
 		case r == '\n' || r == '\r' || r == '\t':
 			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isBidiControl(r):
 			// dropped
 		default:
 			b.WriteRune(r)
@@ -98,10 +99,17 @@ func sanitize(s string, block bool) string {
 	return b.String()
 }
 
+// isBidiControl reports the bidi embeddings and overrides
+// (U+202A-U+202E) and isolates (U+2066-U+2069): what remote text could
+// use to show a terminal's reader something else than it holds. The
+// marks (U+200E, U+200F, U+061C) reorder nothing and are kept.
+func isBidiControl(r rune) bool { return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) }
+
 // needsSanitize reports whether s holds anything sanitize changes: a C0
 // control or DEL (a line break or tab in block text is kept), a C1
-// control (U+0080-U+009F, encoded 0xC2 0x80-0x9F), or invalid UTF-8.
-// Most text holds none, and is returned as it is.
+// control (U+0080-U+009F, encoded 0xC2 0x80-0x9F), a bidi control
+// (0xE2 0x80 0xAA-0xAE, 0xE2 0x81 0xA6-0xA9), or invalid UTF-8. Most
+// text holds none, and is returned as it is.
 func needsSanitize(s string, block bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -109,6 +117,9 @@ func needsSanitize(s string, block bool) bool {
 			return true
 		}
 		if c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] < 0xa0 {
+			return true
+		}
+		if c == 0xe2 && i+2 < len(s) && ((s[i+1] == 0x80 && s[i+2] >= 0xaa && s[i+2] <= 0xae) || (s[i+1] == 0x81 && s[i+2] >= 0xa6 && s[i+2] <= 0xa9)) {
 			return true
 		}
 	}
