@@ -51,6 +51,16 @@ type Item struct {
 	Warnings         *Warnings         `json:"warnings,omitempty"`
 	Appended         []map[string]any  `json:"appended,omitempty"`
 	Extra            map[string]string `json:"-"`
+
+	// The members Pad joins in or reads from the fields on every item
+	// read, which its CLI prints from: the assignee's name and email
+	// ("Assigned:"), and the convention metadata, implementation notes and
+	// decision log (item show's sections of those names).
+	AssignedUserName    string          `json:"assigned_user_name,omitempty"`
+	AssignedUserEmail   string          `json:"assigned_user_email,omitempty"`
+	Convention          *ItemConvention `json:"convention,omitempty"`
+	ImplementationNotes []any           `json:"implementation_notes,omitempty"`
+	DecisionLog         []any           `json:"decision_log,omitempty"`
 }
 
 // Lease is an item's live claim.

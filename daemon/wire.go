@@ -73,7 +73,27 @@ func wireItem(v *storage.ItemView) api.Item {
 	wireRole(&it, v)
 	it.Lease = wireLease(v.Lease)
 	it.CodeContext = wireCodeContext(fields[model.FieldGitHubPR])
+	it.ParentLinkID = v.ParentID
+	if v.AssignedUserID == localUserID {
+		it.AssignedUserName = model.LocalUserName
+	}
+	if c := model.ConventionOf(fields); c != nil {
+		it.Convention = &api.ItemConvention{Category: c.Category, Trigger: c.Trigger, Surfaces: c.Surfaces,
+			Enforcement: c.Enforcement, Commands: c.Commands}
+	}
+	it.ImplementationNotes = entryList(fields[model.FieldImplementationNotes])
+	it.DecisionLog = entryList(fields[model.FieldDecisionLog])
 	return it
+}
+
+// entryList is a note or decision list as Pad answers it beside the
+// fields: nil when there is none or the stored value is not a list.
+func entryList(v any) []any {
+	l, _ := model.Entries(v)
+	if len(l) == 0 {
+		return nil
+	}
+	return l
 }
 
 // wireCodeContext is Pad's code_context of an item, read from its

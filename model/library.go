@@ -689,3 +689,63 @@ func (c ConventionMetadata) ApplyTo(fields map[string]any) error {
 	}
 	return nil
 }
+
+// ConventionOf is an item's convention metadata as Pad answers it beside
+// the fields (an item's `convention`): the reserved copy when the item
+// has one, each member it lacks read from the ordinary keys (surfaces
+// from surfaces, else [scope]), and enforcement from priority when
+// nothing else names it. Category alone does not make a convention (ideas
+// and bugs have one too): nil unless trigger, surfaces, scope,
+// enforcement, commands or the reserved copy say the item is one.
+func ConventionOf(fields map[string]any) *ConventionMetadata {
+	var c ConventionMetadata
+	marked := false
+	if cp, ok := fields[FieldConvention].(map[string]any); ok {
+		if got, err := ConventionFromField(cp); err == nil {
+			c, marked = got, true
+		}
+	}
+	str := func(k string) string { s, _ := fields[k].(string); return s }
+	strs := func(k string) []string {
+		l, _ := fields[k].([]any)
+		var out []string
+		for _, e := range l {
+			if s, ok := e.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if c.Category == "" {
+		c.Category = str("category")
+	}
+	if c.Trigger == "" {
+		if c.Trigger = str("trigger"); c.Trigger != "" {
+			marked = true
+		}
+	}
+	if c.Enforcement == "" {
+		if c.Enforcement = str("enforcement"); c.Enforcement != "" {
+			marked = true
+		}
+	}
+	if len(c.Surfaces) == 0 {
+		if c.Surfaces = strs("surfaces"); len(c.Surfaces) == 0 {
+			if s := str("scope"); s != "" {
+				c.Surfaces = []string{s}
+			}
+		}
+		marked = marked || len(c.Surfaces) > 0
+	}
+	if len(c.Commands) == 0 {
+		c.Commands = strs("commands")
+		marked = marked || len(c.Commands) > 0
+	}
+	if !marked {
+		return nil
+	}
+	if c.Enforcement == "" {
+		c.Enforcement = str("priority")
+	}
+	return &c
+}

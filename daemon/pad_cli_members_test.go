@@ -1,0 +1,101 @@
+package daemon
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// padCLIItem is what Pad's CLI reads from an item besides its fields to
+// print `pad item show`: "Assigned:", the parent, and the sections
+// "Implementation Notes", "Decision Log" and "Convention Metadata". Each
+// must be there on a read, in these types, or the CLI prints nothing.
+type padCLIItem struct {
+	AssignedUserName    string `json:"assigned_user_name"`
+	ParentLinkID        string `json:"parent_link_id"`
+	ImplementationNotes []struct {
+		Summary string `json:"summary"`
+		Details string `json:"details"`
+	} `json:"implementation_notes"`
+	DecisionLog []struct {
+		Decision  string `json:"decision"`
+		Rationale string `json:"rationale"`
+	} `json:"decision_log"`
+	Convention *struct {
+		Category    string   `json:"category"`
+		Trigger     string   `json:"trigger"`
+		Surfaces    []string `json:"surfaces"`
+		Enforcement string   `json:"enforcement"`
+		Commands    []string `json:"commands"`
+	} `json:"convention"`
+}
+
+func TestItemReadCarriesWhatPadsCLIPrints(t *testing.T) {
+	h := newHarness(t)
+	plan := h.create("plans", map[string]any{"title": "Ship"})
+	task := h.task("Fix login", "parent", plan.Ref, "assigned_user_id", "local")
+	h.mustJSON("PATCH", wsPath("/items/"+task.Ref), map[string]any{
+		"append_implementation_note": map[string]any{"summary": "Wired the cache", "details": "in auth.go"}}, 200, nil)
+	h.mustJSON("PATCH", wsPath("/items/"+task.Ref), map[string]any{
+		"append_decision": map[string]any{"decision": "Use a cookie", "rationale": "speed"}}, 200, nil)
+
+	var got padCLIItem
+	h.mustJSON("GET", wsPath("/items/"+task.Ref), nil, 200, &got)
+	if got.AssignedUserName != "Local User" {
+		t.Errorf("assigned_user_name %q, want the local user's name", got.AssignedUserName)
+	}
+	if got.ParentLinkID != plan.ID {
+		t.Errorf("parent_link_id %q, want the parent's id %q", got.ParentLinkID, plan.ID)
+	}
+	if len(got.ImplementationNotes) != 1 || got.ImplementationNotes[0].Summary != "Wired the cache" || got.ImplementationNotes[0].Details != "in auth.go" {
+		t.Errorf("implementation_notes %+v", got.ImplementationNotes)
+	}
+	if len(got.DecisionLog) != 1 || got.DecisionLog[0].Decision != "Use a cookie" || got.DecisionLog[0].Rationale != "speed" {
+		t.Errorf("decision_log %+v", got.DecisionLog)
+	}
+	if got.Convention != nil {
+		t.Errorf("a task has convention %+v", got.Convention)
+	}
+
+	// A list answers them too, as Pad's does.
+	var list []padCLIItem
+	h.mustJSON("GET", wsPath("/collections/tasks/items"), nil, 200, &list)
+	if len(list) != 1 || len(list[0].ImplementationNotes) != 1 || list[0].AssignedUserName == "" {
+		t.Errorf("list %+v", list)
+	}
+
+	// A convention written by hand (no reserved copy): its metadata read
+	// from the ordinary keys, enforcement from priority, surfaces from
+	// scope.
+	conv := h.create("conventions", map[string]any{"title": "Run tests",
+		"fields": map[string]any{"trigger": "on-commit", "scope": "all", "priority": "must"}})
+	var c padCLIItem
+	h.mustJSON("GET", wsPath("/items/"+conv.Ref), nil, 200, &c)
+	if c.Convention == nil || c.Convention.Trigger != "on-commit" || c.Convention.Enforcement != "must" ||
+		!reflect.DeepEqual(c.Convention.Surfaces, []string{"all"}) {
+		t.Errorf("hand-written convention: %+v", c.Convention)
+	}
+	// One with the reserved copy (Pad's typed create member): the copy wins.
+	typed := h.create("conventions", map[string]any{"title": "No secrets",
+		"convention": map[string]any{"category": "safety", "trigger": "always", "surfaces": []string{"all"},
+			"enforcement": "must", "commands": []string{"git diff --cached"}}})
+	h.mustJSON("GET", wsPath("/items/"+typed.Ref), nil, 200, &c)
+	if c.Convention == nil || c.Convention.Category != "safety" || c.Convention.Trigger != "always" ||
+		!reflect.DeepEqual(c.Convention.Commands, []string{"git diff --cached"}) {
+		t.Errorf("typed convention: %+v", c.Convention)
+	}
+
+	// An idea's category alone is no convention; an item with nothing of
+	// these answers none of the members.
+	idea := h.create("ideas", map[string]any{"title": "Dark mode", "fields": map[string]any{"category": "ui"}})
+	r := h.mustJSON("GET", wsPath("/items/"+idea.Ref), nil, 200, nil)
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(r.body, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"convention", "implementation_notes", "decision_log", "assigned_user_name", "parent_link_id"} {
+		if v, ok := raw[k]; ok {
+			t.Errorf("an idea with none answers %s: %s", k, v)
+		}
+	}
+}
