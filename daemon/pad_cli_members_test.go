@@ -99,3 +99,43 @@ func TestItemReadCarriesWhatPadsCLIPrints(t *testing.T) {
 		}
 	}
 }
+
+// Pad's CLI prints an activity entry's changes from metadata.changes, a
+// line of text (`pad project activity`, `pad workspace audit-log`); it
+// reads nothing from an object there.
+func TestActivityChangesInPadsWords(t *testing.T) {
+	h := newHarness(t)
+	task := h.task("Old title")
+	h.mustJSON("PATCH", wsPath("/items/"+task.Ref), map[string]any{"title": "New title",
+		"fields_patch": map[string]any{"status": "done", "priority": "high", "due_date": "2026-12-31"}}, 200, nil)
+	h.mustJSON("PATCH", wsPath("/items/"+task.Ref), map[string]any{"fields_patch": map[string]any{"due_date": nil}}, 200, nil)
+	want := []string{
+		"due_date: 2026-12-31 → ",
+		"due_date: → 2026-12-31; priority: medium → high; status: open → done; title: Old title → New title",
+	}
+	for _, path := range []string{wsPath("/activity?limit=2"), "/api/v1/audit-log?workspace=w&action=updated&limit=2"} {
+		var acts []struct {
+			Action   string `json:"action"`
+			Metadata string `json:"metadata"`
+		}
+		h.mustJSON("GET", path, nil, 200, &acts)
+		if len(acts) != 2 {
+			t.Fatalf("%s: %d entries", path, len(acts))
+		}
+		for i, a := range acts {
+			var meta struct {
+				Changes string         `json:"changes"`
+				Detail  map[string]any `json:"changes_detail"`
+			}
+			if err := json.Unmarshal([]byte(a.Metadata), &meta); err != nil {
+				t.Fatalf("%s: metadata %s: %v (Pad's CLI reads changes as text)", path, a.Metadata, err)
+			}
+			if meta.Changes != want[i] {
+				t.Errorf("%s: changes %q, want %q", path, meta.Changes, want[i])
+			}
+			if meta.Detail["fields.status"] == nil && i == 1 {
+				t.Errorf("%s: the typed detail is gone: %s", path, a.Metadata)
+			}
+		}
+	}
+}

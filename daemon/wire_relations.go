@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -98,9 +100,72 @@ func wireActivity(a storage.ActivityView) api.Activity {
 		ItemTitle: a.ItemTitle, ItemSlug: a.ItemSlug, ItemRef: a.ItemRef, CollectionSlug: a.CollectionSlug,
 		ActorName: a.Actor.Name, Seq: a.Seq}
 	if len(a.Metadata) > 0 {
-		out.Metadata = jsonText(a.Metadata)
+		out.Metadata = jsonText(padChanges(a.Metadata))
 	}
 	return out
+}
+
+// padChanges is an activity's metadata with its changes in Pad's words:
+// Pad's `changes` is one line, "status: open → done; title: a → b", which
+// Pad's CLI prints under the entry (it reads nothing from an object).
+// padd's change records, each with its typed from and to, stay beside it
+// as changes_detail. The parent, assignee, role, content and order
+// changes, which padd records by id or size, are in the detail only.
+func padChanges(meta map[string]any) map[string]any {
+	changes, ok := meta["changes"].(map[string]any)
+	if !ok {
+		return meta
+	}
+	var lines []string
+	for k, c := range changes {
+		ft, _ := c.(map[string]any)
+		key, field := strings.CutPrefix(k, "fields.")
+		if ft == nil || !field && key != "title" {
+			continue
+		}
+		from, to := ft["from"], ft["to"]
+		if from == nil {
+			lines = append(lines, fmt.Sprintf("%s: → %s", key, changeValue(key, to)))
+		} else {
+			lines = append(lines, fmt.Sprintf("%s: %s → %s", key, changeValue(key, from), changeValue(key, to)))
+		}
+	}
+	out := make(map[string]any, len(meta)+1)
+	for k, v := range meta {
+		out[k] = v
+	}
+	delete(out, "changes")
+	if len(lines) > 0 {
+		sort.Strings(lines)
+		out["changes"] = strings.Join(lines, "; ")
+	}
+	out["changes_detail"] = changes
+	return out
+}
+
+// changeValue is a value in a change line as Pad words it: a note or
+// decision list by its count, another list by its length, an object as
+// "(object)", nothing as "".
+func changeValue(key string, v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case []any:
+		one, many := "(1 item)", "(%d items)"
+		switch key {
+		case model.FieldImplementationNotes:
+			one, many = "(1 note)", "(%d notes)"
+		case model.FieldDecisionLog:
+			one, many = "(1 entry)", "(%d entries)"
+		}
+		if len(x) == 1 {
+			return one
+		}
+		return fmt.Sprintf(many, len(x))
+	case map[string]any:
+		return "(object)"
+	}
+	return fmt.Sprint(v)
 }
 
 // wireSyncItem is a body-less feed row; deleted is set on /items-changes.
