@@ -19,6 +19,15 @@ type Workspace struct {
 	DeletedAt   *time.Time `json:"deleted_at,omitempty"`
 }
 
+// DeletedWorkspace is an entry of GET /workspaces/deleted: when the
+// workspace is purged, and the whole days left until then (rounded up,
+// never below 0), which Pad's CLI prints as DAYS LEFT.
+type DeletedWorkspace struct {
+	Workspace
+	PurgeAt  time.Time `json:"purge_at"`
+	DaysLeft int       `json:"days_left"`
+}
+
 // WorkspaceCreate is the body of POST /workspaces.
 type WorkspaceCreate struct {
 	Name        string `json:"name"`

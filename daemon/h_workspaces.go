@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"math"
 	"net/http"
 
 	"github.com/padd/padd/api"
@@ -52,7 +53,22 @@ func (s *Server) reorderWorkspaces(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) listDeletedWorkspaces(w http.ResponseWriter, r *http.Request) error {
-	return writeWorkspaces(w)(s.store.ListDeletedWorkspaces())
+	wss, err := s.store.ListDeletedWorkspaces()
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	out := make([]api.DeletedWorkspace, 0, len(wss))
+	for i := range wss {
+		d := api.DeletedWorkspace{Workspace: wireWorkspace(&wss[i])}
+		if at := wss[i].DeletedAt; at != nil {
+			d.PurgeAt = at.Add(storage.RestoreWindow).UTC()
+			d.DaysLeft = max(0, int(math.Ceil(d.PurgeAt.Sub(now).Hours()/24)))
+		}
+		out = append(out, d)
+	}
+	writeJSON(w, 200, out)
+	return nil
 }
 
 // writeWorkspaces answers a workspace list as a bare array.

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
+
+	"github.com/padd/padd/storage"
 )
 
 // padCLIItem is what Pad's CLI reads from an item besides its fields to
@@ -137,5 +140,34 @@ func TestActivityChangesInPadsWords(t *testing.T) {
 				t.Errorf("%s: the typed detail is gone: %s", path, a.Metadata)
 			}
 		}
+	}
+}
+
+// `pad workspace deleted` prints each deleted workspace's DAYS LEFT
+// from days_left; purge_at is when padd's maintenance purges it.
+func TestDeletedWorkspacesSayWhenTheyArePurged(t *testing.T) {
+	h := newHarness(t)
+	h.srv.now = h.clock.now
+	h.mustJSON("POST", "/api/v1/workspaces", map[string]any{"name": "Old", "slug": "old"}, 201, nil)
+	h.mustJSON("DELETE", "/api/v1/workspaces/old", nil, 204, nil)
+	h.clock.advance(20 * 24 * time.Hour) // old was deleted 20 days ago
+	h.mustJSON("DELETE", "/api/v1/workspaces/w", nil, 204, nil)
+
+	var got []struct {
+		Slug      string    `json:"slug"`
+		DeletedAt time.Time `json:"deleted_at"`
+		PurgeAt   time.Time `json:"purge_at"`
+		DaysLeft  int       `json:"days_left"`
+	}
+	h.mustJSON("GET", "/api/v1/workspaces/deleted", nil, 200, &got)
+	left := map[string]int{}
+	for _, d := range got {
+		left[d.Slug] = d.DaysLeft
+		if !d.PurgeAt.Equal(d.DeletedAt.Add(storage.RestoreWindow)) {
+			t.Errorf("%s: purge_at %v, deleted_at %v", d.Slug, d.PurgeAt, d.DeletedAt)
+		}
+	}
+	if want := map[string]int{"old": 10, "w": 30}; !reflect.DeepEqual(left, want) {
+		t.Errorf("days_left %v, want %v", left, want)
 	}
 }
