@@ -3,9 +3,11 @@ package daemon
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/padd/padd/api"
 	"github.com/padd/padd/storage"
 )
 
@@ -169,5 +171,31 @@ func TestDeletedWorkspacesSayWhenTheyArePurged(t *testing.T) {
 	}
 	if want := map[string]int{"old": 10, "w": 30}; !reflect.DeepEqual(left, want) {
 		t.Errorf("days_left %v, want %v", left, want)
+	}
+}
+
+// `pad github link` writes the item's fields back with github_pr added,
+// as text; `pad github unlink` writes them back without it.
+func TestPullRequestLinkThroughFullFields(t *testing.T) {
+	h := newHarness(t)
+	task := h.task("Fix login")
+	h.mustJSON("PATCH", wsPath("/items/"+task.Ref), map[string]any{
+		"append_implementation_note": map[string]any{"summary": "s"}}, 200, nil)
+	var it api.Item
+	h.mustJSON("GET", wsPath("/items/"+task.Ref), nil, 200, &it)
+	fields, _ := it.FieldMap()
+	fields["github_pr"] = map[string]any{"number": 42, "url": "https://github.com/o/r/pull/42", "title": "Fix",
+		"state": "OPEN", "branch": "fix", "repo": "o/r", "updated_at": "2026-12-07T10:00:00Z"}
+	text, _ := json.Marshal(fields)
+	h.mustJSON("PATCH", wsPath("/items/"+task.Ref), map[string]any{"fields": string(text)}, 200, &it)
+	if it.CodeContext == nil || it.CodeContext.PullRequest == nil || it.CodeContext.PullRequest.Number != 42 {
+		t.Fatalf("linked: code_context %+v", it.CodeContext)
+	}
+	delete(fields, "github_pr")
+	text, _ = json.Marshal(fields)
+	it = api.Item{}
+	h.mustJSON("PATCH", wsPath("/items/"+task.Ref), map[string]any{"fields": string(text)}, 200, &it)
+	if it.CodeContext != nil || strings.Contains(it.Fields, "github_pr") || !strings.Contains(it.Fields, "implementation_notes") {
+		t.Errorf("unlinked: code_context %+v, fields %s", it.CodeContext, it.Fields)
 	}
 }

@@ -442,6 +442,26 @@ func (w FieldWrite) Apply() (map[string]any, Warnings, error) {
 		// write its fields back with the entry added), kept as written.
 		for _, k := range ReservedFields() { // fixed order: one refusal, always the same
 			sv, stored := w.Stored[k]
+			if k == FieldGitHubPR {
+				// The pull request link is the one reserved key a full
+				// write may set, change or drop, as Pad's server allows:
+				// Pad's CLI links (`pad github link`) by writing the
+				// fields back with it and unlinks by writing them back
+				// without it. A new link is checked as link-pr checks it.
+				nv, ok := w.Full[k]
+				delete(written, k)
+				switch {
+				case !ok || nv == nil:
+				case stored && EqualJSON(sv, nv):
+					out[k] = sv
+				default:
+					if err := CheckReserved(k, nv); err != nil {
+						return nil, warn, err
+					}
+					out[k] = nv
+				}
+				continue
+			}
 			if nv, ok := w.Full[k]; ok && entriesGrow(k, sv, nv) {
 				out[k] = nv
 				delete(written, k)

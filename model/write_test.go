@@ -198,8 +198,13 @@ func TestApplyReservedKeysRefused(t *testing.T) {
 			if out != nil {
 				t.Errorf("%s %s: stored %v", mode, k, out)
 			}
-			wantInvalid(t, err, map[string]any{"field": k, "reason": model.ReasonReserved})
-			wantMessage(t, err, "reserved system metadata")
+			if k == model.FieldGitHubPR && mode == "full-new" {
+				// A full write may link a pull request; this one is no link.
+				wantInvalid(t, err, map[string]any{"field": k, "reason": model.ReasonWrongType})
+			} else {
+				wantInvalid(t, err, map[string]any{"field": k, "reason": model.ReasonReserved})
+				wantMessage(t, err, "reserved system metadata")
+			}
 			for _, u := range warn.UndeclaredFields {
 				if model.IsReservedField(u) {
 					t.Errorf("%s: reserved key %q in undeclared_fields", mode, u)
@@ -213,6 +218,37 @@ func TestApplyReservedKeysRefused(t *testing.T) {
 	_, _, err := model.FieldWrite{Schema: taskSchema, Stored: stored, RefuseUndeclared: true,
 		Patch: map[string]any{"github_pr": map[string]any{"number": num("4")}}}.Apply()
 	wantInvalid(t, err, map[string]any{"field": "github_pr", "reason": model.ReasonReserved})
+}
+
+// Pad's CLI links a pull request by writing an item's fields back with
+// github_pr added (`pad github link`) and unlinks by writing them back
+// without it (`pad github unlink`): a full write may set, change and
+// drop the link, checked as link-pr checks it; the other reserved keys
+// stay guarded.
+func TestApplyFullWritesThePullRequestLink(t *testing.T) {
+	notes := []any{map[string]any{"summary": "s"}}
+	pr := map[string]any{"number": num("42"), "url": "https://github.com/o/r/pull/42", "state": "OPEN"}
+	stored := map[string]any{"status": "open", "implementation_notes": notes}
+	out, _ := apply(t, model.FieldWrite{Schema: taskSchema, Stored: stored,
+		Full: map[string]any{"status": "open", "implementation_notes": notes, "github_pr": pr}})
+	wantFields(t, out, map[string]any{"status": "open", "priority": "medium", "implementation_notes": notes, "github_pr": pr})
+
+	linked := map[string]any{"status": "open", "implementation_notes": notes, "github_pr": pr}
+	merged := map[string]any{"number": num("42"), "url": "https://github.com/o/r/pull/42", "state": "MERGED"}
+	out, _ = apply(t, model.FieldWrite{Schema: taskSchema, Stored: linked,
+		Full: map[string]any{"status": "open", "implementation_notes": notes, "github_pr": merged}})
+	wantFields(t, out, map[string]any{"status": "open", "priority": "medium", "implementation_notes": notes, "github_pr": merged})
+
+	out, _ = apply(t, model.FieldWrite{Schema: taskSchema, Stored: linked,
+		Full: map[string]any{"status": "open", "implementation_notes": notes}})
+	wantFields(t, out, map[string]any{"status": "open", "priority": "medium", "implementation_notes": notes})
+
+	_, _, err := model.FieldWrite{Schema: taskSchema, Stored: stored,
+		Full: map[string]any{"status": "open", "implementation_notes": notes, "github_pr": map[string]any{"number": num("1"), "url": "/pull/1"}}}.Apply()
+	wantInvalid(t, err, map[string]any{"field": "github_pr", "reason": model.ReasonWrongType})
+	// Dropping the notes in the same write is still refused.
+	_, _, err = model.FieldWrite{Schema: taskSchema, Stored: linked, Full: map[string]any{"status": "open"}}.Apply()
+	wantInvalid(t, err, map[string]any{"field": "implementation_notes", "reason": model.ReasonReserved})
 }
 
 func TestApplyFullCarriesReservedKeysUnchanged(t *testing.T) {
