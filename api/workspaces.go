@@ -1,6 +1,9 @@
 package api
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Workspace is Pad's workspace shape.
 type Workspace struct {
@@ -42,6 +45,11 @@ type WorkspaceUpdate struct {
 	Description       *string `json:"description,omitempty"`
 	SortOrder         *int    `json:"sort_order,omitempty"`
 	ClearImportStatus bool    `json:"clear_import_status,omitempty"`
+	// Context and Settings are Pad's workspace context (`pad workspace
+	// context set`) and settings, which padd does not keep: read only to
+	// refuse them, never dropped in silence.
+	Context  json.RawMessage `json:"context,omitempty"`
+	Settings json.RawMessage `json:"settings,omitempty"`
 }
 
 // WorkspaceOrder is one entry of PUT /workspaces/reorder's list.

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"encoding/json"
 	"math"
 	"net/http"
 
@@ -116,6 +117,11 @@ func (s *Server) updateWorkspace(w http.ResponseWriter, r *http.Request) error {
 	var in api.WorkspaceUpdate
 	if err := decodeBody(r, &in); err != nil {
 		return err
+	}
+	for name, v := range map[string]json.RawMessage{"context": in.Context, "settings": in.Settings} {
+		if v != nil {
+			return model.BadRequest("padd keeps no workspace %s (Pad's `pad workspace context set` writes it); nothing was changed", name).With("field", name)
+		}
 	}
 	update := storage.WorkspaceUpdate{Name: in.Name, Description: in.Description, SortOrder: in.SortOrder}
 	if err := checkInput(update); err != nil {

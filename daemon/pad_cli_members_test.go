@@ -199,3 +199,24 @@ func TestPullRequestLinkThroughFullFields(t *testing.T) {
 		t.Errorf("unlinked: code_context %+v, fields %s", it.CodeContext, it.Fields)
 	}
 }
+
+// `pad workspace context set` sends the context in a workspace update;
+// padd keeps none, so it refuses the update rather than answer it as
+// done and drop the context.
+func TestWorkspaceContextIsRefusedNotDropped(t *testing.T) {
+	h := newHarness(t)
+	for _, body := range []map[string]any{
+		{"context": map[string]any{"commands": map[string]any{"test": "make test"}}},
+		{"name": "Renamed", "settings": `{"context":{}}`},
+	} {
+		h.wantError("PATCH", "/api/v1/workspaces/w", body, 400, "bad_request")
+	}
+	var ws struct {
+		Name string `json:"name"`
+	}
+	h.mustJSON("GET", "/api/v1/workspaces/w", nil, 200, &ws)
+	if ws.Name != "Work" {
+		t.Errorf("a refused update renamed the workspace to %q", ws.Name)
+	}
+	h.mustJSON("PATCH", "/api/v1/workspaces/w", map[string]any{"name": "Renamed"}, 200, nil)
+}
