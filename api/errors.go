@@ -114,7 +114,9 @@ const (
 	CodeInvalidCursor       = "invalid_cursor"
 	CodeInvalidLimit        = "invalid_limit"
 	CodeMethodNotAllowed    = "method_not_allowed"
-	CodeRequestTimeout      = "request_timeout" // padd's own: a request body that did not arrive in time
+	CodePushOutcomeUnknown  = "push_outcome_unknown" // Pad's: a push retried under the key of one whose delivery was never confirmed
+	CodePushUnconfirmed     = "push_unconfirmed"     // Pad's: a push no session confirmed, though one may have had it
+	CodeRequestTimeout      = "request_timeout"      // padd's own: a request body that did not arrive in time
 	CodeSSELimitExceeded    = "sse_limit_exceeded"
 	CodeTooLarge            = "too_large"
 	CodeUnauthorized        = "unauthorized"
@@ -178,6 +180,8 @@ var codeTable = []CodeInfo{
 	{CodePatchAnchorMissing, 409, false},
 	{CodePatchNotFound, 404, false},
 	{CodePlaybookNotActive, 409, false},
+	{CodePushOutcomeUnknown, 409, false},
+	{CodePushUnconfirmed, 502, false},
 	{CodeRequestTimeout, 408, true},
 	{CodeServerError, 500, true},
 	{CodeSSELimitExceeded, 429, true},

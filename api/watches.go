@@ -34,7 +34,10 @@ type Unwatched struct {
 
 // WatchNotification is the data of a "notification" event on
 // /events/stream, Pad's shape: kind is status-change, assignment or
-// comment; ts is unix milliseconds; actor a name (else the actor's kind).
+// comment, or push (EVT-03: an instruction the user sent to their own
+// armed sessions, its summary the message, its push_id one per push, so
+// a watcher that hears a push twice can tell); ts is unix milliseconds;
+// actor a name (else the actor's kind).
 type WatchNotification struct {
 	ID        int64  `json:"id"`
 	Ts        int64  `json:"ts"`
@@ -43,6 +46,7 @@ type WatchNotification struct {
 	Kind      string `json:"kind"`
 	Actor     string `json:"actor"`
 	Summary   string `json:"summary"`
+	PushID    string `json:"push_id,omitempty"`
 }
 
 // LiveSession is one open /events/stream connection, as its client

@@ -39,11 +39,11 @@ type sseState struct {
 	mu       sync.Mutex
 	total    int
 	perWS    map[string]int
-	sessions map[string]api.LiveSession
+	sessions map[string]*liveSession
 }
 
 func (s *Server) sseRoutes() {
-	s.sse = sseState{perWS: map[string]int{}, sessions: map[string]api.LiveSession{}}
+	s.sse = sseState{perWS: map[string]int{}, sessions: map[string]*liveSession{}}
 	s.handle("GET /api/v1/events", s.workspaceEvents)
 	s.handle("GET /api/v1/events/stream", s.allEvents)
 }
@@ -137,7 +137,7 @@ func (s *Server) workspaceEvents(w http.ResponseWriter, r *http.Request) error {
 		},
 	}
 	connected := map[string]string{"workspace": ws.Slug, "workspace_id": ws.ID}
-	s.stream(w, r, connected, feed, func(sw *sseWriter) {
+	s.stream(w, r, connected, feed, nil, func(sw *sseWriter) {
 		// The workspace was deleted under the stream: say so and end.
 		sw.event(nil, "workspace_deleted", connected)
 	})
@@ -151,7 +151,8 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	defer release()
-	defer s.sse.register(sessionOf(r))()
+	ls, unregister := s.sse.register(sessionOf(r))
+	defer unregister()
 	wss, err := s.store.ListWorkspaces()
 	if err != nil {
 		return err
@@ -177,7 +178,7 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
 			return out, nextAfter(after, head, len(entries), func() int64 { return entries[len(entries)-1].Global }), len(entries) == ssePage, err
 		},
 	}
-	s.stream(w, r, map[string]any{"user_id": localUserID, "workspaces": list}, feed, nil)
+	s.stream(w, r, map[string]any{"user_id": localUserID, "workspaces": list}, feed, ls.pushes, nil)
 	return nil
 }
 
@@ -268,9 +269,10 @@ func lastEventID(r *http.Request) (string, bool) {
 }
 
 // stream runs one event stream until the client leaves, the daemon
-// shuts down or a write fails. gone, when set, ends a stream whose
-// workspace went away.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, feed eventFeed, gone func(*sseWriter)) {
+// shuts down or a write fails. pushes are the session's pushes (nil: a
+// stream that takes none); gone, when set, ends a stream whose workspace
+// went away.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, feed eventFeed, pushes <-chan *pushDelivery, gone func(*sseWriter)) {
 	// Subscribe before reading the head: a commit after this point is
 	// heard, one before it is in the log below the head.
 	notes, unsubscribe := s.store.Subscribe()
@@ -351,6 +353,16 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, connected any, f
 			// can stand for a dropped one of this), and an empty read is
 			// cheap: read on from the cursor.
 			if !drain() {
+				return
+			}
+		case d := <-pushes:
+			// A push is no change: it carries the id of the last change
+			// sent, so a resume from it misses nothing of the log.
+			id := cursor
+			d.note.ID = id
+			err := sw.event(&id, "notification", d.note)
+			d.done <- err
+			if err != nil {
 				return
 			}
 		case <-keepalive.C:

@@ -79,8 +79,8 @@ func wireWatch(w storage.Watch) api.Watch {
 func (s *Server) sessions(w http.ResponseWriter, _ *http.Request) error {
 	s.sse.mu.Lock()
 	list := make([]api.LiveSession, 0, len(s.sse.sessions))
-	for _, ss := range s.sse.sessions {
-		list = append(list, ss)
+	for _, ls := range s.sse.sessions {
+		list = append(list, ls.info)
 	}
 	s.sse.mu.Unlock()
 	sort.Slice(list, func(i, j int) bool {
@@ -136,15 +136,18 @@ func sessionLabel(raw string) string {
 	return b.String()
 }
 
-// register lists a session until the returned func is called.
-func (a *sseState) register(ss api.LiveSession) func() {
+// register lists a session until the returned func is called, which
+// also tells a push waiting on it that it is gone.
+func (a *sseState) register(ss api.LiveSession) (*liveSession, func()) {
+	ls := &liveSession{info: ss, pushes: make(chan *pushDelivery, pushQueue), gone: make(chan struct{})}
 	a.mu.Lock()
-	a.sessions[ss.ID] = ss
+	a.sessions[ss.ID] = ls
 	a.mu.Unlock()
-	return func() {
+	return ls, func() {
 		a.mu.Lock()
 		delete(a.sessions, ss.ID)
 		a.mu.Unlock()
+		close(ls.gone)
 	}
 }
 

@@ -51,6 +51,8 @@ type Server struct {
 	att   attachState // attachments' blob store and upload cap (h_attachment.go)
 	// imports are the keyed imports of the last hour (import_keys.go).
 	imports importKeys
+	// pushKeys are the idempotency keys of the last day's pushes (h_push.go).
+	pushKeys pushKeys
 
 	// opening is the start's open of the index, when Run built the
 	// server: searchIndex waits for it (run_index.go).
@@ -361,6 +363,7 @@ func (s *Server) routes() {
 	s.feedRoutes()
 	s.sseRoutes()
 	s.watchRoutes() // item watches and the session registry (h_watches.go)
+	s.pushRoutes()  // push to the user's armed sessions (h_push.go)
 	s.knowledgeRoutes()
 	s.attachmentRoutes()
 	s.projectRoutes() // leases, reminders, project views (h_project.go)
