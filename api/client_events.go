@@ -32,6 +32,12 @@ func (c *Client) StreamEvents(ctx context.Context, workspace, lastEventID string
 	return c.followSSE(ctx, u, lastEventID, fn)
 }
 
+// StreamArmed is StreamEvents on the all-workspaces stream as an armed
+// session: it also hears the user's pushes (kind push notifications).
+func (c *Client) StreamArmed(ctx context.Context, lastEventID string, fn func(SSEFrame) error) error {
+	return c.followSSE(ctx, c.BaseURL+"/api/v1/events/stream?armed=true", lastEventID, fn)
+}
+
 // followSSE opens the event stream at u (resuming after lastEventID
 // when set) and calls fn per event until ctx ends, the server closes
 // it, or fn returns an error (which is returned). The stream is not

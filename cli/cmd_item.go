@@ -47,6 +47,7 @@ type ItemCmd struct {
 	Starred     ItemStarredCmd     `cmd:"" help:"List starred items (open ones unless --all)."`
 	Watch       ItemWatchCmd       `cmd:"" help:"Watch an item: padd's stream tells its status changes, assignments and comments (padctl watch list)."`
 	Unwatch     ItemUnwatchCmd     `cmd:"" help:"Stop watching an item."`
+	Push        ItemPushCmd        `cmd:"" help:"Send an instruction about an item to your armed agent sessions (pad watch --stream --for-session)."`
 	Export      ItemExportCmd      `cmd:"" help:"Write a playbook or convention as a portable artifact (Markdown with front matter)."`
 	Import      ItemImportCmd      `cmd:"" help:"Make an item from an artifact file (as a draft, in its kind's collection)."`
 }

@@ -23,6 +23,7 @@ type WatchCmd struct {
 type WatchStreamCmd struct {
 	Ref   string   `arg:"" optional:"" help:"Only this item's events (ref, slug or id)."`
 	All   bool     `name:"all-workspaces" help:"Every workspace's events, not just the current workspace's."`
+	Armed bool     `help:"With --all-workspaces: also take your pushes (padctl item push, pad push), each printed once."`
 	Since string   `placeholder:"EVENT-ID" help:"First replay the events after this id (ids are in --format json output)."`
 	Type  []string `placeholder:"TYPE" help:"Only these event types, e.g. item_created,item_updated."`
 }
@@ -37,6 +38,9 @@ var watchRetry = []time.Duration{250 * time.Millisecond, time.Second, 2 * time.S
 func (c *WatchStreamCmd) Run(ctx context.Context, a *App) error {
 	if c.All && c.Ref != "" {
 		return usagef(codeConflictingArgs, "watch one item in the current workspace, or everything with --all-workspaces", "an item and --all-workspaces together")
+	}
+	if c.Armed && !c.All {
+		return usagef(codeConflictingArgs, "pushes come on the all-workspaces stream: padctl watch --all-workspaces --armed", "--armed without --all-workspaces")
 	}
 	cl, err := a.Client(ctx)
 	if err != nil {
@@ -66,8 +70,13 @@ func (c *WatchStreamCmd) Run(ctx context.Context, a *App) error {
 	}
 	ev := eventPrinter{w: a.out, st: a.style, loc: time.Local, format: a.format, showWorkspace: c.All}
 	last, failures := c.Since, 0
+	var seen pushSeen
 	for {
-		err := cl.StreamEvents(ctx, ws, last, func(f api.SSEFrame) error {
+		follow := func(fn func(api.SSEFrame) error) error { return cl.StreamEvents(ctx, ws, last, fn) }
+		if c.Armed {
+			follow = func(fn func(api.SSEFrame) error) error { return cl.StreamArmed(ctx, last, fn) }
+		}
+		err := follow(func(f api.SSEFrame) error {
 			failures = 0
 			if f.HasID {
 				last = f.ID
@@ -89,6 +98,9 @@ func (c *WatchStreamCmd) Run(ctx context.Context, a *App) error {
 				var n api.WatchNotification
 				if err := json.Unmarshal(f.Data, &n); err != nil {
 					return fmt.Errorf("padd sent a notification that does not decode (%v): %s", err, f.Data)
+				}
+				if n.Kind == api.PushKind && n.PushID != "" && !seen.first(n.PushID, time.Now()) {
+					return nil
 				}
 				return ev.printNotification(&n, f.Data)
 			}
