@@ -204,15 +204,22 @@ func TestHostileRequests(t *testing.T) {
 		})
 	}
 
-	// Nesting encoding/json does accept is stored and reads back.
+	// Nesting within the field value limit (its JSON text at most 4,000
+	// characters) is stored and reads back; deeper nesting that
+	// encoding/json still accepts is refused by that limit.
 	t.Run("deep JSON that fits reads back", func(t *testing.T) {
-		r := d.do(t, "POST", items, []byte(deepArr(9998)))
+		r := d.do(t, "POST", items, []byte(deepArr(1999)))
 		wantStatus(t, r, 201)
 		var made api.Item
 		decode(t, r, &made)
 		got, err := d.getItem(t, ws, made.ID)
-		if err != nil || !strings.Contains(got.Fields, nested("[", "", "]", 9998)) {
-			t.Fatalf("a stored 9998-deep value does not read back: %v", err)
+		if err != nil || !strings.Contains(got.Fields, nested("[", "", "]", 1999)) {
+			t.Fatalf("a stored 1999-deep value does not read back: %v", err)
+		}
+		r = d.do(t, "POST", items, []byte(deepArr(9998)))
+		wantStatus(t, r, 400)
+		if !strings.Contains(string(r.Body), `"validation_error"`) {
+			t.Fatalf("a 9998-deep value: %s", r.Body)
 		}
 	})
 
