@@ -266,6 +266,14 @@ func (t *SyncTx) AckOutbox(through int64) error { return ackOutbox(t.w.ws, throu
 // AddConflict records a conflict or set-aside entry and returns its id.
 func (t *SyncTx) AddConflict(c SyncConflict) (int64, error) { return addConflict(t.w.ws, c, t.w.now) }
 
+// SettleSetAside settles, keeping the remote's, the open set-aside
+// entries on an item's part whose reason is none of keep (a part padd
+// held past its limits that the remote's later version brought within
+// them, or past them with another value).
+func (t *SyncTx) SettleSetAside(itemID, part string, keep []string) error {
+	return settleSetAside(t.w.ws, itemID, part, keep, t.w.now)
+}
+
 // ResolveConflict settles an entry.
 func (t *SyncTx) ResolveConflict(id int64, how ConflictState) (*SyncConflict, error) {
 	return resolveConflict(t.w.ws, id, how, t.w.now)

@@ -36,6 +36,14 @@ type SyncBase struct {
 	// only because its target has not arrived: that would read as a
 	// local delete and be pushed.
 	Waiting map[string]any
+	// Held names the parts of the remote's version that were past padd's
+	// limits ("title", "content", "tags", "fields.<key>"), which padd
+	// holds without the remote's value: each holds here the value the
+	// local item kept (a new item's stand-in), so the merge reads no
+	// change of the remote's in it, and a push never sends it (the
+	// remote's value would be lost to padd's). A later remote version
+	// within the limits takes it off.
+	Held []string
 }
 
 // baseRecord is a base as stored. Its content is kept once: a base whose
@@ -57,6 +65,7 @@ type baseRecord struct {
 	RemoteUpdatedAt string          `json:"remote_updated_at,omitempty"`
 	RecordedAt      time.Time       `json:"recorded_at,omitzero"`
 	Waiting         json.RawMessage `json:"waiting,omitempty"`
+	Held            []string        `json:"held,omitempty"`
 }
 
 // baseVersionScan bounds how many of an item's newest versions are
@@ -92,7 +101,7 @@ func putBase(b *wsb, base SyncBase, now time.Time) error {
 	rec := baseRecord{Title: base.Title, ContentSHA: contentSHA(base.Content), Fields: fields,
 		Tags: base.Tags, ParentID: base.ParentID, CollectionID: base.CollectionID,
 		Archived: base.Archived, Pinned: base.Pinned, RemoteSeq: base.RemoteSeq, RemoteUpdatedAt: base.RemoteUpdatedAt,
-		RecordedAt: now.UTC()}
+		RecordedAt: now.UTC(), Held: base.Held}
 	if len(base.Waiting) > 0 {
 		if rec.Waiting, err = json.Marshal(base.Waiting); err != nil {
 			return model.Invalid("base waiting relations: %v", err)
@@ -142,7 +151,7 @@ func getBase(b *wsb, itemID string) (*SyncBase, error) {
 	}
 	out := &SyncBase{ItemID: itemID, Title: rec.Title, Tags: rec.Tags, ParentID: rec.ParentID,
 		CollectionID: rec.CollectionID, Archived: rec.Archived, Pinned: rec.Pinned,
-		RemoteSeq: rec.RemoteSeq, RemoteUpdatedAt: rec.RemoteUpdatedAt, RecordedAt: rec.RecordedAt}
+		RemoteSeq: rec.RemoteSeq, RemoteUpdatedAt: rec.RemoteUpdatedAt, RecordedAt: rec.RecordedAt, Held: rec.Held}
 	if len(rec.Fields) > 0 && string(rec.Fields) != "null" {
 		v, err := model.DecodeJSON(rec.Fields)
 		if err != nil {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -136,6 +137,34 @@ func openSetAside(b *wsb, c SyncConflict) int64 {
 		}
 	}
 	return 0
+}
+
+// settleSetAside settles, keeping the remote's, the open set-aside
+// entries on item itemID about part whose reason is none of keep: a part
+// of a remote item that padd held past its limits (SyncBase.Held) and
+// that a later version brought within them (keep empty) or past them
+// with another value (keep: that value's reasons, recorded anew). It
+// reads every entry, so the engine calls it only for an item that held
+// a part.
+func settleSetAside(b *wsb, itemID, part string, keep []string, now time.Time) error {
+	var ids []int64
+	err := b.syncConfl().ForEach(func(_, raw []byte) error {
+		var e SyncConflict
+		if decode(raw, &e) != nil {
+			return nil // an unreadable entry is no match (SyncConflicts reports it)
+		}
+		if e.State == ConflictOpen && e.Kind == EntrySetAside && e.ItemID == itemID && e.Part == part && !slices.Contains(keep, e.Reason) {
+			ids = append(ids, e.ID)
+		}
+		return nil
+	})
+	for _, id := range ids {
+		if err != nil {
+			break
+		}
+		_, err = resolveConflict(b, id, ResolvedKeepRemote, now)
+	}
+	return err
 }
 
 func getConflict(b *wsb, id int64) (*SyncConflict, error) {
