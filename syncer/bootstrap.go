@@ -243,6 +243,7 @@ func (w *worker) applyBatch(ctx context.Context, c *remote.Client, link *storage
 			if err != nil {
 				return model.Invalid("%v", err)
 			}
+			rem.limitsIn()
 			coll, ok := t.LocalID(storage.SyncCollection, items[i].CollectionID)
 			if !ok {
 				return model.Invalid("item %s is in a collection the remote does not list", items[i].Ref)

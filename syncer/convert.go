@@ -44,6 +44,12 @@ type remoteItem struct {
 	// no item either side has.
 	waiting map[string]any
 	dropped []relDrop
+	// checked says the parts were held to padd's limits (limitsIn); held
+	// names those past them, which padd holds without the remote's value,
+	// and over says why, one entry a value (held.go).
+	checked bool
+	held    []string
+	over    []overPart
 }
 
 // remoteParentOf names a remote item's parent. Pad keeps a child's
@@ -117,9 +123,14 @@ func decodeRemote(it *api.Item, ids func(string) (string, bool)) (*remoteItem, e
 }
 
 // decode decodes a remote item read outside a transaction, noting
-// the attachments it names that padd lacks.
+// the attachments it names that padd lacks, with its parts past padd's
+// limits held (limitsIn).
 func (w *worker) decode(it *api.Item) (*remoteItem, error) {
-	return decodeRemote(it, w.inIDs(it.ID))
+	rem, err := decodeRemote(it, w.inIDs(it.ID))
+	if err == nil {
+		rem.limitsIn()
+	}
+	return rem, err
 }
 
 // mapped decodes a remote item with its collection and parent mapped to
@@ -156,13 +167,14 @@ func (w *worker) answered(it *api.Item, sent *merge.Item) (*remoteItem, error) {
 }
 
 // baseOf is the base recorded when both sides hold rem's side: the
-// merged item with the remote's tokens, and the remote's relation values
-// that wait for their items.
+// merged item with the remote's tokens, the remote's relation values
+// that wait for their items, and the parts held past padd's limits.
 func baseOf(itemID string, rem *remoteItem) storage.SyncBase {
 	m, it := &rem.side, rem.api
 	return storage.SyncBase{ItemID: itemID, Title: m.Title, Content: m.Content, Fields: m.Fields,
 		Tags: m.Tags, ParentID: m.Parent, CollectionID: m.Collection, Archived: m.Archived, Pinned: m.Pinned,
-		RemoteSeq: it.Seq, RemoteUpdatedAt: it.UpdatedAt.UTC().Format(time.RFC3339Nano), Waiting: rem.waiting}
+		RemoteSeq: it.Seq, RemoteUpdatedAt: it.UpdatedAt.UTC().Format(time.RFC3339Nano), Waiting: rem.waiting,
+		Held: rem.held}
 }
 
 // remoteBaseTime is the remote's updated_at of base b: the guard of an

@@ -285,7 +285,8 @@ func (w *worker) applyItem(t *storage.SyncTx, rem *remoteItem) (bool, error) {
 			return false, err
 		}
 	}
-	return true, firstErr(t.SetBase(baseOf(id, rem)), noteWaits(t, id, rem.waiting, rem.side.Collection, rem.side.Fields), droppedRelations(t, id, rem))
+	return true, firstErr(t.SetBase(baseOf(id, rem)), noteWaits(t, id, rem.waiting, rem.side.Collection, rem.side.Fields),
+		droppedRelations(t, id, rem), heldEntries(t, id, rem, nil))
 }
 
 // numberOf is a remote item's number: item_number, else the digits of
@@ -309,14 +310,15 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 	if err != nil {
 		return err
 	}
+	stored, err := t.Base(localID)
+	if err != nil {
+		return err
+	}
 	if base == nil {
-		b, err := t.Base(localID)
-		if err != nil {
-			return err
-		}
-		base = baseSide(b)
+		base = baseSide(stored)
 	}
 	rem.holdWaiting(base)
+	rem.holdOver(base)
 	ls := localSide(v)
 	if ls != nil && base != nil && rem.side.Archived && !base.Archived && !ls.Archived {
 		if ls.Touched, err = t.Annotated(localID); err != nil {
@@ -377,7 +379,12 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 	if now != nil {
 		coll, fields = now.Collection, now.Fields
 	}
-	return firstErr(t.SetBase(baseOf(localID, rem)), noteWaits(t, localID, rem.waiting, coll, fields), droppedRelations(t, localID, rem))
+	var prev []string
+	if stored != nil {
+		prev = stored.Held
+	}
+	return firstErr(t.SetBase(baseOf(localID, rem)), noteWaits(t, localID, rem.waiting, coll, fields),
+		droppedRelations(t, localID, rem), heldEntries(t, localID, rem, prev))
 }
 
 // applyLocal makes local item v hold m: restore, move, update, archive,

@@ -407,6 +407,7 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 			return false, err
 		}
 		local := localSide(v)
+		holdBack(local, baseSide(b), b) // a part past padd's limits there is not sent over it
 		held, err := w.withhold(local, baseSide(b), b)
 		if err != nil {
 			return false, err
@@ -787,6 +788,7 @@ func (w *worker) holdsMore(x *api.Item, base, local *merge.Item) (bool, error) {
 		return false, err
 	}
 	rem.holdWaiting(base)
+	rem.holdOver(base)
 	got := rem.side
 	got.Collection, got.Archived, got.Parent = local.Collection, local.Archived, local.Parent
 	return merge.Merge(base, local, &got).WriteLocal, nil
