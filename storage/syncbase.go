@@ -237,7 +237,9 @@ func (s *Store) CommentBase(ws, commentID, body string) (same, known bool, err e
 // remote's value naming an item padd has not got, SyncBase.Waiting, or a
 // local value naming an item the remote has not got yet) is marked under
 // 'w' and its id in the same bucket, written in the transaction that
-// makes it wait: the engine finds them again after a restart.
+// makes it wait: the engine finds them again after a restart. The drain
+// pushes a marked item the remote has, so the mark also has an item
+// pushed once more after a restart: LocalWrite.ReleaseHeld sets it.
 func relationWaitKey(id []byte) []byte { return cat([]byte{'w'}, id) }
 
 // SetRelationWait marks (on) or unmarks an item as having relation
