@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/padd/padd/api"
@@ -272,7 +273,10 @@ func (m *Manager) Conflicts(ws string, all bool) ([]api.SyncConflict, error) {
 // Resolve settles an item's open conflicts (or one of them). Keeping
 // the remote's value changes nothing in the item; keeping the local one
 // (or a merge the user edited) writes it as a local change, which the
-// engine pushes like any other.
+// engine pushes like any other. For a part padd holds past its limits
+// (held.go), keeping the remote's leaves it held (the remote keeps its
+// value, padd its own); keeping padd's (or a merge) sends padd's over
+// the remote's.
 func (m *Manager) Resolve(ctx context.Context, ws string, in api.SyncResolve) ([]api.SyncConflict, error) {
 	w, _, err := m.linkedWorkspace(ws)
 	if err != nil {
@@ -303,13 +307,31 @@ func (m *Manager) Resolve(ctx context.Context, ws string, in api.SyncResolve) ([
 	if err != nil {
 		return nil, err
 	}
+	base, err := m.store.SyncBase(w.ID, item.ID)
+	if err != nil {
+		return nil, err
+	}
 	var out []api.SyncConflict
+	released := false // a held part's value is to go: the next cycle's drain sends it
 	for _, c := range cs {
 		if c.ItemID != item.ID || in.ID != 0 && c.ID != in.ID {
 			continue
 		}
 		var done *storage.SyncConflict
-		if how != storage.ResolvedKeepRemote && c.Kind == storage.EntryConflict {
+		if how != storage.ResolvedKeepRemote && c.Kind == storage.EntrySetAside && base != nil && slices.Contains(base.Held, c.Part) {
+			// A part padd held past its limits (held.go): padd's value (or
+			// the merged one) goes to the remote over the remote's.
+			done, err = m.store.ResolveSyncConflictWith(w.ID, c.ID, how, model.UserActor(model.SourceAPI), func(l *storage.LocalWrite) error {
+				if how == storage.ResolvedMerged {
+					if err := writePart(l, item.ID, c.Part, in.Value); err != nil {
+						return err
+					}
+				}
+				ok, err := l.ReleaseHeld(item.ID, c.Part)
+				released = released || ok
+				return err
+			})
+		} else if how != storage.ResolvedKeepRemote && c.Kind == storage.EntryConflict {
 			value := c.Local
 			if how == storage.ResolvedMerged {
 				value = in.Value
@@ -330,6 +352,9 @@ func (m *Manager) Resolve(ctx context.Context, ws string, in api.SyncResolve) ([
 	}
 	if wk := m.worker(w.ID); wk != nil {
 		wk.publishStatus()
+		if released {
+			wk.poke()
+		}
 	}
 	return out, nil
 }

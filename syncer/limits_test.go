@@ -484,3 +484,69 @@ func TestRemotePartsPastTheLimitsOnPull(t *testing.T) {
 	l.synced(t, "team")
 	l.equalNow(t)
 }
+
+// Resolving a held part keeping padd's value sends padd's value over the
+// remote's (here a title the user typed, and a field value padd never
+// had: the remote's is removed); keeping the remote's leaves both as they
+// are, the part still held.
+func TestKeepingPaddsValueOfAHeldPart(t *testing.T) {
+	ctx := context.Background()
+	r := startRemote(t)
+	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	proxy := oversized(t, r.URL, swellings)
+	it, err := r.API.CreateItem(ctx, "team", "ideas", api.ItemCreate{Title: "zzlongtitlezz", Content: "zzlongcontentzz",
+		Fields: api.Flex(`{"category":"zzlongvaluezz","impact":"high"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := it.Ref
+	l := startLocal(t)
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxy.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	if _, err := l.Store.UpdateItem("team", ref, storage.ItemUpdate{Title: strp("my title")}, user); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	ids := map[string]int64{}
+	for _, c := range l.setAside(t) {
+		ids[c.Part] = c.ID
+	}
+	for _, part := range []string{"title", "fields.category"} {
+		if _, err := l.M.Resolve(ctx, "team", api.SyncResolve{Ref: ref, ID: ids[part], Keep: api.KeepLocal}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.M.Resolve(ctx, "team", api.SyncResolve{Ref: ref, ID: ids["content"], Keep: api.KeepRemote}); err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		if title, _, _, fields := remoteState(t, r, ref); title != "my title" || fields["category"] != nil {
+			return fmt.Errorf("the remote holds title %q, category %v", title, fields["category"])
+		}
+		return nil
+	})
+	st := l.synced(t, "team")
+	if st.SetAside != 0 || st.Conflicts != 0 || st.LastError != "" {
+		t.Errorf("status after the resolutions = %+v, want nothing open and no error", st)
+	}
+	_, content, _, fields := remoteState(t, r, ref)
+	wantEq(t, "the remote's content", content, "zzlongcontentzz")
+	wantEq(t, "the remote's impact", fields["impact"], any("high"))
+	v, err := l.Store.GetItem("team", ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEq(t, "the local title", v.Title, "my title")
+	wantEq(t, "the local content", v.Content, "")
+	// The content is still held: a change of padd's goes nowhere.
+	if _, err := l.Store.UpdateItem("team", ref, storage.ItemUpdate{Content: strp("mine\n")}, user); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	_, content, _, _ = remoteState(t, r, ref)
+	wantEq(t, "the remote's content", content, "zzlongcontentzz")
+}
