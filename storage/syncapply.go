@@ -266,12 +266,13 @@ func (t *SyncTx) AckOutbox(through int64) error { return ackOutbox(t.w.ws, throu
 // AddConflict records a conflict or set-aside entry and returns its id.
 func (t *SyncTx) AddConflict(c SyncConflict) (int64, error) { return addConflict(t.w.ws, c, t.w.now) }
 
-// SettleSetAside settles, keeping the remote's, the open set-aside
-// entries on an item's part whose reason is none of keep (a part padd
-// held past its limits that the remote's later version brought within
-// them, or past them with another value).
-func (t *SyncTx) SettleSetAside(itemID, part string, keep []string) error {
-	return settleSetAside(t.w.ws, itemID, part, keep, t.w.now)
+// HeldSetAside records the set-aside entries of a part of an item that
+// padd held past its limits in the remote's version before: reasons are
+// the part's now (none: it is within the limits); what the user saw
+// already is not recorded again, and the open entries of a value the
+// remote no longer has are settled.
+func (t *SyncTx) HeldSetAside(itemID, part string, reasons []string) error {
+	return heldSetAside(t.w.ws, itemID, part, reasons, t.w.now)
 }
 
 // ResolveConflict settles an entry.

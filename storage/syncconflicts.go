@@ -141,30 +141,45 @@ func openSetAside(b *wsb, c SyncConflict) int64 {
 	return 0
 }
 
-// settleSetAside settles, keeping the remote's, the open set-aside
-// entries on item itemID about part whose reason is none of keep: a part
-// of a remote item that padd held past its limits (SyncBase.Held) and
-// that a later version brought within them (keep empty) or past them
-// with another value (keep: that value's reasons, recorded anew). It
-// reads every entry, so the engine calls it only for an item that held
-// a part.
-func settleSetAside(b *wsb, itemID, part string, keep []string, now time.Time) error {
-	var ids []int64
+// heldSetAside records the set-aside entries of a part of an item that
+// padd held past its limits in the remote's version before and holds
+// still or no more, one reason a value (none: the part is within the
+// limits now). A reason already recorded, open or settled keeping the
+// remote's (the user saw it: the same value again is no news), is not
+// recorded again; the open entries of the part with another reason (a
+// value the remote no longer has) are settled keeping the remote's. It
+// reads every entry, so the engine calls it only for a part that was
+// held.
+func heldSetAside(b *wsb, itemID, part string, reasons []string, now time.Time) error {
+	var settle []int64
+	seen := map[string]bool{}
 	err := b.syncConfl().ForEach(func(_, raw []byte) error {
 		var e SyncConflict
-		if decode(raw, &e) != nil {
+		if decode(raw, &e) != nil || e.Kind != EntrySetAside || e.ItemID != itemID || e.Part != part {
 			return nil // an unreadable entry is no match (SyncConflicts reports it)
 		}
-		if e.State == ConflictOpen && e.Kind == EntrySetAside && e.ItemID == itemID && e.Part == part && !slices.Contains(keep, e.Reason) {
-			ids = append(ids, e.ID)
+		switch {
+		case slices.Contains(reasons, e.Reason) && (e.State == ConflictOpen || e.State == ResolvedKeepRemote):
+			seen[e.Reason] = true
+		case e.State == ConflictOpen:
+			settle = append(settle, e.ID)
 		}
 		return nil
 	})
-	for _, id := range ids {
+	for _, id := range settle {
 		if err != nil {
 			break
 		}
 		_, err = resolveConflict(b, id, ResolvedKeepRemote, now)
+	}
+	for _, r := range reasons {
+		if err != nil {
+			break
+		}
+		if !seen[r] {
+			seen[r] = true
+			_, err = addConflict(b, SyncConflict{Kind: EntrySetAside, ItemID: itemID, Part: part, Reason: r}, now)
+		}
 	}
 	return err
 }
