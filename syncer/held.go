@@ -180,26 +180,31 @@ func holdBack(local, base *merge.Item, b *storage.SyncBase) {
 
 // heldEntries records, in the write that applies remote item rem to
 // local item localID, the set-aside entry of each part it holds past the
-// limits (one already open for the same value is not recorded again),
+// limits (one already open for the same value is not recorded again, nor,
+// for a part held before, one the user settled keeping the remote's),
 // and settles the entries of the parts held before (prev, the stored
-// base's) that this version brings within them or past them anew.
+// base's) that this version brings within the limits or past them with
+// another value.
 func heldEntries(t *storage.SyncTx, localID string, rem *remoteItem, prev []string) error {
 	if !rem.checked {
 		return nil // not a version of the remote's read now: the holds stand
 	}
 	for _, o := range rem.over {
+		if slices.Contains(prev, o.part) {
+			continue // with the part's other entries, below
+		}
 		if _, err := t.AddConflict(storage.SyncConflict{Kind: storage.EntrySetAside, ItemID: localID, Part: o.part, Reason: o.why}); err != nil {
 			return err
 		}
 	}
 	for _, p := range prev {
-		var keep []string
+		var reasons []string
 		for _, o := range rem.over {
 			if o.part == p {
-				keep = append(keep, o.why)
+				reasons = append(reasons, o.why)
 			}
 		}
-		if err := t.SettleSetAside(localID, p, keep); err != nil {
+		if err := t.HeldSetAside(localID, p, reasons); err != nil {
 			return err
 		}
 	}

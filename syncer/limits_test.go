@@ -549,4 +549,23 @@ func TestKeepingPaddsValueOfAHeldPart(t *testing.T) {
 	l.synced(t, "team")
 	_, content, _, _ = remoteState(t, r, ref)
 	wantEq(t, "the remote's content", content, "zzlongcontentzz")
+	// A later version of the remote's with the same content: the entry
+	// the user settled is not opened again.
+	if _, err := r.API.UpdateItem(ctx, "team", ref, api.ItemUpdate{FieldsPatch: api.Flex(`{"impact":"low"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		if v, err := l.Store.GetItem("team", ref); err != nil || v.Fields["impact"] != "low" {
+			return fmt.Errorf("impact not pulled (%v)", err)
+		}
+		return nil
+	})
+	if st := l.synced(t, "team"); st.SetAside != 0 || st.Conflicts != 0 {
+		t.Errorf("status after another version = %+v, want nothing open", st)
+	}
+	v, err = l.Store.GetItem("team", ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEq(t, "the local content", v.Content, "mine\n")
 }
