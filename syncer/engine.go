@@ -303,54 +303,71 @@ func (m *Manager) Resolve(ctx context.Context, ws string, in api.SyncResolve) ([
 	if err != nil {
 		return nil, err
 	}
-	cs, err := m.store.SyncConflicts(w.ID, true)
-	if err != nil {
-		return nil, err
-	}
-	base, err := m.store.SyncBase(w.ID, item.ID)
-	if err != nil {
-		return nil, err
-	}
 	var out []api.SyncConflict
 	released := false // a held part's value is to go: the next cycle's drain sends it
-	for _, c := range cs {
-		if c.ItemID != item.ID || in.ID != 0 && c.ID != in.ID {
-			continue
-		}
-		var done *storage.SyncConflict
-		if how != storage.ResolvedKeepRemote && c.Kind == storage.EntrySetAside && base != nil && slices.Contains(base.Held, c.Part) {
-			// A part padd held past its limits (held.go): padd's value (or
-			// the merged one) goes to the remote over the remote's.
-			done, err = m.store.ResolveSyncConflictWith(w.ID, c.ID, how, model.UserActor(model.SourceAPI), func(l *storage.LocalWrite) error {
-				if how == storage.ResolvedMerged {
-					if err := writePart(l, item.ID, c.Part, in.Value); err != nil {
-						return err
-					}
-				}
-				ok, err := l.ReleaseHeld(item.ID, c.Part)
-				released = released || ok
-				return err
-			})
-		} else if how != storage.ResolvedKeepRemote && c.Kind == storage.EntryConflict {
-			value := c.Local
-			if how == storage.ResolvedMerged {
-				value = in.Value
-			}
-			done, err = m.store.ResolveSyncConflictWith(w.ID, c.ID, how, model.UserActor(model.SourceAPI), func(l *storage.LocalWrite) error {
-				return writePart(l, item.ID, c.Part, value)
-			})
-		} else {
-			done, err = m.store.ResolveSyncConflict(w.ID, c.ID, how)
-		}
+	settle := func() error {
+		cs, err := m.store.SyncConflicts(w.ID, true)
 		if err != nil {
-			return out, err
+			return err
 		}
-		out = append(out, m.wireConflict(w.ID, *done))
+		base, err := m.store.SyncBase(w.ID, item.ID)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if c.ItemID != item.ID || in.ID != 0 && c.ID != in.ID {
+				continue
+			}
+			var done *storage.SyncConflict
+			if how != storage.ResolvedKeepRemote && c.Kind == storage.EntrySetAside && base != nil && slices.Contains(base.Held, c.Part) {
+				// A part padd held past its limits (held.go): padd's value
+				// (or the merged one) goes to the remote over the remote's.
+				done, err = m.store.ResolveSyncConflictWith(w.ID, c.ID, how, model.UserActor(model.SourceAPI), func(l *storage.LocalWrite) error {
+					if how == storage.ResolvedMerged {
+						if err := writePart(l, item.ID, c.Part, in.Value); err != nil {
+							return err
+						}
+					}
+					ok, err := l.ReleaseHeld(item.ID, c.Part)
+					released = released || ok
+					return err
+				})
+			} else if how != storage.ResolvedKeepRemote && c.Kind == storage.EntryConflict {
+				value := c.Local
+				if how == storage.ResolvedMerged {
+					value = in.Value
+				}
+				done, err = m.store.ResolveSyncConflictWith(w.ID, c.ID, how, model.UserActor(model.SourceAPI), func(l *storage.LocalWrite) error {
+					return writePart(l, item.ID, c.Part, value)
+				})
+			} else {
+				done, err = m.store.ResolveSyncConflict(w.ID, c.ID, how)
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, m.wireConflict(w.ID, *done))
+		}
+		return nil
+	}
+	wk := m.worker(w.ID)
+	if base, err := m.store.SyncBase(w.ID, item.ID); err != nil {
+		return nil, err
+	} else if wk != nil && how != storage.ResolvedKeepRemote && base != nil && len(base.Held) > 0 {
+		// A release changes the base a push is made on: it is made
+		// between cycles, so that no push made on the older base lands
+		// after it and writes the hold back.
+		err = wk.between(settle)
+	} else {
+		err = settle()
+	}
+	if err != nil {
+		return out, err
 	}
 	if len(out) == 0 {
 		return nil, model.NotFound("item %s has no open sync conflict", in.Ref)
 	}
-	if wk := m.worker(w.ID); wk != nil {
+	if wk != nil {
 		wk.publishStatus()
 		if released {
 			wk.poke()

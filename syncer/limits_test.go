@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
 )
@@ -168,6 +169,17 @@ func withinLimits(t *testing.T, l *local, ref string) {
 	}
 }
 
+// eachRemote runs a test against a padd remote with every capability,
+// and against one that answers as the Pad of August 2026 (no seq feed:
+// the pull reads /changes; no expected_seq).
+func eachRemote(t *testing.T, test func(t *testing.T, r *testRemote)) {
+	t.Run("padd", func(t *testing.T) { test(t, startRemote(t)) })
+	t.Run("aug2026", func(t *testing.T) {
+		r := testremote.Start(t, testremote.Options{Aug2026: true})
+		test(t, &testRemote{URL: r.URL(), Token: r.Token(), API: r.API()})
+	})
+}
+
 // The markers the tests below swell into values past padd's limits.
 var swellings = map[string]string{
 	"zzlongtitlezz":   strings.Repeat("t", 40_000),
@@ -227,9 +239,10 @@ func sortedTags(tags []string) []string {
 // remote version within the limits is merged as any pull (the user's
 // value kept in a conflict where both changed it) and settles the
 // set-aside entries.
-func TestRemotePartsPastTheLimitsOnClone(t *testing.T) {
+func TestRemotePartsPastTheLimitsOnClone(t *testing.T) { eachRemote(t, remotePartsOnClone) }
+
+func remotePartsOnClone(t *testing.T, r *testRemote) {
 	ctx := context.Background()
-	r := startRemote(t)
 	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
 		t.Fatal(err)
 	}
@@ -387,9 +400,10 @@ func TestRemotePartsPastTheLimitsOnClone(t *testing.T) {
 // remote's values are never overwritten by padd's; once the remote's
 // values are within the limits again they flow as any change, with no
 // conflict, and the entries are settled.
-func TestRemotePartsPastTheLimitsOnPull(t *testing.T) {
+func TestRemotePartsPastTheLimitsOnPull(t *testing.T) { eachRemote(t, remotePartsOnPull) }
+
+func remotePartsOnPull(t *testing.T, r *testRemote) {
 	ctx := context.Background()
-	r := startRemote(t)
 	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
 		t.Fatal(err)
 	}
@@ -489,9 +503,10 @@ func TestRemotePartsPastTheLimitsOnPull(t *testing.T) {
 // remote's (here a title the user typed, and a field value padd never
 // had: the remote's is removed); keeping the remote's leaves both as they
 // are, the part still held.
-func TestKeepingPaddsValueOfAHeldPart(t *testing.T) {
+func TestKeepingPaddsValueOfAHeldPart(t *testing.T) { eachRemote(t, keepingPaddsValue) }
+
+func keepingPaddsValue(t *testing.T, r *testRemote) {
 	ctx := context.Background()
-	r := startRemote(t)
 	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
 		t.Fatal(err)
 	}

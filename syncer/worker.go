@@ -100,6 +100,22 @@ func (w *worker) interrupt() {
 	w.poke()
 }
 
+// between runs fn between two cycles: the running one is ended (as
+// Pause ends it) and the next waits until fn returns.
+func (w *worker) between(fn func() error) error {
+	w.mu.Lock()
+	if w.cycleCancel != nil {
+		w.cycleCancel()
+	}
+	w.mu.Unlock()
+	w.cycling.Lock()
+	defer func() {
+		w.cycling.Unlock()
+		w.poke()
+	}()
+	return fn()
+}
+
 func (w *worker) poke() {
 	select {
 	case w.wake <- struct{}{}:
