@@ -17,6 +17,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
 )
 
@@ -210,7 +211,14 @@ func heldParts(t *testing.T, l *local, ref string) []string {
 // what the proxy swells them into).
 func remoteState(t *testing.T, r *testRemote, ref string) (title, content string, tags []string, fields map[string]any) {
 	t.Helper()
-	it, err := r.API.GetItem(context.Background(), "team", ref)
+	return remoteItemState(t, r.API, "team", ref)
+}
+
+// remoteItemState is item ref as remote workspace ws holds it, tags
+// sorted.
+func remoteItemState(t *testing.T, c *api.Client, ws, ref string) (title, content string, tags []string, fields map[string]any) {
+	t.Helper()
+	it, err := c.GetItem(context.Background(), ws, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,4 +591,104 @@ func keepingPaddsValue(t *testing.T, r *testRemote) {
 		t.Fatal(err)
 	}
 	wantEq(t, "the local content", v.Content, "mine\n")
+}
+
+// TestRemotePartsPastTheLimitsRealPad checks against a Pad server that a
+// developer started by hand (PADD_PAD_URL, PADD_PAD_TOKEN_FILE; skipped
+// without) what Pad's own values do: Pad takes a title, a tag and a
+// field value of any length its 2 MiB body holds (a content past padd's
+// limit does not fit in one), so a team's item can hold a part padd holds
+// without. padd keeps the items with their other parts, a change padd
+// makes to another part reaches Pad, padd's values of the held parts do
+// not, and once Pad's values are within the limits they flow.
+func TestRemotePartsPastTheLimitsRealPad(t *testing.T) {
+	p := realPad(t, "limits")
+	ctx := context.Background()
+	if _, err := p.api.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Limits", Slug: p.slug}); err != nil {
+		t.Fatal(err)
+	}
+	long := map[string]string{"title": strings.Repeat("t", 1_500), "tag": strings.Repeat("g", 150), "value": strings.Repeat("v", 5_000)}
+	in := api.ItemCreate{Title: long["title"], Content: "kept body\n", Tags: api.Flex(`["kept"]`), Fields: api.Flex(`{"priority":"high"}`)}
+	titled, err := p.api.CreateItem(ctx, p.slug, "tasks", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagged, err := p.api.CreateItem(ctx, p.slug, "tasks", api.ItemCreate{Title: "tagged", Tags: api.Flex(`["kept","` + long["tag"] + `"]`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fielded, err := p.api.CreateItem(ctx, p.slug, "ideas", api.ItemCreate{Title: "fielded", Fields: api.Flex(`{"category":"` + long["value"] + `","impact":"high"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := startLocalWith(t, remote.Options{})
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: p.url, RemoteWorkspace: p.slug, As: "team", SyncToken: api.SyncToken{Token: p.token}}); err != nil {
+		t.Fatal(err)
+	}
+	st := l.synced(t, "team")
+	if st.SetAside != 3 || st.LastError != "" {
+		t.Errorf("status after the clone = %+v, want 3 set aside and no error", st)
+	}
+	get := func(ref string) *storage.ItemView {
+		t.Helper()
+		v, err := l.Store.GetItem("team", ref)
+		if err != nil {
+			t.Fatalf("%s is not kept: %v", ref, err)
+		}
+		return v
+	}
+	wantEq(t, "the title", get(titled.Ref).Title, strings.Repeat("t", 999)+"…")
+	wantEq(t, "the content", get(titled.Ref).Content, "kept body\n")
+	wantEq(t, "the tags", get(tagged.Ref).Tags, []string{"kept"})
+	wantEq(t, "the impact", get(fielded.Ref).Fields["impact"], any("high"))
+	for ref, part := range map[string]string{titled.Ref: "title", tagged.Ref: "tags", fielded.Ref: "fields.category"} {
+		withinLimits(t, l, ref)
+		wantEq(t, ref+" set aside", heldParts(t, l, ref), []string{part})
+	}
+
+	upd := func(ref string, in storage.ItemUpdate) {
+		t.Helper()
+		if _, err := l.Store.UpdateItem("team", ref, in, user); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upd(titled.Ref, storage.ItemUpdate{Title: strp("my title"), FieldsPatch: map[string]any{"priority": "low"}})
+	upd(tagged.Ref, storage.ItemUpdate{Tags: &[]string{"kept", "mine"}})
+	upd(fielded.Ref, storage.ItemUpdate{FieldsPatch: map[string]any{"category": "my category"}})
+	testwait.UntilOK(t, func() error {
+		if _, _, _, f := remoteItemState(t, p.api, p.slug, titled.ID); f["priority"] != "low" {
+			return fmt.Errorf("Pad's priority of %s is %v", titled.Ref, f["priority"])
+		}
+		return nil
+	})
+	l.synced(t, "team")
+	title, _, _, _ := remoteItemState(t, p.api, p.slug, titled.ID)
+	wantEq(t, "Pad's title", title, long["title"])
+	_, _, tags, _ := remoteItemState(t, p.api, p.slug, tagged.ID)
+	wantEq(t, "Pad's tags", tags, sortedTags([]string{"kept", long["tag"]}))
+	_, _, _, fields := remoteItemState(t, p.api, p.slug, fielded.ID)
+	wantEq(t, "Pad's category", fields["category"], any(long["value"]))
+
+	for id, u := range map[string]api.ItemUpdate{titled.ID: {Title: strp("a fine title")},
+		tagged.ID: {Tags: api.Flex(`["kept","fine"]`)}, fielded.ID: {FieldsPatch: api.Flex(`{"category":"a fine category"}`)}} {
+		if _, err := p.api.UpdateItem(ctx, p.slug, id, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testwait.UntilOK(t, func() error {
+		if got := get(titled.Ref).Title; got != "a fine title" {
+			return fmt.Errorf("the title is %q", got)
+		}
+		if got := get(fielded.Ref).Fields["category"]; got != "a fine category" {
+			return fmt.Errorf("the category is %v", got)
+		}
+		if _, _, tags, _ := remoteItemState(t, p.api, p.slug, tagged.ID); !slices.Equal(tags, []string{"fine", "kept", "mine"}) {
+			return fmt.Errorf("Pad's tags are %q", tags)
+		}
+		return nil
+	})
+	st = l.synced(t, "team")
+	if st.SetAside != 0 || st.Conflicts != 2 || st.LastError != "" {
+		t.Errorf("status after the legal versions = %+v, want nothing set aside, two conflicts (title, category) and no error", st)
+	}
 }
