@@ -54,25 +54,32 @@ func (r *remoteItem) limitsIn() {
 	if ref == "" {
 		ref = r.api.ID
 	}
-	hold := func(part, what string, err error) {
-		if part != "fields" && !slices.Contains(r.held, part) {
-			r.held = append(r.held, part)
+	// hold notes part: what is the remote's value as the reason names
+	// it, held what padd does not send.
+	hold := func(part, what, held string, err error) {
+		why := fmt.Sprintf("padd holds %s without the remote's %s: %v; the remote keeps it", ref, what, err)
+		if part == "fields" {
+			why += ", and padd, which has no such field, never changes it"
+		} else {
+			why += fmt.Sprintf(", and padd sends the remote no %s of its own until the remote's is within the limit or you keep padd's (`padctl sync resolve %s --keep local`)", held, ref)
+			if !slices.Contains(r.held, part) {
+				r.held = append(r.held, part)
+			}
 		}
-		r.over = append(r.over, overPart{part, fmt.Sprintf("padd holds %s without the remote's %s: %v; "+
-			"the remote keeps it, and padd sends none there until the remote's is within the limit or this is resolved keeping padd's", ref, what, err)})
+		r.over = append(r.over, overPart{part, why})
 	}
 	if err := model.LimitTitle.Check(s.Title); err != nil {
-		hold("title", "title", err)
+		hold("title", "title", "title", err)
 		s.Title = cutTitle(s.Title)
 	}
 	if err := model.LimitContent.Check(s.Content); err != nil {
-		hold("content", "content", err)
+		hold("content", "content", "content", err)
 		s.Content = ""
 	}
 	var tags []string
 	for _, t := range s.Tags {
 		if err := model.LimitTag.Check(t); err != nil {
-			hold("tags", "tag", err)
+			hold("tags", "tag", "tags", err)
 			continue
 		}
 		tags = append(tags, t)
@@ -86,9 +93,9 @@ func (r *remoteItem) limitsIn() {
 			continue
 		}
 		if s.Fields = maps.Clone(s.Fields); model.LimitFieldKey.Check(k) != nil {
-			hold("fields", "field (its key is past the limit)", err)
+			hold("fields", "field (its key is past the limit)", "", err)
 		} else {
-			hold("fields."+k, "value of field "+k, err)
+			hold("fields."+k, "value of field "+k, "value of "+k, err)
 		}
 		delete(s.Fields, k)
 	}
