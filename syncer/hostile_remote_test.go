@@ -141,9 +141,10 @@ func TestTricklingRemoteHoldsNoCall(t *testing.T) {
 	}
 }
 
-// A remote item whose fields nest deep is set aside, the rest flows:
-// nested 3,000 deep (6,000 characters: a field value past its limit, as
-// JSON text) and 100,000 deep (past what padd decodes at all).
+// A remote item whose fields nest deep: nested 3,000 deep (6,000
+// characters: a field value past its limit, as JSON text), the item is
+// kept without that field, set aside; 100,000 deep (past what padd
+// decodes at all), the item is set aside. The rest flows.
 func TestDeepFieldsFromARemoteAreSetAside(t *testing.T) {
 	ctx := context.Background()
 	r := startRemote(t)
@@ -175,10 +176,14 @@ func TestDeepFieldsFromARemoteAreSetAside(t *testing.T) {
 	if st.SetAside != 2 {
 		t.Errorf("%d set aside, want 2: %+v", st.SetAside, st)
 	}
-	for _, it := range bombs {
-		if _, err := l.Store.GetItem("team", it.Ref); err == nil {
-			t.Errorf("%s (%s) was stored", it.Ref, it.Title)
-		}
+	if v, err := l.Store.GetItem("team", bombs[0].Ref); err != nil {
+		t.Errorf("%s (%s) is not kept: %v", bombs[0].Ref, bombs[0].Title, err)
+	} else if _, ok := v.Fields["extra"]; ok {
+		t.Errorf("%s (%s) was stored with its deep field", bombs[0].Ref, bombs[0].Title)
+	}
+	wantEq(t, bombs[0].Ref+" set aside", heldParts(t, l, bombs[0].Ref), []string{"fields.extra"})
+	if _, err := l.Store.GetItem("team", bombs[1].Ref); err == nil {
+		t.Errorf("%s (%s) was stored", bombs[1].Ref, bombs[1].Title)
 	}
 	if _, err := l.Store.GetItem("team", fine.Ref); err != nil {
 		t.Errorf("%s did not arrive: %v", fine.Ref, err)
@@ -189,7 +194,8 @@ func TestDeepFieldsFromARemoteAreSetAside(t *testing.T) {
 }
 
 // The heaviest remote values, a 20 MiB content and a 5 MiB
-// comment (one word each), are set aside in bounded memory: the figure
+// comment (one word each), are set aside in bounded memory (the item is
+// kept without its content, the comment not at all): the figure
 // is the heap in use of this whole process, the remote padd and the
 // proxy that swells the answers included. Before, the content was
 // stored and Bleve's merger cycled padd from 1 to 7.5 GB.
@@ -227,8 +233,10 @@ func TestLargestRemoteValuesInBoundedMemory(t *testing.T) {
 	if st.SetAside != 2 {
 		t.Errorf("%d set aside, want 2 (the content, the comment): %+v", st.SetAside, st)
 	}
-	if _, err := l.Store.GetItem("team", big.Ref); err == nil {
-		t.Errorf("the 20 MiB content was stored")
+	if v, err := l.Store.GetItem("team", big.Ref); err != nil {
+		t.Errorf("%s is not kept: %v", big.Ref, err)
+	} else if v.Content != "" {
+		t.Errorf("the 20 MiB content was stored (%d bytes)", len(v.Content))
 	}
 	if _, err := l.Store.GetItem("team", talked.Ref); err != nil {
 		t.Errorf("%s did not arrive: %v", talked.Ref, err)
