@@ -44,6 +44,13 @@ type SyncBase struct {
 	// remote's value would be lost to padd's). A later remote version
 	// within the limits takes it off.
 	Held []string
+	// Released names the held parts whose padd value the user chose
+	// (LocalWrite.ReleaseHeld): the engine sends the item's value of each
+	// over the remote's, whatever the base holds, and a pull of a remote
+	// version still past the limits there holds it over as Held does,
+	// without setting it aside again. A remote version within the limits
+	// ends it.
+	Released []string
 }
 
 // baseRecord is a base as stored. Its content is kept once: a base whose
@@ -66,6 +73,7 @@ type baseRecord struct {
 	RecordedAt      time.Time       `json:"recorded_at,omitzero"`
 	Waiting         json.RawMessage `json:"waiting,omitempty"`
 	Held            []string        `json:"held,omitempty"`
+	Released        []string        `json:"released,omitempty"`
 }
 
 // baseVersionScan bounds how many of an item's newest versions are
@@ -101,7 +109,7 @@ func putBase(b *wsb, base SyncBase, now time.Time) error {
 	rec := baseRecord{Title: base.Title, ContentSHA: contentSHA(base.Content), Fields: fields,
 		Tags: base.Tags, ParentID: base.ParentID, CollectionID: base.CollectionID,
 		Archived: base.Archived, Pinned: base.Pinned, RemoteSeq: base.RemoteSeq, RemoteUpdatedAt: base.RemoteUpdatedAt,
-		RecordedAt: now.UTC(), Held: base.Held}
+		RecordedAt: now.UTC(), Held: base.Held, Released: base.Released}
 	if len(base.Waiting) > 0 {
 		if rec.Waiting, err = json.Marshal(base.Waiting); err != nil {
 			return model.Invalid("base waiting relations: %v", err)
@@ -151,7 +159,8 @@ func getBase(b *wsb, itemID string) (*SyncBase, error) {
 	}
 	out := &SyncBase{ItemID: itemID, Title: rec.Title, Tags: rec.Tags, ParentID: rec.ParentID,
 		CollectionID: rec.CollectionID, Archived: rec.Archived, Pinned: rec.Pinned,
-		RemoteSeq: rec.RemoteSeq, RemoteUpdatedAt: rec.RemoteUpdatedAt, RecordedAt: rec.RecordedAt, Held: rec.Held}
+		RemoteSeq: rec.RemoteSeq, RemoteUpdatedAt: rec.RemoteUpdatedAt, RecordedAt: rec.RecordedAt, Held: rec.Held,
+		Released: rec.Released}
 	if len(rec.Fields) > 0 && string(rec.Fields) != "null" {
 		v, err := model.DecodeJSON(rec.Fields)
 		if err != nil {

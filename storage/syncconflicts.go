@@ -2,9 +2,7 @@ package storage
 
 import (
 	"encoding/json"
-	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -305,65 +303,30 @@ func (l *LocalWrite) EditComment(itemRef, commentID, body string) error {
 	return err
 }
 
-// heldStandIn is the base's value of a part padd held past its limits
-// once the user keeps padd's value of it (ReleaseHeld): it stands for the
-// remote's value, which padd has not got.
-const heldStandIn = "(the remote's value, past padd's limits)"
-
 // ReleaseHeld lets the item's own value of part, a part padd held past
 // its limits (SyncBase.Held) without the remote's value, go to the
-// remote: the part leaves Held, the base's value of it becomes one the
-// item does not hold (the remote's, which the base cannot hold either),
-// so the engine's next push of the item sends the item's; and the item
-// is marked to be pushed (SetRelationWait's mark, which the engine's
-// drain pushes, after a restart too). False: the part is not held.
+// remote: the part moves from Held to Released, which the engine's next
+// push of the item sends whatever the base holds, and the item is marked
+// to be pushed (SetRelationWait's mark, which the engine's drain pushes,
+// after a restart too). False: the part is not held.
 func (l *LocalWrite) ReleaseHeld(itemID, part string) (bool, error) {
 	b := l.w.ws
 	base, err := getBase(b, itemID)
 	if err != nil || base == nil || !slices.Contains(base.Held, part) {
 		return false, err
 	}
-	it, err := itemByRef(b, itemID, true)
-	if err != nil {
-		return false, err
-	}
-	other := func(s string) string {
-		if s == heldStandIn {
-			return ""
-		}
-		return heldStandIn
+	id, ok := idKey(base.ItemID)
+	if !ok {
+		return false, model.Invalid("item id %q is not an id", itemID)
 	}
 	base.Held = slices.DeleteFunc(slices.Clone(base.Held), func(p string) bool { return p == part })
-	switch {
-	case part == "title":
-		base.Title = other(it.Title)
-	case part == "content":
-		base.Content = other(it.Content)
-	case part == "tags":
-		base.Tags = []string{heldStandIn}
-		if len(it.Tags) > 0 {
-			base.Tags = nil
-		}
-	case strings.HasPrefix(part, "fields."):
-		k := strings.TrimPrefix(part, "fields.")
-		fields := maps.Clone(base.Fields)
-		if fields == nil {
-			fields = map[string]any{}
-		}
-		if v, ok := it.Fields[k]; ok {
-			delete(fields, k)
-			if s, _ := v.(string); s != heldStandIn {
-				fields[k] = heldStandIn
-			}
-		} else {
-			fields[k] = heldStandIn
-		}
-		base.Fields = fields
+	if !slices.Contains(base.Released, part) {
+		base.Released = append(slices.Clone(base.Released), part)
 	}
 	if err := putBase(b, *base, l.w.now); err != nil {
 		return false, err
 	}
-	return true, b.syncBase().Put(relationWaitKey(mustID(it.ID)), []byte{1})
+	return true, b.syncBase().Put(relationWaitKey(id), []byte{1})
 }
 
 // ResolveSyncConflictWith resolves conflict id together with write, the
