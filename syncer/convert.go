@@ -50,6 +50,9 @@ type remoteItem struct {
 	checked bool
 	held    []string
 	over    []overPart
+	// released are the held parts whose padd value the user chose and
+	// that the remote still holds past the limits (keepReleased).
+	released []string
 }
 
 // remoteParentOf names a remote item's parent. Pad keeps a child's
@@ -174,7 +177,7 @@ func baseOf(itemID string, rem *remoteItem) storage.SyncBase {
 	return storage.SyncBase{ItemID: itemID, Title: m.Title, Content: m.Content, Fields: m.Fields,
 		Tags: m.Tags, ParentID: m.Parent, CollectionID: m.Collection, Archived: m.Archived, Pinned: m.Pinned,
 		RemoteSeq: it.Seq, RemoteUpdatedAt: it.UpdatedAt.UTC().Format(time.RFC3339Nano), Waiting: rem.waiting,
-		Held: rem.held}
+		Held: rem.held, Released: rem.released}
 }
 
 // remoteBaseTime is the remote's updated_at of base b: the guard of an

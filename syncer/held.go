@@ -32,7 +32,12 @@ import (
 //     as any pull (the base's value against the local one and the
 //     remote's new one: a local edit made meanwhile is a conflict, kept),
 //     and its set-aside entries are settled; one past them again holds
-//     it still.
+//     it still;
+//   - resolving the entry keeping the remote's leaves the part held (not
+//     set aside again for the same value); keeping padd's (or a merge)
+//     releases it (SyncBase.Released): the next push sends the item's
+//     value over the remote's, and a pull before that push holds it over
+//     without undoing the choice.
 //
 // A field key past its limit names a field padd cannot hold at all: it is
 // set aside and left out, and since the local item never has it, no push
@@ -125,14 +130,46 @@ func cutTitle(s string) string {
 	return s
 }
 
-// holdOver gives each part rem holds the value base holds (a new item,
-// without a base, keeps its stand-in): the remote's value of it is no
-// change.
+// keepReleased carries the parts the user released (stored.Released,
+// LocalWrite.ReleaseHeld) that this remote version still holds past the
+// limits: held over as a held part is, not set aside again, and still
+// sent by the next push. A part within the limits now ends its release:
+// the remote's value is merged as any change.
+func (r *remoteItem) keepReleased(stored *storage.SyncBase) {
+	if stored == nil {
+		return
+	}
+	for _, p := range stored.Released {
+		if r.checked && !slices.Contains(r.held, p) {
+			continue
+		}
+		r.held = slices.DeleteFunc(r.held, func(h string) bool { return h == p })
+		r.over = slices.DeleteFunc(r.over, func(o overPart) bool { return o.part == p })
+		if !slices.Contains(r.released, p) {
+			r.released = append(r.released, p)
+		}
+	}
+}
+
+// releasedWaits keeps local item localID marked to be pushed (the mark
+// noteWaits sets or clears, which the drain pushes) while a released
+// part of rem is still to be sent; noteWaits, called first, decides
+// otherwise.
+func releasedWaits(t *storage.SyncTx, localID string, rem *remoteItem) error {
+	if len(rem.released) == 0 {
+		return nil
+	}
+	return t.SetRelationWait(localID, true)
+}
+
+// holdOver gives each part rem holds, or carries released, the value
+// base holds (a new item, without a base, keeps its stand-in): the
+// remote's value of it is no change.
 func (r *remoteItem) holdOver(base *merge.Item) {
 	if base == nil {
 		return
 	}
-	for _, p := range r.held {
+	for _, p := range slices.Concat(r.held, r.released) {
 		switch {
 		case p == "title":
 			r.side.Title = base.Title

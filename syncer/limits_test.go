@@ -509,8 +509,9 @@ func remotePartsOnPull(t *testing.T, r *testRemote) {
 
 // Resolving a held part keeping padd's value sends padd's value over the
 // remote's (here a title the user typed, and a field value padd never
-// had: the remote's is removed); keeping the remote's leaves both as they
-// are, the part still held.
+// had: the remote's is removed), even when the remote's next version,
+// still past the limits, is pulled before that push; keeping the
+// remote's leaves both as they are, the part still held.
 func TestKeepingPaddsValueOfAHeldPart(t *testing.T) { eachRemote(t, keepingPaddsValue) }
 
 func keepingPaddsValue(t *testing.T, r *testRemote) {
@@ -538,10 +539,21 @@ func keepingPaddsValue(t *testing.T, r *testRemote) {
 	for _, c := range l.setAside(t) {
 		ids[c.Part] = c.ID
 	}
+	// Paused, so that the remote's next version is pulled before the
+	// push of what the user keeps.
+	if _, err := l.M.Pause("team"); err != nil {
+		t.Fatal(err)
+	}
 	for _, part := range []string{"title", "fields.category"} {
 		if _, err := l.M.Resolve(ctx, "team", api.SyncResolve{Ref: ref, ID: ids[part], Keep: api.KeepLocal}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := r.API.UpdateItem(ctx, "team", ref, api.ItemUpdate{FieldsPatch: api.Flex(`{"impact":"medium"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.M.Resume("team"); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := l.M.Resolve(ctx, "team", api.SyncResolve{Ref: ref, ID: ids["content"], Keep: api.KeepRemote}); err != nil {
 		t.Fatal(err)
@@ -558,7 +570,7 @@ func keepingPaddsValue(t *testing.T, r *testRemote) {
 	}
 	_, content, _, fields := remoteState(t, r, ref)
 	wantEq(t, "the remote's content", content, "zzlongcontentzz")
-	wantEq(t, "the remote's impact", fields["impact"], any("high"))
+	wantEq(t, "the remote's impact", fields["impact"], any("medium"))
 	v, err := l.Store.GetItem("team", ref)
 	if err != nil {
 		t.Fatal(err)

@@ -318,6 +318,7 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 		base = baseSide(stored)
 	}
 	rem.holdWaiting(base)
+	rem.keepReleased(stored)
 	rem.holdOver(base)
 	ls := localSide(v)
 	if ls != nil && base != nil && rem.side.Archived && !base.Archived && !ls.Archived {
@@ -384,7 +385,7 @@ func (w *worker) settle(t *storage.SyncTx, localID string, base *merge.Item, rem
 		prev = stored.Held
 	}
 	return firstErr(t.SetBase(baseOf(localID, rem)), noteWaits(t, localID, rem.waiting, coll, fields),
-		droppedRelations(t, localID, rem), heldEntries(t, localID, rem, prev))
+		droppedRelations(t, localID, rem), heldEntries(t, localID, rem, prev), releasedWaits(t, localID, rem))
 }
 
 // applyLocal makes local item v hold m: restore, move, update, archive,

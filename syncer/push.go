@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/padd/padd/api"
@@ -412,7 +413,7 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 		if err != nil {
 			return false, err
 		}
-		if b != nil && sameItem(baseSide(b), local) {
+		if b != nil && sameItem(baseSide(b), local) && len(b.Released) == 0 {
 			return false, w.keepWaiting(v.ID, len(held) > 0)
 		}
 		if b != nil && w.m.log.Enabled(ctx, slog.LevelDebug) {
@@ -622,7 +623,28 @@ func (w *worker) sendUpdate(ctx context.Context, c *remote.Client, link *storage
 		content := w.outText(sent.Content)
 		u.Content, patch = &content, true
 	}
-	p, err := w.relationsOut(local.Collection, withoutEntries(fieldsPatch(base.Fields, local.Fields)))
+	fp := withoutEntries(fieldsPatch(base.Fields, local.Fields))
+	if b != nil {
+		// A held part the user released goes as the item has it, over
+		// the remote's, whatever the base holds (held.go).
+		for _, part := range b.Released {
+			switch k, field := strings.CutPrefix(part, "fields."); {
+			case part == "title":
+				u.Title, patch = &sent.Title, true
+			case part == "content":
+				content := w.outText(sent.Content)
+				u.Content, patch = &content, true
+			case part == "tags":
+				u.Tags, patch = flex(nonNilTags(local.Tags)), true
+			case field && !model.IsReservedField(k):
+				if fp == nil {
+					fp = map[string]any{}
+				}
+				fp[k] = local.Fields[k] // nil: the remote's is removed
+			}
+		}
+	}
+	p, err := w.relationsOut(local.Collection, fp)
 	if err != nil {
 		return nil, nil, err
 	}

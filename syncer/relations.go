@@ -576,7 +576,8 @@ func (w *worker) resolveItem(t *storage.SyncTx, id string, gone map[string]bool)
 	}
 	rid, _ := t.RemoteID(storage.SyncItem, id)
 	at, _ := time.Parse(time.RFC3339Nano, b.RemoteUpdatedAt)
-	rem := &remoteItem{api: &api.Item{ID: rid, Seq: b.RemoteSeq, UpdatedAt: at}, side: *baseSide(b), held: b.Held}
+	rem := &remoteItem{api: &api.Item{ID: rid, Seq: b.RemoteSeq, UpdatedAt: at}, side: *baseSide(b), held: b.Held,
+		released: b.Released}
 	fields := make(map[string]any, len(b.Fields)+len(b.Waiting))
 	for k, v := range b.Fields {
 		fields[k] = v
