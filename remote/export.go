@@ -59,8 +59,8 @@ type Threads struct {
 // ExportThreads reads the remote workspace's export for a clone. The
 // server may refuse it (Pad exports only to a workspace owner): the
 // caller then reads item by item.
-func (c *Client) ExportThreads(ctx context.Context, ws string) (*Threads, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+func (c *Client) ExportThreads(caller context.Context, ws string) (*Threads, error) {
+	ctx, cancel := context.WithTimeout(caller, c.timeout)
 	defer cancel()
 	r := &request{method: "GET", path: wsPath(ws) + "/export"}
 	resp, err := c.open(ctx, r)
@@ -78,8 +78,10 @@ func (c *Client) ExportThreads(ctx context.Context, ws string) (*Threads, error)
 	if err := readThreads(dec, th); err != nil {
 		// A broken answer, one over a cap and a connection cut
 		// mid-answer read alike; the caller reads item by item either way.
+		// An answer its own time cut is a bad answer too (it was sent,
+		// so not "not sent"): only the caller's end is a cancel.
 		k := KindBadAnswer
-		if ctx.Err() != nil && !errors.Is(err, errTooLarge) {
+		if caller.Err() != nil && !errors.Is(err, errTooLarge) {
 			k = KindCanceled
 		}
 		return nil, r.errorf(k, resp.StatusCode, "reading the export: %w", err)
