@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/padd/padd/internal/procstat"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/remote"
+	"github.com/padd/padd/storage"
 )
 
 // trickleReader gives one byte every 20 ms until ctx ends: a remote that
@@ -37,11 +39,9 @@ func (r trickleReader) Read(p []byte) (int, error) {
 	return 1, nil
 }
 
-// trickling is a proxy to the remote at remoteURL that trickles the
-// answer to every GET whose answer holds marker, and the workspace
-// export: the answer's status and headers at once, then a byte at a
-// time, forever.
-func trickling(t *testing.T, remoteURL, marker string) *httptest.Server {
+// tricklingWhere is a proxy to the remote at remoteURL that trickles the
+// answer to every GET (but the event stream's) that slow says to.
+func tricklingWhere(t *testing.T, remoteURL string, slow func(r *http.Request, body []byte) bool) *httptest.Server {
 	t.Helper()
 	target, err := url.Parse(remoteURL)
 	if err != nil {
@@ -59,7 +59,7 @@ func trickling(t *testing.T, remoteURL, marker string) *httptest.Server {
 		}
 		resp.Body.Close()
 		resp.Body = io.NopCloser(bytes.NewReader(b))
-		if bytes.Contains(b, []byte(marker)) || strings.HasSuffix(resp.Request.URL.Path, "/export") {
+		if slow(resp.Request, b) {
 			resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b[:len(b)/2]), trickleReader{resp.Request.Context()}))
 		}
 		resp.ContentLength = -1
@@ -86,7 +86,12 @@ func TestTricklingRemoteHoldsNoCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := trickling(t, r.URL, "zzslowzz")
+	// Every GET whose answer holds the marker, and the export, trickles,
+	// until the remote "answers again" (answering set).
+	var answering atomic.Bool
+	proxy := tricklingWhere(t, r.URL, func(req *http.Request, body []byte) bool {
+		return !answering.Load() && (bytes.Contains(body, []byte("zzslowzz")) || strings.HasSuffix(req.URL.Path, "/export"))
+	})
 	l := startLocalWith(t, remote.Options{Limits: remote.Limits{General: 1000, GeneralBurst: 1000, Search: 100, SearchBurst: 100},
 		Timeout: time.Second})
 	if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxy.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
@@ -114,6 +119,7 @@ func TestTricklingRemoteHoldsNoCall(t *testing.T) {
 	})
 	l.write(t, "written while a read trickles")
 	// The remote answers again: the held item arrives, the write is pushed.
+	answering.Store(true)
 	title := "answered at last"
 	if _, err := r.API.UpdateItem(ctx, "team", slow.ID, api.ItemUpdate{Title: &title}); err != nil {
 		t.Fatal(err)
@@ -244,4 +250,78 @@ func TestLargestRemoteValuesInBoundedMemory(t *testing.T) {
 	if used > bound {
 		t.Errorf("heap in use grew by %d MiB; the bound is %d MiB", used>>20, bound>>20)
 	}
+}
+
+// A remote item whose every read trickles, while the feed that names it
+// and every other call answer: the pull tries it again for
+// slowReadStrikes cycles, then goes on without that version, set aside
+// with the reason, and the push is not held for good. The item is read
+// again once the remote changes it and answers in time.
+func TestAnItemTheRemoteCannotServeInTimeDoesNotHoldThePush(t *testing.T) {
+	ctx := context.Background()
+	r := startRemote(t)
+	if _, err := r.API.CreateWorkspace(ctx, api.WorkspaceCreate{Name: "Team", Slug: "team"}); err != nil {
+		t.Fatal(err)
+	}
+	var slowID atomic.Value
+	slowID.Store("")
+	proxy := tricklingWhere(t, r.URL, func(req *http.Request, _ []byte) bool {
+		id := slowID.Load().(string)
+		return id != "" && strings.HasSuffix(req.URL.Path, "/items/"+id)
+	})
+	l := startLocalWith(t, remote.Options{Limits: remote.Limits{General: 1000, GeneralBurst: 1000, Search: 100, SearchBurst: 100},
+		Timeout: time.Second})
+	if _, err := l.M.Clone(ctx, api.SyncClone{URL: proxy.URL, RemoteWorkspace: "team", SyncToken: api.SyncToken{Token: r.Token}}); err != nil {
+		t.Fatal(err)
+	}
+	l.synced(t, "team")
+	slow, err := r.API.CreateItem(ctx, "team", "tasks", api.ItemCreate{Title: "served too slowly"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slowID.Store(slow.ID)
+	l.write(t, "written while one read never finishes")
+	testwait.UntilOK(t, func() error {
+		if _, err := l.M.Now("team"); err != nil {
+			return err
+		}
+		items, _, err := r.API.ListItems(ctx, "team", "tasks", api.ItemQuery{})
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(items, func(it api.Item) bool { return it.Title == "written while one read never finishes" }) {
+			s, _ := l.M.Status("team")
+			return fmt.Errorf("the local write has not reached the remote: %+v", s)
+		}
+		return nil
+	})
+	confl, err := l.Store.SyncConflicts("team", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(confl, func(c storage.SyncConflict) bool {
+		return strings.Contains(c.Reason, slow.ID) && strings.Contains(c.Reason, "in time")
+	}) {
+		t.Fatalf("no set-aside entry names the slow item: %+v", confl)
+	}
+	// The remote answers again and changes it: it arrives.
+	slowID.Store("")
+	title := "served at last"
+	if _, err := r.API.UpdateItem(ctx, "team", slow.ID, api.ItemUpdate{Title: &title}); err != nil {
+		t.Fatal(err)
+	}
+	testwait.UntilOK(t, func() error {
+		if _, err := l.M.Now("team"); err != nil {
+			return err
+		}
+		it, err := l.Store.GetItem("team", slow.Ref)
+		if err != nil {
+			return err
+		}
+		if it.Title != title {
+			return fmt.Errorf("title %q", it.Title)
+		}
+		return nil
+	})
+	l.synced(t, "team")
 }

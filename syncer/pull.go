@@ -168,9 +168,46 @@ func (w *worker) pullItem(ctx context.Context, c *remote.Client, link *storage.R
 	case remote.IsNotFound(err) && !remote.IsWorkspaceGone(err):
 		return w.remoteGone(remoteID)
 	case err != nil:
+		return w.slowRead(ctx, err, remoteID)
+	}
+	w.mu.Lock()
+	delete(w.slowReads, remoteID)
+	w.mu.Unlock()
+	return w.applyRemote(ctx, c, link, it, depth)
+}
+
+// slowReadStrikes is how many cycles in a row a remote item's read may
+// end at its timeout, while the remote answers the rest, before padd
+// goes on without that version of the item.
+const slowReadStrikes = 3
+
+// slowRead counts a read of a remote item that ended at its timeout (the
+// remote answered the feed that named it, but not this read in time):
+// until its slowReadStrikes-th cycle in a row the error stands, and the
+// cycle is tried again as for any failure; then the version is set aside
+// with the reason, so one item the remote cannot serve in time does not
+// hold the pull and the push for good. It is read again when the remote
+// next changes it. Any other error is returned as it is.
+func (w *worker) slowRead(ctx context.Context, err error, remoteID string) error {
+	if ctx.Err() != nil || !remote.IsUnreachable(err) || !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return w.applyRemote(ctx, c, link, it, depth)
+	w.mu.Lock()
+	w.slowReads[remoteID]++
+	n := w.slowReads[remoteID]
+	if n >= slowReadStrikes {
+		delete(w.slowReads, remoteID)
+	}
+	w.mu.Unlock()
+	if n < slowReadStrikes {
+		return err
+	}
+	local, _, lerr := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, remoteID)
+	if lerr != nil {
+		return lerr
+	}
+	return w.setAside(storage.SyncConflict{ItemID: local, Reason: fmt.Sprintf("the remote did not finish answering the read of its item %s in time, %d times in a row: "+
+		"padd goes on without this version of it, and reads it again when the remote next changes it (%v)", remoteID, n, err)})
 }
 
 // applyRemote maps a remote item's collection and parent (pulling them

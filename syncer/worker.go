@@ -71,6 +71,9 @@ type worker struct {
 	userID    string
 	held      held            // during a cycle: what a lost create holds back from the pull
 	pushAgain map[string]bool // local items a merge left differing from the remote
+	// slowReads counts, by remote item id, the cycles in a row whose read
+	// of the item ended at its timeout (pull.go, slowRead).
+	slowReads map[string]int
 
 	// For the whole-second guard (sendUpdate): when the worker started
 	// (a base with no recording time is older), and the time up to which
@@ -83,7 +86,7 @@ func newWorker(m *Manager, wsID, slug string) *worker {
 	ctx, cancel := context.WithCancel(m.ctx)
 	return &worker{m: m, wsID: wsID, slug: slug, ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		wake: make(chan struct{}, 1), want: reads{items: true, colls: true, catchUp: true, stars: true, threads: map[string]bool{}},
-		relinkItems: map[string]bool{}, attachItems: map[string]bool{}, attachWaiting: map[string]bool{}, waitingLinks: map[string]api.ItemLink{}, pushAgain: map[string]bool{}, phase: api.SyncPulling,
+		relinkItems: map[string]bool{}, attachItems: map[string]bool{}, attachWaiting: map[string]bool{}, waitingLinks: map[string]api.ItemLink{}, pushAgain: map[string]bool{}, slowReads: map[string]int{}, phase: api.SyncPulling,
 		started: time.Now()}
 }
 
