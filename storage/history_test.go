@@ -357,11 +357,12 @@ func applyUnified(before, diff string) (string, error) {
 func TestDiffVersionUnreconstructable(t *testing.T) {
 	s, _, ws, it := versioned(t, "a", "b", "c")
 	vs, _ := s.ListVersions(ws, "TASK-1", 0, false) // c, b, a
-	err := s.write(ws, user, func(w *wtx) error {
-		if err := w.ws.versions().Delete(cat(mustID(it.ID), u64(uint64(vs[2].VersionSeq)))); err != nil {
+	err := s.update(func(tx *txn) error {
+		b := openWS(tx, it.WorkspaceID)
+		if err := b.versions().Delete(cat(mustID(it.ID), u64(uint64(vs[2].VersionSeq)))); err != nil {
 			return err
 		}
-		return w.ws.versions().Put(cat(mustID(it.ID), u64(uint64(vs[0].VersionSeq))), []byte("{not json"))
+		return b.versions().Put(cat(mustID(it.ID), u64(uint64(vs[0].VersionSeq))), []byte("{not json"))
 	})
 	if err != nil {
 		t.Fatal(err)
