@@ -8,7 +8,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
-	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 func (s *Server) activityRoutes() {
@@ -24,23 +24,23 @@ func (s *Server) activityRoutes() {
 // whether older entries match.
 func (s *Server) auditLog(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	limit, offset, err := pageParams(r, storage.DefaultAuditLimit, storage.MaxAuditLimit)
+	limit, offset, err := pageParams(r, views.DefaultAuditLimit, views.MaxAuditLimit)
 	if err != nil {
 		return err
 	}
-	days := storage.DefaultAuditDays
+	days := views.DefaultAuditDays
 	if v := q.Get("days"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return model.BadRequest("days must be a whole number of 1 or more, got %q", v).With("param", "days")
 		}
-		days = min(n, storage.MaxAuditDays)
+		days = min(n, views.MaxAuditDays)
 	}
 	actor := q.Get("actor")
 	if actor == "" {
 		actor = q.Get("user")
 	}
-	page, err := s.store.AuditLog(r.Context(), storage.AuditQuery{Workspace: q.Get("workspace"), Action: q.Get("action"),
+	page, err := views.Of(s.store).AuditLog(r.Context(), views.AuditQuery{Workspace: q.Get("workspace"), Action: q.Get("action"),
 		Actor: actor, Since: s.now().AddDate(0, 0, -days), Limit: limit, Offset: offset})
 	if err != nil {
 		return err
@@ -62,18 +62,18 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) activity(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	ws := r.PathValue("ws")
-	limit, offset, err := pageParams(r, storage.DefaultActivityLimit, storage.MaxActivityLimit)
+	limit, offset, err := pageParams(r, views.DefaultActivityLimit, views.MaxActivityLimit)
 	if err != nil {
 		return err
 	}
-	query := storage.ActivityQuery{Action: q.Get("action"), Actor: q.Get("actor"), Source: q.Get("source"),
+	query := views.ActivityQuery{Action: q.Get("action"), Actor: q.Get("actor"), Source: q.Get("source"),
 		Since: q.Get("since"), Collection: q.Get("collection"), ItemRef: r.PathValue("ref"), Limit: limit, Offset: offset}
 	before, err := s.activityBefore(r.Context(), ws, query.ItemRef, q.Get("before"), q.Get("before_id"))
 	if err != nil {
 		return err
 	}
 	query.Before = before
-	page, err := s.store.ListActivity(r.Context(), ws, query)
+	page, err := views.Of(s.store).ListActivity(r.Context(), ws, query)
 	if err != nil {
 		return err
 	}
@@ -114,8 +114,8 @@ func (s *Server) activityBefore(ctx context.Context, ws, itemRef, before, before
 func (s *Server) activitySeqOf(ctx context.Context, ws, itemRef, id string) (int64, error) {
 	var before int64
 	for {
-		page, err := s.store.ListActivity(ctx, ws, storage.ActivityQuery{ItemRef: itemRef, Before: before,
-			Limit: storage.MaxActivityLimit})
+		page, err := views.Of(s.store).ListActivity(ctx, ws, views.ActivityQuery{ItemRef: itemRef, Before: before,
+			Limit: views.MaxActivityLimit})
 		if err != nil {
 			return 0, err
 		}

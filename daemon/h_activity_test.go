@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // padActivity is Pad's activity row as its clients decode it: metadata
@@ -124,7 +124,7 @@ func TestActivityOffset(t *testing.T) {
 		t.Fatalf("offset 2 of %d rows: %+v", len(all), page)
 	}
 	h.wantError("GET", wsPath("/activity?offset=-1"), nil, 400, "bad_request")
-	h.wantError("GET", wsPath(fmt.Sprintf("/activity?offset=%d", storage.MaxActivityOffset+1)), nil, 400, "validation_error")
+	h.wantError("GET", wsPath(fmt.Sprintf("/activity?offset=%d", views.MaxActivityOffset+1)), nil, 400, "validation_error")
 }
 
 // WS-08: the audit log is every live workspace's activity in one list,

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/padd/padd/api"
-	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 func (s *Server) childrenRoutes() {
@@ -17,11 +17,11 @@ func (s *Server) childrenRoutes() {
 // children lists an item's children in manual order as a bare array,
 // paged like the item lists (HIE-02).
 func (s *Server) children(w http.ResponseWriter, r *http.Request) error {
-	limit, offset, err := pageParams(r, storage.DefaultChildrenLimit, storage.DefaultChildrenLimit)
+	limit, offset, err := pageParams(r, views.DefaultChildrenLimit, views.DefaultChildrenLimit)
 	if err != nil {
 		return err
 	}
-	page, err := s.store.Children(r.PathValue("ws"), r.PathValue("ref"), limit, offset)
+	page, err := views.Of(s.store).Children(r.PathValue("ws"), r.PathValue("ref"), limit, offset)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (s *Server) children(w http.ResponseWriter, r *http.Request) error {
 
 // progress counts the item's work children (HIE-03).
 func (s *Server) progress(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.store.Progress(r.PathValue("ws"), r.PathValue("ref"))
+	p, err := views.Of(s.store).Progress(r.PathValue("ws"), r.PathValue("ref"))
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/padd/padd/api"
-	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 func (s *Server) historyRoutes() {
@@ -17,11 +17,11 @@ func (s *Server) historyRoutes() {
 // listVersions lists newest first. Pad answers every version when no
 // limit is given and clamps at 500; summary=true leaves out the bodies.
 func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) error {
-	limit, err := limitParam(r, storage.MaxVersionLimit, storage.MaxVersionLimit)
+	limit, err := limitParam(r, views.MaxVersionLimit, views.MaxVersionLimit)
 	if err != nil {
 		return err
 	}
-	list, err := s.store.ListVersions(r.PathValue("ws"), r.PathValue("ref"), limit, r.URL.Query().Get("summary") == "true")
+	list, err := views.Of(s.store).ListVersions(r.PathValue("ws"), r.PathValue("ref"), limit, r.URL.Query().Get("summary") == "true")
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) error {
 
 // getVersion takes a version's id or its version_seq.
 func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) error {
-	v, err := s.store.GetVersion(r.PathValue("ws"), r.PathValue("ref"), r.PathValue("id"))
+	v, err := views.Of(s.store).GetVersion(r.PathValue("ws"), r.PathValue("ref"), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) diffVersion(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.store.DiffVersion(r.PathValue("ws"), r.PathValue("ref"), r.PathValue("id"))
+	d, err := views.Of(s.store).DiffVersion(r.PathValue("ws"), r.PathValue("ref"), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // What agents read before and while they work: the built-in library,
@@ -175,7 +176,7 @@ func (s *Server) bootstrap(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, err := s.store.Bootstrap(r.Context(), r.PathValue("ws"), storage.DashboardParams{Now: s.now(), Who: who})
+	b, err := views.Of(s.store).Bootstrap(r.Context(), r.PathValue("ws"), views.DashboardParams{Now: s.now(), Who: who})
 	if err != nil {
 		return err
 	}
@@ -194,8 +195,8 @@ func (s *Server) itemContext(w http.ResponseWriter, r *http.Request) error {
 		}
 		budget = n
 	}
-	brief, err := s.store.ItemContext(r.PathValue("ws"), r.PathValue("ref"),
-		storage.ContextQuery{Intent: q.Get("intent"), Role: q.Get("role"), Budget: budget})
+	brief, err := views.Of(s.store).ItemContext(r.PathValue("ws"), r.PathValue("ref"),
+		views.ContextQuery{Intent: q.Get("intent"), Role: q.Get("role"), Budget: budget})
 	if err != nil {
 		return err
 	}

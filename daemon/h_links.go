@@ -8,6 +8,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 func (s *Server) linkRoutes() {
@@ -108,11 +109,11 @@ func (s *Server) deleteLink(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) backlinks(w http.ResponseWriter, r *http.Request) error {
-	limit, offset, err := pageParams(r, storage.DefaultBacklinks, storage.MaxBacklinks)
+	limit, offset, err := pageParams(r, views.DefaultBacklinks, views.MaxBacklinks)
 	if err != nil {
 		return err
 	}
-	page, err := s.store.Backlinks(r.PathValue("ws"), r.PathValue("ref"), limit, offset)
+	page, err := views.Of(s.store).Backlinks(r.PathValue("ws"), r.PathValue("ref"), limit, offset)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
-	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // The project views (PRJ-01..08), leases and reminders: Pad's pad_project
@@ -49,7 +49,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.store.Dashboard(r.Context(), r.PathValue("ws"), storage.DashboardParams{Now: s.now(), Who: who})
+	d, err := views.Of(s.store).Dashboard(r.Context(), r.PathValue("ws"), views.DashboardParams{Now: s.now(), Who: who})
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) error {
-	return s.suggestions(w, r, defaultReady, storage.MaxViewLimit)
+	return s.suggestions(w, r, defaultReady, views.MaxViewLimit)
 }
 
 // suggestions answers next and ready: ranked actionable work, role-aware
@@ -76,7 +76,7 @@ func (s *Server) suggestions(w http.ResponseWriter, r *http.Request, def, ceilin
 	if err != nil {
 		return err
 	}
-	out, err := s.store.Next(r.Context(), r.PathValue("ws"), storage.NextParams{Now: s.now(), Who: who,
+	out, err := views.Of(s.store).Next(r.Context(), r.PathValue("ws"), views.NextParams{Now: s.now(), Who: who,
 		Role: strings.TrimSpace(r.URL.Query().Get("role")), Limit: limit})
 	if err != nil {
 		return err
@@ -90,11 +90,11 @@ func (s *Server) stale(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := limitParam(r, storage.DefaultViewLimit, storage.MaxViewLimit)
+	limit, err := limitParam(r, views.DefaultViewLimit, views.MaxViewLimit)
 	if err != nil {
 		return err
 	}
-	out, err := s.store.Stale(r.Context(), r.PathValue("ws"), storage.StaleParams{Now: s.now(), Days: days, Limit: limit,
+	out, err := views.Of(s.store).Stale(r.Context(), r.PathValue("ws"), views.StaleParams{Now: s.now(), Days: days, Limit: limit,
 		Type: strings.TrimSpace(r.URL.Query().Get("type"))})
 	if err != nil {
 		return err
@@ -108,11 +108,11 @@ func (s *Server) standup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := limitParam(r, storage.DefaultViewLimit, storage.MaxViewLimit)
+	limit, err := limitParam(r, views.DefaultViewLimit, views.MaxViewLimit)
 	if err != nil {
 		return err
 	}
-	out, err := s.store.Standup(r.Context(), r.PathValue("ws"), storage.StandupParams{Now: s.now(), Days: days, Limit: limit})
+	out, err := views.Of(s.store).Standup(r.Context(), r.PathValue("ws"), views.StandupParams{Now: s.now(), Days: days, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -126,11 +126,11 @@ func (s *Server) changelog(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	limit, err := limitParam(r, storage.DefaultChangelog, storage.MaxChangelogLimit)
+	limit, err := limitParam(r, views.DefaultChangelog, views.MaxChangelogLimit)
 	if err != nil {
 		return err
 	}
-	out, err := s.store.Changelog(r.Context(), r.PathValue("ws"), storage.ChangelogParams{Now: s.now(), Since: q.Get("since"),
+	out, err := views.Of(s.store).Changelog(r.Context(), r.PathValue("ws"), views.ChangelogParams{Now: s.now(), Since: q.Get("since"),
 		Until: q.Get("until"), Days: days, Parent: q.Get("parent"), Limit: limit})
 	if err != nil {
 		return err
@@ -143,7 +143,7 @@ func (s *Server) changelog(w http.ResponseWriter, r *http.Request) error {
 // is the current period, as Pad's.
 func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	p := storage.ReportParams{Now: s.now(), Window: q.Get("window"), TZ: q.Get("tz"),
+	p := views.ReportParams{Now: s.now(), Window: q.Get("window"), TZ: q.Get("tz"),
 		IncludeItems: q.Get("include_items") == "true" || q.Get("include_items") == "1"}
 	if n, err := strconv.Atoi(strings.TrimSpace(q.Get("offset"))); err == nil && n > 0 {
 		p.Offset = n
@@ -153,7 +153,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 			p.Collections = append(p.Collections, slug)
 		}
 	}
-	out, err := s.store.Report(r.Context(), r.PathValue("ws"), p)
+	out, err := views.Of(s.store).Report(r.Context(), r.PathValue("ws"), p)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) catchUp(w http.ResponseWriter, r *http.Request) error {
-	out, err := s.store.CatchUp(r.Context(), r.PathValue("ws"), storage.CatchUpParams{Now: s.now(), Caller: actor(r)})
+	out, err := views.Of(s.store).CatchUp(r.Context(), r.PathValue("ws"), views.CatchUpParams{Now: s.now(), Caller: actor(r)})
 	if err != nil {
 		return err
 	}

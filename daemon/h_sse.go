@@ -14,6 +14,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // Server-sent events (EVT-01/02). Every event is a change-log entry, read
@@ -194,7 +195,7 @@ func nextAfter(after, head int64, n int, last func() int64) int64 {
 // describeEvents turns log entries into events. global picks the id:
 // the journal position (all workspaces) or the workspace seq.
 func (s *Server) describeEvents(entries []storage.JournalEntry, global bool) ([]api.Event, error) {
-	subjects, err := s.store.DescribeChanges(entries)
+	subjects, err := views.Of(s.store).DescribeChanges(entries)
 	if err != nil {
 		return nil, err
 	}

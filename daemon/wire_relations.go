@@ -9,6 +9,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // Storage -> wire conversions for comments, links, roles, versions,
@@ -61,7 +62,7 @@ func wireLink(l *model.Link, src, dst storage.ItemBrief) api.ItemLink {
 		TargetCollectionSlug: dst.CollectionSlug, SourceStatus: src.Status, TargetStatus: dst.Status, Seq: l.Seq}
 }
 
-func wireBacklink(b storage.Backlink) api.Backlink {
+func wireBacklink(b views.Backlink) api.Backlink {
 	return api.Backlink{SourceItemID: b.Source.ID, SourceRef: b.Source.Ref, SourceTitle: b.Source.Title,
 		SourceCollectionSlug: b.Source.CollectionSlug, SourceCollectionIcon: b.Source.CollectionIcon,
 		Snippet: b.Snippet, DisplayText: b.DisplayText, UpdatedAt: b.Source.UpdatedAt}
@@ -94,7 +95,7 @@ func wireVersion(v *model.Version) api.ItemVersion {
 }
 
 // wireActivity is a feed entry as Pad serves it: metadata as JSON text.
-func wireActivity(a storage.ActivityView) api.Activity {
+func wireActivity(a views.ActivityView) api.Activity {
 	out := api.Activity{ID: a.ID, WorkspaceID: a.WorkspaceID, DocumentID: a.ItemID, Action: a.Action,
 		Actor: a.Actor.Kind, Source: a.Actor.Source, UserID: userIDOf(a.Actor), CreatedAt: a.CreatedAt,
 		ItemTitle: a.ItemTitle, ItemSlug: a.ItemSlug, ItemRef: a.ItemRef, CollectionSlug: a.CollectionSlug,

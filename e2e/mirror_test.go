@@ -19,6 +19,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // Mirror folders with a real padd and real files (issue 30, docs/MIRROR.md).
@@ -229,14 +230,14 @@ func TestMirrorBothChangedAndKilledMidBurst(t *testing.T) {
 	for i := range in {
 		in[i] = storage.ItemCreate{Collection: "tasks", Title: fmt.Sprintf("Item %d", i), Content: "v1"}
 	}
-	views, err := st.CreateItems("burst", in, user, 500)
+	created, err := st.CreateItems("burst", in, user, 500)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
 	r := &mirrorRig{t: t, home: home, dir: filepath.Join(t.TempDir(), "pad"), ws: "burst", d: startPadd(t, home)}
 	refs := make([]string, n)
-	for i, v := range views {
+	for i, v := range created {
 		refs[i] = v.Ref
 	}
 	r.add()
@@ -300,7 +301,7 @@ func TestMirrorBothChangedAndKilledMidBurst(t *testing.T) {
 	}
 	defer st.Close()
 	for i, ref := range refs {
-		vs, err := st.ListVersions(r.ws, ref, 10, true)
+		vs, err := views.Of(st).ListVersions(r.ws, ref, 10, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 func TestItemChangeReachesFileAndFileReachesItem(t *testing.T) {
@@ -54,7 +55,7 @@ func TestItemChangeReachesFileAndFileReachesItem(t *testing.T) {
 	if v.DeletedAt != nil {
 		t.Fatalf("item archived by a delete and recreate")
 	}
-	versions, err := r.store.ListVersions(r.ws, it.Ref, 100, true)
+	versions, err := views.Of(r.store).ListVersions(r.ws, it.Ref, 100, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,13 +171,13 @@ func TestBurstOfAThousandAndRestartMidBurst(t *testing.T) {
 	for i := range in {
 		in[i] = storage.ItemCreate{Collection: "tasks", Title: "Item " + strconv.Itoa(i), Content: "v1"}
 	}
-	views, err := r.store.CreateItems(r.ws, in, user, 500)
+	created, err := r.store.CreateItems(r.ws, in, user, 500)
 	if err != nil {
 		t.Fatal(err)
 	}
 	testwait.Until(t, "every file written", func() bool { return r.status().Files == n })
 	paths := map[string]string{}
-	for _, v := range views {
+	for _, v := range created {
 		paths[v.Ref] = r.fileOf(v.Ref)
 	}
 	edit := func(from, to string) {
@@ -219,7 +220,7 @@ func TestBurstOfAThousandAndRestartMidBurst(t *testing.T) {
 		return true
 	})
 	for ref := range paths {
-		vs, err := r.store.ListVersions(r.ws, ref, 100, true)
+		vs, err := views.Of(r.store).ListVersions(r.ws, ref, 100, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ case "$area" in all|storage)
   run -bench 'ChangesSince1000' ./storage/ ;;
 esac
 case "$area" in all|views)
-  run -bench 'Dashboard|Next|Ready|Stale|Bootstrap|ItemContext' -benchtime=300x ./storage/ ;;
+  run -bench 'Dashboard|Next|Ready|Stale|Bootstrap|ItemContext' -benchtime=300x ./storage/views/ ;;
 esac
 case "$area" in all|search)
   run -bench 'IndexFromScratch100k' -benchtime=1x ./searchindex/

@@ -1,12 +1,12 @@
 package storage
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // An activity entry reads back as its JSON record did, to the byte of the
@@ -14,7 +14,7 @@ import (
 func TestActivityCodecReadsAsJSONDid(t *testing.T) {
 	at := time.Date(2026, 11, 30, 9, 1, 2, 0, time.UTC)
 	for _, a := range []model.Activity{
-		{ItemID: newID(), Action: "updated", Actor: model.Actor{Kind: model.ActorAgent, Name: "cursor", Source: model.SourceMCP, WorkerID: "wk_1"},
+		{ItemID: records.NewID(), Action: "updated", Actor: model.Actor{Kind: model.ActorAgent, Name: "cursor", Source: model.SourceMCP, WorkerID: "wk_1"},
 			Metadata: map[string]any{"seq": int64(146523), "n": 7, "collection": "tasks", "changes": map[string]any{
 				"status": map[string]any{"from": "open", "to": "done"}, "estimate": json.Number("2.5"),
 				"tags": []any{"a", nil, true}}},
@@ -22,28 +22,28 @@ func TestActivityCodecReadsAsJSONDid(t *testing.T) {
 		{Action: "created", Actor: model.UserActor(model.SourceCLI), CreatedAt: at, Seq: 1},
 		{ItemID: "not-a-uuid", Action: "x", Metadata: map[string]any{}, CreatedAt: at, Seq: 2},
 	} {
-		raw, err := encodeActivity(a)
+		raw, err := records.EncodeActivity(a)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if raw[0] != activityFormat1 {
+		if raw[0] != records.ActivityFormat1 {
 			t.Fatalf("entry starts with %#x, want the binary format byte", raw[0])
 		}
 		var got, fromJSON model.Activity
-		if err := decodeActivityRecord(raw, &got); err != nil {
+		if err := records.DecodeActivityRecord(raw, &got); err != nil {
 			t.Fatal(err)
 		}
-		if act, ok := activityAction(raw); !ok || act != a.Action {
+		if act, ok := records.ActivityAction(raw); !ok || act != a.Action {
 			t.Fatalf("activityAction = %q, %v; the entry's action is %q", act, ok, a.Action)
 		}
-		old, err := encode(a)
+		old, err := records.Encode(a)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := activityAction(old); ok {
+		if _, ok := records.ActivityAction(old); ok {
 			t.Fatal("activityAction read a JSON entry; the views would skip it undecoded")
 		}
-		if err := decodeActivityRecord(old, &fromJSON); err != nil {
+		if err := records.DecodeActivityRecord(old, &fromJSON); err != nil {
 			t.Fatal(err)
 		}
 		gotJSON, _ := json.Marshal(got)
@@ -53,65 +53,40 @@ func TestActivityCodecReadsAsJSONDid(t *testing.T) {
 		}
 	}
 	// Where JSON rounded a number through float64, the binary form keeps it.
-	raw, err := encodeActivity(model.Activity{Action: "x", Metadata: map[string]any{"big": json.Number("12345678901234567890.5")}})
+	raw, err := records.EncodeActivity(model.Activity{Action: "x", Metadata: map[string]any{"big": json.Number("12345678901234567890.5")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var exact model.Activity
-	if err := decodeActivityRecord(raw, &exact); err != nil || exact.Metadata["big"] != json.Number("12345678901234567890.5") {
+	if err := records.DecodeActivityRecord(raw, &exact); err != nil || exact.Metadata["big"] != json.Number("12345678901234567890.5") {
 		t.Fatalf("a big number reads back as %v (%v)", exact.Metadata["big"], err)
 	}
-	good, _ := encodeActivity(model.Activity{Action: "x", Seq: 1})
-	for _, bad := range [][]byte{nil, {activityFormat1}, {9}, append(good, 0)} {
+	good, _ := records.EncodeActivity(model.Activity{Action: "x", Seq: 1})
+	for _, bad := range [][]byte{nil, {records.ActivityFormat1}, {9}, append(good, 0)} {
 		var a model.Activity
-		if err := decodeActivityRecord(bad, &a); err == nil {
+		if err := records.DecodeActivityRecord(bad, &a); err == nil {
 			t.Errorf("entry %x decoded without error", bad)
 		}
 	}
 }
 
-// A feed written as JSON entries by an older padd reads as before.
-func TestActivityWrittenAsJSONStillReads(t *testing.T) {
-	s, clk := openTestNoSync(t)
-	ws := mustWorkspace(t, s, "Old feed")
-	it := mustCreate(t, s, ws.Slug, "tasks", "Active", map[string]any{"status": "open"})
-	clk.advance(time.Minute)
-	if _, err := s.UpdateItem(ws.Slug, it.Ref, ItemUpdate{FieldsPatch: map[string]any{"status": "done"}}, user); err != nil {
-		t.Fatal(err)
-	}
-	before, err := s.ListActivity(context.Background(), ws.Slug, ActivityQuery{})
-	if err != nil || len(before.Entries) < 2 {
-		t.Fatalf("activity: %v, %+v", err, before)
-	}
-	rewriteAsJSON(t, s, ws.ID, (*wsb).activity, decodeActivityRecord)
-	after, err := s.ListActivity(context.Background(), ws.Slug, ActivityQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := json.Marshal(after)
-	b, _ := json.Marshal(before)
-	if string(a) != string(b) {
-		t.Fatalf("from JSON entries:\n%s\nbefore:\n%s", a, b)
-	}
-}
-
 func FuzzDecodeActivity(f *testing.F) {
-	raw, _ := encodeActivity(model.Activity{ItemID: newID(), Action: "updated", Metadata: map[string]any{"seq": 3, "x": []any{"a"}}, Seq: 3})
+	raw, _ := records.EncodeActivity(model.Activity{ItemID: records.NewID(), Action: "updated", Metadata: map[string]any{"seq": 3, "x": []any{"a"}}, Seq: 3})
 	f.Add(raw)
-	old, _ := encode(model.Activity{Action: "created", Seq: 1})
+	old, _ := records.Encode(model.Activity{Action: "created", Seq: 1})
 	f.Add(old)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var a model.Activity
-		if err := decodeActivityRecord(raw, &a); err != nil {
+		if err := records.DecodeActivityRecord(raw, &a); err != nil {
 			return
 		}
 		// Whatever decodes must encode to an entry that decodes the same.
-		again, err := encodeActivity(a)
+		again, err := records.EncodeActivity(a)
 		if err != nil {
 			return // a JSON entry can hold what the binary form refuses (none known)
 		}
 		var back model.Activity
-		if err := decodeActivityRecord(again, &back); err != nil {
+		if err := records.DecodeActivityRecord(again, &back); err != nil {
 			t.Fatalf("re-encoded entry does not decode: %v", err)
 		}
 		a.ID, a.WorkspaceID = "", "" // not stored: the key and bucket imply them

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Attachments are rows naming blobs (package blobstore, beside the
@@ -183,19 +184,19 @@ func attachmentNotFound(id string) error {
 
 // attBuckets opens (in a write, creating) the attachment buckets; nil
 // in a read of a workspace that has never had an attachment.
-func attBuckets(b *wsb) (rows, byItem *bucket, err error) {
-	if b.writable {
-		if rows, err = b.root.CreateBucketIfNotExists(bAttachments); err != nil {
+func attBuckets(b *records.Wsb) (rows, byItem *records.Bucket, err error) {
+	if b.Writable {
+		if rows, err = b.Root.CreateBucketIfNotExists(bAttachments); err != nil {
 			return nil, nil, err
 		}
-		byItem, err = b.root.CreateBucketIfNotExists(bAttItem)
+		byItem, err = b.Root.CreateBucketIfNotExists(bAttItem)
 		return rows, byItem, err
 	}
-	return b.root.Bucket(bAttachments), b.root.Bucket(bAttItem), nil
+	return b.Root.Bucket(bAttachments), b.Root.Bucket(bAttItem), nil
 }
 
-func getAttachmentRecord(rows *bucket, id string) (*attachmentRecord, []byte, error) {
-	k, ok := idKey(id)
+func getAttachmentRecord(rows *records.Bucket, id string) (*attachmentRecord, []byte, error) {
+	k, ok := records.IDKey(id)
 	if !ok || rows == nil {
 		return nil, nil, attachmentNotFound(id)
 	}
@@ -204,14 +205,14 @@ func getAttachmentRecord(rows *bucket, id string) (*attachmentRecord, []byte, er
 		return nil, nil, attachmentNotFound(id)
 	}
 	var rec attachmentRecord
-	if err := decode(raw, &rec); err != nil {
-		return nil, nil, errInternal("attachment %s unreadable: %v", id, err)
+	if err := records.Decode(raw, &rec); err != nil {
+		return nil, nil, records.ErrInternal("attachment %s unreadable: %v", id, err)
 	}
 	return &rec, k, nil
 }
 
-func putAttachment(rows *bucket, k []byte, rec *attachmentRecord) error {
-	raw, err := encode(rec)
+func putAttachment(rows *records.Bucket, k []byte, rec *attachmentRecord) error {
+	raw, err := records.Encode(rec)
 	if err != nil {
 		return err
 	}
@@ -250,24 +251,24 @@ func (w *wtx) createAttachment(id string, in NewAttachment) (*Attachment, error)
 		return nil, err
 	}
 	if id == "" {
-		id = newID()
+		id = records.NewID()
 	}
-	k, ok := idKey(id)
+	k, ok := records.IDKey(id)
 	if !ok {
 		return nil, model.Invalid("attachment id %q is not an id", id)
 	}
 	if rows.Get(k) != nil {
 		return nil, model.Conflict("attachment %s exists already", id).With("attachment_id", id)
 	}
-	id = idString(k)
+	id = records.IDString(k)
 	name, src := CleanFilename(in.Filename)
 	if in.FilenameSource != "" && src == "caller" {
 		src = in.FilenameSource
 	}
 	rec := &attachmentRecord{Filename: name, FilenameSource: src, MIME: in.MIME, Size: in.Size, Hash: in.Hash,
-		Width: in.Width, Height: in.Height, UploadedBy: w.actor, CreatedAt: tstamp(w.now)}
+		Width: in.Width, Height: in.Height, UploadedBy: w.actor, CreatedAt: records.Tstamp(w.now)}
 	if w.replica && !in.CreatedAt.IsZero() {
-		rec.CreatedAt = tstamp(in.CreatedAt)
+		rec.CreatedAt = records.Tstamp(in.CreatedAt)
 	}
 	if in.UploadedBy.Kind != "" {
 		rec.UploadedBy = in.UploadedBy
@@ -275,16 +276,16 @@ func (w *wtx) createAttachment(id string, in NewAttachment) (*Attachment, error)
 	collID := ""
 	if it != nil {
 		rec.ItemID, collID = it.ID, c.ID
-		if err := byItem.Put(cat(mustID(it.ID), k), nil); err != nil {
+		if err := byItem.Put(records.Cat(records.MustID(it.ID), k), nil); err != nil {
 			return nil, err
 		}
 	}
 	if err := putAttachment(rows, k, rec); err != nil {
 		return nil, err
 	}
-	a := rec.view(id, w.ws.id)
+	a := rec.view(id, w.ws.ID)
 	if it != nil {
-		a.ItemRef, a.ItemTitle, a.CollectionSlug = refOf(c, it.Number), it.Title, c.Slug
+		a.ItemRef, a.ItemTitle, a.CollectionSlug = records.RefOf(c, it.Number), it.Title, c.Slug
 	}
 	return &a, w.attachmentLogged(model.OpCreated, "attachment_added", &a, collID)
 }
@@ -310,26 +311,26 @@ func (rec *attachmentRecord) view(id, wsID string) Attachment {
 }
 
 // decorate fills the item's ref, title and collection of an attached row.
-func decorateAttachment(b *wsb, a *Attachment, colls map[string]*model.Collection) error {
+func decorateAttachment(b *records.Wsb, a *Attachment, colls map[string]*model.Collection) error {
 	if a.ItemID == "" {
 		return nil
 	}
-	k, ok := idKey(a.ItemID)
+	k, ok := records.IDKey(a.ItemID)
 	if !ok {
 		return nil
 	}
-	it, err := getItem(b, k, false)
+	it, err := records.GetItem(b, k, false)
 	if err != nil || it == nil {
 		return err
 	}
 	c := colls[it.CollectionID]
 	if c == nil {
-		if c, err = getCollection(b, mustID(it.CollectionID)); err != nil || c == nil {
+		if c, err = records.GetCollection(b, records.MustID(it.CollectionID)); err != nil || c == nil {
 			return err
 		}
 		colls[it.CollectionID] = c
 	}
-	a.ItemRef, a.ItemTitle, a.CollectionSlug = refOf(c, it.Number), it.Title, c.Slug
+	a.ItemRef, a.ItemTitle, a.CollectionSlug = records.RefOf(c, it.Number), it.Title, c.Slug
 	a.ItemArchived = it.DeletedAt != nil || c.ArchivedAt != nil
 	return nil
 }
@@ -337,14 +338,14 @@ func decorateAttachment(b *wsb, a *Attachment, colls map[string]*model.Collectio
 // GetAttachment reads one row.
 func (s *Store) GetAttachment(ws, id string) (*Attachment, error) {
 	var out *Attachment
-	err := s.read(ws, func(r *rtx) error {
-		rows, _, _ := attBuckets(r.ws)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		rows, _, _ := attBuckets(r.WS)
 		rec, _, err := getAttachmentRecord(rows, id)
 		if err != nil {
 			return err
 		}
-		a := rec.view(id, r.ws.id)
-		if err := decorateAttachment(r.ws, &a, map[string]*model.Collection{}); err != nil {
+		a := rec.view(id, r.WS.ID)
+		if err := decorateAttachment(r.WS, &a, map[string]*model.Collection{}); err != nil {
 			return err
 		}
 		out = &a
@@ -377,11 +378,11 @@ func (s *Store) ListAttachments(ws string, f AttachmentFilter) (*AttachmentPage,
 	f.Limit = min(f.Limit, MaxAttachmentPage)
 	f.Offset = max(f.Offset, 0)
 	out := &AttachmentPage{Attachments: []Attachment{}, Limit: f.Limit, Offset: f.Offset}
-	err := s.read(ws, func(r *rtx) error {
-		rows, byItem, _ := attBuckets(r.ws)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		rows, byItem, _ := attBuckets(r.WS)
 		if rows == nil {
 			if f.ItemRef != "" {
-				_, err := itemByRef(r.ws, f.ItemRef, false)
+				_, err := records.ItemByRef(r.WS, f.ItemRef, false)
 				return err
 			}
 			return nil
@@ -390,15 +391,15 @@ func (s *Store) ListAttachments(ws string, f AttachmentFilter) (*AttachmentPage,
 		var coll *model.Collection
 		if f.Collection != "" {
 			var err error
-			if coll, err = findCollection(r.ws, f.Collection); err != nil {
+			if coll, err = records.FindCollection(r.WS, f.Collection); err != nil {
 				return err
 			}
 		}
 		var all []Attachment
 		add := func(k, raw []byte) error {
 			var rec attachmentRecord
-			if err := decode(raw, &rec); err != nil {
-				return errInternal("attachment %s unreadable: %v", idString(k), err)
+			if err := records.Decode(raw, &rec); err != nil {
+				return records.ErrInternal("attachment %s unreadable: %v", records.IDString(k), err)
 			}
 			switch {
 			case f.Attached && rec.ItemID == "", f.Unattached && rec.ItemID != "":
@@ -406,8 +407,8 @@ func (s *Store) ListAttachments(ws string, f AttachmentFilter) (*AttachmentPage,
 			case f.Category != "" && AttachmentCategory(rec.MIME) != f.Category:
 				return nil
 			}
-			a := rec.view(idString(k), r.ws.id)
-			if err := decorateAttachment(r.ws, &a, colls); err != nil {
+			a := rec.view(records.IDString(k), r.WS.ID)
+			if err := decorateAttachment(r.WS, &a, colls); err != nil {
 				return err
 			}
 			if coll != nil && a.CollectionSlug != coll.Slug {
@@ -417,11 +418,11 @@ func (s *Store) ListAttachments(ws string, f AttachmentFilter) (*AttachmentPage,
 			return nil
 		}
 		if f.ItemRef != "" {
-			it, err := itemByRef(r.ws, f.ItemRef, false)
+			it, err := records.ItemByRef(r.WS, f.ItemRef, false)
 			if err != nil {
 				return err
 			}
-			prefix := mustID(it.ID)
+			prefix := records.MustID(it.ID)
 			c := byItem.Cursor()
 			for k, _ := c.Seek(prefix); k != nil && len(k) == 32 && string(k[:16]) == string(prefix); k, _ = c.Next() {
 				if raw := rows.Get(k[16:]); raw != nil {
@@ -458,15 +459,15 @@ type AttachmentUsage struct {
 // reads every row, as an attachment list does, and no item.
 func (s *Store) AttachmentUsage(ws string) (*AttachmentUsage, error) {
 	out := &AttachmentUsage{}
-	err := s.read(ws, func(r *rtx) error {
-		rows, _, _ := attBuckets(r.ws)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		rows, _, _ := attBuckets(r.WS)
 		if rows == nil {
 			return nil
 		}
 		return rows.ForEach(func(k, raw []byte) error {
 			var rec attachmentRecord
-			if err := decode(raw, &rec); err != nil {
-				return errInternal("attachment %s unreadable: %v", idString(k), err)
+			if err := records.Decode(raw, &rec); err != nil {
+				return records.ErrInternal("attachment %s unreadable: %v", records.IDString(k), err)
 			}
 			out.Bytes += rec.Size
 			out.Count++
@@ -524,7 +525,7 @@ func (w *wtx) attachAttachment(id, itemRef string) (*Attachment, error) {
 		return nil, err
 	}
 	if rec.ItemID != "" {
-		a := rec.view(id, w.ws.id)
+		a := rec.view(id, w.ws.ID)
 		_ = decorateAttachment(w.ws, &a, map[string]*model.Collection{})
 		return nil, model.Conflict("Attachment %s is already attached to %s; attach is never a move: upload it again for another item",
 			id, cmp.Or(a.ItemRef, rec.ItemID)).With("attachment_id", id).With("item_ref", a.ItemRef)
@@ -534,11 +535,11 @@ func (w *wtx) attachAttachment(id, itemRef string) (*Attachment, error) {
 		return nil, err
 	}
 	rec.ItemID = it.ID
-	if err := firstErr(putAttachment(rows, k, rec), byItem.Put(cat(mustID(it.ID), k), nil)); err != nil {
+	if err := firstErr(putAttachment(rows, k, rec), byItem.Put(records.Cat(records.MustID(it.ID), k), nil)); err != nil {
 		return nil, err
 	}
-	a := rec.view(idString(k), w.ws.id)
-	a.ItemRef, a.ItemTitle, a.CollectionSlug = refOf(c, it.Number), it.Title, c.Slug
+	a := rec.view(records.IDString(k), w.ws.ID)
+	a.ItemRef, a.ItemTitle, a.CollectionSlug = records.RefOf(c, it.Number), it.Title, c.Slug
 	return &a, w.attachmentLogged(model.OpUpdated, "attachment_attached", &a, c.ID)
 }
 
@@ -563,16 +564,16 @@ func (w *wtx) deleteAttachment(id string) (*Attachment, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := rec.view(idString(k), w.ws.id)
+	a := rec.view(records.IDString(k), w.ws.ID)
 	if err := decorateAttachment(w.ws, &a, map[string]*model.Collection{}); err != nil {
 		return nil, err
 	}
 	collID := ""
 	if rec.ItemID != "" {
-		if err := byItem.Delete(cat(mustID(rec.ItemID), k)); err != nil {
+		if err := byItem.Delete(records.Cat(records.MustID(rec.ItemID), k)); err != nil {
 			return nil, err
 		}
-		if it, _ := getItem(w.ws, mustID(rec.ItemID), false); it != nil {
+		if it, _ := records.GetItem(w.ws, records.MustID(rec.ItemID), false); it != nil {
 			collID = it.CollectionID
 		}
 	}
@@ -586,8 +587,8 @@ func (w *wtx) deleteAttachment(id string) (*Attachment, error) {
 // (archived ones too) names: what the sweep keeps.
 func (s *Store) AttachmentHashes() (map[string]bool, error) {
 	out := map[string]bool{}
-	err := s.view(func(tx *txn) error {
-		root := tx.Bucket(bWS)
+	err := s.base.View(func(tx *records.Txn) error {
+		root := tx.Bucket(records.BWS)
 		if root == nil {
 			return nil
 		}
@@ -598,8 +599,8 @@ func (s *Store) AttachmentHashes() (map[string]bool, error) {
 			}
 			return rows.ForEach(func(k, raw []byte) error {
 				var rec attachmentRecord
-				if err := decode(raw, &rec); err != nil {
-					return errInternal("attachment %s unreadable: %v", idString(k), err)
+				if err := records.Decode(raw, &rec); err != nil {
+					return records.ErrInternal("attachment %s unreadable: %v", records.IDString(k), err)
 				}
 				out[rec.Hash] = true
 				return nil
@@ -611,8 +612,8 @@ func (s *Store) AttachmentHashes() (map[string]bool, error) {
 
 // itemAttachmentNames are the filenames of an item's attachments, for
 // its search document.
-func itemAttachmentNames(b *wsb, itemID []byte) []string {
-	rows, byItem := b.root.Bucket(bAttachments), b.root.Bucket(bAttItem)
+func itemAttachmentNames(b *records.Wsb, itemID []byte) []string {
+	rows, byItem := b.Root.Bucket(bAttachments), b.Root.Bucket(bAttItem)
 	if rows == nil || byItem == nil {
 		return nil
 	}
@@ -620,7 +621,7 @@ func itemAttachmentNames(b *wsb, itemID []byte) []string {
 	c := byItem.Cursor()
 	for k, _ := c.Seek(itemID); k != nil && len(k) == 32 && string(k[:16]) == string(itemID); k, _ = c.Next() {
 		var rec attachmentRecord
-		if raw := rows.Get(k[16:]); raw != nil && decode(raw, &rec) == nil {
+		if raw := rows.Get(k[16:]); raw != nil && records.Decode(raw, &rec) == nil {
 			out = append(out, rec.Filename)
 		}
 	}

@@ -1,279 +1,31 @@
 package storage
 
 import (
-	"bytes"
-	"context"
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
-
-// seenKey is whose seen cursor: the user's, or one agent's (an agent
-// catching up should not move the user's cursor, nor another agent's).
-func seenKey(caller model.Actor) []byte {
-	if caller.Kind == model.ActorAgent {
-		return lstr("agent:" + caller.Name)
-	}
-	return lstr(model.ActorUser)
-}
-
-func readSeen(b *wsb, caller model.Actor) *time.Time {
-	raw := b.seen().Get(seenKey(caller))
-	if len(raw) != 8 {
-		return nil
-	}
-	t := time.Unix(int64(getU64(raw)), 0).UTC()
-	return &t
-}
 
 // MarkSeen moves the caller's seen cursor to now, never backwards, and
 // returns it. The cursor is the caller's own reading position, not
 // workspace content: it is not stamped (no change-log entry, no seq).
 func (s *Store) MarkSeen(ws string, caller model.Actor, now time.Time) (time.Time, error) {
 	if now.IsZero() {
-		now = s.clock()
+		now = s.base.Clock()
 	}
 	at := model.Truncate1s(now)
-	err := s.update(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, ws)
+	err := s.base.Update(func(tx *records.Txn) error {
+		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		b := openWS(tx, rec.ID)
-		if cur := readSeen(b, caller); cur != nil && cur.After(at) {
+		b := records.OpenWS(tx, rec.ID)
+		if cur := records.ReadSeen(b, caller); cur != nil && cur.After(at) {
 			at = *cur
 			return nil
 		}
-		return b.seen().Put(seenKey(caller), u64(uint64(at.Unix())))
+		return b.Seen().Put(records.SeenKey(caller), records.U64(uint64(at.Unix())))
 	})
 	return at, err
-}
-
-// CatchUp is the read model behind GET /workspaces/{ws}/catch-up.
-type CatchUp struct {
-	Window         CatchUpWindow
-	NeedsYou       CatchUpSection
-	Finished       CatchUpSection
-	NewAndReopened CatchUpSection
-	Comments       CatchUpSection
-	Agents         CatchUpAgents
-	Degraded       []string
-}
-
-// CatchUpWindow is the digest's span.
-type CatchUpWindow struct {
-	Since           string
-	Until           string
-	HasCursor       bool
-	CappedAtCeiling bool
-}
-
-// CatchUpSection is a counted list of at most model.CatchUpLines lines.
-type CatchUpSection struct {
-	Total int
-	Lines []CatchUpLine
-}
-
-// CatchUpLine is one thing that happened (or needs doing).
-type CatchUpLine struct {
-	Ref        string
-	Title      string
-	Collection string
-	What       string
-	Actor      string
-	Agent      string
-	At         string
-}
-
-// CatchUpAgents groups agent work by agent name.
-type CatchUpAgents struct {
-	Total  int
-	Groups []CatchUpAgent
-}
-
-// CatchUpAgent is one agent's work in the window.
-type CatchUpAgent struct {
-	Agent   string
-	Changes int
-	Items   int
-	Lines   []CatchUpLine
-}
-
-// CatchUpParams ask for the digest.
-type CatchUpParams struct {
-	Now    time.Time
-	Caller model.Actor
-}
-
-// CatchUp is the caller's digest since its seen cursor (at most 14 days
-// back): what needs the caller, what finished, what is new or reopened,
-// comments, and agents' work by agent, leaving out the caller's own
-// actions (PRJ-08). It never moves the cursor.
-func (s *Store) CatchUp(ctx context.Context, ws string, p CatchUpParams) (*CatchUp, error) {
-	if p.Now.IsZero() {
-		p.Now = s.clock()
-	}
-	out := &CatchUp{}
-	for _, sec := range []*CatchUpSection{&out.NeedsYou, &out.Finished, &out.NewAndReopened, &out.Comments} {
-		sec.Lines = []CatchUpLine{}
-	}
-	out.Agents.Groups = []CatchUpAgent{}
-	err := s.readCtx(ctx, ws, func(r *rtx) error {
-		x, err := newProjectCtx(r.ws, p.Now)
-		if err != nil {
-			return err
-		}
-		cursor := readSeen(r.ws, p.Caller)
-		since, capped := model.CatchUpSince(cursor, p.Now)
-		until := model.Truncate1s(p.Now)
-		out.Window = CatchUpWindow{Since: fmtTime(since), Until: fmtTime(until), HasCursor: cursor != nil, CappedAtCeiling: capped}
-		line := func(s *itemSum, vc *vcoll, what string, a model.Activity) CatchUpLine {
-			l := CatchUpLine{Ref: x.ref(s, vc), Title: s.Title, Collection: vc.Slug, What: what, At: fmtTime(a.CreatedAt)}
-			if a.Actor.Kind == model.ActorAgent {
-				l.Agent = a.Actor.Name
-			} else {
-				l.Actor = a.Actor.Name
-			}
-			return l
-		}
-		add := func(sec *CatchUpSection, l CatchUpLine) {
-			sec.Total++
-			if len(sec.Lines) < model.CatchUpLines {
-				sec.Lines = append(sec.Lines, l)
-			}
-		}
-		finished, fresh := map[string]bool{}, map[string]bool{}
-		agents := map[string]*CatchUpAgent{}
-		agentItems := map[string]map[string]bool{}
-		var agentOrder []string
-		err = eachActivity(r.ws, since, until.Add(time.Second), nil, func(a model.Activity) (bool, error) {
-			if model.OwnAction(a.Actor, p.Caller) || a.Action == ActionLeaseRenewed {
-				return true, nil
-			}
-			k, ok := idKey(a.ItemID)
-			if !ok {
-				return true, nil
-			}
-			sm, err := x.sums.get(k)
-			if err != nil || sm == nil {
-				return err == nil, err
-			}
-			vc := x.colls[sm.CollectionID]
-			if vc == nil {
-				return true, nil
-			}
-			what := a.Action
-			switch a.Action {
-			case "created":
-				if !fresh[sm.ID] {
-					fresh[sm.ID] = true
-					add(&out.NewAndReopened, line(sm, vc, "created", a))
-				}
-			case "commented":
-				add(&out.Comments, line(sm, vc, "commented", a))
-			case "updated":
-				if from, to, ok := doneChange(a, vc.doneKey); ok {
-					was, now := vc.state(from), vc.state(to)
-					what = "marked " + to
-					switch {
-					case now != model.StateOpen && was == model.StateOpen && !finished[sm.ID]:
-						finished[sm.ID] = true
-						add(&out.Finished, line(sm, vc, what, a))
-					case now == model.StateOpen && was != model.StateOpen && !fresh[sm.ID]:
-						fresh[sm.ID] = true
-						what = "reopened as " + to
-						add(&out.NewAndReopened, line(sm, vc, what, a))
-					}
-				}
-			}
-			if a.Actor.Kind == model.ActorAgent {
-				g := agents[a.Actor.Name]
-				if g == nil {
-					g = &CatchUpAgent{Agent: a.Actor.Name, Lines: []CatchUpLine{}}
-					agents[a.Actor.Name], agentItems[a.Actor.Name] = g, map[string]bool{}
-					agentOrder = append(agentOrder, a.Actor.Name)
-				}
-				g.Changes++
-				agentItems[a.Actor.Name][sm.ID] = true
-				if len(g.Lines) < model.CatchUpLines {
-					g.Lines = append(g.Lines, line(sm, vc, what, a))
-				}
-			}
-			return true, nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, name := range agentOrder {
-			g := agents[name]
-			g.Items = len(agentItems[name])
-			out.Agents.Groups = append(out.Agents.Groups, *g)
-			out.Agents.Total += g.Changes
-		}
-		return x.needsYou(p.Caller, &out.NeedsYou, add)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// needsYou lists the caller's open work that unfinished work blocks:
-// for the user, items assigned to a user (padd has one); for an agent,
-// items it holds the lease on.
-func (x *projectCtx) needsYou(caller model.Actor, sec *CatchUpSection, add func(*CatchUpSection, CatchUpLine)) error {
-	var ids [][]byte
-	if caller.Kind == model.ActorAgent {
-		err := eachLiveLease(x.b, x.now, func(id []byte, l *model.Lease) error {
-			if l.Holder == caller.Name {
-				ids = append(ids, append([]byte(nil), id...))
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	} else {
-		p := cat([]byte{kindFieldAll}, lstr(keyAssignee))
-		var streams [][]byte
-		c := x.b.counts().Cursor()
-		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-			if k[len(k)-1] == lifeLive {
-				streams = append(streams, append([]byte(nil), k...))
-			}
-		}
-		err := walkStreams(x.b, streams, false, func(suffix []byte, _ int) (bool, error) {
-			ids = append(ids, append([]byte(nil), suffix[9:]...))
-			return true, nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for _, id := range ids {
-		if err := x.b.check(); err != nil {
-			return err
-		}
-		s, vc, _, ok, err := x.openWork(id)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		blocker, bstatus, err := x.openBlocker(id)
-		if err != nil {
-			return err
-		}
-		if blocker == nil {
-			continue
-		}
-		bvc := x.colls[blocker.CollectionID]
-		what := "blocked by " + x.ref(blocker, bvc)
-		if bstatus != "" {
-			what += " (still " + bstatus + ")"
-		}
-		add(sec, CatchUpLine{Ref: x.ref(s, vc), Title: s.Title, Collection: vc.Slug, What: what})
-	}
-	return nil
 }

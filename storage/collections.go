@@ -2,12 +2,12 @@ package storage
 
 import (
 	"bytes"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // CollectionCreate is a new collection.
@@ -45,55 +45,18 @@ type CollectionUpdate struct {
 	ExpectedUpdatedAt string
 }
 
-// CollectionInfo is a collection with its live counts.
-type CollectionInfo struct {
-	model.Collection
-	ItemCount       int `json:"item_count"`
-	ActiveItemCount int `json:"active_item_count"`
-}
-
-func getCollection(b *wsb, id []byte) (*model.Collection, error) {
-	v := b.colls().Get(id)
-	if v == nil {
-		return nil, nil
-	}
-	return collCache.decode(id, v, "collection")
-}
-
-// collCache keeps decoded collections: nearly every read and write needs
-// its item's collection, and decoding a schema costs more than the rest
-// of a point read.
-var collCache = newDecodedCache[model.Collection]()
-
-func putCollection(b *wsb, c *model.Collection) error {
-	v, err := encode(c)
+func putCollection(b *records.Wsb, c *model.Collection) error {
+	v, err := records.Encode(c)
 	if err != nil {
 		return err
 	}
-	return b.colls().Put(mustID(c.ID), v)
-}
-
-// findCollection resolves a collection by id, exact slug, then its
-// singular/alias forms. Archived collections still claim their names.
-func findCollection(b *wsb, ref string) (*model.Collection, error) {
-	if id, ok := idKey(ref); ok {
-		return getCollection(b, id)
-	}
-	if id := b.collSlugs().Get([]byte(ref)); id != nil {
-		return getCollection(b, id)
-	}
-	for _, alt := range model.CollectionAliases(ref) {
-		if id := b.collSlugs().Get([]byte(alt)); id != nil {
-			return getCollection(b, id)
-		}
-	}
-	return nil, nil
+	return b.Colls().Put(records.MustID(c.ID), v)
 }
 
 // liveCollection is findCollection that refuses a missing or archived one
 // with Pad's message.
-func liveCollection(b *wsb, ref string) (*model.Collection, error) {
-	c, err := findCollection(b, ref)
+func liveCollection(b *records.Wsb, ref string) (*model.Collection, error) {
+	c, err := records.FindCollection(b, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +67,8 @@ func liveCollection(b *wsb, ref string) (*model.Collection, error) {
 }
 
 // sameName refuses a new collection named like a live one.
-func sameName(b *wsb, name string) error {
-	cs, err := collectionsOf(b)
+func sameName(b *records.Wsb, name string) error {
+	cs, err := records.CollectionsOf(b)
 	if err != nil {
 		return err
 	}
@@ -116,24 +79,6 @@ func sameName(b *wsb, name string) error {
 		}
 	}
 	return nil
-}
-
-func collectionsOf(b *wsb) ([]*model.Collection, error) {
-	var out []*model.Collection
-	err := b.colls().ForEach(func(k, _ []byte) error {
-		c, err := getCollection(b, k)
-		if err == nil {
-			out = append(out, c)
-		}
-		return err
-	})
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].SortOrder != out[j].SortOrder {
-			return out[i].SortOrder < out[j].SortOrder
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out, err
 }
 
 func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
@@ -163,8 +108,8 @@ func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
 	if base == "" {
 		base = "collection"
 	}
-	slug := model.UniqueSlug(base, func(s string) bool { return b.collSlugs().Get([]byte(s)) != nil })
-	id := newID()
+	slug := model.UniqueSlug(base, func(s string) bool { return b.CollSlugs().Get([]byte(s)) != nil })
+	id := records.NewID()
 	prefix, err := w.claimPrefix(in.Prefix, name, id, in.SharedPrefix || w.replica)
 	if err != nil {
 		return nil, err
@@ -180,14 +125,14 @@ func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
 		tw := model.DefaultTracksWork(in.IsSystem, schema, set)
 		set.TracksWork = &tw
 	}
-	order := b.colls().KeyN()
+	order := b.Colls().KeyN()
 	if in.SortOrder != nil {
 		order = *in.SortOrder
 	}
-	c := &model.Collection{ID: id, WorkspaceID: b.id, Name: name, Slug: slug, Prefix: prefix,
+	c := &model.Collection{ID: id, WorkspaceID: b.ID, Name: name, Slug: slug, Prefix: prefix,
 		Icon: in.Icon, Description: in.Description, Schema: schema, Settings: set,
 		IsSystem: in.IsSystem, IsDefault: in.IsDefault, SortOrder: order,
-		CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+		CreatedAt: records.Tstamp(w.now), UpdatedAt: records.Tstamp(w.now)}
 	seq, err := w.stamp(model.EntityCollection, model.OpCreated, id, "", id)
 	if err != nil {
 		return nil, err
@@ -196,7 +141,7 @@ func (w *wtx) createCollection(in CollectionCreate) (*model.Collection, error) {
 	if err := putCollection(b, c); err != nil {
 		return nil, err
 	}
-	if err := b.collSlugs().Put([]byte(slug), mustID(id)); err != nil {
+	if err := b.CollSlugs().Put([]byte(slug), records.MustID(id)); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -223,26 +168,26 @@ func schemaFrom(s *model.Schema, dsl string) (model.Schema, error) {
 // collection from elsewhere that has it too: it uses it and leaves it
 // pointing at its first owner).
 func (w *wtx) claimPrefix(requested, name, collID string, shared bool) (string, error) {
-	p := w.ws.prefixes()
+	p := w.ws.Prefixes()
 	if requested != "" {
 		req := strings.ToUpper(strings.TrimSpace(requested))
 		if !model.ValidPrefix(req) {
 			return "", model.Invalid("prefix %q must be 1-10 letters or digits, starting with a letter", requested).With("prefix", requested)
 		}
-		if owner := p.Get([]byte(req)); owner != nil && !bytes.Equal(owner, mustID(collID)) {
+		if owner := p.Get([]byte(req)); owner != nil && !bytes.Equal(owner, records.MustID(collID)) {
 			if shared {
 				return req, nil
 			}
 			return "", model.Conflict("prefix %q is already used by another collection; choose another", req).With("prefix", req)
 		}
-		return req, p.Put([]byte(req), mustID(collID))
+		return req, p.Put([]byte(req), records.MustID(collID))
 	}
 	base := model.DerivePrefix(name)
 	cand := base
 	for n := 2; p.Get([]byte(cand)) != nil; n++ {
 		cand = base + strconv.Itoa(n)
 	}
-	return cand, p.Put([]byte(cand), mustID(collID))
+	return cand, p.Put([]byte(cand), records.MustID(collID))
 }
 
 // CreateCollection adds a collection to a workspace.
@@ -283,7 +228,7 @@ func (w *wtx) updateCollection(ref string, in CollectionUpdate) (*model.Collecti
 	if err := CheckInput(in); err != nil {
 		return nil, warn, err
 	}
-	c, err := findCollection(w.ws, ref)
+	c, err := records.FindCollection(w.ws, ref)
 	if err != nil {
 		return nil, warn, err
 	}
@@ -347,7 +292,7 @@ func (w *wtx) updateCollection(ref string, in CollectionUpdate) (*model.Collecti
 	if in.TracksWork != nil {
 		c.Settings.TracksWork = in.TracksWork
 	}
-	c.UpdatedAt = tstamp(w.now)
+	c.UpdatedAt = records.Tstamp(w.now)
 	seq, err := w.stamp(model.EntityCollection, model.OpUpdated, c.ID, "", c.ID)
 	if err != nil {
 		return nil, warn, err
@@ -361,11 +306,11 @@ func (w *wtx) updateCollection(ref string, in CollectionUpdate) (*model.Collecti
 
 // orphans lists the fields and options a schema change leaves undeclared
 // while live items still hold values, read from the maintained counts.
-func orphans(b *wsb, c *model.Collection, old, new model.Schema) []model.Orphan {
+func orphans(b *records.Wsb, c *model.Collection, old, new model.Schema) []model.Orphan {
 	var out []model.Orphan
 	for _, f := range old.Fields {
 		nf, still := new.Field(f.Key)
-		values := fieldValueCounts(b, c.ID, f.Key)
+		values := records.FieldValueCounts(b, c.ID, f.Key)
 		if !still {
 			total := 0
 			for _, n := range values {
@@ -395,7 +340,7 @@ func (s *Store) ArchiveCollection(ws, ref string, actor model.Actor) error {
 		if err != nil {
 			return err
 		}
-		t := tstamp(w.now)
+		t := records.Tstamp(w.now)
 		c.ArchivedAt = &t
 		c.UpdatedAt = t
 		seq, err := w.stamp(model.EntityCollection, model.OpArchived, c.ID, "", c.ID)
@@ -416,10 +361,10 @@ func (s *Store) RestoreCollection(ws, ref string, actor model.Actor) (*model.Col
 	err := s.write(ws, actor, func(w *wtx) error {
 		var c *model.Collection
 		var err error
-		if id, ok := idKey(ref); ok {
-			c, err = getCollection(w.ws, id)
-		} else if id := w.ws.collSlugs().Get([]byte(ref)); id != nil {
-			c, err = getCollection(w.ws, id)
+		if id, ok := records.IDKey(ref); ok {
+			c, err = records.GetCollection(w.ws, id)
+		} else if id := w.ws.CollSlugs().Get([]byte(ref)); id != nil {
+			c, err = records.GetCollection(w.ws, id)
 		}
 		if err != nil {
 			return err
@@ -428,7 +373,7 @@ func (s *Store) RestoreCollection(ws, ref string, actor model.Actor) (*model.Col
 			return model.NotFound("%q is not an archived collection of this workspace", ref)
 		}
 		c.ArchivedAt = nil
-		c.UpdatedAt = tstamp(w.now)
+		c.UpdatedAt = records.Tstamp(w.now)
 		seq, err := w.stamp(model.EntityCollection, model.OpRestored, c.ID, "", c.ID)
 		if err != nil {
 			return err
@@ -455,8 +400,8 @@ func (s *Store) ListArchivedCollections(ws string) ([]CollectionInfo, error) {
 
 func (s *Store) listCollections(ws string, archived bool) ([]CollectionInfo, error) {
 	var out []CollectionInfo
-	err := s.read(ws, func(r *rtx) error {
-		cs, err := collectionsOf(r.ws)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		cs, err := records.CollectionsOf(r.WS)
 		if err != nil {
 			return err
 		}
@@ -464,7 +409,7 @@ func (s *Store) listCollections(ws string, archived bool) ([]CollectionInfo, err
 			if (c.ArchivedAt != nil) != archived {
 				continue
 			}
-			out = append(out, collectionInfo(r.ws, c))
+			out = append(out, records.CollectionInfoOf(r.WS, c))
 		}
 		return nil
 	})
@@ -479,8 +424,8 @@ func (s *Store) GetCollection(ws, ref string) (*CollectionInfo, error) {
 // GetCollectionAnyState is GetCollection that also answers for an
 // archived collection (an update or restore reports it back).
 func (s *Store) GetCollectionAnyState(ws, ref string) (*CollectionInfo, error) {
-	return s.getCollectionInfo(ws, ref, func(b *wsb, ref string) (*model.Collection, error) {
-		c, err := findCollection(b, ref)
+	return s.getCollectionInfo(ws, ref, func(b *records.Wsb, ref string) (*model.Collection, error) {
+		c, err := records.FindCollection(b, ref)
 		if err == nil && c == nil {
 			err = model.CollectionNotFound(ref)
 		}
@@ -493,8 +438,8 @@ func (s *Store) GetCollectionAnyState(ws, ref string) (*CollectionInfo, error) {
 // none of GetCollection's counts.
 func (s *Store) CollectionSchema(ws, ref string) (model.Schema, error) {
 	var out model.Schema
-	err := s.read(ws, func(r *rtx) error {
-		c, err := findCollection(r.ws, ref)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		c, err := records.FindCollection(r.WS, ref)
 		if err == nil && c == nil {
 			err = model.CollectionNotFound(ref)
 		}
@@ -506,29 +451,18 @@ func (s *Store) CollectionSchema(ws, ref string) (model.Schema, error) {
 	return out, err
 }
 
-func (s *Store) getCollectionInfo(ws, ref string, find func(*wsb, string) (*model.Collection, error)) (*CollectionInfo, error) {
+func (s *Store) getCollectionInfo(ws, ref string, find func(*records.Wsb, string) (*model.Collection, error)) (*CollectionInfo, error) {
 	var out *CollectionInfo
-	err := s.read(ws, func(r *rtx) error {
-		c, err := find(r.ws, ref)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		c, err := find(r.WS, ref)
 		if err != nil {
 			return err
 		}
-		ci := collectionInfo(r.ws, c)
+		ci := records.CollectionInfoOf(r.WS, c)
 		out = &ci
 		return nil
 	})
 	return out, err
-}
-
-func collectionInfo(b *wsb, c *model.Collection) CollectionInfo {
-	live := int(countOf(b, collPrefix(mustID(c.ID), lifeLive)))
-	key, terms := model.TerminalOptions(c.Schema, c.Settings)
-	values := fieldValueCounts(b, c.ID, key)
-	done := 0
-	for _, t := range terms {
-		done += values[t]
-	}
-	return CollectionInfo{Collection: *c, ItemCount: live, ActiveItemCount: live - done}
 }
 
 func appendUnique(list []string, s string) []string {
@@ -550,21 +484,5 @@ func removeString(list []string, s string) []string {
 	return out
 }
 
-// rtx is a read transaction on one live workspace.
-type rtx struct {
-	tx    *txn
-	ws    *wsb
-	wsRec *model.Workspace
-}
-
-func (s *Store) read(wsRef string, fn func(r *rtx) error) error {
-	return s.view(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, wsRef)
-		if err != nil {
-			return err
-		}
-		b := openWS(tx, rec.ID)
-		b.now = s.clock()
-		return fn(&rtx{tx: tx, ws: b, wsRec: rec})
-	})
-}
+// CollectionInfo is records.CollectionInfo, the type storage's callers name.
+type CollectionInfo = records.CollectionInfo

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Comments live in two buckets:
@@ -46,84 +47,39 @@ type CommentDeletion struct {
 	Removed []string
 }
 
-func commentKey(c *model.Comment) []byte { return cat(mustID(c.ItemID), mustID(c.ID)) }
-
-func getComment(b *wsb, itemID, id []byte) (*model.Comment, error) {
-	v := b.comments().Get(cat(itemID, id))
-	if v == nil {
-		return nil, nil
-	}
-	var c model.Comment
-	if err := decode(v, &c); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored comment %s is unreadable: %v", idString(id), err)
-	}
-	return &c, nil
+func commentKey(c *model.Comment) []byte {
+	return records.Cat(records.MustID(c.ItemID), records.MustID(c.ID))
 }
 
-func putComment(b *wsb, c *model.Comment) error {
-	v, err := encode(c)
+func putComment(b *records.Wsb, c *model.Comment) error {
+	v, err := records.Encode(c)
 	if err != nil {
 		return err
 	}
-	return firstErr(b.comments().Put(commentKey(c), v), b.commentIdx().Put(mustID(c.ID), mustID(c.ItemID)))
+	return firstErr(b.Comments().Put(commentKey(c), v), b.CommentIdx().Put(records.MustID(c.ID), records.MustID(c.ItemID)))
 }
 
-func delComment(b *wsb, c *model.Comment) error {
-	return firstErr(b.comments().Delete(commentKey(c)), b.commentIdx().Delete(mustID(c.ID)))
+func delComment(b *records.Wsb, c *model.Comment) error {
+	return firstErr(b.Comments().Delete(commentKey(c)), b.CommentIdx().Delete(records.MustID(c.ID)))
 }
 
 // commentsOf reads an item's comments, oldest first.
-func commentsOf(b *wsb, itemID []byte) ([]*model.Comment, error) {
+func commentsOf(b *records.Wsb, itemID []byte) ([]*model.Comment, error) {
 	var out []*model.Comment
-	c := b.comments().Cursor()
+	c := b.Comments().Cursor()
 	for k, v := c.Seek(itemID); k != nil && bytes.HasPrefix(k, itemID); k, v = c.Next() {
 		var cm model.Comment
-		if err := decode(v, &cm); err != nil {
-			return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored comment %s is unreadable: %v", idString(k[16:]), err)
+		if err := records.Decode(v, &cm); err != nil {
+			return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored comment %s is unreadable: %v", records.IDString(k[16:]), err)
 		}
 		out = append(out, &cm)
 	}
 	return out, nil
 }
 
-func commentNotFound(id string) error {
-	return model.NotFound("Comment not found").With("comment_id", id)
-}
-
 func commentDeleted(id string) error {
 	return model.Errorf(model.CodeCommentDeleted,
 		"comment %s was deleted and only remains as a placeholder for its replies", id).With("comment_id", id)
-}
-
-// findComment resolves a comment id. With itemRef, the comment must be
-// on that item: a comment elsewhere is not found, as Pad's item-scoped
-// routes answer.
-func findComment(b *wsb, itemRef, commentID string) (*model.Comment, error) {
-	k, ok := idKey(strings.TrimSpace(commentID))
-	if !ok {
-		return nil, commentNotFound(commentID)
-	}
-	itemID := b.commentIdx().Get(k)
-	if itemID == nil {
-		return nil, commentNotFound(commentID)
-	}
-	if itemRef != "" {
-		it, err := itemByRef(b, itemRef, false)
-		if err != nil {
-			return nil, err
-		}
-		if it.ID != idString(itemID) {
-			return nil, commentNotFound(commentID)
-		}
-	}
-	c, err := getComment(b, itemID, k)
-	if err != nil {
-		return nil, err
-	}
-	if c == nil {
-		return nil, commentNotFound(commentID)
-	}
-	return c, nil
 }
 
 // AddComment adds a comment, or a reply when ReplyTo names a live
@@ -159,19 +115,19 @@ func (w *wtx) addComment(itemRef string, in CommentCreate) (*model.Comment, erro
 	if strings.TrimSpace(in.Body) == "" {
 		return nil, model.BadRequest("body is required").With("field", "body")
 	}
-	cm := &model.Comment{ID: newID(), WorkspaceID: b.id, ItemID: it.ID, Body: in.Body,
-		Author: w.actor, CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+	cm := &model.Comment{ID: records.NewID(), WorkspaceID: b.ID, ItemID: it.ID, Body: in.Body,
+		Author: w.actor, CreatedAt: records.Tstamp(w.now), UpdatedAt: records.Tstamp(w.now)}
 	meta := map[string]any{"comment_id": cm.ID}
 	if rt := strings.TrimSpace(in.ReplyTo); rt != "" {
 		// Not found here is a bad parameter, not a missing route
 		// target: the Pad CLI rewrites a 404 on this route into
 		// "item not found".
-		parent, err := findComment(b, "", rt)
+		parent, err := records.FindComment(b, "", rt)
 		if err != nil || parent.ItemID != it.ID {
 			if err != nil && !model.IsNotFound(err) {
 				return nil, err
 			}
-			return nil, model.Invalid("reply_to %q is not a comment on %s", rt, refOf(c, it.Number)).
+			return nil, model.Invalid("reply_to %q is not a comment on %s", rt, records.RefOf(c, it.Number)).
 				With("field", "reply_to").With("comment_id", rt)
 		}
 		if parent.DeletedAt != nil {
@@ -193,13 +149,13 @@ func (w *wtx) addComment(itemRef string, in CommentCreate) (*model.Comment, erro
 }
 
 // replayComment answers a replayed add with the comment as it stands now.
-func replayComment(b *wsb, rec *idemRecord) (*CommentResult, error) {
-	item, okItem := idKey(rec.ItemID)
-	id, okID := idKey(rec.EntityID)
+func replayComment(b *records.Wsb, rec *idemRecord) (*CommentResult, error) {
+	item, okItem := records.IDKey(rec.ItemID)
+	id, okID := records.IDKey(rec.EntityID)
 	if !okItem || !okID {
-		return nil, errInternal("idempotency record names no comment")
+		return nil, records.ErrInternal("idempotency record names no comment")
 	}
-	c, err := getComment(b, item, id)
+	c, err := records.GetComment(b, item, id)
 	if err != nil {
 		return nil, err
 	}
@@ -214,12 +170,12 @@ func replayComment(b *wsb, rec *idemRecord) (*CommentResult, error) {
 // so a thread keeps its shape. Archived items can be read.
 func (s *Store) ListComments(ws, itemRef string) ([]model.Comment, error) {
 	var out []model.Comment
-	err := s.read(ws, func(r *rtx) error {
-		it, err := itemByRef(r.ws, itemRef, false)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		it, err := records.ItemByRef(r.WS, itemRef, false)
 		if err != nil {
 			return err
 		}
-		out, err = commentsOfItem(r.ws, it)
+		out, err = commentsOfItem(r.WS, it)
 		return err
 	})
 	return out, err
@@ -229,17 +185,17 @@ func (s *Store) ListComments(ws, itemRef string) ([]model.Comment, error) {
 // as ListComments does each: out[i] are refs[i]'s, nil if it names none.
 func (s *Store) CommentsOfItems(ws string, refs []string) ([][]model.Comment, error) {
 	out := make([][]model.Comment, len(refs))
-	err := s.read(ws, func(r *rtx) error {
-		return eachItem(r.ws, refs, false, func(i int, it *model.Item) (err error) {
-			out[i], err = commentsOfItem(r.ws, it)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		return eachItem(r.WS, refs, false, func(i int, it *model.Item) (err error) {
+			out[i], err = commentsOfItem(r.WS, it)
 			return err
 		})
 	})
 	return out, err
 }
 
-func commentsOfItem(b *wsb, it *model.Item) ([]model.Comment, error) {
-	list, err := commentsOf(b, mustID(it.ID))
+func commentsOfItem(b *records.Wsb, it *model.Item) ([]model.Comment, error) {
+	list, err := commentsOf(b, records.MustID(it.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +223,7 @@ func (w *wtx) editComment(itemRef, commentID, body string) (*model.Comment, erro
 		return nil, err
 	}
 	b := w.ws
-	cm, err := findComment(b, itemRef, commentID)
+	cm, err := records.FindComment(b, itemRef, commentID)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +244,7 @@ func (w *wtx) editComment(itemRef, commentID, body string) (*model.Comment, erro
 	if err != nil {
 		return nil, err
 	}
-	cm.Body, cm.UpdatedAt, cm.Seq = body, tstamp(w.now), seq
+	cm.Body, cm.UpdatedAt, cm.Seq = body, records.Tstamp(w.now), seq
 	return cm, firstErr(putComment(b, cm),
 		w.activity(seq, it.ID, "comment_edited", map[string]any{"seq": seq, "comment_id": cm.ID}))
 }
@@ -309,18 +265,18 @@ func (s *Store) DeleteComment(ws, itemRef, commentID string, actor model.Actor) 
 
 func (w *wtx) deleteComment(itemRef, commentID string) (*CommentDeletion, error) {
 	b := w.ws
-	cm, err := findComment(b, itemRef, commentID)
+	cm, err := records.FindComment(b, itemRef, commentID)
 	if err != nil {
 		return nil, err
 	}
 	if cm.DeletedAt != nil {
-		return nil, commentNotFound(commentID)
+		return nil, records.CommentNotFound(commentID)
 	}
 	it, c, err := w.annotatedItem(cm.ItemID)
 	if err != nil {
 		return nil, err
 	}
-	all, err := commentsOf(b, mustID(it.ID))
+	all, err := commentsOf(b, records.MustID(it.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +294,7 @@ func (w *wtx) deleteComment(itemRef, commentID string) (*CommentDeletion, error)
 	}
 	d := &CommentDeletion{Comment: cm}
 	if replies[cm.ID] > 0 {
-		t := tstamp(w.now)
+		t := records.Tstamp(w.now)
 		cm.Body, cm.DeletedAt, cm.Seq = "", &t, seq
 		d.Tombstoned = true
 		if err := putComment(b, cm); err != nil {
@@ -363,4 +319,15 @@ func (w *wtx) deleteComment(itemRef, commentID string) (*CommentDeletion, error)
 	}
 	return d, w.activity(seq, it.ID, "comment_deleted", map[string]any{"seq": seq, "comment_id": cm.ID,
 		"tombstoned": d.Tombstoned, "removed": d.Removed})
+}
+
+// GetComment reads a comment by id, tombstones included.
+func (s *Store) GetComment(ws, commentID string) (*model.Comment, error) {
+	var out *model.Comment
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		c, err := records.FindComment(r.WS, "", commentID)
+		out = c
+		return err
+	})
+	return out, err
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // wsSeq is the workspace's head seq.
@@ -38,15 +39,15 @@ func lastLog(t testing.TB, s *Store, ws string) (model.Change, model.Activity) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.view(func(tx *txn) error {
-		b := openWS(tx, w.ID)
-		_, v := b.changes().Cursor().Last()
+	err = s.base.View(func(tx *records.Txn) error {
+		b := records.OpenWS(tx, w.ID)
+		_, v := b.Changes().Cursor().Last()
 		var err error
-		if ch, err = decodeChange(v); err != nil {
+		if ch, err = records.DecodeChange(v); err != nil {
 			return err
 		}
-		_, v = b.activity().Cursor().Last()
-		return decodeActivityRecord(v, &act)
+		_, v = b.Activity().Cursor().Last()
+		return records.DecodeActivityRecord(v, &act)
 	})
 	if err != nil {
 		t.Fatal(err)

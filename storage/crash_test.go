@@ -74,7 +74,7 @@ func TestWALReplaysAcknowledgedWrites(t *testing.T) {
 	if _, err := s.DeleteItem(ws.Slug, refs[1], user); err != nil {
 		t.Fatal(err)
 	}
-	if !s.db.BatchOpen() {
+	if !s.base.DB.BatchOpen() {
 		t.Fatal("the writes were checkpointed: the test would not exercise the log")
 	}
 	head, _ := s.Head(ws.Slug)
@@ -179,7 +179,7 @@ func TestReadsSeeOpenBatch(t *testing.T) {
 	s := openHeld(t)
 	ws := mustWorkspace(t, s, "Reads")
 	it := mustCreate(t, s, ws.Slug, "tasks", "visible at once", nil)
-	if !s.db.BatchOpen() {
+	if !s.base.DB.BatchOpen() {
 		t.Fatal("no open batch")
 	}
 	if v, err := s.GetItem(ws.Slug, it.Ref); err != nil || v.Title != "visible at once" {
@@ -188,7 +188,7 @@ func TestReadsSeeOpenBatch(t *testing.T) {
 	if err := s.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}
-	if s.db.BatchOpen() {
+	if s.base.DB.BatchOpen() {
 		t.Fatal("batch still open after the checkpoint")
 	}
 	if v, err := s.GetItem(ws.Slug, it.Ref); err != nil || v.Title != "visible at once" {
@@ -280,7 +280,7 @@ func TestWALCrashAtRandomPoints(t *testing.T) {
 
 // setNoSync turns fsync off or on for the log and the checkpoints: for
 // benchmark and test setup only. Call it between writes.
-func (s *Store) setNoSync(on bool) { s.db.SetNoSync(on) }
+func (s *Store) setNoSync(on bool) { s.base.DB.SetNoSync(on) }
 
 // appended is where the bytes of the log at after differ from those of
 // the log at before: the records written in between, which a test tears.

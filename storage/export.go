@@ -1,6 +1,9 @@
 package storage
 
-import "github.com/padd/padd/model"
+import (
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
+)
 
 // ExportSink takes a workspace's records as ExportWorkspace reads them:
 // the workspace, then every collection (archived ones too), role, live
@@ -41,16 +44,16 @@ type LibraryOrigin struct {
 // record, from one read transaction of its own (a snapshot; writes go
 // on beside it). It holds no more than the live items' ids at once.
 func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
-	return engineErr(s.db.ViewSettled(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, ws)
+	return records.EngineErr(s.base.DB.ViewSettled(func(tx *records.Txn) error {
+		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		b := openWS(tx, rec.ID)
+		b := records.OpenWS(tx, rec.ID)
 		if err := sink.Workspace(rec); err != nil {
 			return err
 		}
-		colls, err := collectionsOf(b)
+		colls, err := records.CollectionsOf(b)
 		if err != nil {
 			return err
 		}
@@ -59,7 +62,7 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 				return err
 			}
 		}
-		roles, err := sortedRoles(b)
+		roles, err := records.SortedRoles(b)
 		if err != nil {
 			return err
 		}
@@ -70,11 +73,11 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 				return err
 			}
 		}
-		origins := b.root.Bucket(bOrigins)
+		origins := b.Root.Bucket(records.BOrigins)
 		live := map[string]bool{}
-		cur := b.items().Cursor()
+		cur := b.Items().Cursor()
 		for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
-			it, err := getItem(b, k, true)
+			it, err := records.GetItem(b, k, true)
 			if err != nil {
 				return err
 			}
@@ -90,14 +93,14 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 				return err
 			}
 		}
-		cur = b.comments().Cursor()
+		cur = b.Comments().Cursor()
 		for k, v := cur.First(); k != nil; k, v = cur.Next() {
 			if len(k) < 16 || !live[string(k[:16])] {
 				continue
 			}
 			var cm model.Comment
-			if err := decode(v, &cm); err != nil {
-				return model.Errorf(model.CodeStoredStateUnreadable, "stored comment %s is unreadable: %v", idString(k[16:]), err)
+			if err := records.Decode(v, &cm); err != nil {
+				return model.Errorf(model.CodeStoredStateUnreadable, "stored comment %s is unreadable: %v", records.IDString(k[16:]), err)
 			}
 			if cm.DeletedAt != nil {
 				continue
@@ -105,7 +108,7 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 			if cm.ParentID != "" {
 				// A reply to a deleted comment goes without its parent:
 				// the export holds no tombstones (Pad's neither).
-				if pk, ok := idKey(cm.ParentID); !ok || !liveComment(b, k[:16], pk) {
+				if pk, ok := records.IDKey(cm.ParentID); !ok || !liveComment(b, k[:16], pk) {
 					cm.ParentID = ""
 				}
 			}
@@ -113,29 +116,29 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 				return err
 			}
 		}
-		cur = b.links().Cursor()
+		cur = b.Links().Cursor()
 		for k, _ := cur.First(); k != nil; k, _ = cur.Next() {
-			l, err := getLink(b, k)
+			l, err := records.GetLink(b, k)
 			if err != nil {
 				return err
 			}
-			if l == nil || !live[string(mustID(l.SourceID))] || !live[string(mustID(l.TargetID))] {
+			if l == nil || !live[string(records.MustID(l.SourceID))] || !live[string(records.MustID(l.TargetID))] {
 				continue
 			}
 			if err := sink.Link(l); err != nil {
 				return err
 			}
 		}
-		cur = b.versions().Cursor()
+		cur = b.Versions().Cursor()
 		for k, v := cur.First(); k != nil; k, v = cur.Next() {
 			if len(k) != 24 || !live[string(k[:16])] {
 				continue
 			}
-			ver, err := decodeVersion(b, k, v)
+			ver, err := records.DecodeVersion(b, k, v)
 			if err != nil {
 				return err
 			}
-			ver.ItemID = idString(k[:16])
+			ver.ItemID = records.IDString(k[:16])
 			if err := sink.Version(ver); err != nil {
 				return err
 			}
@@ -147,13 +150,13 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 		cur = rows.Cursor()
 		for k, v := cur.First(); k != nil; k, v = cur.Next() {
 			var rec attachmentRecord
-			if err := decode(v, &rec); err != nil {
-				return model.Errorf(model.CodeStoredStateUnreadable, "stored attachment %s is unreadable: %v", idString(k), err)
+			if err := records.Decode(v, &rec); err != nil {
+				return model.Errorf(model.CodeStoredStateUnreadable, "stored attachment %s is unreadable: %v", records.IDString(k), err)
 			}
-			if rec.ItemID != "" && !live[string(mustID(rec.ItemID))] {
+			if rec.ItemID != "" && !live[string(records.MustID(rec.ItemID))] {
 				continue
 			}
-			a := rec.view(idString(k), b.id)
+			a := rec.view(records.IDString(k), b.ID)
 			if err := sink.Attachment(&a); err != nil {
 				return err
 			}
@@ -163,7 +166,7 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 }
 
 // liveComment says comment id of item itemID is there and not deleted.
-func liveComment(b *wsb, itemID, id []byte) bool {
-	c, err := getComment(b, itemID, id)
+func liveComment(b *records.Wsb, itemID, id []byte) bool {
+	c, err := records.GetComment(b, itemID, id)
 	return err == nil && c != nil && c.DeletedAt == nil
 }

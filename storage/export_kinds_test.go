@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // workspaceBuckets says, for each bucket a workspace holds, whether an
@@ -78,11 +80,11 @@ func TestEveryWorkspaceBucketIsExportedOrSaysWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := map[string]bool{}
-	for _, b := range wsSubBuckets {
+	for _, b := range records.WSSubBuckets {
 		names[string(b)] = true
 	}
-	err = s.viewSettled(func(tx *txn) error {
-		return tx.Bucket(bWS).Bucket(mustID(out.Workspace.ID)).ForEachBucket(func(k []byte) error {
+	err = s.viewSettled(func(tx *records.Txn) error {
+		return tx.Bucket(records.BWS).Bucket(records.MustID(out.Workspace.ID)).ForEachBucket(func(k []byte) error {
 			names[string(k)] = true
 			return nil
 		})

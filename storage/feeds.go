@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // The change-log readers. Every follower (the indexer, the sync engine,
@@ -27,67 +27,18 @@ const (
 	DefaultTimeChangesLimit = 1000  // Pad's /changes default and cap
 )
 
-// boundLimit applies a page-size default (for n <= 0) and ceiling.
-func boundLimit(n, def, ceiling int) int {
-	if n <= 0 {
-		return def
-	}
-	return min(n, ceiling)
-}
-
-// eachReverse visits the keys under prefix from the largest down,
-// starting strictly below before (nil: from the largest key under
-// prefix). fn returns false to stop. c is a cursor of one of b's
-// buckets; the walk stops with b's read (check).
-func (b *wsb) eachReverse(c *cursor, prefix, before []byte, fn func(k, v []byte) (bool, error)) error {
-	if before == nil {
-		before = prefixEnd(prefix)
-	}
-	var k, v []byte
-	if before == nil {
-		k, v = c.Last()
-	} else if k, v = c.Seek(before); k == nil {
-		k, v = c.Last()
-	} else {
-		k, v = c.Prev()
-	}
-	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Prev() {
-		if err := b.check(); err != nil {
-			return err
-		}
-		more, err := fn(k, v)
-		if err != nil || !more {
-			return err
-		}
-	}
-	return nil
-}
-
-// prefixEnd is the smallest key greater than every key under prefix, or
-// nil when there is none (an empty or all-0xff prefix).
-func prefixEnd(prefix []byte) []byte {
-	end := append([]byte(nil), prefix...)
-	for i := len(end) - 1; i >= 0; i-- {
-		if end[i] < 0xff {
-			end[i]++
-			return end[:i+1]
-		}
-	}
-	return nil
-}
-
 // Head is the workspace's current seq: the last change-log position.
 func (s *Store) Head(ws string) (int64, error) {
 	var head int64
-	err := s.read(ws, func(r *rtx) error { head = r.ws.counter(kSeq); return nil })
+	err := s.base.Read(ws, func(r *records.Rtx) error { head = r.WS.Counter(records.KSeq); return nil })
 	return head, err
 }
 
 // GlobalHead is the journal's last position (all workspaces).
 func (s *Store) GlobalHead() (int64, error) {
 	var head int64
-	err := s.view(func(tx *txn) error {
-		head = int64(getU64(tx.Bucket(bMeta).Get(kGlobal)))
+	err := s.base.View(func(tx *records.Txn) error {
+		head = int64(records.GetU64(tx.Bucket(records.BMeta).Get(records.KGlobal)))
 		return nil
 	})
 	return head, err
@@ -98,22 +49,22 @@ func (s *Store) GlobalHead() (int64, error) {
 // DefaultChangesLimit, capped at MaxChangesLimit), and the head seq read
 // in the same transaction. The next page starts after the last entry.
 func (s *Store) ChangesSince(ctx context.Context, ws string, afterSeq int64, limit int) ([]model.Change, int64, error) {
-	limit = boundLimit(limit, DefaultChangesLimit, MaxChangesLimit)
+	limit = records.BoundLimit(limit, DefaultChangesLimit, MaxChangesLimit)
 	afterSeq = max(afterSeq, 0)
 	var out []model.Change
 	var head int64
-	err := s.readCtx(ctx, ws, func(r *rtx) error {
-		head = r.ws.counter(kSeq)
+	err := s.base.ReadCtx(ctx, ws, func(r *records.Rtx) error {
+		head = r.WS.Counter(records.KSeq)
 		if afterSeq >= head {
 			return nil
 		}
 		out = make([]model.Change, 0, min(int64(limit), head-afterSeq))
-		c := r.ws.changes().Cursor()
-		for k, v := c.Seek(seqKey(afterSeq + 1)); k != nil && len(out) < limit; k, v = c.Next() {
-			if err := r.ws.check(); err != nil {
+		c := r.WS.Changes().Cursor()
+		for k, v := c.Seek(records.SeqKey(afterSeq + 1)); k != nil && len(out) < limit; k, v = c.Next() {
+			if err := r.WS.Check(); err != nil {
 				return err
 			}
-			ch, err := decodeChange(v)
+			ch, err := records.DecodeChange(v)
 			if err != nil {
 				return err
 			}
@@ -141,45 +92,45 @@ type JournalEntry struct {
 // is full, so an empty page always means the follower has caught up: it
 // may move its cursor to head.
 func (s *Store) JournalSince(ctx context.Context, afterGlobal int64, limit int) ([]JournalEntry, int64, error) {
-	limit = boundLimit(limit, DefaultChangesLimit, MaxChangesLimit)
+	limit = records.BoundLimit(limit, DefaultChangesLimit, MaxChangesLimit)
 	afterGlobal = max(afterGlobal, 0)
 	var out []JournalEntry
 	var head int64
-	err := s.viewCtx(ctx, func(tx *txn, st *stopper) error {
-		head = int64(getU64(tx.Bucket(bMeta).Get(kGlobal)))
+	err := s.base.ViewCtx(ctx, func(tx *records.Txn, st *records.Stopper) error {
+		head = int64(records.GetU64(tx.Bucket(records.BMeta).Get(records.KGlobal)))
 		if afterGlobal >= head {
 			return nil
 		}
 		out = make([]JournalEntry, 0, min(int64(limit), head-afterGlobal))
 		// By raw id key: the lookup then costs no allocation per entry.
-		spaces := map[string]*wsb{} // nil value: purged
-		c := tx.Bucket(bJournal).Cursor()
-		for k, v := c.Seek(u64(uint64(afterGlobal + 1))); k != nil && len(out) < limit; k, v = c.Next() {
-			if err := st.check(); err != nil {
+		spaces := map[string]*records.Wsb{} // nil value: purged
+		c := tx.Bucket(records.BJournal).Cursor()
+		for k, v := c.Seek(records.U64(uint64(afterGlobal + 1))); k != nil && len(out) < limit; k, v = c.Next() {
+			if err := st.Check(); err != nil {
 				return err
 			}
 			if len(v) != 24 {
-				return errInternal("journal entry %d is malformed", getU64(k))
+				return records.ErrInternal("journal entry %d is malformed", records.GetU64(k))
 			}
 			b, seen := spaces[string(v[:16])]
 			if !seen {
-				if tx.Bucket(bWS).Bucket(v[:16]) != nil {
-					b = openWS(tx, idString(v[:16]))
+				if tx.Bucket(records.BWS).Bucket(v[:16]) != nil {
+					b = records.OpenWS(tx, records.IDString(v[:16]))
 				}
 				spaces[string(v[:16])] = b
 			}
 			if b == nil {
 				continue
 			}
-			raw := b.changes().Get(v[16:])
+			raw := b.Changes().Get(v[16:])
 			if raw == nil {
-				return errInternal("journal entry %d names change %d of workspace %s, which is missing", getU64(k), getU64(v[16:]), b.id)
+				return records.ErrInternal("journal entry %d names change %d of workspace %s, which is missing", records.GetU64(k), records.GetU64(v[16:]), b.ID)
 			}
-			ch, err := decodeChange(raw)
+			ch, err := records.DecodeChange(raw)
 			if err != nil {
 				return err
 			}
-			out = append(out, JournalEntry{Global: int64(getU64(k)), WorkspaceID: b.id, Seq: ch.Seq, Change: ch})
+			out = append(out, JournalEntry{Global: int64(records.GetU64(k)), WorkspaceID: b.ID, Seq: ch.Seq, Change: ch})
 		}
 		return nil
 	})
@@ -193,18 +144,18 @@ func (s *Store) JournalSince(ctx context.Context, afterGlobal int64, limit int) 
 // seeds the store's clock with it so change-log times stay monotonic in
 // seq across a restart with the wall clock stepped back: ChangesByTime
 // binary-searches on them.
-func newestChangeTime(tx *txn) time.Time {
-	c := tx.Bucket(bJournal).Cursor()
+func newestChangeTime(tx *records.Txn) time.Time {
+	c := tx.Bucket(records.BJournal).Cursor()
 	for k, v := c.Last(); k != nil; k, v = c.Prev() {
 		if len(v) != 24 {
 			continue
 		}
-		root := tx.Bucket(bWS).Bucket(v[:16])
+		root := tx.Bucket(records.BWS).Bucket(v[:16])
 		if root == nil {
 			continue // purged
 		}
-		if raw := root.Bucket(bChanges).Get(v[16:]); raw != nil {
-			if ch, err := decodeChange(raw); err == nil {
+		if raw := root.Bucket(records.BChanges).Get(v[16:]); raw != nil {
+			if ch, err := records.DecodeChange(raw); err == nil {
 				return ch.At
 			}
 		}
@@ -219,13 +170,13 @@ type SkinnyItem struct {
 	Unparented bool
 }
 
-func skinny(b *wsb, it *model.Item, colls map[string]*model.Collection) (SkinnyItem, error) {
+func skinny(b *records.Wsb, it *model.Item, colls map[string]*model.Collection) (SkinnyItem, error) {
 	it.Content = ""
-	v, err := view(b, it, colls)
+	v, err := records.View(b, it, colls)
 	if err != nil {
 		return SkinnyItem{}, err
 	}
-	return SkinnyItem{ItemView: v, Unparented: isUnparented(b, it)}, nil
+	return SkinnyItem{ItemView: v, Unparented: records.IsUnparented(b, it)}, nil
 }
 
 // ItemChange is one row of Pad's /items-changes: the item as it stands
@@ -248,13 +199,13 @@ type ItemChanges struct {
 // its latest change (the entry at item.Seq), so rows come in seq order
 // and a follower re-reading from any cursor misses nothing.
 type itemWalk struct {
-	b        *wsb
+	b        *records.Wsb
 	items    map[string]*model.Item // loaded, by id; nil when missing
 	deferred map[string]bool        // the entry at item.Seq names the item
 	emitted  map[string]bool
 }
 
-func newItemWalk(b *wsb) *itemWalk {
+func newItemWalk(b *records.Wsb) *itemWalk {
 	return &itemWalk{b: b, items: map[string]*model.Item{}, deferred: map[string]bool{}, emitted: map[string]bool{}}
 }
 
@@ -269,9 +220,9 @@ func (w *itemWalk) at(ch *model.Change) (*model.Item, error) {
 	}
 	it, loaded := w.items[id]
 	if !loaded {
-		if k, ok := idKey(id); ok {
+		if k, ok := records.IDKey(id); ok {
 			var err error
-			if it, err = getItem(w.b, k, false); err != nil {
+			if it, err = records.GetItem(w.b, k, false); err != nil {
 				return nil, err
 			}
 		}
@@ -292,8 +243,8 @@ func (w *itemWalk) at(ch *model.Change) (*model.Item, error) {
 	// item): then this, its last own entry, must.
 	d, known := w.deferred[id]
 	if !known {
-		if raw := w.b.changes().Get(seqKey(it.Seq)); raw != nil {
-			later, err := decodeChange(raw)
+		if raw := w.b.Changes().Get(records.SeqKey(it.Seq)); raw != nil {
+			later, err := records.DecodeChange(raw)
 			if err != nil {
 				return nil, err
 			}
@@ -312,21 +263,21 @@ func (w *itemWalk) at(ch *model.Change) (*model.Item, error) {
 // archived ones included with Deleted set. limit defaults to 5000 and is
 // capped at 50000.
 func (s *Store) ItemsChangedSince(ctx context.Context, ws string, afterSeq int64, limit int) (*ItemChanges, error) {
-	limit = boundLimit(limit, DefaultItemChangesLimit, MaxItemChangesLimit)
+	limit = records.BoundLimit(limit, DefaultItemChangesLimit, MaxItemChangesLimit)
 	afterSeq = max(afterSeq, 0)
 	out := &ItemChanges{Cursor: afterSeq}
-	err := s.readCtx(ctx, ws, func(r *rtx) error {
-		b := r.ws
-		head := b.counter(kSeq)
+	err := s.base.ReadCtx(ctx, ws, func(r *records.Rtx) error {
+		b := r.WS
+		head := b.Counter(records.KSeq)
 		walk := newItemWalk(b)
 		colls := map[string]*model.Collection{}
-		c := b.changes().Cursor()
-		k, v := c.Seek(seqKey(afterSeq + 1))
+		c := b.Changes().Cursor()
+		k, v := c.Seek(records.SeqKey(afterSeq + 1))
 		for ; k != nil && len(out.Changes) < limit; k, v = c.Next() {
-			if err := b.check(); err != nil {
+			if err := b.Check(); err != nil {
 				return err
 			}
-			ch, err := decodeChange(v)
+			ch, err := records.DecodeChange(v)
 			if err != nil {
 				return err
 			}
@@ -371,48 +322,48 @@ type ItemsIndexResult struct {
 // archived collections count as archived.
 func (s *Store) ItemsIndex(ctx context.Context, ws, collection string, includeArchived bool) (*ItemsIndexResult, error) {
 	out := &ItemsIndexResult{Items: []SkinnyItem{}}
-	err := s.readCtx(ctx, ws, func(r *rtx) error {
-		b := r.ws
-		out.Cursor = b.counter(kSeq)
-		lives := []byte{lifeLive}
+	err := s.base.ReadCtx(ctx, ws, func(r *records.Rtx) error {
+		b := r.WS
+		out.Cursor = b.Counter(records.KSeq)
+		lives := []byte{records.LifeLive}
 		if includeArchived {
-			lives = append(lives, lifeArchived)
+			lives = append(lives, records.LifeArchived)
 		}
 		var prefixes [][]byte
 		if collection != "" {
-			c, err := findCollection(b, collection)
+			c, err := records.FindCollection(b, collection)
 			if err != nil || c == nil {
 				return err
 			}
 			for _, l := range lives {
-				prefixes = append(prefixes, collPrefix(mustID(c.ID), l))
+				prefixes = append(prefixes, records.CollPrefix(records.MustID(c.ID), l))
 			}
 		} else {
 			for _, l := range lives {
-				prefixes = append(prefixes, []byte{kindAll, l})
+				prefixes = append(prefixes, []byte{records.KindAll, l})
 			}
 		}
 		colls := map[string]*model.Collection{}
-		m := newMerged(b.index(), prefixes)
-		for suffix, collID := m.next(); suffix != nil; suffix, collID = m.next() {
-			if err := b.check(); err != nil {
+		m := records.NewMerged(b.Index(), prefixes)
+		for suffix, collID := m.Next(); suffix != nil; suffix, collID = m.Next() {
+			if err := b.Check(); err != nil {
 				return err
 			}
-			c := colls[idString(collID)]
+			c := colls[records.IDString(collID)]
 			if c == nil {
 				var err error
-				if c, err = getCollection(b, collID); err != nil {
+				if c, err = records.GetCollection(b, collID); err != nil {
 					return err
 				}
 				if c == nil {
-					return errInternal("index entry names a missing collection %s", idString(collID))
+					return records.ErrInternal("index entry names a missing collection %s", records.IDString(collID))
 				}
 				colls[c.ID] = c
 			}
 			if c.ArchivedAt != nil && !includeArchived {
 				continue
 			}
-			it, err := getItem(b, suffix[9:], false)
+			it, err := records.GetItem(b, suffix[9:], false)
 			if err != nil {
 				return err
 			}
@@ -497,7 +448,7 @@ func parseTimeCursor(s string) (timeCursor, error) {
 // changes after that have times at or after ServerTime and arrive in the
 // next walk.
 func (s *Store) ChangesByTime(ctx context.Context, ws string, sinceUnixMs int64, cursor string, limit int) (*TimeChanges, error) {
-	limit = boundLimit(limit, DefaultTimeChangesLimit, DefaultTimeChangesLimit)
+	limit = records.BoundLimit(limit, DefaultTimeChangesLimit, DefaultTimeChangesLimit)
 	var cur timeCursor
 	if cursor != "" {
 		var err error
@@ -511,34 +462,34 @@ func (s *Store) ChangesByTime(ctx context.Context, ws string, sinceUnixMs int64,
 		return nil, model.BadRequest("since must be a valid unix timestamp in milliseconds")
 	}
 	out := &TimeChanges{Items: []*ItemView{}, Deleted: []string{}}
-	err := s.readCtx(ctx, ws, func(r *rtx) error {
-		b := r.ws
+	err := s.base.ReadCtx(ctx, ws, func(r *records.Rtx) error {
+		b := r.WS
 		if cursor == "" {
-			cur = timeCursor{ws: b.id, sinceMs: sinceUnixMs, bound: b.counter(kSeq)}
+			cur = timeCursor{ws: b.ID, sinceMs: sinceUnixMs, bound: b.Counter(records.KSeq)}
 			// The newest change's time, not the wall clock: a write in
 			// flight as this walk began is invisible to it but gets a later
 			// time (writes take the clock in commit order), so a follower
 			// that sends ServerTime as its next since cannot skip it.
-			if raw := b.changes().Get(seqKey(cur.bound)); raw != nil {
-				ch, err := decodeChange(raw)
+			if raw := b.Changes().Get(records.SeqKey(cur.bound)); raw != nil {
+				ch, err := records.DecodeChange(raw)
 				if err != nil {
 					return err
 				}
 				cur.serverTime = ch.At.UnixMilli()
 			}
-			cur.pos = firstAtOrAfter(b.changes(), time.UnixMilli(sinceUnixMs).UTC().Truncate(time.Second), cur.bound) - 1
-		} else if cur.ws != b.id {
+			cur.pos = records.FirstAtOrAfter(b.Changes(), time.UnixMilli(sinceUnixMs).UTC().Truncate(time.Second), cur.bound) - 1
+		} else if cur.ws != b.ID {
 			return model.BadRequest("cursor belongs to another workspace's walk").With("cursor", cursor)
 		}
 		out.ServerTime = cur.serverTime
 		walk := newItemWalk(b)
 		colls := map[string]*model.Collection{}
-		c := b.changes().Cursor()
-		for k, v := c.Seek(seqKey(cur.pos + 1)); k != nil && int64(getU64(k)) <= cur.bound; k, v = c.Next() {
-			if err := b.check(); err != nil {
+		c := b.Changes().Cursor()
+		for k, v := c.Seek(records.SeqKey(cur.pos + 1)); k != nil && int64(records.GetU64(k)) <= cur.bound; k, v = c.Next() {
+			if err := b.Check(); err != nil {
 				return err
 			}
-			ch, err := decodeChange(v)
+			ch, err := records.DecodeChange(v)
 			if err != nil {
 				return err
 			}
@@ -554,8 +505,8 @@ func (s *Store) ChangesByTime(ctx context.Context, ws string, sinceUnixMs int64,
 				break
 			}
 			walk.emitted[it.ID] = true
-			it.Content = string(b.content().Get(mustID(it.ID)))
-			iv, err := view(b, it, colls)
+			it.Content = string(b.Content().Get(records.MustID(it.ID)))
+			iv, err := records.View(b, it, colls)
 			if err != nil {
 				return err
 			}
@@ -574,31 +525,4 @@ func (s *Store) ChangesByTime(ctx context.Context, ws string, sinceUnixMs int64,
 		return nil, err
 	}
 	return out, nil
-}
-
-// firstAtOrAfter binary-searches the change log (times are
-// non-decreasing in seq: the store's clock never goes back) for the
-// first seq at or after t, or bound+1 when there is none.
-func firstAtOrAfter(changes *bucket, t time.Time, bound int64) int64 {
-	c := changes.Cursor()
-	// reached reports whether the first entry at or after seq x is at or
-	// after t; it is monotone in x.
-	reached := func(x int64) bool {
-		k, v := c.Seek(seqKey(x))
-		if k == nil || int64(getU64(k)) > bound {
-			return true
-		}
-		ch, err := decodeChange(v)
-		return err != nil || !ch.At.Before(t)
-	}
-	lo, hi := int64(1), bound+1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if reached(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo
 }

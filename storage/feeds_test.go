@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 func TestChangesSincePagesEverySeqOnce(t *testing.T) {
@@ -235,11 +236,11 @@ func TestItemsChangedSinceRewriteUnderOtherEntity(t *testing.T) {
 	it := mustCreate(t, s, ws, "tasks", "A", nil)
 	mustCreate(t, s, ws, "tasks", "B", nil)
 	err := s.write(ws, user, func(w *wtx) error {
-		seq, err := w.stamp(model.EntityRole, model.OpDeleted, newID(), "", "")
+		seq, err := w.stamp(model.EntityRole, model.OpDeleted, records.NewID(), "", "")
 		if err != nil {
 			return err
 		}
-		stored, err := getItem(w.ws, mustID(it.ID), true)
+		stored, err := records.GetItem(w.ws, records.MustID(it.ID), true)
 		if err != nil {
 			return err
 		}
@@ -511,13 +512,13 @@ func TestClockSeededFromLogOnOpen(t *testing.T) {
 // included.
 func TestChangeCodecRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
-	vals := []string{"", "item", "updated", "user", "Local User", newID(), "not-a-uuid", "é-ü", "日本", "quote\"d", "\x00nul"}
+	vals := []string{"", "item", "updated", "user", "Local User", records.NewID(), "not-a-uuid", "é-ü", "日本", "quote\"d", "\x00nul"}
 	pick := func() string { return vals[rng.Intn(len(vals))] }
 	for range 3000 {
 		ch := model.Change{Seq: rng.Int63n(1 << 62), Entity: pick(), Op: pick(), ID: pick(), ItemID: pick(),
 			CollectionID: pick(), Actor: model.Actor{Kind: pick(), Name: pick(), Source: pick(), WorkerID: pick()},
 			At: time.Unix(rng.Int63n(1<<34), rng.Int63n(1e9)).UTC()}
-		got, err := decodeChange(encodeChange(ch))
+		got, err := records.DecodeChange(records.EncodeChange(ch))
 		if err != nil || !got.At.Equal(ch.At) {
 			t.Fatalf("round trip of %+v: %+v %v", ch, got, err)
 		}
@@ -526,24 +527,24 @@ func TestChangeCodecRoundTrip(t *testing.T) {
 			t.Fatalf("round trip\n got %+v\nwant %+v", got, ch)
 		}
 	}
-	for _, bad := range [][]byte{nil, {}, {9}, {changeFormat1}, append(encodeChange(model.Change{Seq: 1}), 0)} {
-		if _, err := decodeChange(bad); err == nil {
+	for _, bad := range [][]byte{nil, {}, {9}, {records.ChangeFormat1}, append(records.EncodeChange(model.Change{Seq: 1}), 0)} {
+		if _, err := records.DecodeChange(bad); err == nil {
 			t.Errorf("decodeChange(%x) accepted a malformed entry", bad)
 		}
 	}
 }
 
 func FuzzDecodeChange(f *testing.F) {
-	f.Add(encodeChange(model.Change{Seq: 7, Entity: model.EntityItem, Op: model.OpCreated, ID: newID(), ItemID: newID(),
-		CollectionID: newID(), Actor: user, At: time.Date(2026, 11, 30, 9, 0, 0, 123, time.UTC)}))
-	f.Add([]byte{changeFormat1, 1, 0})
+	f.Add(records.EncodeChange(model.Change{Seq: 7, Entity: model.EntityItem, Op: model.OpCreated, ID: records.NewID(), ItemID: records.NewID(),
+		CollectionID: records.NewID(), Actor: user, At: time.Date(2026, 11, 30, 9, 0, 0, 123, time.UTC)}))
+	f.Add([]byte{records.ChangeFormat1, 1, 0})
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		ch, err := decodeChange(raw)
+		ch, err := records.DecodeChange(raw)
 		if err != nil {
 			return
 		}
 		// Whatever decodes must encode back to an entry that decodes the same.
-		again, err := decodeChange(encodeChange(ch))
+		again, err := records.DecodeChange(records.EncodeChange(ch))
 		if err != nil || again.Seq != ch.Seq || again.ID != ch.ID || !again.At.Equal(ch.At) {
 			t.Fatalf("re-encode of %+v: %+v %v", ch, again, err)
 		}

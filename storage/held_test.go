@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // A bulk load holds its counts and list-index writes until it ends
@@ -72,24 +74,24 @@ func TestBulkCreateHeldWrites(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		live := collPrefix(mustID(c.ID), lifeLive)
-		before := countOf(w.ws, live)
+		live := records.CollPrefix(records.MustID(c.ID), records.LifeLive)
+		before := records.CountOf(w.ws, live)
 		for i := range 3 {
 			if _, err := w.createItem(ItemCreate{Collection: "tasks", Title: fmt.Sprintf("Late %d", i), Fields: map[string]any{"status": "open"}}); err != nil {
 				return err
 			}
 		}
-		if got := countOf(w.ws, live); got != before+3 {
+		if got := records.CountOf(w.ws, live); got != before+3 {
 			t.Errorf("count read inside the load: %d, want %d", got, before+3)
 		}
-		if got := fieldValueCounts(w.ws, c.ID, "status")["open"]; got != 14+3 {
+		if got := records.FieldValueCounts(w.ws, c.ID, "status")["open"]; got != 14+3 {
 			t.Errorf("open tasks read in order inside the load: %d, want %d", got, 14+3)
 		}
 		if _, err := w.createItem(ItemCreate{Collection: "tasks", Title: "Last"}); err != nil {
 			return err
 		}
 		entries := 0
-		cur := w.ws.index().Cursor()
+		cur := w.ws.Index().Cursor()
 		for k, _ := cur.Seek(live); k != nil && bytes.HasPrefix(k, live); k, _ = cur.Next() {
 			entries++
 		}
@@ -109,11 +111,11 @@ func TestBulkCreateHeldWrites(t *testing.T) {
 func TestHeldIndexWritesLaterWins(t *testing.T) {
 	s, _ := openTestNoSync(t)
 	ws := mustWorkspace(t, s, "Held")
-	prefix := []byte{kindAll, lifeLive}
-	k1, k2 := cat(prefix, []byte("k1")), cat(prefix, []byte("k2"))
+	prefix := []byte{records.KindAll, records.LifeLive}
+	k1, k2 := records.Cat(prefix, []byte("k1")), records.Cat(prefix, []byte("k2"))
 	err := s.writeBulk(ws.Slug, user, func(w *wtx) error {
 		for _, p := range []struct{ key, val []byte }{{k1, []byte("a")}, {k1, nil}, {k2, nil}, {k2, []byte("b")}} {
-			if err := w.ws.putIndex(prefix, p.key, p.val); err != nil {
+			if err := w.ws.PutIndex(prefix, p.key, p.val); err != nil {
 				return err
 			}
 		}
@@ -122,8 +124,8 @@ func TestHeldIndexWritesLaterWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.view(func(tx *txn) error {
-		ix := openWS(tx, ws.ID).index()
+	err = s.base.View(func(tx *records.Txn) error {
+		ix := records.OpenWS(tx, ws.ID).Index()
 		if v := ix.Get(k1); v != nil {
 			t.Errorf("k1 was put, then deleted: it holds %q", v)
 		}

@@ -2,11 +2,9 @@ package storage
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/padd/padd/model"
-	"github.com/sergi/go-diff/diffmatchpatch"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Content history (Pad's VER-01..03).
@@ -17,166 +15,6 @@ import (
 // (versions.go), so the same diff, the change made by the mutation that
 // wrote the row, runs from the previous row's body to this row's. Both
 // say "what this edit did"; a create row diffs "" -> its body in both.
-
-// Version-history page sizes (Pad's maxItemVersionsQueryLimit).
-const (
-	DefaultVersionLimit = 50
-	MaxVersionLimit     = 500
-)
-
-// VersionDiff is one version with the change it recorded.
-type VersionDiff struct {
-	Version model.Version
-	Before  string
-	After   string // this version's body
-	// Unified is a line diff of Before -> After with @@ hunks ("" when
-	// the body did not change, e.g. a title-only edit).
-	Unified string
-}
-
-func decodeVersion(b *wsb, k, v []byte) (*model.Version, error) {
-	var out model.Version
-	if err := decodeVersionRecord(v, &out); err != nil {
-		return nil, model.Errorf(model.CodeVersionUnreconstructable,
-			"version %d of item %s is unreadable: %v", getU64(k[16:]), idString(k[:16]), err).
-			With("reason", "unreadable")
-	}
-	if out.Current {
-		out.Content = string(b.content().Get(k[:16]))
-	}
-	return &out, nil
-}
-
-// ListVersions lists an item's versions (archived items included),
-// newest first. limit defaults to 50 and is clamped at 500; summary
-// leaves out the bodies.
-func (s *Store) ListVersions(ws, itemRef string, limit int, summary bool) ([]model.Version, error) {
-	limit = boundLimit(limit, DefaultVersionLimit, MaxVersionLimit)
-	out := []model.Version{}
-	err := s.read(ws, func(r *rtx) error {
-		it, err := itemByRef(r.ws, itemRef, false)
-		if err != nil {
-			return err
-		}
-		return r.ws.eachReverse(r.ws.versions().Cursor(), mustID(it.ID), nil, func(k, v []byte) (bool, error) {
-			ver, err := decodeVersion(r.ws, k, v)
-			if err != nil {
-				return false, err
-			}
-			if summary {
-				ver.Content = ""
-			}
-			out = append(out, *ver)
-			return len(out) < limit, nil
-		})
-	})
-	return out, err
-}
-
-// findVersion resolves a version of the item by id or by its
-// version_seq, with the version before it (nil for the first).
-func findVersion(b *wsb, itemID, ref string) (ver, prev *model.Version, err error) {
-	p := mustID(itemID)
-	notFound := model.NotFound("Version not found: %s", ref).With("version", ref)
-	c := b.versions().Cursor()
-	if n, perr := strconv.ParseInt(strings.TrimSpace(ref), 10, 64); perr == nil {
-		if n < 1 {
-			return nil, nil, notFound
-		}
-		k, v := c.Seek(cat(p, u64(uint64(n))))
-		if k == nil || string(k[:16]) != string(p) || int64(getU64(k[16:])) != n {
-			return nil, nil, notFound
-		}
-		if ver, err = decodeVersion(b, k, v); err != nil {
-			return nil, nil, err
-		}
-		if k, v = c.Prev(); k != nil && string(k[:16]) == string(p) {
-			if prev, err = decodeVersion(b, k, v); err != nil {
-				return nil, nil, err
-			}
-		}
-		return ver, prev, nil
-	}
-	id, ok := idKey(ref)
-	if !ok {
-		return nil, nil, notFound
-	}
-	// Only the row whose record carries the id is decoded: a long history
-	// is otherwise a decode per row.
-	want := idString(id)
-	var prevK, prevV []byte
-	for k, v := c.Seek(p); k != nil && string(k[:16]) == string(p); k, v = c.Next() {
-		if versionRecordMayBe(v, id, want) {
-			if ver, err = decodeVersion(b, k, v); err != nil {
-				return nil, nil, err
-			}
-			if ver.ID == want {
-				if prevK != nil {
-					if prev, err = decodeVersion(b, prevK, prevV); err != nil {
-						return nil, nil, err
-					}
-				}
-				return ver, prev, nil
-			}
-		}
-		prevK, prevV = k, v
-	}
-	return nil, nil, notFound
-}
-
-// GetVersion reads one version of an item by version id or version_seq.
-func (s *Store) GetVersion(ws, itemRef, versionID string) (*model.Version, error) {
-	var out *model.Version
-	err := s.read(ws, func(r *rtx) error {
-		it, err := itemByRef(r.ws, itemRef, false)
-		if err != nil {
-			return err
-		}
-		out, _, err = findVersion(r.ws, it.ID, versionID)
-		return err
-	})
-	return out, err
-}
-
-// DiffVersion is the change a version recorded: "" -> its body for the
-// create row, the previous version's body -> its body for any other. A
-// non-create row with no predecessor cannot say what it changed: 409
-// version_unreconstructable.
-func (s *Store) DiffVersion(ws, itemRef, versionID string) (*VersionDiff, error) {
-	var out *VersionDiff
-	err := s.read(ws, func(r *rtx) error {
-		it, err := itemByRef(r.ws, itemRef, false)
-		if err != nil {
-			return err
-		}
-		ver, prev, err := findVersion(r.ws, it.ID, versionID)
-		if err != nil {
-			return err
-		}
-		d := &VersionDiff{Version: *ver, After: ver.Content}
-		switch {
-		case ver.IsCreate:
-		case prev != nil:
-			d.Before = prev.Content
-		default:
-			return model.Errorf(model.CodeVersionUnreconstructable,
-				"version %s has no earlier version to diff against", ver.ID).
-				With("reason", "no_predecessor").With("version", ver.ID)
-		}
-		c, err := getCollection(r.ws, mustID(it.CollectionID))
-		if err != nil {
-			return err
-		}
-		name := it.ID
-		if c != nil {
-			name = refOf(c, it.Number)
-		}
-		d.Unified = UnifiedDiff(d.Before, d.After, name)
-		out = d
-		return nil
-	})
-	return out, err
-}
 
 // RestoreVersion makes a version's body the item's body again, through
 // the normal update (indexes, seq, activity, and a new version whose
@@ -190,7 +28,7 @@ func (s *Store) RestoreVersion(ws, itemRef, versionID string, actor model.Actor)
 		if err != nil {
 			return err
 		}
-		ver, _, err := findVersion(w.ws, it.ID, versionID)
+		ver, _, err := records.FindVersion(w.ws, it.ID, versionID)
 		if err != nil {
 			return err
 		}
@@ -201,106 +39,4 @@ func (s *Store) RestoreVersion(ws, itemRef, versionID string, actor model.Actor)
 		return err
 	})
 	return res, err
-}
-
-// UnifiedDiff renders a line diff of before -> after in unified format
-// (---/+++ headers naming a/name and b/name, @@ hunks with three lines
-// of context, "\ No newline at end of file" markers), or "" when the
-// texts are equal.
-func UnifiedDiff(before, after, name string) string {
-	if before == after {
-		return ""
-	}
-	const context = 3
-	type line struct {
-		op   diffmatchpatch.Operation
-		text string
-	}
-	dmp := diffmatchpatch.New()
-	a, b, lines := dmp.DiffLinesToRunes(before, after)
-	var script []line
-	for _, d := range dmp.DiffCharsToLines(dmp.DiffMainRunes(a, b, false), lines) {
-		for _, l := range splitLines(d.Text) {
-			script = append(script, line{d.Type, l})
-		}
-	}
-
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "--- a/%s\n+++ b/%s\n", name, name)
-	// oldAt/newAt are the 0-based line numbers before script[i].
-	oldAt := make([]int, len(script)+1)
-	newAt := make([]int, len(script)+1)
-	for i, l := range script {
-		oldAt[i+1], newAt[i+1] = oldAt[i], newAt[i]
-		if l.op != diffmatchpatch.DiffInsert {
-			oldAt[i+1]++
-		}
-		if l.op != diffmatchpatch.DiffDelete {
-			newAt[i+1]++
-		}
-	}
-	for i := 0; i < len(script); {
-		if script[i].op == diffmatchpatch.DiffEqual {
-			i++
-			continue
-		}
-		// A hunk: from context lines before this change to context lines
-		// after the last change that is no more than 2*context away.
-		start := max(i-context, 0)
-		end := i
-		for j := i; j < len(script); j++ {
-			if script[j].op != diffmatchpatch.DiffEqual {
-				end = j + 1
-			} else if j-end >= 2*context {
-				break
-			}
-		}
-		end = min(end+context, len(script))
-		oldN, newN := oldAt[end]-oldAt[start], newAt[end]-newAt[start]
-		fmt.Fprintf(&sb, "@@ -%s +%s @@\n", hunkRange(oldAt[start], oldN), hunkRange(newAt[start], newN))
-		for _, l := range script[start:end] {
-			switch l.op {
-			case diffmatchpatch.DiffEqual:
-				sb.WriteByte(' ')
-			case diffmatchpatch.DiffDelete:
-				sb.WriteByte('-')
-			case diffmatchpatch.DiffInsert:
-				sb.WriteByte('+')
-			}
-			sb.WriteString(l.text)
-			if !strings.HasSuffix(l.text, "\n") {
-				sb.WriteString("\n\\ No newline at end of file\n")
-			}
-		}
-		i = end
-	}
-	return sb.String()
-}
-
-// hunkRange is one side of an @@ header: "start,count" (1-based), where
-// an empty side names the line before it, as diff(1) does.
-func hunkRange(at, n int) string {
-	if n == 0 {
-		return fmt.Sprintf("%d,0", at)
-	}
-	if n == 1 {
-		return strconv.Itoa(at + 1)
-	}
-	return fmt.Sprintf("%d,%d", at+1, n)
-}
-
-// splitLines splits text after each newline, keeping them; a last line
-// without one is kept too.
-func splitLines(text string) []string {
-	var out []string
-	for text != "" {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			out = append(out, text)
-			break
-		}
-		out = append(out, text[:i+1])
-		text = text[i+1:]
-	}
-	return out
 }

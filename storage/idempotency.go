@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // IdemTTL is how long an idempotency key is remembered.
@@ -49,13 +50,13 @@ func (w *wtx) idemReplay(k Idem) (*idemRecord, error) {
 	if k.Key == "" {
 		return nil, nil
 	}
-	v := w.ws.idem().Get([]byte(k.Key))
+	v := w.ws.Idem().Get([]byte(k.Key))
 	if v == nil {
 		return nil, nil
 	}
 	var rec idemRecord
-	if err := decode(v, &rec); err != nil {
-		return nil, errInternal("idempotency record unreadable: %v", err)
+	if err := records.Decode(v, &rec); err != nil {
+		return nil, records.ErrInternal("idempotency record unreadable: %v", err)
 	}
 	if w.now.Sub(rec.At) > IdemTTL {
 		return nil, nil
@@ -73,27 +74,27 @@ func (w *wtx) idemSave(k Idem, rec idemRecord) error {
 	}
 	rec.Request = k.Request
 	rec.At = w.now
-	v, err := encode(rec)
+	v, err := records.Encode(rec)
 	if err != nil {
 		return err
 	}
-	return w.ws.idem().Put([]byte(k.Key), v)
+	return w.ws.Idem().Put([]byte(k.Key), v)
 }
 
 // replayItem answers a replayed item write with the item as it stands now.
 func (w *wtx) replayItem(rec *idemRecord) (*ItemResult, error) {
-	k, ok := idKey(rec.ItemID)
+	k, ok := records.IDKey(rec.ItemID)
 	if !ok {
-		return nil, errInternal("idempotency record names no item")
+		return nil, records.ErrInternal("idempotency record names no item")
 	}
-	it, err := getItem(w.ws, k, true)
+	it, err := records.GetItem(w.ws, k, true)
 	if err != nil {
 		return nil, err
 	}
 	if it == nil {
 		return nil, model.Errorf(model.CodeIdempotencyTargetGone, "the item this idempotency key created no longer exists")
 	}
-	v, err := view(w.ws, it, nil)
+	v, err := records.View(w.ws, it, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -102,8 +103,8 @@ func (w *wtx) replayItem(rec *idemRecord) (*ItemResult, error) {
 
 // SweepIdempotency forgets keys older than IdemTTL in every workspace.
 func (s *Store) SweepIdempotency() (int, error) {
-	return s.sweep((*wsb).idem, func(_, v []byte, now time.Time) bool {
+	return s.sweep((*records.Wsb).Idem, func(_, v []byte, now time.Time) bool {
 		var rec idemRecord
-		return decode(v, &rec) != nil || rec.At.Before(now.Add(-IdemTTL))
+		return records.Decode(v, &rec) != nil || rec.At.Before(now.Add(-IdemTTL))
 	})
 }

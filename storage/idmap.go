@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // The sync id map: for each kind of entity, local id <-> remote id, both
@@ -36,19 +37,21 @@ func (k SyncKind) valid() bool {
 
 const refMapTag = 'f'
 
-func localIDKey(k SyncKind, local []byte) []byte { return cat([]byte{byte(k), 'l'}, local) }
+func localIDKey(k SyncKind, local []byte) []byte { return records.Cat([]byte{byte(k), 'l'}, local) }
+
 func remoteIDKey(k SyncKind, remote string) []byte {
-	return cat([]byte{byte(k), 'r'}, []byte(remote))
+	return records.Cat([]byte{byte(k), 'r'}, []byte(remote))
 }
+
 func remoteRefKey(ref string) []byte {
-	return cat([]byte{refMapTag}, []byte(strings.ToUpper(strings.TrimSpace(ref))))
+	return records.Cat([]byte{refMapTag}, []byte(strings.ToUpper(strings.TrimSpace(ref))))
 }
 
 func checkMapArgs(k SyncKind, local, remote string) ([]byte, error) {
 	if !k.valid() {
 		return nil, model.Invalid("unknown sync id kind %q", string(rune(k)))
 	}
-	lk, ok := idKey(local)
+	lk, ok := records.IDKey(local)
 	if !ok {
 		return nil, model.Invalid("local id %q is not an id", local)
 	}
@@ -63,12 +66,12 @@ func checkMapArgs(k SyncKind, local, remote string) ([]byte, error) {
 // exception one way: its earlier remote id keeps naming it here, since
 // the remote may keep that copy too (an attach on a remote without one
 // uploads the file again, and text there may name the first copy).
-func mapID(b *wsb, k SyncKind, local, remote string) error {
+func mapID(b *records.Wsb, k SyncKind, local, remote string) error {
 	lk, err := checkMapArgs(k, local, remote)
 	if err != nil {
 		return err
 	}
-	ids := b.syncIDs()
+	ids := b.SyncIDs()
 	if old := ids.Get(localIDKey(k, lk)); old != nil && string(old) != remote && k != SyncAttachment {
 		if err := ids.Delete(remoteIDKey(k, string(old))); err != nil {
 			return err
@@ -83,12 +86,12 @@ func mapID(b *wsb, k SyncKind, local, remote string) error {
 }
 
 // unmapID drops the entries of a local entity of kind k.
-func unmapID(b *wsb, k SyncKind, local string) error {
-	lk, ok := idKey(local)
+func unmapID(b *records.Wsb, k SyncKind, local string) error {
+	lk, ok := records.IDKey(local)
 	if !ok {
 		return nil
 	}
-	ids := b.syncIDs()
+	ids := b.SyncIDs()
 	remote := ids.Get(localIDKey(k, lk))
 	if remote == nil {
 		return nil
@@ -96,46 +99,46 @@ func unmapID(b *wsb, k SyncKind, local string) error {
 	return firstErr(ids.Delete(remoteIDKey(k, string(remote))), ids.Delete(localIDKey(k, lk)))
 }
 
-func remoteIDOf(b *wsb, k SyncKind, local string) (string, bool) {
-	lk, ok := idKey(local)
+func remoteIDOf(b *records.Wsb, k SyncKind, local string) (string, bool) {
+	lk, ok := records.IDKey(local)
 	if !ok {
 		return "", false
 	}
-	v := b.syncIDs().Get(localIDKey(k, lk))
+	v := b.SyncIDs().Get(localIDKey(k, lk))
 	return string(v), v != nil
 }
 
-func localIDOf(b *wsb, k SyncKind, remote string) (string, bool) {
-	v := b.syncIDs().Get(remoteIDKey(k, remote))
+func localIDOf(b *records.Wsb, k SyncKind, remote string) (string, bool) {
+	v := b.SyncIDs().Get(remoteIDKey(k, remote))
 	if len(v) != 16 {
 		return "", false
 	}
-	return idString(v), true
+	return records.IDString(v), true
 }
 
-func mapRemoteRef(b *wsb, ref, itemID string) error {
-	id, ok := idKey(itemID)
+func mapRemoteRef(b *records.Wsb, ref, itemID string) error {
+	id, ok := records.IDKey(itemID)
 	if !ok {
 		return model.Invalid("local item id %q is not an id", itemID)
 	}
 	if strings.TrimSpace(ref) == "" || len(ref) > 256 {
 		return model.Invalid("remote ref %q is empty or over 256 bytes", ref)
 	}
-	return b.syncIDs().Put(remoteRefKey(ref), id)
+	return b.SyncIDs().Put(remoteRefKey(ref), id)
 }
 
-func itemOfRemoteRef(b *wsb, ref string) (string, bool) {
-	v := b.syncIDs().Get(remoteRefKey(ref))
+func itemOfRemoteRef(b *records.Wsb, ref string) (string, bool) {
+	v := b.SyncIDs().Get(remoteRefKey(ref))
 	if len(v) != 16 {
 		return "", false
 	}
-	return idString(v), true
+	return records.IDString(v), true
 }
 
 // SyncRemoteID is the remote id of a local entity of kind k.
 func (s *Store) SyncRemoteID(ws string, k SyncKind, localID string) (remote string, ok bool, err error) {
-	err = s.read(ws, func(r *rtx) error {
-		remote, ok = remoteIDOf(r.ws, k, localID)
+	err = s.base.Read(ws, func(r *records.Rtx) error {
+		remote, ok = remoteIDOf(r.WS, k, localID)
 		return nil
 	})
 	return remote, ok, err
@@ -143,8 +146,8 @@ func (s *Store) SyncRemoteID(ws string, k SyncKind, localID string) (remote stri
 
 // SyncLocalID is the local id of a remote entity of kind k.
 func (s *Store) SyncLocalID(ws string, k SyncKind, remoteID string) (local string, ok bool, err error) {
-	err = s.read(ws, func(r *rtx) error {
-		local, ok = localIDOf(r.ws, k, remoteID)
+	err = s.base.Read(ws, func(r *records.Rtx) error {
+		local, ok = localIDOf(r.WS, k, remoteID)
 		return nil
 	})
 	return local, ok, err
@@ -152,8 +155,8 @@ func (s *Store) SyncLocalID(ws string, k SyncKind, remoteID string) (local strin
 
 // SyncItemByRemoteRef is the local item a remote ref names.
 func (s *Store) SyncItemByRemoteRef(ws, ref string) (itemID string, ok bool, err error) {
-	err = s.read(ws, func(r *rtx) error {
-		itemID, ok = itemOfRemoteRef(r.ws, ref)
+	err = s.base.Read(ws, func(r *records.Rtx) error {
+		itemID, ok = itemOfRemoteRef(r.WS, ref)
 		return nil
 	})
 	return itemID, ok, err
@@ -163,11 +166,11 @@ func (s *Store) SyncItemByRemoteRef(ws, ref string) (itemID string, ok bool, err
 // id: what a resync checks against the remote's index.
 func (s *Store) SyncMapped(ws string, k SyncKind) (map[string]string, error) {
 	out := map[string]string{}
-	err := s.read(ws, func(r *rtx) error {
+	err := s.base.Read(ws, func(r *records.Rtx) error {
 		prefix := []byte{byte(k), 'l'}
-		c := r.ws.syncIDs().Cursor()
+		c := r.WS.SyncIDs().Cursor()
 		for key, v := c.Seek(prefix); key != nil && len(key) == 18 && key[0] == prefix[0] && key[1] == prefix[1]; key, v = c.Next() {
-			out[idString(key[2:])] = string(v)
+			out[records.IDString(key[2:])] = string(v)
 		}
 		return nil
 	})

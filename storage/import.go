@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // A workspace import (Pad's WorkspaceExport, docs/BUNDLES.md) creates a
@@ -83,16 +84,23 @@ func (e *ImportEntities) Source() ImportSource { return entitySource{e} }
 type entitySource struct{ e *ImportEntities }
 
 func (s entitySource) Items() int { return len(s.e.Items) }
+
 func (s entitySource) ItemRef(i int) (ImportItemRef, error) {
 	it := &s.e.Items[i]
 	return ImportItemRef{Key: it.Key, ParentKey: it.ParentKey, Number: it.Number}, nil
 }
-func (s entitySource) Item(i int) (ImportItem, error)               { return s.e.Items[i], nil }
+
+func (s entitySource) Item(i int) (ImportItem, error) { return s.e.Items[i], nil }
+
 func (s entitySource) Versions(key string) ([]ImportVersion, error) { return s.e.Versions[key], nil }
-func (s entitySource) Comments() int                                { return len(s.e.Comments) }
-func (s entitySource) Comment(i int) (ImportComment, error)         { return s.e.Comments[i], nil }
-func (s entitySource) Links() int                                   { return len(s.e.Links) }
-func (s entitySource) Link(i int) (ImportLink, bool, error)         { return s.e.Links[i], true, nil }
+
+func (s entitySource) Comments() int { return len(s.e.Comments) }
+
+func (s entitySource) Comment(i int) (ImportComment, error) { return s.e.Comments[i], nil }
+
+func (s entitySource) Links() int { return len(s.e.Links) }
+
+func (s entitySource) Link(i int) (ImportLink, bool, error) { return s.e.Links[i], true, nil }
 
 // ImportAttachment is one attachment of an import: Key is the export's
 // attachment id (references "pad-attachment:<Key>" in the imported
@@ -197,10 +205,10 @@ func (m *itemImport) stamp(it *model.Item) {
 		return
 	}
 	if !m.createdAt.IsZero() {
-		it.CreatedAt = tstamp(m.createdAt)
+		it.CreatedAt = records.Tstamp(m.createdAt)
 	}
 	if !m.updatedAt.IsZero() {
-		it.UpdatedAt = tstamp(m.updatedAt)
+		it.UpdatedAt = records.Tstamp(m.updatedAt)
 	}
 	if it.UpdatedAt.Before(it.CreatedAt) {
 		it.UpdatedAt = it.CreatedAt
@@ -221,8 +229,8 @@ func (m *itemImport) stamp(it *model.Item) {
 }
 
 // slug is the exported slug when it is free, else generated.
-func (m *itemImport) slug(b *wsb, generated string) string {
-	if m == nil || m.slugWanted == "" || model.ItemSlug(m.slugWanted) != m.slugWanted || b.slugs().Get([]byte(m.slugWanted)) != nil {
+func (m *itemImport) slug(b *records.Wsb, generated string) string {
+	if m == nil || m.slugWanted == "" || model.ItemSlug(m.slugWanted) != m.slugWanted || b.Slugs().Get([]byte(m.slugWanted)) != nil {
 		return generated
 	}
 	return m.slugWanted
@@ -242,23 +250,23 @@ func (w *wtx) firstVersions(m *itemImport, it *model.Item) error {
 	}
 	prev := ""
 	put := func(v ImportVersion, current, isCreate bool) error {
-		vseq, err := w.ws.bump(kVersion)
+		vseq, err := w.ws.Bump(records.KVersion)
 		if err != nil {
 			return err
 		}
-		added, removed := lineDelta(prev, v.Content)
+		added, removed := records.LineDelta(prev, v.Content)
 		title := v.Title
 		if title == "" {
 			title = it.Title
 		}
-		rec := model.Version{ID: newID(), ItemID: it.ID, VersionSeq: vseq, Title: title, Current: current,
+		rec := model.Version{ID: records.NewID(), ItemID: it.ID, VersionSeq: vseq, Title: title, Current: current,
 			Summary: v.Summary, Actor: v.Actor, IsCreate: isCreate, LinesAdded: added, LinesRemoved: removed,
-			CreatedAt: tstamp(v.CreatedAt), Seq: w.seq}
+			CreatedAt: records.Tstamp(v.CreatedAt), Seq: w.seq}
 		if !current {
 			rec.Content = v.Content
 		}
 		prev = v.Content
-		return w.ws.versions().Put(cat(mustID(it.ID), u64(uint64(vseq))), encodeVersion(rec))
+		return w.ws.Versions().Put(records.Cat(records.MustID(it.ID), records.U64(uint64(vseq))), records.EncodeVersion(rec))
 	}
 	last := len(m.versions) - 1
 	for i, v := range m.versions {
@@ -303,9 +311,9 @@ func (s *Store) ImportWorkspace(ctx context.Context, in ImportInput, actor model
 	if err != nil {
 		return nil, err
 	}
-	now := s.clock()
+	now := s.base.Clock()
 	im := &importRun{s: s, ctx: ctx, in: in, src: src, plan: plan, actor: actor, now: now, progress: progress,
-		ws:  &model.Workspace{ID: newID(), Name: name, Description: in.Description, Template: in.Template, CreatedAt: tstamp(now), UpdatedAt: tstamp(now)},
+		ws:  &model.Workspace{ID: records.NewID(), Name: name, Description: in.Description, Template: in.Template, CreatedAt: records.Tstamp(now), UpdatedAt: records.Tstamp(now)},
 		out: &ImportOutcome{Skipped: map[string]int{}}, colls: map[string]*model.Collection{}}
 	note, err := im.run()
 	if err != nil {
@@ -376,25 +384,25 @@ func (im *importRun) chunk(fn func(w *wtx) error) error {
 	if err := stopped(im.ctx); err != nil {
 		return err
 	}
-	err := im.s.db.WriteBulk(func(tx *txn) error {
+	err := im.s.base.DB.WriteBulk(func(tx *records.Txn) error {
 		if !im.staged {
 			if err := stageWorkspace(tx, im.ws.ID, im.now); err != nil {
 				return err
 			}
 		}
-		b := openWS(tx, im.ws.ID)
+		b := records.OpenWS(tx, im.ws.ID)
 		if b == nil {
-			return errInternal("the staged import %s lost its buckets", im.ws.ID)
+			return records.ErrInternal("the staged import %s lost its buckets", im.ws.ID)
 		}
-		b.now = im.now
-		b.hold()
+		b.Now = im.now
+		b.Hold()
 		w := &wtx{tx: tx, ws: b, wsRec: im.ws, actor: im.actor, now: im.now, staged: true}
 		if err := fn(w); err != nil {
 			return err
 		}
-		return b.flushHeld()
+		return b.FlushHeld()
 	})
-	if err = classify(engineErr(err)); err != nil {
+	if err = records.Classify(records.EngineErr(err)); err != nil {
 		return err
 	}
 	im.staged = true
@@ -426,10 +434,10 @@ func (im *importRun) stage() error {
 				return refusal(err, "collection", i)
 			}
 			if !ic.CreatedAt.IsZero() {
-				c.CreatedAt = tstamp(ic.CreatedAt)
+				c.CreatedAt = records.Tstamp(ic.CreatedAt)
 			}
 			if !ic.UpdatedAt.IsZero() {
-				c.UpdatedAt = tstamp(ic.UpdatedAt)
+				c.UpdatedAt = records.Tstamp(ic.UpdatedAt)
 			}
 			if err := w.keepFormerPrefixes(c, ic.FormerPrefixes); err != nil {
 				return refusal(err, "collection", i)
@@ -528,7 +536,7 @@ func (im *importRun) createItem(w *wtx, p *importItem) error {
 	if err != nil {
 		return refusal(err, "item", i)
 	}
-	im.plan.made[i] = uuid.UUID(mustID(r.Item.ID))
+	im.plan.made[i] = uuid.UUID(records.MustID(r.Item.ID))
 	if ii.Origin != nil {
 		if err := putOrigin(w.ws, r.Item.ID, *ii.Origin); err != nil {
 			return err
@@ -629,17 +637,17 @@ func (im *importRun) addComment(w *wtx, i int, ic *ImportComment) error {
 		return refusal(err, "comment", i)
 	}
 	if !ic.CreatedAt.IsZero() {
-		cm.CreatedAt = tstamp(ic.CreatedAt)
+		cm.CreatedAt = records.Tstamp(ic.CreatedAt)
 		cm.UpdatedAt = cm.CreatedAt
 	}
 	if !ic.UpdatedAt.IsZero() && ic.UpdatedAt.After(cm.CreatedAt) {
-		cm.UpdatedAt = tstamp(ic.UpdatedAt)
+		cm.UpdatedAt = records.Tstamp(ic.UpdatedAt)
 	}
 	if err := putComment(w.ws, cm); err != nil {
 		return err
 	}
 	if ic.Key != "" {
-		im.comments[ic.Key] = uuid.UUID(mustID(cm.ID))
+		im.comments[ic.Key] = uuid.UUID(records.MustID(cm.ID))
 	}
 	im.out.Imported.Comments++
 	return nil
@@ -697,7 +705,7 @@ func (im *importRun) addLink(w *wtx, i int, il *ImportLink) error {
 		return refusal(err, "link", i)
 	}
 	if r.Link != nil && !il.CreatedAt.IsZero() {
-		r.Link.CreatedAt = tstamp(il.CreatedAt)
+		r.Link.CreatedAt = records.Tstamp(il.CreatedAt)
 		if err := putLink(w.ws, r.Link, false); err != nil {
 			return err
 		}
@@ -740,7 +748,7 @@ func (im *importRun) archiveCollections(w *wtx) error {
 			continue
 		}
 		c := im.colls[ic.Key]
-		t := tstamp(*ic.ArchivedAt)
+		t := records.Tstamp(*ic.ArchivedAt)
 		c.ArchivedAt = &t
 		seq, err := w.stamp(model.EntityCollection, model.OpArchived, c.ID, "", c.ID)
 		if err != nil {
@@ -947,18 +955,18 @@ func (w *wtx) importAttachments(in []ImportAttachment, first int, attIDs []strin
 		}
 		name, src := CleanFilename(ia.Filename)
 		rec := &attachmentRecord{Filename: name, FilenameSource: src, MIME: ia.MIME, Size: ia.Size, Hash: ia.Hash,
-			Width: ia.Width, Height: ia.Height, UploadedBy: ia.UploadedBy, CreatedAt: tstamp(ia.CreatedAt), Imported: true}
+			Width: ia.Width, Height: ia.Height, UploadedBy: ia.UploadedBy, CreatedAt: records.Tstamp(ia.CreatedAt), Imported: true}
 		if rec.UploadedBy.Kind == "" {
 			rec.UploadedBy = w.actor
 		}
 		if ia.CreatedAt.IsZero() {
-			rec.CreatedAt = tstamp(w.now)
+			rec.CreatedAt = records.Tstamp(w.now)
 		}
-		k := mustID(attIDs[i])
+		k := records.MustID(attIDs[i])
 		if ia.ItemKey != "" {
 			if id, ok := p.newID(ia.ItemKey); ok {
 				rec.ItemID = id
-				if err := byItem.Put(cat(mustID(id), k), nil); err != nil {
+				if err := byItem.Put(records.Cat(records.MustID(id), k), nil); err != nil {
 					return err
 				}
 			} else {
@@ -981,7 +989,7 @@ func attachmentIDs(in []ImportAttachment) ([]string, func(string) (string, bool)
 	out := make([]string, len(in))
 	byKey := make(map[string]string, len(in))
 	for i, ia := range in {
-		out[i] = newID()
+		out[i] = records.NewID()
 		if k := strings.ToLower(ia.Key); k != "" {
 			if _, dup := byKey[k]; !dup {
 				byKey[k] = out[i]

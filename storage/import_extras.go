@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // What an import keeps beside the records themselves (docs/BUNDLES.md):
@@ -15,17 +16,17 @@ import (
 // of the import already holds stays that collection's (refs under it
 // name that one's items), and one that is not a prefix is left out.
 func (w *wtx) keepFormerPrefixes(c *model.Collection, former []string) error {
-	p := w.ws.prefixes()
+	p := w.ws.Prefixes()
 	for _, f := range former {
 		if !model.ValidPrefix(f) || f == c.Prefix {
 			continue
 		}
 		switch owner := p.Get([]byte(f)); {
 		case owner == nil:
-			if err := p.Put([]byte(f), mustID(c.ID)); err != nil {
+			if err := p.Put([]byte(f), records.MustID(c.ID)); err != nil {
 				return err
 			}
-		case !bytes.Equal(owner, mustID(c.ID)):
+		case !bytes.Equal(owner, records.MustID(c.ID)):
 			continue
 		}
 		c.FormerPrefixes = appendUnique(c.FormerPrefixes, f)
@@ -73,7 +74,7 @@ func remapDefault(v any, p *importPlan) (any, int) {
 		if n, ok := p.newID(x); ok {
 			return n, 0
 		}
-		if _, isID := idKey(x); isID {
+		if _, isID := records.IDKey(x); isID {
 			return nil, 1
 		}
 		return x, 0

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // The staged workspace of an import (import.go): its buckets under ws/
@@ -25,12 +26,12 @@ import (
 var kStagedImport = []byte("staged_import")
 
 // stageWorkspace makes the staged buckets of workspace id.
-func stageWorkspace(tx *txn, id string, now time.Time) error {
-	b, err := createWSBuckets(tx, id)
+func stageWorkspace(tx *records.Txn, id string, now time.Time) error {
+	b, err := records.CreateWSBuckets(tx, id)
 	if err != nil {
 		return err
 	}
-	return b.root.Put(kStagedImport, u64(uint64(now.Unix())))
+	return b.Root.Put(kStagedImport, records.U64(uint64(now.Unix())))
 }
 
 // finish makes the staged workspace visible: its record and slug (made
@@ -43,20 +44,20 @@ func (im *importRun) finish() (Notification, error) {
 		return Notification{}, err
 	}
 	var note Notification
-	err := im.s.db.WriteBulk(func(tx *txn) error {
-		b := openWS(tx, im.ws.ID)
-		if b == nil || b.root.Get(kStagedImport) == nil {
-			return errInternal("the staged import %s lost its buckets", im.ws.ID)
+	err := im.s.base.DB.WriteBulk(func(tx *records.Txn) error {
+		b := records.OpenWS(tx, im.ws.ID)
+		if b == nil || b.Root.Get(kStagedImport) == nil {
+			return records.ErrInternal("the staged import %s lost its buckets", im.ws.ID)
 		}
 		ws := im.ws
-		slugs := tx.Bucket(bWSSlugs)
+		slugs := tx.Bucket(records.BWSSlugs)
 		ws.Slug = model.UniqueSlug(model.WorkspaceSlug(im.in.Slug, ws.Name), func(c string) bool { return slugs.Get([]byte(c)) != nil })
-		ws.SortOrder = tx.Bucket(bWorkspaces).KeyN()
-		if err := firstErr(putWorkspace(tx, ws), slugs.Put([]byte(ws.Slug), mustID(ws.ID)), b.root.Delete(kStagedImport)); err != nil {
+		ws.SortOrder = tx.Bucket(records.BWorkspaces).KeyN()
+		if err := firstErr(putWorkspace(tx, ws), slugs.Put([]byte(ws.Slug), records.MustID(ws.ID)), b.Root.Delete(kStagedImport)); err != nil {
 			return err
 		}
-		b.now = im.now
-		w := &wtx{tx: tx, ws: b, wsRec: ws, actor: im.actor, now: im.s.clock()}
+		b.Now = im.now
+		w := &wtx{tx: tx, ws: b, wsRec: ws, actor: im.actor, now: im.s.base.Clock()}
 		seq, err := w.stamp(model.EntityWorkspace, model.OpCreated, ws.ID, "", "")
 		if err != nil {
 			return err
@@ -68,7 +69,7 @@ func (im *importRun) finish() (Notification, error) {
 		note = Notification{WorkspaceID: ws.ID, Seq: seq, Global: w.glob}
 		return nil
 	})
-	return note, classify(engineErr(err))
+	return note, records.Classify(records.EngineErr(err))
 }
 
 // errStopped says an import was stopped (its context ended).
@@ -92,8 +93,8 @@ func (im *importRun) drop() {
 	if !im.staged {
 		return
 	}
-	err := im.s.db.WriteBulk(func(tx *txn) error {
-		return dropStaged(tx, mustID(im.ws.ID))
+	err := im.s.base.DB.WriteBulk(func(tx *records.Txn) error {
+		return dropStaged(tx, records.MustID(im.ws.ID))
 	})
 	if err != nil {
 		im.s.log.Warn("an import that did not finish left its staged data; the next start removes it", "workspace_id", im.ws.ID, "err", err)
@@ -101,13 +102,13 @@ func (im *importRun) drop() {
 }
 
 // dropStaged deletes the staged workspace id, if it is still staged.
-func dropStaged(tx *txn, id []byte) error {
-	root := tx.Bucket(bWS)
+func dropStaged(tx *records.Txn, id []byte) error {
+	root := tx.Bucket(records.BWS)
 	if root == nil {
 		return nil
 	}
 	b := root.Bucket(id)
-	if b == nil || b.Get(kStagedImport) == nil || tx.Bucket(bWorkspaces).Get(id) != nil {
+	if b == nil || b.Get(kStagedImport) == nil || tx.Bucket(records.BWorkspaces).Get(id) != nil {
 		return nil
 	}
 	return root.DeleteBucket(id)
@@ -115,14 +116,14 @@ func dropStaged(tx *txn, id []byte) error {
 
 // dropStagedImports deletes every staged workspace: at open, what
 // imports a crash or a stop interrupted left. It answers how many.
-func dropStagedImports(tx *txn) (int, error) {
-	root := tx.Bucket(bWS)
+func dropStagedImports(tx *records.Txn) (int, error) {
+	root := tx.Bucket(records.BWS)
 	if root == nil {
 		return 0, nil
 	}
 	var staged [][]byte
 	err := root.ForEachBucket(func(k []byte) error {
-		if root.Bucket(k).Get(kStagedImport) != nil && tx.Bucket(bWorkspaces).Get(k) == nil {
+		if root.Bucket(k).Get(kStagedImport) != nil && tx.Bucket(records.BWorkspaces).Get(k) == nil {
 			staged = append(staged, bytes.Clone(k))
 		}
 		return nil
@@ -152,7 +153,7 @@ type importProgress struct {
 
 // trackImport lists an import in Imports until untrack.
 func (s *Store) trackImport(name string, items int) (p *importProgress, untrack func()) {
-	p = &importProgress{name: name, items: items, started: s.now()}
+	p = &importProgress{name: name, items: items, started: s.base.Now()}
 	s.imports.Store(p, true)
 	return p, func() { s.imports.Delete(p) }
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage/engine"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // importItems is the size of the imports below: ten chunks and more.
@@ -41,10 +42,10 @@ func (f failingSource) Item(i int) (ImportItem, error) {
 
 // wsBuckets counts the workspaces' bucket trees under ws/, and of them
 // those an import staged.
-func wsBuckets(t testing.TB, view func(fn func(tx *txn) error) error) (all, staged int) {
+func wsBuckets(t testing.TB, view func(fn func(tx *records.Txn) error) error) (all, staged int) {
 	t.Helper()
-	err := view(func(tx *txn) error {
-		root := tx.Bucket(bWS)
+	err := view(func(tx *records.Txn) error {
+		root := tx.Bucket(records.BWS)
 		return root.ForEachBucket(func(k []byte) error {
 			all++
 			if root.Bucket(k).Get(kStagedImport) != nil {
@@ -71,7 +72,7 @@ func wantNothingImported(t *testing.T, s *Store, global int64) {
 	if _, err := s.GetWorkspace("big"); !model.IsNotFound(err) {
 		t.Errorf("the import's workspace resolves: %v", err)
 	}
-	if all, staged := wsBuckets(t, s.view); all != 1 || staged != 0 {
+	if all, staged := wsBuckets(t, s.base.View); all != 1 || staged != 0 {
 		t.Errorf("%d workspace bucket trees, %d staged; want keep's alone", all, staged)
 	}
 	if g, _ := s.GlobalHead(); g != global {
@@ -182,7 +183,7 @@ func TestReadsDuringAnImportSeeNoHalfWorkspace(t *testing.T) {
 		t.Fatalf("imported %+v as %q", a.out.Imported, a.out.Workspace.Slug)
 	}
 	n := 0
-	if err := s.read("big", func(r *rtx) error { n = r.ws.items().KeyN(); return nil }); err != nil || n != importItems {
+	if err := s.base.Read("big", func(r *records.Rtx) error { n = r.WS.Items().KeyN(); return nil }); err != nil || n != importItems {
 		t.Errorf("the imported workspace holds %d items (%v), want %d", n, err, importItems)
 	}
 	checkListIndex(t, s, a.out.Workspace.ID)
@@ -193,7 +194,7 @@ func TestReadsDuringAnImportSeeNoHalfWorkspace(t *testing.T) {
 	if c := entries[1].Change; entries[1].WorkspaceID != a.out.Workspace.ID || c.Entity != model.EntityWorkspace || c.Op != model.OpCreated {
 		t.Errorf("the import's journal entry %+v", entries[1])
 	}
-	if _, staged := wsBuckets(t, s.view); staged != 0 {
+	if _, staged := wsBuckets(t, s.base.View); staged != 0 {
 		t.Errorf("%d staged after the import", staged)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // checkListIndex is the list index's consistency check: the entries and
@@ -12,25 +14,25 @@ import (
 // stored items (itemStreams), entry for entry.
 func checkListIndex(t *testing.T, s *Store, wsID string) {
 	t.Helper()
-	err := s.view(func(tx *txn) error {
-		b := openWS(tx, wsID)
+	err := s.base.View(func(tx *records.Txn) error {
+		b := records.OpenWS(tx, wsID)
 		want, wantCounts := map[string]string{}, map[string]int64{}
-		c := b.items().Cursor()
+		c := b.Items().Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			it, err := getItem(b, k, false)
+			it, err := records.GetItem(b, k, false)
 			if err != nil {
 				return err
 			}
-			for _, p := range itemStreams(it, isUnparented(b, it)) {
-				want[string(cat(p, sortKey(it), k))] = string(mustID(it.CollectionID))
+			for _, p := range records.ItemStreams(it, records.IsUnparented(b, it)) {
+				want[string(records.Cat(p, records.SortKey(it), k))] = string(records.MustID(it.CollectionID))
 				wantCounts[string(p)]++
 			}
 		}
 		got, gotCounts := map[string]string{}, map[string]int64{}
-		if err := b.index().ForEach(func(k, v []byte) error { got[string(k)] = string(v); return nil }); err != nil {
+		if err := b.Index().ForEach(func(k, v []byte) error { got[string(k)] = string(v); return nil }); err != nil {
 			return err
 		}
-		if err := b.counts().ForEach(func(k, v []byte) error { gotCounts[string(k)] = int64(getU64(v)); return nil }); err != nil {
+		if err := b.Counts().ForEach(func(k, v []byte) error { gotCounts[string(k)] = int64(records.GetU64(v)); return nil }); err != nil {
 			return err
 		}
 		for k, v := range want {
@@ -78,12 +80,12 @@ func TestMigrationAddsPairStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := pairEntries(t, s, ws.ID)
-	err := s.update(func(tx *txn) error {
-		b := openWS(tx, ws.ID)
-		for _, bk := range []*bucket{b.index(), b.counts()} {
+	err := s.base.Update(func(tx *records.Txn) error {
+		b := records.OpenWS(tx, ws.ID)
+		for _, bk := range []*records.Bucket{b.Index(), b.Counts()} {
 			var del [][]byte
 			if err := bk.ForEach(func(k, _ []byte) error {
-				if k[0] == kindPair {
+				if k[0] == records.KindPair {
 					del = append(del, bytes.Clone(k))
 				}
 				return nil
@@ -99,17 +101,17 @@ func TestMigrationAddsPairStreams(t *testing.T) {
 				}
 			}
 		}
-		return tx.Bucket(bMeta).Put(kSchemaVersion, u64(4))
+		return tx.Bucket(records.BMeta).Put(kSchemaVersion, records.U64(4))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 2 { // a second run finds the entries there and adds nothing
-		if err := s.update(s.migrate); err != nil {
+		if err := s.base.Update(s.migrate); err != nil {
 			t.Fatal(err)
 		}
 		checkListIndex(t, s, ws.ID)
-		if err := s.update(func(tx *txn) error { return tx.Bucket(bMeta).Put(kSchemaVersion, u64(4)) }); err != nil {
+		if err := s.base.Update(func(tx *records.Txn) error { return tx.Bucket(records.BMeta).Put(kSchemaVersion, records.U64(4)) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -123,11 +125,11 @@ func TestMigrationAddsPairStreams(t *testing.T) {
 func pairEntries(t *testing.T, s *Store, wsID string) []string {
 	t.Helper()
 	var out []string
-	err := s.view(func(tx *txn) error {
-		b := openWS(tx, wsID)
-		for _, bk := range []*bucket{b.index(), b.counts()} {
+	err := s.base.View(func(tx *records.Txn) error {
+		b := records.OpenWS(tx, wsID)
+		for _, bk := range []*records.Bucket{b.Index(), b.Counts()} {
 			if err := bk.ForEach(func(k, v []byte) error {
-				if k[0] == kindPair {
+				if k[0] == records.KindPair {
 					out = append(out, fmt.Sprintf("%x=%x", k, v))
 				}
 				return nil

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // MoveInput moves an item to another collection of the same workspace.
@@ -40,7 +41,7 @@ func (w *wtx) moveItem(ref string, in MoveInput) (*ItemResult, error) {
 		return nil, err
 	}
 	if dst.ID == src.ID {
-		return nil, model.BadRequest("%s is already in %q", refOf(src, it.Number), dst.Slug)
+		return nil, model.BadRequest("%s is already in %q", records.RefOf(src, it.Number), dst.Slug)
 	}
 	migrated, dropped := model.MigrateFields(it.Fields, src.Schema, dst.Schema)
 	var warn model.Warnings
@@ -54,8 +55,8 @@ func (w *wtx) moveItem(ref string, in MoveInput) (*ItemResult, error) {
 		}
 		if v, ok := migrated[f.Key]; ok {
 			if h := uniqueHolder(b, dst, f.Key, v, it.ID); h != nil {
-				holder, _ := getItem(b, h, false)
-				warn.NotUnique = append(warn.NotUnique, model.NotUnique{Key: f.Key, Value: v, Holder: refOf(dst, holder.Number),
+				holder, _ := records.GetItem(b, h, false)
+				warn.NotUnique = append(warn.NotUnique, model.NotUnique{Key: f.Key, Value: v, Holder: records.RefOf(dst, holder.Number),
 					Message: "dropped: another item in " + dst.Slug + " holds this value"})
 				delete(migrated, f.Key)
 			}
@@ -89,23 +90,23 @@ func (w *wtx) moveItem(ref string, in MoveInput) (*ItemResult, error) {
 	warn.DroppedFields = stillDropped(append(dropped, fwarn.DroppedFields...), out)
 
 	old := *it
-	oldRef := refOf(src, it.Number)
+	oldRef := records.RefOf(src, it.Number)
 	it.CollectionID = dst.ID
 	it.Fields = out
-	it.UpdatedAt = tstamp(w.now)
+	it.UpdatedAt = records.Tstamp(w.now)
 	it.LastModifiedBy = w.actor
 	seq, err := w.stamp(model.EntityItem, model.OpMoved, it.ID, it.ID, dst.ID)
 	if err != nil {
 		return nil, err
 	}
 	it.Seq = seq
-	newRef := refOf(dst, it.Number)
-	unpar := isUnparented(b, it)
+	newRef := records.RefOf(dst, it.Number)
+	unpar := records.IsUnparented(b, it)
 	for _, e := range []error{
 		putDerived(b, &old, src, true),
 		putDerived(b, it, dst, false),
 		putItem(b, it),
-		b.refs().Put([]byte(newRef), mustID(it.ID)),
+		b.Refs().Put([]byte(newRef), records.MustID(it.ID)),
 		w.reindex(&old, it, unpar, unpar),
 		w.activity(seq, it.ID, "moved", withMoveStatus(map[string]any{"seq": seq, "prev_seq": old.Seq,
 			"from": src.Slug, "to": dst.Slug, "from_ref": oldRef, "to_ref": newRef, "dropped_fields": warn.DroppedFields}, old.Fields, it.Fields, dst)),
@@ -114,7 +115,7 @@ func (w *wtx) moveItem(ref string, in MoveInput) (*ItemResult, error) {
 			return nil, e
 		}
 	}
-	v, err := view(b, it, map[string]*model.Collection{dst.ID: dst})
+	v, err := records.View(b, it, map[string]*model.Collection{dst.ID: dst})
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func stillDropped(dropped []string, final map[string]any) []string {
 
 // openChildrenGuard refuses to close a parent (its done field becoming
 // terminal) while children in work collections are still open.
-func openChildrenGuard(b *wsb, it *model.Item, c *model.Collection, newFields map[string]any) error {
+func openChildrenGuard(b *records.Wsb, it *model.Item, c *model.Collection, newFields map[string]any) error {
 	key, terms := model.TerminalOptions(c.Schema, c.Settings)
 	nv, _ := newFields[key].(string)
 	if model.StateOfValue(nv, terms) == model.StateOpen {
@@ -158,13 +159,13 @@ func openChildrenGuard(b *wsb, it *model.Item, c *model.Collection, newFields ma
 		return nil // already closed
 	}
 	var open []map[string]any
-	err := eachChild(b, it.ID, func(child *model.Item, cc *model.Collection) error {
+	err := records.EachChild(b, it.ID, func(child *model.Item, cc *model.Collection) error {
 		if !cc.TracksWork() || cc.State(child.Fields) != model.StateOpen {
 			return nil
 		}
 		ck := model.DoneField(cc.Schema, cc.Settings)
 		status, _ := child.Fields[ck].(string)
-		open = append(open, map[string]any{"ref": refOf(cc, child.Number), "title": child.Title,
+		open = append(open, map[string]any{"ref": records.RefOf(cc, child.Number), "title": child.Title,
 			"status": status, "collection_slug": cc.Slug})
 		return nil
 	})
@@ -177,38 +178,8 @@ func openChildrenGuard(b *wsb, it *model.Item, c *model.Collection, newFields ma
 	}
 	return model.Errorf(model.CodeOpenChildren,
 		"cannot mark %s %s: %d open %s still in a non-terminal state. Close them first or pass force to override.",
-		refOf(c, it.Number), nv, len(open), noun).
+		records.RefOf(c, it.Number), nv, len(open), noun).
 		With("open_children", open).With("hidden_blocker_count", 0).With("done_field", key).With("attempted_value", nv)
-}
-
-// eachChild visits the live children of an item with their collections.
-func eachChild(b *wsb, parentID string, fn func(*model.Item, *model.Collection) error) error {
-	p := cat([]byte{kindParent}, mustID(parentID), []byte{lifeLive})
-	colls := map[string]*model.Collection{}
-	m := newMerged(b.index(), [][]byte{p})
-	for {
-		suffix, _ := m.next()
-		if suffix == nil {
-			return nil
-		}
-		child, err := getItem(b, suffix[9:], false)
-		if err != nil {
-			return err
-		}
-		cc := colls[child.CollectionID]
-		if cc == nil {
-			if cc, err = getCollection(b, mustID(child.CollectionID)); err != nil {
-				return err
-			}
-			colls[child.CollectionID] = cc
-		}
-		if cc == nil || cc.ArchivedAt != nil {
-			continue
-		}
-		if err := fn(child, cc); err != nil {
-			return err
-		}
-	}
 }
 
 // BulkOp is one item's part of a bulk request: exactly one of Update,

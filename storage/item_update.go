@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // ItemUpdate is a partial update; nil members are left alone.
@@ -84,7 +85,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	itemRef := refOf(c, it.Number)
+	itemRef := records.RefOf(c, it.Number)
 	if err := checkTokens(it, itemRef, in); err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 	}
 
 	old := *it
-	oldUnpar := isUnparented(b, it)
+	oldUnpar := records.IsUnparented(b, it)
 	var warn model.Warnings
 	changes := map[string]any{}
 
@@ -193,7 +194,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 	}
 	if in.Tags != nil {
 		t := cleanTags(*in.Tags)
-		if !equalStrings(t, it.Tags) {
+		if !records.EqualStrings(t, it.Tags) {
 			changes["tags"] = map[string]any{"from": it.Tags, "to": t}
 			it.Tags = t
 		}
@@ -224,7 +225,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 		changes["agent_role_id"] = map[string]any{"from": it.AgentRoleID, "to": nil}
 		it.AgentRoleID = ""
 	} else if in.Role != nil && *in.Role != "" {
-		id, err := resolveRole(b, *in.Role)
+		id, err := records.ResolveRole(b, *in.Role)
 		if err != nil {
 			return nil, err
 		}
@@ -248,22 +249,22 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 	linkPR(it, in, changes)
 
 	if len(changes) == 0 && len(appended) == 0 {
-		v, err := view(b, it, map[string]*model.Collection{c.ID: c})
+		v, err := records.View(b, it, map[string]*model.Collection{c.ID: c})
 		if err != nil {
 			return nil, err
 		}
 		return &ItemResult{Item: v, Warnings: warn}, nil
 	}
 	if it.Title != old.Title {
-		if err := b.slugs().Delete([]byte(old.Slug)); err != nil {
+		if err := b.Slugs().Delete([]byte(old.Slug)); err != nil {
 			return nil, err
 		}
-		it.Slug = model.UniqueSlug(model.ItemSlug(it.Title), func(s string) bool { return b.slugs().Get([]byte(s)) != nil })
-		if err := b.slugs().Put([]byte(it.Slug), mustID(it.ID)); err != nil {
+		it.Slug = model.UniqueSlug(model.ItemSlug(it.Title), func(s string) bool { return b.Slugs().Get([]byte(s)) != nil })
+		if err := b.Slugs().Put([]byte(it.Slug), records.MustID(it.ID)); err != nil {
 			return nil, err
 		}
 	}
-	it.UpdatedAt = tstamp(w.now)
+	it.UpdatedAt = records.Tstamp(w.now)
 	it.LastModifiedBy = w.actor
 	seq, err := w.stamp(model.EntityItem, model.OpUpdated, it.ID, it.ID, c.ID)
 	if err != nil {
@@ -279,7 +280,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 	if err := putItem(b, it); err != nil {
 		return nil, err
 	}
-	if err := w.reindex(&old, it, oldUnpar, isUnparented(b, it)); err != nil {
+	if err := w.reindex(&old, it, oldUnpar, records.IsUnparented(b, it)); err != nil {
 		return nil, err
 	}
 	if it.Title != old.Title || it.Content != old.Content {
@@ -300,7 +301,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 	if err := w.activity(seq, it.ID, "updated", meta); err != nil {
 		return nil, err
 	}
-	v, err := view(b, it, map[string]*model.Collection{c.ID: c})
+	v, err := records.View(b, it, map[string]*model.Collection{c.ID: c})
 	if err != nil {
 		return nil, err
 	}
@@ -353,8 +354,8 @@ func (w *wtx) appendEntries(it *model.Item, in ItemUpdate) ([]map[string]any, er
 		if err != nil {
 			return err
 		}
-		entry["id"] = newID()
-		entry["created_at"] = tstamp(w.now).Format(time.RFC3339)
+		entry["id"] = records.NewID()
+		entry["created_at"] = records.Tstamp(w.now).Format(time.RFC3339)
 		entry["created_by"] = w.actor.Kind
 		if w.actor.Kind == model.ActorAgent && w.actor.Name != "" {
 			entry["agent"] = w.actor.Name
@@ -454,16 +455,4 @@ func copyMap(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

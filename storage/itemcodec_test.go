@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // notInRecord are the Item fields the record leaves out on purpose: the
@@ -61,12 +62,12 @@ func fullItem(t *testing.T) *model.Item {
 // the reference the binary form must match.
 func jsonRoundTrip(t *testing.T, it *model.Item) *model.Item {
 	t.Helper()
-	raw, err := encode(it)
+	raw, err := records.Encode(it)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out model.Item
-	if err := decodeItem(raw, &out); err != nil {
+	if err := records.DecodeItem(raw, &out); err != nil {
 		t.Fatal(err)
 	}
 	return &out
@@ -82,15 +83,15 @@ func TestItemCodecKeepsEveryField(t *testing.T) {
 		{"empty fields and tags", &model.Item{Fields: map[string]any{}, Tags: []string{}, Title: "t"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, err := encodeItem(tc.it)
+			raw, err := records.EncodeItem(tc.it)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if raw[0] != itemFormat1 {
+			if raw[0] != records.ItemFormat1 {
 				t.Fatalf("record starts with %#x, want the binary format byte", raw[0])
 			}
 			var got model.Item
-			if err := decodeItem(raw, &got); err != nil {
+			if err := records.DecodeItem(raw, &got); err != nil {
 				t.Fatal(err)
 			}
 			want := jsonRoundTrip(t, tc.it)
@@ -109,13 +110,13 @@ func TestItemCodecKeepsEveryField(t *testing.T) {
 }
 
 func TestItemRecordRefusesDamage(t *testing.T) {
-	raw, err := encodeItem(fullItem(t))
+	raw, err := records.EncodeItem(fullItem(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range [][]byte{nil, {}, {itemFormat1}, {9, 1, 2}, raw[:len(raw)-1], append(append([]byte{}, raw...), 0)} {
+	for _, bad := range [][]byte{nil, {}, {records.ItemFormat1}, {9, 1, 2}, raw[:len(raw)-1], append(append([]byte{}, raw...), 0)} {
 		var it model.Item
-		if err := decodeItem(bad, &it); err == nil {
+		if err := records.DecodeItem(bad, &it); err == nil {
 			t.Errorf("decodeItem(%d bytes) accepted a damaged record", len(bad))
 		}
 	}
@@ -127,19 +128,19 @@ func TestItemJSONRecordsStillRead(t *testing.T) {
 	s, _ := openTest(t)
 	ws := mustWorkspace(t, s, "Old records")
 	v := mustCreate(t, s, ws.Slug, "tasks", "Written by an older padd", map[string]any{"priority": "high"})
-	id := mustID(v.ID)
-	err := s.update(func(tx *txn) error {
-		b := openWS(tx, ws.ID)
-		it, err := getItem(b, id, false)
+	id := records.MustID(v.ID)
+	err := s.base.Update(func(tx *records.Txn) error {
+		b := records.OpenWS(tx, ws.ID)
+		it, err := records.GetItem(b, id, false)
 		if err != nil {
 			return err
 		}
 		it.ID, it.WorkspaceID = "", ""
-		old, err := encode(it)
+		old, err := records.Encode(it)
 		if err != nil {
 			return err
 		}
-		return b.items().Put(id, old)
+		return b.Items().Put(id, old)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -155,8 +156,8 @@ func TestItemJSONRecordsStillRead(t *testing.T) {
 	if _, err := s.UpdateItem(ws.Slug, v.Ref, ItemUpdate{Title: &title}, user); err != nil {
 		t.Fatal(err)
 	}
-	err = s.view(func(tx *txn) error {
-		if raw := openWS(tx, ws.ID).items().Get(id); len(raw) == 0 || raw[0] != itemFormat1 {
+	err = s.base.View(func(tx *records.Txn) error {
+		if raw := records.OpenWS(tx, ws.ID).Items().Get(id); len(raw) == 0 || raw[0] != records.ItemFormat1 {
 			t.Errorf("after an update the record starts with %q, want the binary form", raw[:1])
 		}
 		return nil
@@ -167,26 +168,26 @@ func TestItemJSONRecordsStillRead(t *testing.T) {
 }
 
 func FuzzDecodeItem(f *testing.F) {
-	it := &model.Item{CollectionID: newID(), Number: 7, Title: "t", Slug: "t", Seq: 9,
+	it := &model.Item{CollectionID: records.NewID(), Number: 7, Title: "t", Slug: "t", Seq: 9,
 		Fields: map[string]any{"status": "open", "n": json.Number("1"), "l": []any{"a", map[string]any{"k": nil}}}}
-	raw, _ := encodeItem(it)
+	raw, _ := records.EncodeItem(it)
 	f.Add(raw)
-	old, _ := encode(it)
+	old, _ := records.Encode(it)
 	f.Add(old)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var it model.Item
-		if err := decodeItem(raw, &it); err != nil {
+		if err := records.DecodeItem(raw, &it); err != nil {
 			return
 		}
 		// Whatever decodes must encode to a record that decodes the same
 		// (a JSON record may carry the fields the record leaves out).
 		it.ID, it.WorkspaceID, it.Content = "", "", ""
-		again, err := encodeItem(&it)
+		again, err := records.EncodeItem(&it)
 		if err != nil {
 			return // a JSON record can hold what the binary form refuses (none known)
 		}
 		var back model.Item
-		if err := decodeItem(again, &back); err != nil {
+		if err := records.DecodeItem(again, &back); err != nil {
 			t.Fatalf("re-encoded record does not decode: %v", err)
 		}
 		if !reflect.DeepEqual(normalizeTimes(back), normalizeTimes(it)) {
@@ -218,18 +219,18 @@ func TestItemCodecDeepValues(t *testing.T) {
 		return v
 	}
 	it := &model.Item{Title: "deep", Fields: map[string]any{"x": nest(9998)}}
-	raw, err := encodeItem(it)
+	raw, err := records.EncodeItem(it)
 	if err != nil {
 		t.Fatalf("encode a 9,998-deep value: %v", err)
 	}
 	var got model.Item
-	if err := decodeItem(raw, &got); err != nil {
+	if err := records.DecodeItem(raw, &got); err != nil {
 		t.Fatalf("a 9,998-deep value does not read back: %v", err)
 	}
 	if !reflect.DeepEqual(got.Fields, it.Fields) {
 		t.Fatal("the 9,998-deep value read back different")
 	}
-	if _, err := encodeItem(&model.Item{Fields: map[string]any{"x": nest(maxValueDepth + 2)}}); err == nil {
+	if _, err := records.EncodeItem(&model.Item{Fields: map[string]any{"x": nest(records.MaxValueDepth + 2)}}); err == nil {
 		t.Fatal("a value deeper than the decoder reads was encoded")
 	}
 }
@@ -242,8 +243,8 @@ func TestDamagedItemLeftOutOfIndexFeed(t *testing.T) {
 	ws := mustWorkspace(t, s, "Damaged")
 	bad := mustCreate(t, s, ws.Slug, "tasks", "Damaged record", nil)
 	good := mustCreate(t, s, ws.Slug, "tasks", "Sound record", nil)
-	err := s.update(func(tx *txn) error {
-		return openWS(tx, ws.ID).items().Put(mustID(bad.ID), []byte{itemFormat1, 0xff})
+	err := s.base.Update(func(tx *records.Txn) error {
+		return records.OpenWS(tx, ws.ID).Items().Put(records.MustID(bad.ID), []byte{records.ItemFormat1, 0xff})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -282,8 +283,8 @@ func TestNewerLayoutRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.update(func(tx *txn) error {
-		return tx.Bucket(bMeta).Put(kSchemaVersion, u64(SchemaVersion+1))
+	err = s.base.Update(func(tx *records.Txn) error {
+		return tx.Bucket(records.BMeta).Put(kSchemaVersion, records.U64(SchemaVersion+1))
 	})
 	if err != nil {
 		t.Fatal(err)

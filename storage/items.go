@@ -5,26 +5,8 @@ import (
 	"strings"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
-
-// ItemView is an item as readers see it: with its ref, its collection
-// and the facts derived from other records.
-type ItemView struct {
-	model.Item
-	Ref             string
-	Collection      *model.Collection
-	ParentRef       string
-	ParentTitle     string
-	RelationTargets map[string]any
-	HasChildren     bool
-	// RoleSlug and RoleName name the item's agent role, when it has one.
-	RoleSlug, RoleName string
-	// Lease is the item's live lease, if any (leases.go).
-	Lease *model.Lease
-}
-
-// State is the item's lifecycle state under its collection's schema.
-func (v *ItemView) State() model.State { return v.Collection.State(v.Fields) }
 
 // ItemCreate is a new item. Fields is already merged from the door's
 // sources (fields object, key=value entries, dedicated params).
@@ -66,111 +48,46 @@ type ItemResult struct {
 	Changed bool
 }
 
-func refOf(c *model.Collection, n int64) string { return refText(c.Prefix, n) }
-
-func getItem(b *wsb, id []byte, withContent bool) (*model.Item, error) {
-	v := b.items().Get(id)
-	if v == nil {
-		return nil, nil
-	}
-	var it model.Item
-	if err := decodeItem(v, &it); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored item %s is unreadable: %v", idString(id), err)
-	}
-	it.ID, it.WorkspaceID = idString(id), b.id
-	if withContent {
-		it.Content = string(b.content().Get(id))
-	}
-	return &it, nil
-}
-
-func putItem(b *wsb, it *model.Item) error {
+func putItem(b *records.Wsb, it *model.Item) error {
 	// The key holds the id and the bucket the workspace; the body has
 	// its own bucket so lists and summaries never read it.
 	content := it.Content
-	v, err := encodeItem(it)
+	v, err := records.EncodeItem(it)
 	if err != nil {
 		return err
 	}
-	id := mustID(it.ID)
-	if err := b.items().Put(id, v); err != nil {
+	id := records.MustID(it.ID)
+	if err := b.Items().Put(id, v); err != nil {
 		return err
 	}
-	return b.content().Put(id, []byte(content))
-}
-
-// findItem resolves a UUID, a ref (old refs included) or a slug to an
-// item id.
-func findItem(b *wsb, ref string) []byte {
-	ref = strings.TrimSpace(ref)
-	if id, ok := idKey(ref); ok {
-		if b.items().Get(id) != nil {
-			return id
-		}
-		return nil
-	}
-	if prefix, n, ok := parseItemRef(ref); ok {
-		if id := b.refs().Get([]byte(refText(prefix, n))); id != nil {
-			return id
-		}
-		id := b.nums().Get(u64(uint64(n)))
-		if id == nil {
-			return nil
-		}
-		// A ref under a prefix the item's collection once had still resolves.
-		if owner := b.prefixes().Get([]byte(prefix)); owner != nil {
-			if it, _ := getItem(b, id, false); it != nil && bytes.Equal(owner, mustID(it.CollectionID)) {
-				return id
-			}
-		}
-	}
-	if id := b.slugs().Get([]byte(ref)); id != nil {
-		return id
-	}
-	return nil
-}
-
-// itemByRef loads an item (archived included) or refuses with not_found.
-func itemByRef(b *wsb, ref string, withContent bool) (*model.Item, error) {
-	id := findItem(b, ref)
-	if id == nil {
-		return nil, model.NotFound("Item not found: %s", ref).With("ref", ref)
-	}
-	it, err := getItem(b, id, withContent)
-	if err != nil {
-		return nil, err
-	}
-	if it == nil {
-		return nil, model.NotFound("Item not found: %s", ref).With("ref", ref)
-	}
-	return it, nil
+	return b.Content().Put(id, []byte(content))
 }
 
 // liveItemByRef is itemByRef that refuses archived items and items of
 // archived collections.
-func liveItemByRef(b *wsb, ref string, withContent bool) (*model.Item, *model.Collection, error) {
+func liveItemByRef(b *records.Wsb, ref string, withContent bool) (*model.Item, *model.Collection, error) {
 	it, c, err := itemAndCollection(b, ref, withContent)
 	if err != nil {
 		return nil, nil, err
 	}
 	if it.DeletedAt != nil || c.ArchivedAt != nil {
-		return nil, nil, model.Errorf(model.CodeArchived, "Item %s is archived; restore it first (item restore) to change it", refOf(c, it.Number)).With("ref", refOf(c, it.Number))
+		return nil, nil, model.Errorf(model.CodeArchived, "Item %s is archived; restore it first (item restore) to change it", records.RefOf(c, it.Number)).With("ref", records.RefOf(c, it.Number))
 	}
 	return it, c, nil
 }
 
 // itemAndCollection reads an item, archived or not, and its collection.
-func itemAndCollection(b *wsb, ref string, withContent bool) (*model.Item, *model.Collection, error) {
-	it, err := itemByRef(b, ref, withContent)
+func itemAndCollection(b *records.Wsb, ref string, withContent bool) (*model.Item, *model.Collection, error) {
+	it, err := records.ItemByRef(b, ref, withContent)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := getCollection(b, mustID(it.CollectionID))
+	c, err := records.GetCollection(b, records.MustID(it.CollectionID))
 	if err != nil {
 		return nil, nil, err
 	}
 	if c == nil {
-		return nil, nil, errInternal("item %s names a missing collection", it.ID)
+		return nil, nil, records.ErrInternal("item %s names a missing collection", it.ID)
 	}
 	return it, c, nil
 }
@@ -185,101 +102,16 @@ func (w *wtx) annotatedItem(ref string) (*model.Item, *model.Collection, error) 
 	return liveItemByRef(w.ws, ref, false)
 }
 
-// view decorates an item for readers.
-func view(b *wsb, it *model.Item, colls map[string]*model.Collection) (*ItemView, error) {
-	c := colls[it.CollectionID]
-	if c == nil {
-		var err error
-		c, err = getCollection(b, mustID(it.CollectionID))
-		if err != nil {
-			return nil, err
-		}
-		if c == nil {
-			return nil, errInternal("item %s names a missing collection", it.ID)
-		}
-		if colls != nil {
-			colls[c.ID] = c
-		}
-	}
-	v := &ItemView{Item: *it, Ref: refOf(c, it.Number), Collection: c}
-	if it.ParentID != "" {
-		if p, _ := getItem(b, mustID(it.ParentID), false); p != nil {
-			if pc, _ := getCollection(b, mustID(p.CollectionID)); pc != nil {
-				v.ParentRef = refOf(pc, p.Number)
-			}
-			v.ParentTitle = p.Title
-		}
-	}
-	v.HasChildren = countOf(b, cat([]byte{kindParent}, mustID(it.ID), []byte{lifeLive})) > 0
-	if k, ok := idKey(it.AgentRoleID); ok {
-		if r, _ := getRole(b, k); r != nil {
-			v.RoleSlug, v.RoleName = r.Slug, r.Name
-		}
-	}
-	v.RelationTargets = relationTargets(b, c, it.Fields)
-	v.Lease = liveLease(b, mustID(it.ID))
-	return v, nil
-}
-
-// relationTargets resolves stored relation values for display: {id, ref,
-// title}, or {id} alone when the target is gone.
-func relationTargets(b *wsb, c *model.Collection, fields map[string]any) map[string]any {
-	var out map[string]any
-	target := func(id string) map[string]any {
-		t := map[string]any{"id": id}
-		k, ok := idKey(id)
-		if !ok {
-			t["stored_as_text"] = true
-			return t
-		}
-		if it, _ := getItem(b, k, false); it != nil && it.DeletedAt == nil {
-			if tc, _ := getCollection(b, mustID(it.CollectionID)); tc != nil && tc.ArchivedAt == nil {
-				t["ref"] = refOf(tc, it.Number)
-				t["title"] = it.Title
-			}
-		}
-		return t
-	}
-	for _, f := range c.Schema.Fields {
-		v, ok := fields[f.Key]
-		if !ok {
-			continue
-		}
-		switch f.Type {
-		case model.TypeRelation:
-			if s, ok := v.(string); ok && s != "" {
-				if out == nil {
-					out = map[string]any{}
-				}
-				out[f.Key] = target(s)
-			}
-		case model.TypeMultiRelation:
-			if list, ok := v.([]any); ok && len(list) > 0 {
-				arr := make([]any, 0, len(list))
-				for _, e := range list {
-					s, _ := e.(string)
-					arr = append(arr, target(s))
-				}
-				if out == nil {
-					out = map[string]any{}
-				}
-				out[f.Key] = arr
-			}
-		}
-	}
-	return out
-}
-
 // GetItem reads one item by UUID, ref (old refs too) or slug. Archived
 // items are served read-only, with DeletedAt set.
 func (s *Store) GetItem(ws, ref string) (*ItemView, error) {
 	var out *ItemView
-	err := s.read(ws, func(r *rtx) error {
-		it, err := itemByRef(r.ws, ref, true)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		it, err := records.ItemByRef(r.WS, ref, true)
 		if err != nil {
 			return err
 		}
-		out, err = view(r.ws, it, nil)
+		out, err = records.View(r.WS, it, nil)
 		return err
 	})
 	return out, err
@@ -298,21 +130,21 @@ type ItemWith struct {
 // for the committer once per part.
 func (s *Store) GetItemWith(ws, ref string, comments, links bool) (*ItemWith, error) {
 	var out ItemWith
-	err := s.read(ws, func(r *rtx) error {
-		it, err := itemByRef(r.ws, ref, true)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		it, err := records.ItemByRef(r.WS, ref, true)
 		if err != nil {
 			return err
 		}
-		if out.Item, err = view(r.ws, it, nil); err != nil {
+		if out.Item, err = records.View(r.WS, it, nil); err != nil {
 			return err
 		}
 		if comments {
-			if out.Comments, err = commentsOfItem(r.ws, it); err != nil {
+			if out.Comments, err = commentsOfItem(r.WS, it); err != nil {
 				return err
 			}
 		}
 		if links {
-			out.Links, err = linksOfItem(r.ws, it)
+			out.Links, err = linksOfItem(r.WS, it)
 		}
 		return err
 	})
@@ -324,9 +156,9 @@ func (s *Store) GetItemWith(ws, ref string, comments, links bool) (*ItemWith, er
 
 // eachItem calls fn with each item refs name, and its place in refs; a
 // ref that names no item is skipped.
-func eachItem(b *wsb, refs []string, withContent bool, fn func(i int, it *model.Item) error) error {
+func eachItem(b *records.Wsb, refs []string, withContent bool, fn func(i int, it *model.Item) error) error {
 	for i, ref := range refs {
-		it, err := itemByRef(b, ref, withContent)
+		it, err := records.ItemByRef(b, ref, withContent)
 		if model.IsNotFound(err) {
 			continue
 		}
@@ -344,10 +176,10 @@ func eachItem(b *wsb, refs []string, withContent bool, fn func(i int, it *model.
 // one read: out[i] is refs[i]'s item, nil if it names none.
 func (s *Store) GetItems(ws string, refs []string) ([]*ItemView, error) {
 	out := make([]*ItemView, len(refs))
-	err := s.read(ws, func(r *rtx) error {
+	err := s.base.Read(ws, func(r *records.Rtx) error {
 		colls := map[string]*model.Collection{}
-		return eachItem(r.ws, refs, true, func(i int, it *model.Item) (err error) {
-			out[i], err = view(r.ws, it, colls)
+		return eachItem(r.WS, refs, true, func(i int, it *model.Item) (err error) {
+			out[i], err = records.View(r.WS, it, colls)
 			return err
 		})
 	})
@@ -360,53 +192,53 @@ func (s *Store) GetItems(ws string, refs []string) ([]*ItemView, error) {
 // remote's values to local ids, and the remote's state is written as it
 // is (Pad checks no relation value; padd checked it when it was set).
 type txResolver struct {
-	b       *wsb
+	b       *records.Wsb
 	replica bool
 }
 
 func (r txResolver) ResolveRelation(collSlug, value string) (string, string) {
 	b := r.b
-	if k, isID := idKey(value); isID && r.replica {
-		if it, _ := getItem(b, k, false); it != nil {
-			return idString(k), ""
+	if k, isID := records.IDKey(value); isID && r.replica {
+		if it, _ := records.GetItem(b, k, false); it != nil {
+			return records.IDString(k), ""
 		}
 	}
-	id := b.collSlugs().Get([]byte(collSlug))
+	id := b.CollSlugs().Get([]byte(collSlug))
 	if id == nil {
 		return "", model.ReasonNotFound
 	}
-	c, _ := getCollection(b, id)
+	c, _ := records.GetCollection(b, id)
 	if c == nil || c.ArchivedAt != nil {
 		return "", model.ReasonNotFound
 	}
 	ok := func(itemID []byte) bool {
-		it, _ := getItem(b, itemID, false)
+		it, _ := records.GetItem(b, itemID, false)
 		return it != nil && it.DeletedAt == nil && it.CollectionID == c.ID
 	}
-	if k, isID := idKey(value); isID {
+	if k, isID := records.IDKey(value); isID {
 		if ok(k) {
-			return idString(k), ""
+			return records.IDString(k), ""
 		}
 		return "", model.ReasonNotFound
 	}
-	if prefix, n, isRef := parseItemRef(value); isRef {
-		if owner := b.prefixes().Get([]byte(prefix)); owner != nil {
+	if prefix, n, isRef := records.ParseItemRef(value); isRef {
+		if owner := b.Prefixes().Get([]byte(prefix)); owner != nil {
 			// The prefix names a collection: no fallback by number.
-			oc, _ := getCollection(b, owner)
+			oc, _ := records.GetCollection(b, owner)
 			if oc != nil && oc.ArchivedAt == nil {
-				if k := findItem(b, refText(prefix, n)); k != nil && ok(k) {
-					return idString(k), ""
+				if k := records.FindItem(b, records.RefText(prefix, n)); k != nil && ok(k) {
+					return records.IDString(k), ""
 				}
 				return "", model.ReasonNotFound
 			}
 		}
-		if k := b.nums().Get(u64(uint64(n))); k != nil && ok(k) {
-			return idString(k), ""
+		if k := b.Nums().Get(records.U64(uint64(n))); k != nil && ok(k) {
+			return records.IDString(k), ""
 		}
 		return "", model.ReasonNotFound
 	}
-	p := cat(mustID(c.ID), lstr(value))
-	cur := b.titles().Cursor()
+	p := records.Cat(records.MustID(c.ID), records.Lstr(value))
+	cur := b.Titles().Cursor()
 	var found []byte
 	n := 0
 	for k, _ := cur.Seek(p); k != nil && bytes.HasPrefix(k, p) && len(k) == len(p)+16; k, _ = cur.Next() {
@@ -419,35 +251,35 @@ func (r txResolver) ResolveRelation(collSlug, value string) (string, string) {
 	case 0:
 		return "", model.ReasonNotFound
 	case 1:
-		return idString(found), ""
+		return records.IDString(found), ""
 	}
 	return "", model.ReasonAmbiguous
 }
 
 // putDerived writes an item's title and unique-value entries; del
 // removes them.
-func putDerived(b *wsb, it *model.Item, c *model.Collection, del bool) error {
-	tk := cat(mustID(it.CollectionID), lstr(it.Title), mustID(it.ID))
+func putDerived(b *records.Wsb, it *model.Item, c *model.Collection, del bool) error {
+	tk := records.Cat(records.MustID(it.CollectionID), records.Lstr(it.Title), records.MustID(it.ID))
 	if del {
-		if err := b.titles().Delete(tk); err != nil {
+		if err := b.Titles().Delete(tk); err != nil {
 			return err
 		}
-	} else if err := b.titles().Put(tk, nil); err != nil {
+	} else if err := b.Titles().Put(tk, nil); err != nil {
 		return err
 	}
 	for _, f := range c.Schema.Fields {
 		if f.UniqueScope == "" {
 			continue
 		}
-		for _, v := range indexValues(it.Fields[f.Key]) {
-			uk := cat(mustID(c.ID), lstr(f.Key), lstr(v))
+		for _, v := range records.IndexValues(it.Fields[f.Key]) {
+			uk := records.Cat(records.MustID(c.ID), records.Lstr(f.Key), records.Lstr(v))
 			if del {
-				if got := b.unique().Get(uk); bytes.Equal(got, mustID(it.ID)) {
-					if err := b.unique().Delete(uk); err != nil {
+				if got := b.Unique().Get(uk); bytes.Equal(got, records.MustID(it.ID)) {
+					if err := b.Unique().Delete(uk); err != nil {
 						return err
 					}
 				}
-			} else if err := b.unique().Put(uk, mustID(it.ID)); err != nil {
+			} else if err := b.Unique().Put(uk, records.MustID(it.ID)); err != nil {
 				return err
 			}
 		}
@@ -457,10 +289,10 @@ func putDerived(b *wsb, it *model.Item, c *model.Collection, del bool) error {
 
 // uniqueHolder returns the item (other than self) holding value in a
 // unique field of collection c.
-func uniqueHolder(b *wsb, c *model.Collection, key string, v any, self string) []byte {
-	for _, s := range indexValues(v) {
-		if got := b.unique().Get(cat(mustID(c.ID), lstr(key), lstr(s))); got != nil && (self == "" || !bytes.Equal(got, mustID(self))) {
-			if it, _ := getItem(b, got, false); it != nil && it.DeletedAt == nil {
+func uniqueHolder(b *records.Wsb, c *model.Collection, key string, v any, self string) []byte {
+	for _, s := range records.IndexValues(v) {
+		if got := b.Unique().Get(records.Cat(records.MustID(c.ID), records.Lstr(key), records.Lstr(s))); got != nil && (self == "" || !bytes.Equal(got, records.MustID(self))) {
+			if it, _ := records.GetItem(b, got, false); it != nil && it.DeletedAt == nil {
 				return got
 			}
 		}
@@ -470,35 +302,25 @@ func uniqueHolder(b *wsb, c *model.Collection, key string, v any, self string) [
 
 // checkUnique refuses supplied values that collide on a unique field
 // (409 conflict).
-func checkUnique(b *wsb, c *model.Collection, fields map[string]any, supplied map[string]bool, self string) error {
+func checkUnique(b *records.Wsb, c *model.Collection, fields map[string]any, supplied map[string]bool, self string) error {
 	for _, f := range c.Schema.Fields {
 		if f.UniqueScope == "" || !supplied[f.Key] {
 			continue
 		}
 		if h := uniqueHolder(b, c, f.Key, fields[f.Key], self); h != nil {
-			holder, _ := getItem(b, h, false)
+			holder, _ := records.GetItem(b, h, false)
 			e := model.Conflict("field %q value %v is already used by %s in %s; unique values may appear once per collection",
-				f.Key, fields[f.Key], refOf(c, holder.Number), c.Slug).With("field", f.Key)
-			return e.With("holder", refOf(c, holder.Number))
+				f.Key, fields[f.Key], records.RefOf(c, holder.Number), c.Slug).With("field", f.Key)
+			return e.With("holder", records.RefOf(c, holder.Number))
 		}
 	}
 	return nil
 }
 
-// isUnparented: no parent and no outgoing implements link.
-func isUnparented(b *wsb, it *model.Item) bool {
-	if it.ParentID != "" {
-		return false
-	}
-	p := cat(mustID(it.ID), lstr(model.LinkImplements))
-	k, _ := b.linkSrc().Cursor().Seek(p)
-	return !(k != nil && bytes.HasPrefix(k, p))
-}
-
 // resolveParent finds a live parent item for child (empty child on create),
 // refusing itself and cycles. A write that copies the remote (replica)
 // takes an archived parent too: the remote has the child under it.
-func resolveParent(b *wsb, ref, child string, replica bool) (*model.Item, error) {
+func resolveParent(b *records.Wsb, ref, child string, replica bool) (*model.Item, error) {
 	lookup := liveItemByRef
 	if replica {
 		lookup = itemAndCollection
@@ -519,21 +341,10 @@ func resolveParent(b *wsb, ref, child string, replica bool) (*model.Item, error)
 			if cur.ParentID == "" {
 				break
 			}
-			cur, _ = getItem(b, mustID(cur.ParentID), false)
+			cur, _ = records.GetItem(b, records.MustID(cur.ParentID), false)
 		}
 	}
 	return p, nil
-}
-
-// resolveRole maps a role slug or id to its id.
-func resolveRole(b *wsb, ref string) (string, error) {
-	if k, ok := idKey(ref); ok && b.roles().Get(k) != nil {
-		return idString(k), nil
-	}
-	if id := b.roleSlugs().Get([]byte(ref)); id != nil {
-		return idString(id), nil
-	}
-	return "", model.Invalid("unknown role %q: create it first or pick one from the role list", ref).With("field", "role")
 }
 
 // splitParentField lifts parent/plan out of fields when the schema does
@@ -623,10 +434,10 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 	if err := checkUnique(b, c, out, supplied, ""); err != nil {
 		return nil, err
 	}
-	it := &model.Item{ID: newID(), WorkspaceID: b.id, CollectionID: c.ID, Title: title,
+	it := &model.Item{ID: records.NewID(), WorkspaceID: b.ID, CollectionID: c.ID, Title: title,
 		Content: in.Content, Fields: out, Tags: cleanTags(in.Tags), Pinned: in.Pinned,
 		AssignedUserID: in.AssignUser, CreatedBy: w.actor, LastModifiedBy: w.actor,
-		CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+		CreatedAt: records.Tstamp(w.now), UpdatedAt: records.Tstamp(w.now)}
 	in.imported.stamp(it)
 	if in.SortOrder != nil {
 		it.SortOrder = *in.SortOrder
@@ -639,7 +450,7 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 		it.ParentID = p.ID
 	}
 	if in.Role != "" {
-		if it.AgentRoleID, err = resolveRole(b, in.Role); err != nil {
+		if it.AgentRoleID, err = records.ResolveRole(b, in.Role); err != nil {
 			return nil, err
 		}
 	}
@@ -651,21 +462,21 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 	} else if it.Number, err = nextNumber(b); err != nil {
 		return nil, err
 	}
-	it.Slug = in.imported.slug(b, model.UniqueSlug(model.ItemSlug(title), func(s string) bool { return b.slugs().Get([]byte(s)) != nil }))
+	it.Slug = in.imported.slug(b, model.UniqueSlug(model.ItemSlug(title), func(s string) bool { return b.Slugs().Get([]byte(s)) != nil }))
 	seq, err := w.stamp(model.EntityItem, model.OpCreated, it.ID, it.ID, c.ID)
 	if err != nil {
 		return nil, err
 	}
 	it.Seq = seq
-	id := mustID(it.ID)
-	ref := refOf(c, it.Number)
+	id := records.MustID(it.ID)
+	ref := records.RefOf(c, it.Number)
 	for _, put := range []error{
 		putItem(b, it),
-		b.nums().Put(u64(uint64(it.Number)), id),
-		b.refs().Put([]byte(ref), id),
-		b.slugs().Put([]byte(it.Slug), id),
+		b.Nums().Put(records.U64(uint64(it.Number)), id),
+		b.Refs().Put([]byte(ref), id),
+		b.Slugs().Put([]byte(it.Slug), id),
 		putDerived(b, it, c, false),
-		w.reindex(nil, it, false, isUnparented(b, it)),
+		w.reindex(nil, it, false, records.IsUnparented(b, it)),
 		w.firstVersions(in.imported, it),
 		w.activity(seq, it.ID, "created", map[string]any{"seq": seq}),
 	} {
@@ -673,7 +484,7 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 			return nil, put
 		}
 	}
-	v, err := view(b, it, map[string]*model.Collection{c.ID: c})
+	v, err := records.View(b, it, map[string]*model.Collection{c.ID: c})
 	if err != nil {
 		return nil, err
 	}
@@ -717,38 +528,38 @@ func (s *Store) setArchived(ws, ref string, actor model.Actor, archive bool) (*I
 
 func (w *wtx) setArchived(ref string, archive bool) (*ItemResult, error) {
 	b := w.ws
-	it, err := itemByRef(b, ref, true)
+	it, err := records.ItemByRef(b, ref, true)
 	if err != nil {
 		return nil, err
 	}
-	c, err := getCollection(b, mustID(it.CollectionID))
+	c, err := records.GetCollection(b, records.MustID(it.CollectionID))
 	if err != nil {
 		return nil, err
 	}
 	if (it.DeletedAt != nil) == archive {
-		v, err := view(b, it, nil) // already so: nothing to do
+		v, err := records.View(b, it, nil) // already so: nothing to do
 		return &ItemResult{Item: v}, err
 	}
 	if !archive && c.ArchivedAt != nil {
-		return nil, model.Conflict("item %s is in archived collection %q: restore the collection first", refOf(c, it.Number), c.Slug)
+		return nil, model.Conflict("item %s is in archived collection %q: restore the collection first", records.RefOf(c, it.Number), c.Slug)
 	}
 	old := *it
 	op, action := model.OpDeleted, "deleted"
 	if archive {
-		t := tstamp(w.now)
+		t := records.Tstamp(w.now)
 		it.DeletedAt = &t
 	} else {
 		it.DeletedAt = nil
 		op, action = model.OpRestored, "restored"
 	}
-	it.UpdatedAt = tstamp(w.now)
+	it.UpdatedAt = records.Tstamp(w.now)
 	it.LastModifiedBy = w.actor
 	seq, err := w.stamp(model.EntityItem, op, it.ID, it.ID, c.ID)
 	if err != nil {
 		return nil, err
 	}
 	it.Seq = seq
-	unpar := isUnparented(b, it)
+	unpar := records.IsUnparented(b, it)
 	for _, e := range []error{
 		putItem(b, it),
 		w.reindex(&old, it, unpar, unpar),
@@ -766,7 +577,7 @@ func (w *wtx) setArchived(ref string, archive bool) (*ItemResult, error) {
 	if err := w.activity(seq, it.ID, action, map[string]any{"seq": seq, "prev_seq": old.Seq}); err != nil {
 		return nil, err
 	}
-	v, err := view(b, it, nil)
+	v, err := records.View(b, it, nil)
 	return &ItemResult{Item: v, Changed: true}, err
 }
 
@@ -808,3 +619,6 @@ func (s *Store) CreateItems(ws string, in []ItemCreate, actor model.Actor, chunk
 	}
 	return out, nil
 }
+
+// ItemView is records.ItemView, the type storage's callers name.
+type ItemView = records.ItemView

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Item leases (Pad's LSE-01..03): an agent claims an item for a while so
@@ -41,61 +42,13 @@ type LeaseResult struct {
 	Released bool
 }
 
-// Lease records are binary (a format byte, then holder, worker, actor
-// kind and the two times): next and ready read every live lease.
-const leaseFormat1 = 1
-
 func encodeLease(l *model.Lease) []byte {
-	b := []byte{leaseFormat1}
+	b := []byte{records.LeaseFormat1}
 	for _, s := range []string{l.Holder, l.Worker, l.ActorKind} {
-		b = appendStr(b, s)
+		b = records.AppendStr(b, s)
 	}
 	b = binary.AppendVarint(b, l.AcquiredAt.Unix())
 	return binary.AppendVarint(b, l.ExpiresAt.Unix())
-}
-
-func decodeLease(id, raw []byte) (*model.Lease, error) {
-	if len(raw) == 0 || raw[0] != leaseFormat1 {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, "the lease on item %s is unreadable", idString(id))
-	}
-	r := reader{b: raw[1:]}
-	l := &model.Lease{Holder: r.str(), Worker: r.str(), ActorKind: r.str()}
-	l.AcquiredAt = time.Unix(r.varint(), 0).UTC()
-	l.ExpiresAt = time.Unix(r.varint(), 0).UTC()
-	if r.bad {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, "the lease on item %s is unreadable", idString(id))
-	}
-	return l, nil
-}
-
-func getLease(b *wsb, id []byte) (*model.Lease, error) {
-	raw := b.leases().Get(id)
-	if raw == nil {
-		return nil, nil
-	}
-	return decodeLease(id, raw)
-}
-
-// liveLease is an item's lease if it holds at the transaction's time,
-// for decorating reads; an unreadable lease decorates nothing.
-func liveLease(b *wsb, id []byte) *model.Lease {
-	if b.leases() == nil {
-		return nil
-	}
-	now := b.now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	return liveLeaseAt(b, id, now)
-}
-
-// liveLeaseAt is an item's lease if it holds at now.
-func liveLeaseAt(b *wsb, id []byte, now time.Time) *model.Lease {
-	l, _ := getLease(b, id)
-	if !l.Live(now) {
-		return nil
-	}
-	return l
 }
 
 // Claim takes or renews the lease on a live item. A live lease another
@@ -112,12 +65,12 @@ func (s *Store) Claim(ws, ref string, in LeaseClaim, actor model.Actor) (*LeaseR
 		if err != nil {
 			return err
 		}
-		id, itemRef := mustID(it.ID), refOf(c, it.Number)
-		cur, err := getLease(b, id)
+		id, itemRef := records.MustID(it.ID), records.RefOf(c, it.Number)
+		cur, err := records.GetLease(b, id)
 		if err != nil {
 			return err
 		}
-		now := tstamp(w.now)
+		now := records.Tstamp(w.now)
 		l := &model.Lease{Holder: in.Holder, Worker: in.Worker, ActorKind: actor.Kind, AcquiredAt: now}
 		op := model.OpClaimed
 		if cur.Live(w.now) {
@@ -137,7 +90,7 @@ func (s *Store) Claim(ws, ref string, in LeaseClaim, actor model.Actor) (*LeaseR
 		if err != nil {
 			return err
 		}
-		if err := b.leases().Put(id, encodeLease(l)); err != nil {
+		if err := b.Leases().Put(id, encodeLease(l)); err != nil {
 			return err
 		}
 		out = &LeaseResult{ItemID: it.ID, Ref: itemRef, Lease: l, Renewed: op == model.OpRenewed}
@@ -157,20 +110,20 @@ func (s *Store) Release(ws, ref string, who model.Claimant, actor model.Actor) (
 	var out *LeaseResult
 	err := s.write(ws, actor, func(w *wtx) error {
 		b := w.ws
-		it, err := itemByRef(b, ref, false)
+		it, err := records.ItemByRef(b, ref, false)
 		if err != nil {
 			return err
 		}
-		c, err := getCollection(b, mustID(it.CollectionID))
+		c, err := records.GetCollection(b, records.MustID(it.CollectionID))
 		if err != nil {
 			return err
 		}
 		if c == nil {
-			return errInternal("item %s names a missing collection", it.ID)
+			return records.ErrInternal("item %s names a missing collection", it.ID)
 		}
-		id, itemRef := mustID(it.ID), refOf(c, it.Number)
+		id, itemRef := records.MustID(it.ID), records.RefOf(c, it.Number)
 		out = &LeaseResult{ItemID: it.ID, Ref: itemRef}
-		cur, err := getLease(b, id)
+		cur, err := records.GetLease(b, id)
 		if err != nil {
 			return err
 		}
@@ -184,7 +137,7 @@ func (s *Store) Release(ws, ref string, who model.Claimant, actor model.Actor) (
 		if err != nil {
 			return err
 		}
-		if err := b.leases().Delete(id); err != nil {
+		if err := b.Leases().Delete(id); err != nil {
 			return err
 		}
 		out.Released = true
@@ -204,34 +157,13 @@ func leaseMeta(seq int64, ref string, l *model.Lease) map[string]any {
 // GetLease reads an item's live lease (nil when there is none).
 func (s *Store) GetLease(ws, ref string) (*model.Lease, error) {
 	var out *model.Lease
-	err := s.read(ws, func(r *rtx) error {
-		it, err := itemByRef(r.ws, ref, false)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		it, err := records.ItemByRef(r.WS, ref, false)
 		if err != nil {
 			return err
 		}
-		out = liveLease(r.ws, mustID(it.ID))
+		out = records.LiveLease(r.WS, records.MustID(it.ID))
 		return nil
 	})
 	return out, err
-}
-
-// eachLiveLease visits the workspace's leases that hold at now.
-func eachLiveLease(b *wsb, now time.Time, fn func(itemID []byte, l *model.Lease) error) error {
-	c := b.leases().Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if err := b.check(); err != nil {
-			return err
-		}
-		l, err := decodeLease(k, v)
-		if err != nil {
-			return err
-		}
-		if !l.Live(now) {
-			continue
-		}
-		if err := fn(k, l); err != nil {
-			return err
-		}
-	}
-	return nil
 }

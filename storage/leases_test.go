@@ -8,6 +8,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 const (
@@ -231,12 +232,12 @@ func TestSweepLeases(t *testing.T) {
 		}
 	}
 	stored := 0
-	if err := s.view(func(tx *txn) error {
-		b, err := liveWorkspace(tx, ws)
+	if err := s.base.View(func(tx *records.Txn) error {
+		b, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		return openWS(tx, b.ID).leases().ForEach(func(_, _ []byte) error { stored++; return nil })
+		return records.OpenWS(tx, b.ID).Leases().ForEach(func(_, _ []byte) error { stored++; return nil })
 	}); err != nil {
 		t.Fatal(err)
 	}

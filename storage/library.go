@@ -1,10 +1,8 @@
 package storage
 
 import (
-	"sort"
-	"sync"
-
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Built-in library activation (Pad's LIB-01) and the origin records of
@@ -15,14 +13,6 @@ import (
 // The origin lives beside the item rather than in its fields: it is
 // padd's bookkeeping, not something a user edits, exports or filters
 // on, and keeping it out of the fields keeps it out of every write door.
-
-// builtinOrigin says which library entry an item was activated from and
-// which version of it.
-type builtinOrigin struct {
-	Key      string `json:"key"`
-	SeedHash string `json:"seed_hash"`
-	Kind     string `json:"kind"`
-}
 
 // LibraryActivate names the entry to activate: by key, else by title.
 type LibraryActivate struct {
@@ -44,14 +34,14 @@ type ActivateResult struct {
 // ensureWSSubBuckets creates every per-workspace sub-bucket a workspace
 // made by an older padd lacks. It is idempotent, so any layout step
 // that only adds buckets to wsSubBuckets can be this function.
-func ensureWSSubBuckets(tx *txn) error {
-	root := tx.Bucket(bWS)
+func ensureWSSubBuckets(tx *records.Txn) error {
+	root := tx.Bucket(records.BWS)
 	if root == nil {
 		return nil
 	}
 	return root.ForEachBucket(func(k []byte) error {
 		ws := root.Bucket(k)
-		for _, name := range wsSubBuckets {
+		for _, name := range records.WSSubBuckets {
 			if _, err := ws.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -60,34 +50,13 @@ func ensureWSSubBuckets(tx *txn) error {
 	})
 }
 
-// sub opens one of the sub-buckets wsb does not carry as a member.
-func (b *wsb) sub(name []byte) (*bucket, error) {
-	bk := b.root.Bucket(name)
-	if bk == nil {
-		return nil, errInternal("workspace %s has no %s bucket; restart padd to migrate it", b.id, name)
-	}
-	return bk, nil
-}
-
 // kindCollections lists the live collections holding a library kind,
 // system ones first, then in sort order. The kind is read from the
 // schema (model.CollectionKind), not the slug, so a renamed
 // conventions or playbooks collection keeps its role.
-func kindCollections(b *wsb, kind string) ([]*model.Collection, error) {
-	cs, err := collectionsOf(b)
-	return ofKind(cs, kind), err
-}
-
-// ofKind is kindCollections over collections already read.
-func ofKind(cs []*model.Collection, kind string) []*model.Collection {
-	var out []*model.Collection
-	for _, c := range cs {
-		if c.ArchivedAt == nil && model.CollectionKind(c) == kind {
-			out = append(out, c)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].IsSystem && !out[j].IsSystem })
-	return out
+func kindCollections(b *records.Wsb, kind string) ([]*model.Collection, error) {
+	cs, err := records.CollectionsOf(b)
+	return records.OfKind(cs, kind), err
 }
 
 // ActivateLibrary copies a library entry into the workspace as an item
@@ -151,7 +120,7 @@ func (w *wtx) activate(entry model.LibraryEntry) (*ItemResult, map[string][]stri
 		// Reserved keys are refused at every write door, so the system
 		// writes the copy itself, into the record just created, under the
 		// create's own seq.
-		it, err := getItem(b, mustID(r.Item.ID), true)
+		it, err := records.GetItem(b, records.MustID(r.Item.ID), true)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -161,15 +130,15 @@ func (w *wtx) activate(entry model.LibraryEntry) (*ItemResult, map[string][]stri
 		}
 		r.Item.Fields = it.Fields
 	}
-	orig, err := b.sub(bOrigins)
+	orig, err := b.Sub(records.BOrigins)
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := encode(builtinOrigin{Key: entry.Key(), SeedHash: entry.Hash(), Kind: entry.Kind})
+	v, err := records.Encode(records.BuiltinOrigin{Key: entry.Key(), SeedHash: entry.Hash(), Kind: entry.Kind})
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := orig.Put(mustID(r.Item.ID), v); err != nil {
+	if err := orig.Put(records.MustID(r.Item.ID), v); err != nil {
 		return nil, nil, err
 	}
 	return r, added, nil
@@ -195,7 +164,7 @@ func (w *wtx) widenLibraryOptions(c *model.Collection, fields map[string]any) (m
 	if added == nil {
 		return nil, nil
 	}
-	c.UpdatedAt = tstamp(w.now)
+	c.UpdatedAt = records.Tstamp(w.now)
 	seq, err := w.stamp(model.EntityCollection, model.OpUpdated, c.ID, "", c.ID)
 	if err != nil {
 		return nil, err
@@ -208,70 +177,25 @@ func (w *wtx) widenLibraryOptions(c *model.Collection, fields map[string]any) (m
 		"options_added": added, "options_added_collection": c.Slug})
 }
 
-// libraryHashes is each library entry's current version, by key.
-var libraryHashes = sync.OnceValue(func() map[string]string {
-	out := map[string]string{}
-	for _, cat := range model.ConventionLibrary() {
-		for i := range cat.Conventions {
-			e := model.LibraryEntry{Kind: model.KindConvention, Convention: &cat.Conventions[i]}
-			out[e.Key()] = e.Hash()
-		}
-	}
-	for _, cat := range model.PlaybookLibrary() {
-		for i := range cat.Playbooks {
-			e := model.LibraryEntry{Kind: model.KindPlaybook, Playbook: &cat.Playbooks[i]}
-			out[e.Key()] = e.Hash()
-		}
-	}
-	return out
-})
-
-// builtinUpdates counts live activated items whose library entry has
-// changed since activation: the updates bootstrap tells the agent about.
-func builtinUpdates(b *wsb) (int, error) {
-	orig, err := b.sub(bOrigins)
-	if err != nil {
-		return 0, err
-	}
-	hashes := libraryHashes()
-	n := 0
-	err = orig.ForEach(func(k, v []byte) error {
-		var o builtinOrigin
-		if decode(v, &o) != nil {
-			return nil // an unreadable origin is unknown_origin, not an update
-		}
-		h, known := hashes[o.Key]
-		if !known || h == o.SeedHash {
-			return nil
-		}
-		if it, err := getItem(b, k, false); err != nil || it == nil || it.DeletedAt != nil {
-			return err
-		}
-		n++
-		return nil
-	})
-	return n, err
-}
-
 // BuiltinOrigin reports the library entry an item was activated from:
 // its key and the version activated; ok is false for other items.
 func (s *Store) BuiltinOrigin(ws, ref string) (key, seedHash string, ok bool, err error) {
-	err = s.read(ws, func(r *rtx) error {
-		it, err := itemByRef(r.ws, ref, false)
+	err = s.base.Read(ws, func(r *records.Rtx) error {
+		it, err := records.ItemByRef(r.WS, ref, false)
 		if err != nil {
 			return err
 		}
-		orig, err := r.ws.sub(bOrigins)
+		orig, err := r.WS.Sub(records.BOrigins)
 		if err != nil {
 			return err
 		}
-		raw := orig.Get(mustID(it.ID))
+		raw := orig.Get(records.MustID(it.ID))
 		if raw == nil {
 			return nil
 		}
-		var o builtinOrigin
-		if err := decode(raw, &o); err != nil {
-			return errInternal("origin record of %s is unreadable: %v", ref, err)
+		var o records.BuiltinOrigin
+		if err := records.Decode(raw, &o); err != nil {
+			return records.ErrInternal("origin record of %s is unreadable: %v", ref, err)
 		}
 		key, seedHash, ok = o.Key, o.SeedHash, true
 		return nil
@@ -282,8 +206,8 @@ func (s *Store) BuiltinOrigin(ws, ref string) (key, seedHash string, ok bool, er
 // originOf is an origin record as an export writes it; nil when there is
 // none or it cannot be read (the item then travels without one).
 func originOf(raw []byte) *LibraryOrigin {
-	var o builtinOrigin
-	if raw == nil || decode(raw, &o) != nil || o.Key == "" {
+	var o records.BuiltinOrigin
+	if raw == nil || records.Decode(raw, &o) != nil || o.Key == "" {
 		return nil
 	}
 	return &LibraryOrigin{Key: o.Key, SeedHash: o.SeedHash}
@@ -291,18 +215,18 @@ func originOf(raw []byte) *LibraryOrigin {
 
 // putOrigin records that item id was activated from o (an import's
 // origin). The kind is the entry's when this padd's library has it.
-func putOrigin(b *wsb, id string, o LibraryOrigin) error {
-	orig, err := b.sub(bOrigins)
+func putOrigin(b *records.Wsb, id string, o LibraryOrigin) error {
+	orig, err := b.Sub(records.BOrigins)
 	if err != nil {
 		return err
 	}
-	rec := builtinOrigin{Key: o.Key, SeedHash: o.SeedHash}
+	rec := records.BuiltinOrigin{Key: o.Key, SeedHash: o.SeedHash}
 	if e, ok := model.FindLibraryEntry(o.Key, ""); ok {
 		rec.Kind = e.Kind
 	}
-	v, err := encode(rec)
+	v, err := records.Encode(rec)
 	if err != nil {
 		return err
 	}
-	return orig.Put(mustID(id), v)
+	return orig.Put(records.MustID(id), v)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 func activate(t testing.TB, s *Store, ws, title string) *ActivateResult {
@@ -203,16 +204,16 @@ func TestMigrationAddsWorkspaceBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Make it look like a layout-1 file.
-	err = s.update(func(tx *txn) error {
-		root := tx.Bucket(bWS).Bucket(mustID(w.ID))
-		for _, name := range [][]byte{bPatches, bOrigins} {
+	err = s.base.Update(func(tx *records.Txn) error {
+		root := tx.Bucket(records.BWS).Bucket(records.MustID(w.ID))
+		for _, name := range [][]byte{records.BPatches, records.BOrigins} {
 			if err := root.DeleteBucket(name); err != nil {
 				return err
 			}
 		}
 		v := make([]byte, 8)
 		binary.BigEndian.PutUint64(v, 1)
-		return tx.Bucket(bMeta).Put(kSchemaVersion, v)
+		return tx.Bucket(records.BMeta).Put(kSchemaVersion, v)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -223,12 +224,12 @@ func TestMigrationAddsWorkspaceBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	err = s.view(func(tx *txn) error {
-		root := tx.Bucket(bWS).Bucket(mustID(w.ID))
-		if root.Bucket(bPatches) == nil || root.Bucket(bOrigins) == nil {
+	err = s.base.View(func(tx *records.Txn) error {
+		root := tx.Bucket(records.BWS).Bucket(records.MustID(w.ID))
+		if root.Bucket(records.BPatches) == nil || root.Bucket(records.BOrigins) == nil {
 			t.Fatal("buckets not created by the migration")
 		}
-		if v := tx.Bucket(bMeta).Get(kSchemaVersion); binary.BigEndian.Uint64(v) != SchemaVersion {
+		if v := tx.Bucket(records.BMeta).Get(kSchemaVersion); binary.BigEndian.Uint64(v) != SchemaVersion {
 			t.Fatalf("schema version %d", binary.BigEndian.Uint64(v))
 		}
 		return nil

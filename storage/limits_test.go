@@ -120,7 +120,7 @@ func TestTooLargeForBboltIsARefusal(t *testing.T) {
 	s, _ := openTest(t)
 	ws := mustWorkspace(t, s, "Keys").Slug
 	err := s.write(ws, user, func(w *wtx) error {
-		return w.ws.slugs().Put([]byte(strings.Repeat("k", 40_000)), []byte("v"))
+		return w.ws.Slugs().Put([]byte(strings.Repeat("k", 40_000)), []byte("v"))
 	})
 	wantCode(t, err, model.CodeValidation)
 }

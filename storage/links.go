@@ -2,12 +2,11 @@ package storage
 
 import (
 	"bytes"
-	"encoding/binary"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Links live in three buckets:
@@ -32,21 +31,6 @@ const (
 	MaxDepDepth = 10
 	MaxDepNodes = 200
 )
-
-// ItemBrief is another item as a link, dependency, backlink or star row
-// shows it.
-type ItemBrief struct {
-	ID             string
-	Ref            string
-	Slug           string
-	Title          string
-	Status         string // the value of the collection's done field
-	State          model.State
-	CollectionSlug string
-	CollectionIcon string
-	UpdatedAt      string // RFC 3339, as Pad's backlink rows carry it
-	Archived       bool   // the item or its collection is archived
-}
 
 // LinkResult answers AddLink.
 type LinkResult struct {
@@ -82,45 +66,17 @@ type DepGraph struct {
 	Truncated bool
 }
 
-// collOf caches collections for a read that touches many items.
-func collOf(b *wsb, colls map[string]*model.Collection, id string) (*model.Collection, error) {
-	if c := colls[id]; c != nil {
-		return c, nil
-	}
-	c, err := getCollection(b, mustID(id))
-	if err != nil {
-		return nil, err
-	}
-	if c == nil {
-		return nil, errInternal("item names a missing collection %s", id)
-	}
-	colls[id] = c
-	return c, nil
-}
-
-func briefOf(b *wsb, it *model.Item, colls map[string]*model.Collection) (ItemBrief, error) {
-	c, err := collOf(b, colls, it.CollectionID)
-	if err != nil {
-		return ItemBrief{}, err
-	}
-	status, _ := it.Fields[model.DoneField(c.Schema, c.Settings)].(string)
-	return ItemBrief{ID: it.ID, Ref: refOf(c, it.Number), Slug: it.Slug, Title: it.Title,
-		Status: status, State: c.State(it.Fields), CollectionSlug: c.Slug, CollectionIcon: c.Icon,
-		UpdatedAt: it.UpdatedAt.UTC().Format(time.RFC3339),
-		Archived:  it.DeletedAt != nil || c.ArchivedAt != nil}, nil
-}
-
 // briefByID loads the item behind an edge; a dangling id is unreadable
 // state, not a miss.
-func briefByID(b *wsb, id []byte, colls map[string]*model.Collection) (ItemBrief, error) {
-	it, err := getItem(b, id, false)
+func briefByID(b *records.Wsb, id []byte, colls map[string]*model.Collection) (ItemBrief, error) {
+	it, err := records.GetItem(b, id, false)
 	if err != nil {
 		return ItemBrief{}, err
 	}
 	if it == nil {
-		return ItemBrief{}, model.Errorf(model.CodeStoredStateUnreadable, "a link names item %s, which does not exist", idString(id))
+		return ItemBrief{}, model.Errorf(model.CodeStoredStateUnreadable, "a link names item %s, which does not exist", records.IDString(id))
 	}
-	return briefOf(b, it, colls)
+	return records.BriefOf(b, it, colls)
 }
 
 // linkTypeOf validates a caller's link type, accepting Pad's wire
@@ -144,45 +100,15 @@ func canonicalLink(source, target, typ string) (string, string, string) {
 	return source, target, typ
 }
 
-// edge is one entry of link_src or link_dst.
-type edge struct {
-	linkID []byte
-	other  []byte
-	typ    string
-}
-
-// edgesOf lists an item's entries in link_src or link_dst, of one type
-// or (typ "") of all.
-func edgesOf(bk *bucket, end []byte, typ string) []edge {
-	p := end
-	if typ != "" {
-		p = cat(end, lstr(typ))
-	}
-	var out []edge
-	c := bk.Cursor()
-	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
-		if len(k) < 16+2+16 {
-			continue
-		}
-		n := int(binary.BigEndian.Uint16(k[16:18]))
-		if len(k) != 16+2+n+16 {
-			continue
-		}
-		out = append(out, edge{linkID: append([]byte(nil), k[18+n:]...),
-			other: append([]byte(nil), v...), typ: string(k[18 : 18+n])})
-	}
-	return out
-}
-
 // linkBetween is the id of the link "src typ dst", or nil. Every link is
 // indexed under both ends, so it walks the source's outgoing edges of
 // that type and the target's incoming ones side by side and stops when
 // either runs out: the cost is the smaller degree, and a hub item with
 // thousands of links finds a new link's twin, or its absence, in a few
 // steps.
-func linkBetween(b *wsb, src, dst []byte, typ string) []byte {
-	ps, pd := cat(src, lstr(typ)), cat(dst, lstr(typ))
-	cs, cd := b.linkSrc().Cursor(), b.linkDst().Cursor()
+func linkBetween(b *records.Wsb, src, dst []byte, typ string) []byte {
+	ps, pd := records.Cat(src, records.Lstr(typ)), records.Cat(dst, records.Lstr(typ))
+	cs, cd := b.LinkSrc().Cursor(), b.LinkDst().Cursor()
 	ks, vs := cs.Seek(ps)
 	kd, vd := cd.Seek(pd)
 	for ks != nil && bytes.HasPrefix(ks, ps) && kd != nil && bytes.HasPrefix(kd, pd) {
@@ -198,30 +124,18 @@ func linkBetween(b *wsb, src, dst []byte, typ string) []byte {
 	return nil
 }
 
-func getLink(b *wsb, id []byte) (*model.Link, error) {
-	v := b.links().Get(id)
-	if v == nil {
-		return nil, nil
-	}
-	var l model.Link
-	if err := decode(v, &l); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored link %s is unreadable: %v", idString(id), err)
-	}
-	return &l, nil
-}
-
 // putLink writes or (del) removes a link with both of its edges.
-func putLink(b *wsb, l *model.Link, del bool) error {
-	id, src, dst := mustID(l.ID), mustID(l.SourceID), mustID(l.TargetID)
-	ks, kd := cat(src, lstr(l.Type), id), cat(dst, lstr(l.Type), id)
+func putLink(b *records.Wsb, l *model.Link, del bool) error {
+	id, src, dst := records.MustID(l.ID), records.MustID(l.SourceID), records.MustID(l.TargetID)
+	ks, kd := records.Cat(src, records.Lstr(l.Type), id), records.Cat(dst, records.Lstr(l.Type), id)
 	if del {
-		return firstErr(b.links().Delete(id), b.linkSrc().Delete(ks), b.linkDst().Delete(kd))
+		return firstErr(b.Links().Delete(id), b.LinkSrc().Delete(ks), b.LinkDst().Delete(kd))
 	}
-	v, err := encode(l)
+	v, err := records.Encode(l)
 	if err != nil {
 		return err
 	}
-	return firstErr(b.links().Put(id, v), b.linkSrc().Put(ks, dst), b.linkDst().Put(kd, src))
+	return firstErr(b.Links().Put(id, v), b.LinkSrc().Put(ks, dst), b.LinkDst().Put(kd, src))
 }
 
 func firstErr(errs ...error) error {
@@ -238,11 +152,11 @@ func firstErr(errs ...error) error {
 // newly reached item once, with the item it came from; returning false
 // stops the walk. maxDepth and maxNodes (0 = no bound) cut it short,
 // and truncated says whether anything was left unread.
-func blockReach(b *wsb, start []byte, forward bool, maxDepth, maxNodes int,
+func blockReach(b *records.Wsb, start []byte, forward bool, maxDepth, maxNodes int,
 	visit func(id, from, linkID []byte, depth int) bool) (truncated bool) {
-	bk := b.linkDst()
+	bk := b.LinkDst()
 	if forward {
-		bk = b.linkSrc()
+		bk = b.LinkSrc()
 	}
 	seen := map[string]bool{string(start): true}
 	frontier := [][]byte{start}
@@ -250,19 +164,19 @@ func blockReach(b *wsb, start []byte, forward bool, maxDepth, maxNodes int,
 	for depth := 1; len(frontier) > 0; depth++ {
 		var next [][]byte
 		for _, from := range frontier {
-			for _, e := range edgesOf(bk, from, model.LinkBlocks) {
-				if seen[string(e.other)] {
+			for _, e := range records.EdgesOf(bk, from, model.LinkBlocks) {
+				if seen[string(e.Other)] {
 					continue
 				}
 				if maxDepth > 0 && depth > maxDepth || maxNodes > 0 && n == maxNodes {
 					return true
 				}
-				seen[string(e.other)] = true
+				seen[string(e.Other)] = true
 				n++
-				if !visit(e.other, from, e.linkID, depth) {
+				if !visit(e.Other, from, e.LinkID, depth) {
 					return false
 				}
-				next = append(next, e.other)
+				next = append(next, e.Other)
 			}
 		}
 		frontier = next
@@ -272,7 +186,7 @@ func blockReach(b *wsb, start []byte, forward bool, maxDepth, maxNodes int,
 
 // blockingCycle returns the items of the cycle that "src blocks dst"
 // would close (src, dst, ..., src), or nil.
-func blockingCycle(b *wsb, src, dst []byte) [][]byte {
+func blockingCycle(b *records.Wsb, src, dst []byte) [][]byte {
 	parent := map[string][]byte{}
 	found := false
 	blockReach(b, dst, true, 0, 0, func(id, from, _ []byte, _ int) bool {
@@ -336,14 +250,14 @@ func (w *wtx) addLink(sourceRef, targetRef, linkType string, foreign bool) (*Lin
 		return nil, model.BadRequest("cannot link an item to itself").With("ref", sourceRef)
 	}
 	cs, ct, ctyp := canonicalLink(src.ID, dst.ID, typ)
-	csKey, ctKey := mustID(cs), mustID(ct)
+	csKey, ctKey := records.MustID(cs), records.MustID(ct)
 	if id := linkBetween(b, csKey, ctKey, ctyp); id != nil {
-		l, err := getLink(b, id)
+		l, err := records.GetLink(b, id)
 		if err != nil {
 			return nil, err
 		}
 		if l == nil {
-			return nil, model.Errorf(model.CodeStoredStateUnreadable, "link index names missing link %s", idString(id))
+			return nil, model.Errorf(model.CodeStoredStateUnreadable, "link index names missing link %s", records.IDString(id))
 		}
 		return &LinkResult{Link: l, Existing: true}, nil
 	}
@@ -367,13 +281,13 @@ func (w *wtx) addLink(sourceRef, targetRef, linkType string, foreign bool) (*Lin
 	if cs != src.ID {
 		source = dst // blocked-by swaps the ends
 	}
-	sc, err := collOf(b, colls, source.CollectionID)
+	sc, err := records.CollOf(b, colls, source.CollectionID)
 	if err != nil {
 		return nil, err
 	}
-	oldUnpar := isUnparented(b, source)
-	l := &model.Link{ID: newID(), WorkspaceID: b.id, SourceID: cs, TargetID: ct, Type: ctyp,
-		CreatedBy: w.actor, CreatedAt: tstamp(w.now)}
+	oldUnpar := records.IsUnparented(b, source)
+	l := &model.Link{ID: records.NewID(), WorkspaceID: b.ID, SourceID: cs, TargetID: ct, Type: ctyp,
+		CreatedBy: w.actor, CreatedAt: records.Tstamp(w.now)}
 	seq, err := w.stamp(model.EntityLink, model.OpCreated, l.ID, cs, sc.ID)
 	if err != nil {
 		return nil, err
@@ -393,7 +307,7 @@ func (w *wtx) addLink(sourceRef, targetRef, linkType string, foreign bool) (*Lin
 // parented) and the activity entry.
 func (w *wtx) linkSideEffects(l *model.Link, source *model.Item, oldUnpar bool, action string, colls map[string]*model.Collection) error {
 	b := w.ws
-	if newUnpar := isUnparented(b, source); newUnpar != oldUnpar {
+	if newUnpar := records.IsUnparented(b, source); newUnpar != oldUnpar {
 		if err := w.reindex(source, source, oldUnpar, newUnpar); err != nil {
 			return err
 		}
@@ -404,7 +318,7 @@ func (w *wtx) linkSideEffects(l *model.Link, source *model.Item, oldUnpar bool, 
 	}
 	meta := map[string]any{"seq": w.seq, "link_id": l.ID, "link_type": l.Type}
 	for key, id := range map[string]string{"source_ref": l.SourceID, "target_ref": l.TargetID} {
-		br, err := briefByID(b, mustID(id), colls)
+		br, err := briefByID(b, records.MustID(id), colls)
 		if err != nil {
 			return err
 		}
@@ -416,14 +330,14 @@ func (w *wtx) linkSideEffects(l *model.Link, source *model.Item, oldUnpar bool, 
 // removeLink deletes a stored link as one stamped mutation.
 func (w *wtx) removeLink(l *model.Link) error {
 	b := w.ws
-	source, err := getItem(b, mustID(l.SourceID), false)
+	source, err := records.GetItem(b, records.MustID(l.SourceID), false)
 	if err != nil {
 		return err
 	}
 	if source == nil {
 		return model.Errorf(model.CodeStoredStateUnreadable, "link %s names missing source item %s", l.ID, l.SourceID)
 	}
-	oldUnpar := isUnparented(b, source)
+	oldUnpar := records.IsUnparented(b, source)
 	if _, err := w.stamp(model.EntityLink, model.OpDeleted, l.ID, l.SourceID, source.CollectionID); err != nil {
 		return err
 	}
@@ -446,9 +360,9 @@ func (s *Store) RemoveLink(ws, linkID string, actor model.Actor) (*model.Link, e
 
 func (w *wtx) removeLinkByID(linkID string) (*model.Link, error) {
 	var l *model.Link
-	if k, ok := idKey(strings.TrimSpace(linkID)); ok {
+	if k, ok := records.IDKey(strings.TrimSpace(linkID)); ok {
 		var err error
-		if l, err = getLink(w.ws, k); err != nil {
+		if l, err = records.GetLink(w.ws, k); err != nil {
 			return nil, err
 		}
 	}
@@ -468,17 +382,17 @@ func (s *Store) RemoveLinkBetween(ws, sourceRef, targetRef, linkType string, act
 		if err != nil {
 			return err
 		}
-		src, err := itemByRef(b, sourceRef, false)
+		src, err := records.ItemByRef(b, sourceRef, false)
 		if err != nil {
 			return err
 		}
-		dst, err := itemByRef(b, targetRef, false)
+		dst, err := records.ItemByRef(b, targetRef, false)
 		if err != nil {
 			return err
 		}
 		cs, ct, ctyp := canonicalLink(src.ID, dst.ID, typ)
-		if id := linkBetween(b, mustID(cs), mustID(ct), ctyp); id != nil {
-			l, err := getLink(b, id)
+		if id := linkBetween(b, records.MustID(cs), records.MustID(ct), ctyp); id != nil {
+			l, err := records.GetLink(b, id)
 			if err != nil {
 				return err
 			}
@@ -497,34 +411,34 @@ func (s *Store) RemoveLinkBetween(ws, sourceRef, targetRef, linkType string, act
 // as the item sees it. Archived items answer too (reads are allowed).
 func (s *Store) ListLinks(ws, itemRef string) ([]LinkView, error) {
 	var out []LinkView
-	err := s.read(ws, func(r *rtx) error {
-		it, err := itemByRef(r.ws, itemRef, false)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		it, err := records.ItemByRef(r.WS, itemRef, false)
 		if err != nil {
 			return err
 		}
-		out, err = linksOfItem(r.ws, it)
+		out, err = linksOfItem(r.WS, it)
 		return err
 	})
 	return out, err
 }
 
-func linksOfItem(b *wsb, it *model.Item) ([]LinkView, error) {
+func linksOfItem(b *records.Wsb, it *model.Item) ([]LinkView, error) {
 	var out []LinkView
 	colls := map[string]*model.Collection{}
-	id := mustID(it.ID)
+	id := records.MustID(it.ID)
 	for _, side := range []struct {
-		bk  *bucket
+		bk  *records.Bucket
 		dir string
-	}{{b.linkSrc(), DirOut}, {b.linkDst(), DirIn}} {
-		for _, e := range edgesOf(side.bk, id, "") {
-			l, err := getLink(b, e.linkID)
+	}{{b.LinkSrc(), DirOut}, {b.LinkDst(), DirIn}} {
+		for _, e := range records.EdgesOf(side.bk, id, "") {
+			l, err := records.GetLink(b, e.LinkID)
 			if err != nil {
 				return nil, err
 			}
 			if l == nil {
 				continue
 			}
-			other, err := briefByID(b, e.other, colls)
+			other, err := briefByID(b, e.Other, colls)
 			if err != nil {
 				return nil, err
 			}
@@ -545,14 +459,14 @@ func linksOfItem(b *wsb, it *model.Item) ([]LinkView, error) {
 // direction.
 func (s *Store) Deps(ws, itemRef string) (*DepGraph, error) {
 	var out *DepGraph
-	err := s.read(ws, func(r *rtx) error {
-		b := r.ws
-		it, err := itemByRef(b, itemRef, false)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		b := r.WS
+		it, err := records.ItemByRef(b, itemRef, false)
 		if err != nil {
 			return err
 		}
 		colls := map[string]*model.Collection{}
-		self, err := briefOf(b, it, colls)
+		self, err := records.BriefOf(b, it, colls)
 		if err != nil {
 			return err
 		}
@@ -561,16 +475,16 @@ func (s *Store) Deps(ws, itemRef string) (*DepGraph, error) {
 			forward bool
 			into    *[]DepNode
 		}{{true, &g.Blocks}, {false, &g.BlockedBy}} {
-			refs := map[string]string{string(mustID(it.ID)): self.Ref}
+			refs := map[string]string{string(records.MustID(it.ID)): self.Ref}
 			var werr error
-			trunc := blockReach(b, mustID(it.ID), dir.forward, MaxDepDepth, MaxDepNodes, func(id, from, linkID []byte, depth int) bool {
+			trunc := blockReach(b, records.MustID(it.ID), dir.forward, MaxDepDepth, MaxDepNodes, func(id, from, linkID []byte, depth int) bool {
 				br, err := briefByID(b, id, colls)
 				if err != nil {
 					werr = err
 					return false
 				}
 				refs[string(id)] = br.Ref
-				n := DepNode{ItemBrief: br, Depth: depth, LinkID: idString(linkID)}
+				n := DepNode{ItemBrief: br, Depth: depth, LinkID: records.IDString(linkID)}
 				if depth > 1 {
 					n.Via = refs[string(from)]
 				}
@@ -587,3 +501,6 @@ func (s *Store) Deps(ws, itemRef string) (*DepGraph, error) {
 	})
 	return out, err
 }
+
+// ItemBrief is records.ItemBrief, the type storage's callers name.
+type ItemBrief = records.ItemBrief

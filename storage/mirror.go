@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Mirror folders' durable state (mirror/, docs/MIRROR.md): a top-level
@@ -42,7 +43,7 @@ type MirrorFile struct {
 	Seq    int64  `json:"s"`
 }
 
-func migrateMirrors(tx *txn) error {
+func migrateMirrors(tx *records.Txn) error {
 	_, err := tx.CreateBucketIfNotExists(bMirrors)
 	return err
 }
@@ -56,8 +57,8 @@ func (s *Store) AddMirror(ws, dir string) (*MirrorDef, bool, error) {
 	dir = filepath.Clean(dir)
 	var out *MirrorDef
 	created := false
-	err := s.update(func(tx *txn) error {
-		w, err := liveWorkspace(tx, ws)
+	err := s.base.Update(func(tx *records.Txn) error {
+		w, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
@@ -74,7 +75,7 @@ func (s *Store) AddMirror(ws, dir string) (*MirrorDef, bool, error) {
 				return model.Errorf(model.CodeConflict, "%s overlaps the mirror in %s: a folder holds one mirror", dir, d.Dir)
 			}
 		}
-		d := MirrorDef{ID: newID(), WorkspaceID: w.ID, Dir: dir, CreatedAt: s.now().UTC()}
+		d := MirrorDef{ID: records.NewID(), WorkspaceID: w.ID, Dir: dir, CreatedAt: s.base.Now().UTC()}
 		b, err := tx.Bucket(bMirrors).CreateBucket([]byte(d.ID))
 		if err != nil {
 			return err
@@ -97,7 +98,7 @@ func within(dir, path string) bool {
 
 // RemoveMirror forgets a mirror (its files stay where they are).
 func (s *Store) RemoveMirror(id string) error {
-	return s.update(func(tx *txn) error {
+	return s.base.Update(func(tx *records.Txn) error {
 		if tx.Bucket(bMirrors).Bucket([]byte(id)) == nil {
 			return model.NotFound("no mirror %s", id)
 		}
@@ -108,7 +109,7 @@ func (s *Store) RemoveMirror(id string) error {
 // Mirrors lists every mirror, by directory.
 func (s *Store) Mirrors() ([]MirrorDef, error) {
 	var out []MirrorDef
-	err := s.view(func(tx *txn) error {
+	err := s.base.View(func(tx *records.Txn) error {
 		var err error
 		out, err = mirrorDefs(tx)
 		return err
@@ -116,7 +117,7 @@ func (s *Store) Mirrors() ([]MirrorDef, error) {
 	return out, err
 }
 
-func mirrorDefs(tx *txn) ([]MirrorDef, error) {
+func mirrorDefs(tx *records.Txn) ([]MirrorDef, error) {
 	root := tx.Bucket(bMirrors)
 	if root == nil {
 		return nil, nil
@@ -137,7 +138,7 @@ func mirrorDefs(tx *txn) ([]MirrorDef, error) {
 // MirrorFiles reads a mirror's per-item records, by item id.
 func (s *Store) MirrorFiles(id string) (map[string]MirrorFile, error) {
 	out := map[string]MirrorFile{}
-	err := s.view(func(tx *txn) error {
+	err := s.base.View(func(tx *records.Txn) error {
 		b := tx.Bucket(bMirrors).Bucket([]byte(id))
 		if b == nil {
 			return model.NotFound("no mirror %s", id)
@@ -159,7 +160,7 @@ func (s *Store) MirrorFiles(id string) (map[string]MirrorFile, error) {
 // (put), the items it no longer holds a file for (drop) and, when cursor
 // is not negative, its new cursor.
 func (s *Store) MirrorSave(id string, put []MirrorFile, drop []string, cursor int64) error {
-	return s.update(func(tx *txn) error {
+	return s.base.Update(func(tx *records.Txn) error {
 		b := tx.Bucket(bMirrors).Bucket([]byte(id))
 		if b == nil {
 			return model.NotFound("no mirror %s", id)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 func TestIsNoSpace(t *testing.T) {
@@ -24,17 +25,17 @@ func TestIsNoSpace(t *testing.T) {
 		{errors.New("database not open"), false},
 		// A coded refusal is never reclassified, whatever it quotes.
 		{model.NotFound("Item not found: no space left on device"), false},
-		{NoSpace(syscall.ENOSPC), true},
+		{records.NoSpace(syscall.ENOSPC), true},
 	} {
-		if got := IsNoSpace(c.err); got != c.want {
+		if got := records.IsNoSpace(c.err); got != c.want {
 			t.Errorf("IsNoSpace(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
-	e, ok := model.AsError(classify(&fs.PathError{Op: "write", Path: "/d/padd.db", Err: syscall.ENOSPC}))
+	e, ok := model.AsError(records.Classify(&fs.PathError{Op: "write", Path: "/d/padd.db", Err: syscall.ENOSPC}))
 	if !ok || e.Code != model.CodeInsufficientStorage || api.StatusOf(e.Code) != 507 || e.Details["reason"] != "disk_full" {
 		t.Fatalf("classify(ENOSPC) = %+v", e)
 	}
-	if err := classify(model.NotFound("x")); !model.IsNotFound(err) {
+	if err := records.Classify(model.NotFound("x")); !model.IsNotFound(err) {
 		t.Fatalf("classify changed a coded error: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // The sync outbox. While a workspace is linked to a remote Pad
@@ -14,10 +15,10 @@ import (
 // first.
 func (s *Store) Outbox(ws string, after int64, limit int) ([]model.Change, error) {
 	var out []model.Change
-	err := s.read(ws, func(r *rtx) error {
-		c := r.ws.outbox().Cursor()
-		for k, v := c.Seek(seqKey(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
-			ch, err := decodeChange(v)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		c := r.WS.Outbox().Cursor()
+		for k, v := c.Seek(records.SeqKey(after + 1)); k != nil && len(out) < limit; k, v = c.Next() {
+			ch, err := records.DecodeChange(v)
 			if err != nil {
 				return err
 			}
@@ -31,20 +32,20 @@ func (s *Store) Outbox(ws string, after int64, limit int) ([]model.Change, error
 // AckOutbox removes the queued changes up to and including seq: the
 // remote has them.
 func (s *Store) AckOutbox(ws string, through int64) error {
-	return s.update(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, ws)
+	return s.base.Update(func(tx *records.Txn) error {
+		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		return ackOutbox(openWS(tx, rec.ID), through)
+		return ackOutbox(records.OpenWS(tx, rec.ID), through)
 	})
 }
 
 // ackOutbox deletes the queued changes up to through, starting from the
 // first key after each delete (clearBucket says why).
-func ackOutbox(b *wsb, through int64) error {
-	c := b.outbox().Cursor()
-	for k, _ := c.First(); k != nil && int64(getU64(k)) <= through; k, _ = c.First() {
+func ackOutbox(b *records.Wsb, through int64) error {
+	c := b.Outbox().Cursor()
+	for k, _ := c.First(); k != nil && int64(records.GetU64(k)) <= through; k, _ = c.First() {
 		if err := c.Delete(); err != nil {
 			return err
 		}
@@ -55,8 +56,8 @@ func ackOutbox(b *wsb, through int64) error {
 // OutboxLen counts the queued changes of a linked workspace.
 func (s *Store) OutboxLen(ws string) (int, error) {
 	n := 0
-	err := s.read(ws, func(r *rtx) error {
-		c := r.ws.outbox().Cursor()
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		c := r.WS.Outbox().Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			n++
 		}
@@ -69,10 +70,10 @@ func (s *Store) OutboxLen(ws string) (int, error) {
 // the remote has not had yet.
 func (s *Store) OutboxHolds(ws, entity, id string) (bool, error) {
 	found := false
-	err := s.read(ws, func(r *rtx) error {
-		c := r.ws.outbox().Cursor()
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		c := r.WS.Outbox().Cursor()
 		for k, v := c.First(); k != nil && !found; k, v = c.Next() {
-			ch, err := decodeChange(v)
+			ch, err := records.DecodeChange(v)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Exact-text body patches and their undo (Pad's PAT-01..03).
@@ -75,8 +76,8 @@ func (s *Store) PatchItem(ws, ref string, in PatchRequest, actor model.Actor) (*
 // replayPatch answers a retried patch with its first answer, unless its
 // item has gone since.
 func (w *wtx) replayPatch(rec *idemRecord) (*PatchResult, error) {
-	if k, ok := idKey(rec.ItemID); ok {
-		if it, err := getItem(w.ws, k, false); err != nil || it == nil || it.DeletedAt != nil {
+	if k, ok := records.IDKey(rec.ItemID); ok {
+		if it, err := records.GetItem(w.ws, k, false); err != nil || it == nil || it.DeletedAt != nil {
 			if err != nil {
 				return nil, err
 			}
@@ -85,7 +86,7 @@ func (w *wtx) replayPatch(rec *idemRecord) (*PatchResult, error) {
 	}
 	out := &PatchResult{Replayed: true}
 	if err := json.Unmarshal(rec.Payload, &out.PatchReply); err != nil {
-		return nil, errInternal("idempotency record of a patch is unreadable: %v", err)
+		return nil, records.ErrInternal("idempotency record of a patch is unreadable: %v", err)
 	}
 	return out, nil
 }
@@ -103,8 +104,8 @@ func (w *wtx) patchItem(ref string, in PatchRequest) (*model.PatchReply, string,
 	if err != nil {
 		return nil, "", err
 	}
-	itemRef := refOf(c, it.Number)
-	patches, err := b.sub(bPatches)
+	itemRef := records.RefOf(c, it.Number)
+	patches, err := b.Sub(records.BPatches)
 	if err != nil {
 		return nil, "", err
 	}
@@ -130,7 +131,7 @@ func (w *wtx) patchItem(ref string, in PatchRequest) (*model.PatchReply, string,
 	if err != nil {
 		return nil, "", err
 	}
-	patchID := newID()
+	patchID := records.NewID()
 	meta := map[string]any{"patch_id": patchID, "patch_edits": len(edits)}
 	if in.Undo != "" {
 		meta["undo_of"] = in.Undo
@@ -142,19 +143,19 @@ func (w *wtx) patchItem(ref string, in PatchRequest) (*model.PatchReply, string,
 	}
 	_, ver := w.lastVersion(it.ID)
 	if ver == nil || ver.Seq != w.seq {
-		return nil, "", errInternal("patch of %s wrote no version", itemRef)
+		return nil, "", records.ErrInternal("patch of %s wrote no version", itemRef)
 	}
 	rec := patchRecord{ItemID: it.ID, Edits: applied, Emptied: after == "", UndoOf: in.Undo,
-		Seq: w.seq, VersionID: ver.ID, At: tstamp(w.now)}
-	raw, err := encode(rec)
+		Seq: w.seq, VersionID: ver.ID, At: records.Tstamp(w.now)}
+	raw, err := records.Encode(rec)
 	if err != nil {
 		return nil, "", err
 	}
-	if err := patches.Put(mustID(patchID), raw); err != nil {
+	if err := patches.Put(records.MustID(patchID), raw); err != nil {
 		return nil, "", err
 	}
 	reply := &model.PatchReply{Ref: itemRef, Seq: w.seq, PatchID: patchID, VersionID: ver.ID,
-		Diff: UnifiedDiff(before, after, itemRef), UndoOf: in.Undo}
+		Diff: records.UnifiedDiff(before, after, itemRef), UndoOf: in.Undo}
 	if in.ExpectedSeq != nil && *in.ExpectedSeq != it.Seq {
 		reply.Rebased = true
 		if reply.Intervening, err = intervening(b, it.ID, *in.ExpectedSeq, it.Seq); err != nil {
@@ -168,7 +169,7 @@ func (w *wtx) patchItem(ref string, in PatchRequest) (*model.PatchReply, string,
 // patch_not_found (also for another item's patch).
 func loadPatch(patches interface{ Get([]byte) []byte }, id, itemID string) (*patchRecord, error) {
 	notFound := model.Errorf(model.CodePatchNotFound, "patch %s is not a patch of this item", id).With("patch_id", id)
-	k, ok := idKey(id)
+	k, ok := records.IDKey(id)
 	if !ok {
 		return nil, notFound
 	}
@@ -177,8 +178,8 @@ func loadPatch(patches interface{ Get([]byte) []byte }, id, itemID string) (*pat
 		return nil, notFound
 	}
 	var rec patchRecord
-	if err := decode(raw, &rec); err != nil {
-		return nil, errInternal("patch record %s is unreadable: %v", id, err)
+	if err := records.Decode(raw, &rec); err != nil {
+		return nil, records.ErrInternal("patch record %s is unreadable: %v", id, err)
 	}
 	if rec.ItemID != itemID {
 		return nil, notFound
@@ -192,16 +193,16 @@ func loadPatch(patches interface{ Get([]byte) []byte }, id, itemID string) (*pat
 // the item's previous seq, so the chain is a series of point lookups.
 // A missing link (an entry that is not this item's, or has no prev_seq)
 // or a chain that steps past from leaves Complete false.
-func intervening(b *wsb, itemID string, from, to int64) (*model.Intervening, error) {
+func intervening(b *records.Wsb, itemID string, from, to int64) (*model.Intervening, error) {
 	out := &model.Intervening{FromSeq: from, ToSeq: to, Changes: []model.InterveningChange{}}
 	var changes []model.InterveningChange
 	cur := to
 	for cur > from {
-		raw := b.activity().Get(seqKey(cur))
+		raw := b.Activity().Get(records.SeqKey(cur))
 		if raw == nil {
 			break
 		}
-		a, err := decodeActivity(b, raw)
+		a, err := records.DecodeActivity(b, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -238,12 +239,12 @@ func intervening(b *wsb, itemID string, from, to int64) (*model.Intervening, err
 
 // versionIDsSince maps seq -> version id for the item's versions
 // written after seq from, reading its versions newest first.
-func versionIDsSince(b *wsb, itemID string, from int64) (map[int64]string, error) {
+func versionIDsSince(b *records.Wsb, itemID string, from int64) (map[int64]string, error) {
 	out := map[int64]string{}
-	err := b.eachReverse(b.versions().Cursor(), mustID(itemID), nil, func(_, v []byte) (bool, error) {
+	err := b.EachReverse(b.Versions().Cursor(), records.MustID(itemID), nil, func(_, v []byte) (bool, error) {
 		var ver model.Version
-		if err := decodeVersionRecord(v, &ver); err != nil {
-			return false, errInternal("version record unreadable: %v", err)
+		if err := records.DecodeVersionRecord(v, &ver); err != nil {
+			return false, records.ErrInternal("version record unreadable: %v", err)
 		}
 		if ver.Seq <= from {
 			return false, nil

@@ -1,101 +1,24 @@
 package storage
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Playbook reads (Pad's PB-01/02). Playbooks are the items of the
 // collections holding the playbook kind (see kindCollections).
 
-// fieldStream is the index prefix of a collection's live items holding
-// value in field key.
-func fieldStream(collID, key, value string) []byte {
-	return cat([]byte{kindField}, mustID(collID), lstr(key), lstr(value), []byte{lifeLive})
-}
-
-// eachInStreams visits the live items of index streams in the default
-// list order (pinned, then most recently updated); fn returning false
-// stops. Callers pick streams of live collections.
-func eachInStreams(b *wsb, prefixes [][]byte, withContent bool, fn func(*model.Item) (bool, error)) error {
-	m := newMerged(b.index(), prefixes)
-	for {
-		suffix, _ := m.next()
-		if suffix == nil {
-			return nil
-		}
-		it, err := getItem(b, suffix[9:], withContent)
-		if err != nil {
-			return err
-		}
-		if it == nil {
-			continue
-		}
-		more, err := fn(it)
-		if err != nil || !more {
-			return err
-		}
-	}
-}
-
-func strField(fields map[string]any, key string) string {
-	s, _ := fields[key].(string)
-	return s
-}
-
-// playbookMeta projects a playbook without its body (the summary is
-// read from it).
-func playbookMeta(it *model.Item, c *model.Collection) model.PlaybookMeta {
-	return model.PlaybookMeta{Ref: refOf(c, it.Number), Seq: it.Seq, Title: it.Title, Slug: it.Slug,
-		InvocationSlug: strField(it.Fields, "invocation_slug"), Trigger: strField(it.Fields, "trigger"),
-		Scope: strField(it.Fields, "scope"), Status: strField(it.Fields, model.DoneField(c.Schema, c.Settings)),
-		HasArguments: model.HasArguments(it.Fields["arguments"]), Summary: model.PlaybookSummary(it.Content)}
-}
-
-// sortPlaybooks puts directly invocable playbooks first, then by title.
-func sortPlaybooks(ps []model.PlaybookMeta) {
-	sort.SliceStable(ps, func(i, j int) bool {
-		if a, b := ps[i].InvocationSlug != "", ps[j].InvocationSlug != ""; a != b {
-			return a
-		}
-		if ps[i].Title != ps[j].Title {
-			return ps[i].Title < ps[j].Title
-		}
-		return model.RefLess(ps[i].Ref, ps[j].Ref)
-	})
-}
-
-// playbooksOf lists the live playbooks among the collections cs, drafts
-// and deprecated ones included (listing is not permission to run),
-// keeping those keep accepts.
-func playbooksOf(b *wsb, cs []*model.Collection, keep func(*model.Item) bool) ([]model.PlaybookMeta, error) {
-	out := []model.PlaybookMeta{}
-	for _, c := range ofKind(cs, model.KindPlaybook) {
-		err := eachInStreams(b, [][]byte{collPrefix(mustID(c.ID), lifeLive)}, true, func(it *model.Item) (bool, error) {
-			if keep == nil || keep(it) {
-				out = append(out, playbookMeta(it, c))
-			}
-			return true, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sortPlaybooks(out)
-	return out, nil
-}
-
 // ListPlaybooks lists the workspace's playbooks as metadata.
 func (s *Store) ListPlaybooks(ws string) ([]model.PlaybookMeta, error) {
 	var out []model.PlaybookMeta
-	err := s.read(ws, func(r *rtx) error {
-		cs, err := collectionsOf(r.ws)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		cs, err := records.CollectionsOf(r.WS)
 		if err != nil {
 			return err
 		}
-		out, err = playbooksOf(r.ws, cs, nil)
+		out, err = records.PlaybooksOf(r.WS, cs, nil)
 		return err
 	})
 	return out, err
@@ -104,7 +27,7 @@ func (s *Store) ListPlaybooks(ws string) ([]model.PlaybookMeta, error) {
 // resolvePlaybook finds a live playbook by invocation slug first (what
 // people type), then by ref, slug or id. An item that is not in a
 // playbook collection is not a playbook.
-func resolvePlaybook(b *wsb, ref string) (*model.Item, *model.Collection, error) {
+func resolvePlaybook(b *records.Wsb, ref string) (*model.Item, *model.Collection, error) {
 	ref = strings.TrimSpace(ref)
 	cs, err := kindCollections(b, model.KindPlaybook)
 	if err != nil {
@@ -115,7 +38,7 @@ func resolvePlaybook(b *wsb, ref string) (*model.Item, *model.Collection, error)
 	}
 	for _, c := range cs {
 		var hit *model.Item
-		err := eachInStreams(b, [][]byte{fieldStream(c.ID, "invocation_slug", ref)}, true, func(it *model.Item) (bool, error) {
+		err := records.EachInStreams(b, [][]byte{records.FieldStream(c.ID, "invocation_slug", ref)}, true, func(it *model.Item) (bool, error) {
 			hit = it
 			return false, nil
 		})
@@ -126,11 +49,11 @@ func resolvePlaybook(b *wsb, ref string) (*model.Item, *model.Collection, error)
 			return hit, c, nil
 		}
 	}
-	id := findItem(b, ref)
+	id := records.FindItem(b, ref)
 	if id == nil {
 		return nil, nil, model.NotFound("playbook %q not found", ref).With("ref", ref)
 	}
-	it, err := getItem(b, id, true)
+	it, err := records.GetItem(b, id, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,16 +74,16 @@ type Playbook struct {
 // GetPlaybook reads one playbook by invocation slug, ref, slug or id.
 func (s *Store) GetPlaybook(ws, ref string) (*Playbook, error) {
 	var out *Playbook
-	err := s.read(ws, func(r *rtx) error {
-		it, c, err := resolvePlaybook(r.ws, ref)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		it, c, err := resolvePlaybook(r.WS, ref)
 		if err != nil {
 			return err
 		}
-		v, err := view(r.ws, it, map[string]*model.Collection{c.ID: c})
+		v, err := records.View(r.WS, it, map[string]*model.Collection{c.ID: c})
 		if err != nil {
 			return err
 		}
-		out = &Playbook{Item: v, Status: strField(it.Fields, model.DoneField(c.Schema, c.Settings))}
+		out = &Playbook{Item: v, Status: records.StrField(it.Fields, model.DoneField(c.Schema, c.Settings))}
 		return nil
 	})
 	return out, err

@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // dumpViewData reads a workspace's view records as key -> value.
 func dumpViewData(t *testing.T, s *Store, wsID string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	err := s.view(func(tx *txn) error {
-		b := openWS(tx, wsID)
-		for name, bk := range map[string]*bucket{"isum": b.sums(), "vcounts": b.vcounts(), "due": b.due(), "blk": b.blk()} {
+	err := s.base.View(func(tx *records.Txn) error {
+		b := records.OpenWS(tx, wsID)
+		for name, bk := range map[string]*records.Bucket{"isum": b.Sums(), "vcounts": b.Vcounts(), "due": b.Due(), "blk": b.Blk()} {
 			if err := bk.ForEach(func(k, v []byte) error {
 				out[name+"/"+string(k)] = string(v)
 				return nil
@@ -125,7 +126,7 @@ func checkViewData(t *testing.T, s *Store, wsID string) {
 	if len(kept) == 0 {
 		t.Fatal("no view records were written")
 	}
-	if err := s.update(func(tx *txn) error { return rebuildProjectRecords(tx, wsID) }); err != nil {
+	if err := s.base.Update(func(tx *records.Txn) error { return records.RebuildProjectRecords(tx, wsID) }); err != nil {
 		t.Fatal(err)
 	}
 	rebuilt := dumpViewData(t, s, wsID)
@@ -143,12 +144,12 @@ func checkViewData(t *testing.T, s *Store, wsID string) {
 
 func TestSummaryRoundTrip(t *testing.T) {
 	deleted := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	long := string(bytes.Repeat([]byte("x"), sumLongValue+1))
-	it := &model.Item{ID: newID(), CollectionID: newID(), Number: 42, Title: "A title", Slug: "a-title", Pinned: true,
-		ParentID: newID(), AgentRoleID: newID(), AssignedUserID: "local", DeletedAt: &deleted,
+	long := string(bytes.Repeat([]byte("x"), records.SumLongValue+1))
+	it := &model.Item{ID: records.NewID(), CollectionID: records.NewID(), Number: 42, Title: "A title", Slug: "a-title", Pinned: true,
+		ParentID: records.NewID(), AgentRoleID: records.NewID(), AssignedUserID: "local", DeletedAt: &deleted,
 		CreatedAt: time.Unix(1000, 0), UpdatedAt: time.Unix(2000, 0),
 		Fields: map[string]any{"status": "open", "priority": "high", "n": 3, "long": long, model.FieldDecisionLog: "x"}}
-	s, err := decodeSum(mustID(it.ID), encodeSum(it))
+	s, err := records.DecodeSum(records.MustID(it.ID), records.EncodeSum(it))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,12 +160,12 @@ func TestSummaryRoundTrip(t *testing.T) {
 	}
 	for key, want := range map[string][3]any{"status": {"open", true, false}, "priority": {"high", true, false},
 		"long": {"", true, true}, "n": {"", false, false}, model.FieldDecisionLog: {"", false, false}} {
-		v, ok, isLong := s.field(key)
+		v, ok, isLong := s.Field(key)
 		if v != want[0] || ok != want[1] || isLong != want[2] {
 			t.Errorf("field %q = %q %v %v, want %v", key, v, ok, isLong, want)
 		}
 	}
-	if _, err := decodeSum(mustID(it.ID), encodeSum(it)[:20]); err == nil {
+	if _, err := records.DecodeSum(records.MustID(it.ID), records.EncodeSum(it)[:20]); err == nil {
 		t.Fatal("a truncated summary decoded")
 	}
 }
@@ -181,22 +182,22 @@ func TestMigrationBuildsViewData(t *testing.T) {
 	}
 	want := dumpViewData(t, s, ws.ID)
 	// Take the database back to layout 2: no view buckets, no due index.
-	err := s.update(func(tx *txn) error {
-		root := tx.Bucket(bWS).Bucket(mustID(ws.ID))
-		for _, name := range [][]byte{bSums, bVCounts, bDue, bBlk, bLeases, bReminders, bRemItem, bRemFired, bSeen} {
+	err := s.base.Update(func(tx *records.Txn) error {
+		root := tx.Bucket(records.BWS).Bucket(records.MustID(ws.ID))
+		for _, name := range [][]byte{records.BSums, records.BVCounts, records.BDue, records.BBlk, records.BLeases, records.BReminders, records.BRemItem, records.BRemFired, records.BSeen} {
 			if err := root.DeleteBucket(name); err != nil {
 				return err
 			}
 		}
-		if err := tx.DeleteBucket(bRemDue); err != nil {
+		if err := tx.DeleteBucket(records.BRemDue); err != nil {
 			return err
 		}
-		return tx.Bucket(bMeta).Put(kSchemaVersion, u64(2))
+		return tx.Bucket(records.BMeta).Put(kSchemaVersion, records.U64(2))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.update(s.migrate); err != nil {
+	if err := s.base.Update(s.migrate); err != nil {
 		t.Fatal(err)
 	}
 	checkListIndex(t, s, ws.ID) // the pair streams were there; layout 5 adds none twice

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Item numbers and provisional refs.
@@ -21,26 +22,15 @@ import (
 // kProvisional counts the workspace's provisional numbers.
 var kProvisional = []byte("provisional_number")
 
-// refText spells an item's ref: PREFIX-N, or PREFIX-LN for a provisional
-// (negative) number.
-func refText(prefix string, n int64) string { return model.Ref{Prefix: prefix, Number: n}.String() }
-
-// parseItemRef reads "TASK-12" and "TASK-L12" (any case) into a prefix
-// and a number, negative for a provisional ref.
-func parseItemRef(s string) (prefix string, n int64, ok bool) {
-	r, ok := model.ParseItemRef(s)
-	return r.Prefix, r.Number, ok
-}
-
 // nextNumber is the number of an item created in b without a number of
 // its own: provisional while the workspace is linked, else the next of
 // the workspace's counter.
-func nextNumber(b *wsb) (int64, error) {
+func nextNumber(b *records.Wsb) (int64, error) {
 	if linkedWS(b) {
-		n, err := b.bump(kProvisional)
+		n, err := b.Bump(kProvisional)
 		return -n, err
 	}
-	return b.bump(kItemNumber)
+	return b.Bump(records.KItemNumber)
 }
 
 // claimNumber makes the remote's number the item's own. The ref the item
@@ -65,13 +55,13 @@ func (w *wtx) takeNumber(number int64, self string) error {
 		return model.Invalid("a remote item number must be positive, not %d", number).With("field", "number")
 	}
 	b := w.ws
-	if holder := b.nums().Get(u64(uint64(number))); holder != nil && idString(holder) != self {
-		other, err := getItem(b, holder, true)
+	if holder := b.Nums().Get(records.U64(uint64(number))); holder != nil && records.IDString(holder) != self {
+		other, err := records.GetItem(b, holder, true)
 		if err != nil {
 			return err
 		}
 		if other != nil {
-			p, err := b.bump(kProvisional)
+			p, err := b.Bump(kProvisional)
 			if err != nil {
 				return err
 			}
@@ -80,8 +70,8 @@ func (w *wtx) takeNumber(number int64, self string) error {
 			}
 		}
 	}
-	if b.counter(kItemNumber) < number {
-		return b.counters().Put(kItemNumber, u64(uint64(number)))
+	if b.Counter(records.KItemNumber) < number {
+		return b.Counters().Put(records.KItemNumber, records.U64(uint64(number)))
 	}
 	return nil
 }
@@ -92,18 +82,18 @@ func (w *wtx) takeNumber(number int64, self string) error {
 // ref the item had.
 func (w *wtx) renumber(it *model.Item, number int64) error {
 	b := w.ws
-	c, err := getCollection(b, mustID(it.CollectionID))
+	c, err := records.GetCollection(b, records.MustID(it.CollectionID))
 	if err != nil {
 		return err
 	}
 	if c == nil {
-		return errInternal("item %s names a missing collection", it.ID)
+		return records.ErrInternal("item %s names a missing collection", it.ID)
 	}
 	old := *it
-	id := mustID(it.ID)
-	oldRef, newRef := refOf(c, old.Number), refOf(c, number)
-	if got := b.nums().Get(u64(uint64(old.Number))); string(got) == string(id) {
-		if err := b.nums().Delete(u64(uint64(old.Number))); err != nil {
+	id := records.MustID(it.ID)
+	oldRef, newRef := records.RefOf(c, old.Number), records.RefOf(c, number)
+	if got := b.Nums().Get(records.U64(uint64(old.Number))); string(got) == string(id) {
+		if err := b.Nums().Delete(records.U64(uint64(old.Number))); err != nil {
 			return err
 		}
 	}
@@ -113,11 +103,11 @@ func (w *wtx) renumber(it *model.Item, number int64) error {
 		return err
 	}
 	it.Seq = seq
-	unpar := isUnparented(b, it)
+	unpar := records.IsUnparented(b, it)
 	return firstErr(
 		putItem(b, it),
-		b.nums().Put(u64(uint64(number)), id),
-		b.refs().Put([]byte(newRef), id),
+		b.Nums().Put(records.U64(uint64(number)), id),
+		b.Refs().Put([]byte(newRef), id),
 		w.reindex(&old, it, unpar, unpar),
 		w.activity(seq, it.ID, "updated", map[string]any{"seq": seq, "prev_seq": old.Seq,
 			"changes": map[string]any{"ref": map[string]any{"from": oldRef, "to": newRef}}}),

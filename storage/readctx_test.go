@@ -2,14 +2,10 @@ package storage
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/padd/padd/model"
 )
 
 // readProbe is what a test's context carries to Options.ReadCheck: how
@@ -61,136 +57,6 @@ func longReadFixture(t *testing.T, n int) (*Store, string, time.Time) {
 	}
 	clk.advance(time.Minute)
 	return s, ws, clk.now()
-}
-
-// longRead is one read that walks a workspace; its answer is nil when it
-// gave none.
-type longRead struct {
-	name string
-	read func(ctx context.Context) (any, error)
-}
-
-func longReads(s *Store, ws string, now time.Time) []longRead {
-	later := now.Add(30 * 24 * time.Hour) // every task in progress has stalled
-	ans := func(v any, err error) (any, error) { return v, err }
-	return []longRead{
-		{"list in index order", func(ctx context.Context) (any, error) {
-			return ans(s.ListItems(ctx, ws, ListParams{Limit: 5000}))
-		}},
-		{"list by updated_at", func(ctx context.Context) (any, error) {
-			return ans(s.ListItems(ctx, ws, ListParams{Limit: 5000, Sort: "updated_at:asc"}))
-		}},
-		{"list sorted by title", func(ctx context.Context) (any, error) {
-			return ans(s.ListItems(ctx, ws, ListParams{Limit: 10, Sort: "title"}))
-		}},
-		{"list filtered", func(ctx context.Context) (any, error) {
-			return ans(s.ListItems(ctx, ws, ListParams{Limit: 5000, NonTerminal: true, Fields: map[string][]string{"priority": {"medium"}}}))
-		}},
-		{"items index", func(ctx context.Context) (any, error) { return ans(s.ItemsIndex(ctx, ws, "", true)) }},
-		{"items changed since", func(ctx context.Context) (any, error) { return ans(s.ItemsChangedSince(ctx, ws, 0, 0)) }},
-		{"changes by time", func(ctx context.Context) (any, error) { return ans(s.ChangesByTime(ctx, ws, 0, "", 0)) }},
-		{"changes since", func(ctx context.Context) (any, error) {
-			chs, _, err := s.ChangesSince(ctx, ws, 0, MaxChangesLimit)
-			return chs, err
-		}},
-		{"journal since", func(ctx context.Context) (any, error) {
-			es, _, err := s.JournalSince(ctx, 0, MaxChangesLimit)
-			return es, err
-		}},
-		{"activity", func(ctx context.Context) (any, error) {
-			// Every entry is the agent's: the walk reads the whole feed.
-			return ans(s.ListActivity(ctx, ws, ActivityQuery{Actor: model.ActorUser}))
-		}},
-		{"scan items", func(ctx context.Context) (any, error) {
-			docs, _, err := s.ScanItems(ctx, ws, "", 5000)
-			return docs, err
-		}},
-		{"stale", func(ctx context.Context) (any, error) { return ans(s.Stale(ctx, ws, StaleParams{Now: later})) }},
-		{"dashboard", func(ctx context.Context) (any, error) { return ans(s.Dashboard(ctx, ws, DashboardParams{Now: later})) }},
-		{"bootstrap", func(ctx context.Context) (any, error) { return ans(s.Bootstrap(ctx, ws, DashboardParams{Now: later})) }},
-		{"next", func(ctx context.Context) (any, error) { return ans(s.Next(ctx, ws, NextParams{Now: now, Limit: 5000})) }},
-		{"standup", func(ctx context.Context) (any, error) { return ans(s.Standup(ctx, ws, StandupParams{Now: now})) }},
-		{"changelog", func(ctx context.Context) (any, error) {
-			return ans(s.Changelog(ctx, ws, ChangelogParams{Now: now}))
-		}},
-		{"report", func(ctx context.Context) (any, error) { return ans(s.Report(ctx, ws, ReportParams{Now: now})) }},
-		{"catch-up", func(ctx context.Context) (any, error) {
-			return ans(s.CatchUp(ctx, ws, CatchUpParams{Now: now, Caller: user}))
-		}},
-	}
-}
-
-// isNil says an answer is none at all: a nil pointer or slice.
-func isNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Map:
-		return rv.IsNil()
-	}
-	return false
-}
-
-// A long read stops at its next look at its context once the context
-// ends, and answers the context's error and nothing else; a context
-// already ended reads nothing.
-func TestLongReadsStopWithTheirContext(t *testing.T) {
-	s, ws, now := longReadFixture(t, 2400)
-	for _, lr := range longReads(s, ws, now) {
-		t.Run(lr.name, func(t *testing.T) {
-			// Untroubled, the read walks past its first look and answers.
-			live := &readProbe{}
-			v, err := lr.read(context.WithValue(context.Background(), readProbeKey{}, live))
-			if err != nil || isNil(v) {
-				t.Fatalf("with a live context: %v, answer %v", err, v)
-			}
-			if live.looks.Load() < 2 {
-				t.Fatalf("the read looked at its context %d times: it walks fewer than %d rows, or does not look as it walks",
-					live.looks.Load(), 2*checkEvery)
-			}
-
-			// Canceled at its first look (as a client that leaves mid-read).
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			mid := &readProbe{cancel: cancel}
-			v, err = lr.read(context.WithValue(ctx, readProbeKey{}, mid))
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("canceled mid-read: err %v, want context.Canceled", err)
-			}
-			if !isNil(v) {
-				t.Errorf("canceled mid-read: a partial answer %+v", v)
-			}
-			if n := mid.looks.Load(); n != 1 {
-				t.Errorf("canceled at its first look, the read looked %d times: it went on walking", n)
-			}
-
-			// Ended before the read: canceled, or past its deadline.
-			for _, ended := range []func() (context.Context, error){
-				func() (context.Context, error) {
-					ctx, cancel := context.WithCancel(context.Background())
-					cancel()
-					return ctx, context.Canceled
-				},
-				func() (context.Context, error) {
-					ctx, cancel := context.WithDeadline(context.Background(), now.Add(-time.Hour))
-					t.Cleanup(cancel)
-					return ctx, context.DeadlineExceeded
-				},
-			} {
-				ctx, want := ended()
-				before := &readProbe{}
-				v, err := lr.read(context.WithValue(ctx, readProbeKey{}, before))
-				if !errors.Is(err, want) || !isNil(v) {
-					t.Errorf("a context ended before the read (%v): err %v, answer %v", want, err, v)
-				}
-				if n := before.looks.Load(); n != 0 {
-					t.Errorf("a context ended before the read: the read walked (%d looks)", n)
-				}
-			}
-		})
-	}
 }
 
 // A short read never looks at its context (nor pays for the look): a

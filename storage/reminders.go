@@ -3,12 +3,12 @@ package storage
 import (
 	"bytes"
 	"errors"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage/engine"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Item reminders (Pad's REM-01..05). An armed reminder sits in the
@@ -21,41 +21,28 @@ import (
 // remDueKey orders armed reminders by due time. The sign bit is
 // flipped so the big-endian bytes sort as the signed seconds do.
 func remDueKey(at time.Time, wsID, remID string) []byte {
-	return cat(u64(uint64(at.Unix())^1<<63), mustID(wsID), mustID(remID))
+	return records.Cat(records.U64(uint64(at.Unix())^1<<63), records.MustID(wsID), records.MustID(remID))
 }
 
-func remDueTime(k []byte) time.Time { return time.Unix(int64(getU64(k[:8])^1<<63), 0).UTC() }
+func remDueTime(k []byte) time.Time { return time.Unix(int64(records.GetU64(k[:8])^1<<63), 0).UTC() }
 
-func getReminder(b *wsb, id []byte) (*model.Reminder, error) {
-	raw := b.reminders().Get(id)
-	if raw == nil {
-		return nil, nil
-	}
-	var r model.Reminder
-	if err := decode(raw, &r); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, "reminder %s is unreadable: %v", idString(id), err)
-	}
-	r.ID = idString(id)
-	return &r, nil
-}
-
-func putReminder(b *wsb, r *model.Reminder) error {
+func putReminder(b *records.Wsb, r *model.Reminder) error {
 	rec := *r
 	rec.ID = "" // the key holds it
-	raw, err := encode(rec)
+	raw, err := records.Encode(rec)
 	if err != nil {
 		return err
 	}
-	return b.reminders().Put(mustID(r.ID), raw)
+	return b.Reminders().Put(records.MustID(r.ID), raw)
 }
 
 // findReminder resolves a reminder id in this workspace or refuses 404.
-func findReminder(b *wsb, id string) (*model.Reminder, error) {
-	k, ok := idKey(strings.TrimSpace(id))
+func findReminder(b *records.Wsb, id string) (*model.Reminder, error) {
+	k, ok := records.IDKey(strings.TrimSpace(id))
 	var r *model.Reminder
 	if ok {
 		var err error
-		if r, err = getReminder(b, k); err != nil {
+		if r, err = records.GetReminder(b, k); err != nil {
 			return nil, err
 		}
 	}
@@ -65,53 +52,9 @@ func findReminder(b *wsb, id string) (*model.Reminder, error) {
 	return r, nil
 }
 
-func fmtTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-func fmtTimePtr(t *time.Time) string {
-	if t == nil {
-		return ""
-	}
-	return fmtTime(*t)
-}
-
-// ReminderView is a reminder with its state and its item.
-type ReminderView struct {
-	ID             string
-	ItemID         string
-	ItemRef        string
-	ItemTitle      string
-	Collection     string
-	State          string
-	RemindAt       string
-	FiredAt        string
-	AcknowledgedAt string
-	CreatedBy      string
-	CreatedAt      string
-	Seq            int64
-}
-
-// reminderView describes a reminder with its item.
-func reminderView(b *wsb, r *model.Reminder, colls map[string]*model.Collection) (ReminderView, error) {
-	v := ReminderView{ID: r.ID, ItemID: r.ItemID, State: r.State(), RemindAt: fmtTime(r.RemindAt),
-		FiredAt: fmtTimePtr(r.FiredAt), AcknowledgedAt: fmtTimePtr(r.AcknowledgedAt),
-		CreatedBy: r.CreatedBy.Kind, CreatedAt: fmtTime(r.CreatedAt), Seq: r.Seq}
-	// The summary, not the item: the dashboard and next list every
-	// pending reminder.
-	it, err := getSum(b, mustID(r.ItemID))
-	if err != nil || it == nil {
-		return v, err
-	}
-	c, err := collOf(b, colls, it.CollectionID)
-	if err != nil {
-		return v, err
-	}
-	v.ItemRef, v.ItemTitle, v.Collection = refOf(c, it.Number), it.Title, c.Slug
-	return v, nil
-}
-
 // reminderWrite stamps a reminder mutation and writes its feed entry.
 func (w *wtx) reminderWrite(r *model.Reminder, op, action string) (int64, error) {
-	it, err := getItem(w.ws, mustID(r.ItemID), false)
+	it, err := records.GetItem(w.ws, records.MustID(r.ItemID), false)
 	if err != nil {
 		return 0, err
 	}
@@ -123,17 +66,17 @@ func (w *wtx) reminderWrite(r *model.Reminder, op, action string) (int64, error)
 	if err != nil {
 		return 0, err
 	}
-	meta := map[string]any{"seq": seq, "reminder_id": r.ID, "remind_at": fmtTime(r.RemindAt)}
+	meta := map[string]any{"seq": seq, "reminder_id": r.ID, "remind_at": records.FmtTime(r.RemindAt)}
 	return seq, w.activity(seq, r.ItemID, action, meta)
 }
 
 // arm puts an armed reminder in the due index.
 func (w *wtx) arm(r *model.Reminder) error {
-	return w.tx.Bucket(bRemDue).Put(remDueKey(r.RemindAt, w.ws.id, r.ID), nil)
+	return w.tx.Bucket(records.BRemDue).Put(remDueKey(r.RemindAt, w.ws.ID, r.ID), nil)
 }
 
 func (w *wtx) disarm(r *model.Reminder) error {
-	return w.tx.Bucket(bRemDue).Delete(remDueKey(r.RemindAt, w.ws.id, r.ID))
+	return w.tx.Bucket(records.BRemDue).Delete(remDueKey(r.RemindAt, w.ws.ID, r.ID))
 }
 
 // AddReminder arms a reminder on a live item at an instant (past
@@ -146,14 +89,14 @@ func (s *Store) AddReminder(ws, ref string, at time.Time, actor model.Actor) (*R
 		if err != nil {
 			return err
 		}
-		r := &model.Reminder{ID: newID(), ItemID: it.ID, RemindAt: model.Truncate1s(at), CreatedBy: actor, CreatedAt: tstamp(w.now)}
+		r := &model.Reminder{ID: records.NewID(), ItemID: it.ID, RemindAt: model.Truncate1s(at), CreatedBy: actor, CreatedAt: records.Tstamp(w.now)}
 		if r.Seq, err = w.reminderWrite(r, model.OpCreated, "reminder_set"); err != nil {
 			return err
 		}
-		if err := firstErr(putReminder(b, r), b.remItem().Put(cat(mustID(it.ID), mustID(r.ID)), nil), w.arm(r)); err != nil {
+		if err := firstErr(putReminder(b, r), b.RemItem().Put(records.Cat(records.MustID(it.ID), records.MustID(r.ID)), nil), w.arm(r)); err != nil {
 			return err
 		}
-		out, err = reminderView(b, r, map[string]*model.Collection{})
+		out, err = records.ReminderViewOf(b, r, map[string]*model.Collection{})
 		return err
 	})
 	return &out, err
@@ -163,17 +106,17 @@ func (s *Store) AddReminder(ws, ref string, at time.Time, actor model.Actor) (*R
 // time.
 func (s *Store) ListReminders(ws, ref string) ([]ReminderView, error) {
 	out := []ReminderView{}
-	err := s.read(ws, func(r *rtx) error {
-		b := r.ws
-		it, err := itemByRef(b, ref, false)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		b := r.WS
+		it, err := records.ItemByRef(b, ref, false)
 		if err != nil {
 			return err
 		}
-		p := mustID(it.ID)
+		p := records.MustID(it.ID)
 		var rs []*model.Reminder
-		c := b.remItem().Cursor()
+		c := b.RemItem().Cursor()
 		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-			rem, err := getReminder(b, k[16:])
+			rem, err := records.GetReminder(b, k[16:])
 			if err != nil {
 				return err
 			}
@@ -181,10 +124,10 @@ func (s *Store) ListReminders(ws, ref string) ([]ReminderView, error) {
 				rs = append(rs, rem)
 			}
 		}
-		sortReminders(rs)
+		records.SortReminders(rs)
 		colls := map[string]*model.Collection{}
 		for _, rem := range rs {
-			v, err := reminderView(b, rem, colls)
+			v, err := records.ReminderViewOf(b, rem, colls)
 			if err != nil {
 				return err
 			}
@@ -193,15 +136,6 @@ func (s *Store) ListReminders(ws, ref string) ([]ReminderView, error) {
 		return nil
 	})
 	return out, err
-}
-
-func sortReminders(rs []*model.Reminder) {
-	sort.Slice(rs, func(i, j int) bool {
-		if !rs[i].RemindAt.Equal(rs[j].RemindAt) {
-			return rs[i].RemindAt.Before(rs[j].RemindAt)
-		}
-		return rs[i].ID < rs[j].ID
-	})
 }
 
 // AckReminder acknowledges a fired reminder; acknowledging it again
@@ -213,14 +147,14 @@ func (s *Store) AckReminder(ws, id string, actor model.Actor) (*ReminderView, er
 		case model.ReminderAcknowledged:
 			return false, nil
 		case model.ReminderArmed:
-			return false, model.Conflict("reminder %s has not fired yet (due %s); nothing to acknowledge. Unremind disarms it", r.ID, fmtTime(r.RemindAt)).
+			return false, model.Conflict("reminder %s has not fired yet (due %s); nothing to acknowledge. Unremind disarms it", r.ID, records.FmtTime(r.RemindAt)).
 				With("reminder_id", r.ID).With("state", model.ReminderArmed)
 		}
-		t := tstamp(w.now)
+		t := records.Tstamp(w.now)
 		r.AcknowledgedAt = &t
 		seq, err := w.reminderWrite(r, model.OpAcknowledged, "reminder_acknowledged")
 		r.Seq = seq
-		return true, firstErr(err, w.ws.remFired().Delete(mustID(r.ID)))
+		return true, firstErr(err, w.ws.RemFired().Delete(records.MustID(r.ID)))
 	})
 }
 
@@ -239,7 +173,7 @@ func (s *Store) RearmReminder(ws, id string, at *time.Time, actor model.Actor) (
 		r.FiredAt, r.AcknowledgedAt = nil, nil
 		seq, err := w.reminderWrite(r, model.OpUpdated, "reminder_rearmed")
 		r.Seq = seq
-		return true, firstErr(err, w.ws.remFired().Delete(mustID(r.ID)), w.arm(r))
+		return true, firstErr(err, w.ws.RemFired().Delete(records.MustID(r.ID)), w.arm(r))
 	})
 }
 
@@ -252,7 +186,7 @@ func (s *Store) RemoveReminder(ws, id string, actor model.Actor) (*ReminderView,
 		if err != nil {
 			return err
 		}
-		v, err := reminderView(b, r, map[string]*model.Collection{})
+		v, err := records.ReminderViewOf(b, r, map[string]*model.Collection{})
 		if err != nil {
 			return err
 		}
@@ -260,8 +194,8 @@ func (s *Store) RemoveReminder(ws, id string, actor model.Actor) (*ReminderView,
 			return err
 		}
 		out = &v
-		return firstErr(w.disarm(r), b.remFired().Delete(mustID(r.ID)),
-			b.remItem().Delete(cat(mustID(r.ItemID), mustID(r.ID))), b.reminders().Delete(mustID(r.ID)))
+		return firstErr(w.disarm(r), b.RemFired().Delete(records.MustID(r.ID)),
+			b.RemItem().Delete(records.Cat(records.MustID(r.ItemID), records.MustID(r.ID))), b.Reminders().Delete(records.MustID(r.ID)))
 	})
 	return out, err
 }
@@ -283,45 +217,18 @@ func (s *Store) reminderOp(ws, id string, actor model.Actor, fn func(w *wtx, r *
 				return err
 			}
 		}
-		out, err = reminderView(w.ws, r, map[string]*model.Collection{})
+		out, err = records.ReminderViewOf(w.ws, r, map[string]*model.Collection{})
 		return err
 	})
 	return &out, err
 }
 
-// pendingReminders lists a workspace's fired, unacknowledged reminders
-// by due time.
-func pendingReminders(b *wsb) ([]ReminderView, error) {
-	var rs []*model.Reminder
-	c := b.remFired().Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		r, err := getReminder(b, k)
-		if err != nil {
-			return nil, err
-		}
-		if r != nil {
-			rs = append(rs, r)
-		}
-	}
-	sortReminders(rs)
-	out := make([]ReminderView, 0, len(rs))
-	colls := map[string]*model.Collection{}
-	for _, r := range rs {
-		v, err := reminderView(b, r, colls)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // PendingReminders is pendingReminders for a workspace.
 func (s *Store) PendingReminders(ws string) ([]ReminderView, error) {
 	var out []ReminderView
-	err := s.read(ws, func(r *rtx) error {
+	err := s.base.Read(ws, func(r *records.Rtx) error {
 		var err error
-		out, err = pendingReminders(r.ws)
+		out, err = records.PendingReminders(r.WS)
 		return err
 	})
 	return out, err
@@ -352,9 +259,9 @@ func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminde
 	byWS := map[string][][]byte{}
 	var order []string
 	var purged [][]byte
-	err = s.view(func(tx *txn) error {
+	err = s.base.View(func(tx *records.Txn) error {
 		states := map[string]int{} // 0 live, 1 deleted, 2 purged
-		c := tx.Bucket(bRemDue).Cursor()
+		c := tx.Bucket(records.BRemDue).Cursor()
 		n := 0
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			if len(k) != 8+16+16 {
@@ -362,15 +269,15 @@ func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminde
 				continue
 			}
 			at := remDueTime(k)
-			wsID := idString(k[8:24])
+			wsID := records.IDString(k[8:24])
 			st, seen := states[wsID]
 			if !seen {
-				rec, err := getWorkspace(tx, k[8:24])
+				rec, err := records.GetWorkspace(tx, k[8:24])
 				if err != nil {
 					return err
 				}
 				switch {
-				case rec == nil || tx.Bucket(bWS).Bucket(k[8:24]) == nil:
+				case rec == nil || tx.Bucket(records.BWS).Bucket(k[8:24]) == nil:
 					st = 2
 				case rec.DeletedAt != nil:
 					st = 1
@@ -399,9 +306,9 @@ func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminde
 		return nil, time.Time{}, err
 	}
 	if len(purged) > 0 {
-		if err := s.update(func(tx *txn) error {
+		if err := s.base.Update(func(tx *records.Txn) error {
 			for _, k := range purged {
-				if err := tx.Bucket(bRemDue).Delete(k); err != nil {
+				if err := tx.Bucket(records.BRemDue).Delete(k); err != nil {
 					return err
 				}
 			}
@@ -415,26 +322,26 @@ func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminde
 		err := s.write(wsID, model.SystemActor, func(w *wtx) error {
 			batch = batch[:0]
 			for _, k := range byWS[wsID] {
-				r, err := getReminder(w.ws, k[24:])
+				r, err := records.GetReminder(w.ws, k[24:])
 				if err != nil {
 					return err
 				}
 				// The key is stale when the reminder was removed, re-armed
 				// at another time or fired since the read above.
 				if r == nil || r.State() != model.ReminderArmed || !r.RemindAt.Equal(remDueTime(k)) {
-					if err := w.tx.Bucket(bRemDue).Delete(k); err != nil {
+					if err := w.tx.Bucket(records.BRemDue).Delete(k); err != nil {
 						return err
 					}
 					continue
 				}
-				t := tstamp(w.now)
+				t := records.Tstamp(w.now)
 				r.FiredAt = &t
 				seq, err := w.reminderWrite(r, model.OpFired, "reminder_fired")
 				if err != nil {
 					return err
 				}
 				r.Seq = seq
-				if err := firstErr(putReminder(w.ws, r), w.disarm(r), w.ws.remFired().Put(mustID(r.ID), nil)); err != nil {
+				if err := firstErr(putReminder(w.ws, r), w.disarm(r), w.ws.RemFired().Put(records.MustID(r.ID), nil)); err != nil {
 					return err
 				}
 				batch = append(batch, FiredReminder{WorkspaceID: wsID, ReminderID: r.ID, ItemID: r.ItemID, RemindAt: r.RemindAt})
@@ -451,3 +358,6 @@ func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminde
 	}
 	return fired, next, nil
 }
+
+// ReminderView is records.ReminderView, the type storage's callers name.
+type ReminderView = records.ReminderView

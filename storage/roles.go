@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Roles live in two buckets:
@@ -50,38 +51,26 @@ type RoleDeletion struct {
 	Cleared []string
 }
 
-func getRole(b *wsb, id []byte) (*model.Role, error) {
-	v := b.roles().Get(id)
-	if v == nil {
-		return nil, nil
-	}
-	var r model.Role
-	if err := decode(v, &r); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored role %s is unreadable: %v", idString(id), err)
-	}
-	return &r, nil
-}
-
-func putRole(b *wsb, r *model.Role) error {
-	v, err := encode(r)
+func putRole(b *records.Wsb, r *model.Role) error {
+	v, err := records.Encode(r)
 	if err != nil {
 		return err
 	}
-	return firstErr(b.roles().Put(mustID(r.ID), v), b.roleSlugs().Put([]byte(r.Slug), mustID(r.ID)))
+	return firstErr(b.Roles().Put(records.MustID(r.ID), v), b.RoleSlugs().Put([]byte(r.Slug), records.MustID(r.ID)))
 }
 
 // findRole resolves a role by id or slug, refusing with Pad's not_found.
-func findRole(b *wsb, ref string) (*model.Role, error) {
+func findRole(b *records.Wsb, ref string) (*model.Role, error) {
 	ref = strings.TrimSpace(ref)
-	id, ok := idKey(ref)
+	id, ok := records.IDKey(ref)
 	if !ok {
-		id = b.roleSlugs().Get([]byte(ref))
+		id = b.RoleSlugs().Get([]byte(ref))
 		if id == nil {
-			id = b.roleSlugs().Get([]byte(model.CanonicalSlug(ref)))
+			id = b.RoleSlugs().Get([]byte(model.CanonicalSlug(ref)))
 		}
 	}
 	if id != nil {
-		r, err := getRole(b, id)
+		r, err := records.GetRole(b, id)
 		if err != nil || r != nil {
 			return r, err
 		}
@@ -89,21 +78,16 @@ func findRole(b *wsb, ref string) (*model.Role, error) {
 	return nil, model.NotFound("Agent role not found: %s", ref).With("role", ref)
 }
 
-// roleStream is the index prefix of a role's items in one life state.
-func roleStream(roleID string, life byte) []byte {
-	return cat([]byte{kindFieldAll}, lstr(keyRole), lstr(roleID), []byte{life})
-}
-
-func roleInfo(b *wsb, r *model.Role) RoleInfo {
-	return RoleInfo{Role: *r, ItemCount: int(countOf(b, roleStream(r.ID, lifeLive)))}
+func roleInfo(b *records.Wsb, r *model.Role) RoleInfo {
+	return RoleInfo{Role: *r, ItemCount: int(records.CountOf(b, records.RoleStream(r.ID, records.LifeLive)))}
 }
 
 // claimRoleSlug checks that slug is free for role self ("" on create).
-func claimRoleSlug(b *wsb, slug, self string) error {
+func claimRoleSlug(b *records.Wsb, slug, self string) error {
 	if slug == "" {
 		return model.BadRequest("role slug must contain a letter or digit").With("field", "slug")
 	}
-	if owner := b.roleSlugs().Get([]byte(slug)); owner != nil && idString(owner) != self {
+	if owner := b.RoleSlugs().Get([]byte(slug)); owner != nil && records.IDString(owner) != self {
 		return model.Conflict("role slug %q is already taken; pick another", slug).With("field", "slug").With("slug", slug)
 	}
 	return nil
@@ -140,11 +124,11 @@ func (w *wtx) createRole(in RoleCreate) (*model.Role, error) {
 		if base == "" {
 			base = "role"
 		}
-		slug = model.UniqueSlug(base, func(s string) bool { return b.roleSlugs().Get([]byte(s)) != nil })
+		slug = model.UniqueSlug(base, func(s string) bool { return b.RoleSlugs().Get([]byte(s)) != nil })
 	}
-	r := &model.Role{ID: newID(), WorkspaceID: b.id, Slug: slug, Name: name, Icon: in.Icon,
+	r := &model.Role{ID: records.NewID(), WorkspaceID: b.ID, Slug: slug, Name: name, Icon: in.Icon,
 		Description: in.Description, Tools: in.Tools, SortOrder: in.SortOrder,
-		CreatedAt: tstamp(w.now), UpdatedAt: tstamp(w.now)}
+		CreatedAt: records.Tstamp(w.now), UpdatedAt: records.Tstamp(w.now)}
 	seq, err := w.stamp(model.EntityRole, model.OpCreated, r.ID, "", "")
 	if err != nil {
 		return nil, err
@@ -197,9 +181,9 @@ func (s *Store) UpdateRole(ws, ref string, in RoleUpdate, actor model.Actor) (*m
 		if err != nil {
 			return err
 		}
-		next.UpdatedAt, next.Seq = tstamp(w.now), seq
+		next.UpdatedAt, next.Seq = records.Tstamp(w.now), seq
 		if next.Slug != r.Slug {
-			if err := b.roleSlugs().Delete([]byte(r.Slug)); err != nil {
+			if err := b.RoleSlugs().Delete([]byte(r.Slug)); err != nil {
 				return err
 			}
 		}
@@ -227,11 +211,11 @@ func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, er
 		}
 		// Collect first: the loop below rewrites the stream it came from.
 		var ids [][]byte
-		for _, life := range []byte{lifeLive, lifeArchived} {
-			p := roleStream(r.ID, life)
-			c := b.index().Cursor()
+		for _, life := range []byte{records.LifeLive, records.LifeArchived} {
+			p := records.RoleStream(r.ID, life)
+			c := b.Index().Cursor()
 			for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-				if len(k) == len(p)+suffixLen {
+				if len(k) == len(p)+records.SuffixLen {
 					ids = append(ids, append([]byte(nil), k[len(k)-16:]...))
 				}
 			}
@@ -242,7 +226,7 @@ func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, er
 		}
 		d := &RoleDeletion{Role: *r}
 		for _, id := range ids {
-			it, err := getItem(b, id, true)
+			it, err := records.GetItem(b, id, true)
 			if err != nil {
 				return err
 			}
@@ -257,13 +241,13 @@ func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, er
 			}
 			old := *it
 			it.AgentRoleID, it.Seq = "", iseq
-			unpar := isUnparented(b, it)
+			unpar := records.IsUnparented(b, it)
 			if err := firstErr(putItem(b, it), w.reindex(&old, it, unpar, unpar)); err != nil {
 				return err
 			}
 			d.Cleared = append(d.Cleared, it.ID)
 		}
-		if err := firstErr(b.roles().Delete(mustID(r.ID)), b.roleSlugs().Delete([]byte(r.Slug))); err != nil {
+		if err := firstErr(b.Roles().Delete(records.MustID(r.ID)), b.RoleSlugs().Delete([]byte(r.Slug))); err != nil {
 			return err
 		}
 		out = d
@@ -275,13 +259,13 @@ func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, er
 // ListRoles lists a workspace's roles by sort order, then name.
 func (s *Store) ListRoles(ws string) ([]RoleInfo, error) {
 	out := []RoleInfo{}
-	err := s.read(ws, func(r *rtx) error {
-		return r.ws.roles().ForEach(func(k, _ []byte) error {
-			role, err := getRole(r.ws, k)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		return r.WS.Roles().ForEach(func(k, _ []byte) error {
+			role, err := records.GetRole(r.WS, k)
 			if err != nil {
 				return err
 			}
-			out = append(out, roleInfo(r.ws, role))
+			out = append(out, roleInfo(r.WS, role))
 			return nil
 		})
 	})
@@ -301,12 +285,12 @@ func (s *Store) ListRoles(ws string) ([]RoleInfo, error) {
 // GetRole reads one role by slug or id.
 func (s *Store) GetRole(ws, ref string) (*RoleInfo, error) {
 	var out *RoleInfo
-	err := s.read(ws, func(r *rtx) error {
-		role, err := findRole(r.ws, ref)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		role, err := findRole(r.WS, ref)
 		if err != nil {
 			return err
 		}
-		ri := roleInfo(r.ws, role)
+		ri := roleInfo(r.WS, role)
 		out = &ri
 		return nil
 	})

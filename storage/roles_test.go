@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 func mustRole(t testing.TB, s *Store, ws string, in RoleCreate) *model.Role {
@@ -183,13 +184,13 @@ func TestDeleteRoleClearsAssignments(t *testing.T) {
 		}
 	}
 	// No index entry or count is left under the deleted role.
-	err = s.read(ws, func(r *rtx) error {
-		for _, life := range []byte{lifeLive, lifeArchived} {
-			p := roleStream(planner.ID, life)
-			if k, _ := r.ws.index().Cursor().Seek(p); k != nil && bytes.HasPrefix(k, p) {
+	err = s.base.Read(ws, func(r *records.Rtx) error {
+		for _, life := range []byte{records.LifeLive, records.LifeArchived} {
+			p := records.RoleStream(planner.ID, life)
+			if k, _ := r.WS.Index().Cursor().Seek(p); k != nil && bytes.HasPrefix(k, p) {
 				t.Errorf("index entry left: %q", k)
 			}
-			if n := countOf(r.ws, p); n != 0 {
+			if n := records.CountOf(r.WS, p); n != 0 {
 				t.Errorf("count left: %d", n)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // IndexDoc is what the search index needs to know about one item: its
@@ -23,14 +24,14 @@ type IndexDoc struct {
 // transaction.
 func (s *Store) IndexDocs(ws string, ids []string) ([]IndexDoc, error) {
 	out := make([]IndexDoc, 0, len(ids))
-	err := s.read(ws, func(r *rtx) error {
+	err := s.base.Read(ws, func(r *records.Rtx) error {
 		colls := map[string]*model.Collection{}
 		for _, id := range ids {
-			k, ok := idKey(id)
+			k, ok := records.IDKey(id)
 			if !ok {
 				continue
 			}
-			d, err := s.indexDocOrSkip(r.ws, k, colls)
+			d, err := s.indexDocOrSkip(r.WS, k, colls)
 			if err != nil {
 				return err
 			}
@@ -44,26 +45,26 @@ func (s *Store) IndexDocs(ws string, ids []string) ([]IndexDoc, error) {
 // indexDocOrSkip is indexDoc, except that an item whose stored record
 // cannot be read is left out of the index (as if gone) and logged: one
 // damaged record must not stop every other item from being indexed.
-func (s *Store) indexDocOrSkip(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, error) {
+func (s *Store) indexDocOrSkip(b *records.Wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, error) {
 	d, err := indexDoc(b, id, colls)
 	if e, ok := model.AsError(err); ok && e.Code == model.CodeStoredStateUnreadable {
 		s.log.Error("item left out of the search index: its stored record is unreadable (reading it answers stored_state_unreadable); "+
 			"every other item is indexed as usual. Keep a copy of padd.db and report this with padd's log",
-			"workspace", b.id, "item", idString(id), "err", err)
-		return IndexDoc{ID: idString(id), Gone: true}, nil
+			"workspace", b.ID, "item", records.IDString(id), "err", err)
+		return IndexDoc{ID: records.IDString(id), Gone: true}, nil
 	}
 	return d, err
 }
 
-func indexDoc(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, error) {
-	it, err := getItem(b, id, true)
+func indexDoc(b *records.Wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, error) {
+	it, err := records.GetItem(b, id, true)
 	if err != nil {
 		return IndexDoc{}, err
 	}
 	if it == nil {
-		return IndexDoc{ID: idString(id), Gone: true}, nil
+		return IndexDoc{ID: records.IDString(id), Gone: true}, nil
 	}
-	v, err := view(b, it, colls)
+	v, err := records.View(b, it, colls)
 	if err != nil {
 		return IndexDoc{}, err
 	}
@@ -86,11 +87,11 @@ func indexDoc(b *wsb, id []byte, colls map[string]*model.Collection) (IndexDoc, 
 // build, a page at a time (after: the last id of the previous page), so
 // no read transaction stays open across a long rebuild.
 func (s *Store) ScanItems(ctx context.Context, ws, after string, limit int) (docs []IndexDoc, next string, err error) {
-	err = s.readCtx(ctx, ws, func(r *rtx) error {
+	err = s.base.ReadCtx(ctx, ws, func(r *records.Rtx) error {
 		colls := map[string]*model.Collection{}
-		c := r.ws.items().Cursor()
+		c := r.WS.Items().Cursor()
 		var k []byte
-		if a, ok := idKey(after); ok {
+		if a, ok := records.IDKey(after); ok {
 			k, _ = c.Seek(a)
 			if k != nil && bytes.Equal(k, a) {
 				k, _ = c.Next()
@@ -99,10 +100,10 @@ func (s *Store) ScanItems(ctx context.Context, ws, after string, limit int) (doc
 			k, _ = c.First()
 		}
 		for ; k != nil && len(docs) < limit; k, _ = c.Next() {
-			if err := r.ws.check(); err != nil {
+			if err := r.WS.Check(); err != nil {
 				return err
 			}
-			d, err := s.indexDocOrSkip(r.ws, k, colls)
+			d, err := s.indexDocOrSkip(r.WS, k, colls)
 			if err != nil {
 				return err
 			}
@@ -122,8 +123,8 @@ func (s *Store) ScanItems(ctx context.Context, ws, after string, limit int) (doc
 // ItemCount is the number of items (live and archived) in a workspace.
 func (s *Store) ItemCount(ws string) (int, error) {
 	n := 0
-	err := s.read(ws, func(r *rtx) error {
-		n = int(countOf(r.ws, []byte{kindAll, lifeLive}) + countOf(r.ws, []byte{kindAll, lifeArchived}))
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		n = int(records.CountOf(r.WS, []byte{records.KindAll, records.LifeLive}) + records.CountOf(r.WS, []byte{records.KindAll, records.LifeArchived}))
 		return nil
 	})
 	return n, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // pageByUpdated must page exactly as pageSorted does, in both directions,
@@ -63,11 +64,11 @@ func TestPageByUpdatedMatchesFullSort(t *testing.T) {
 			for _, page := range [][2]int{{0, 10}, {7, 25}, {0, 1000}, {290, 20}, {400, 5}} {
 				q := q
 				q.Sort, q.Offset, q.Limit = sort, page[0], page[1]
-				byUpdatedFromIndex = true
+				records.ByUpdatedFromIndex = true
 				fast, err := s.ListItems(context.Background(), ws.Slug, q)
-				byUpdatedFromIndex = false
+				records.ByUpdatedFromIndex = false
 				slow, err2 := s.ListItems(context.Background(), ws.Slug, q)
-				byUpdatedFromIndex = true
+				records.ByUpdatedFromIndex = true
 				if err != nil || err2 != nil {
 					t.Fatalf("%+v: %v / %v", q, err, err2)
 				}
@@ -84,21 +85,21 @@ func TestPageByUpdatedMatchesFullSort(t *testing.T) {
 // whether it sorts everything or keeps a heap.
 func TestFirstRowsMatchesFullSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	parts := []sortPart{{key: "priority"}, {key: "title", desc: true}}
+	parts := []records.SortPart{{Key: "priority"}, {Key: "title", Desc: true}}
 	prios := []any{nil, "high", "low", "medium", 2.0, 10.0}
 	for trial := range 200 {
-		rows := make([]*sortRow, 1+r.IntN(400))
+		rows := make([]*records.SortRow, 1+r.IntN(400))
 		for i := range rows {
 			id := make([]byte, 16)
 			for j := range id {
 				id[j] = byte(r.IntN(256))
 			}
-			rows[i] = &sortRow{id: id, low: fmt.Sprintf("t%d", r.IntN(5)), lowDone: true,
-				item: &model.Item{Fields: map[string]any{"priority": prios[r.IntN(len(prios))]}}}
+			rows[i] = &records.SortRow{ID: id, Low: fmt.Sprintf("t%d", r.IntN(5)), LowDone: true,
+				Item: &model.Item{Fields: map[string]any{"priority": prios[r.IntN(len(prios))]}}}
 		}
-		less := func(a, b *sortRow) bool { return rowLess(parts, a, b) }
+		less := func(a, b *records.SortRow) bool { return records.RowLess(parts, a, b) }
 		want := slices.Clone(rows)
-		slices.SortFunc(want, func(a, b *sortRow) int {
+		slices.SortFunc(want, func(a, b *records.SortRow) int {
 			if less(a, b) {
 				return -1
 			}
@@ -111,7 +112,7 @@ func TestFirstRowsMatchesFullSort(t *testing.T) {
 		if trial%2 == 0 {
 			n = 1 + r.IntN(max(1, len(rows)/5))
 		}
-		got := firstRows(slices.Clone(rows), n, less)
+		got := records.FirstRows(slices.Clone(rows), n, less)
 		if len(got) < n {
 			t.Fatalf("trial %d: %d rows for the first %d of %d", trial, len(got), n, len(rows))
 		}

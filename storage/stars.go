@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Stars are the local user's personal pins, in two buckets:
@@ -48,7 +49,7 @@ type StarredResult struct {
 	NextOffset int
 }
 
-func starOrderKey(at uint64, id []byte) []byte { return cat(u64(^at), id) }
+func starOrderKey(at uint64, id []byte) []byte { return records.Cat(records.U64(^at), id) }
 
 // Star stars a live item. Starring a starred item writes nothing.
 func (s *Store) Star(ws, itemRef string, actor model.Actor) (*StarResult, error) {
@@ -80,18 +81,18 @@ func (w *wtx) setStar(itemRef string, star bool) (*StarResult, error) {
 		if star {
 			it, _, err = liveItemByRef(b, itemRef, false)
 		} else {
-			it, err = itemByRef(b, itemRef, false)
+			it, err = records.ItemByRef(b, itemRef, false)
 		}
 		if err != nil {
 			return err
 		}
-		c, err := getCollection(b, mustID(it.CollectionID))
+		c, err := records.GetCollection(b, records.MustID(it.CollectionID))
 		if err != nil {
 			return err
 		}
-		id := mustID(it.ID)
-		prev := b.stars().Get(id)
-		out = &StarResult{ItemID: it.ID, Ref: refOf(c, it.Number), Starred: star}
+		id := records.MustID(it.ID)
+		prev := b.Stars().Get(id)
+		out = &StarResult{ItemID: it.ID, Ref: records.RefOf(c, it.Number), Starred: star}
 		if (prev != nil) == star {
 			return nil
 		}
@@ -106,9 +107,9 @@ func (w *wtx) setStar(itemRef string, star bool) (*StarResult, error) {
 		out.Changed = true
 		if star {
 			at := uint64(w.now.UnixNano())
-			err = firstErr(b.stars().Put(id, u64(at)), b.starOrder().Put(starOrderKey(at, id), nil))
+			err = firstErr(b.Stars().Put(id, records.U64(at)), b.StarOrder().Put(starOrderKey(at, id), nil))
 		} else {
-			err = firstErr(b.stars().Delete(id), b.starOrder().Delete(starOrderKey(getU64(prev), id)))
+			err = firstErr(b.Stars().Delete(id), b.StarOrder().Delete(starOrderKey(records.GetU64(prev), id)))
 		}
 		if err != nil {
 			return err
@@ -121,9 +122,9 @@ func (w *wtx) setStar(itemRef string, star bool) (*StarResult, error) {
 // StarredIDs lists the ids of every starred item, archived ones too.
 func (s *Store) StarredIDs(ws string) ([]string, error) {
 	var out []string
-	err := s.read(ws, func(r *rtx) error {
-		return r.ws.stars().ForEach(func(k, _ []byte) error {
-			out = append(out, idString(k))
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		return r.WS.Stars().ForEach(func(k, _ []byte) error {
+			out = append(out, records.IDString(k))
 			return nil
 		})
 	})
@@ -141,23 +142,23 @@ func (s *Store) Starred(ws string, p StarredParams) (*StarredResult, error) {
 		p.Offset = 0
 	}
 	out := &StarredResult{Items: []StarredItem{}}
-	err := s.read(ws, func(r *rtx) error {
-		b := r.ws
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		b := r.WS
 		colls := map[string]*model.Collection{}
 		skipped := 0
-		c := b.starOrder().Cursor()
+		c := b.StarOrder().Cursor()
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			if len(k) != 8+16 {
 				continue
 			}
-			it, err := getItem(b, k[8:], false)
+			it, err := records.GetItem(b, k[8:], false)
 			if err != nil {
 				return err
 			}
 			if it == nil || it.DeletedAt != nil {
 				continue
 			}
-			coll, err := collOf(b, colls, it.CollectionID)
+			coll, err := records.CollOf(b, colls, it.CollectionID)
 			if err != nil {
 				return err
 			}
@@ -173,13 +174,27 @@ func (s *Store) Starred(ws string, p StarredParams) (*StarredResult, error) {
 				out.NextOffset = p.Offset + len(out.Items)
 				break
 			}
-			v, err := view(b, it, colls)
+			v, err := records.View(b, it, colls)
 			if err != nil {
 				return err
 			}
-			at := time.Unix(0, int64(^getU64(k[:8]))).UTC()
+			at := time.Unix(0, int64(^records.GetU64(k[:8]))).UTC()
 			out.Items = append(out.Items, StarredItem{Item: v, StarredAt: at})
 		}
+		return nil
+	})
+	return out, err
+}
+
+// IsStarred reports whether an item (archived ones too) is starred.
+func (s *Store) IsStarred(ws, itemRef string) (bool, error) {
+	var out bool
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		it, err := records.ItemByRef(r.WS, itemRef, false)
+		if err != nil {
+			return err
+		}
+		out = r.WS.Stars().Get(records.MustID(it.ID)) != nil
 		return nil
 	})
 	return out, err

@@ -6,6 +6,13 @@
 // outbox entry, all at one new workspace seq, as one engine write; it is
 // answered once the engine has it durable. Readers that need to follow
 // changes read the change log; Subscribe only says that it grew.
+//
+// storage holds the store's life (open, migrations, close), the entity
+// writes and the reads callers make beside them, the change-log feeds,
+// sync's state, import and export. The read models (project views, an
+// item's context, the activity and version feeds) are in storage/views;
+// what both build on (transactions, keys, codecs, the list index, the
+// readers of single records) is in storage/internal/records.
 package storage
 
 import (
@@ -19,8 +26,8 @@ import (
 	"time"
 
 	"github.com/padd/padd/internal/eventbus"
-	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage/engine"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // SchemaVersion is the on-disk layout version this build writes.
@@ -68,19 +75,10 @@ type Options struct {
 	checkpointAge time.Duration
 }
 
-// txn, bucket and cursor are the engine's transaction, bucket and cursor
-// under the short names the rest of storage uses.
-type (
-	txn    = engine.Tx
-	bucket = engine.Bucket
-	cursor = engine.Cursor
-)
-
 // Store is an open padd database.
 type Store struct {
-	db  *engine.DB
-	now func() time.Time
-	log *slog.Logger
+	base records.Base // the engine, the clock, the long reads' hook: what the jobs share
+	log  *slog.Logger
 
 	notes eventbus.Bus[Notification]
 
@@ -88,11 +86,6 @@ type Store struct {
 	// was given) to its seq after the last acknowledged write (see
 	// WrittenSeq).
 	written sync.Map
-
-	clockMu sync.Mutex
-	last    time.Time
-
-	readCheck func(context.Context) // Options.ReadCheck
 
 	imports    sync.Map                             // *importProgress -> true: the imports being written
 	importStep func(ctx context.Context, chunk int) // Options.ImportStep
@@ -107,22 +100,13 @@ type Notification struct {
 	Global      int64
 }
 
-// Top-level buckets.
-var (
-	bMeta       = []byte("meta")
-	bWorkspaces = []byte("workspaces")
-	bWSSlugs    = []byte("ws_slugs")
-	bJournal    = []byte("journal")
-	bWS         = []byte("ws")
-)
-
 var kSchemaVersion = []byte("schema_version")
 
 // migrations[i] moves a database from version i to i+1. Version 0 is an
 // empty file.
-var migrations = []func(tx *txn) error{
-	func(tx *txn) error {
-		for _, b := range [][]byte{bMeta, bWorkspaces, bWSSlugs, bJournal, bWS} {
+var migrations = []func(tx *records.Txn) error{
+	func(tx *records.Txn) error {
+		for _, b := range [][]byte{records.BMeta, records.BWorkspaces, records.BWSSlugs, records.BJournal, records.BWS} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -138,7 +122,7 @@ var migrations = []func(tx *txn) error{
 	// to rewrite: JSON records still read and turn binary when their item
 	// next changes. The version is what makes an older padd refuse this
 	// database ("upgrade padd") instead of failing on every binary item.
-	func(*txn) error { return nil },
+	func(*records.Txn) error { return nil },
 	// 4 -> 5: the (status, rank) pair streams next and ready read
 	// (index.go), for every stored item.
 	migratePairStreams,
@@ -158,16 +142,16 @@ func Open(path string, opt Options) (*Store, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	s := &Store{now: opt.Now, log: opt.Logger, readCheck: opt.ReadCheck, importStep: opt.ImportStep}
+	s := &Store{base: records.Base{Now: opt.Now, ReadCheck: opt.ReadCheck}, log: opt.Logger, importStep: opt.ImportStep}
 	db, err := engine.Open(path, engine.Options{Timeout: opt.Timeout, Logger: opt.Logger, NoSync: opt.NoSync, LogSync: opt.LogSync,
-		CheckpointAge: opt.checkpointAge, FillPercent: replayFill, Setup: s.setup})
+		CheckpointAge: opt.checkpointAge, FillPercent: records.ReplayFill, Setup: s.setup})
 	if err != nil {
-		return nil, engineErr(err)
+		return nil, records.EngineErr(err)
 	}
-	s.db = db
+	s.base.DB = db
 	// The clock starts at the newest change on file, so change-log times
 	// never go back across a restart (ChangesByTime relies on it).
-	_ = s.view(func(tx *txn) error { s.last = newestChangeTime(tx); return nil })
+	_ = s.base.View(func(tx *records.Txn) error { s.base.StartClock(newestChangeTime(tx)); return nil })
 	return s, nil
 }
 
@@ -175,7 +159,7 @@ func Open(path string, opt Options) (*Store, error) {
 // drops what interrupted imports staged, and runs the migrations when
 // the layout is not current, committed straight to the file (synced);
 // nothing at all (no commit) when there is nothing to do.
-func (s *Store) setup(tx *txn) error {
+func (s *Store) setup(tx *records.Txn) error {
 	dropped, err := dropStagedImports(tx)
 	if err != nil {
 		return fmt.Errorf("remove the data of interrupted imports: %w", err)
@@ -193,8 +177,8 @@ func (s *Store) setup(tx *txn) error {
 }
 
 // layoutVersion is the layout the file has (0: a new file).
-func layoutVersion(tx *txn) int {
-	if m := tx.Bucket(bMeta); m != nil {
+func layoutVersion(tx *records.Txn) int {
+	if m := tx.Bucket(records.BMeta); m != nil {
 		if b := m.Get(kSchemaVersion); len(b) == 8 {
 			return int(binary.BigEndian.Uint64(b))
 		}
@@ -203,7 +187,7 @@ func layoutVersion(tx *txn) int {
 }
 
 // migrate brings the layout to SchemaVersion.
-func (s *Store) migrate(tx *txn) error {
+func (s *Store) migrate(tx *records.Txn) error {
 	v := layoutVersion(tx)
 	if v > SchemaVersion {
 		return fmt.Errorf("database has layout version %d but this padd understands up to %d: upgrade padd", v, SchemaVersion)
@@ -214,31 +198,35 @@ func (s *Store) migrate(tx *txn) error {
 		}
 		s.log.Info("database migrated", "from", v, "to", v+1)
 	}
-	return tx.Bucket(bMeta).Put(kSchemaVersion, u64(SchemaVersion))
+	return tx.Bucket(records.BMeta).Put(kSchemaVersion, records.U64(SchemaVersion))
 }
 
 // Close closes the database. In-flight transactions finish first: queued
 // writes finish, later ones get ErrClosed.
 func (s *Store) Close() error {
-	err := s.db.Close()
+	err := s.base.DB.Close()
 	s.notes.Close()
 	return err
 }
 
+// Base is what storage's jobs share (the engine, the clock, the long
+// reads' hook), for storage's sibling packages: its type is internal.
+func (s *Store) Base() *records.Base { return &s.base }
+
 // Path is the database file.
-func (s *Store) Path() string { return s.db.Path() }
+func (s *Store) Path() string { return s.base.DB.Path() }
 
 // Check runs bbolt's consistency check; nil means the file is sound.
-func (s *Store) Check() error { return engineErr(s.db.Check()) }
+func (s *Store) Check() error { return records.EngineErr(s.base.DB.Check()) }
 
 // Checkpoint commits every acknowledged write to the database file.
 // padd does it on its own; tests and whole-file reads ask for it.
-func (s *Store) Checkpoint() error { return engineErr(s.db.Checkpoint()) }
+func (s *Store) Checkpoint() error { return records.EngineErr(s.base.DB.Checkpoint()) }
 
 // Size is the database file's size in bytes.
 func (s *Store) Size() (int64, error) {
 	var n int64
-	err := s.view(func(tx *txn) error { n = tx.Size(); return nil })
+	err := s.base.View(func(tx *records.Txn) error { n = tx.Size(); return nil })
 	return n, err
 }
 
@@ -249,21 +237,3 @@ func (s *Store) Size() (int64, error) {
 func (s *Store) Subscribe() (<-chan Notification, func()) { return s.notes.Subscribe() }
 
 func (s *Store) publish(n Notification) { s.notes.Publish(n) }
-
-// clock returns now, never earlier than the last time it returned, so
-// change-log times are monotonic even if the wall clock steps back.
-func (s *Store) clock() time.Time {
-	s.clockMu.Lock()
-	defer s.clockMu.Unlock()
-	t := s.now().UTC()
-	if t.Before(s.last) {
-		t = s.last
-	}
-	s.last = t
-	return t
-}
-
-// errInternal is storage's 500 server_error.
-var errInternal = func(format string, args ...any) error {
-	return model.Errorf(model.CodeServerError, format, args...)
-}

@@ -12,12 +12,14 @@ import (
 
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage/engine"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // testClock is a controllable clock for storage tests.
 type testClock struct{ t time.Time }
 
-func (c *testClock) now() time.Time          { return c.t }
+func (c *testClock) now() time.Time { return c.t }
+
 func (c *testClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 // openTest opens a fresh store in a temp dir and checks the file's
@@ -55,7 +57,9 @@ var user = model.UserActor(model.SourceCLI)
 
 // viewSettled runs fn in a read transaction after the open batch has
 // committed (engine.DB.ViewSettled).
-func (s *Store) viewSettled(fn func(tx *txn) error) error { return engineErr(s.db.ViewSettled(fn)) }
+func (s *Store) viewSettled(fn func(tx *records.Txn) error) error {
+	return records.EngineErr(s.base.DB.ViewSettled(fn))
+}
 
 func mustWorkspace(t testing.TB, s *Store, name string) *model.Workspace {
 	t.Helper()

@@ -1,20 +1,24 @@
 package storage
 
-import "time"
+import (
+	"time"
+
+	"github.com/padd/padd/storage/internal/records"
+)
 
 // sweep deletes, in every workspace, the entries of one bucket that
 // stale says are past use, one workspace per write; it answers how many
 // went. It is maintenance: losing it to a crash loses nothing, the next
 // sweep does it again.
-func (s *Store) sweep(bucketOf func(*wsb) *bucket, stale func(k, v []byte, now time.Time) bool) (int, error) {
+func (s *Store) sweep(bucketOf func(*records.Wsb) *records.Bucket, stale func(k, v []byte, now time.Time) bool) (int, error) {
 	n := 0
 	wss, err := s.ListWorkspaces()
 	if err != nil {
 		return 0, err
 	}
 	for _, ws := range wss {
-		err := s.update(func(tx *txn) error {
-			b := openWS(tx, ws.ID)
+		err := s.base.Update(func(tx *records.Txn) error {
+			b := records.OpenWS(tx, ws.ID)
 			if b == nil {
 				return nil
 			}
@@ -22,7 +26,7 @@ func (s *Store) sweep(bucketOf func(*wsb) *bucket, stale func(k, v []byte, now t
 			if bk == nil {
 				return nil
 			}
-			now := s.now()
+			now := s.base.Now()
 			var gone [][]byte
 			c := bk.Cursor()
 			for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -52,8 +56,8 @@ func (s *Store) sweep(bucketOf func(*wsb) *bucket, stale func(k, v []byte, now t
 // never released made `next` many times slower (docs/PERFORMANCE.md,
 // "Why the code is as it is").
 func (s *Store) SweepLeases() (int, error) {
-	return s.sweep((*wsb).leases, func(k, v []byte, now time.Time) bool {
-		l, err := decodeLease(k, v)
+	return s.sweep((*records.Wsb).Leases, func(k, v []byte, now time.Time) bool {
+		l, err := records.DecodeLease(k, v)
 		return err == nil && !l.Live(now)
 	})
 }

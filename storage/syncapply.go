@@ -2,6 +2,7 @@ package storage
 
 import (
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // SyncTx is one write of the sync engine on a linked workspace: the local
@@ -42,11 +43,11 @@ func (s *Store) AdoptRemoteRef(ws, itemID string, number int64) (*ItemView, erro
 // Item reads an item (archived too) as this write sees it: the local
 // side a pulled change is merged with.
 func (t *SyncTx) Item(ref string) (*ItemView, error) {
-	it, err := itemByRef(t.w.ws, ref, true)
+	it, err := records.ItemByRef(t.w.ws, ref, true)
 	if err != nil {
 		return nil, err
 	}
-	return view(t.w.ws, it, nil)
+	return records.View(t.w.ws, it, nil)
 }
 
 // CreateItem creates an item pulled from the remote, with the remote's
@@ -92,14 +93,14 @@ func (t *SyncTx) SetArchived(ref string, archived bool) (*ItemResult, error) {
 
 // AdoptRef makes the remote's number the item's own.
 func (t *SyncTx) AdoptRef(itemID string, number int64) (*ItemView, error) {
-	it, err := itemByRef(t.w.ws, itemID, true)
+	it, err := records.ItemByRef(t.w.ws, itemID, true)
 	if err != nil {
 		return nil, err
 	}
 	if err := t.w.claimNumber(it, number); err != nil {
 		return nil, err
 	}
-	return view(t.w.ws, it, nil)
+	return records.View(t.w.ws, it, nil)
 }
 
 // As runs fn with actor as the writes' actor (its source is always
@@ -133,9 +134,9 @@ func (t *SyncTx) DeleteComment(itemRef, commentID string) (*CommentDeletion, err
 // outbox): work on the item that its parts do not show, which an archive made on the remote must
 // not bury (docs/SYNC.md, "Archive against edit").
 func (t *SyncTx) Annotated(id string) (bool, error) {
-	c := t.w.ws.outbox().Cursor()
+	c := t.w.ws.Outbox().Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		ch, err := decodeChange(v)
+		ch, err := records.DecodeChange(v)
 		if err != nil {
 			return false, err
 		}
@@ -144,7 +145,7 @@ func (t *SyncTx) Annotated(id string) (bool, error) {
 		}
 		switch ch.Entity {
 		case model.EntityItem: // a child made under it
-			it, err := getItem(t.w.ws, mustID(ch.ID), false)
+			it, err := records.GetItem(t.w.ws, records.MustID(ch.ID), false)
 			if err != nil {
 				return false, err
 			}
@@ -160,7 +161,7 @@ func (t *SyncTx) Annotated(id string) (bool, error) {
 			return true, nil
 		}
 		if ch.Entity == model.EntityLink {
-			l, err := getLink(t.w.ws, mustID(ch.ID))
+			l, err := records.GetLink(t.w.ws, records.MustID(ch.ID))
 			if err != nil {
 				return false, err
 			}
@@ -174,11 +175,11 @@ func (t *SyncTx) Annotated(id string) (bool, error) {
 
 // Link reads a link by id (nil: there is none).
 func (t *SyncTx) Link(id string) (*model.Link, error) {
-	k, ok := idKey(id)
+	k, ok := records.IDKey(id)
 	if !ok {
 		return nil, nil
 	}
-	return getLink(t.w.ws, k)
+	return records.GetLink(t.w.ws, k)
 }
 
 // AddLink links two items as the remote has them: a link type padd
@@ -258,7 +259,7 @@ func (t *SyncTx) SetCursors(c SyncCursors) error { return putSyncRecord(t.w.ws, 
 func (t *SyncTx) SetInFlight(f SyncInFlight) error { return setInFlight(t.w.ws, f) }
 
 // ClearInFlight drops the in-flight record: its write's outcome is known.
-func (t *SyncTx) ClearInFlight() error { return t.w.ws.sync().Delete(kInFlight) }
+func (t *SyncTx) ClearInFlight() error { return t.w.ws.Sync().Delete(kInFlight) }
 
 // AckOutbox drops the queued changes up to and including seq.
 func (t *SyncTx) AckOutbox(through int64) error { return ackOutbox(t.w.ws, through) }
@@ -286,5 +287,5 @@ func (t *SyncTx) UpdateLink(fn func(*RemoteLink) error) error { return updateLin
 // Collection reads a collection (archived too) by id or slug, as this
 // write sees it; nil when there is none.
 func (t *SyncTx) Collection(ref string) (*model.Collection, error) {
-	return findCollection(t.w.ws, ref)
+	return records.FindCollection(t.w.ws, ref)
 }

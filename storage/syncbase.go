@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // SyncBase is the last version of an item both sides agreed on (merge's
@@ -87,19 +88,19 @@ func contentSHA(s string) []byte {
 
 // versionText is a version's body: its own copy, or the item's current
 // content for the newest version, which keeps none.
-func versionText(b *wsb, itemKey []byte, v *model.Version) string {
+func versionText(b *records.Wsb, itemKey []byte, v *model.Version) string {
 	if v.Current {
-		return string(b.content().Get(itemKey))
+		return string(b.Content().Get(itemKey))
 	}
 	return v.Content
 }
 
-func putBase(b *wsb, base SyncBase, now time.Time) error {
-	id, ok := idKey(base.ItemID)
+func putBase(b *records.Wsb, base SyncBase, now time.Time) error {
+	id, ok := records.IDKey(base.ItemID)
 	if !ok {
 		return model.Invalid("base item id %q is not an id", base.ItemID)
 	}
-	if b.items().Get(id) == nil {
+	if b.Items().Get(id) == nil {
 		return model.NotFound("Item not found: %s", base.ItemID)
 	}
 	fields, err := json.Marshal(base.Fields)
@@ -116,9 +117,9 @@ func putBase(b *wsb, base SyncBase, now time.Time) error {
 		}
 	}
 	n := 0
-	err = b.eachReverse(b.versions().Cursor(), id, nil, func(_, raw []byte) (bool, error) {
+	err = b.EachReverse(b.Versions().Cursor(), id, nil, func(_, raw []byte) (bool, error) {
 		var v model.Version
-		if decodeVersionRecord(raw, &v) != nil {
+		if records.DecodeVersionRecord(raw, &v) != nil {
 			return true, nil
 		}
 		if string(contentSHA(versionText(b, id, &v))) == string(rec.ContentSHA) {
@@ -134,19 +135,19 @@ func putBase(b *wsb, base SyncBase, now time.Time) error {
 	if rec.VersionSeq == 0 {
 		rec.Content = &base.Content
 	}
-	raw, err := encode(rec)
+	raw, err := records.Encode(rec)
 	if err != nil {
 		return err
 	}
-	return b.syncBase().Put(id, raw)
+	return b.SyncBase().Put(id, raw)
 }
 
-func getBase(b *wsb, itemID string) (*SyncBase, error) {
-	id, ok := idKey(itemID)
+func getBase(b *records.Wsb, itemID string) (*SyncBase, error) {
+	id, ok := records.IDKey(itemID)
 	if !ok {
 		return nil, nil
 	}
-	raw := b.syncBase().Get(id)
+	raw := b.SyncBase().Get(id)
 	if raw == nil {
 		return nil, nil
 	}
@@ -154,7 +155,7 @@ func getBase(b *wsb, itemID string) (*SyncBase, error) {
 		return model.Errorf(model.CodeStoredStateUnreadable, "stored sync base of item %s is unreadable: "+why, append([]any{itemID}, args...)...)
 	}
 	var rec baseRecord
-	if err := decode(raw, &rec); err != nil {
+	if err := records.Decode(raw, &rec); err != nil {
 		return nil, unreadable("%v", err)
 	}
 	out := &SyncBase{ItemID: itemID, Title: rec.Title, Tags: rec.Tags, ParentID: rec.ParentID,
@@ -187,9 +188,9 @@ func getBase(b *wsb, itemID string) (*SyncBase, error) {
 	case rec.Content != nil:
 		out.Content = *rec.Content
 	case rec.VersionSeq > 0:
-		vraw := b.versions().Get(cat(id, u64(uint64(rec.VersionSeq))))
+		vraw := b.Versions().Get(records.Cat(id, records.U64(uint64(rec.VersionSeq))))
 		var v model.Version
-		if vraw == nil || decodeVersionRecord(vraw, &v) != nil {
+		if vraw == nil || records.DecodeVersionRecord(vraw, &v) != nil {
 			return nil, unreadable("its version %d is missing", rec.VersionSeq)
 		}
 		out.Content = versionText(b, id, &v)
@@ -203,8 +204,8 @@ func getBase(b *wsb, itemID string) (*SyncBase, error) {
 // SyncBase reads an item's base; nil when it has none (never synced).
 func (s *Store) SyncBase(ws, itemID string) (*SyncBase, error) {
 	var out *SyncBase
-	err := s.read(ws, func(r *rtx) (err error) {
-		out, err = getBase(r.ws, itemID)
+	err := s.base.Read(ws, func(r *records.Rtx) (err error) {
+		out, err = getBase(r.WS, itemID)
 		return err
 	})
 	return out, err
@@ -214,27 +215,27 @@ func (s *Store) SyncBase(ws, itemID string) (*SyncBase, error) {
 // on, under 'c' and the comment's id in the same bucket as the items'
 // bases: with it a pulled body that differs from padd's says which side
 // changed it.
-func commentBaseKey(id []byte) []byte { return cat([]byte{'c'}, id) }
+func commentBaseKey(id []byte) []byte { return records.Cat([]byte{'c'}, id) }
 
 // SetCommentBase records the body both sides hold of a comment.
 func (t *SyncTx) SetCommentBase(commentID, body string) error {
-	id, ok := idKey(commentID)
+	id, ok := records.IDKey(commentID)
 	if !ok {
 		return model.Invalid("comment id %q is not an id", commentID)
 	}
-	return t.w.ws.syncBase().Put(commentBaseKey(id), contentSHA(body))
+	return t.w.ws.SyncBase().Put(commentBaseKey(id), contentSHA(body))
 }
 
 // CommentBase says whether body is the one both sides last agreed on
 // for a comment; known is false when there is no record (a comment
 // synced before bases were kept).
 func (s *Store) CommentBase(ws, commentID, body string) (same, known bool, err error) {
-	err = s.read(ws, func(r *rtx) error {
-		id, ok := idKey(commentID)
+	err = s.base.Read(ws, func(r *records.Rtx) error {
+		id, ok := records.IDKey(commentID)
 		if !ok {
 			return nil
 		}
-		v := r.ws.syncBase().Get(commentBaseKey(id))
+		v := r.WS.SyncBase().Get(commentBaseKey(id))
 		known = v != nil
 		same = known && string(v) == string(contentSHA(body))
 		return nil
@@ -249,35 +250,35 @@ func (s *Store) CommentBase(ws, commentID, body string) (same, known bool, err e
 // makes it wait: the engine finds them again after a restart. The drain
 // pushes a marked item the remote has, so the mark also has an item
 // pushed once more after a restart: LocalWrite.ReleaseHeld sets it.
-func relationWaitKey(id []byte) []byte { return cat([]byte{'w'}, id) }
+func relationWaitKey(id []byte) []byte { return records.Cat([]byte{'w'}, id) }
 
 // SetRelationWait marks (on) or unmarks an item as having relation
 // values that wait for an item to be mapped.
 func (t *SyncTx) SetRelationWait(itemID string, on bool) error {
-	id, ok := idKey(itemID)
+	id, ok := records.IDKey(itemID)
 	if !ok {
 		return model.Invalid("item id %q is not an id", itemID)
 	}
 	if !on {
-		if t.w.ws.syncBase().Get(relationWaitKey(id)) == nil {
+		if t.w.ws.SyncBase().Get(relationWaitKey(id)) == nil {
 			return nil // nearly every base write: no delete to record
 		}
-		return t.w.ws.syncBase().Delete(relationWaitKey(id))
+		return t.w.ws.SyncBase().Delete(relationWaitKey(id))
 	}
-	if t.w.ws.items().Get(id) == nil {
+	if t.w.ws.Items().Get(id) == nil {
 		return model.NotFound("Item not found: %s", itemID)
 	}
-	return t.w.ws.syncBase().Put(relationWaitKey(id), []byte{1})
+	return t.w.ws.SyncBase().Put(relationWaitKey(id), []byte{1})
 }
 
 // SyncRelationWaits lists the items marked by SetRelationWait.
 func (s *Store) SyncRelationWaits(ws string) ([]string, error) {
 	var out []string
-	err := s.read(ws, func(r *rtx) error {
-		c := r.ws.syncBase().Cursor()
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		c := r.WS.SyncBase().Cursor()
 		for k, _ := c.Seek([]byte{'w'}); k != nil && k[0] == 'w'; k, _ = c.Next() {
 			if len(k) == 17 { // an item's own base is its 16-byte id, which may start with 'w'
-				out = append(out, idString(k[1:]))
+				out = append(out, records.IDString(k[1:]))
 			}
 		}
 		return nil
@@ -288,9 +289,9 @@ func (s *Store) SyncRelationWaits(ws string) ([]string, error) {
 // SyncRelationWait says whether an item is marked by SetRelationWait.
 func (s *Store) SyncRelationWait(ws, itemID string) (bool, error) {
 	on := false
-	err := s.read(ws, func(r *rtx) error {
-		if id, ok := idKey(itemID); ok {
-			on = r.ws.syncBase().Get(relationWaitKey(id)) != nil
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		if id, ok := records.IDKey(itemID); ok {
+			on = r.WS.SyncBase().Get(relationWaitKey(id)) != nil
 		}
 		return nil
 	})

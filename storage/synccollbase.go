@@ -2,6 +2,7 @@ package storage
 
 import (
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // SyncCollectionBase is the last version of a collection both sides
@@ -22,43 +23,43 @@ type SyncCollectionBase struct {
 // A collection's base is kept under 'k' and the collection's id in the
 // bucket of the items' bases (whose keys are ids alone, and comments'
 // 'c' and an id).
-func collectionBaseKey(id []byte) []byte { return cat([]byte{'k'}, id) }
+func collectionBaseKey(id []byte) []byte { return records.Cat([]byte{'k'}, id) }
 
 // SetCollectionBase records the version of a collection both sides hold.
 func (t *SyncTx) SetCollectionBase(b SyncCollectionBase) error {
-	id, ok := idKey(b.CollectionID)
+	id, ok := records.IDKey(b.CollectionID)
 	if !ok {
 		return model.Invalid("collection id %q is not an id", b.CollectionID)
 	}
-	c, err := getCollection(t.w.ws, id)
+	c, err := records.GetCollection(t.w.ws, id)
 	if err != nil {
 		return err
 	}
 	if c == nil {
 		return model.CollectionNotFound(b.CollectionID)
 	}
-	raw, err := encode(b)
+	raw, err := records.Encode(b)
 	if err != nil {
 		return err
 	}
-	return t.w.ws.syncBase().Put(collectionBaseKey(id), raw)
+	return t.w.ws.SyncBase().Put(collectionBaseKey(id), raw)
 }
 
 // SyncCollectionBase reads a collection's base; nil when it has none (it
 // was synced before padd kept one, or never).
 func (s *Store) SyncCollectionBase(ws, collectionID string) (*SyncCollectionBase, error) {
 	var out *SyncCollectionBase
-	err := s.read(ws, func(r *rtx) error {
-		id, ok := idKey(collectionID)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		id, ok := records.IDKey(collectionID)
 		if !ok {
 			return nil
 		}
-		raw := r.ws.syncBase().Get(collectionBaseKey(id))
+		raw := r.WS.SyncBase().Get(collectionBaseKey(id))
 		if raw == nil {
 			return nil
 		}
 		var b SyncCollectionBase
-		if err := decode(raw, &b); err != nil {
+		if err := records.Decode(raw, &b); err != nil {
 			return model.Errorf(model.CodeStoredStateUnreadable, "stored sync base of collection %s is unreadable: %v", collectionID, err)
 		}
 		b.CollectionID = collectionID

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Sync conflicts and set-aside entries. A conflict is a part of an item
@@ -70,13 +71,13 @@ var (
 )
 
 // addConflict stores a new entry, open, and returns its id.
-func addConflict(b *wsb, c SyncConflict, now time.Time) (int64, error) {
+func addConflict(b *records.Wsb, c SyncConflict, now time.Time) (int64, error) {
 	if !linkedWS(b) {
 		return 0, model.Conflict("workspace is not linked to a remote")
 	}
 	switch c.Kind {
 	case EntryConflict:
-		if _, ok := idKey(c.ItemID); !ok || c.Part == "" {
+		if _, ok := records.IDKey(c.ItemID); !ok || c.Part == "" {
 			return 0, model.Invalid("a conflict names its item and part")
 		}
 	case EntrySetAside:
@@ -98,21 +99,21 @@ func addConflict(b *wsb, c SyncConflict, now time.Time) (int64, error) {
 			return 0, model.Invalid("the conflict's %s value is not JSON", v.name)
 		}
 	}
-	sb := b.sync()
+	sb := b.Sync()
 	if c.Kind == EntrySetAside {
 		if id := openSetAside(b, c); id != 0 {
 			return id, nil
 		}
 	}
-	id := int64(getU64(sb.Get(kConflictSeq))) + 1
-	c.ID, c.State, c.At, c.ResolvedAt = id, ConflictOpen, tstamp(now), time.Time{}
-	raw, err := encode(c)
+	id := int64(records.GetU64(sb.Get(kConflictSeq))) + 1
+	c.ID, c.State, c.At, c.ResolvedAt = id, ConflictOpen, records.Tstamp(now), time.Time{}
+	raw, err := records.Encode(c)
 	if err != nil {
 		return 0, err
 	}
-	return id, firstErr(sb.Put(kConflictSeq, u64(uint64(id))),
-		sb.Put(kOpenConflict, u64(getU64(sb.Get(kOpenConflict))+1)),
-		b.syncConfl().Put(u64(uint64(id)), raw))
+	return id, firstErr(sb.Put(kConflictSeq, records.U64(uint64(id))),
+		sb.Put(kOpenConflict, records.U64(records.GetU64(sb.Get(kOpenConflict))+1)),
+		b.SyncConfl().Put(records.U64(uint64(id)), raw))
 }
 
 // setAsideLookback bounds how many of the newest entries openSetAside
@@ -122,13 +123,13 @@ const setAsideLookback = 512
 // openSetAside finds an open set-aside entry that says what c says (the
 // same change refused again, at the next cycle): the engine records one
 // refusal once, not once a cycle.
-func openSetAside(b *wsb, c SyncConflict) int64 {
-	cur := b.syncConfl().Cursor()
+func openSetAside(b *records.Wsb, c SyncConflict) int64 {
+	cur := b.SyncConfl().Cursor()
 	n := 0
 	for k, v := cur.Last(); k != nil && n < setAsideLookback; k, v = cur.Prev() {
 		n++
 		var e SyncConflict
-		if decode(v, &e) != nil {
+		if records.Decode(v, &e) != nil {
 			continue // an unreadable entry is no match (SyncConflicts reports it)
 		}
 		if e.State == ConflictOpen && e.Kind == EntrySetAside && e.ItemID == c.ItemID && e.OutboxSeq == c.OutboxSeq &&
@@ -148,12 +149,12 @@ func openSetAside(b *wsb, c SyncConflict) int64 {
 // value the remote no longer has) are settled keeping the remote's. It
 // reads every entry, so the engine calls it only for a part that was
 // held.
-func heldSetAside(b *wsb, itemID, part string, reasons []string, now time.Time) error {
+func heldSetAside(b *records.Wsb, itemID, part string, reasons []string, now time.Time) error {
 	var settle []int64
 	seen := map[string]bool{}
-	err := b.syncConfl().ForEach(func(_, raw []byte) error {
+	err := b.SyncConfl().ForEach(func(_, raw []byte) error {
 		var e SyncConflict
-		if decode(raw, &e) != nil || e.Kind != EntrySetAside || e.ItemID != itemID || e.Part != part {
+		if records.Decode(raw, &e) != nil || e.Kind != EntrySetAside || e.ItemID != itemID || e.Part != part {
 			return nil // an unreadable entry is no match (SyncConflicts reports it)
 		}
 		switch {
@@ -182,13 +183,13 @@ func heldSetAside(b *wsb, itemID, part string, reasons []string, now time.Time) 
 	return err
 }
 
-func getConflict(b *wsb, id int64) (*SyncConflict, error) {
-	raw := b.syncConfl().Get(u64(uint64(id)))
+func getConflict(b *records.Wsb, id int64) (*SyncConflict, error) {
+	raw := b.SyncConfl().Get(records.U64(uint64(id)))
 	if raw == nil {
 		return nil, model.NotFound("sync conflict %d not found", id)
 	}
 	var c SyncConflict
-	if err := decode(raw, &c); err != nil {
+	if err := records.Decode(raw, &c); err != nil {
 		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored sync conflict %d is unreadable: %v", id, err)
 	}
 	return &c, nil
@@ -196,7 +197,7 @@ func getConflict(b *wsb, id int64) (*SyncConflict, error) {
 
 // resolveConflict settles an open entry. Settling one already settled the
 // same way is a no-op; another way is refused.
-func resolveConflict(b *wsb, id int64, how ConflictState, now time.Time) (*SyncConflict, error) {
+func resolveConflict(b *records.Wsb, id int64, how ConflictState, now time.Time) (*SyncConflict, error) {
 	if !how.resolution() {
 		return nil, model.Invalid("resolve with keep_local, keep_remote or merged, not %q", how)
 	}
@@ -210,28 +211,28 @@ func resolveConflict(b *wsb, id int64, how ConflictState, now time.Time) (*SyncC
 	if c.State != ConflictOpen {
 		return nil, model.Conflict("sync conflict %d is already resolved (%s)", id, c.State)
 	}
-	c.State, c.ResolvedAt = how, tstamp(now)
-	raw, err := encode(c)
+	c.State, c.ResolvedAt = how, records.Tstamp(now)
+	raw, err := records.Encode(c)
 	if err != nil {
 		return nil, err
 	}
-	sb := b.sync()
-	open := getU64(sb.Get(kOpenConflict))
+	sb := b.Sync()
+	open := records.GetU64(sb.Get(kOpenConflict))
 	if open > 0 {
 		open--
 	}
-	return c, firstErr(b.syncConfl().Put(u64(uint64(id)), raw), sb.Put(kOpenConflict, u64(open)))
+	return c, firstErr(b.SyncConfl().Put(records.U64(uint64(id)), raw), sb.Put(kOpenConflict, records.U64(open)))
 }
 
 // SyncConflicts lists a workspace's conflicts and set-aside entries,
 // oldest first: the open ones only, or all.
 func (s *Store) SyncConflicts(ws string, openOnly bool) ([]SyncConflict, error) {
 	var out []SyncConflict
-	err := s.read(ws, func(r *rtx) error {
-		return r.ws.syncConfl().ForEach(func(k, raw []byte) error {
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		return r.WS.SyncConfl().ForEach(func(k, raw []byte) error {
 			var c SyncConflict
-			if err := decode(raw, &c); err != nil {
-				return model.Errorf(model.CodeStoredStateUnreadable, "stored sync conflict %d is unreadable: %v", getU64(k), err)
+			if err := records.Decode(raw, &c); err != nil {
+				return model.Errorf(model.CodeStoredStateUnreadable, "stored sync conflict %d is unreadable: %v", records.GetU64(k), err)
 			}
 			if !openOnly || c.State == ConflictOpen {
 				out = append(out, c)
@@ -245,8 +246,8 @@ func (s *Store) SyncConflicts(ws string, openOnly bool) ([]SyncConflict, error) 
 // SyncConflict reads one conflict or set-aside entry.
 func (s *Store) SyncConflict(ws string, id int64) (*SyncConflict, error) {
 	var out *SyncConflict
-	err := s.read(ws, func(r *rtx) (err error) {
-		out, err = getConflict(r.ws, id)
+	err := s.base.Read(ws, func(r *records.Rtx) (err error) {
+		out, err = getConflict(r.WS, id)
 		return err
 	})
 	return out, err
@@ -257,8 +258,8 @@ func (s *Store) SyncConflict(ws string, id int64) (*SyncConflict, error) {
 // outcome.
 func (s *Store) ResolveSyncConflict(ws string, id int64, how ConflictState) (*SyncConflict, error) {
 	var out *SyncConflict
-	err := s.syncUpdate(ws, func(b *wsb) (err error) {
-		out, err = resolveConflict(b, id, how, s.clock())
+	err := s.syncUpdate(ws, func(b *records.Wsb) (err error) {
+		out, err = resolveConflict(b, id, how, s.base.Clock())
 		return err
 	})
 	return out, err
@@ -268,8 +269,8 @@ func (s *Store) ResolveSyncConflict(ws string, id int64, how ConflictState) (*Sy
 // entries, for status.
 func (s *Store) OpenSyncConflicts(ws string) (int, error) {
 	var n int
-	err := s.read(ws, func(r *rtx) error {
-		n = int(getU64(r.ws.sync().Get(kOpenConflict)))
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		n = int(records.GetU64(r.WS.Sync().Get(kOpenConflict)))
 		return nil
 	})
 	return n, err
@@ -315,7 +316,7 @@ func (l *LocalWrite) ReleaseHeld(itemID, part string) (bool, error) {
 	if err != nil || base == nil || !slices.Contains(base.Held, part) {
 		return false, err
 	}
-	id, ok := idKey(base.ItemID)
+	id, ok := records.IDKey(base.ItemID)
 	if !ok {
 		return false, model.Invalid("item id %q is not an id", itemID)
 	}
@@ -326,7 +327,7 @@ func (l *LocalWrite) ReleaseHeld(itemID, part string) (bool, error) {
 	if err := putBase(b, *base, l.w.now); err != nil {
 		return false, err
 	}
-	return true, b.syncBase().Put(relationWaitKey(id), []byte{1})
+	return true, b.SyncBase().Put(relationWaitKey(id), []byte{1})
 }
 
 // ResolveSyncConflictWith resolves conflict id together with write, the
@@ -339,7 +340,7 @@ func (s *Store) ResolveSyncConflictWith(ws string, id int64, how ConflictState, 
 		if err := write(&LocalWrite{w}); err != nil {
 			return err
 		}
-		out, err = resolveConflict(w.ws, id, how, s.clock())
+		out, err = resolveConflict(w.ws, id, how, s.base.Clock())
 		return err
 	})
 	return out, err

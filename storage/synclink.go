@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // A workspace's link to a remote Pad: the record the sync engine starts
@@ -74,13 +75,13 @@ type LinkedWorkspace struct {
 var kLink = []byte("link")
 
 // linkedWS says whether the workspace is linked to a remote.
-func linkedWS(b *wsb) bool {
-	s := b.sync()
+func linkedWS(b *records.Wsb) bool {
+	s := b.Sync()
 	return s != nil && s.Get(kLink) != nil
 }
 
-func getRemoteLink(b *wsb) (*RemoteLink, error) {
-	s := b.sync()
+func getRemoteLink(b *records.Wsb) (*RemoteLink, error) {
+	s := b.Sync()
 	if s == nil {
 		return nil, nil
 	}
@@ -89,21 +90,21 @@ func getRemoteLink(b *wsb) (*RemoteLink, error) {
 		return nil, nil
 	}
 	var l RemoteLink
-	if err := decode(raw, &l); err != nil {
-		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored sync link of workspace %s is unreadable: %v", b.id, err)
+	if err := records.Decode(raw, &l); err != nil {
+		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored sync link of workspace %s is unreadable: %v", b.ID, err)
 	}
 	return &l, nil
 }
 
-func putRemoteLink(b *wsb, l *RemoteLink) error {
+func putRemoteLink(b *records.Wsb, l *RemoteLink) error {
 	if err := l.check(); err != nil {
 		return err
 	}
-	raw, err := encode(l)
+	raw, err := records.Encode(l)
 	if err != nil {
 		return err
 	}
-	return b.sync().Put(kLink, raw)
+	return b.Sync().Put(kLink, raw)
 }
 
 // check refuses a record the engine must never store: no remote, a
@@ -138,12 +139,12 @@ func (l *RemoteLink) check() error {
 // is refused (unlink it first): its id map and bases belong to the other
 // link. From the next write on, its local mutations are queued for push.
 func (s *Store) LinkSync(ws string, l RemoteLink) error {
-	return s.update(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, ws)
+	return s.base.Update(func(tx *records.Txn) error {
+		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		b := openWS(tx, rec.ID)
+		b := records.OpenWS(tx, rec.ID)
 		if linkedWS(b) {
 			return model.Conflict("workspace %q is already linked to a remote; unlink it first", rec.Slug)
 		}
@@ -151,7 +152,7 @@ func (s *Store) LinkSync(ws string, l RemoteLink) error {
 			l.State = LinkActive
 		}
 		if l.LinkedAt.IsZero() {
-			l.LinkedAt = s.clock().UTC()
+			l.LinkedAt = s.base.Clock().UTC()
 		}
 		return putRemoteLink(b, &l)
 	})
@@ -160,8 +161,8 @@ func (s *Store) LinkSync(ws string, l RemoteLink) error {
 // SyncLink reads a workspace's link; nil when it is not linked.
 func (s *Store) SyncLink(ws string) (*RemoteLink, error) {
 	var out *RemoteLink
-	err := s.read(ws, func(r *rtx) (err error) {
-		out, err = getRemoteLink(r.ws)
+	err := s.base.Read(ws, func(r *records.Rtx) (err error) {
+		out, err = getRemoteLink(r.WS)
 		return err
 	})
 	return out, err
@@ -170,16 +171,16 @@ func (s *Store) SyncLink(ws string) (*RemoteLink, error) {
 // UpdateSyncLink changes a linked workspace's link record in one
 // transaction: fn gets the stored record and changes it in place.
 func (s *Store) UpdateSyncLink(ws string, fn func(*RemoteLink) error) error {
-	return s.update(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, ws)
+	return s.base.Update(func(tx *records.Txn) error {
+		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		return updateLink(openWS(tx, rec.ID), fn)
+		return updateLink(records.OpenWS(tx, rec.ID), fn)
 	})
 }
 
-func updateLink(b *wsb, fn func(*RemoteLink) error) error {
+func updateLink(b *records.Wsb, fn func(*RemoteLink) error) error {
 	l, err := getRemoteLink(b)
 	if err != nil {
 		return err
@@ -198,13 +199,13 @@ func updateLink(b *wsb, fn func(*RemoteLink) error) error {
 // had keeps resolving); the outbox and all sync state (id map, bases,
 // cursors, in-flight record, conflicts) are dropped.
 func (s *Store) UnlinkSync(ws string) error {
-	return s.update(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, ws)
+	return s.base.Update(func(tx *records.Txn) error {
+		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		b := openWS(tx, rec.ID)
-		for _, bk := range []*bucket{b.outbox(), b.sync(), b.syncIDs(), b.syncBase(), b.syncConfl()} {
+		b := records.OpenWS(tx, rec.ID)
+		for _, bk := range []*records.Bucket{b.Outbox(), b.Sync(), b.SyncIDs(), b.SyncBase(), b.SyncConfl()} {
 			if err := clearBucket(bk); err != nil {
 				return err
 			}
@@ -216,7 +217,7 @@ func (s *Store) UnlinkSync(ws string) error {
 // clearBucket deletes every key of bk. A cursor that deletes the key it
 // is on may skip the next one when it moves on, so it starts over from
 // the first key after each delete.
-func clearBucket(bk *bucket) error {
+func clearBucket(bk *records.Bucket) error {
 	c := bk.Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.First() {
 		if err := c.Delete(); err != nil {
@@ -230,16 +231,16 @@ func clearBucket(bk *bucket) error {
 // their links: what the sync engine starts a worker for.
 func (s *Store) LinkedWorkspaces() ([]LinkedWorkspace, error) {
 	var out []LinkedWorkspace
-	err := s.view(func(tx *txn) error {
-		return tx.Bucket(bWorkspaces).ForEach(func(k, _ []byte) error {
-			rec, err := getWorkspace(tx, k)
+	err := s.base.View(func(tx *records.Txn) error {
+		return tx.Bucket(records.BWorkspaces).ForEach(func(k, _ []byte) error {
+			rec, err := records.GetWorkspace(tx, k)
 			if err != nil {
 				return err
 			}
 			if rec.DeletedAt != nil {
 				return nil
 			}
-			b := openWS(tx, rec.ID)
+			b := records.OpenWS(tx, rec.ID)
 			if b == nil {
 				return nil
 			}
@@ -261,17 +262,17 @@ var kSyncLinkedV5 = []byte("sync_linked")
 // workspace. Layout 5's link flag named no remote, so nothing could ever
 // push the outbox it kept: the flag and that outbox go, and the
 // workspace is unlinked with its local data as it was.
-func migrateSyncState(tx *txn) error {
+func migrateSyncState(tx *records.Txn) error {
 	if err := ensureWSSubBuckets(tx); err != nil {
 		return err
 	}
-	root := tx.Bucket(bWS)
+	root := tx.Bucket(records.BWS)
 	return root.ForEachBucket(func(k []byte) error {
 		ws := root.Bucket(k)
 		if ws.Get(kSyncLinkedV5) == nil {
 			return nil
 		}
-		if err := clearBucket(ws.Bucket(bOutbox)); err != nil {
+		if err := clearBucket(ws.Bucket(records.BOutbox)); err != nil {
 			return err
 		}
 		return ws.Delete(kSyncLinkedV5)

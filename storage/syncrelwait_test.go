@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // A base keeps the remote's relation values that wait for their items,
@@ -68,7 +69,7 @@ func TestSyncRelationWaits(t *testing.T) {
 	if on, _ := s.SyncRelationWait(ws, it); !on {
 		t.Error("the item left marked does not say so")
 	}
-	wantCode(t, apply(func(tx *SyncTx) error { return tx.SetRelationWait(newID(), true) }), model.CodeNotFound)
+	wantCode(t, apply(func(tx *SyncTx) error { return tx.SetRelationWait(records.NewID(), true) }), model.CodeNotFound)
 	wantCode(t, apply(func(tx *SyncTx) error { return tx.SetRelationWait("TASK-1", true) }), model.CodeValidation)
 }
 
@@ -109,7 +110,7 @@ func TestSyncWriteTakesTheRemotesRelations(t *testing.T) {
 	}
 	// An id of no item is refused there too.
 	err = s.SyncApply(ws, syncActor, func(tx *SyncTx) error {
-		_, err := tx.UpdateItem(spec.ID, ItemUpdate{FieldsPatch: map[string]any{"see": newID()}})
+		_, err := tx.UpdateItem(spec.ID, ItemUpdate{FieldsPatch: map[string]any{"see": records.NewID()}})
 		return err
 	})
 	wantCode(t, err, model.CodeValidation)

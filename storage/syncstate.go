@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // The sync engine's cursors and in-flight record, in the workspace's sync
@@ -77,34 +78,34 @@ var (
 
 // syncRecord reads one JSON record of the sync bucket into v; false when
 // there is none.
-func syncRecord(b *wsb, key []byte, v any) (bool, error) {
-	raw := b.sync().Get(key)
+func syncRecord(b *records.Wsb, key []byte, v any) (bool, error) {
+	raw := b.Sync().Get(key)
 	if raw == nil {
 		return false, nil
 	}
-	if err := decode(raw, v); err != nil {
-		return false, model.Errorf(model.CodeStoredStateUnreadable, "stored sync %s of workspace %s is unreadable: %v", key, b.id, err)
+	if err := records.Decode(raw, v); err != nil {
+		return false, model.Errorf(model.CodeStoredStateUnreadable, "stored sync %s of workspace %s is unreadable: %v", key, b.ID, err)
 	}
 	return true, nil
 }
 
-func putSyncRecord(b *wsb, key []byte, v any) error {
+func putSyncRecord(b *records.Wsb, key []byte, v any) error {
 	if !linkedWS(b) {
 		return model.Conflict("workspace is not linked to a remote")
 	}
-	raw, err := encode(v)
+	raw, err := records.Encode(v)
 	if err != nil {
 		return err
 	}
-	return b.sync().Put(key, raw)
+	return b.Sync().Put(key, raw)
 }
 
 // SyncCursors reads a linked workspace's cursors (zero before the first
 // pull).
 func (s *Store) SyncCursors(ws string) (SyncCursors, error) {
 	var out SyncCursors
-	err := s.read(ws, func(r *rtx) error {
-		_, err := syncRecord(r.ws, kCursors, &out)
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		_, err := syncRecord(r.WS, kCursors, &out)
 		return err
 	})
 	return out, err
@@ -114,9 +115,9 @@ func (s *Store) SyncCursors(ws string) (SyncCursors, error) {
 // flight.
 func (s *Store) SyncInFlight(ws string) (*SyncInFlight, error) {
 	var out *SyncInFlight
-	err := s.read(ws, func(r *rtx) error {
+	err := s.base.Read(ws, func(r *records.Rtx) error {
 		var f SyncInFlight
-		ok, err := syncRecord(r.ws, kInFlight, &f)
+		ok, err := syncRecord(r.WS, kInFlight, &f)
 		if ok {
 			out = &f
 		}
@@ -128,10 +129,10 @@ func (s *Store) SyncInFlight(ws string) (*SyncInFlight, error) {
 // SetSyncInFlight commits the in-flight record: the engine calls it
 // before it sends the write, and sends only once it returns.
 func (s *Store) SetSyncInFlight(ws string, f SyncInFlight) error {
-	return s.syncUpdate(ws, func(b *wsb) error { return setInFlight(b, f) })
+	return s.syncUpdate(ws, func(b *records.Wsb) error { return setInFlight(b, f) })
 }
 
-func setInFlight(b *wsb, f SyncInFlight) error {
+func setInFlight(b *records.Wsb, f SyncInFlight) error {
 	if f.OpKey == "" || f.LocalID == "" {
 		return model.Invalid("an in-flight record names its op key and the entity it creates")
 	}
@@ -139,12 +140,12 @@ func setInFlight(b *wsb, f SyncInFlight) error {
 }
 
 // syncUpdate runs fn on a live workspace's buckets outside its seq.
-func (s *Store) syncUpdate(ws string, fn func(b *wsb) error) error {
-	return s.update(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, ws)
+func (s *Store) syncUpdate(ws string, fn func(b *records.Wsb) error) error {
+	return s.base.Update(func(tx *records.Txn) error {
+		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		return fn(openWS(tx, rec.ID))
+		return fn(records.OpenWS(tx, rec.ID))
 	})
 }

@@ -2,6 +2,8 @@ package storage
 
 import (
 	"testing"
+
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // The in-flight record and the cursors are in the log once acknowledged:
@@ -37,7 +39,7 @@ func TestSyncStateSurvivesCrash(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if !s.db.BatchOpen() {
+	if !s.base.DB.BatchOpen() {
 		t.Fatal("the writes were checkpointed: the test would not exercise the log")
 	}
 
@@ -103,9 +105,9 @@ func TestMigrateSyncState(t *testing.T) {
 	if err := s.UnlinkSync(ws.Slug); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.update(func(tx *txn) error {
-		root := tx.Bucket(bWS).Bucket(mustID(ws.ID))
-		for _, name := range [][]byte{bSync, bSyncIDs, bSyncBase, bSyncConflicts} {
+	if err := s.base.Update(func(tx *records.Txn) error {
+		root := tx.Bucket(records.BWS).Bucket(records.MustID(ws.ID))
+		for _, name := range [][]byte{records.BSync, records.BSyncIDs, records.BSyncBase, records.BSyncConflicts} {
 			if err := root.DeleteBucket(name); err != nil {
 				return err
 			}
@@ -113,21 +115,21 @@ func TestMigrateSyncState(t *testing.T) {
 		if err := root.Put(kSyncLinkedV5, []byte{1}); err != nil {
 			return err
 		}
-		if err := root.Bucket(bOutbox).Put(seqKey(1), []byte("x")); err != nil {
+		if err := root.Bucket(records.BOutbox).Put(records.SeqKey(1), []byte("x")); err != nil {
 			return err
 		}
-		return tx.Bucket(bMeta).Put(kSchemaVersion, u64(5))
+		return tx.Bucket(records.BMeta).Put(kSchemaVersion, records.U64(5))
 	}); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if err := s.update(s.migrate); err != nil {
+		if err := s.base.Update(s.migrate); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.view(func(tx *txn) error {
-		root := tx.Bucket(bWS).Bucket(mustID(ws.ID))
-		for _, name := range [][]byte{bSync, bSyncIDs, bSyncBase, bSyncConflicts} {
+	if err := s.base.View(func(tx *records.Txn) error {
+		root := tx.Bucket(records.BWS).Bucket(records.MustID(ws.ID))
+		for _, name := range [][]byte{records.BSync, records.BSyncIDs, records.BSyncBase, records.BSyncConflicts} {
 			if root.Bucket(name) == nil {
 				t.Errorf("no %s bucket after the migration", name)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 func TestSyncIDMap(t *testing.T) {
@@ -212,11 +213,11 @@ func TestSyncBase(t *testing.T) {
 		code string
 	}{
 		{"no item id", SyncBase{ItemID: "TASK-1"}, model.CodeValidation},
-		{"no such item", SyncBase{ItemID: newID()}, model.CodeNotFound},
+		{"no such item", SyncBase{ItemID: records.NewID()}, model.CodeNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) { wantCode(t, setBase(tc.base), tc.code) })
 	}
-	if b, err := s.SyncBase(ws, newID()); b != nil || err != nil {
+	if b, err := s.SyncBase(ws, records.NewID()); b != nil || err != nil {
 		t.Fatalf("base of an item never synced = %+v %v", b, err)
 	}
 }
@@ -224,8 +225,8 @@ func TestSyncBase(t *testing.T) {
 func mustRaw(t *testing.T, s *Store, ws, itemID string) []byte {
 	t.Helper()
 	var out []byte
-	if err := s.read(ws, func(r *rtx) error {
-		out = append(out, r.ws.syncBase().Get(mustID(itemID))...)
+	if err := s.base.Read(ws, func(r *records.Rtx) error {
+		out = append(out, r.WS.SyncBase().Get(records.MustID(itemID))...)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -236,7 +237,7 @@ func mustRaw(t *testing.T, s *Store, ws, itemID string) []byte {
 func mustBaseRecord(t *testing.T, s *Store, ws, itemID string) baseRecord {
 	t.Helper()
 	var rec baseRecord
-	if err := decode(mustRaw(t, s, ws, itemID), &rec); err != nil {
+	if err := records.Decode(mustRaw(t, s, ws, itemID), &rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec

@@ -1,19 +1,17 @@
 package storage
 
 import (
-	"errors"
-	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/padd/padd/model"
-	"github.com/padd/padd/storage/engine"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // wtx is one mutation: one engine write on one workspace.
 type wtx struct {
-	tx    *txn
-	ws    *wsb
+	tx    *records.Txn
+	ws    *records.Wsb
 	wsRec *model.Workspace
 	actor model.Actor
 	now   time.Time
@@ -43,20 +41,20 @@ func (s *Store) writeBulk(wsRef string, actor model.Actor, fn func(w *wtx) error
 func (s *Store) writeWS(wsRef string, actor model.Actor, fn func(w *wtx) error, bulk bool) error {
 	var note *Notification
 	var names []string // the workspace's names, for WrittenSeq
-	apply := func(tx *txn) error {
-		rec, err := liveWorkspace(tx, wsRef)
+	apply := func(tx *records.Txn) error {
+		rec, err := records.LiveWorkspace(tx, wsRef)
 		if err != nil {
 			return err
 		}
-		w := &wtx{tx: tx, ws: openWS(tx, rec.ID), wsRec: rec, actor: actor, now: s.clock()}
-		w.ws.now = w.now
+		w := &wtx{tx: tx, ws: records.OpenWS(tx, rec.ID), wsRec: rec, actor: actor, now: s.base.Clock()}
+		w.ws.Now = w.now
 		if bulk {
-			w.ws.hold()
+			w.ws.Hold()
 		}
 		if err := fn(w); err != nil {
 			return err
 		}
-		if err := w.ws.flushHeld(); err != nil {
+		if err := w.ws.FlushHeld(); err != nil {
 			return err
 		}
 		if w.seq > 0 {
@@ -67,11 +65,11 @@ func (s *Store) writeWS(wsRef string, actor model.Actor, fn func(w *wtx) error, 
 	}
 	var err error
 	if bulk {
-		err = s.db.WriteBulk(apply)
+		err = s.base.DB.WriteBulk(apply)
 	} else {
-		err = s.db.Write(apply)
+		err = s.base.DB.Write(apply)
 	}
-	err = engineErr(err)
+	err = records.EngineErr(err)
 	if err == nil && note != nil {
 		for _, name := range names {
 			s.noteWritten(name, note.Seq)
@@ -106,76 +104,38 @@ func (s *Store) WrittenSeq(wsRef string) (int64, bool) {
 	return v.(*atomic.Int64).Load(), true
 }
 
-// update runs fn as one mutation outside any workspace's seq (workspace
-// records, sync bookkeeping), durable when it returns. A disk-full
-// failure is refused as NoSpace.
-func (s *Store) update(fn func(tx *txn) error) error {
-	return classify(engineErr(s.db.Write(fn)))
-}
-
-// view runs fn in a read transaction that sees every acknowledged write
-// (engine.DB.View). Inside a write, read through the write's transaction:
-// a view there is refused with engine.ErrReadInWrite.
-func (s *Store) view(fn func(tx *txn) error) error {
-	return engineErr(s.db.View(fn))
-}
-
-// engineErr gives the engine's own failures Pad's codes: a write the
-// disk failed to store in the log is unavailable (503, logFailed), a full
-// disk is NoSpace (507), a callback that panicked or a lost batch is a
-// server error (500), a key or value past bbolt's sizes a refusal of the
-// write's data (400; the model's limits keep user text from it, so it
-// is a bound padd missed, never a reason to stop a sync). Anything else,
-// the callbacks' own refusals included, is returned as it is.
-func engineErr(err error) error {
-	var le *engine.LogError
-	switch {
-	case err == nil:
-		return nil
-	case engine.TooLarge(err):
-		return model.Invalid("a value is too large to store: %v", err).With("reason", "too_large")
-	case errors.As(err, &le):
-		return logFailed(le)
-	case errors.Is(err, engine.ErrNoSpace):
-		return classify(err)
-	case errors.Is(err, engine.ErrFault):
-		return errInternal("%s", err)
-	}
-	return err
-}
-
 // stamp records one mutation: it bumps the workspace seq, appends the
 // change-log entry and the journal entry, and queues the change for sync
 // when the workspace is linked. It returns the new seq. A staged
 // import's changes get no journal entry: the all-workspaces stream hears
 // of the workspace once, when it appears (import_stage.go).
 func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
-	seq, err := w.ws.bump(kSeq)
+	seq, err := w.ws.Bump(records.KSeq)
 	if err != nil {
 		return 0, err
 	}
 	ch := model.Change{Seq: seq, Entity: entity, Op: op, ID: id, ItemID: itemID,
 		CollectionID: collID, Actor: w.actor, At: w.now}
-	b := encodeChange(ch)
-	if err := w.ws.changes().Put(seqKey(seq), b); err != nil {
+	b := records.EncodeChange(ch)
+	if err := w.ws.Changes().Put(records.SeqKey(seq), b); err != nil {
 		return 0, err
 	}
 	if w.staged {
 		w.seq = seq
 		return seq, nil
 	}
-	meta := w.tx.Bucket(bMeta)
-	g := int64(getU64(meta.Get(kGlobal))) + 1
-	if err := meta.Put(kGlobal, u64(uint64(g))); err != nil {
+	meta := w.tx.Bucket(records.BMeta)
+	g := int64(records.GetU64(meta.Get(records.KGlobal))) + 1
+	if err := meta.Put(records.KGlobal, records.U64(uint64(g))); err != nil {
 		return 0, err
 	}
-	journal := w.tx.Bucket(bJournal)
-	journal.SetFillPercent(appendFill)
-	if err := journal.Put(u64(uint64(g)), cat(mustID(w.ws.id), seqKey(seq))); err != nil {
+	journal := w.tx.Bucket(records.BJournal)
+	journal.SetFillPercent(records.AppendFill)
+	if err := journal.Put(records.U64(uint64(g)), records.Cat(records.MustID(w.ws.ID), records.SeqKey(seq))); err != nil {
 		return 0, err
 	}
 	if w.actor.Source != model.SourceSync && linkedWS(w.ws) {
-		if err := w.ws.outbox().Put(seqKey(seq), b); err != nil {
+		if err := w.ws.Outbox().Put(records.SeqKey(seq), b); err != nil {
 			return 0, err
 		}
 	}
@@ -186,30 +146,16 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 // activity appends the feed entry for the mutation stamped at seq.
 func (w *wtx) activity(seq int64, itemID, action string, meta map[string]any) error {
 	// The id and workspace are implied by the key and the bucket.
-	a := model.Activity{ItemID: itemID, Action: action, Actor: w.actor, Metadata: meta, CreatedAt: tstamp(w.now), Seq: seq}
-	b, err := encodeActivity(a)
+	a := model.Activity{ItemID: itemID, Action: action, Actor: w.actor, Metadata: meta, CreatedAt: records.Tstamp(w.now), Seq: seq}
+	b, err := records.EncodeActivity(a)
 	if err != nil {
 		return err
 	}
-	if err := w.ws.activity().Put(seqKey(seq), b); err != nil {
+	if err := w.ws.Activity().Put(records.SeqKey(seq), b); err != nil {
 		return err
 	}
-	if k, ok := idKey(itemID); ok {
-		return w.ws.actItem().Put(cat(k, seqKey(seq)), nil)
+	if k, ok := records.IDKey(itemID); ok {
+		return w.ws.ActItem().Put(records.Cat(k, records.SeqKey(seq)), nil)
 	}
 	return nil
-}
-
-// decodeActivity reads a feed entry, restoring what the record leaves to
-// its key and bucket: the workspace, and an id derived from the seq.
-func decodeActivity(b *wsb, raw []byte) (model.Activity, error) {
-	var a model.Activity
-	if err := decodeActivityRecord(raw, &a); err != nil {
-		return a, errInternal("activity entry unreadable: %v", err)
-	}
-	a.WorkspaceID = b.id
-	if a.ID == "" {
-		a.ID = "act-" + strconv.FormatInt(a.Seq, 10)
-	}
-	return a, nil
 }

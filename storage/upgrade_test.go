@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // TestUpgradeAcrossEachLayoutKeepsEveryEntity writes workspaces,
@@ -50,7 +52,7 @@ func TestUpgradeAcrossEachLayoutKeepsEveryEntity(t *testing.T) {
 				}
 			}
 			want := dumpEntities(t, s)
-			if err := s.update(func(tx *txn) error { return takeBack(tx, wsIDs, from) }); err != nil {
+			if err := s.base.Update(func(tx *records.Txn) error { return takeBack(tx, wsIDs, from) }); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Close(); err != nil {
@@ -82,18 +84,18 @@ func TestUpgradeAcrossEachLayoutKeepsEveryEntity(t *testing.T) {
 
 // takeBack makes the file look as layout from wrote it: what each later
 // layout added is removed and the version set.
-func takeBack(tx *txn, wsIDs []string, from int) error {
+func takeBack(tx *records.Txn, wsIDs []string, from int) error {
 	for _, id := range wsIDs {
-		root := tx.Bucket(bWS).Bucket(mustID(id))
+		root := tx.Bucket(records.BWS).Bucket(records.MustID(id))
 		var del [][]byte
 		if from <= 5 { // layout 6 added the sync buckets
-			del = append(del, bSync, bSyncIDs, bSyncBase, bSyncConflicts)
+			del = append(del, records.BSync, records.BSyncIDs, records.BSyncBase, records.BSyncConflicts)
 		}
 		if from <= 2 { // layout 3 added the view records
-			del = append(del, bSums, bVCounts, bDue, bBlk, bLeases, bReminders, bRemItem, bRemFired, bSeen)
+			del = append(del, records.BSums, records.BVCounts, records.BDue, records.BBlk, records.BLeases, records.BReminders, records.BRemItem, records.BRemFired, records.BSeen)
 		}
 		if from <= 1 { // layout 2 added patches and builtin origins
-			del = append(del, bPatches, bOrigins)
+			del = append(del, records.BPatches, records.BOrigins)
 		}
 		for _, name := range del {
 			if err := root.DeleteBucket(name); err != nil {
@@ -101,11 +103,11 @@ func takeBack(tx *txn, wsIDs []string, from int) error {
 			}
 		}
 		if from <= 4 { // layout 5 added the pair streams
-			b := openWS(tx, id)
-			for _, bk := range []*bucket{b.index(), b.counts()} {
+			b := records.OpenWS(tx, id)
+			for _, bk := range []*records.Bucket{b.Index(), b.Counts()} {
 				var keys [][]byte
 				if err := bk.ForEach(func(k, _ []byte) error {
-					if k[0] == kindPair {
+					if k[0] == records.KindPair {
 						keys = append(keys, bytes.Clone(k))
 					}
 					return nil
@@ -121,11 +123,11 @@ func takeBack(tx *txn, wsIDs []string, from int) error {
 		}
 	}
 	if from <= 2 {
-		if err := tx.DeleteBucket(bRemDue); err != nil {
+		if err := tx.DeleteBucket(records.BRemDue); err != nil {
 			return err
 		}
 	}
-	return tx.Bucket(bMeta).Put(kSchemaVersion, u64(uint64(from)))
+	return tx.Bucket(records.BMeta).Put(kSchemaVersion, records.U64(uint64(from)))
 }
 
 // dumpEntities is every entity as padd's reads give it, keyed by kind

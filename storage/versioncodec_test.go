@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // fullVersion sets every field of model.Version to a value that is not
@@ -33,7 +34,7 @@ func fullVersion(t *testing.T) model.Version {
 			t.Fatalf("model.Version.%s has a type the codec test does not fill (%s): teach encodeVersion and this test", name, f.Type())
 		}
 	}
-	ver.ID, ver.ItemID = newID(), newID()
+	ver.ID, ver.ItemID = records.NewID(), records.NewID()
 	return ver
 }
 
@@ -41,20 +42,20 @@ func fullVersion(t *testing.T) model.Version {
 // JSON by an older padd still read.
 func TestVersionCodecKeepsEveryField(t *testing.T) {
 	for _, want := range []model.Version{fullVersion(t), {}, {ID: "not-a-uuid", Title: "t"}} {
-		raw := encodeVersion(want)
-		if raw[0] != versionFormat1 {
+		raw := records.EncodeVersion(want)
+		if raw[0] != records.VersionFormat1 {
 			t.Fatalf("record starts with %#x, want the binary format byte", raw[0])
 		}
 		var got model.Version
-		if err := decodeVersionRecord(raw, &got); err != nil {
+		if err := records.DecodeVersionRecord(raw, &got); err != nil {
 			t.Fatal(err)
 		}
 		var fromJSON model.Version
-		old, err := encode(want)
+		old, err := records.Encode(want)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := decodeVersionRecord(old, &fromJSON); err != nil {
+		if err := records.DecodeVersionRecord(old, &fromJSON); err != nil {
 			t.Fatal(err)
 		}
 		got.CreatedAt, fromJSON.CreatedAt = got.CreatedAt.UTC(), fromJSON.CreatedAt.UTC()
@@ -65,26 +66,26 @@ func TestVersionCodecKeepsEveryField(t *testing.T) {
 			t.Fatalf("binary record reads back\n%#v\nwant\n%#v", got, want)
 		}
 	}
-	for _, bad := range [][]byte{nil, {versionFormat1}, {9, 1, 2}, append(encodeVersion(fullVersion(t)), 0)} {
+	for _, bad := range [][]byte{nil, {records.VersionFormat1}, {9, 1, 2}, append(records.EncodeVersion(fullVersion(t)), 0)} {
 		var v model.Version
-		if err := decodeVersionRecord(bad, &v); err == nil {
+		if err := records.DecodeVersionRecord(bad, &v); err == nil {
 			t.Errorf("record %x decoded without error", bad)
 		}
 	}
 }
 
 func FuzzDecodeVersion(f *testing.F) {
-	f.Add(encodeVersion(model.Version{ID: newID(), ItemID: newID(), Title: "t", Content: "a\nb", Seq: 3}))
-	old, _ := encode(model.Version{ID: newID(), Title: "t"})
+	f.Add(records.EncodeVersion(model.Version{ID: records.NewID(), ItemID: records.NewID(), Title: "t", Content: "a\nb", Seq: 3}))
+	old, _ := records.Encode(model.Version{ID: records.NewID(), Title: "t"})
 	f.Add(old)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var v model.Version
-		if err := decodeVersionRecord(raw, &v); err != nil {
+		if err := records.DecodeVersionRecord(raw, &v); err != nil {
 			return
 		}
 		// Whatever decodes must encode to a record that decodes the same.
 		var back model.Version
-		if err := decodeVersionRecord(encodeVersion(v), &back); err != nil {
+		if err := records.DecodeVersionRecord(records.EncodeVersion(v), &back); err != nil {
 			t.Fatalf("re-encoded record does not decode: %v", err)
 		}
 		v.CreatedAt, back.CreatedAt = v.CreatedAt.UTC(), back.CreatedAt.UTC()
@@ -94,88 +95,28 @@ func FuzzDecodeVersion(f *testing.F) {
 	})
 }
 
-// A history written as JSON records by an older padd reads as before:
-// listed, found by id and by seq.
-func TestVersionsWrittenAsJSONStillRead(t *testing.T) {
-	s, clk := openTestNoSync(t)
-	ws := mustWorkspace(t, s, "Old versions")
-	it := mustCreate(t, s, ws.Slug, "tasks", "Versioned", nil)
-	for _, body := range []string{"one", "one\ntwo"} {
-		clk.advance(time.Minute)
-		b := body
-		if _, err := s.UpdateItem(ws.Slug, it.Ref, ItemUpdate{Content: &b}, user); err != nil {
-			t.Fatal(err)
-		}
-	}
-	before, err := s.ListVersions(ws.Slug, it.Ref, 0, false)
-	if err != nil || len(before) != 3 {
-		t.Fatalf("list: %v, %d versions", err, len(before))
-	}
-	rewriteAsJSON(t, s, ws.ID, (*wsb).versions, decodeVersionRecord)
-	after, err := s.ListVersions(ws.Slug, it.Ref, 0, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(after, before) {
-		t.Fatalf("from JSON records:\n%+v\nbefore:\n%+v", after, before)
-	}
-	for _, ref := range []string{before[1].ID, "2"} {
-		got, err := s.GetVersion(ws.Slug, it.Ref, ref)
-		if err != nil || got.ID != before[1].ID {
-			t.Fatalf("get %q from JSON records: %v, %+v", ref, err, got)
-		}
-	}
-}
-
-// rewriteAsJSON rewrites every record of a workspace's bucket in the JSON
-// form an older padd wrote, reading each with dec.
-func rewriteAsJSON[T any](t *testing.T, s *Store, wsID string, bucketOf func(*wsb) *bucket, dec func([]byte, *T) error) {
-	t.Helper()
-	err := s.update(func(tx *txn) error {
-		b := bucketOf(openWS(tx, wsID))
-		c := b.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			var rec T
-			if err := dec(v, &rec); err != nil {
-				return err
-			}
-			old, err := encode(rec)
-			if err != nil {
-				return err
-			}
-			if err := b.Put(append([]byte(nil), k...), old); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A record is matched to an id by its own id, in either form, never by an
 // id its body happens to mention.
 func TestVersionRecordMayBe(t *testing.T) {
-	ver, other := fullVersion(t), newID()
-	ver.Content = "see version " + other + " and " + string(mustID(other))
-	raw := encodeVersion(ver)
-	if !versionRecordMayBe(raw, mustID(ver.ID), ver.ID) {
+	ver, other := fullVersion(t), records.NewID()
+	ver.Content = "see version " + other + " and " + string(records.MustID(other))
+	raw := records.EncodeVersion(ver)
+	if !records.VersionRecordMayBe(raw, records.MustID(ver.ID), ver.ID) {
 		t.Fatal("a binary record is not matched to its own id")
 	}
-	if versionRecordMayBe(raw, mustID(other), other) {
+	if records.VersionRecordMayBe(raw, records.MustID(other), other) {
 		t.Fatal("a binary record is matched to an id its body mentions")
 	}
 	odd := ver
 	odd.ID = "v-not-a-uuid"
-	if raw := encodeVersion(odd); !versionRecordMayBe(raw, nil, odd.ID) || versionRecordMayBe(raw, nil, "v-not") {
+	if raw := records.EncodeVersion(odd); !records.VersionRecordMayBe(raw, nil, odd.ID) || records.VersionRecordMayBe(raw, nil, "v-not") {
 		t.Fatal("a record whose id is not a uuid is not matched by its text alone")
 	}
-	js, err := encode(ver)
+	js, err := records.Encode(ver)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !versionRecordMayBe(js, mustID(ver.ID), ver.ID) {
+	if !records.VersionRecordMayBe(js, records.MustID(ver.ID), ver.ID) {
 		t.Fatal("a JSON record is not matched to its own id")
 	}
 }

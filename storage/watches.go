@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // Item watches (Pad's EVT-02): the local user's durable subscriptions to
-// items, in one top-level bucket, across workspaces:
+// items, in one top-level records.Bucket, across workspaces:
 //
 //	watches  workspace id(16) | item id(16)  ->  watchRecord (JSON)
 //
@@ -86,7 +87,9 @@ func checkPredicate(p string) error {
 	return nil
 }
 
-func watchKey(wsID, itemID string) []byte { return cat(mustID(wsID), mustID(itemID)) }
+func watchKey(wsID, itemID string) []byte {
+	return records.Cat(records.MustID(wsID), records.MustID(itemID))
+}
 
 // CreateWatch watches a live item of a live workspace, or replaces the
 // predicate of the watch already on it ("" watches every status change,
@@ -96,12 +99,12 @@ func (s *Store) CreateWatch(ws, ref, predicate string) (*Watch, error) {
 		return nil, err
 	}
 	var out *Watch
-	err := s.update(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, ws)
+	err := s.base.Update(func(tx *records.Txn) error {
+		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		b := openWS(tx, rec.ID)
+		b := records.OpenWS(tx, rec.ID)
 		it, c, err := liveItemByRef(b, ref, false)
 		if err != nil {
 			return err
@@ -111,10 +114,10 @@ func (s *Store) CreateWatch(ws, ref, predicate string) (*Watch, error) {
 			return err
 		}
 		key := watchKey(rec.ID, it.ID)
-		w := watchRecord{ID: newID(), Predicate: predicate, CreatedAt: tstamp(s.now())}
+		w := watchRecord{ID: records.NewID(), Predicate: predicate, CreatedAt: records.Tstamp(s.base.Now())}
 		if raw := bk.Get(key); raw != nil {
 			var old watchRecord
-			if decode(raw, &old) == nil && old.ID != "" {
+			if records.Decode(raw, &old) == nil && old.ID != "" {
 				w.ID = old.ID // Pad's upsert keeps the watch, with the new predicate and time
 			}
 		} else if countWatches(bk) >= MaxWatches {
@@ -126,14 +129,14 @@ func (s *Store) CreateWatch(ws, ref, predicate string) (*Watch, error) {
 					With("limit", MaxWatches)
 			}
 		}
-		v, err := encode(w)
+		v, err := records.Encode(w)
 		if err != nil {
 			return err
 		}
 		if err := bk.Put(key, v); err != nil {
 			return err
 		}
-		out = &Watch{ID: w.ID, WorkspaceID: rec.ID, WorkspaceSlug: rec.Slug, ItemID: it.ID, ItemRef: refOf(c, it.Number),
+		out = &Watch{ID: w.ID, WorkspaceID: rec.ID, WorkspaceSlug: rec.Slug, ItemID: it.ID, ItemRef: records.RefOf(c, it.Number),
 			ItemTitle: it.Title, ItemSlug: it.Slug, Predicate: w.Predicate, CreatedAt: w.CreatedAt}
 		return nil
 	})
@@ -145,16 +148,16 @@ func (s *Store) CreateWatch(ws, ref, predicate string) (*Watch, error) {
 // It answers the item's ref.
 func (s *Store) DeleteWatch(ws, ref string) (string, error) {
 	var out string
-	err := s.update(func(tx *txn) error {
-		rec, err := liveWorkspace(tx, ws)
+	err := s.base.Update(func(tx *records.Txn) error {
+		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		it, c, err := liveItemByRef(openWS(tx, rec.ID), ref, false)
+		it, c, err := liveItemByRef(records.OpenWS(tx, rec.ID), ref, false)
 		if err != nil {
 			return err
 		}
-		out = refOf(c, it.Number)
+		out = records.RefOf(c, it.Number)
 		bk := tx.Bucket(bWatches)
 		key := watchKey(rec.ID, it.ID)
 		if bk == nil || bk.Get(key) == nil {
@@ -166,8 +169,8 @@ func (s *Store) DeleteWatch(ws, ref string) (string, error) {
 }
 
 // countWatches counts the watches on file, by their keys: a write's
-// own deletes are not in the bucket's page statistics yet.
-func countWatches(bk *bucket) int {
+// own deletes are not in the records.Bucket's page statistics yet.
+func countWatches(bk *records.Bucket) int {
 	n := 0
 	c := bk.Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
@@ -178,7 +181,7 @@ func countWatches(bk *bucket) int {
 
 // sweepWatches deletes the watches whose workspace was purged or whose
 // item is gone.
-func sweepWatches(tx *txn, bk *bucket) error {
+func sweepWatches(tx *records.Txn, bk *records.Bucket) error {
 	var dead [][]byte
 	err := bk.ForEach(func(k, _ []byte) error {
 		if len(k) != 32 || watchTarget(tx, k) == nil {
@@ -199,12 +202,12 @@ func sweepWatches(tx *txn, bk *bucket) error {
 
 // watchTarget opens the workspace of a watch key whose item is still on
 // file (archived or not), or nil.
-func watchTarget(tx *txn, k []byte) *wsb {
-	if tx.Bucket(bWS).Bucket(k[:16]) == nil {
+func watchTarget(tx *records.Txn, k []byte) *records.Wsb {
+	if tx.Bucket(records.BWS).Bucket(k[:16]) == nil {
 		return nil
 	}
-	b := openWS(tx, idString(k[:16]))
-	if b.items().Get(k[16:]) == nil {
+	b := records.OpenWS(tx, records.IDString(k[:16]))
+	if b.Items().Get(k[16:]) == nil {
 		return nil
 	}
 	return b
@@ -216,7 +219,7 @@ func watchTarget(tx *txn, k []byte) *wsb {
 // not.
 func (s *Store) ListWatches() ([]Watch, error) {
 	out := []Watch{}
-	err := s.view(func(tx *txn) error {
+	err := s.base.View(func(tx *records.Txn) error {
 		bk := tx.Bucket(bWatches)
 		if bk == nil {
 			return nil
@@ -230,31 +233,31 @@ func (s *Store) ListWatches() ([]Watch, error) {
 			if b == nil {
 				return nil
 			}
-			wsRec, seen := spaces[b.id]
+			wsRec, seen := spaces[b.ID]
 			if !seen {
 				var err error
-				if wsRec, err = getWorkspace(tx, k[:16]); err != nil {
+				if wsRec, err = records.GetWorkspace(tx, k[:16]); err != nil {
 					return err
 				}
-				spaces[b.id] = wsRec
+				spaces[b.ID] = wsRec
 			}
 			if wsRec == nil {
 				return nil
 			}
-			it, err := getItem(b, k[16:], false)
+			it, err := records.GetItem(b, k[16:], false)
 			if err != nil || it == nil {
 				return err
 			}
-			c, err := getCollection(b, mustID(it.CollectionID))
+			c, err := records.GetCollection(b, records.MustID(it.CollectionID))
 			if err != nil || c == nil {
 				return err
 			}
 			var w watchRecord
-			if err := decode(v, &w); err != nil {
+			if err := records.Decode(v, &w); err != nil {
 				return model.Errorf(model.CodeStoredStateUnreadable, "stored watch on %s is unreadable: %v", it.ID, err)
 			}
-			out = append(out, Watch{ID: w.ID, WorkspaceID: b.id, WorkspaceSlug: wsRec.Slug, ItemID: it.ID,
-				ItemRef: refOf(c, it.Number), ItemTitle: it.Title, ItemSlug: it.Slug, Predicate: w.Predicate, CreatedAt: w.CreatedAt})
+			out = append(out, Watch{ID: w.ID, WorkspaceID: b.ID, WorkspaceSlug: wsRec.Slug, ItemID: it.ID,
+				ItemRef: records.RefOf(c, it.Number), ItemTitle: it.Title, ItemSlug: it.Slug, Predicate: w.Predicate, CreatedAt: w.CreatedAt})
 			return nil
 		})
 	})
@@ -289,7 +292,7 @@ type WatchNote struct {
 // watches of the moment.
 func (s *Store) WatchNotes(entries []JournalEntry) ([][]WatchNote, error) {
 	out := make([][]WatchNote, len(entries))
-	err := s.view(func(tx *txn) error {
+	err := s.base.View(func(tx *records.Txn) error {
 		bk := tx.Bucket(bWatches)
 		if bk == nil {
 			return nil
@@ -303,20 +306,20 @@ func (s *Store) WatchNotes(entries []JournalEntry) ([][]WatchNote, error) {
 				ch.Entity == model.EntityComment && ch.Op == model.OpCreated) {
 				continue
 			}
-			wk, ok1 := idKey(e.WorkspaceID)
-			ik, ok2 := idKey(ch.ItemID)
+			wk, ok1 := records.IDKey(e.WorkspaceID)
+			ik, ok2 := records.IDKey(ch.ItemID)
 			if !ok1 || !ok2 {
 				continue
 			}
-			raw := bk.Get(cat(wk, ik))
+			raw := bk.Get(records.Cat(wk, ik))
 			if raw == nil {
 				continue
 			}
 			var w watchRecord
-			if err := decode(raw, &w); err != nil {
+			if err := records.Decode(raw, &w); err != nil {
 				return model.Errorf(model.CodeStoredStateUnreadable, "stored watch on %s is unreadable: %v", ch.ItemID, err)
 			}
-			b := watchTarget(tx, cat(wk, ik))
+			b := watchTarget(tx, records.Cat(wk, ik))
 			if b == nil {
 				continue
 			}
@@ -350,22 +353,22 @@ func filterByPredicate(notes []noteCandidate, predicate string) []WatchNote {
 }
 
 // watchNotesOf reads what one change of a watched item says.
-func watchNotesOf(tx *txn, b *wsb, itemKey []byte, ch model.Change) ([]noteCandidate, error) {
-	it, err := getItem(b, itemKey, false)
+func watchNotesOf(tx *records.Txn, b *records.Wsb, itemKey []byte, ch model.Change) ([]noteCandidate, error) {
+	it, err := records.GetItem(b, itemKey, false)
 	if err != nil || it == nil {
 		return nil, err
 	}
-	c, err := getCollection(b, mustID(it.CollectionID))
+	c, err := records.GetCollection(b, records.MustID(it.CollectionID))
 	if err != nil || c == nil {
 		return nil, err
 	}
-	wsRec, err := getWorkspace(tx, mustID(b.id))
+	wsRec, err := records.GetWorkspace(tx, records.MustID(b.ID))
 	if err != nil || wsRec == nil {
 		return nil, err
 	}
-	base := WatchNote{ItemRef: refOf(c, it.Number), Workspace: wsRec.Slug, Actor: ch.Actor, At: ch.At}
+	base := WatchNote{ItemRef: records.RefOf(c, it.Number), Workspace: wsRec.Slug, Actor: ch.Actor, At: ch.At}
 	if ch.Entity == model.EntityComment {
-		cm, err := findComment(b, "", ch.ID)
+		cm, err := records.FindComment(b, "", ch.ID)
 		if err != nil {
 			if model.IsNotFound(err) {
 				return nil, nil
@@ -376,11 +379,11 @@ func watchNotesOf(tx *txn, b *wsb, itemKey []byte, ch model.Change) ([]noteCandi
 		n.Kind, n.Summary = WatchKindComment, commentSummary(cm.Body)
 		return []noteCandidate{{WatchNote: n}}, nil
 	}
-	raw := b.activity().Get(seqKey(ch.Seq))
+	raw := b.Activity().Get(records.SeqKey(ch.Seq))
 	if raw == nil {
 		return nil, nil
 	}
-	a, err := decodeActivity(b, raw)
+	a, err := records.DecodeActivity(b, raw)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // RestoreWindow is how long a deleted workspace can be restored.
@@ -27,61 +28,14 @@ type WorkspaceUpdate struct {
 	SortOrder   *int
 }
 
-func getWorkspace(tx *txn, id []byte) (*model.Workspace, error) {
-	b := tx.Bucket(bWorkspaces).Get(id)
-	if b == nil {
-		return nil, nil
-	}
-	w, err := wsCache.decode(id, b, "workspace")
-	if err != nil {
-		return nil, err
-	}
-	if ws := openWS(tx, w.ID); ws != nil {
-		w.Seq = ws.counter(kSeq)
-	}
-	return w, nil
-}
-
-// wsCache keeps decoded workspace records: every request resolves its
-// workspace first.
-var wsCache = newDecodedCache[model.Workspace]()
-
-// findWorkspace resolves a slug or id to a workspace record, deleted or not.
-func findWorkspace(tx *txn, ref string) (*model.Workspace, error) {
-	if id, ok := idKey(ref); ok {
-		return getWorkspace(tx, id)
-	}
-	id := tx.Bucket(bWSSlugs).Get([]byte(ref))
-	if id == nil {
-		if c := model.CanonicalSlug(ref); c != ref && c != "" {
-			id = tx.Bucket(bWSSlugs).Get([]byte(c))
-		}
-	}
-	if id == nil {
-		return nil, nil
-	}
-	return getWorkspace(tx, id)
-}
-
-func liveWorkspace(tx *txn, ref string) (*model.Workspace, error) {
-	w, err := findWorkspace(tx, ref)
-	if err != nil {
-		return nil, err
-	}
-	if w == nil || w.DeletedAt != nil {
-		return nil, model.WorkspaceNotFound(ref)
-	}
-	return w, nil
-}
-
-func putWorkspace(tx *txn, w *model.Workspace) error {
+func putWorkspace(tx *records.Txn, w *model.Workspace) error {
 	rec := *w
 	rec.Seq = 0 // the head lives in the counters bucket
-	b, err := encode(rec)
+	b, err := records.Encode(rec)
 	if err != nil {
 		return err
 	}
-	return tx.Bucket(bWorkspaces).Put(mustID(w.ID), b)
+	return tx.Bucket(records.BWorkspaces).Put(records.MustID(w.ID), b)
 }
 
 // CreateWorkspace creates a workspace seeded from a template.
@@ -99,20 +53,20 @@ func (s *Store) CreateWorkspace(in WorkspaceCreate, actor model.Actor) (*model.W
 	}
 	var out *model.Workspace
 	var note Notification
-	err := s.update(func(tx *txn) error {
-		now := s.clock()
-		slugs := tx.Bucket(bWSSlugs)
+	err := s.base.Update(func(tx *records.Txn) error {
+		now := s.base.Clock()
+		slugs := tx.Bucket(records.BWSSlugs)
 		slug := model.UniqueSlug(model.WorkspaceSlug(in.Slug, name), func(c string) bool { return slugs.Get([]byte(c)) != nil })
-		ws := &model.Workspace{ID: newID(), Name: name, Slug: slug, Description: in.Description,
-			Template: tmpl.Name, SortOrder: tx.Bucket(bWorkspaces).KeyN(),
-			CreatedAt: tstamp(now), UpdatedAt: tstamp(now)}
+		ws := &model.Workspace{ID: records.NewID(), Name: name, Slug: slug, Description: in.Description,
+			Template: tmpl.Name, SortOrder: tx.Bucket(records.BWorkspaces).KeyN(),
+			CreatedAt: records.Tstamp(now), UpdatedAt: records.Tstamp(now)}
 		if err := putWorkspace(tx, ws); err != nil {
 			return err
 		}
-		if err := slugs.Put([]byte(slug), mustID(ws.ID)); err != nil {
+		if err := slugs.Put([]byte(slug), records.MustID(ws.ID)); err != nil {
 			return err
 		}
-		b, err := createWSBuckets(tx, ws.ID)
+		b, err := records.CreateWSBuckets(tx, ws.ID)
 		if err != nil {
 			return err
 		}
@@ -154,7 +108,7 @@ func (s *Store) ListWorkspaces() ([]model.Workspace, error) {
 // ListDeletedWorkspaces lists deleted workspaces still inside the
 // restore window, most recently deleted first.
 func (s *Store) ListDeletedWorkspaces() ([]model.Workspace, error) {
-	cutoff := s.now().Add(-RestoreWindow)
+	cutoff := s.base.Now().Add(-RestoreWindow)
 	out, err := s.listWorkspaces(func(w *model.Workspace) bool {
 		return w.DeletedAt != nil && w.DeletedAt.After(cutoff)
 	})
@@ -164,9 +118,9 @@ func (s *Store) ListDeletedWorkspaces() ([]model.Workspace, error) {
 
 func (s *Store) listWorkspaces(keep func(*model.Workspace) bool) ([]model.Workspace, error) {
 	var out []model.Workspace
-	err := s.view(func(tx *txn) error {
-		return tx.Bucket(bWorkspaces).ForEach(func(k, _ []byte) error {
-			w, err := getWorkspace(tx, k)
+	err := s.base.View(func(tx *records.Txn) error {
+		return tx.Bucket(records.BWorkspaces).ForEach(func(k, _ []byte) error {
+			w, err := records.GetWorkspace(tx, k)
 			if err != nil {
 				return err
 			}
@@ -188,8 +142,8 @@ func (s *Store) listWorkspaces(keep func(*model.Workspace) bool) ([]model.Worksp
 // GetWorkspace resolves a live workspace by slug or id.
 func (s *Store) GetWorkspace(ref string) (*model.Workspace, error) {
 	var out *model.Workspace
-	err := s.view(func(tx *txn) error {
-		w, err := liveWorkspace(tx, ref)
+	err := s.base.View(func(tx *records.Txn) error {
+		w, err := records.LiveWorkspace(tx, ref)
 		out = w
 		return err
 	})
@@ -217,7 +171,7 @@ func (s *Store) UpdateWorkspace(ref string, in WorkspaceUpdate, actor model.Acto
 		if in.SortOrder != nil {
 			ws.SortOrder = *in.SortOrder
 		}
-		ws.UpdatedAt = tstamp(w.now)
+		ws.UpdatedAt = records.Tstamp(w.now)
 		seq, err := w.stamp(model.EntityWorkspace, model.OpUpdated, ws.ID, "", "")
 		if err != nil {
 			return err
@@ -236,7 +190,7 @@ func (s *Store) UpdateWorkspace(ref string, in WorkspaceUpdate, actor model.Acto
 // RestoreWindow, then PurgeWorkspaces removes it.
 func (s *Store) DeleteWorkspace(ref string, actor model.Actor) error {
 	return s.write(ref, actor, func(w *wtx) error {
-		t := tstamp(w.now)
+		t := records.Tstamp(w.now)
 		w.wsRec.DeletedAt = &t
 		seq, err := w.stamp(model.EntityWorkspace, model.OpDeleted, w.wsRec.ID, "", "")
 		if err != nil {
@@ -254,21 +208,21 @@ func (s *Store) DeleteWorkspace(ref string, actor model.Actor) error {
 func (s *Store) RestoreWorkspace(ref string, actor model.Actor) (*model.Workspace, error) {
 	var out *model.Workspace
 	var note Notification
-	err := s.update(func(tx *txn) error {
-		ws, err := findWorkspace(tx, ref)
+	err := s.base.Update(func(tx *records.Txn) error {
+		ws, err := records.FindWorkspace(tx, ref)
 		if err != nil {
 			return err
 		}
 		if ws == nil || ws.DeletedAt == nil {
 			return model.NotFound("no deleted workspace %q to restore; `workspace deleted` lists them", ref).With("scope", "workspace")
 		}
-		now := s.clock()
+		now := s.base.Clock()
 		if now.Sub(*ws.DeletedAt) > RestoreWindow {
 			return model.NotFound("workspace %q was deleted more than 30 days ago and can no longer be restored", ref).With("scope", "workspace")
 		}
 		ws.DeletedAt = nil
-		ws.UpdatedAt = tstamp(now)
-		w := &wtx{tx: tx, ws: openWS(tx, ws.ID), wsRec: ws, actor: actor, now: now}
+		ws.UpdatedAt = records.Tstamp(now)
+		w := &wtx{tx: tx, ws: records.OpenWS(tx, ws.ID), wsRec: ws, actor: actor, now: now}
 		seq, err := w.stamp(model.EntityWorkspace, model.OpRestored, ws.ID, "", "")
 		if err != nil {
 			return err
@@ -291,11 +245,11 @@ func (s *Store) RestoreWorkspace(ref string, actor model.Actor) (*model.Workspac
 // ago, with all their data. It returns the purged slugs.
 func (s *Store) PurgeWorkspaces() ([]string, error) {
 	var purged []string
-	err := s.update(func(tx *txn) error {
-		cutoff := s.now().Add(-RestoreWindow)
+	err := s.base.Update(func(tx *records.Txn) error {
+		cutoff := s.base.Now().Add(-RestoreWindow)
 		var victims []*model.Workspace
-		err := tx.Bucket(bWorkspaces).ForEach(func(k, _ []byte) error {
-			w, err := getWorkspace(tx, k)
+		err := tx.Bucket(records.BWorkspaces).ForEach(func(k, _ []byte) error {
+			w, err := records.GetWorkspace(tx, k)
 			if err == nil && w.DeletedAt != nil && w.DeletedAt.Before(cutoff) {
 				victims = append(victims, w)
 			}
@@ -305,15 +259,15 @@ func (s *Store) PurgeWorkspaces() ([]string, error) {
 			return err
 		}
 		for _, w := range victims {
-			id := mustID(w.ID)
-			if err := tx.Bucket(bWS).DeleteBucket(id); err != nil {
+			id := records.MustID(w.ID)
+			if err := tx.Bucket(records.BWS).DeleteBucket(id); err != nil {
 				return err
 			}
-			if err := tx.Bucket(bWorkspaces).Delete(id); err != nil {
+			if err := tx.Bucket(records.BWorkspaces).Delete(id); err != nil {
 				return err
 			}
-			if got := tx.Bucket(bWSSlugs).Get([]byte(w.Slug)); bytes.Equal(got, id) {
-				if err := tx.Bucket(bWSSlugs).Delete([]byte(w.Slug)); err != nil {
+			if got := tx.Bucket(records.BWSSlugs).Get([]byte(w.Slug)); bytes.Equal(got, id) {
+				if err := tx.Bucket(records.BWSSlugs).Delete([]byte(w.Slug)); err != nil {
 					return err
 				}
 			}
