@@ -47,10 +47,14 @@ type idemRecord struct {
 // the same key is refused. A refused write records nothing, so a
 // corrected retry with the same key proceeds.
 func (w *wtx) idemReplay(k Idem) (*idemRecord, error) {
+	return idemLookup(w.ws, w.now, k)
+}
+
+func idemLookup(b *records.Wsb, now time.Time, k Idem) (*idemRecord, error) {
 	if k.Key == "" {
 		return nil, nil
 	}
-	v := w.ws.Idem().Get([]byte(k.Key))
+	v := b.Idem().Get([]byte(k.Key))
 	if v == nil {
 		return nil, nil
 	}
@@ -58,7 +62,7 @@ func (w *wtx) idemReplay(k Idem) (*idemRecord, error) {
 	if err := records.Decode(v, &rec); err != nil {
 		return nil, records.ErrInternal("idempotency record unreadable: %v", err)
 	}
-	if w.now.Sub(rec.At) > IdemTTL {
+	if now.Sub(rec.At) > IdemTTL {
 		return nil, nil
 	}
 	if rec.Request != k.Request {
@@ -82,23 +86,44 @@ func (w *wtx) idemSave(k Idem, rec idemRecord) error {
 }
 
 // replayItem answers a replayed item write with the item as it stands now.
-func (w *wtx) replayItem(rec *idemRecord) (*ItemResult, error) {
+func (w *wtx) replayItem(rec *idemRecord) (*ItemResult, error) { return replayItemIn(w.ws, rec) }
+
+func replayItemIn(b *records.Wsb, rec *idemRecord) (*ItemResult, error) {
 	k, ok := records.IDKey(rec.ItemID)
 	if !ok {
 		return nil, records.ErrInternal("idempotency record names no item")
 	}
-	it, err := records.GetItem(w.ws, k, true)
+	it, err := records.GetItem(b, k, true)
 	if err != nil {
 		return nil, err
 	}
 	if it == nil {
 		return nil, model.Errorf(model.CodeIdempotencyTargetGone, "the item this idempotency key created no longer exists")
 	}
-	v, err := records.View(w.ws, it, nil)
+	v, err := records.View(b, it, nil)
 	if err != nil {
 		return nil, err
 	}
-	return &ItemResult{Item: v, Replayed: true, Appended: rec.Appended}, nil
+	return &ItemResult{Item: v, Replayed: true, Appended: rec.Appended, IdemPayload: rec.Payload}, nil
+}
+
+// ReplayedItem answers, without writing, what an item create keyed by k
+// would replay: nil when ws holds no live record of k, an error when it
+// holds one for a different request (idempotency_key_reused) or for an
+// item that is gone. A door whose write is more than the create (an item
+// copy) asks before its own checks, since a retried request can find its
+// source changed by its own first attempt.
+func (s *Store) ReplayedItem(ws string, k Idem) (*ItemResult, error) {
+	var out *ItemResult
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		rec, err := idemLookup(r.WS, r.WS.Now, k)
+		if err != nil || rec == nil || rec.ItemID == "" {
+			return err
+		}
+		out, err = replayItemIn(r.WS, rec)
+		return err
+	})
+	return out, err
 }
 
 // SweepIdempotency forgets keys older than IdemTTL in every workspace.

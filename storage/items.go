@@ -26,13 +26,32 @@ type ItemCreate struct {
 	// (model.ConventionMetadata.Copy): the system writes it beside the
 	// fields, which may not carry it.
 	Convention map[string]any
-	Idem       Idem
+	// Reserved and Attachments are what an item copied from another
+	// workspace brings along (daemon's item copy): the reserved metadata
+	// the source carries (checked as an import checks it), and rows for
+	// attachments its text names, each under the id the text was
+	// rewritten to, attached to the new item. Both are written in the
+	// create's own transaction, with its idempotency record.
+	Reserved    map[string]any
+	Attachments []CarriedAttachment
+	// IdemPayload is kept with the idempotency record and handed back on
+	// a replay (ItemResult.IdemPayload): what the door answered beside
+	// the item.
+	IdemPayload []byte
+	Idem        Idem
 	// number is the remote's number for an item the sync engine pulls
 	// (SyncTx.CreateItem); 0 numbers the item here (provisional.go).
 	number int64
 	// imported is set for an item that comes from elsewhere, an import
 	// or a sync pull: it is written as it is there (import.go).
 	imported *itemImport
+}
+
+// CarriedAttachment is an attachment row a copied item brings: a blob
+// already stored (blobs are shared by every workspace), under a new id.
+type CarriedAttachment struct {
+	ID string
+	NewAttachment
 }
 
 // ItemResult is a write's answer.
@@ -46,6 +65,8 @@ type ItemResult struct {
 	Appended []map[string]any
 	// Changed is false for an update that changed nothing.
 	Changed bool
+	// IdemPayload is a replayed create's ItemCreate.IdemPayload.
+	IdemPayload []byte
 }
 
 func putItem(b *records.Wsb, it *model.Item) error {
@@ -387,7 +408,7 @@ func (s *Store) CreateItem(ws string, in ItemCreate, actor model.Actor) (*ItemRe
 			return err
 		}
 		res = r
-		return w.idemSave(in.Idem, idemRecord{ItemID: r.Item.ID})
+		return w.idemSave(in.Idem, idemRecord{ItemID: r.Item.ID, Payload: in.IdemPayload})
 	})
 	return res, err
 }
@@ -426,6 +447,14 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 	}
 	if len(in.Convention) > 0 {
 		out[model.FieldConvention] = in.Convention
+	}
+	for _, k := range model.ReservedFields() {
+		if v, ok := in.Reserved[k]; ok && v != nil {
+			if err := model.CheckReserved(k, v); err != nil {
+				return nil, err
+			}
+			out[k] = v
+		}
 	}
 	supplied := map[string]bool{}
 	for k := range out {
@@ -482,6 +511,12 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 	} {
 		if put != nil {
 			return nil, put
+		}
+	}
+	for _, a := range in.Attachments {
+		a.ItemRef = it.ID
+		if _, err := w.createAttachment(a.ID, a.NewAttachment); err != nil {
+			return nil, err
 		}
 	}
 	v, err := records.View(b, it, map[string]*model.Collection{c.ID: c})

@@ -15,7 +15,7 @@ func CheckInput(v any) error {
 	case ItemCreate:
 		return model.FirstError(model.LimitTitle.Check(in.Title), model.LimitContent.Check(in.Content),
 			model.LimitTag.CheckEach(in.Tags), model.CheckFields(in.Fields),
-			model.CheckFields(map[string]any{model.FieldConvention: in.Convention}))
+			model.CheckFields(map[string]any{model.FieldConvention: in.Convention}), model.CheckFields(in.Reserved))
 	case *ItemUpdate:
 		if in == nil {
 			return nil
