@@ -155,3 +155,24 @@ func (c *Client) itemCall(ctx context.Context, method, path string, q url.Values
 }
 
 func itemPath(ws, ref string) string { return wsPath(ws) + "/items/" + PathEscape(ref) }
+
+// CopyItemPreflight sends POST /workspaces/{ws}/items/{ref}/copy/preflight:
+// what a copy would carry, drop and need, changing nothing.
+func (c *Client) CopyItemPreflight(ctx context.Context, ws, ref string, in ItemCopyRequest) (*ItemCopyPreflight, error) {
+	var out ItemCopyPreflight
+	if _, err := c.Do(ctx, "POST", itemPath(ws, ref)+"/copy/preflight", nil, in, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CopyItem sends POST /workspaces/{ws}/items/{ref}/copy. Give in.OpKey so
+// that a retry after a lost answer replays the copy instead of making a
+// second one.
+func (c *Client) CopyItem(ctx context.Context, ws, ref string, in ItemCopyRequest) (*ItemCopyResult, error) {
+	var out ItemCopyResult
+	if _, err := c.Do(ctx, "POST", itemPath(ws, ref)+"/copy", nil, in, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

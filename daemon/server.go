@@ -351,6 +351,7 @@ func (s *Server) routes() {
 	s.workspaceRoutes()
 	s.collectionRoutes()
 	s.itemRoutes()
+	s.itemCopyRoutes()
 	s.searchRoutes()
 	s.commentRoutes()
 	s.linkRoutes()
