@@ -19,6 +19,7 @@ type ItemCmd struct {
 	Delete     ItemDeleteCmd     `cmd:"" aliases:"rm" help:"Archive an item (restorable)."`
 	Restore    ItemRestoreCmd    `cmd:"" help:"Restore an archived item."`
 	Move       ItemMoveCmd       `cmd:"" help:"Move an item to another collection (its ref changes; the old one keeps resolving)."`
+	Copy       ItemCopyCmd       `cmd:"" help:"Copy an item into another workspace (--archive-source moves it); --dry-run says what would carry."`
 	BulkUpdate ItemBulkUpdateCmd `cmd:"" name:"bulk-update" help:"Set the status and/or priority of several items at once."`
 	Comment    ItemCommentCmd    `cmd:"" help:"Comment on an item (or reply to a comment)."`
 	Comments   ItemCommentsCmd   `cmd:"" help:"List an item's comments."`
