@@ -343,6 +343,8 @@ func (s *Server) planCopy(ctx context.Context, ws, ref string, in api.ItemCopyRe
 		label := k
 		if d, ok := srcColl.Schema.Field(k); ok && d.Label != "" {
 			label = d.Label
+		} else if l := reservedLabels[k]; l != "" {
+			label = l
 		}
 		row := api.CopyDropped{Key: k, Label: label, Kind: "field", Reason: reason[k]}
 		for _, n := range p.notUnique {
@@ -507,8 +509,10 @@ func (p *copyPlan) preview() error {
 	if len(issues) == 0 {
 		err := model.CheckMoveState(p.src.Fields, out, p.src.Collection, dst, p.overrides)
 		if e, ok := model.AsError(err); ok && e.Code == model.CodeStateChangeRequiresValue {
-			p.stateChange = e
 			key, _ := e.Details["field"].(string)
+			e.Message = fmt.Sprintf("the copy would change the item from %v to %v in %q; give its %q with field_overrides",
+				e.Details["from"], e.Details["to"], p.dst.Slug, key)
+			p.stateChange = e
 			issues[key] = &model.FieldIssue{Key: key, Reason: "state_change", Message: e.Message}
 		} else if err != nil {
 			return err
@@ -541,11 +545,15 @@ func (p *copyPlan) preview() error {
 	}
 	for _, k := range model.ReservedFields() {
 		if v, ok := p.reserved[k]; ok {
-			p.carried = append(p.carried, api.CopyCarried{Key: k, Type: "system", Value: v, From: "migrated"})
+			p.carried = append(p.carried, api.CopyCarried{Key: k, Label: reservedLabels[k], Type: "system", Value: v, From: "migrated"})
 		}
 	}
 	return nil
 }
+
+// reservedLabels name the reserved keys in the preflight's rows.
+var reservedLabels = map[string]string{model.FieldImplementationNotes: "Implementation notes",
+	model.FieldDecisionLog: "Decisions", model.FieldGitHubPR: "Pull request", model.FieldConvention: "Convention"}
 
 // fieldIssues are the per-field refusals inside a field write's
 // validation_error (none for any other refusal).

@@ -230,3 +230,35 @@ func TestItemCopy(t *testing.T) {
 		t.Errorf("refused copies wrote: %d items, was %d", len(list), n)
 	}
 }
+
+// FLD-07 for a copy: a carried value a unique field already holds in the
+// destination is dropped and reported; the same value given as an
+// override is refused with 409 conflict.
+func TestItemCopyUnique(t *testing.T) {
+	h := newHarness(t)
+	h.mustJSON("POST", "/api/v1/workspaces", map[string]any{"name": "Dest", "slug": "dst"}, 201, nil)
+	pb := h.create("playbooks", map[string]any{"title": "Ship it", "fields": map[string]any{"invocation_slug": "ship"}})
+	h.mustJSON("POST", "/api/v1/workspaces/dst/collections/playbooks/items", map[string]any{"title": "Ship there",
+		"fields": map[string]any{"invocation_slug": "ship"}}, 201, nil)
+	req := api.ItemCopyRequest{TargetWorkspace: "dst", TargetCollection: "playbooks"}
+
+	var p api.ItemCopyPreflight
+	h.mustJSON("POST", copyPath+pb.Ref+"/copy/preflight", req, 200, &p)
+	var row api.CopyDropped
+	for _, d := range p.Fields.Dropped {
+		if d.Key == "invocation_slug" {
+			row = d
+		}
+	}
+	if row.Reason != "not_unique" || row.Detail == "" || len(p.Warnings.NotUnique) != 1 || p.Warnings.NotUnique[0]["holder"] == nil || !p.Valid {
+		t.Errorf("preflight: dropped %+v, not_unique %+v", p.Fields.Dropped, p.Warnings.NotUnique)
+	}
+	var res api.ItemCopyResult
+	h.mustJSON("POST", copyPath+pb.Ref+"/copy", req, 201, &res)
+	if f, _ := res.Item.FieldMap(); f["invocation_slug"] != nil || len(res.Warnings.NotUnique) != 1 ||
+		strings.Join(res.Warnings.DroppedFields, ",") != "invocation_slug" {
+		t.Errorf("copy: fields %v, warnings %+v", f, res.Warnings)
+	}
+	req.FieldOverrides = map[string]any{"invocation_slug": "ship"}
+	h.wantError("POST", copyPath+pb.Ref+"/copy", req, 409, model.CodeConflict)
+}
