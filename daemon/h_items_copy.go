@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/google/uuid"
@@ -339,7 +339,7 @@ func (s *Server) planCopy(ctx context.Context, ws, ref string, in api.ItemCopyRe
 			dropped, reason[k] = append(dropped, k), "target_computed"
 		}
 	}
-	for _, k := range stillDroppedKeys(dropped, p.final) {
+	for _, k := range model.StillDropped(dropped, p.final) {
 		label := k
 		if d, ok := srcColl.Schema.Field(k); ok && d.Label != "" {
 			label = d.Label
@@ -469,7 +469,10 @@ func (s *Server) dropHeldUnique(ctx context.Context, p *copyPlan, migrated map[s
 func (p *copyPlan) preview() error {
 	dst := &p.dst.Collection
 	issues := map[string]*model.FieldIssue{}
-	fields := cloneMap(p.fields)
+	fields := maps.Clone(p.fields)
+	if fields == nil {
+		fields = map[string]any{}
+	}
 	schema := dst.Schema
 	var out map[string]any
 	var fwarn model.Warnings
@@ -649,28 +652,4 @@ func (s *Server) copyRelations(p *copyPlan, out *api.CopyPreflightWarnings) erro
 		}
 	}
 	return nil
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// stillDroppedKeys names, sorted and once each, the dropped keys the
-// final fields do not hold.
-func stillDroppedKeys(dropped []string, final map[string]any) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, k := range dropped {
-		if _, ok := final[k]; ok || seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

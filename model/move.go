@@ -70,6 +70,22 @@ func fmtNumber(s string) any {
 	return s
 }
 
+// StillDropped names, sorted and once each, the dropped keys a move or a
+// copy's final fields do not hold after all.
+func StillDropped(dropped []string, final map[string]any) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range dropped {
+		if _, ok := final[k]; ok || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // CheckMoveOverrides refuses move overrides Pad refuses: a reserved key,
 // or a field the destination does not declare (malformed_override).
 func CheckMoveOverrides(dst *Collection, overrides map[string]any) error {

@@ -1,8 +1,6 @@
 package storage
 
 import (
-	"sort"
-
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage/internal/records"
 )
@@ -87,7 +85,7 @@ func (w *wtx) moveItem(ref string, in MoveInput) (*ItemResult, error) {
 			return nil, err
 		}
 	}
-	warn.DroppedFields = stillDropped(append(dropped, fwarn.DroppedFields...), out)
+	warn.DroppedFields = model.StillDropped(append(dropped, fwarn.DroppedFields...), out)
 
 	old := *it
 	oldRef := records.RefOf(src, it.Number)
@@ -129,21 +127,6 @@ func reservedOnly(fields map[string]any) map[string]any {
 			out[k] = v
 		}
 	}
-	return out
-}
-
-// stillDropped names the keys that did not make it into the final fields.
-func stillDropped(dropped []string, final map[string]any) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, k := range dropped {
-		if _, ok := final[k]; ok || seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 
