@@ -23,7 +23,7 @@ run: build
 # minutes over (they skip under -race), and a short pass of every fuzz target.
 test: vet cross
 	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run 'IndexedInBoundedMemory' ./searchindex
+	$(GO) test -count=1 -run 'IndexedInBoundedMemory|HeaviestRotationInBoundedMemory' ./searchindex ./daemon
 	./scripts/fuzz-short.sh
 
 vet:
