@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -42,33 +40,12 @@ func (r trickleReader) Read(p []byte) (int, error) {
 // tricklingWhere is a proxy to the remote at remoteURL that trickles the
 // answer to every GET (but the event stream's) that slow says to.
 func tricklingWhere(t *testing.T, remoteURL string, slow func(r *http.Request, body []byte) bool) *httptest.Server {
-	t.Helper()
-	target, err := url.Parse(remoteURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	rp.FlushInterval = -1
-	rp.ModifyResponse = func(resp *http.Response) error {
-		if resp.Request.Method != "GET" || strings.HasSuffix(resp.Request.URL.Path, "/events") {
+	return rewriting(t, remoteURL, func(resp *http.Response, b []byte) io.Reader {
+		if resp.Request.Method != "GET" || !slow(resp.Request, b) {
 			return nil
 		}
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(b))
-		if slow(resp.Request, b) {
-			resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b[:len(b)/2]), trickleReader{resp.Request.Context()}))
-		}
-		resp.ContentLength = -1
-		resp.Header.Del("Content-Length")
-		return nil
-	}
-	proxy := httptest.NewServer(rp)
-	t.Cleanup(proxy.Close)
-	return proxy
+		return io.MultiReader(bytes.NewReader(b[:len(b)/2]), trickleReader{resp.Request.Context()})
+	})
 }
 
 // A remote that trickles its answers (a byte every 20 ms, never ending)

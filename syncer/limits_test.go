@@ -27,25 +27,42 @@ import (
 // could send. The remote itself keeps the marker: a test reads the
 // remote's own value through its API.
 func oversized(t *testing.T, remoteURL string, swell map[string]string) *httptest.Server {
+	return rewriting(t, remoteURL, func(resp *http.Response, b []byte) io.Reader {
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			return nil
+		}
+		for marker, v := range swell {
+			b = bytes.ReplaceAll(b, []byte(marker), []byte(v))
+		}
+		return bytes.NewReader(b)
+	})
+}
+
+// rewriting is a proxy to the remote at remoteURL that reads each answer
+// whole and sends, in its place, what rewrite makes of it (nil: the
+// answer as it was), flushed as it is read, with no length.
+func rewriting(t *testing.T, remoteURL string, rewrite func(resp *http.Response, body []byte) io.Reader) *httptest.Server {
 	t.Helper()
 	target, err := url.Parse(remoteURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1
 	rp.ModifyResponse = func(resp *http.Response) error {
-		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-			return nil
+		if strings.HasSuffix(resp.Request.URL.Path, "/events") {
+			return nil // the stream is passed on as it comes
 		}
 		b, err := io.ReadAll(resp.Body)
 		if err != nil {
 			return err
 		}
 		resp.Body.Close()
-		for marker, v := range swell {
-			b = bytes.ReplaceAll(b, []byte(marker), []byte(v))
+		body := rewrite(resp, b)
+		if body == nil {
+			body = bytes.NewReader(b)
 		}
-		resp.Body = io.NopCloser(bytes.NewReader(b))
+		resp.Body = io.NopCloser(body)
 		resp.ContentLength = -1
 		resp.Header.Del("Content-Length")
 		return nil
