@@ -1,4 +1,4 @@
-package daemon
+package memuse
 
 import (
 	"bufio"
@@ -6,14 +6,11 @@ import (
 	"io"
 	"os"
 	"strconv"
-
-	"github.com/padd/padd/api"
 )
 
-// readMemory sums /proc/self/smaps' Rss by what each mapping maps. nil
-// when it cannot be read (a locked-down /proc): status says nothing
-// rather than something wrong.
-func readMemory(k memoryKinds) *api.MemoryUse {
+// read sums /proc/self/smaps' Rss by what each mapping maps; nil when it
+// cannot be read.
+func read(k Files) *Use {
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return nil
@@ -23,7 +20,7 @@ func readMemory(k memoryKinds) *api.MemoryUse {
 	if err != nil {
 		return nil
 	}
-	m.PeakBytes = peakResident()
+	m.Peak = peakResident()
 	return m
 }
 
@@ -47,8 +44,8 @@ func peakResident() int64 {
 
 // parseSmaps reads smaps: a header line per mapping ("start-end perms
 // offset dev inode [path]") followed by "Key: value kB" lines.
-func parseSmaps(r io.Reader, k memoryKinds) (*api.MemoryUse, error) {
-	m := &api.MemoryUse{}
+func parseSmaps(r io.Reader, k Files) (*Use, error) {
+	m := &Use{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	var path string
