@@ -417,15 +417,11 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st := map[string]any{"version": api.Version, "pid": os.Getpid(), "started_at": s.started,
-		"uptime_seconds": int(time.Since(s.started).Seconds()), "db_path": s.store.Path(), "db_bytes": size,
-		"workspaces": len(wss), "mcp_sessions": s.mcp.count(), "memory": s.memoryUse()}
-	if ims := s.store.Imports(); len(ims) > 0 {
-		imports := make([]api.ImportProgress, len(ims))
-		for i, im := range ims {
-			imports[i] = api.ImportProgress{Name: im.Name, Items: im.Items, ItemsWritten: im.ItemsWritten, StartedAt: im.Started}
-		}
-		st["imports"] = imports
+	st := api.DaemonStatus{Version: api.Version, PID: os.Getpid(), StartedAt: s.started,
+		UptimeSeconds: int64(time.Since(s.started).Seconds()), DBPath: s.store.Path(), DBBytes: size,
+		Workspaces: len(wss), MCPSessions: s.mcp.count(), Memory: s.memoryUse()}
+	for _, im := range s.store.Imports() {
+		st.Imports = append(st.Imports, api.ImportProgress{Name: im.Name, Items: im.Items, ItemsWritten: im.ItemsWritten, StartedAt: im.Started})
 	}
 	writeJSON(w, 200, st)
 	return nil
