@@ -79,3 +79,39 @@ func TestParentNamedTwiceOnUpdateIsRefused(t *testing.T) {
 		t.Fatalf("plan cleared in fields_patch: %v", *cleared.ParentID)
 	}
 }
+
+// An item that implements another is its child over HTTP as on Pad's
+// server: listed by /children and /tasks, counted by /progress, named
+// as the implementer's parent (parent_ref, parent_link_id; parent_id
+// stays its own, empty), and closing the implemented item while the
+// implementer is open is refused with open_children.
+func TestImplementsIsAChild(t *testing.T) {
+	h := newHarness(t)
+	plan := h.create("plans", map[string]any{"title": "Launch"})
+	kid := h.task("kid", "parent", plan.Ref)
+	impl := h.task("impl")
+	h.mustJSON("POST", wsPath("/items/"+impl.Ref+"/links"), map[string]any{"target_id": plan.ID, "link_type": "implements"}, 201, nil)
+	h.mustJSON("PATCH", wsPath("/items/"+kid.Ref), map[string]any{"fields_patch": map[string]any{"status": "done"}}, 200, nil)
+
+	for _, route := range []string{"/children", "/tasks"} {
+		var kids []api.Item
+		h.mustJSON("GET", wsPath("/items/"+plan.Ref+route), nil, 200, &kids)
+		if len(kids) != 2 || kids[0].Ref != kid.Ref || kids[1].Ref != impl.Ref {
+			t.Fatalf("%s = %d items", route, len(kids))
+		}
+	}
+	var p api.Progress
+	h.mustJSON("GET", wsPath("/items/"+plan.Ref+"/progress"), nil, 200, &p)
+	if p != (api.Progress{Total: 2, Done: 1, Percentage: 50, Open: 1}) {
+		t.Errorf("progress = %+v", p)
+	}
+	var got api.Item
+	h.mustJSON("GET", wsPath("/items/"+impl.Ref), nil, 200, &got)
+	if got.ParentRef != plan.Ref || got.ParentTitle != "Launch" || got.ParentLinkID != plan.ID || got.ParentID != nil {
+		t.Errorf("implementer: parent_ref %q parent_title %q parent_link_id %q parent_id %v", got.ParentRef, got.ParentTitle, got.ParentLinkID, got.ParentID)
+	}
+	e := h.wantError("PATCH", wsPath("/items/"+plan.Ref), map[string]any{"fields_patch": map[string]any{"status": "completed"}}, 409, "open_children")
+	if kids, _ := e.Details["open_children"].([]any); len(kids) != 1 || kids[0].(map[string]any)["ref"] != impl.Ref {
+		t.Errorf("open_children %v", e.Details["open_children"])
+	}
+}

@@ -73,7 +73,7 @@ func wireItem(v *storage.ItemView) api.Item {
 	wireRole(&it, v)
 	it.Lease = wireLease(v.Lease)
 	it.CodeContext = wireCodeContext(fields[model.FieldGitHubPR])
-	it.ParentLinkID = v.ParentID
+	it.ParentLinkID = v.ParentLinkID
 	if v.AssignedUserID == localUserID {
 		it.AssignedUserName = model.LocalUserName
 	}

@@ -1,6 +1,8 @@
 package views
 
 import (
+	"context"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -140,5 +142,60 @@ func TestParentInFieldsSetsTheLink(t *testing.T) {
 	}
 	if _, err := s.UpdateItem(ws, kid.Ref, storage.ItemUpdate{Parent: ptrTo(p1.Ref), Fields: map[string]any{"parent": p2.Ref}}, user); !model.IsCode(err, model.CodeBadRequest) {
 		t.Errorf("parent and fields.parent with two values: %v, want bad_request", err)
+	}
+}
+
+// An item that implements another is its child, as Pad counts it: in
+// the children list, the progress, the item's parent and has_children,
+// the dashboard's plan progress and the guard on closing the parent.
+// An item that is both a child and an implementer counts once; an
+// archived implementer not at all.
+func TestImplementsCountsAsChild(t *testing.T) {
+	s, clk := openTest(t)
+	ws := mustWorkspace(t, s, "Impl").Slug
+	plan := mustCreate(t, s, ws, "plans", "Plan", map[string]any{"status": "active"})
+	kid := mustChild(t, s, ws, "tasks", "kid", plan.Ref, 1, map[string]any{"status": "done"})
+	clk.advance(time.Second)
+	impl := mustChild(t, s, ws, "tasks", "impl", "", 2, map[string]any{"status": "open"})
+	both := mustChild(t, s, ws, "tasks", "both", plan.Ref, 3, map[string]any{"status": "open"})
+	gone := mustChild(t, s, ws, "tasks", "gone", "", 4, map[string]any{"status": "open"})
+	ref := mustChild(t, s, ws, "docs", "ref", "", 5, nil)
+	for _, src := range []string{impl.Ref, both.Ref, gone.Ref, ref.Ref} {
+		mustLink(t, s, ws, src, plan.Ref, model.LinkImplements)
+	}
+	if _, err := s.DeleteItem(ws, gone.Ref, user); err != nil {
+		t.Fatal(err)
+	}
+
+	page, err := Of(s).Children(ws, plan.Ref, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := refs(page.Items), []string{kid.Ref, impl.Ref, both.Ref, ref.Ref}; !slices.Equal(got, want) {
+		t.Fatalf("children %v, want %v", got, want)
+	}
+	// Progress counts work children: kid (done), impl and both (open).
+	p, err := Of(s).Progress(ws, plan.Ref)
+	if err != nil || p.Total != 3 || p.Done != 1 || p.Open != 2 || p.Percent != 33 {
+		t.Fatalf("progress %+v %v", p, err)
+	}
+	d, err := Of(s).Dashboard(context.Background(), ws, DashboardParams{})
+	if err != nil || len(d.ActivePlans) != 1 || d.ActivePlans[0].TaskCount != 3 || d.ActivePlans[0].DoneCount != 1 {
+		t.Fatalf("active plans %+v %v", d.ActivePlans, err)
+	}
+	v, err := s.GetItem(ws, impl.Ref)
+	if err != nil || v.ParentRef != plan.Ref || v.ParentTitle != "Plan" || v.ParentLinkID != plan.ID || v.ParentID != "" {
+		t.Fatalf("implementer's parent: ref %q title %q link %q id %q (%v)", v.ParentRef, v.ParentTitle, v.ParentLinkID, v.ParentID, err)
+	}
+	if pv, err := s.GetItem(ws, plan.Ref); err != nil || !pv.HasChildren {
+		t.Fatalf("plan has_children %v (%v)", pv.HasChildren, err)
+	}
+	// Closing the plan is refused while the implementer is open; the
+	// open children are named once each.
+	_, err = s.UpdateItem(ws, plan.Ref, storage.ItemUpdate{FieldsPatch: map[string]any{"status": "completed"}}, user)
+	e := wantCode(t, err, model.CodeOpenChildren)
+	open, _ := e.Details["open_children"].([]map[string]any)
+	if len(open) != 2 || open[0]["ref"] != impl.Ref && open[1]["ref"] != impl.Ref {
+		t.Fatalf("open children %v", e.Details["open_children"])
 	}
 }

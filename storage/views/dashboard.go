@@ -278,7 +278,9 @@ func (x *projectCtx) activePlans() ([]planRow, error) {
 			}
 			status, _, _ := s.Field(vc.doneKey)
 			row := planRow{DashboardPlan: DashboardPlan{Slug: s.Slug, Ref: x.ref(s, vc), Title: s.Title}, sum: s, vc: vc, status: status}
-			row.TaskCount, row.DoneCount = x.progress(suffix[9:])
+			if row.TaskCount, row.DoneCount, err = x.progress(suffix[9:]); err != nil {
+				return false, err
+			}
 			if row.TaskCount > 0 {
 				row.Progress = row.DoneCount * 100 / row.TaskCount
 			} else if row.Progress, err = x.declaredProgress(suffix[9:]); err != nil {
@@ -295,10 +297,38 @@ func (x *projectCtx) activePlans() ([]planRow, error) {
 }
 
 // progress counts a parent's live children in live work collections and
-// those of them in a terminal state (Pad's done, abandoned included). It
-// reads the parent's counts in place: a dashboard does this for every
-// active plan.
-func (x *projectCtx) progress(parent []byte) (total, done int) {
+// those of them in a terminal state (Pad's done, abandoned included):
+// its children by parent from the parent's counts, read in place (a
+// dashboard does this for every active plan), then the items that
+// implement it, which Pad counts as children too (records.EachChild).
+func (x *projectCtx) progress(parent []byte) (total, done int, err error) {
+	total, done = x.parentProgress(parent)
+	pid := records.IDString(parent)
+	for _, id := range records.Implementers(x.b, parent) {
+		s, err := x.sums.Get(id)
+		if err != nil {
+			return 0, 0, err
+		}
+		if s == nil || s.Archived || s.ParentID == pid {
+			continue // archived, or counted above
+		}
+		vc, _, st, err := x.classify(s)
+		if err != nil {
+			return 0, 0, err
+		}
+		if vc == nil || !vc.work {
+			continue
+		}
+		total++
+		if st != model.StateOpen {
+			done++
+		}
+	}
+	return total, done, nil
+}
+
+// parentProgress is progress over the children by parent alone.
+func (x *projectCtx) parentProgress(parent []byte) (total, done int) {
 	p := records.Cat([]byte{records.KindParentValue}, parent)
 	c := x.b.Vcounts().Cursor()
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {

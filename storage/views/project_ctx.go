@@ -637,22 +637,28 @@ func candidateOf(s suggestion) model.Candidate {
 	return model.Candidate{ID: s.sum.ID, Tier: s.tier, Rank: s.rank, Pinned: s.sum.Pinned, Updated: s.sum.UpdatedAt}
 }
 
-// planTitle is the title of s's parent when the parent is an active
-// plan, for the reason text.
+// planTitle is the title of the active plan s is a child of, for the
+// reason text: its parent's, else that of an item it implements (Pad
+// counts an implements link as a parent link).
 func (x *projectCtx) planTitle(s *records.ItemSum) string {
-	k, ok := records.IDKey(s.ParentID)
-	if !ok {
-		return ""
+	var parents [][]byte
+	if k, ok := records.IDKey(s.ParentID); ok {
+		parents = append(parents, k)
 	}
-	p, _ := x.sums.Get(k)
-	if p == nil || p.Archived {
-		return ""
+	for _, e := range records.EdgesOf(x.b.LinkSrc(), records.MustID(s.ID), model.LinkImplements) {
+		parents = append(parents, e.Other)
 	}
-	pc, status, _, _ := x.classify(p)
-	if pc == nil || !model.IsPlanCollection(pc.Collection) || !model.IsActivePlan(status) {
-		return ""
+	for _, k := range parents {
+		p, _ := x.sums.Get(k)
+		if p == nil || p.Archived {
+			continue
+		}
+		pc, status, _, _ := x.classify(p)
+		if pc != nil && model.IsPlanCollection(pc.Collection) && model.IsActivePlan(status) {
+			return p.Title
+		}
 	}
-	return p.Title
+	return ""
 }
 
 func (x *projectCtx) reason(sg suggestion) string {

@@ -11,10 +11,14 @@ import (
 // and the facts derived from other records.
 type ItemView struct {
 	model.Item
-	Ref             string
-	Collection      *model.Collection
-	ParentRef       string
-	ParentTitle     string
+	Ref         string
+	Collection  *model.Collection
+	ParentRef   string
+	ParentTitle string
+	// ParentLinkID is the id of the item Pad names as the parent
+	// (parent_link_id): the parent, else the live item this one
+	// implements, as Pad counts an implements link as a parent link.
+	ParentLinkID    string
 	RelationTargets map[string]any
 	HasChildren     bool
 	// RoleSlug and RoleName name the item's agent role, when it has one.
@@ -108,15 +112,20 @@ func View(b *Wsb, it *model.Item, colls map[string]*model.Collection) (*ItemView
 		}
 	}
 	v := &ItemView{Item: *it, Ref: RefOf(c, it.Number), Collection: c}
+	var parent *model.Item
 	if it.ParentID != "" {
-		if p, _ := GetItem(b, MustID(it.ParentID), false); p != nil {
-			if pc, _ := GetCollection(b, MustID(p.CollectionID)); pc != nil {
-				v.ParentRef = RefOf(pc, p.Number)
-			}
-			v.ParentTitle = p.Title
-		}
+		parent, _ = GetItem(b, MustID(it.ParentID), false)
+		v.ParentLinkID = it.ParentID
+	} else if parent = implementsParent(b, MustID(it.ID)); parent != nil {
+		v.ParentLinkID = parent.ID
 	}
-	v.HasChildren = CountOf(b, Cat([]byte{kindParent}, MustID(it.ID), []byte{LifeLive})) > 0
+	if parent != nil {
+		if pc, _ := GetCollection(b, MustID(parent.CollectionID)); pc != nil {
+			v.ParentRef = RefOf(pc, parent.Number)
+		}
+		v.ParentTitle = parent.Title
+	}
+	v.HasChildren = CountOf(b, Cat([]byte{kindParent}, MustID(it.ID), []byte{LifeLive})) > 0 || hasLiveImplementer(b, MustID(it.ID))
 	if k, ok := IDKey(it.AgentRoleID); ok {
 		if r, _ := GetRole(b, k); r != nil {
 			v.RoleSlug, v.RoleName = r.Slug, r.Name
@@ -195,4 +204,27 @@ func ResolveRole(b *Wsb, ref string) (string, error) {
 		return IDString(id), nil
 	}
 	return "", model.Invalid("unknown role %q: create it first or pick one from the role list", ref).With("field", "role")
+}
+
+// implementsParent is the live item an item implements, by its oldest
+// implements link, or nil: the parent Pad names for an item without a
+// parent of its own.
+func implementsParent(b *Wsb, id []byte) *model.Item {
+	for _, e := range EdgesOf(b.LinkSrc(), id, model.LinkImplements) {
+		if t, _ := GetItem(b, e.Other, false); t != nil && t.DeletedAt == nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// hasLiveImplementer says a live item implements id (one of its
+// children as Pad counts them).
+func hasLiveImplementer(b *Wsb, id []byte) bool {
+	for _, src := range Implementers(b, id) {
+		if s, _ := GetItem(b, src, false); s != nil && s.DeletedAt == nil {
+			return true
+		}
+	}
+	return false
 }
