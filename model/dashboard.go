@@ -18,7 +18,17 @@ const (
 	NoticeStalled        = "stalled"
 	NoticePlanCompletion = "plan_completion"
 	NoticeOutOfWorkflow  = "out_of_workflow"
+	// NoticeOrphanedTask: an unfinished task of the tasks collection
+	// with no parent, while some active plan has children (Pad's rule).
+	NoticeOrphanedTask = "orphaned_task"
 )
+
+// OrphanedTaskReason is Pad's reason for an orphaned task.
+const OrphanedTaskReason = "Task has no plan assigned"
+
+// OrphanCollection is the collection whose items Pad checks for
+// orphans, by slug.
+const OrphanCollection = "tasks"
 
 // Bootstrap caps: each dashboard list ships at most this many entries
 // and counts the rest in its *_overflow_count.

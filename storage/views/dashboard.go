@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -169,7 +170,7 @@ func (x *projectCtx) dashboard(who model.Claimant) (*Dashboard, error) {
 	}
 
 	// Attention, in Pad's order: stalled, overdue, plan completion,
-	// blocked; each capped, each counted in full.
+	// orphaned tasks, blocked; each capped, each counted in full.
 	add := func(typ string, items []WorkItem, total int) {
 		d.AttentionTotals[typ] = total
 		for _, it := range items {
@@ -193,6 +194,13 @@ func (x *projectCtx) dashboard(who model.Claimant) (*Dashboard, error) {
 		}
 	}
 	add(model.NoticePlanCompletion, done[:min(len(done), model.AttentionCap)], len(done))
+	if slices.ContainsFunc(plans, func(p planRow) bool { return p.TaskCount > 0 }) {
+		orphans, n, err := x.orphanedTasks(model.AttentionCap)
+		if err != nil {
+			return nil, err
+		}
+		add(model.NoticeOrphanedTask, orphans, n)
+	}
 	blocked, n, err := x.blocked(model.AttentionCap)
 	if err != nil {
 		return nil, err
@@ -506,6 +514,52 @@ func (x *projectCtx) overdue(limit int) ([]WorkItem, int, error) {
 		}
 	}
 	return out, total, nil
+}
+
+// orphanedTasks lists the unfinished items of the tasks collection
+// that have no parent, as Pad's dashboard flags them once some active
+// plan has children: no parent and no implements link (the collection's
+// unparented stream), in the list's order (pinned first, then most
+// recently updated); at most limit entries, with the exact total. Pad
+// flags a task whose only parent is archived too; padd does not.
+func (x *projectCtx) orphanedTasks(limit int) ([]WorkItem, int, error) {
+	var vc *vcoll
+	for _, c := range x.list {
+		if c.Slug == model.OrphanCollection {
+			vc = c
+		}
+	}
+	if vc == nil {
+		return nil, 0, nil
+	}
+	// Unfinished: in no stream of a terminal value (an item without one
+	// is unfinished, as on Pad).
+	var closed [][]byte
+	for v := range vc.values {
+		if vc.state(v) != model.StateOpen {
+			closed = append(closed, vc.valueStream(vc.doneKey, v))
+		}
+	}
+	q := collQuery{vc: vc, mustNot: closed}
+	var out []WorkItem
+	total := 0
+	err := walkStreams(x.b, [][]byte{records.UnparentedPrefix(vc.key, records.LifeLive)}, false, func(suffix []byte, _ int) (bool, error) {
+		if !q.accepts(x.b.Index(), suffix) {
+			return true, nil
+		}
+		total++
+		if len(out) == limit {
+			return true, nil
+		}
+		s, err := x.sums.Get(suffix[9:])
+		if err != nil || s == nil {
+			return err == nil, err
+		}
+		status, _, _ := s.Field(vc.doneKey)
+		out = append(out, x.workItem(model.NoticeOrphanedTask, s, vc, status, model.OrphanedTaskReason))
+		return true, nil
+	})
+	return out, total, err
 }
 
 // blocked lists open work with an open blocker (a blocks link from

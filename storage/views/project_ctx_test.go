@@ -210,11 +210,14 @@ func TestDashboardSections(t *testing.T) {
 	for _, a := range d.Attention {
 		types[a.Type] = append(types[a.Type], a.ItemRef)
 	}
-	want := map[string][]string{"stalled": f.refs("Stuck"), "overdue": f.refs("Old chore"), "blocked": f.refs("Fix crash")}
+	// Every unfinished task without a parent is orphaned (the plan has
+	// children), newest first.
+	want := map[string][]string{"stalled": f.refs("Stuck"), "overdue": f.refs("Old chore"), "blocked": f.refs("Fix crash"),
+		"orphaned_task": f.refs("Leased elsewhere", "Old chore", "Polish", "Root cause", "Fix crash", "Stuck")}
 	if !reflect.DeepEqual(types, want) {
 		t.Fatalf("attention = %v, want %v", types, want)
 	}
-	if d.AttentionTotals["blocked"] != 1 || d.AttentionTotals["plan_completion"] != 0 {
+	if d.AttentionTotals["blocked"] != 1 || d.AttentionTotals["plan_completion"] != 0 || d.AttentionTotals["orphaned_task"] != 6 {
 		t.Fatalf("totals = %v", d.AttentionTotals)
 	}
 	var next []string
@@ -456,5 +459,43 @@ func TestCatchUp(t *testing.T) {
 	// The cursor never moves back.
 	if got, err := s.MarkSeen(ws, me, seen.Add(-time.Hour)); err != nil || !got.Equal(seen) {
 		t.Fatalf("seen moved back to %v (%v)", got, err)
+	}
+}
+
+// orphaned_task (Pad's): an unfinished task of the tasks collection
+// with no parent and implementing nothing, flagged only while some
+// active plan has children, between plan_completion and blocked.
+func TestDashboardOrphanedTasks(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Orphans").Slug
+	plan := mustCreate(t, s, ws, "plans", "Plan", map[string]any{"status": "active"})
+	lone := mustCreate(t, s, ws, "tasks", "Lone", map[string]any{"status": "open"})
+	mustCreate(t, s, ws, "tasks", "Finished", map[string]any{"status": "done"})
+	impl := mustCreate(t, s, ws, "tasks", "Implementer", map[string]any{"status": "open"})
+	mustCreate(t, s, ws, "ideas", "Idea", nil) // not a task
+	dash := func() *Dashboard {
+		t.Helper()
+		d, err := Of(s).Dashboard(context.Background(), ws, DashboardParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	// No active plan has children: nothing is orphaned.
+	if d := dash(); len(d.Attention) != 0 || d.AttentionTotals[model.NoticeOrphanedTask] != 0 {
+		t.Fatalf("without plan children: %+v", d.Attention)
+	}
+	mustLink(t, s, ws, impl.Ref, plan.Ref, model.LinkImplements)
+	d := dash()
+	if len(d.Attention) != 1 || d.Attention[0].Type != model.NoticeOrphanedTask || d.Attention[0].ItemRef != lone.Ref ||
+		d.Attention[0].Reason != "Task has no plan assigned" || d.Attention[0].Collection != "tasks" || d.AttentionTotals[model.NoticeOrphanedTask] != 1 {
+		t.Fatalf("attention %+v totals %v", d.Attention, d.AttentionTotals)
+	}
+	// Once the lone task has a parent, nothing is orphaned.
+	if _, err := s.UpdateItem(ws, lone.Ref, storage.ItemUpdate{Parent: ptrTo(plan.Ref)}, user); err != nil {
+		t.Fatal(err)
+	}
+	if d := dash(); len(d.Attention) != 0 {
+		t.Fatalf("after parenting: %+v", d.Attention)
 	}
 }

@@ -56,6 +56,12 @@ const (
 
 func CollPrefix(coll []byte, life byte) []byte { return Cat([]byte{kindColl}, coll, []byte{life}) }
 
+// UnparentedPrefix is the stream of a collection's items with no parent
+// and no implements link (IsUnparented).
+func UnparentedPrefix(coll []byte, life byte) []byte {
+	return Cat([]byte{kindUnparented}, coll, []byte{life})
+}
+
 func SortKey(it *model.Item) []byte {
 	b := make([]byte, 9)
 	if !it.Pinned {
