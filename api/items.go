@@ -34,6 +34,7 @@ type Item struct {
 	AgentRoleID      *string           `json:"agent_role_id,omitempty"`
 	AgentRoleSlug    string            `json:"agent_role_slug,omitempty"`
 	AgentRoleName    string            `json:"agent_role_name,omitempty"`
+	AgentRoleIcon    string            `json:"agent_role_icon,omitempty"`
 	RoleSortOrder    int64             `json:"role_sort_order"`
 	ItemNumber       *int64            `json:"item_number,omitempty"`
 	Seq              int64             `json:"seq"`

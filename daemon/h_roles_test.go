@@ -70,3 +70,27 @@ func TestAgentRolesCRUD(t *testing.T) {
 		t.Errorf("item keeps a deleted role: %v %q", after.AgentRoleID, after.AgentRoleSlug)
 	}
 }
+
+// An item read names its role's icon as agent_role_icon, as Pad's joins
+// do (item show prints it before the role's name), on one item and in
+// a list; a role without an icon leaves it out.
+func TestItemCarriesAgentRoleIcon(t *testing.T) {
+	h := newHarness(t)
+	h.mustJSON("POST", wsPath("/agent-roles"), map[string]any{"name": "Builder", "icon": "🔨"}, 201, nil)
+	h.mustJSON("POST", wsPath("/agent-roles"), map[string]any{"name": "Plain"}, 201, nil)
+	h.task("Build it", "role", "builder")
+	h.task("Plain work", "role", "plain")
+	var raw map[string]any
+	h.mustJSON("GET", wsPath("/items/TASK-1"), nil, 200, &raw)
+	if raw["agent_role_icon"] != "🔨" || raw["agent_role_name"] != "Builder" {
+		t.Errorf("item role columns: %v %v", raw["agent_role_icon"], raw["agent_role_name"])
+	}
+	var list []map[string]any
+	h.mustJSON("GET", wsPath("/collections/tasks/items?sort=title:asc"), nil, 200, &list)
+	if len(list) != 2 || list[0]["agent_role_icon"] != "🔨" {
+		t.Fatalf("list: %v", list)
+	}
+	if _, ok := list[1]["agent_role_icon"]; ok {
+		t.Errorf("a role without an icon answers agent_role_icon %v", list[1]["agent_role_icon"])
+	}
+}

@@ -20,7 +20,7 @@ const localUserID = "local"
 
 // wireRole fills the role columns Pad joins onto an item.
 func wireRole(it *api.Item, v *storage.ItemView) {
-	it.AgentRoleSlug, it.AgentRoleName = v.RoleSlug, v.RoleName
+	it.AgentRoleSlug, it.AgentRoleName, it.AgentRoleIcon = v.RoleSlug, v.RoleName, v.RoleIcon
 }
 
 // userIDOf is Pad's user_id of a write: the local user's for a human,

@@ -21,8 +21,9 @@ type ItemView struct {
 	ParentLinkID    string
 	RelationTargets map[string]any
 	HasChildren     bool
-	// RoleSlug and RoleName name the item's agent role, when it has one.
-	RoleSlug, RoleName string
+	// RoleSlug, RoleName and RoleIcon name the item's agent role, when
+	// it has one.
+	RoleSlug, RoleName, RoleIcon string
 	// Lease is the item's live lease, if any (leases.go).
 	Lease *model.Lease
 }
@@ -128,7 +129,7 @@ func View(b *Wsb, it *model.Item, colls map[string]*model.Collection) (*ItemView
 	v.HasChildren = CountOf(b, Cat([]byte{kindParent}, MustID(it.ID), []byte{LifeLive})) > 0 || hasLiveImplementer(b, MustID(it.ID))
 	if k, ok := IDKey(it.AgentRoleID); ok {
 		if r, _ := GetRole(b, k); r != nil {
-			v.RoleSlug, v.RoleName = r.Slug, r.Name
+			v.RoleSlug, v.RoleName, v.RoleIcon = r.Slug, r.Name, r.Icon
 		}
 	}
 	v.RelationTargets = relationTargets(b, c, it.Fields)
