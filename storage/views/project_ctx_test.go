@@ -361,18 +361,20 @@ func TestReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Ten of the fixture's tasks and plans were created in the last week
-	// (not the stalled one, ten days ago); two tasks were completed.
-	if r.Totals.Created != 10 || r.Totals.Completed != 2 || r.Totals.NetFlow != 8 || r.Granularity != "day" || r.TZ != "America/Los_Angeles" {
+	// By default the report covers every live collection, as Pad's does:
+	// twelve of the fixture's items were created in the last week (not
+	// the stalled one, ten days ago), the reference doc and runbook
+	// included; two tasks were completed.
+	if r.Totals.Created != 12 || r.Totals.Completed != 2 || r.Totals.NetFlow != 10 || r.Granularity != "day" || r.TZ != "America/Los_Angeles" {
 		t.Fatalf("report totals = %+v (%s, %s)", r.Totals, r.Granularity, r.TZ)
 	}
 	if len(r.Buckets) != 8 || r.Buckets[len(r.Buckets)-1].Bucket != f.clk.now().In(mustZone(t, "America/Los_Angeles")).Format(time.DateOnly) {
 		t.Fatalf("buckets = %+v", r.Buckets)
 	}
-	if !reflect.DeepEqual(r.Collections, []string{"tasks", "ideas", "plans"}) || len(r.CompletedItems) != 2 {
+	if !reflect.DeepEqual(r.Collections, []string{"tasks", "runbooks", "ideas", "plans", "docs", "conventions", "playbooks"}) || len(r.CompletedItems) != 2 {
 		t.Fatalf("collections %v, completed items %+v", r.Collections, r.CompletedItems)
 	}
-	if r.WIP.OpenCount != 9 || r.CycleTime.SampleSize != 2 || r.WIP.AgingBuckets[2].Count != 1 {
+	if r.WIP.OpenCount != 11 || r.CycleTime.SampleSize != 2 || r.WIP.AgingBuckets[2].Count != 1 {
 		t.Fatalf("wip %+v, cycle %+v", r.WIP, r.CycleTime)
 	}
 	// Naming a reference collection includes it; a day window buckets hours.

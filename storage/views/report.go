@@ -103,7 +103,7 @@ type ReportParams struct {
 	Now          time.Time
 	Window       string
 	Offset       int
-	Collections  []string // slugs; empty: the work collections that are not system ones
+	Collections  []string // slugs; empty: every live collection
 	IncludeItems bool
 	TZ           string
 }
@@ -141,10 +141,10 @@ func (s *Views) Report(ctx context.Context, ws string, p ReportParams) (*Report,
 		}
 		scope := map[string]*vcoll{}
 		if len(p.Collections) == 0 {
+			// Every live collection, as Pad's report covers them all
+			// when none is named (reference and system ones included).
 			for _, vc := range x.list {
-				if vc.suggest {
-					scope[vc.ID] = vc
-				}
+				scope[vc.ID] = vc
 			}
 		} else {
 			for _, slug := range p.Collections {
