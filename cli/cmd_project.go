@@ -194,7 +194,7 @@ func (c *ProjectChangelogCmd) Run(ctx context.Context, a *App) error {
 type ProjectReportCmd struct {
 	Window       string `enum:"day,week,2wk,month" default:"week" help:"The period: day, week, 2wk or month."`
 	Offset       int    `help:"Periods back from the current one (1 = the previous period)."`
-	Collections  string `help:"Only these collections (comma-separated slugs; default: the work collections)."`
+	Collections  string `help:"Only these collections (comma-separated slugs; default: every collection)."`
 	TZ           string `name:"tz" placeholder:"ZONE" help:"Time zone of the buckets (IANA name, e.g. Europe/Paris; default UTC)."`
 	IncludeItems bool   `help:"List the items completed in the period."`
 }
