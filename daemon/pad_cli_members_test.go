@@ -145,6 +145,53 @@ func TestActivityChangesInPadsWords(t *testing.T) {
 	}
 }
 
+// A note or decision appended, a role and an assignee changed have
+// their line too, worded as Pad's server words them: a list by its
+// length, a role by its name, the assignee by name, "(none)" for none;
+// the role and assignee after the field changes.
+func TestActivityNotesAndAssignmentInPadsWords(t *testing.T) {
+	h := newHarness(t)
+	h.mustJSON("POST", wsPath("/agent-roles"), map[string]any{"name": "Builder"}, 201, nil)
+	h.mustJSON("POST", wsPath("/agent-roles"), map[string]any{"name": "Reviewer"}, 201, nil)
+	task := h.task("Fix login")
+	patch := func(body map[string]any) {
+		t.Helper()
+		h.mustJSON("PATCH", wsPath("/items/"+task.Ref), body, 200, nil)
+	}
+	patch(map[string]any{"append_implementation_note": map[string]any{"summary": "Wired it"}})
+	patch(map[string]any{"append_implementation_note": map[string]any{"summary": "Again"}})
+	patch(map[string]any{"append_decision": map[string]any{"decision": "Use a cookie", "rationale": "speed"}})
+	patch(map[string]any{"agent_role_id": "builder", "assigned_user_id": "local", "fields_patch": map[string]any{"priority": "high"}})
+	patch(map[string]any{"agent_role_id": "reviewer"})
+	patch(map[string]any{"clear_agent_role": true, "clear_assigned_user": true})
+	want := []string{ // newest first
+		"role: Reviewer → (none); assigned: Local User → (none)",
+		"role: Builder → Reviewer",
+		"priority: medium → high; role: (none) → Builder; assigned: (none) → Local User",
+		"decision_log: → (1 entry)",
+		"implementation_notes: (1 note) → (2 notes)",
+		"implementation_notes: → (1 note)",
+	}
+	var acts []struct {
+		Metadata string `json:"metadata"`
+	}
+	h.mustJSON("GET", wsPath("/activity?action=updated&limit=10"), nil, 200, &acts)
+	if len(acts) != len(want) {
+		t.Fatalf("%d entries, want %d", len(acts), len(want))
+	}
+	for i, a := range acts {
+		var meta struct {
+			Changes string `json:"changes"`
+		}
+		if err := json.Unmarshal([]byte(a.Metadata), &meta); err != nil {
+			t.Fatal(err)
+		}
+		if meta.Changes != want[i] {
+			t.Errorf("entry %d: changes %q, want %q", i, meta.Changes, want[i])
+		}
+	}
+}
+
 // `pad workspace deleted` prints each deleted workspace's DAYS LEFT
 // from days_left; purge_at is when padd's maintenance purges it.
 func TestDeletedWorkspacesSayWhenTheyArePurged(t *testing.T) {

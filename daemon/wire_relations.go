@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -101,7 +102,7 @@ func wireActivity(a views.ActivityView) api.Activity {
 		ItemTitle: a.ItemTitle, ItemSlug: a.ItemSlug, ItemRef: a.ItemRef, CollectionSlug: a.CollectionSlug,
 		ActorName: a.Actor.Name, Seq: a.Seq}
 	if len(a.Metadata) > 0 {
-		out.Metadata = jsonText(padChanges(a.Metadata))
+		out.Metadata = jsonText(padChanges(a.Metadata, a.RoleNames))
 	}
 	return out
 }
@@ -109,10 +110,14 @@ func wireActivity(a views.ActivityView) api.Activity {
 // padChanges is an activity's metadata with its changes in Pad's words:
 // Pad's `changes` is one line, "status: open → done; title: a → b", which
 // Pad's CLI prints under the entry (it reads nothing from an object).
-// padd's change records, each with its typed from and to, stay beside it
-// as changes_detail. The parent, assignee, role, content and order
-// changes, which padd records by id or size, are in the detail only.
-func padChanges(meta map[string]any) map[string]any {
+// The field and title changes come sorted, a note or decision appended
+// by the list's length ("implementation_notes: → (1 note)"), then a
+// role change by the roles' names and an assignment by the assignee's,
+// "(none)" for none, in that order, as Pad appends them. padd's change
+// records, each with its typed from and to, stay beside it as
+// changes_detail. The parent, content and order changes, which padd
+// records by id or size, are in the detail only.
+func padChanges(meta map[string]any, roleNames map[string]string) map[string]any {
 	changes, ok := meta["changes"].(map[string]any)
 	if !ok {
 		return meta
@@ -125,11 +130,50 @@ func padChanges(meta map[string]any) map[string]any {
 			continue
 		}
 		from, to := ft["from"], ft["to"]
-		if from == nil {
-			lines = append(lines, fmt.Sprintf("%s: → %s", key, changeValue(key, to)))
+		var fromText, toText string
+		if n, counted := ft["to_count"]; counted {
+			// An append: the list's lengths, not the lists.
+			toText = countValue(key, n)
+			if from, had := ft["from_count"]; had {
+				fromText = countValue(key, from)
+			}
 		} else {
-			lines = append(lines, fmt.Sprintf("%s: %s → %s", key, changeValue(key, from), changeValue(key, to)))
+			toText = changeValue(key, to)
+			if from != nil {
+				fromText = changeValue(key, from)
+			}
 		}
+		if fromText == "" {
+			lines = append(lines, fmt.Sprintf("%s: → %s", key, toText))
+		} else {
+			lines = append(lines, fmt.Sprintf("%s: %s → %s", key, fromText, toText))
+		}
+	}
+	sort.Strings(lines)
+	name := func(c map[string]any, end string, names func(string) string) string {
+		id, _ := c[end].(string)
+		if id == "" {
+			return "(none)"
+		}
+		return names(id)
+	}
+	if c, ok := changes["agent_role_id"].(map[string]any); ok {
+		role := func(id string) string {
+			if n := roleNames[id]; n != "" {
+				return n
+			}
+			return id
+		}
+		lines = append(lines, fmt.Sprintf("role: %s → %s", name(c, "from", role), name(c, "to", role)))
+	}
+	if c, ok := changes["assigned_user_id"].(map[string]any); ok {
+		user := func(id string) string {
+			if id == localUserID {
+				return model.LocalUserName
+			}
+			return id
+		}
+		lines = append(lines, fmt.Sprintf("assigned: %s → %s", name(c, "from", user), name(c, "to", user)))
 	}
 	out := make(map[string]any, len(meta)+1)
 	for k, v := range meta {
@@ -137,11 +181,28 @@ func padChanges(meta map[string]any) map[string]any {
 	}
 	delete(out, "changes")
 	if len(lines) > 0 {
-		sort.Strings(lines)
 		out["changes"] = strings.Join(lines, "; ")
 	}
 	out["changes_detail"] = changes
 	return out
+}
+
+// countValue is a list's length in a change line, as changeValue words
+// a list of that length.
+func countValue(key string, n any) string {
+	var size int
+	switch x := n.(type) {
+	case int:
+		size = x
+	case int64:
+		size = int(x)
+	case float64:
+		size = int(x)
+	case json.Number:
+		i, _ := x.Int64()
+		size = int(i)
+	}
+	return changeValue(key, make([]any, size))
 }
 
 // changeValue is a value in a change line as Pad words it: a note or

@@ -242,7 +242,7 @@ func (w *wtx) updateItem(ref string, in ItemUpdate) (*ItemResult, error) {
 		changes["sort_order"] = map[string]any{"from": it.SortOrder, "to": *in.SortOrder}
 		it.SortOrder = *in.SortOrder
 	}
-	appended, err := w.appendEntries(it, in)
+	appended, err := w.appendEntries(it, in, changes)
 	if err != nil {
 		return nil, err
 	}
@@ -346,14 +346,22 @@ func checkTokens(it *model.Item, ref string, in ItemUpdate) error {
 }
 
 // appendEntries appends implementation notes and decisions to their
-// reserved keys and returns the appended entries.
-func (w *wtx) appendEntries(it *model.Item, in ItemUpdate) ([]map[string]any, error) {
+// reserved keys and returns the appended entries. Each list's length
+// before and after goes in changes (fields.<key>: from_count, absent
+// when the list was, and to_count), which Pad's activity line words as
+// "implementation_notes: (1 note) → (2 notes)".
+func (w *wtx) appendEntries(it *model.Item, in ItemUpdate, changes map[string]any) ([]map[string]any, error) {
 	var out []map[string]any
 	add := func(key string, entry map[string]any) error {
 		list, err := entryList(it.Fields[key], key)
 		if err != nil {
 			return err
 		}
+		count := map[string]any{"to_count": len(list) + 1}
+		if _, had := it.Fields[key]; had {
+			count["from_count"] = len(list)
+		}
+		changes["fields."+key] = count
 		entry["id"] = records.NewID()
 		entry["created_at"] = records.Tstamp(w.now).Format(time.RFC3339)
 		entry["created_by"] = w.actor.Kind

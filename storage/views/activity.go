@@ -47,6 +47,9 @@ type ActivityView struct {
 	ItemTitle      string
 	ItemSlug       string
 	CollectionSlug string
+	// RoleNames names the roles a role change records by id (Pad's
+	// line says "role: Builder → Reviewer"); a deleted role is absent.
+	RoleNames map[string]string
 }
 
 // ActivityPage is one page of the feed, newest first.
@@ -241,6 +244,9 @@ func (e *enricher) collID(itemID string) string {
 
 func (e *enricher) view(a model.Activity) (ActivityView, error) {
 	v := ActivityView{Activity: a}
+	if err := e.roleNames(&v); err != nil {
+		return v, err
+	}
 	it, err := e.item(a.ItemID)
 	if err != nil || it == nil {
 		return v, err
@@ -252,4 +258,28 @@ func (e *enricher) view(a model.Activity) (ActivityView, error) {
 	}
 	v.ItemRef, v.CollectionSlug = records.RefOf(c, it.Number), c.Slug
 	return v, nil
+}
+
+// roleNames fills v.RoleNames for the ends of a role change.
+func (e *enricher) roleNames(v *ActivityView) error {
+	changes, _ := v.Metadata["changes"].(map[string]any)
+	c, _ := changes["agent_role_id"].(map[string]any)
+	for _, end := range []string{"from", "to"} {
+		id, _ := c[end].(string)
+		k, ok := records.IDKey(id)
+		if !ok {
+			continue
+		}
+		r, err := records.GetRole(e.b, k)
+		if err != nil {
+			return err
+		}
+		if r != nil {
+			if v.RoleNames == nil {
+				v.RoleNames = map[string]string{}
+			}
+			v.RoleNames[id] = r.Name
+		}
+	}
+	return nil
 }
