@@ -211,7 +211,7 @@ func (x *projectCtx) dashboard(who model.Claimant) (*Dashboard, error) {
 		return nil, err
 	}
 	next, _, err := x.suggest(suggestOpts{limit: dashboardSuggestions, who: who, skipBlocked: true, skipLeased: true,
-		tiers: []model.Tier{model.TierMine, model.TierInProgress, model.TierUrgent, model.TierBacklog}})
+		padNotStarted: true, tiers: []model.Tier{model.TierMine, model.TierInProgress, model.TierUrgent, model.TierBacklog}})
 	if err != nil {
 		return nil, err
 	}

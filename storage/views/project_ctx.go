@@ -518,6 +518,23 @@ type suggestOpts struct {
 	skipLeased   bool // never offer work another claimant holds
 	excludePlans bool
 	workOnly     bool
+	// padNotStarted keeps, of the work not yet started (the urgent and
+	// backlog tiers), what Pad's dashboard suggests: status "open", and
+	// below high priority only a child of an active plan (by parent or
+	// implements link). Pad's CLI reads next and ready from there.
+	padNotStarted bool
+}
+
+// padSuggests says Pad's dashboard would suggest a not-yet-started
+// item of tier t (suggestOpts.padNotStarted).
+func (x *projectCtx) padSuggests(s *records.ItemSum, t model.Tier, status string) bool {
+	switch t {
+	case model.TierUrgent:
+		return status == "open"
+	case model.TierBacklog:
+		return status == "open" && x.planTitle(s) != ""
+	}
+	return true
 }
 
 // suggest walks the tiers in order and returns up to limit items in the
@@ -592,6 +609,9 @@ func (x *projectCtx) suggest(o suggestOpts) ([]suggestion, bool, error) {
 					return err == nil, err
 				}
 				status, _, _ := s.Field(q.vc.doneKey)
+				if o.padNotStarted && !x.padSuggests(s, t, status) {
+					return true, nil
+				}
 				_, rv := x.rankOf(s, q.vc)
 				out = append(out, suggestion{sum: s, vc: q.vc, tier: t, rank: r, status: status, rankV: rv})
 				return !full(), nil

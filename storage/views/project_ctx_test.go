@@ -501,3 +501,33 @@ func TestDashboardOrphanedTasks(t *testing.T) {
 		t.Fatalf("after parenting: %+v", d.Attention)
 	}
 }
+
+// The dashboard's suggested_next, which Pad's CLI prints for project
+// next and ready, suggests work not yet started as Pad's server does:
+// status open, and below high priority only a child of an active plan
+// (an implementer counts). A superseded item is suggested like any
+// other, as Pad's server does.
+func TestDashboardSuggestsNotStartedAsPad(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Suggest").Slug
+	plan := mustCreate(t, s, ws, "plans", "Plan", map[string]any{"status": "active"})
+	impl := mustCreate(t, s, ws, "tasks", "Implementer", map[string]any{"status": "open", "priority": "medium"})
+	mustLink(t, s, ws, impl.Ref, plan.Ref, model.LinkImplements)
+	mustCreate(t, s, ws, "tasks", "Orphan", map[string]any{"status": "open", "priority": "medium"})
+	mustCreate(t, s, ws, "ideas", "Shiny", map[string]any{"status": "new", "impact": "high"})
+	old := mustCreate(t, s, ws, "tasks", "Old approach", map[string]any{"status": "open", "priority": "critical"})
+	newer := mustCreate(t, s, ws, "tasks", "New approach", map[string]any{"status": "done", "priority": "low"})
+	mustLink(t, s, ws, newer.Ref, old.Ref, model.LinkSupersedes)
+	d, err := Of(s).Dashboard(context.Background(), ws, DashboardParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range d.SuggestedNext {
+		got = append(got, n.ItemRef+": "+n.Reason)
+	}
+	want := []string{old.Ref + ": Open task (critical priority)", impl.Ref + `: Open task in active plan "Plan" (medium priority)`}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("suggested_next %q, want %q", got, want)
+	}
+}
