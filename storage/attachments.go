@@ -535,7 +535,7 @@ func (w *wtx) attachAttachment(id, itemRef string) (*Attachment, error) {
 		return nil, err
 	}
 	rec.ItemID = it.ID
-	if err := firstErr(putAttachment(rows, k, rec), byItem.Put(records.Cat(records.MustID(it.ID), k), nil)); err != nil {
+	if err := records.FirstErr(putAttachment(rows, k, rec), byItem.Put(records.Cat(records.MustID(it.ID), k), nil)); err != nil {
 		return nil, err
 	}
 	a := rec.view(records.IDString(k), w.ws.ID)

@@ -56,11 +56,11 @@ func putComment(b *records.Wsb, c *model.Comment) error {
 	if err != nil {
 		return err
 	}
-	return firstErr(b.Comments().Put(commentKey(c), v), b.CommentIdx().Put(records.MustID(c.ID), records.MustID(c.ItemID)))
+	return records.FirstErr(b.Comments().Put(commentKey(c), v), b.CommentIdx().Put(records.MustID(c.ID), records.MustID(c.ItemID)))
 }
 
 func delComment(b *records.Wsb, c *model.Comment) error {
-	return firstErr(b.Comments().Delete(commentKey(c)), b.CommentIdx().Delete(records.MustID(c.ID)))
+	return records.FirstErr(b.Comments().Delete(commentKey(c)), b.CommentIdx().Delete(records.MustID(c.ID)))
 }
 
 // commentsOf reads an item's comments, oldest first.
@@ -142,7 +142,7 @@ func (w *wtx) addComment(itemRef string, in CommentCreate) (*model.Comment, erro
 	}
 	cm.Seq = seq
 	meta["seq"] = seq
-	if err := firstErr(putComment(b, cm), w.activity(seq, it.ID, "commented", meta)); err != nil {
+	if err := records.FirstErr(putComment(b, cm), w.activity(seq, it.ID, "commented", meta)); err != nil {
 		return nil, err
 	}
 	return cm, nil
@@ -245,7 +245,7 @@ func (w *wtx) editComment(itemRef, commentID, body string) (*model.Comment, erro
 		return nil, err
 	}
 	cm.Body, cm.UpdatedAt, cm.Seq = body, records.Tstamp(w.now), seq
-	return cm, firstErr(putComment(b, cm),
+	return cm, records.FirstErr(putComment(b, cm),
 		w.activity(seq, it.ID, "comment_edited", map[string]any{"seq": seq, "comment_id": cm.ID}))
 }
 

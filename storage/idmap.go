@@ -82,7 +82,7 @@ func mapID(b *records.Wsb, k SyncKind, local, remote string) error {
 			return err
 		}
 	}
-	return firstErr(ids.Put(localIDKey(k, lk), []byte(remote)), ids.Put(remoteIDKey(k, remote), lk))
+	return records.FirstErr(ids.Put(localIDKey(k, lk), []byte(remote)), ids.Put(remoteIDKey(k, remote), lk))
 }
 
 // unmapID drops the entries of a local entity of kind k.
@@ -96,7 +96,7 @@ func unmapID(b *records.Wsb, k SyncKind, local string) error {
 	if remote == nil {
 		return nil
 	}
-	return firstErr(ids.Delete(remoteIDKey(k, string(remote))), ids.Delete(localIDKey(k, lk)))
+	return records.FirstErr(ids.Delete(remoteIDKey(k, string(remote))), ids.Delete(localIDKey(k, lk)))
 }
 
 func remoteIDOf(b *records.Wsb, k SyncKind, local string) (string, bool) {

@@ -755,7 +755,7 @@ func (im *importRun) archiveCollections(w *wtx) error {
 			return refusal(err, "collection", i)
 		}
 		c.Seq = seq
-		if err := firstErr(putCollection(w.ws, c), w.activity(seq, "", "collection_archived", map[string]any{"collection": c.Slug})); err != nil {
+		if err := records.FirstErr(putCollection(w.ws, c), w.activity(seq, "", "collection_archived", map[string]any{"collection": c.Slug})); err != nil {
 			return err
 		}
 	}

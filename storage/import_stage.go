@@ -53,7 +53,7 @@ func (im *importRun) finish() (Notification, error) {
 		slugs := tx.Bucket(records.BWSSlugs)
 		ws.Slug = model.UniqueSlug(model.WorkspaceSlug(im.in.Slug, ws.Name), func(c string) bool { return slugs.Get([]byte(c)) != nil })
 		ws.SortOrder = tx.Bucket(records.BWorkspaces).KeyN()
-		if err := firstErr(putWorkspace(tx, ws), slugs.Put([]byte(ws.Slug), records.MustID(ws.ID)), b.Root.Delete(kStagedImport)); err != nil {
+		if err := records.FirstErr(putWorkspace(tx, ws), slugs.Put([]byte(ws.Slug), records.MustID(ws.ID)), b.Root.Delete(kStagedImport)); err != nil {
 			return err
 		}
 		b.Now = im.now

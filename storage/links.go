@@ -129,22 +129,13 @@ func putLink(b *records.Wsb, l *model.Link, del bool) error {
 	id, src, dst := records.MustID(l.ID), records.MustID(l.SourceID), records.MustID(l.TargetID)
 	ks, kd := records.Cat(src, records.Lstr(l.Type), id), records.Cat(dst, records.Lstr(l.Type), id)
 	if del {
-		return firstErr(b.Links().Delete(id), b.LinkSrc().Delete(ks), b.LinkDst().Delete(kd))
+		return records.FirstErr(b.Links().Delete(id), b.LinkSrc().Delete(ks), b.LinkDst().Delete(kd))
 	}
 	v, err := records.Encode(l)
 	if err != nil {
 		return err
 	}
-	return firstErr(b.Links().Put(id, v), b.LinkSrc().Put(ks, dst), b.LinkDst().Put(kd, src))
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+	return records.FirstErr(b.Links().Put(id, v), b.LinkSrc().Put(ks, dst), b.LinkDst().Put(kd, src))
 }
 
 // blockReach walks blocks edges breadth first from start: forward

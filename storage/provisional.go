@@ -104,7 +104,7 @@ func (w *wtx) renumber(it *model.Item, number int64) error {
 	}
 	it.Seq = seq
 	unpar := records.IsUnparented(b, it)
-	return firstErr(
+	return records.FirstErr(
 		putItem(b, it),
 		b.Nums().Put(records.U64(uint64(number)), id),
 		b.Refs().Put([]byte(newRef), id),

@@ -93,7 +93,7 @@ func (s *Store) AddReminder(ws, ref string, at time.Time, actor model.Actor) (*R
 		if r.Seq, err = w.reminderWrite(r, model.OpCreated, "reminder_set"); err != nil {
 			return err
 		}
-		if err := firstErr(putReminder(b, r), b.RemItem().Put(records.Cat(records.MustID(it.ID), records.MustID(r.ID)), nil), w.arm(r)); err != nil {
+		if err := records.FirstErr(putReminder(b, r), b.RemItem().Put(records.Cat(records.MustID(it.ID), records.MustID(r.ID)), nil), w.arm(r)); err != nil {
 			return err
 		}
 		out, err = records.ReminderViewOf(b, r, map[string]*model.Collection{})
@@ -154,7 +154,7 @@ func (s *Store) AckReminder(ws, id string, actor model.Actor) (*ReminderView, er
 		r.AcknowledgedAt = &t
 		seq, err := w.reminderWrite(r, model.OpAcknowledged, "reminder_acknowledged")
 		r.Seq = seq
-		return true, firstErr(err, w.ws.RemFired().Delete(records.MustID(r.ID)))
+		return true, records.FirstErr(err, w.ws.RemFired().Delete(records.MustID(r.ID)))
 	})
 }
 
@@ -173,7 +173,7 @@ func (s *Store) RearmReminder(ws, id string, at *time.Time, actor model.Actor) (
 		r.FiredAt, r.AcknowledgedAt = nil, nil
 		seq, err := w.reminderWrite(r, model.OpUpdated, "reminder_rearmed")
 		r.Seq = seq
-		return true, firstErr(err, w.ws.RemFired().Delete(records.MustID(r.ID)), w.arm(r))
+		return true, records.FirstErr(err, w.ws.RemFired().Delete(records.MustID(r.ID)), w.arm(r))
 	})
 }
 
@@ -194,7 +194,7 @@ func (s *Store) RemoveReminder(ws, id string, actor model.Actor) (*ReminderView,
 			return err
 		}
 		out = &v
-		return firstErr(w.disarm(r), b.RemFired().Delete(records.MustID(r.ID)),
+		return records.FirstErr(w.disarm(r), b.RemFired().Delete(records.MustID(r.ID)),
 			b.RemItem().Delete(records.Cat(records.MustID(r.ItemID), records.MustID(r.ID))), b.Reminders().Delete(records.MustID(r.ID)))
 	})
 	return out, err
@@ -341,7 +341,7 @@ func (s *Store) FireDueReminders(now time.Time, limit int) (fired []FiredReminde
 					return err
 				}
 				r.Seq = seq
-				if err := firstErr(putReminder(w.ws, r), w.disarm(r), w.ws.RemFired().Put(records.MustID(r.ID), nil)); err != nil {
+				if err := records.FirstErr(putReminder(w.ws, r), w.disarm(r), w.ws.RemFired().Put(records.MustID(r.ID), nil)); err != nil {
 					return err
 				}
 				batch = append(batch, FiredReminder{WorkspaceID: wsID, ReminderID: r.ID, ItemID: r.ItemID, RemindAt: r.RemindAt})

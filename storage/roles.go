@@ -56,7 +56,7 @@ func putRole(b *records.Wsb, r *model.Role) error {
 	if err != nil {
 		return err
 	}
-	return firstErr(b.Roles().Put(records.MustID(r.ID), v), b.RoleSlugs().Put([]byte(r.Slug), records.MustID(r.ID)))
+	return records.FirstErr(b.Roles().Put(records.MustID(r.ID), v), b.RoleSlugs().Put([]byte(r.Slug), records.MustID(r.ID)))
 }
 
 // findRole resolves a role by id or slug, refusing with Pad's not_found.
@@ -134,7 +134,7 @@ func (w *wtx) createRole(in RoleCreate) (*model.Role, error) {
 		return nil, err
 	}
 	r.Seq = seq
-	return r, firstErr(putRole(b, r), w.activity(seq, "", "role_created", map[string]any{"seq": seq, "role": r.Slug}))
+	return r, records.FirstErr(putRole(b, r), w.activity(seq, "", "role_created", map[string]any{"seq": seq, "role": r.Slug}))
 }
 
 // UpdateRole changes a role, its slug included. An update that changes
@@ -192,7 +192,7 @@ func (s *Store) UpdateRole(ws, ref string, in RoleUpdate, actor model.Actor) (*m
 		if next.Slug != r.Slug {
 			meta["slug_from"] = r.Slug
 		}
-		return firstErr(putRole(b, &next), w.activity(seq, "", "role_updated", meta))
+		return records.FirstErr(putRole(b, &next), w.activity(seq, "", "role_updated", meta))
 	})
 	return out, err
 }
@@ -242,12 +242,12 @@ func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, er
 			old := *it
 			it.AgentRoleID, it.Seq = "", iseq
 			unpar := records.IsUnparented(b, it)
-			if err := firstErr(putItem(b, it), w.reindex(&old, it, unpar, unpar)); err != nil {
+			if err := records.FirstErr(putItem(b, it), w.reindex(&old, it, unpar, unpar)); err != nil {
 				return err
 			}
 			d.Cleared = append(d.Cleared, it.ID)
 		}
-		if err := firstErr(b.Roles().Delete(records.MustID(r.ID)), b.RoleSlugs().Delete([]byte(r.Slug))); err != nil {
+		if err := records.FirstErr(b.Roles().Delete(records.MustID(r.ID)), b.RoleSlugs().Delete([]byte(r.Slug))); err != nil {
 			return err
 		}
 		out = d

@@ -107,9 +107,9 @@ func (w *wtx) setStar(itemRef string, star bool) (*StarResult, error) {
 		out.Changed = true
 		if star {
 			at := uint64(w.now.UnixNano())
-			err = firstErr(b.Stars().Put(id, records.U64(at)), b.StarOrder().Put(starOrderKey(at, id), nil))
+			err = records.FirstErr(b.Stars().Put(id, records.U64(at)), b.StarOrder().Put(starOrderKey(at, id), nil))
 		} else {
-			err = firstErr(b.Stars().Delete(id), b.StarOrder().Delete(starOrderKey(records.GetU64(prev), id)))
+			err = records.FirstErr(b.Stars().Delete(id), b.StarOrder().Delete(starOrderKey(records.GetU64(prev), id)))
 		}
 		if err != nil {
 			return err

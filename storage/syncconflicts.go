@@ -111,7 +111,7 @@ func addConflict(b *records.Wsb, c SyncConflict, now time.Time) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return id, firstErr(sb.Put(kConflictSeq, records.U64(uint64(id))),
+	return id, records.FirstErr(sb.Put(kConflictSeq, records.U64(uint64(id))),
 		sb.Put(kOpenConflict, records.U64(records.GetU64(sb.Get(kOpenConflict))+1)),
 		b.SyncConfl().Put(records.U64(uint64(id)), raw))
 }
@@ -221,7 +221,7 @@ func resolveConflict(b *records.Wsb, id int64, how ConflictState, now time.Time)
 	if open > 0 {
 		open--
 	}
-	return c, firstErr(b.SyncConfl().Put(records.U64(uint64(id)), raw), sb.Put(kOpenConflict, records.U64(open)))
+	return c, records.FirstErr(b.SyncConfl().Put(records.U64(uint64(id)), raw), sb.Put(kOpenConflict, records.U64(open)))
 }
 
 // SyncConflicts lists a workspace's conflicts and set-aside entries,

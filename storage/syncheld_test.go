@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // A base names the parts padd holds past its limits; their set-aside
@@ -45,7 +46,7 @@ func TestSyncHeldParts(t *testing.T) {
 	// Recorded once, however often the same value comes.
 	for range 2 {
 		apply(func(tx *SyncTx) error {
-			return firstErr(tx.HeldSetAside(it, "title", []string{"title one"}), tx.HeldSetAside(it, "fields.note", []string{"note one"}))
+			return records.FirstErr(tx.HeldSetAside(it, "title", []string{"title one"}), tx.HeldSetAside(it, "fields.note", []string{"note one"}))
 		})
 	}
 	if got := open(); len(got) != 2 || !slices.Equal(got["title"], []string{"title one"}) {
@@ -54,7 +55,7 @@ func TestSyncHeldParts(t *testing.T) {
 	// Another value settles the first; a value within the limits settles
 	// what is open.
 	apply(func(tx *SyncTx) error {
-		return firstErr(tx.HeldSetAside(it, "title", []string{"title two"}), tx.HeldSetAside(it, "fields.note", nil))
+		return records.FirstErr(tx.HeldSetAside(it, "title", []string{"title two"}), tx.HeldSetAside(it, "fields.note", nil))
 	})
 	if got := open(); len(got) != 1 || !slices.Equal(got["title"], []string{"title two"}) {
 		t.Fatalf("open entries = %q", got)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
 )
 
 // testLink is a link to a remote the tests never reach.
@@ -99,7 +100,7 @@ func TestUnlinkKeepsLocalDataAndDropsSyncState(t *testing.T) {
 	mustSyncLink(t, s, ws)
 	a := mustCreate(t, s, ws, "tasks", "made while linked", nil)
 	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error {
-		return firstErr(tx.MapID(SyncItem, a.ID, "r-a"), tx.MapRemoteRef("TASK-9", a.ID),
+		return records.FirstErr(tx.MapID(SyncItem, a.ID, "r-a"), tx.MapRemoteRef("TASK-9", a.ID),
 			tx.SetBase(SyncBase{ItemID: a.ID, Title: a.Title, CollectionID: a.CollectionID}),
 			tx.SetCursors(SyncCursors{ItemsChangesSeq: 4}), tx.SetInFlight(SyncInFlight{OutboxSeq: 1, OpKey: "k", LocalID: "x"}),
 			ignoreID(tx.AddConflict(SyncConflict{Kind: EntrySetAside, Reason: "refused", OutboxSeq: 1})))

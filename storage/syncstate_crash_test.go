@@ -35,7 +35,7 @@ func TestSyncStateSurvivesCrash(t *testing.T) {
 			return err
 		}
 		pulledID = r.Item.ID
-		return firstErr(tx.MapID(SyncItem, pulledID, "r-20"), tx.SetCursors(SyncCursors{ItemsChangesSeq: 11}))
+		return records.FirstErr(tx.MapID(SyncItem, pulledID, "r-20"), tx.SetCursors(SyncCursors{ItemsChangesSeq: 11}))
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestSyncStateSurvivesCrash(t *testing.T) {
 	// in one write, with the in-flight record cleared.
 	if err := s.SyncApply(ws.Slug, syncActor, func(tx *SyncTx) error {
 		_, err := tx.AddConflict(SyncConflict{Kind: EntrySetAside, OutboxSeq: first, Reason: "remote refused: validation_error"})
-		return firstErr(err, tx.AckOutbox(first), tx.ClearInFlight())
+		return records.FirstErr(err, tx.AckOutbox(first), tx.ClearInFlight())
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func TestSyncIDMap(t *testing.T) {
 		t.Fatalf("r-item-a2 maps to %s, want b", l)
 	}
 	if err := apply(func(tx *SyncTx) error {
-		return firstErr(tx.UnmapID(SyncItem, b.ID), tx.MapRemoteRef("task-41", a.ID))
+		return records.FirstErr(tx.UnmapID(SyncItem, b.ID), tx.MapRemoteRef("task-41", a.ID))
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestSyncApplyIsOneWrite(t *testing.T) {
 		if v, err := tx.Item("TASK-3"); err != nil || v.ID != made.Item.ID || v.Content != "body\n" {
 			t.Errorf("the write's own item = %+v %v", v, err)
 		}
-		return firstErr(tx.MapID(SyncItem, made.Item.ID, "r-3"), tx.MapRemoteRef("TASK-3", made.Item.ID),
+		return records.FirstErr(tx.MapID(SyncItem, made.Item.ID, "r-3"), tx.MapRemoteRef("TASK-3", made.Item.ID),
 			tx.SetBase(SyncBase{ItemID: made.Item.ID, Title: "pulled", Content: "body\n", CollectionID: made.Item.CollectionID, RemoteSeq: 11}),
 			tx.SetCursors(SyncCursors{ItemsChangesSeq: 11}))
 	})

@@ -66,3 +66,13 @@ func (s *Base) Clock() time.Time {
 var ErrInternal = func(format string, args ...any) error {
 	return model.Errorf(model.CodeServerError, format, args...)
 }
+
+// FirstErr is the first of errs that is not nil.
+func FirstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
