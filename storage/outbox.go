@@ -37,20 +37,8 @@ func (s *Store) AckOutbox(ws string, through int64) error {
 		if err != nil {
 			return err
 		}
-		return ackOutbox(records.OpenWS(tx, rec.ID), through)
+		return records.AckOutbox(records.OpenWS(tx, rec.ID), through)
 	})
-}
-
-// ackOutbox deletes the queued changes up to through, starting from the
-// first key after each delete (clearBucket says why).
-func ackOutbox(b *records.Wsb, through int64) error {
-	c := b.Outbox().Cursor()
-	for k, _ := c.First(); k != nil && int64(records.GetU64(k)) <= through; k, _ = c.First() {
-		if err := c.Delete(); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // OutboxLen counts the queued changes of a linked workspace.

@@ -26,7 +26,7 @@ var kProvisional = []byte("provisional_number")
 // its own: provisional while the workspace is linked, else the next of
 // the workspace's counter.
 func nextNumber(b *records.Wsb) (int64, error) {
-	if linkedWS(b) {
+	if records.Linked(b) {
 		n, err := b.Bump(kProvisional)
 		return -n, err
 	}

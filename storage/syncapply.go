@@ -21,7 +21,7 @@ type SyncTx struct {
 func (s *Store) SyncApply(ws string, actor model.Actor, fn func(*SyncTx) error) error {
 	actor.Source = model.SourceSync
 	return s.write(ws, actor, func(w *wtx) error {
-		if !linkedWS(w.ws) {
+		if !records.Linked(w.ws) {
 			return model.Conflict("workspace %q is not linked to a remote", w.wsRec.Slug)
 		}
 		w.replica = true
@@ -224,48 +224,58 @@ func (t *SyncTx) UpdateCollection(ref string, in CollectionUpdate) (*model.Colle
 
 // MapID records local <-> remote ids of one entity.
 func (t *SyncTx) MapID(k SyncKind, localID, remoteID string) error {
-	return mapID(t.w.ws, k, localID, remoteID)
+	return records.MapID(t.w.ws, k, localID, remoteID)
 }
 
 // UnmapID drops a local entity's id map entries.
-func (t *SyncTx) UnmapID(k SyncKind, localID string) error { return unmapID(t.w.ws, k, localID) }
+func (t *SyncTx) UnmapID(k SyncKind, localID string) error {
+	return records.UnmapID(t.w.ws, k, localID)
+}
 
 // RemoteID is a local entity's remote id, as this write sees it.
 func (t *SyncTx) RemoteID(k SyncKind, localID string) (string, bool) {
-	return remoteIDOf(t.w.ws, k, localID)
+	return records.RemoteIDOf(t.w.ws, k, localID)
 }
 
 // LocalID is a remote entity's local id, as this write sees it.
 func (t *SyncTx) LocalID(k SyncKind, remoteID string) (string, bool) {
-	return localIDOf(t.w.ws, k, remoteID)
+	return records.LocalIDOf(t.w.ws, k, remoteID)
 }
 
 // MapRemoteRef records which local item a remote ref names.
-func (t *SyncTx) MapRemoteRef(ref, itemID string) error { return mapRemoteRef(t.w.ws, ref, itemID) }
+func (t *SyncTx) MapRemoteRef(ref, itemID string) error {
+	return records.MapRemoteRef(t.w.ws, ref, itemID)
+}
 
 // ItemByRemoteRef is the local item a remote ref names.
-func (t *SyncTx) ItemByRemoteRef(ref string) (string, bool) { return itemOfRemoteRef(t.w.ws, ref) }
+func (t *SyncTx) ItemByRemoteRef(ref string) (string, bool) {
+	return records.ItemOfRemoteRef(t.w.ws, ref)
+}
 
 // SetBase records an item's base.
-func (t *SyncTx) SetBase(b SyncBase) error { return putBase(t.w.ws, b, t.w.now) }
+func (t *SyncTx) SetBase(b SyncBase) error { return records.PutBase(t.w.ws, b, t.w.now) }
 
 // Base reads an item's base, as this write sees it.
-func (t *SyncTx) Base(itemID string) (*SyncBase, error) { return getBase(t.w.ws, itemID) }
+func (t *SyncTx) Base(itemID string) (*SyncBase, error) { return records.GetBase(t.w.ws, itemID) }
 
 // SetCursors records the feeds' cursors.
-func (t *SyncTx) SetCursors(c SyncCursors) error { return putSyncRecord(t.w.ws, kCursors, c) }
+func (t *SyncTx) SetCursors(c SyncCursors) error {
+	return records.PutSyncRecord(t.w.ws, records.KCursors, c)
+}
 
 // SetInFlight records the write about to be sent.
-func (t *SyncTx) SetInFlight(f SyncInFlight) error { return setInFlight(t.w.ws, f) }
+func (t *SyncTx) SetInFlight(f SyncInFlight) error { return records.SetInFlight(t.w.ws, f) }
 
 // ClearInFlight drops the in-flight record: its write's outcome is known.
-func (t *SyncTx) ClearInFlight() error { return t.w.ws.Sync().Delete(kInFlight) }
+func (t *SyncTx) ClearInFlight() error { return t.w.ws.Sync().Delete(records.KInFlight) }
 
 // AckOutbox drops the queued changes up to and including seq.
-func (t *SyncTx) AckOutbox(through int64) error { return ackOutbox(t.w.ws, through) }
+func (t *SyncTx) AckOutbox(through int64) error { return records.AckOutbox(t.w.ws, through) }
 
 // AddConflict records a conflict or set-aside entry and returns its id.
-func (t *SyncTx) AddConflict(c SyncConflict) (int64, error) { return addConflict(t.w.ws, c, t.w.now) }
+func (t *SyncTx) AddConflict(c SyncConflict) (int64, error) {
+	return records.AddConflict(t.w.ws, c, t.w.now)
+}
 
 // HeldSetAside records the set-aside entries of a part of an item that
 // padd held past its limits in the remote's version before: reasons are
@@ -273,16 +283,16 @@ func (t *SyncTx) AddConflict(c SyncConflict) (int64, error) { return addConflict
 // already is not recorded again, and the open entries of a value the
 // remote no longer has are settled.
 func (t *SyncTx) HeldSetAside(itemID, part string, reasons []string) error {
-	return heldSetAside(t.w.ws, itemID, part, reasons, t.w.now)
+	return records.HeldSetAside(t.w.ws, itemID, part, reasons, t.w.now)
 }
 
 // ResolveConflict settles an entry.
 func (t *SyncTx) ResolveConflict(id int64, how ConflictState) (*SyncConflict, error) {
-	return resolveConflict(t.w.ws, id, how, t.w.now)
+	return records.ResolveConflict(t.w.ws, id, how, t.w.now)
 }
 
 // UpdateLink changes the link record (state, last exchange, next try).
-func (t *SyncTx) UpdateLink(fn func(*RemoteLink) error) error { return updateLink(t.w.ws, fn) }
+func (t *SyncTx) UpdateLink(fn func(*RemoteLink) error) error { return records.UpdateLink(t.w.ws, fn) }
 
 // Collection reads a collection (archived too) by id or slug, as this
 // write sees it; nil when there is none.

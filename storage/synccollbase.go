@@ -5,26 +5,6 @@ import (
 	"github.com/padd/padd/storage/internal/records"
 )
 
-// SyncCollectionBase is the last version of a collection both sides
-// agreed on: the common ancestor of its three-way merge (its schema,
-// settings, icon and description), written when a pull or a push leaves
-// both sides equal.
-type SyncCollectionBase struct {
-	CollectionID string         `json:"-"`
-	Icon         string         `json:"icon,omitempty"`
-	Description  string         `json:"description,omitempty"`
-	Schema       model.Schema   `json:"schema"`
-	Settings     model.Settings `json:"settings"`
-	// RemoteUpdatedAt is the remote's updated_at of this version, as the
-	// server wrote it.
-	RemoteUpdatedAt string `json:"remote_updated_at,omitempty"`
-}
-
-// A collection's base is kept under 'k' and the collection's id in the
-// bucket of the items' bases (whose keys are ids alone, and comments'
-// 'c' and an id).
-func collectionBaseKey(id []byte) []byte { return records.Cat([]byte{'k'}, id) }
-
 // SetCollectionBase records the version of a collection both sides hold.
 func (t *SyncTx) SetCollectionBase(b SyncCollectionBase) error {
 	id, ok := records.IDKey(b.CollectionID)
@@ -42,7 +22,7 @@ func (t *SyncTx) SetCollectionBase(b SyncCollectionBase) error {
 	if err != nil {
 		return err
 	}
-	return t.w.ws.SyncBase().Put(collectionBaseKey(id), raw)
+	return t.w.ws.SyncBase().Put(records.CollectionBaseKey(id), raw)
 }
 
 // SyncCollectionBase reads a collection's base; nil when it has none (it
@@ -54,7 +34,7 @@ func (s *Store) SyncCollectionBase(ws, collectionID string) (*SyncCollectionBase
 		if !ok {
 			return nil
 		}
-		raw := r.WS.SyncBase().Get(collectionBaseKey(id))
+		raw := r.WS.SyncBase().Get(records.CollectionBaseKey(id))
 		if raw == nil {
 			return nil
 		}

@@ -234,9 +234,16 @@ func mustRaw(t *testing.T, s *Store, ws, itemID string) []byte {
 	return out
 }
 
-func mustBaseRecord(t *testing.T, s *Store, ws, itemID string) baseRecord {
+// storedBase is the part of a base's stored record (records' baseRecord)
+// that says where its text is kept.
+type storedBase struct {
+	VersionSeq int64   `json:"version_seq,omitempty"`
+	Content    *string `json:"content,omitempty"`
+}
+
+func mustBaseRecord(t *testing.T, s *Store, ws, itemID string) storedBase {
 	t.Helper()
-	var rec baseRecord
+	var rec storedBase
 	if err := records.Decode(mustRaw(t, s, ws, itemID), &rec); err != nil {
 		t.Fatal(err)
 	}

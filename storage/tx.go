@@ -134,7 +134,7 @@ func (w *wtx) stamp(entity, op, id, itemID, collID string) (int64, error) {
 	if err := journal.Put(records.U64(uint64(g)), records.Cat(records.MustID(w.ws.ID), records.SeqKey(seq))); err != nil {
 		return 0, err
 	}
-	if w.actor.Source != model.SourceSync && linkedWS(w.ws) {
+	if w.actor.Source != model.SourceSync && records.Linked(w.ws) {
 		if err := w.ws.Outbox().Put(records.SeqKey(seq), b); err != nil {
 			return 0, err
 		}
