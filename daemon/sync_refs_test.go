@@ -6,6 +6,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/syncstate"
 )
 
 // An item made while the workspace is linked answers with its provisional
@@ -13,7 +14,7 @@ import (
 // provisional one still names it on every route that takes a ref.
 func TestProvisionalRefResolvesAfterAdoption(t *testing.T) {
 	h := newHarness(t)
-	if err := h.store.LinkSync("w", storage.RemoteLink{BaseURL: "http://127.0.0.1:1", RemoteSlug: "team", TokenName: "team"}); err != nil {
+	if err := syncstate.Of(h.store).LinkSync("w", storage.RemoteLink{BaseURL: "http://127.0.0.1:1", RemoteSlug: "team", TokenName: "team"}); err != nil {
 		t.Fatal(err)
 	}
 	made := h.task("written on a plane")

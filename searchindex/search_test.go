@@ -17,6 +17,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/syncstate"
 )
 
 var user = model.UserActor(model.SourceCLI)
@@ -417,7 +418,7 @@ func TestOldAndProvisionalRefsFindTheItem(t *testing.T) {
 	}
 	wantHits(t, "old ref after a move", f.search(oldRef), a.ID)
 
-	if err := f.store.LinkSync(f.ws.Slug, storage.RemoteLink{BaseURL: "http://127.0.0.1:1", RemoteSlug: "team", TokenName: "team"}); err != nil {
+	if err := syncstate.Of(f.store).LinkSync(f.ws.Slug, storage.RemoteLink{BaseURL: "http://127.0.0.1:1", RemoteSlug: "team", TokenName: "team"}); err != nil {
 		t.Fatal(err)
 	}
 	b := f.create("tasks", "Made offline", "", nil)

@@ -3,7 +3,6 @@ package storage
 import (
 	"testing"
 
-	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage/internal/records"
 )
 
@@ -34,13 +33,4 @@ func TestParseItemRef(t *testing.T) {
 			t.Errorf("refText(%q, %d) = %q", p, n, records.RefText(p, n))
 		}
 	}
-}
-
-func mustOutbox(t testing.TB, s *Store, ws string) []model.Change {
-	t.Helper()
-	out, err := s.Outbox(ws, 0, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

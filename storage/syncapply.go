@@ -299,3 +299,51 @@ func (t *SyncTx) UpdateLink(fn func(*RemoteLink) error) error { return records.U
 func (t *SyncTx) Collection(ref string) (*model.Collection, error) {
 	return records.FindCollection(t.w.ws, ref)
 }
+
+// SetCommentBase records the body both sides hold of a comment.
+func (t *SyncTx) SetCommentBase(commentID, body string) error {
+	id, ok := records.IDKey(commentID)
+	if !ok {
+		return model.Invalid("comment id %q is not an id", commentID)
+	}
+	return t.w.ws.SyncBase().Put(records.CommentBaseKey(id), records.ContentSHA(body))
+}
+
+// SetRelationWait marks (on) or unmarks an item as having relation
+// values that wait for an item to be mapped.
+func (t *SyncTx) SetRelationWait(itemID string, on bool) error {
+	id, ok := records.IDKey(itemID)
+	if !ok {
+		return model.Invalid("item id %q is not an id", itemID)
+	}
+	if !on {
+		if t.w.ws.SyncBase().Get(records.RelationWaitKey(id)) == nil {
+			return nil // nearly every base write: no delete to record
+		}
+		return t.w.ws.SyncBase().Delete(records.RelationWaitKey(id))
+	}
+	if t.w.ws.Items().Get(id) == nil {
+		return model.NotFound("Item not found: %s", itemID)
+	}
+	return t.w.ws.SyncBase().Put(records.RelationWaitKey(id), []byte{1})
+}
+
+// SetCollectionBase records the version of a collection both sides hold.
+func (t *SyncTx) SetCollectionBase(b SyncCollectionBase) error {
+	id, ok := records.IDKey(b.CollectionID)
+	if !ok {
+		return model.Invalid("collection id %q is not an id", b.CollectionID)
+	}
+	c, err := records.GetCollection(t.w.ws, id)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		return model.CollectionNotFound(b.CollectionID)
+	}
+	raw, err := records.Encode(b)
+	if err != nil {
+		return err
+	}
+	return t.w.ws.SyncBase().Put(records.CollectionBaseKey(id), raw)
+}

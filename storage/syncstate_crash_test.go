@@ -25,9 +25,9 @@ func TestSyncStateSurvivesCrash(t *testing.T) {
 		t.Fatalf("outbox = %+v", queued)
 	}
 	first := queued[0].Seq
-	if err := s.SetSyncInFlight(ws.Slug, SyncInFlight{OutboxSeq: first, OpKey: "padd-x-1", LocalID: "x", CursorBefore: 10}); err != nil {
-		t.Fatal(err)
-	}
+	mustSyncWrite(t, s, ws.Slug, func(b *records.Wsb) error {
+		return records.SetInFlight(b, SyncInFlight{OutboxSeq: first, OpKey: "padd-x-1", LocalID: "x", CursorBefore: 10})
+	})
 	var pulledID string
 	if err := s.SyncApply(ws.Slug, syncActor, func(tx *SyncTx) error {
 		r, err := tx.CreateItem(ItemCreate{Collection: "tasks", Title: "pulled"}, 20)
@@ -45,15 +45,20 @@ func TestSyncStateSurvivesCrash(t *testing.T) {
 
 	// Killed while the request was out.
 	r := reopen(t, crashCopy(t, s))
-	if f, err := r.SyncInFlight(ws.Slug); err != nil || f == nil || f.OutboxSeq != first || f.OpKey != "padd-x-1" || f.CursorBefore != 10 {
-		t.Fatalf("in flight after the crash = %+v %v", f, err)
-	}
-	if c, _ := r.SyncCursors(ws.Slug); c.ItemsChangesSeq != 11 {
-		t.Fatalf("cursors after the crash = %+v", c)
-	}
-	if l, _, _ := r.SyncLocalID(ws.Slug, SyncItem, "r-20"); l != pulledID {
-		t.Fatalf("id map after the crash: %q, want %q", l, pulledID)
-	}
+	mustSyncRead(t, r, ws.Slug, func(b *records.Wsb) error {
+		var f SyncInFlight
+		if ok, err := records.SyncRecord(b, records.KInFlight, &f); err != nil || !ok || f.OutboxSeq != first || f.OpKey != "padd-x-1" || f.CursorBefore != 10 {
+			t.Fatalf("in flight after the crash = %+v %v", f, err)
+		}
+		var c SyncCursors
+		if _, err := records.SyncRecord(b, records.KCursors, &c); err != nil || c.ItemsChangesSeq != 11 {
+			t.Fatalf("cursors after the crash = %+v %v", c, err)
+		}
+		if l, _ := records.LocalIDOf(b, SyncItem, "r-20"); l != pulledID {
+			t.Fatalf("id map after the crash: %q, want %q", l, pulledID)
+		}
+		return nil
+	})
 	if got := mustOutbox(t, r, ws.Slug); len(got) != 3 {
 		t.Fatalf("outbox after the crash has %d entries, want 3", len(got))
 	}
@@ -69,27 +74,33 @@ func TestSyncStateSurvivesCrash(t *testing.T) {
 	}
 	before := crashCopy(t, s)
 	// Killed while the next in-flight record was being logged.
-	if err := s.SetSyncInFlight(ws.Slug, SyncInFlight{OutboxSeq: queued[1].Seq, OpKey: "padd-x-2", LocalID: "x"}); err != nil {
-		t.Fatal(err)
-	}
+	mustSyncWrite(t, s, ws.Slug, func(b *records.Wsb) error {
+		return records.SetInFlight(b, SyncInFlight{OutboxSeq: queued[1].Seq, OpKey: "padd-x-2", LocalID: "x"})
+	})
 	path := crashCopy(t, s)
 	tearLastRecord(t, before, path)
 
 	r = reopen(t, path)
-	if f, _ := r.SyncInFlight(ws.Slug); f != nil {
-		t.Fatalf("a torn in-flight record was kept: %+v", f)
-	}
+	mustSyncRead(t, r, ws.Slug, func(b *records.Wsb) error {
+		var f SyncInFlight
+		if ok, _ := records.SyncRecord(b, records.KInFlight, &f); ok {
+			t.Fatalf("a torn in-flight record was kept: %+v", f)
+		}
+		return nil
+	})
 	got := mustOutbox(t, r, ws.Slug)
 	if len(got) != 2 || got[0].Seq != queued[1].Seq || got[1].Seq != queued[2].Seq {
 		t.Fatalf("outbox after the second crash = %+v", got)
 	}
-	if aside, _ := r.SyncConflicts(ws.Slug, true); len(aside) != 1 || aside[0].OutboxSeq != first {
-		t.Fatalf("set-aside entries after the crash = %+v", aside)
-	}
+	mustSyncRead(t, r, ws.Slug, func(b *records.Wsb) error {
+		if aside, err := records.GetConflict(b, 1); err != nil || aside.State != ConflictOpen || aside.OutboxSeq != first ||
+			b.SyncConfl().Get(records.U64(2)) != nil {
+			t.Fatalf("set-aside entry after the crash = %+v %v", aside, err)
+		}
+		return nil
+	})
 	// Acknowledging through the last entry empties the queue.
-	if err := r.AckOutbox(ws.Slug, queued[2].Seq); err != nil {
-		t.Fatal(err)
-	}
+	mustSyncWrite(t, r, ws.Slug, func(b *records.Wsb) error { return records.AckOutbox(b, queued[2].Seq) })
 	if got := mustOutbox(t, r, ws.Slug); len(got) != 0 {
 		t.Fatalf("outbox after acknowledging all = %+v", got)
 	}
@@ -102,9 +113,14 @@ func TestMigrateSyncState(t *testing.T) {
 	ws := mustWorkspace(t, s, "Layout five")
 	mustSyncLink(t, s, ws.Slug)
 	it := mustCreate(t, s, ws.Slug, "tasks", "queued under layout 5", nil)
-	if err := s.UnlinkSync(ws.Slug); err != nil {
-		t.Fatal(err)
-	}
+	mustSyncWrite(t, s, ws.Slug, func(b *records.Wsb) error { // syncstate's UnlinkSync
+		for _, bk := range []*records.Bucket{b.Outbox(), b.Sync(), b.SyncIDs(), b.SyncBase(), b.SyncConfl()} {
+			if err := records.ClearBucket(bk); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err := s.base.Update(func(tx *records.Txn) error {
 		root := tx.Bucket(records.BWS).Bucket(records.MustID(ws.ID))
 		for _, name := range [][]byte{records.BSync, records.BSyncIDs, records.BSyncBase, records.BSyncConflicts} {
@@ -141,9 +157,12 @@ func TestMigrateSyncState(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := s.SyncLink(ws.Slug); l != nil {
-		t.Fatalf("migrated workspace is linked: %+v", l)
-	}
+	mustSyncRead(t, s, ws.Slug, func(b *records.Wsb) error {
+		if records.Linked(b) {
+			t.Fatal("migrated workspace is linked")
+		}
+		return nil
+	})
 	if got := mustOutbox(t, s, ws.Slug); len(got) != 0 {
 		t.Fatalf("outbox after the migration = %+v", got)
 	}

@@ -72,7 +72,7 @@ func (w *worker) attachmentsOn(ctx context.Context, c *remote.Client, link *stor
 
 // outID is the remote's id of attachment id, where the map has one.
 func (w *worker) outID(id string) (string, bool) {
-	rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncAttachment, id)
+	rid, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncAttachment, id)
 	return rid, ok && err == nil
 }
 
@@ -81,7 +81,7 @@ func (w *worker) outID(id string) (string, bool) {
 // no id is noted, so the cycle reads that item's attachments.
 func (w *worker) inIDs(remoteItem string) func(string) (string, bool) {
 	return func(id string) (string, bool) {
-		local, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncAttachment, id)
+		local, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncAttachment, id)
 		if err != nil {
 			return "", false
 		}
@@ -111,7 +111,7 @@ func (w *worker) pushAttachment(ctx context.Context, c *remote.Client, link *sto
 		return false, err // a remote without attachments: they stay here (sync status says so)
 	}
 	rws := link.RemoteWorkspaceID
-	rid, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncAttachment, ch.ID)
+	rid, mapped, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncAttachment, ch.ID)
 	if err != nil {
 		return false, err
 	}
@@ -137,7 +137,7 @@ func (w *worker) pushAttachment(ctx context.Context, c *remote.Client, link *sto
 		return false, nil
 	}
 	// Attached here after it was uploaded unattached.
-	ritem, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, a.ItemID)
+	ritem, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, a.ItemID)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -165,7 +165,7 @@ func (w *worker) uploadAttachment(ctx context.Context, c *remote.Client, link *s
 	if a.ItemID != "" {
 		var ok bool
 		var err error
-		ritem, ok, err = w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, a.ItemID)
+		ritem, ok, err = w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, a.ItemID)
 		if err != nil {
 			return err
 		}
@@ -183,7 +183,7 @@ func (w *worker) uploadAttachment(ctx context.Context, c *remote.Client, link *s
 	}
 	defer f.Close()
 	send := func() (*api.AttachmentUpload, error) {
-		if err := w.m.store.SetSyncInFlight(w.wsID, storage.SyncInFlight{OutboxSeq: seq, OpKey: opKey(a.ID),
+		if err := w.m.sync.SetSyncInFlight(w.wsID, storage.SyncInFlight{OutboxSeq: seq, OpKey: opKey(a.ID),
 			Entity: model.EntityAttachment, LocalID: a.ID, RemoteItem: ritem, SentAt: time.Now().UTC(),
 			ServerSentAt: c.ServerNow()}); err != nil {
 			return nil, err
@@ -253,7 +253,7 @@ func (w *worker) settleAttachment(ctx context.Context, c *remote.Client, link *s
 		if (ra.ItemID == nil) != (f.RemoteItem == "") {
 			return nil
 		}
-		if _, taken, err := w.m.store.SyncLocalID(w.wsID, storage.SyncAttachment, ra.ID); err != nil || taken {
+		if _, taken, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncAttachment, ra.ID); err != nil || taken {
 			return err
 		}
 		found = ra.ID
@@ -320,7 +320,7 @@ func (w *worker) pullAttachments(ctx context.Context, c *remote.Client, link *st
 	if item != "" {
 		return nil
 	}
-	mapped, err := w.m.store.SyncMapped(w.wsID, storage.SyncAttachment)
+	mapped, err := w.m.sync.SyncMapped(w.wsID, storage.SyncAttachment)
 	if err != nil {
 		return err
 	}
@@ -328,7 +328,7 @@ func (w *worker) pullAttachments(ctx context.Context, c *remote.Client, link *st
 		if there[rid] {
 			continue
 		}
-		if pending, err := w.m.store.OutboxHolds(w.wsID, model.EntityAttachment, local); err != nil || pending {
+		if pending, err := w.m.sync.OutboxHolds(w.wsID, model.EntityAttachment, local); err != nil || pending {
 			return err
 		}
 		if err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
@@ -353,7 +353,7 @@ func (w *worker) pullAttachment(ctx context.Context, c *remote.Client, link *sto
 	if ra.ItemID != nil && *ra.ItemID != "" {
 		var ok bool
 		var err error
-		litem, ok, err = w.m.store.SyncLocalID(w.wsID, storage.SyncItem, *ra.ItemID)
+		litem, ok, err = w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, *ra.ItemID)
 		if err != nil || !ok {
 			if err == nil {
 				// Heard of before its item was pulled: read again once it is.
@@ -365,7 +365,7 @@ func (w *worker) pullAttachment(ctx context.Context, c *remote.Client, link *sto
 			return err
 		}
 	}
-	local, mapped, err := w.m.store.SyncLocalID(w.wsID, storage.SyncAttachment, ra.ID)
+	local, mapped, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncAttachment, ra.ID)
 	if err != nil {
 		return err
 	}
@@ -477,7 +477,7 @@ func (w *worker) pushAllAttachments(ctx context.Context, c *remote.Client, link 
 		}
 		for i := range page.Attachments {
 			a := &page.Attachments[i]
-			if _, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncAttachment, a.ID); err != nil || ok {
+			if _, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncAttachment, a.ID); err != nil || ok {
 				if err != nil {
 					return err
 				}
@@ -511,7 +511,7 @@ func (w *worker) resendRefs(ctx context.Context, c *remote.Client, link *storage
 	if err != nil {
 		return ignoreNotFound(err)
 	}
-	rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, id)
+	rid, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, id)
 	if err != nil || !ok {
 		return err
 	}
@@ -531,7 +531,7 @@ func (w *worker) resendRefs(ctx context.Context, c *remote.Client, link *storage
 	if u.Content == nil && u.FieldsPatch == nil {
 		return nil
 	}
-	b, err := w.m.store.SyncBase(w.wsID, id)
+	b, err := w.m.sync.SyncBase(w.wsID, id)
 	if err != nil {
 		return err
 	}

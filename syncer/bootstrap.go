@@ -89,7 +89,7 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 	w.mu.Lock()
 	w.want.threads = map[string]bool{} // read above
 	w.mu.Unlock()
-	cur, err := w.m.store.SyncCursors(w.wsID)
+	cur, err := w.m.sync.SyncCursors(w.wsID)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *stora
 		}
 	}
 	if err := inParallel(ctx, cloneReaders, len(exported), func(ctx context.Context, i int) error {
-		litem, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, exported[i])
+		litem, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, exported[i])
 		if err != nil || !ok {
 			return err
 		}
@@ -359,7 +359,7 @@ func (w *worker) pushAll(ctx context.Context, c *remote.Client, link *storage.Re
 			if lcs[i].DeletedAt != nil {
 				continue
 			}
-			if _, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncComment, lcs[i].ID); err != nil || ok {
+			if _, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncComment, lcs[i].ID); err != nil || ok {
 				if err != nil {
 					return err
 				}
@@ -387,7 +387,7 @@ func (w *worker) pushAll(ctx context.Context, c *remote.Client, link *storage.Re
 			}
 		}
 	}
-	return w.m.store.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error { l.Bootstrap = ""; return nil })
+	return w.m.sync.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error { l.Bootstrap = ""; return nil })
 }
 
 func abs(n int64) int64 {

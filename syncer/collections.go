@@ -33,7 +33,7 @@ func (w *worker) remoteCollection(ctx context.Context, c *remote.Client, link *s
 	if err != nil {
 		return "", err
 	}
-	if _, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncCollection, lc.ID); err != nil || ok {
+	if _, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncCollection, lc.ID); err != nil || ok {
 		return lc.Slug, err
 	}
 	rcs, err := c.ListCollections(ctx, link.RemoteWorkspaceID)
@@ -79,7 +79,7 @@ func (w *worker) pushCollection(ctx context.Context, c *remote.Client, link *sto
 	if err != nil {
 		return false, err
 	}
-	rid, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncCollection, lc.ID)
+	rid, mapped, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncCollection, lc.ID)
 	if err != nil {
 		return false, err
 	}
@@ -202,14 +202,14 @@ func (w *worker) reconcileCollection(ctx context.Context, c *remote.Client, link
 			return w.setAside(storage.SyncConflict{Reason: fmt.Sprintf("the remote's collection %s: %v", rc.Slug, err)})
 		}
 		loc := localCollection(&lc.Collection)
-		stored, err := w.m.store.SyncCollectionBase(w.wsID, localID)
+		stored, err := w.m.sync.SyncCollectionBase(w.wsID, localID)
 		if err != nil {
 			return err
 		}
 		// Whether padd has a change to send is read from the outbox (a
 		// scan of it) only where it matters: no base, or a difference.
 		if !pushing && stored == nil {
-			if pushing, err = w.m.store.OutboxHolds(w.wsID, model.EntityCollection, localID); err != nil {
+			if pushing, err = w.m.sync.OutboxHolds(w.wsID, model.EntityCollection, localID); err != nil {
 				return err
 			}
 		}
@@ -222,7 +222,7 @@ func (w *worker) reconcileCollection(ctx context.Context, c *remote.Client, link
 		}
 		res := merge.MergeCollection(base, &loc, &rem)
 		if res.Push && !pushing {
-			if pushing, err = w.m.store.OutboxHolds(w.wsID, model.EntityCollection, localID); err != nil {
+			if pushing, err = w.m.sync.OutboxHolds(w.wsID, model.EntityCollection, localID); err != nil {
 				return err
 			}
 		}

@@ -27,7 +27,7 @@ func (w *worker) pushComment(ctx context.Context, c *remote.Client, link *storag
 	if err != nil {
 		return false, err
 	}
-	rid, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncComment, lc.ID)
+	rid, mapped, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncComment, lc.ID)
 	if err != nil {
 		return false, err
 	}
@@ -51,10 +51,10 @@ func (w *worker) pushComment(ctx context.Context, c *remote.Client, link *storag
 }
 
 func (w *worker) createComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, lc *model.Comment, seq int64) error {
-	ritem, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, lc.ItemID)
+	ritem, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, lc.ItemID)
 	if err == nil && !ok {
 		if _, err = w.pushItem(ctx, c, link, lc.ItemID, 0, 0); err == nil {
-			ritem, ok, err = w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, lc.ItemID)
+			ritem, ok, err = w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, lc.ItemID)
 		}
 	}
 	if err != nil {
@@ -65,7 +65,7 @@ func (w *worker) createComment(ctx context.Context, c *remote.Client, link *stor
 	}
 	var rparent string
 	if lc.ParentID != "" {
-		if rparent, ok, err = w.m.store.SyncRemoteID(w.wsID, storage.SyncComment, lc.ParentID); err != nil {
+		if rparent, ok, err = w.m.sync.SyncRemoteID(w.wsID, storage.SyncComment, lc.ParentID); err != nil {
 			return err
 		} else if !ok {
 			return model.Conflict("the comment it replies to is not on the remote").With("reason", "parent_not_pushed")
@@ -131,7 +131,7 @@ func (w *worker) adoptComment(localID, remoteID, body string, seq int64) error {
 // pushLink pushes a link created or deleted here.
 func (w *worker) pushLink(ctx context.Context, c *remote.Client, link *storage.RemoteLink, ch model.Change) (bool, error) {
 	rws := link.RemoteWorkspaceID
-	rid, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncLink, ch.ID)
+	rid, mapped, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncLink, ch.ID)
 	if err != nil {
 		return false, err
 	}
@@ -211,7 +211,7 @@ func archivedUnder(err error) bool {
 // archived here too is restored there for the write only (reopened).
 func (w *worker) keepAlive(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items ...string) error {
 	for _, id := range items {
-		rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, id)
+		rid, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, id)
 		if err != nil {
 			return err
 		}
@@ -226,7 +226,7 @@ func (w *worker) keepAlive(ctx context.Context, c *remote.Client, link *storage.
 		}
 		// Archived on both sides: it is restored there for the caller's
 		// write and archived again by this drain (pushAgain).
-		b, err := w.m.store.SyncBase(w.wsID, id)
+		b, err := w.m.sync.SyncBase(w.wsID, id)
 		if err != nil || b == nil || !b.Archived {
 			if err != nil {
 				return err
@@ -281,7 +281,7 @@ func findRemoteLink(ctx context.Context, c *remote.Client, rws, src, dst, typ st
 // new ones are added, edited ones take the remote's body, deleted ones
 // are deleted. Each comment is written with its author as the actor.
 func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *storage.RemoteLink, remoteItem string, links linkPull) error {
-	litem, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, remoteItem)
+	litem, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, remoteItem)
 	if err != nil || !ok {
 		return err // an item not here yet brings its comments when it comes
 	}
@@ -363,7 +363,7 @@ func (w *worker) applyComments(litem string, rcs []api.Comment) error {
 	edits := map[string]commentEdit{}
 	for i := range rcs {
 		rc := &rcs[i]
-		lid, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rc.ID)
+		lid, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncComment, rc.ID)
 		if err != nil {
 			return err
 		}
@@ -371,16 +371,16 @@ func (w *worker) applyComments(litem string, rcs []api.Comment) error {
 		if !ok || lc == nil || lc.DeletedAt != nil || rc.Deleted || lc.Body == rc.Body {
 			continue
 		}
-		remoteSame, known, err := w.m.store.CommentBase(w.wsID, lid, rc.Body)
+		remoteSame, known, err := w.m.sync.CommentBase(w.wsID, lid, rc.Body)
 		if err != nil {
 			return err
 		}
-		localSame, _, err := w.m.store.CommentBase(w.wsID, lid, lc.Body)
+		localSame, _, err := w.m.sync.CommentBase(w.wsID, lid, lc.Body)
 		if err != nil {
 			return err
 		}
 		if !known { // no base: a queued edit here says padd changed it
-			held, err := w.m.store.OutboxHolds(w.wsID, model.EntityComment, lid)
+			held, err := w.m.sync.OutboxHolds(w.wsID, model.EntityComment, lid)
 			if err != nil {
 				return err
 			}
@@ -433,7 +433,7 @@ func (w *worker) applyComments(litem string, rcs []api.Comment) error {
 		if seen[lc.ID] || lc.DeletedAt != nil {
 			continue
 		}
-		if _, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncComment, lc.ID); err != nil || !mapped {
+		if _, mapped, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncComment, lc.ID); err != nil || !mapped {
 			continue
 		}
 		if err := w.m.store.SyncApply(w.wsID, syncActor, func(t *storage.SyncTx) error {
@@ -607,7 +607,7 @@ func (w *worker) pullLinks(ctx context.Context, c *remote.Client, link *storage.
 		if v.Link.SourceID != litem {
 			continue
 		}
-		rid, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncLink, v.Link.ID)
+		rid, mapped, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncLink, v.Link.ID)
 		if err != nil || !mapped || remoteIDs[rid] {
 			continue
 		}

@@ -92,9 +92,9 @@ func (r *remoteItem) parentKey() string {
 func (w *worker) localParent(r *remoteItem) (string, bool, error) {
 	switch {
 	case r.parentRemote != "":
-		return w.m.store.SyncLocalID(w.wsID, storage.SyncItem, r.parentRemote)
+		return w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, r.parentRemote)
 	case r.parentRef != "":
-		return w.m.store.SyncItemByRemoteRef(w.wsID, r.parentRef)
+		return w.m.sync.SyncItemByRemoteRef(w.wsID, r.parentRef)
 	}
 	return "", false, nil
 }
@@ -150,7 +150,7 @@ func (w *worker) answered(it *api.Item, sent *merge.Item) (*remoteItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	if id, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID); err != nil {
+	if id, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID); err != nil {
 		return nil, err
 	} else if ok {
 		rem.side.Collection = id

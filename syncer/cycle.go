@@ -35,7 +35,7 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 		w.mu.Lock()
 		w.caps = caps
 		w.mu.Unlock()
-		if err := w.m.store.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error {
+		if err := w.m.sync.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error {
 			if len(caps.Raw) <= storage.MaxProbeBytes && json.Valid(caps.Raw) {
 				l.LastProbe = caps.Raw
 			}
@@ -60,7 +60,7 @@ func (w *worker) cycle(ctx context.Context, link *storage.RemoteLink) error {
 		if _, ok := errors.AsType[errRetryAt](err); !ok || link.Bootstrap == storage.BootstrapPush {
 			return err
 		}
-		f, ferr := w.m.store.SyncInFlight(w.wsID)
+		f, ferr := w.m.sync.SyncInFlight(w.wsID)
 		if ferr != nil || f == nil {
 			return firstErr(ferr, err)
 		}
@@ -213,7 +213,7 @@ func (w *worker) exchanged() {
 	}
 	w.mu.Unlock()
 	if due {
-		if err := w.m.store.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error { l.LastExchange = now; return nil }); err != nil {
+		if err := w.m.sync.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error { l.LastExchange = now; return nil }); err != nil {
 			w.m.log.Warn("sync: the last exchange could not be recorded", "workspace", w.slug, "err", err)
 		}
 	}
@@ -233,7 +233,7 @@ func (w *worker) unknownOutcome(err error) error {
 // settleLater records when the server has surely finished with the
 // in-flight create whose outcome err made unknown, and waits until then.
 func (w *worker) settleLater(err error) error {
-	f, ferr := w.m.store.SyncInFlight(w.wsID)
+	f, ferr := w.m.sync.SyncInFlight(w.wsID)
 	if ferr != nil || f == nil {
 		return err
 	}
@@ -303,7 +303,7 @@ func waitingFor(f *storage.SyncInFlight) string {
 // surely finished with it, the engine looks for it on the remote and
 // adopts it when found, else clears the record so it is sent again.
 func (w *worker) settleInFlight(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
-	f, err := w.m.store.SyncInFlight(w.wsID)
+	f, err := w.m.sync.SyncInFlight(w.wsID)
 	if err != nil || f == nil {
 		return err
 	}
@@ -479,7 +479,7 @@ const (
 // cannot reach (a long absence, a server that pages neither way) stays
 // where it is, and the export reconciles every item's comments instead.
 func (w *worker) catchUpActivity(ctx context.Context, c *remote.Client, link *storage.RemoteLink, comments map[string]bool) (*storage.SyncCursors, error) {
-	cur, err := w.m.store.SyncCursors(w.wsID)
+	cur, err := w.m.sync.SyncCursors(w.wsID)
 	if err != nil {
 		return nil, err
 	}
@@ -567,7 +567,7 @@ func (w *worker) resyncGone(ctx context.Context, c *remote.Client, link *storage
 	for i := range idx.Items {
 		listed[idx.Items[i].ID] = true
 	}
-	mapped, err := w.m.store.SyncMapped(w.wsID, storage.SyncItem)
+	mapped, err := w.m.sync.SyncMapped(w.wsID, storage.SyncItem)
 	if err != nil {
 		return err
 	}
@@ -620,7 +620,7 @@ func (w *worker) reconcileExport(ctx context.Context, c *remote.Client, link *st
 	if err := w.applyLinks(th.Links); err != nil {
 		return err
 	}
-	mapped, err := w.m.store.SyncMapped(w.wsID, storage.SyncLink)
+	mapped, err := w.m.sync.SyncMapped(w.wsID, storage.SyncLink)
 	if err != nil {
 		return err
 	}
@@ -656,7 +656,7 @@ func (w *worker) reconcileExport(ctx context.Context, c *remote.Client, link *st
 	if len(top) == 0 || w.held.commentsOf != "" {
 		return nil
 	}
-	cur, err := w.m.store.SyncCursors(w.wsID)
+	cur, err := w.m.sync.SyncCursors(w.wsID)
 	if err != nil || cur.ActivityID == top[0].ID {
 		return err
 	}
@@ -676,7 +676,7 @@ func (w *worker) reconcileComments(ctx context.Context, c *remote.Client, link *
 			if differ[ritem] {
 				continue
 			}
-			lid, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rc.ID)
+			lid, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncComment, rc.ID)
 			if err != nil {
 				return err
 			}
@@ -684,7 +684,7 @@ func (w *worker) reconcileComments(ctx context.Context, c *remote.Client, link *
 				differ[ritem] = true // made there, or a reply (Pad's export names no parent)
 				continue
 			}
-			same, known, err := w.m.store.CommentBase(w.wsID, lid, storage.RewriteAttachmentRefs(rc.Body, w.inIDs("")))
+			same, known, err := w.m.sync.CommentBase(w.wsID, lid, storage.RewriteAttachmentRefs(rc.Body, w.inIDs("")))
 			if err != nil {
 				return err
 			}
@@ -693,7 +693,7 @@ func (w *worker) reconcileComments(ctx context.Context, c *remote.Client, link *
 			}
 		}
 	}
-	mapped, err := w.m.store.SyncMapped(w.wsID, storage.SyncComment)
+	mapped, err := w.m.sync.SyncMapped(w.wsID, storage.SyncComment)
 	if err != nil {
 		return err
 	}
@@ -708,7 +708,7 @@ func (w *worker) reconcileComments(ctx context.Context, c *remote.Client, link *
 		if err != nil {
 			return err
 		}
-		if ritem, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, lc.ItemID); err != nil {
+		if ritem, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, lc.ItemID); err != nil {
 			return err
 		} else if ok && th.Items[ritem] && lc.DeletedAt == nil {
 			differ[ritem] = true // deleted there

@@ -25,7 +25,7 @@ func (m *Manager) Status(ws string) ([]api.SyncStatus, error) {
 		}
 		return []api.SyncStatus{m.statusOf(w.ID, w.Slug, l)}, nil
 	}
-	linked, err := m.store.LinkedWorkspaces()
+	linked, err := m.sync.LinkedWorkspaces()
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (m *Manager) Link(ctx context.Context, in api.SyncLink) (*api.SyncStatus, e
 	if err != nil {
 		return nil, err
 	}
-	if l, err := m.store.SyncLink(ws.ID); err != nil {
+	if l, err := m.sync.SyncLink(ws.ID); err != nil {
 		return nil, err
 	} else if l != nil {
 		if l.BaseURL == strings.TrimSuffix(in.URL, "/") && (l.RemoteSlug == in.RemoteWorkspace || l.RemoteWorkspaceID == in.RemoteWorkspace) {
@@ -160,7 +160,7 @@ func (m *Manager) replaceToken(ctx context.Context, ws *model.Workspace, l *stor
 		return nil, err
 	}
 	m.stop(ws.ID)
-	if err := m.store.UpdateSyncLink(ws.ID, func(l *storage.RemoteLink) error { l.State = storage.LinkActive; return nil }); err != nil {
+	if err := m.sync.UpdateSyncLink(ws.ID, func(l *storage.RemoteLink) error { l.State = storage.LinkActive; return nil }); err != nil {
 		return nil, err
 	}
 	m.start(ws.ID, ws.Slug)
@@ -174,7 +174,7 @@ func (m *Manager) link(ws *model.Workspace, link storage.RemoteLink, token strin
 	if len(caps.Raw) <= storage.MaxProbeBytes && json.Valid(caps.Raw) {
 		link.LastProbe = caps.Raw
 	}
-	if err := m.store.LinkSync(ws.ID, link); err != nil {
+	if err := m.sync.LinkSync(ws.ID, link); err != nil {
 		return nil, err
 	}
 	m.start(ws.ID, ws.Slug)
@@ -197,7 +197,7 @@ func (m *Manager) Unlink(ws string) error {
 		return err
 	}
 	m.stop(w.ID)
-	if err := m.store.UnlinkSync(w.ID); err != nil {
+	if err := m.sync.UnlinkSync(w.ID); err != nil {
 		return err
 	}
 	if err := remote.DeleteToken(m.cfg.DataDir, l.TokenName); err != nil {
@@ -238,7 +238,7 @@ func (m *Manager) Resume(ws string) (*api.SyncStatus, error) {
 }
 
 func (m *Manager) setState(ws *model.Workspace, s storage.LinkState) (*api.SyncStatus, error) {
-	if err := m.store.UpdateSyncLink(ws.ID, func(l *storage.RemoteLink) error { l.State = s; return nil }); err != nil {
+	if err := m.sync.UpdateSyncLink(ws.ID, func(l *storage.RemoteLink) error { l.State = s; return nil }); err != nil {
 		return nil, err
 	}
 	w := m.start(ws.ID, ws.Slug)
@@ -259,7 +259,7 @@ func (m *Manager) Conflicts(ws string, all bool) ([]api.SyncConflict, error) {
 	if err != nil {
 		return nil, err
 	}
-	cs, err := m.store.SyncConflicts(w.ID, !all)
+	cs, err := m.sync.SyncConflicts(w.ID, !all)
 	if err != nil {
 		return nil, err
 	}
@@ -306,11 +306,11 @@ func (m *Manager) Resolve(ctx context.Context, ws string, in api.SyncResolve) ([
 	var out []api.SyncConflict
 	released := false // a held part's value is to go: the next cycle's drain sends it
 	settle := func() error {
-		cs, err := m.store.SyncConflicts(w.ID, true)
+		cs, err := m.sync.SyncConflicts(w.ID, true)
 		if err != nil {
 			return err
 		}
-		base, err := m.store.SyncBase(w.ID, item.ID)
+		base, err := m.sync.SyncBase(w.ID, item.ID)
 		if err != nil {
 			return err
 		}
@@ -341,7 +341,7 @@ func (m *Manager) Resolve(ctx context.Context, ws string, in api.SyncResolve) ([
 					return writePart(l, item.ID, c.Part, value)
 				})
 			} else {
-				done, err = m.store.ResolveSyncConflict(w.ID, c.ID, how)
+				done, err = m.sync.ResolveSyncConflict(w.ID, c.ID, how)
 			}
 			if err != nil {
 				return err
@@ -351,7 +351,7 @@ func (m *Manager) Resolve(ctx context.Context, ws string, in api.SyncResolve) ([
 		return nil
 	}
 	wk := m.worker(w.ID)
-	if base, err := m.store.SyncBase(w.ID, item.ID); err != nil {
+	if base, err := m.sync.SyncBase(w.ID, item.ID); err != nil {
 		return nil, err
 	} else if wk != nil && how != storage.ResolvedKeepRemote && base != nil && len(base.Held) > 0 {
 		// A release changes the base a push is made on: it is made

@@ -18,6 +18,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/syncstate"
 )
 
 // trickleReader gives one byte every 20 ms until ctx ends: a remote that
@@ -272,7 +273,7 @@ func TestAnItemTheRemoteCannotServeInTimeDoesNotHoldThePush(t *testing.T) {
 		}
 		return nil
 	})
-	confl, err := l.Store.SyncConflicts("team", false)
+	confl, err := syncstate.Of(l.Store).SyncConflicts("team", false)
 	if err != nil {
 		t.Fatal(err)
 	}

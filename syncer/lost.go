@@ -138,7 +138,7 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 			if !l.madeSince(row.CreatedAt) {
 				continue
 			}
-			if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, row.ID); err != nil || ok {
+			if _, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, row.ID); err != nil || ok {
 				if err != nil {
 					return nil, err
 				}
@@ -203,7 +203,7 @@ func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link 
 		if rcs[i].Body != sent || rcs[i].Deleted || anotherUsers(f, rcs[i].UserID) || !madeSince(f, rcs[i].CreatedAt) {
 			continue
 		}
-		if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncComment, rcs[i].ID); err != nil {
+		if _, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncComment, rcs[i].ID); err != nil {
 			return nil, err
 		} else if !ok {
 			return &rcs[i], nil
@@ -251,7 +251,7 @@ func (w *worker) holdForLost(f *storage.SyncInFlight) (held, bool, error) {
 // (errLostCreateAhead). It says whether it took the item.
 func (w *worker) metLost(it *api.Item, rem *remoteItem) (bool, error) {
 	l := w.held.lost
-	if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, it.ID); err != nil || ok {
+	if _, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, it.ID); err != nil || ok {
 		return false, err
 	}
 	rank, ok := l.rank(it, rem)

@@ -14,6 +14,7 @@ import (
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/syncstate"
 )
 
 // Config is how the engine runs.
@@ -42,6 +43,7 @@ type Config struct {
 type Manager struct {
 	cfg   Config
 	store *storage.Store
+	sync  *syncstate.State // the store's sync bookkeeping
 	log   *slog.Logger
 
 	mu      sync.Mutex
@@ -71,7 +73,7 @@ func New(cfg Config) *Manager {
 	if cfg.MaxBackoff == 0 {
 		cfg.MaxBackoff = 5 * time.Minute
 	}
-	return &Manager{cfg: cfg, store: cfg.Store, log: cfg.Log, workers: map[string]*worker{}}
+	return &Manager{cfg: cfg, store: cfg.Store, sync: syncstate.Of(cfg.Store), log: cfg.Log, workers: map[string]*worker{}}
 }
 
 // NetworkChanged tells the engine the machine's network changed
@@ -93,7 +95,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.mu.Lock()
 	m.ctx = ctx
 	m.mu.Unlock()
-	linked, err := m.store.LinkedWorkspaces()
+	linked, err := m.sync.LinkedWorkspaces()
 	if err != nil {
 		m.log.Error("sync: the linked workspaces could not be read; sync is off until padd restarts", "err", err)
 	}
@@ -181,7 +183,7 @@ func (m *Manager) linkedWorkspace(ws string) (*model.Workspace, *storage.RemoteL
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := m.store.SyncLink(w.ID)
+	l, err := m.sync.SyncLink(w.ID)
 	if err != nil {
 		return nil, nil, err
 	}

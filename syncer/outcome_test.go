@@ -16,6 +16,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/syncstate"
 	"github.com/padd/padd/syncer"
 )
 
@@ -345,7 +346,7 @@ func TestCreateNotMadeIsNotLookedFor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f, err := l.Store.SyncInFlight(ws.ID); err != nil || f != nil {
+			if f, err := syncstate.Of(l.Store).SyncInFlight(ws.ID); err != nil || f != nil {
 				t.Fatalf("after a create the remote did not make, the in-flight record is %+v (%v)", f, err)
 			}
 			r.SetFault(nil)
@@ -776,7 +777,7 @@ func TestKeyedCreateOlderThanTheKeysLifeIsLookedForFirst(t *testing.T) {
 	}
 	var f *storage.SyncInFlight
 	testwait.UntilOK(t, func() error {
-		if f, err = l.Store.SyncInFlight("team"); err != nil || f == nil || !dropped.Load() {
+		if f, err = syncstate.Of(l.Store).SyncInFlight("team"); err != nil || f == nil || !dropped.Load() {
 			return fmt.Errorf("the create is not in flight with its answer lost (%v)", err)
 		}
 		return nil
@@ -787,7 +788,7 @@ func TestKeyedCreateOlderThanTheKeysLifeIsLookedForFirst(t *testing.T) {
 	if !f.ServerSentAt.IsZero() {
 		f.ServerSentAt = f.ServerSentAt.Add(-25 * time.Hour)
 	}
-	if err := l.Store.SetSyncInFlight("team", *f); err != nil {
+	if err := syncstate.Of(l.Store).SetSyncInFlight("team", *f); err != nil {
 		t.Fatal(err)
 	}
 	shut.Store(false)

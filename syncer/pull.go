@@ -29,7 +29,7 @@ const maxParentDepth = 8
 // pullItems reads the seq feed from the stored cursor and applies each
 // changed item.
 func (w *worker) pullItems(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
-	cur, err := w.m.store.SyncCursors(w.wsID)
+	cur, err := w.m.sync.SyncCursors(w.wsID)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (w *worker) pullByTime(ctx context.Context, c *remote.Client, link *storage
 			}
 		}
 		for _, id := range page.Deleted {
-			if _, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, id); err != nil || !ok {
+			if _, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, id); err != nil || !ok {
 				continue
 			}
 			if err := w.pullItem(ctx, c, link, id, 0); err != nil {
@@ -129,17 +129,17 @@ func (w *worker) parentUnseen(it *api.Item) (bool, error) {
 	if it.ParentLinkID != "" || it.ParentRef != "" {
 		return false, nil
 	}
-	local, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, it.ID)
+	local, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, it.ID)
 	if err != nil || !ok {
 		return err == nil, err
 	}
-	b, err := w.m.store.SyncBase(w.wsID, local)
+	b, err := w.m.sync.SyncBase(w.wsID, local)
 	if err != nil || b == nil {
 		return err == nil, err
 	}
 	parent := ""
 	if it.ParentID != nil && *it.ParentID != "" {
-		if parent, ok, err = w.m.store.SyncLocalID(w.wsID, storage.SyncItem, *it.ParentID); err != nil || !ok {
+		if parent, ok, err = w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, *it.ParentID); err != nil || !ok {
 			return err == nil, err
 		}
 	}
@@ -153,11 +153,11 @@ var syncActor = model.UserActor(model.SourceSync)
 // is not above the item's base (our own push, or a pull already
 // applied).
 func (w *worker) echo(row *api.SyncItem) bool {
-	local, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, row.ID)
+	local, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, row.ID)
 	if err != nil || !ok {
 		return false
 	}
-	b, err := w.m.store.SyncBase(w.wsID, local)
+	b, err := w.m.sync.SyncBase(w.wsID, local)
 	return err == nil && b != nil && row.Seq > 0 && row.Seq <= b.RemoteSeq
 }
 
@@ -202,7 +202,7 @@ func (w *worker) slowRead(ctx context.Context, err error, remoteID string) error
 	if n < slowReadStrikes {
 		return err
 	}
-	local, _, lerr := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, remoteID)
+	local, _, lerr := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, remoteID)
 	if lerr != nil {
 		return lerr
 	}
@@ -219,10 +219,10 @@ func (w *worker) applyRemote(ctx context.Context, c *remote.Client, link *storag
 	if err != nil {
 		return w.setAside(storage.SyncConflict{Reason: "the remote sent an item padd cannot read: " + err.Error()})
 	}
-	coll, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID)
+	coll, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID)
 	if err == nil && !ok {
 		if err = w.pullCollections(ctx, c, link); err == nil {
-			coll, ok, err = w.m.store.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID)
+			coll, ok, err = w.m.sync.SyncLocalID(w.wsID, storage.SyncCollection, it.CollectionID)
 		}
 	}
 	if err != nil {

@@ -28,7 +28,7 @@ const outboxPage = 100
 // drain pushes the outbox until it is empty.
 func (w *worker) drain(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
 	for {
-		entries, err := w.m.store.Outbox(w.wsID, 0, outboxPage)
+		entries, err := w.m.sync.Outbox(w.wsID, 0, outboxPage)
 		if err != nil {
 			return err
 		}
@@ -41,7 +41,7 @@ func (w *worker) drain(ctx context.Context, c *remote.Client, link *storage.Remo
 			if idle == 0 {
 				return nil
 			}
-			err := w.m.store.AckOutbox(w.wsID, idle)
+			err := w.m.sync.AckOutbox(w.wsID, idle)
 			idle = 0
 			return err
 		}
@@ -172,7 +172,7 @@ func (w *worker) pushItem(ctx context.Context, c *remote.Client, link *storage.R
 	if err != nil {
 		return false, err
 	}
-	rid, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, v.ID)
+	rid, mapped, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, v.ID)
 	if err != nil {
 		return false, err
 	}
@@ -188,7 +188,7 @@ func (w *worker) remoteParent(ctx context.Context, c *remote.Client, link *stora
 	if parent == "" {
 		return "", nil
 	}
-	rp, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, parent)
+	rp, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, parent)
 	if err != nil || ok {
 		return rp, err
 	}
@@ -198,7 +198,7 @@ func (w *worker) remoteParent(ctx context.Context, c *remote.Client, link *stora
 	if _, err := w.pushItem(ctx, c, link, parent, 0, depth+1); err != nil {
 		return "", err
 	}
-	rp, _, err = w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, parent)
+	rp, _, err = w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, parent)
 	return rp, err
 }
 
@@ -276,7 +276,7 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 		sent.Parent = ""
 	}
 	in.Fields = flex(fields)
-	cur, err := w.m.store.SyncCursors(w.wsID)
+	cur, err := w.m.sync.SyncCursors(w.wsID)
 	if err != nil {
 		return err
 	}
@@ -311,7 +311,7 @@ func (w *worker) createRemote(ctx context.Context, c *remote.Client, link *stora
 // answers a key only for the request it first came with, and the item
 // or comment may be edited here before the answer is known).
 func (w *worker) inFlight(f storage.SyncInFlight) error {
-	return w.m.store.SetSyncInFlight(w.wsID, f)
+	return w.m.sync.SetSyncInFlight(w.wsID, f)
 }
 
 // sentCreate is a create as it went out (SyncInFlight.Request).
@@ -403,7 +403,7 @@ func (w *worker) adopt(localID string, sent *merge.Item, rem *remoteItem, seq in
 // (the remote's version against the base) and tried again.
 func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *storage.RemoteLink, v *storage.ItemView, rid string, seq int64, depth int) (bool, error) {
 	for attempt := 0; ; attempt++ {
-		b, err := w.m.store.SyncBase(w.wsID, v.ID)
+		b, err := w.m.sync.SyncBase(w.wsID, v.ID)
 		if err != nil {
 			return false, err
 		}
@@ -767,7 +767,7 @@ func newer(x *api.Item, b *storage.SyncBase) bool {
 // (local ids): a move padd has not merged, which the Pad of August 2026
 // may have made in the base's second, where updated_at cannot tell.
 func (w *worker) movedSince(x *api.Item, base *merge.Item) (bool, error) {
-	coll, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncCollection, x.CollectionID)
+	coll, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncCollection, x.CollectionID)
 	return ok && coll != base.Collection, err
 }
 

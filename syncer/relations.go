@@ -181,10 +181,10 @@ func (r *remoteItem) holdWaiting(base *merge.Item) {
 // a remote relation value names: by the id map, else by the map of
 // remote refs.
 func (w *worker) lookIn(s string) (string, bool) {
-	if id, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, s); err == nil && ok {
+	if id, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, s); err == nil && ok {
 		return id, true
 	}
-	id, ok, err := w.m.store.SyncItemByRemoteRef(w.wsID, s)
+	id, ok, err := w.m.sync.SyncItemByRemoteRef(w.wsID, s)
 	return id, ok && err == nil
 }
 
@@ -337,7 +337,7 @@ func isID(s string) bool {
 
 // onRemote says a local item has a remote twin.
 func (w *worker) onRemote(id string) bool {
-	_, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, id)
+	_, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, id)
 	return ok && err == nil
 }
 
@@ -393,7 +393,7 @@ func (w *worker) relationOut(def *model.FieldDef, v any) (out any, held bool, er
 	mapped := make([]any, 0, len(elems))
 	for _, e := range elems {
 		s, _ := e.(string)
-		switch rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, s); {
+		switch rid, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, s); {
 		case err != nil:
 			return nil, false, err
 		case ok:
@@ -470,7 +470,7 @@ func fieldOf(m *merge.Item, k string) (any, bool) {
 // have. Each item is merged in a write of its own, as a pull of the
 // remote's version the base records (the remote's tokens are unchanged).
 func (w *worker) resolveWaiting(ctx context.Context, c *remote.Client, link *storage.RemoteLink, fetch bool) error {
-	ids, err := w.m.store.SyncRelationWaits(w.wsID)
+	ids, err := w.m.sync.SyncRelationWaits(w.wsID)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
@@ -482,7 +482,7 @@ func (w *worker) resolveWaiting(ctx context.Context, c *remote.Client, link *sto
 	var ws []waiter
 	var targets []string
 	for _, id := range ids {
-		b, err := w.m.store.SyncBase(w.wsID, id)
+		b, err := w.m.sync.SyncBase(w.wsID, id)
 		if err != nil {
 			return err
 		}
@@ -612,7 +612,7 @@ func (w *worker) resolveItem(t *storage.SyncTx, id string, gone map[string]bool)
 // reach the remote is pushed once it has (an item still waiting sends
 // nothing: updateRemote holds the key back and finds nothing to send).
 func (w *worker) relationPushes(again map[string]bool) error {
-	ids, err := w.m.store.SyncRelationWaits(w.wsID)
+	ids, err := w.m.sync.SyncRelationWaits(w.wsID)
 	if err != nil {
 		return err
 	}
@@ -628,7 +628,7 @@ func (w *worker) relationPushes(again map[string]bool) error {
 // already: a push that held a relation key back and sent nothing else
 // writes no base, and the mark is what finds it again after a restart.
 func (w *worker) keepWaiting(id string, on bool) error {
-	marked, err := w.m.store.SyncRelationWait(w.wsID, id)
+	marked, err := w.m.sync.SyncRelationWait(w.wsID, id)
 	if err != nil || marked == on {
 		return err
 	}
@@ -737,7 +737,7 @@ func (w *worker) schemaOut(schema model.Schema, theirs *model.Schema) (model.Sch
 // remoteItemID says s is the remote's id of an item padd has: a default
 // still as the remote has it, which goes back as it is.
 func (w *worker) remoteItemID(s string) bool {
-	_, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, s)
+	_, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, s)
 	return ok && err == nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/syncstate"
 )
 
 // Relation fields name items by id, and each side has its own ids: the
@@ -293,7 +294,7 @@ func TestRelationWaitSurvivesARestart(t *testing.T) {
 	}
 	ls := &localSide{s: l.Store, ws: "team"}
 	testwait.UntilOK(t, func() error {
-		waits, err := l.Store.SyncRelationWaits("team")
+		waits, err := syncstate.Of(l.Store).SyncRelationWaits("team")
 		if err != nil {
 			return err
 		}
@@ -308,7 +309,7 @@ func TestRelationWaitSurvivesARestart(t *testing.T) {
 	sameRelations(t, l, "team", rr, "Target", map[string]any{"see": "Pointer"})
 	sameRelations(t, l, "team", rr, "Pointer", map[string]any{"see": "Target"})
 	l.synced(t, "team")
-	if waits, err := l.Store.SyncRelationWaits("team"); err != nil || len(waits) != 0 {
+	if waits, err := syncstate.Of(l.Store).SyncRelationWaits("team"); err != nil || len(waits) != 0 {
 		t.Errorf("items still waiting: %v (%v)", waits, err)
 	}
 	noneSetAside(t, l, "team")
@@ -360,7 +361,7 @@ func TestRelationsPushed(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rid, ok, err := l.Store.SyncRemoteID("team", storage.SyncItem, it.ID)
+				rid, ok, err := syncstate.Of(l.Store).SyncRemoteID("team", storage.SyncItem, it.ID)
 				if err != nil || !ok {
 					t.Fatalf("%s has no remote id (%v)", title, err)
 				}
@@ -469,7 +470,7 @@ func TestRelationPushWaitsForItsItem(t *testing.T) {
 			}
 			var ra string
 			testwait.UntilOK(t, func() error {
-				id, ok, err := l.Store.SyncRemoteID("team", storage.SyncItem, a)
+				id, ok, err := syncstate.Of(l.Store).SyncRemoteID("team", storage.SyncItem, a)
 				if err != nil || !ok || creates.Load() < 2 {
 					return fmt.Errorf("Alpha pushed %v, creates %d (%v)", ok, creates.Load(), err)
 				}
@@ -488,7 +489,7 @@ func TestRelationPushWaitsForItsItem(t *testing.T) {
 			l.run(t)
 			l.synced(t, "team")
 			rr := &relRemote{t: t, c: r.API(), ws: "empty", ids: map[string]string{"Alpha": ra}}
-			rb, ok, err := l.Store.SyncRemoteID("team", storage.SyncItem, b)
+			rb, ok, err := syncstate.Of(l.Store).SyncRemoteID("team", storage.SyncItem, b)
 			if err != nil || !ok {
 				t.Fatalf("Beta has no remote id (%v)", err)
 			}

@@ -22,7 +22,7 @@ func (w *worker) pullStars(ctx context.Context, c *remote.Client, link *storage.
 	}
 	want := map[string]bool{}
 	for _, rid := range remoteIDs {
-		if lid, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, rid); err != nil {
+		if lid, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, rid); err != nil {
 			return err
 		} else if ok {
 			want[lid] = true
@@ -37,7 +37,7 @@ func (w *worker) pullStars(ctx context.Context, c *remote.Client, link *storage.
 		if !want[id] {
 			// Starred here, not there: unstar it only if the remote
 			// knows the item (one not pushed yet keeps its star).
-			if _, mapped, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, id); err != nil {
+			if _, mapped, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, id); err != nil {
 				return err
 			} else if mapped {
 				change[id] = false
@@ -49,7 +49,7 @@ func (w *worker) pullStars(ctx context.Context, c *remote.Client, link *storage.
 		change[id] = true
 	}
 	for id, on := range change {
-		pending, err := w.m.store.OutboxHolds(w.wsID, model.EntityStar, id)
+		pending, err := w.m.sync.OutboxHolds(w.wsID, model.EntityStar, id)
 		if err != nil {
 			return err
 		}
@@ -74,7 +74,7 @@ func (w *worker) pullStars(ctx context.Context, c *remote.Client, link *storage.
 // not know has nothing to send: its create, when it is pushed, comes
 // before this entry, and one set aside takes its star with it.
 func (w *worker) pushStar(ctx context.Context, c *remote.Client, link *storage.RemoteLink, ch model.Change) error {
-	rid, ok, err := w.m.store.SyncRemoteID(w.wsID, storage.SyncItem, ch.ItemID)
+	rid, ok, err := w.m.sync.SyncRemoteID(w.wsID, storage.SyncItem, ch.ItemID)
 	if err != nil || !ok {
 		return err
 	}

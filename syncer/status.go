@@ -16,10 +16,10 @@ func (m *Manager) statusOf(wsID, slug string, link *storage.RemoteLink) api.Sync
 	if st.RemoteWorkspace == "" {
 		st.RemoteWorkspace = link.RemoteWorkspaceID
 	}
-	if n, err := m.store.OutboxLen(wsID); err == nil {
+	if n, err := m.sync.OutboxLen(wsID); err == nil {
 		st.Pending = n
 	}
-	if cs, err := m.store.SyncConflicts(wsID, true); err == nil {
+	if cs, err := m.sync.SyncConflicts(wsID, true); err == nil {
 		for _, c := range cs {
 			if c.Kind == storage.EntrySetAside {
 				st.SetAside++
@@ -87,7 +87,7 @@ func timep(t time.Time) *time.Time {
 // publishStatus tells subscribers the worker's status when it changed,
 // and each conflict recorded since the last time.
 func (w *worker) publishStatus() {
-	link, err := w.m.store.SyncLink(w.wsID)
+	link, err := w.m.sync.SyncLink(w.wsID)
 	if err != nil || link == nil {
 		return
 	}
@@ -104,7 +104,7 @@ func (w *worker) publishStatus() {
 	if st.Conflicts+st.SetAside == 0 {
 		return
 	}
-	cs, err := w.m.store.SyncConflicts(w.wsID, true)
+	cs, err := w.m.sync.SyncConflicts(w.wsID, true)
 	if err != nil {
 		return
 	}

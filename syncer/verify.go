@@ -74,7 +74,7 @@ func (m *Manager) Verify(ctx context.Context, ws string, progress func(done, tot
 		out.RemoteWorkspace = link.RemoteWorkspaceID
 	}
 	v := &verifier{m: m, ws: w.ID, c: c, rws: link.RemoteWorkspaceID, out: out}
-	pending, err := m.store.OutboxLen(w.ID)
+	pending, err := m.sync.OutboxLen(w.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (m *Manager) Verify(ctx context.Context, ws string, progress func(done, tot
 		}
 		return nil, err
 	}
-	after, err := m.store.OutboxLen(w.ID)
+	after, err := m.sync.OutboxLen(w.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (v *verifier) readMaps() error {
 			return nil, nil
 		}
 		var out map[string]string
-		out, err = v.m.store.SyncMapped(v.ws, k)
+		out, err = v.m.sync.SyncMapped(v.ws, k)
 		in := make(map[string]string, len(out))
 		for l, r := range out {
 			in[r] = l
@@ -172,7 +172,7 @@ func (v *verifier) readMaps() error {
 	if err != nil {
 		return err
 	}
-	cs, err := v.m.store.SyncConflicts(v.ws, true)
+	cs, err := v.m.sync.SyncConflicts(v.ws, true)
 	if err != nil {
 		return err
 	}
@@ -414,7 +414,7 @@ const noPart = "-"
 
 // attIn maps the remote's attachment ids in text to padd's.
 func (v *verifier) attIn(id string) (string, bool) {
-	local, ok, err := v.m.store.SyncLocalID(v.ws, storage.SyncAttachment, id)
+	local, ok, err := v.m.sync.SyncLocalID(v.ws, storage.SyncAttachment, id)
 	return local, ok && err == nil
 }
 
@@ -424,7 +424,7 @@ func (v *verifier) lookIn(s string) (string, bool) {
 	if id, ok := v.itemsIn[s]; ok {
 		return id, true
 	}
-	id, ok, err := v.m.store.SyncItemByRemoteRef(v.ws, s)
+	id, ok, err := v.m.sync.SyncItemByRemoteRef(v.ws, s)
 	return id, ok && err == nil
 }
 
@@ -512,7 +512,7 @@ func (v *verifier) compareItem(lv *storage.ItemView, ri *api.Item) {
 	case rem.parentRemote != "":
 		rparent, ok = v.itemsIn[rem.parentRemote]
 	case rem.parentRef != "":
-		rparent, ok, _ = v.m.store.SyncItemByRemoteRef(v.ws, rem.parentRef)
+		rparent, ok, _ = v.m.sync.SyncItemByRemoteRef(v.ws, rem.parentRef)
 	}
 	if rem.hasParent() && !ok {
 		rparent = "remote:" + rem.parentKey()

@@ -16,6 +16,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/syncstate"
 )
 
 // verified runs a verify of "team" and fails the test on an error.
@@ -197,7 +198,7 @@ func TestVerify(t *testing.T) {
 	if v := l.equalNow(t); v.Checked.Attachments != 3 {
 		t.Errorf("after an upload here the verify compared %+v, want 3 attachments", v.Checked)
 	}
-	rid, ok, err := l.Store.SyncRemoteID("team", storage.SyncAttachment, att.ID)
+	rid, ok, err := syncstate.Of(l.Store).SyncRemoteID("team", storage.SyncAttachment, att.ID)
 	if err != nil || !ok || rid == att.ID {
 		t.Fatalf("the upload's remote id is %q (%v, %v): the test needs one that differs", rid, ok, err)
 	}

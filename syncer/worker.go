@@ -229,7 +229,7 @@ func (w *worker) run() {
 	}()
 	for {
 		w.cycling.Lock()
-		link, err := w.m.store.SyncLink(w.wsID)
+		link, err := w.m.sync.SyncLink(w.wsID)
 		if err != nil || link == nil {
 			w.cycling.Unlock()
 			if err != nil {
@@ -376,7 +376,7 @@ func (w *worker) setOnline() {
 // setState stores a state only the user leaves (token refused, remote
 // gone).
 func (w *worker) setState(s storage.LinkState, why string) {
-	if err := w.m.store.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error { l.State = s; return nil }); err != nil {
+	if err := w.m.sync.UpdateSyncLink(w.wsID, func(l *storage.RemoteLink) error { l.State = s; return nil }); err != nil {
 		w.m.log.Error("sync: the link's state could not be stored", "workspace", w.slug, "err", err)
 	}
 	w.mu.Lock()
@@ -528,7 +528,7 @@ func (w *worker) knownAttachment(remoteID string) bool {
 	if remoteID == "" {
 		return false
 	}
-	local, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncAttachment, remoteID)
+	local, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncAttachment, remoteID)
 	if err != nil || !ok {
 		return false
 	}
@@ -541,11 +541,11 @@ func (w *worker) known(remoteItem string, seq int64) bool {
 	if remoteItem == "" || seq <= 0 {
 		return false
 	}
-	local, ok, err := w.m.store.SyncLocalID(w.wsID, storage.SyncItem, remoteItem)
+	local, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, remoteItem)
 	if err != nil || !ok {
 		return false
 	}
-	b, err := w.m.store.SyncBase(w.wsID, local)
+	b, err := w.m.sync.SyncBase(w.wsID, local)
 	return err == nil && b != nil && seq <= b.RemoteSeq
 }
 

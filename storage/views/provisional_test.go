@@ -6,6 +6,7 @@ import (
 
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/syncstate"
 )
 
 // An unlinked workspace numbers items as it always did; a linked one
@@ -113,7 +114,7 @@ func TestProvisionalRefsAndAdoption(t *testing.T) {
 	}), model.CodeValidation)
 
 	// Unlinked again, the workspace numbers on past every number it took.
-	if err := s.UnlinkSync(ws.Slug); err != nil {
+	if err := syncstate.Of(s).UnlinkSync(ws.Slug); err != nil {
 		t.Fatal(err)
 	}
 	if after := mustCreate(t, s, ws.Slug, "tasks", "after unlinking", nil); after.Ref != "TASK-9" {
@@ -128,7 +129,7 @@ func TestProvisionalRefsAndAdoption(t *testing.T) {
 
 func mustOutbox(t testing.TB, s *storage.Store, ws string) []model.Change {
 	t.Helper()
-	out, err := s.Outbox(ws, 0, 1000)
+	out, err := syncstate.Of(s).Outbox(ws, 0, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/syncstate"
 )
 
 // testLink is a link to a remote the tests never reach.
@@ -15,7 +16,7 @@ var syncActor = model.Actor{Kind: model.ActorUser, Name: "Remote User", Source: 
 
 func mustSyncLink(t testing.TB, s *storage.Store, ws string) {
 	t.Helper()
-	if err := s.LinkSync(ws, testLink); err != nil {
+	if err := syncstate.Of(s).LinkSync(ws, testLink); err != nil {
 		t.Fatalf("link %s: %v", ws, err)
 	}
 }

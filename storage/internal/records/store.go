@@ -1,10 +1,13 @@
 // Package records is what storage's jobs share: the engine's
 // transactions under storage's names, the workspace's buckets and keys,
 // the record codecs, the list index and its streams, the project views'
-// records kept on write, and the readers of single records (an item, a
-// collection, a role, a lease) every job builds on. It is internal to
-// storage: storage (the store's life and the entity writes) and its
-// sibling packages (views, the read models) use it; nothing else can.
+// records kept on write, the readers of single records (an item, a
+// collection, a role, a lease) every job builds on, and the sync state's
+// records (link, id map, bases, cursors, in-flight record, conflicts),
+// which storage's SyncTx writes with the entities and syncstate keeps.
+// It is internal to storage: storage (the store's life and the entity
+// writes) and its sibling packages (views, the read models; syncstate,
+// the sync bookkeeping) use it; nothing else can.
 package records
 
 import (

@@ -7,57 +7,10 @@ import (
 	"github.com/padd/padd/storage/internal/records"
 )
 
-// SyncConflicts lists a workspace's conflicts and set-aside entries,
-// oldest first: the open ones only, or all.
-func (s *Store) SyncConflicts(ws string, openOnly bool) ([]SyncConflict, error) {
-	var out []SyncConflict
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		return r.WS.SyncConfl().ForEach(func(k, raw []byte) error {
-			var c SyncConflict
-			if err := records.Decode(raw, &c); err != nil {
-				return model.Errorf(model.CodeStoredStateUnreadable, "stored sync conflict %d is unreadable: %v", records.GetU64(k), err)
-			}
-			if !openOnly || c.State == ConflictOpen {
-				out = append(out, c)
-			}
-			return nil
-		})
-	})
-	return out, err
-}
-
-// SyncConflict reads one conflict or set-aside entry.
-func (s *Store) SyncConflict(ws string, id int64) (*SyncConflict, error) {
-	var out *SyncConflict
-	err := s.base.Read(ws, func(r *records.Rtx) (err error) {
-		out, err = records.GetConflict(r.WS, id)
-		return err
-	})
-	return out, err
-}
-
-// ResolveSyncConflict marks an entry settled. What the item becomes is
-// the engine's write (SyncApply or a door's update); this records the
-// outcome.
-func (s *Store) ResolveSyncConflict(ws string, id int64, how ConflictState) (*SyncConflict, error) {
-	var out *SyncConflict
-	err := s.syncUpdate(ws, func(b *records.Wsb) (err error) {
-		out, err = records.ResolveConflict(b, id, how, s.base.Clock())
-		return err
-	})
-	return out, err
-}
-
-// OpenSyncConflicts counts a workspace's open conflicts and set-aside
-// entries, for status.
-func (s *Store) OpenSyncConflicts(ws string) (int, error) {
-	var n int
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		n = int(records.GetU64(r.WS.Sync().Get(records.KOpenConflict)))
-		return nil
-	})
-	return n, err
-}
+// A sync resolution that keeps a value writes the item as the user's own
+// change (queued for push, stamped, in the change log) and settles the
+// conflict in that one transaction: storage's write transaction, so it
+// stays here while the rest of the sync bookkeeping is storage/syncstate's.
 
 // LocalWrite is the change to an item that a sync resolution makes to
 // keep a value (ResolveSyncConflictWith): the user's own write.

@@ -1,7 +1,8 @@
-package storage
+package syncstate
 
 import (
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/internal/records"
 )
 
@@ -9,13 +10,13 @@ import (
 type LinkedWorkspace struct {
 	WorkspaceID string
 	Slug        string
-	Link        RemoteLink
+	Link        storage.RemoteLink
 }
 
 // LinkSync links a workspace to a remote Pad. A workspace already linked
 // is refused (unlink it first): its id map and bases belong to the other
 // link. From the next write on, its local mutations are queued for push.
-func (s *Store) LinkSync(ws string, l RemoteLink) error {
+func (s *State) LinkSync(ws string, l storage.RemoteLink) error {
 	return s.base.Update(func(tx *records.Txn) error {
 		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
@@ -26,7 +27,7 @@ func (s *Store) LinkSync(ws string, l RemoteLink) error {
 			return model.Conflict("workspace %q is already linked to a remote; unlink it first", rec.Slug)
 		}
 		if l.State == "" {
-			l.State = LinkActive
+			l.State = storage.LinkActive
 		}
 		if l.LinkedAt.IsZero() {
 			l.LinkedAt = s.base.Clock().UTC()
@@ -36,8 +37,8 @@ func (s *Store) LinkSync(ws string, l RemoteLink) error {
 }
 
 // SyncLink reads a workspace's link; nil when it is not linked.
-func (s *Store) SyncLink(ws string) (*RemoteLink, error) {
-	var out *RemoteLink
+func (s *State) SyncLink(ws string) (*storage.RemoteLink, error) {
+	var out *storage.RemoteLink
 	err := s.base.Read(ws, func(r *records.Rtx) (err error) {
 		out, err = records.GetRemoteLink(r.WS)
 		return err
@@ -47,7 +48,7 @@ func (s *Store) SyncLink(ws string) (*RemoteLink, error) {
 
 // UpdateSyncLink changes a linked workspace's link record in one
 // transaction: fn gets the stored record and changes it in place.
-func (s *Store) UpdateSyncLink(ws string, fn func(*RemoteLink) error) error {
+func (s *State) UpdateSyncLink(ws string, fn func(*storage.RemoteLink) error) error {
 	return s.base.Update(func(tx *records.Txn) error {
 		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
@@ -61,7 +62,7 @@ func (s *Store) UpdateSyncLink(ws string, fn func(*RemoteLink) error) error {
 // (items keep their refs, provisional ones included, and every ref they
 // had keeps resolving); the outbox and all sync state (id map, bases,
 // cursors, in-flight record, conflicts) are dropped.
-func (s *Store) UnlinkSync(ws string) error {
+func (s *State) UnlinkSync(ws string) error {
 	return s.base.Update(func(tx *records.Txn) error {
 		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
@@ -79,7 +80,7 @@ func (s *Store) UnlinkSync(ws string) error {
 
 // LinkedWorkspaces lists the live workspaces linked to a remote, with
 // their links: what the sync engine starts a worker for.
-func (s *Store) LinkedWorkspaces() ([]LinkedWorkspace, error) {
+func (s *State) LinkedWorkspaces() ([]LinkedWorkspace, error) {
 	var out []LinkedWorkspace
 	err := s.base.View(func(tx *records.Txn) error {
 		return tx.Bucket(records.BWorkspaces).ForEach(func(k, _ []byte) error {
@@ -103,28 +104,4 @@ func (s *Store) LinkedWorkspaces() ([]LinkedWorkspace, error) {
 		})
 	})
 	return out, err
-}
-
-// kSyncLinkedV5 is layout 5's link flag in a workspace's root bucket.
-var kSyncLinkedV5 = []byte("sync_linked")
-
-// migrateSyncState (layout 5 -> 6) adds the sync buckets to every
-// workspace. Layout 5's link flag named no remote, so nothing could ever
-// push the outbox it kept: the flag and that outbox go, and the
-// workspace is unlinked with its local data as it was.
-func migrateSyncState(tx *records.Txn) error {
-	if err := ensureWSSubBuckets(tx); err != nil {
-		return err
-	}
-	root := tx.Bucket(records.BWS)
-	return root.ForEachBucket(func(k []byte) error {
-		ws := root.Bucket(k)
-		if ws.Get(kSyncLinkedV5) == nil {
-			return nil
-		}
-		if err := records.ClearBucket(ws.Bucket(records.BOutbox)); err != nil {
-			return err
-		}
-		return ws.Delete(kSyncLinkedV5)
-	})
 }

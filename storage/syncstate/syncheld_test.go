@@ -1,10 +1,11 @@
-package storage
+package syncstate
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/internal/records"
 )
 
@@ -18,7 +19,7 @@ func TestSyncHeldParts(t *testing.T) {
 	ws := mustWorkspace(t, s, "Held").Slug
 	mustSyncLink(t, s, ws)
 	it := mustCreate(t, s, ws, "tasks", "stand-in…", nil).ID
-	apply := func(fn func(tx *SyncTx) error) {
+	apply := func(fn func(tx *storage.SyncTx) error) {
 		t.Helper()
 		if err := s.SyncApply(ws, syncActor, fn); err != nil {
 			t.Fatal(err)
@@ -26,7 +27,7 @@ func TestSyncHeldParts(t *testing.T) {
 	}
 	open := func() map[string][]string {
 		t.Helper()
-		cs, err := s.SyncConflicts(ws, true)
+		cs, err := Of(s).SyncConflicts(ws, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,16 +37,16 @@ func TestSyncHeldParts(t *testing.T) {
 		}
 		return out
 	}
-	apply(func(tx *SyncTx) error {
-		return tx.SetBase(SyncBase{ItemID: it, Title: "stand-in…", Fields: map[string]any{"status": "open"}, Held: []string{"title", "fields.note"}})
+	apply(func(tx *storage.SyncTx) error {
+		return tx.SetBase(storage.SyncBase{ItemID: it, Title: "stand-in…", Fields: map[string]any{"status": "open"}, Held: []string{"title", "fields.note"}})
 	})
-	b, err := s.SyncBase(ws, it)
+	b, err := Of(s).SyncBase(ws, it)
 	if err != nil || b == nil || !slices.Equal(b.Held, []string{"title", "fields.note"}) {
 		t.Fatalf("base = %+v, %v", b, err)
 	}
 	// Recorded once, however often the same value comes.
 	for range 2 {
-		apply(func(tx *SyncTx) error {
+		apply(func(tx *storage.SyncTx) error {
 			return records.FirstErr(tx.HeldSetAside(it, "title", []string{"title one"}), tx.HeldSetAside(it, "fields.note", []string{"note one"}))
 		})
 	}
@@ -54,21 +55,21 @@ func TestSyncHeldParts(t *testing.T) {
 	}
 	// Another value settles the first; a value within the limits settles
 	// what is open.
-	apply(func(tx *SyncTx) error {
+	apply(func(tx *storage.SyncTx) error {
 		return records.FirstErr(tx.HeldSetAside(it, "title", []string{"title two"}), tx.HeldSetAside(it, "fields.note", nil))
 	})
 	if got := open(); len(got) != 1 || !slices.Equal(got["title"], []string{"title two"}) {
 		t.Fatalf("open entries = %q", got)
 	}
 	// Settled keeping the remote's: the same value again is no news.
-	cs, err := s.SyncConflicts(ws, true)
+	cs, err := Of(s).SyncConflicts(ws, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ResolveSyncConflict(ws, cs[0].ID, ResolvedKeepRemote); err != nil {
+	if _, err := Of(s).ResolveSyncConflict(ws, cs[0].ID, storage.ResolvedKeepRemote); err != nil {
 		t.Fatal(err)
 	}
-	apply(func(tx *SyncTx) error { return tx.HeldSetAside(it, "title", []string{"title two"}) })
+	apply(func(tx *storage.SyncTx) error { return tx.HeldSetAside(it, "title", []string{"title two"}) })
 	if got := open(); len(got) != 0 {
 		t.Fatalf("open entries = %q, want none", got)
 	}
@@ -76,7 +77,7 @@ func TestSyncHeldParts(t *testing.T) {
 	// Released: the part moves from Held to Released, the item is
 	// marked; a part not held is no release.
 	var released, again bool
-	if _, err := s.ResolveSyncConflictWith(ws, cs[0].ID, ResolvedKeepRemote, model.UserActor(model.SourceAPI), func(l *LocalWrite) (err error) {
+	if _, err := s.ResolveSyncConflictWith(ws, cs[0].ID, storage.ResolvedKeepRemote, model.UserActor(model.SourceAPI), func(l *storage.LocalWrite) (err error) {
 		if released, err = l.ReleaseHeld(it, "title"); err != nil {
 			return err
 		}
@@ -85,11 +86,11 @@ func TestSyncHeldParts(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	b, err = s.SyncBase(ws, it)
+	b, err = Of(s).SyncBase(ws, it)
 	if err != nil || !released || again || slices.Contains(b.Held, "title") || !slices.Equal(b.Released, []string{"title"}) || b.Title != "stand-in…" {
 		t.Fatalf("released %v, again %v; base = %+v, %v", released, again, b, err)
 	}
-	if marked, err := s.SyncRelationWait(ws, it); err != nil || !marked {
+	if marked, err := Of(s).SyncRelationWait(ws, it); err != nil || !marked {
 		t.Fatalf("marked = %v, %v", marked, err)
 	}
 }

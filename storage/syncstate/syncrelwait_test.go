@@ -1,10 +1,11 @@
-package storage
+package syncstate
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/internal/records"
 )
 
@@ -19,11 +20,11 @@ func TestSyncRelationWaits(t *testing.T) {
 	for range 3 {
 		ids = append(ids, mustCreate(t, s, ws, "tasks", "waits", nil).ID)
 	}
-	apply := func(fn func(tx *SyncTx) error) error { return s.SyncApply(ws, syncActor, fn) }
+	apply := func(fn func(tx *storage.SyncTx) error) error { return s.SyncApply(ws, syncActor, fn) }
 	it := ids[0]
 	waiting := map[string]any{"see": "r-target", "also": []any{"r-one", "r-two"}}
-	if err := apply(func(tx *SyncTx) error {
-		if err := tx.SetBase(SyncBase{ItemID: it, Title: "waits", Fields: map[string]any{"see": ids[1]}, Waiting: waiting}); err != nil {
+	if err := apply(func(tx *storage.SyncTx) error {
+		if err := tx.SetBase(storage.SyncBase{ItemID: it, Title: "waits", Fields: map[string]any{"see": ids[1]}, Waiting: waiting}); err != nil {
 			return err
 		}
 		for _, id := range ids {
@@ -35,11 +36,11 @@ func TestSyncRelationWaits(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.SyncBase(ws, it)
+	b, err := Of(s).SyncBase(ws, it)
 	if err != nil || b == nil || !model.EqualJSON(b.Waiting, waiting) || b.Fields["see"] != ids[1] {
 		t.Fatalf("base = %+v, %v", b, err)
 	}
-	got, err := s.SyncRelationWaits(ws)
+	got, err := Of(s).SyncRelationWaits(ws)
 	slices.Sort(got)
 	want := slices.Sorted(slices.Values(ids))
 	if err != nil || !slices.Equal(got, want) {
@@ -47,8 +48,8 @@ func TestSyncRelationWaits(t *testing.T) {
 	}
 	// A base written again without them holds none; unmarking is one
 	// write, and so is unmarking what is not marked.
-	if err := apply(func(tx *SyncTx) error {
-		if err := tx.SetBase(SyncBase{ItemID: it, Title: "waits"}); err != nil {
+	if err := apply(func(tx *storage.SyncTx) error {
+		if err := tx.SetBase(storage.SyncBase{ItemID: it, Title: "waits"}); err != nil {
 			return err
 		}
 		for _, id := range ids[1:] {
@@ -60,17 +61,17 @@ func TestSyncRelationWaits(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := s.SyncBase(ws, it); b.Waiting != nil {
+	if b, _ := Of(s).SyncBase(ws, it); b.Waiting != nil {
 		t.Errorf("waiting after a base without = %v", b.Waiting)
 	}
-	if got, _ := s.SyncRelationWaits(ws); !slices.Equal(got, []string{it}) {
+	if got, _ := Of(s).SyncRelationWaits(ws); !slices.Equal(got, []string{it}) {
 		t.Errorf("waits = %v, want %v", got, []string{it})
 	}
-	if on, _ := s.SyncRelationWait(ws, it); !on {
+	if on, _ := Of(s).SyncRelationWait(ws, it); !on {
 		t.Error("the item left marked does not say so")
 	}
-	wantCode(t, apply(func(tx *SyncTx) error { return tx.SetRelationWait(records.NewID(), true) }), model.CodeNotFound)
-	wantCode(t, apply(func(tx *SyncTx) error { return tx.SetRelationWait("TASK-1", true) }), model.CodeValidation)
+	wantCode(t, apply(func(tx *storage.SyncTx) error { return tx.SetRelationWait(records.NewID(), true) }), model.CodeNotFound)
+	wantCode(t, apply(func(tx *storage.SyncTx) error { return tx.SetRelationWait("TASK-1", true) }), model.CodeValidation)
 }
 
 // A sync write takes a relation value naming any item of the workspace
@@ -80,7 +81,7 @@ func TestSyncWriteTakesTheRemotesRelations(t *testing.T) {
 	s, _ := openTest(t)
 	ws := mustWorkspace(t, s, "Relations").Slug
 	mustSyncLink(t, s, ws)
-	if _, err := s.CreateCollection(ws, CollectionCreate{Name: "Specs", Prefix: "SPEC", FieldsDSL: "see:relation:specs; also:multi_relation:specs"}, user); err != nil {
+	if _, err := s.CreateCollection(ws, storage.CollectionCreate{Name: "Specs", Prefix: "SPEC", FieldsDSL: "see:relation:specs; also:multi_relation:specs"}, user); err != nil {
 		t.Fatal(err)
 	}
 	spec := mustCreate(t, s, ws, "specs", "spec", nil)
@@ -90,14 +91,14 @@ func TestSyncWriteTakesTheRemotesRelations(t *testing.T) {
 		t.Fatal(err)
 	}
 	fields := map[string]any{"see": task.ID, "also": []any{gone.ID, spec.ID}}
-	_, err := s.UpdateItem(ws, spec.Ref, ItemUpdate{FieldsPatch: fields}, user)
+	_, err := s.UpdateItem(ws, spec.Ref, storage.ItemUpdate{FieldsPatch: fields}, user)
 	wantCode(t, err, model.CodeValidation)
-	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error {
-		_, err := tx.UpdateItem(spec.ID, ItemUpdate{FieldsPatch: fields})
+	if err := s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) error {
+		_, err := tx.UpdateItem(spec.ID, storage.ItemUpdate{FieldsPatch: fields})
 		if err != nil {
 			return err
 		}
-		_, err = tx.CreateItem(ItemCreate{Collection: "specs", Title: "pulled", Fields: fields}, 90)
+		_, err = tx.CreateItem(storage.ItemCreate{Collection: "specs", Title: "pulled", Fields: fields}, 90)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -109,8 +110,8 @@ func TestSyncWriteTakesTheRemotesRelations(t *testing.T) {
 		}
 	}
 	// An id of no item is refused there too.
-	err = s.SyncApply(ws, syncActor, func(tx *SyncTx) error {
-		_, err := tx.UpdateItem(spec.ID, ItemUpdate{FieldsPatch: map[string]any{"see": records.NewID()}})
+	err = s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) error {
+		_, err := tx.UpdateItem(spec.ID, storage.ItemUpdate{FieldsPatch: map[string]any{"see": records.NewID()}})
 		return err
 	})
 	wantCode(t, err, model.CodeValidation)

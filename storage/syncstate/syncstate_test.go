@@ -1,4 +1,4 @@
-package storage
+package syncstate
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/internal/records"
 )
 
@@ -16,24 +17,24 @@ func TestSyncIDMap(t *testing.T) {
 	mustSyncLink(t, s, ws)
 	a := mustCreate(t, s, ws, "tasks", "a", nil)
 	b := mustCreate(t, s, ws, "tasks", "b", nil)
-	apply := func(fn func(tx *SyncTx) error) error { return s.SyncApply(ws, syncActor, fn) }
+	apply := func(fn func(tx *storage.SyncTx) error) error { return s.SyncApply(ws, syncActor, fn) }
 	for _, tc := range []struct {
 		name          string
-		kind          SyncKind
+		kind          storage.SyncKind
 		local, remote string
 		code          string // "" when accepted
 	}{
-		{"item", SyncItem, a.ID, "r-item-a", ""},
-		{"comment", SyncComment, b.ID, "r-comment", ""},
-		{"collection", SyncCollection, a.CollectionID, "r-coll", ""},
-		{"link", SyncLink, b.ID, "r-link", ""},
-		{"unknown kind", SyncKind('x'), a.ID, "r", model.CodeValidation},
-		{"local id not an id", SyncItem, "TASK-1", "r", model.CodeValidation},
-		{"empty remote id", SyncItem, a.ID, "", model.CodeValidation},
-		{"remote id too long", SyncItem, a.ID, strings.Repeat("r", 257), model.CodeValidation},
+		{"item", storage.SyncItem, a.ID, "r-item-a", ""},
+		{"comment", storage.SyncComment, b.ID, "r-comment", ""},
+		{"collection", storage.SyncCollection, a.CollectionID, "r-coll", ""},
+		{"link", storage.SyncLink, b.ID, "r-link", ""},
+		{"unknown kind", storage.SyncKind('x'), a.ID, "r", model.CodeValidation},
+		{"local id not an id", storage.SyncItem, "TASK-1", "r", model.CodeValidation},
+		{"empty remote id", storage.SyncItem, a.ID, "", model.CodeValidation},
+		{"remote id too long", storage.SyncItem, a.ID, strings.Repeat("r", 257), model.CodeValidation},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := apply(func(tx *SyncTx) error { return tx.MapID(tc.kind, tc.local, tc.remote) })
+			err := apply(func(tx *storage.SyncTx) error { return tx.MapID(tc.kind, tc.local, tc.remote) })
 			if tc.code != "" {
 				wantCode(t, err, tc.code)
 				return
@@ -41,64 +42,64 @@ func TestSyncIDMap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r, ok, err := s.SyncRemoteID(ws, tc.kind, tc.local); err != nil || !ok || r != tc.remote {
+			if r, ok, err := Of(s).SyncRemoteID(ws, tc.kind, tc.local); err != nil || !ok || r != tc.remote {
 				t.Fatalf("remote of %s = %q %v %v", tc.local, r, ok, err)
 			}
-			if l, ok, err := s.SyncLocalID(ws, tc.kind, tc.remote); err != nil || !ok || l != tc.local {
+			if l, ok, err := Of(s).SyncLocalID(ws, tc.kind, tc.remote); err != nil || !ok || l != tc.local {
 				t.Fatalf("local of %s = %q %v %v", tc.remote, l, ok, err)
 			}
 		})
 	}
 	// Kinds are apart: the item map does not answer for a comment id.
-	if _, ok, _ := s.SyncLocalID(ws, SyncItem, "r-comment"); ok {
+	if _, ok, _ := Of(s).SyncLocalID(ws, storage.SyncItem, "r-comment"); ok {
 		t.Fatal("a comment's remote id answered as an item's")
 	}
 	// Mapping again replaces both directions' old entries.
-	if err := apply(func(tx *SyncTx) error {
-		if err := tx.MapID(SyncItem, a.ID, "r-item-a2"); err != nil {
+	if err := apply(func(tx *storage.SyncTx) error {
+		if err := tx.MapID(storage.SyncItem, a.ID, "r-item-a2"); err != nil {
 			return err
 		}
-		if r, _ := tx.RemoteID(SyncItem, a.ID); r != "r-item-a2" {
+		if r, _ := tx.RemoteID(storage.SyncItem, a.ID); r != "r-item-a2" {
 			t.Errorf("in the write, remote of a = %q", r)
 		}
-		return tx.MapID(SyncItem, b.ID, "r-item-a2") // now b's
+		return tx.MapID(storage.SyncItem, b.ID, "r-item-a2") // now b's
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := s.SyncLocalID(ws, SyncItem, "r-item-a"); ok {
+	if _, ok, _ := Of(s).SyncLocalID(ws, storage.SyncItem, "r-item-a"); ok {
 		t.Fatal("the old remote id still maps")
 	}
-	if _, ok, _ := s.SyncRemoteID(ws, SyncItem, a.ID); ok {
+	if _, ok, _ := Of(s).SyncRemoteID(ws, storage.SyncItem, a.ID); ok {
 		t.Fatal("a still maps to the remote id b took")
 	}
-	if l, _, _ := s.SyncLocalID(ws, SyncItem, "r-item-a2"); l != b.ID {
+	if l, _, _ := Of(s).SyncLocalID(ws, storage.SyncItem, "r-item-a2"); l != b.ID {
 		t.Fatalf("r-item-a2 maps to %s, want b", l)
 	}
-	if err := apply(func(tx *SyncTx) error {
-		return records.FirstErr(tx.UnmapID(SyncItem, b.ID), tx.MapRemoteRef("task-41", a.ID))
+	if err := apply(func(tx *storage.SyncTx) error {
+		return records.FirstErr(tx.UnmapID(storage.SyncItem, b.ID), tx.MapRemoteRef("task-41", a.ID))
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := s.SyncLocalID(ws, SyncItem, "r-item-a2"); ok {
+	if _, ok, _ := Of(s).SyncLocalID(ws, storage.SyncItem, "r-item-a2"); ok {
 		t.Fatal("unmapped entry still answers")
 	}
-	if err := apply(func(tx *SyncTx) error { return tx.MapID(SyncItem, b.ID, "r-item-b") }); err != nil {
+	if err := apply(func(tx *storage.SyncTx) error { return tx.MapID(storage.SyncItem, b.ID, "r-item-b") }); err != nil {
 		t.Fatal(err)
 	}
-	if m, err := s.SyncMapped(ws, SyncItem); err != nil || len(m) != 1 || m[b.ID] != "r-item-b" {
+	if m, err := Of(s).SyncMapped(ws, storage.SyncItem); err != nil || len(m) != 1 || m[b.ID] != "r-item-b" {
 		t.Fatalf("mapped items = %v, %v; want only b", m, err)
 	}
-	if id, ok, err := s.SyncItemByRemoteRef(ws, "TASK-41"); err != nil || !ok || id != a.ID {
+	if id, ok, err := Of(s).SyncItemByRemoteRef(ws, "TASK-41"); err != nil || !ok || id != a.ID {
 		t.Fatalf("remote ref maps to %q %v %v", id, ok, err)
 	}
 	// A write the engine's callback refuses leaves no entry behind.
-	_ = apply(func(tx *SyncTx) error {
-		if err := tx.MapID(SyncItem, a.ID, "r-rolled-back"); err != nil {
+	_ = apply(func(tx *storage.SyncTx) error {
+		if err := tx.MapID(storage.SyncItem, a.ID, "r-rolled-back"); err != nil {
 			return err
 		}
 		return model.Invalid("the pulled item failed validation")
 	})
-	if _, ok, _ := s.SyncLocalID(ws, SyncItem, "r-rolled-back"); ok {
+	if _, ok, _ := Of(s).SyncLocalID(ws, storage.SyncItem, "r-rolled-back"); ok {
 		t.Fatal("a refused write's map entry was kept")
 	}
 }
@@ -109,10 +110,10 @@ func TestSyncApplyIsOneWrite(t *testing.T) {
 	s, _ := openTest(t)
 	ws := mustWorkspace(t, s, "Apply").Slug
 	mustSyncLink(t, s, ws)
-	var made *ItemResult
+	var made *storage.ItemResult
 	fail := model.Invalid("refused after the create")
-	err := s.SyncApply(ws, syncActor, func(tx *SyncTx) (err error) {
-		if made, err = tx.CreateItem(ItemCreate{Collection: "tasks", Title: "pulled"}, 3); err != nil {
+	err := s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) (err error) {
+		if made, err = tx.CreateItem(storage.ItemCreate{Collection: "tasks", Title: "pulled"}, 3); err != nil {
 			return err
 		}
 		return fail
@@ -123,19 +124,19 @@ func TestSyncApplyIsOneWrite(t *testing.T) {
 	if _, err := s.GetItem(ws, made.Item.ID); !model.IsNotFound(err) {
 		t.Fatalf("the refused write's item is there: %v", err)
 	}
-	err = s.SyncApply(ws, syncActor, func(tx *SyncTx) (err error) {
-		if made, err = tx.CreateItem(ItemCreate{Collection: "tasks", Title: "pulled", Content: "body\n"}, 3); err != nil {
+	err = s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) (err error) {
+		if made, err = tx.CreateItem(storage.ItemCreate{Collection: "tasks", Title: "pulled", Content: "body\n"}, 3); err != nil {
 			return err
 		}
-		if _, err := tx.AddComment(made.Item.ID, CommentCreate{Body: "from the team"}); err != nil {
+		if _, err := tx.AddComment(made.Item.ID, storage.CommentCreate{Body: "from the team"}); err != nil {
 			return err
 		}
 		if v, err := tx.Item("TASK-3"); err != nil || v.ID != made.Item.ID || v.Content != "body\n" {
 			t.Errorf("the write's own item = %+v %v", v, err)
 		}
-		return records.FirstErr(tx.MapID(SyncItem, made.Item.ID, "r-3"), tx.MapRemoteRef("TASK-3", made.Item.ID),
-			tx.SetBase(SyncBase{ItemID: made.Item.ID, Title: "pulled", Content: "body\n", CollectionID: made.Item.CollectionID, RemoteSeq: 11}),
-			tx.SetCursors(SyncCursors{ItemsChangesSeq: 11}))
+		return records.FirstErr(tx.MapID(storage.SyncItem, made.Item.ID, "r-3"), tx.MapRemoteRef("TASK-3", made.Item.ID),
+			tx.SetBase(storage.SyncBase{ItemID: made.Item.ID, Title: "pulled", Content: "body\n", CollectionID: made.Item.CollectionID, RemoteSeq: 11}),
+			tx.SetCursors(storage.SyncCursors{ItemsChangesSeq: 11}))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -143,14 +144,14 @@ func TestSyncApplyIsOneWrite(t *testing.T) {
 	if v, _ := s.GetItem(ws, "TASK-3"); v == nil || v.CreatedBy.Source != model.SourceSync {
 		t.Fatalf("pulled item = %+v", v)
 	}
-	if c, _ := s.SyncCursors(ws); c.ItemsChangesSeq != 11 {
+	if c, _ := Of(s).SyncCursors(ws); c.ItemsChangesSeq != 11 {
 		t.Fatalf("cursor = %+v", c)
 	}
 	if got := mustOutbox(t, s, ws); len(got) != 0 {
 		t.Fatalf("the engine's writes were queued for push: %+v", got)
 	}
 	// The doors' writes on the same item are queued, as always.
-	if _, err := s.UpdateItem(ws, "TASK-3", ItemUpdate{Title: ptrTo("edited here")}, user); err != nil {
+	if _, err := s.UpdateItem(ws, "TASK-3", storage.ItemUpdate{Title: ptrTo("edited here")}, user); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustOutbox(t, s, ws); len(got) != 1 || got[0].Op != model.OpUpdated {
@@ -164,14 +165,14 @@ func TestSyncBase(t *testing.T) {
 	mustSyncLink(t, s, ws)
 	it := mustCreate(t, s, ws, "tasks", "based", nil)
 	big := strings.Repeat("a line of the agreed text\n", 4000)
-	if _, err := s.UpdateItem(ws, it.Ref, ItemUpdate{Content: &big}, user); err != nil {
+	if _, err := s.UpdateItem(ws, it.Ref, storage.ItemUpdate{Content: &big}, user); err != nil {
 		t.Fatal(err)
 	}
 	fields := map[string]any{"status": "open", "estimate": json.Number("3.50")}
-	base := SyncBase{ItemID: it.ID, Title: "based", Content: big, Fields: fields, Tags: []string{"x", "y"},
+	base := storage.SyncBase{ItemID: it.ID, Title: "based", Content: big, Fields: fields, Tags: []string{"x", "y"},
 		ParentID: "", CollectionID: it.CollectionID, Archived: false, Pinned: true, RemoteSeq: 42, RemoteUpdatedAt: "2026-08-01T10:00:00Z"}
-	setBase := func(b SyncBase) error {
-		return s.SyncApply(ws, syncActor, func(tx *SyncTx) error { return tx.SetBase(b) })
+	setBase := func(b storage.SyncBase) error {
+		return s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) error { return tx.SetBase(b) })
 	}
 	if err := setBase(base); err != nil {
 		t.Fatal(err)
@@ -184,10 +185,10 @@ func TestSyncBase(t *testing.T) {
 	}
 	// A later local edit does not change the base.
 	edited := big + "a local line\n"
-	if _, err := s.UpdateItem(ws, it.Ref, ItemUpdate{Content: &edited}, user); err != nil {
+	if _, err := s.UpdateItem(ws, it.Ref, storage.ItemUpdate{Content: &edited}, user); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.SyncBase(ws, it.ID)
+	got, err := Of(s).SyncBase(ws, it.ID)
 	if err != nil || got == nil {
 		t.Fatal(err)
 	}
@@ -204,28 +205,28 @@ func TestSyncBase(t *testing.T) {
 	if raw := mustBaseRecord(t, s, ws, it.ID); raw.Content == nil {
 		t.Fatal("a text of no version is not kept")
 	}
-	if got, _ := s.SyncBase(ws, it.ID); got.Content != "the remote's text\n" || got.RemoteSeq != 43 {
+	if got, _ := Of(s).SyncBase(ws, it.ID); got.Content != "the remote's text\n" || got.RemoteSeq != 43 {
 		t.Fatalf("inline base = %+v", got)
 	}
 	for _, tc := range []struct {
 		name string
-		base SyncBase
+		base storage.SyncBase
 		code string
 	}{
-		{"no item id", SyncBase{ItemID: "TASK-1"}, model.CodeValidation},
-		{"no such item", SyncBase{ItemID: records.NewID()}, model.CodeNotFound},
+		{"no item id", storage.SyncBase{ItemID: "TASK-1"}, model.CodeValidation},
+		{"no such item", storage.SyncBase{ItemID: records.NewID()}, model.CodeNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) { wantCode(t, setBase(tc.base), tc.code) })
 	}
-	if b, err := s.SyncBase(ws, records.NewID()); b != nil || err != nil {
+	if b, err := Of(s).SyncBase(ws, records.NewID()); b != nil || err != nil {
 		t.Fatalf("base of an item never synced = %+v %v", b, err)
 	}
 }
 
-func mustRaw(t *testing.T, s *Store, ws, itemID string) []byte {
+func mustRaw(t *testing.T, s *storage.Store, ws, itemID string) []byte {
 	t.Helper()
 	var out []byte
-	if err := s.base.Read(ws, func(r *records.Rtx) error {
+	if err := s.Base().Read(ws, func(r *records.Rtx) error {
 		out = append(out, r.WS.SyncBase().Get(records.MustID(itemID))...)
 		return nil
 	}); err != nil {
@@ -241,7 +242,7 @@ type storedBase struct {
 	Content    *string `json:"content,omitempty"`
 }
 
-func mustBaseRecord(t *testing.T, s *Store, ws, itemID string) storedBase {
+func mustBaseRecord(t *testing.T, s *storage.Store, ws, itemID string) storedBase {
 	t.Helper()
 	var rec storedBase
 	if err := records.Decode(mustRaw(t, s, ws, itemID), &rec); err != nil {
@@ -254,33 +255,33 @@ func TestSyncCursorsAndInFlight(t *testing.T) {
 	s, clk := openTest(t)
 	ws := mustWorkspace(t, s, "Cursors").Slug
 	mustSyncLink(t, s, ws)
-	if c, err := s.SyncCursors(ws); err != nil || c != (SyncCursors{}) {
+	if c, err := Of(s).SyncCursors(ws); err != nil || c != (storage.SyncCursors{}) {
 		t.Fatalf("cursors before any pull = %+v %v", c, err)
 	}
-	if f, err := s.SyncInFlight(ws); err != nil || f != nil {
+	if f, err := Of(s).SyncInFlight(ws); err != nil || f != nil {
 		t.Fatalf("in flight before any push = %+v %v", f, err)
 	}
-	want := SyncCursors{ItemsChangesSeq: 99, ChangesSince: "2026-08-01T10:00:00Z", ChangesCursor: "c2",
+	want := storage.SyncCursors{ItemsChangesSeq: 99, ChangesSince: "2026-08-01T10:00:00Z", ChangesCursor: "c2",
 		EventID: "ev-7", ActivityID: "act-5", ActivityAt: clk.now().UTC()}
-	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error { return tx.SetCursors(want) }); err != nil {
+	if err := s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) error { return tx.SetCursors(want) }); err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := s.SyncCursors(ws); !c.ActivityAt.Equal(want.ActivityAt) || c.ItemsChangesSeq != 99 || c.ChangesSince != want.ChangesSince ||
+	if c, _ := Of(s).SyncCursors(ws); !c.ActivityAt.Equal(want.ActivityAt) || c.ItemsChangesSeq != 99 || c.ChangesSince != want.ChangesSince ||
 		c.ChangesCursor != "c2" || c.EventID != "ev-7" || c.ActivityID != "act-5" {
 		t.Fatalf("cursors = %+v", c)
 	}
-	f := SyncInFlight{OutboxSeq: 5, OpKey: "padd-ws-5", LocalID: "x", SentAt: clk.now().UTC(), CursorBefore: 99}
-	wantCode(t, s.SetSyncInFlight(ws, SyncInFlight{OpKey: "no entity"}), model.CodeValidation)
-	if err := s.SetSyncInFlight(ws, f); err != nil {
+	f := storage.SyncInFlight{OutboxSeq: 5, OpKey: "padd-ws-5", LocalID: "x", SentAt: clk.now().UTC(), CursorBefore: 99}
+	wantCode(t, Of(s).SetSyncInFlight(ws, storage.SyncInFlight{OpKey: "no entity"}), model.CodeValidation)
+	if err := Of(s).SetSyncInFlight(ws, f); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.SyncInFlight(ws); got == nil || got.OutboxSeq != 5 || got.OpKey != f.OpKey || !got.SentAt.Equal(f.SentAt) || got.CursorBefore != 99 {
+	if got, _ := Of(s).SyncInFlight(ws); got == nil || got.OutboxSeq != 5 || got.OpKey != f.OpKey || !got.SentAt.Equal(f.SentAt) || got.CursorBefore != 99 {
 		t.Fatalf("in flight = %+v", got)
 	}
-	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error { return tx.ClearInFlight() }); err != nil {
+	if err := s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) error { return tx.ClearInFlight() }); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.SyncInFlight(ws); got != nil {
+	if got, _ := Of(s).SyncInFlight(ws); got != nil {
 		t.Fatalf("in flight after clearing = %+v", got)
 	}
 }
@@ -290,28 +291,28 @@ func TestSyncConflicts(t *testing.T) {
 	ws := mustWorkspace(t, s, "Conflicts").Slug
 	mustSyncLink(t, s, ws)
 	it := mustCreate(t, s, ws, "tasks", "contested", nil)
-	add := func(c SyncConflict) (id int64, err error) {
-		err = s.SyncApply(ws, syncActor, func(tx *SyncTx) (err error) {
+	add := func(c storage.SyncConflict) (id int64, err error) {
+		err = s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) (err error) {
 			id, err = tx.AddConflict(c)
 			return err
 		})
 		return id, err
 	}
-	huge, _ := json.Marshal(strings.Repeat("r", MaxConflictValue+10))
+	huge, _ := json.Marshal(strings.Repeat("r", storage.MaxConflictValue+10))
 	for _, tc := range []struct {
 		name string
-		c    SyncConflict
+		c    storage.SyncConflict
 		code string
 	}{
-		{"title", SyncConflict{Kind: EntryConflict, ItemID: it.ID, Part: "title", Base: json.RawMessage(`"a"`),
+		{"title", storage.SyncConflict{Kind: storage.EntryConflict, ItemID: it.ID, Part: "title", Base: json.RawMessage(`"a"`),
 			Local: json.RawMessage(`"b"`), Remote: json.RawMessage(`"c"`), LocalVersionSeq: 1}, ""},
-		{"huge remote", SyncConflict{Kind: EntryConflict, ItemID: it.ID, Part: "content", Remote: huge}, ""},
-		{"set aside", SyncConflict{Kind: EntrySetAside, OutboxSeq: 4, Reason: "remote refused: validation_error"}, ""},
-		{"conflict without part", SyncConflict{Kind: EntryConflict, ItemID: it.ID}, model.CodeValidation},
-		{"conflict without item", SyncConflict{Kind: EntryConflict, Part: "title"}, model.CodeValidation},
-		{"set aside without reason", SyncConflict{Kind: EntrySetAside, OutboxSeq: 4}, model.CodeValidation},
-		{"unknown kind", SyncConflict{Kind: "clash", Reason: "x"}, model.CodeValidation},
-		{"value not JSON", SyncConflict{Kind: EntryConflict, ItemID: it.ID, Part: "title", Local: json.RawMessage(`{`)}, model.CodeValidation},
+		{"huge remote", storage.SyncConflict{Kind: storage.EntryConflict, ItemID: it.ID, Part: "content", Remote: huge}, ""},
+		{"set aside", storage.SyncConflict{Kind: storage.EntrySetAside, OutboxSeq: 4, Reason: "remote refused: validation_error"}, ""},
+		{"conflict without part", storage.SyncConflict{Kind: storage.EntryConflict, ItemID: it.ID}, model.CodeValidation},
+		{"conflict without item", storage.SyncConflict{Kind: storage.EntryConflict, Part: "title"}, model.CodeValidation},
+		{"set aside without reason", storage.SyncConflict{Kind: storage.EntrySetAside, OutboxSeq: 4}, model.CodeValidation},
+		{"unknown kind", storage.SyncConflict{Kind: "clash", Reason: "x"}, model.CodeValidation},
+		{"value not JSON", storage.SyncConflict{Kind: storage.EntryConflict, ItemID: it.ID, Part: "title", Local: json.RawMessage(`{`)}, model.CodeValidation},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := add(tc.c)
@@ -322,45 +323,45 @@ func TestSyncConflicts(t *testing.T) {
 			}
 		})
 	}
-	if n, _ := s.OpenSyncConflicts(ws); n != 3 {
+	if n, _ := openSyncConflicts(s, ws); n != 3 {
 		t.Fatalf("open conflicts = %d, want 3", n)
 	}
-	all, err := s.SyncConflicts(ws, true)
-	if err != nil || len(all) != 3 || all[0].ID != 1 || all[0].State != ConflictOpen || all[0].Part != "title" ||
+	all, err := Of(s).SyncConflicts(ws, true)
+	if err != nil || len(all) != 3 || all[0].ID != 1 || all[0].State != storage.ConflictOpen || all[0].Part != "title" ||
 		string(all[0].Local) != `"b"` || !all[0].At.Equal(clk.now().Truncate(time.Second)) {
 		t.Fatalf("conflicts = %+v %v", all, err)
 	}
-	if c := all[1]; len(c.Truncated) != 1 || c.Truncated[0] != "remote" || len(c.Remote) > MaxConflictValue+16 || !json.Valid(c.Remote) {
+	if c := all[1]; len(c.Truncated) != 1 || c.Truncated[0] != "remote" || len(c.Remote) > storage.MaxConflictValue+16 || !json.Valid(c.Remote) {
 		t.Fatalf("huge value kept as %d bytes, truncated %v", len(c.Remote), c.Truncated)
 	}
-	r, err := s.ResolveSyncConflict(ws, 1, ResolvedKeepLocal)
-	if err != nil || r.State != ResolvedKeepLocal || r.ResolvedAt.IsZero() {
+	r, err := Of(s).ResolveSyncConflict(ws, 1, storage.ResolvedKeepLocal)
+	if err != nil || r.State != storage.ResolvedKeepLocal || r.ResolvedAt.IsZero() {
 		t.Fatalf("resolve = %+v %v", r, err)
 	}
-	if _, err := s.ResolveSyncConflict(ws, 1, ResolvedKeepLocal); err != nil {
+	if _, err := Of(s).ResolveSyncConflict(ws, 1, storage.ResolvedKeepLocal); err != nil {
 		t.Fatalf("resolving again the same way: %v", err)
 	}
-	_, err = s.ResolveSyncConflict(ws, 1, ResolvedKeepRemote)
+	_, err = Of(s).ResolveSyncConflict(ws, 1, storage.ResolvedKeepRemote)
 	wantCode(t, err, model.CodeConflict)
-	_, err = s.ResolveSyncConflict(ws, 2, ConflictOpen)
+	_, err = Of(s).ResolveSyncConflict(ws, 2, storage.ConflictOpen)
 	wantCode(t, err, model.CodeValidation)
-	_, err = s.ResolveSyncConflict(ws, 99, ResolvedMerged)
+	_, err = Of(s).ResolveSyncConflict(ws, 99, storage.ResolvedMerged)
 	wantCode(t, err, model.CodeNotFound)
-	if n, _ := s.OpenSyncConflicts(ws); n != 2 {
+	if n, _ := openSyncConflicts(s, ws); n != 2 {
 		t.Fatalf("open conflicts after one resolved = %d, want 2", n)
 	}
-	if open, _ := s.SyncConflicts(ws, true); len(open) != 2 || open[0].ID != 2 {
+	if open, _ := Of(s).SyncConflicts(ws, true); len(open) != 2 || open[0].ID != 2 {
 		t.Fatalf("open list = %+v", open)
 	}
-	if every, _ := s.SyncConflicts(ws, false); len(every) != 3 {
+	if every, _ := Of(s).SyncConflicts(ws, false); len(every) != 3 {
 		t.Fatalf("full list has %d", len(every))
 	}
-	if c, err := s.SyncConflict(ws, 3); err != nil || c.Kind != EntrySetAside || c.OutboxSeq != 4 {
+	if c, err := syncConflict(s, ws, 3); err != nil || c.Kind != storage.EntrySetAside || c.OutboxSeq != 4 {
 		t.Fatalf("set-aside entry = %+v %v", c, err)
 	}
 	// The same refusal again (the next cycle's) is the open entry, not a
 	// new one; another reason is another entry.
-	again := SyncConflict{Kind: EntrySetAside, OutboxSeq: 4, Reason: "remote refused: validation_error"}
+	again := storage.SyncConflict{Kind: storage.EntrySetAside, OutboxSeq: 4, Reason: "remote refused: validation_error"}
 	if id, err := add(again); err != nil || id != 3 {
 		t.Fatalf("the same refusal again = entry %d, %v; want entry 3", id, err)
 	}
@@ -368,7 +369,7 @@ func TestSyncConflicts(t *testing.T) {
 	if id, err := add(again); err != nil || id != 4 {
 		t.Fatalf("another refusal = entry %d, %v; want a new entry 4", id, err)
 	}
-	if n, _ := s.OpenSyncConflicts(ws); n != 3 {
+	if n, _ := openSyncConflicts(s, ws); n != 3 {
 		t.Fatalf("open conflicts = %d, want 3", n)
 	}
 }
@@ -382,34 +383,34 @@ func TestSyncApplyUsesTheDoorsWrites(t *testing.T) {
 	mustSyncLink(t, s, ws)
 	a := mustCreate(t, s, ws, "tasks", "a", nil)
 	b := mustCreate(t, s, ws, "tasks", "b", nil)
-	if err := s.AckOutbox(ws, 1<<40); err != nil {
+	if err := Of(s).AckOutbox(ws, 1<<40); err != nil {
 		t.Fatal(err)
 	}
-	apply := func(fn func(tx *SyncTx) error) {
+	apply := func(fn func(tx *storage.SyncTx) error) {
 		t.Helper()
 		if err := s.SyncApply(ws, syncActor, fn); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var coll *model.Collection
-	apply(func(tx *SyncTx) (err error) {
-		if coll, err = tx.CreateCollection(CollectionCreate{Name: "Runbooks", FieldsDSL: "status:select:open,done"}); err != nil {
+	apply(func(tx *storage.SyncTx) (err error) {
+		if coll, err = tx.CreateCollection(storage.CollectionCreate{Name: "Runbooks", FieldsDSL: "status:select:open,done"}); err != nil {
 			return err
 		}
-		return tx.MapID(SyncCollection, coll.ID, "r-coll")
+		return tx.MapID(storage.SyncCollection, coll.ID, "r-coll")
 	})
 	dsl := "status:select:open,blocked,done"
-	apply(func(tx *SyncTx) error {
-		_, _, err := tx.UpdateCollection("runbooks", CollectionUpdate{FieldsDSL: &dsl})
+	apply(func(tx *storage.SyncTx) error {
+		_, _, err := tx.UpdateCollection("runbooks", storage.CollectionUpdate{FieldsDSL: &dsl})
 		return err
 	})
-	if _, err := s.CreateItem(ws, ItemCreate{Collection: "runbooks", Title: "uses the new option", Fields: map[string]any{"status": "blocked"}}, user); err != nil {
+	if _, err := s.CreateItem(ws, storage.ItemCreate{Collection: "runbooks", Title: "uses the new option", Fields: map[string]any{"status": "blocked"}}, user); err != nil {
 		t.Fatalf("the remote's new status option: %v", err)
 	}
 	var cm *model.Comment
-	var link *LinkResult
-	apply(func(tx *SyncTx) (err error) {
-		if cm, err = tx.AddComment(a.Ref, CommentCreate{Body: "from the team"}); err != nil {
+	var link *storage.LinkResult
+	apply(func(tx *storage.SyncTx) (err error) {
+		if cm, err = tx.AddComment(a.Ref, storage.CommentCreate{Body: "from the team"}); err != nil {
 			return err
 		}
 		if _, err = tx.EditComment("", cm.ID, "edited by the team"); err != nil {
@@ -422,12 +423,12 @@ func TestSyncApplyUsesTheDoorsWrites(t *testing.T) {
 		t.Fatalf("comments = %+v", got)
 	}
 	// A pulled change that fails validation refuses the whole write.
-	err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error {
+	err := s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) error {
 		_, err := tx.AddLink(b.Ref, a.Ref, model.LinkBlocks) // a cycle
 		return err
 	})
 	wantCode(t, err, model.CodeValidation)
-	apply(func(tx *SyncTx) error {
+	apply(func(tx *storage.SyncTx) error {
 		if _, err := tx.DeleteComment(a.Ref, cm.ID); err != nil {
 			return err
 		}
@@ -456,23 +457,23 @@ func TestResolveSyncConflictWithIsOneWrite(t *testing.T) {
 	mustSyncLink(t, s, ws)
 	it := mustCreate(t, s, ws, "tasks", "theirs", nil)
 	var id int64
-	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) (err error) {
-		id, err = tx.AddConflict(SyncConflict{Kind: EntryConflict, ItemID: it.ID, Part: "title",
+	if err := s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) (err error) {
+		id, err = tx.AddConflict(storage.SyncConflict{Kind: storage.EntryConflict, ItemID: it.ID, Part: "title",
 			Local: json.RawMessage(`"mine"`), Remote: json.RawMessage(`"theirs"`)})
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
 	keep := func(title string) error {
-		_, err := s.ResolveSyncConflictWith(ws, id, ResolvedKeepLocal, user, func(l *LocalWrite) error {
-			return l.UpdateItem(it.ID, ItemUpdate{Title: &title})
+		_, err := s.ResolveSyncConflictWith(ws, id, storage.ResolvedKeepLocal, user, func(l *storage.LocalWrite) error {
+			return l.UpdateItem(it.ID, storage.ItemUpdate{Title: &title})
 		})
 		return err
 	}
 	if keep("") == nil {
 		t.Fatal("an empty title was taken")
 	}
-	if n, _ := s.OpenSyncConflicts(ws); n != 1 {
+	if n, _ := openSyncConflicts(s, ws); n != 1 {
 		t.Fatalf("open conflicts after a refused write = %d, want 1", n)
 	}
 	if v, _ := s.GetItem(ws, it.ID); v.Title != "theirs" {
@@ -481,7 +482,7 @@ func TestResolveSyncConflictWithIsOneWrite(t *testing.T) {
 	if err := keep("mine"); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := s.OpenSyncConflicts(ws); n != 0 {
+	if n, _ := openSyncConflicts(s, ws); n != 0 {
 		t.Fatalf("open conflicts = %d, want 0", n)
 	}
 	if v, _ := s.GetItem(ws, it.ID); v.Title != "mine" {

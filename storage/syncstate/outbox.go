@@ -1,4 +1,4 @@
-package storage
+package syncstate
 
 import (
 	"github.com/padd/padd/model"
@@ -6,14 +6,14 @@ import (
 )
 
 // The sync outbox. While a workspace is linked to a remote Pad
-// (synclink.go), every local mutation's change-log entry is also queued
+// (link.go), every local mutation's change-log entry is also queued
 // here, in the mutation's own transaction, so the sync engine can push it
 // after any crash. Changes that arrive from the remote (actor source
 // "sync") are not queued back. Unlinking drops the queue.
 
 // Outbox returns up to limit queued changes after seq (exclusive), oldest
 // first.
-func (s *Store) Outbox(ws string, after int64, limit int) ([]model.Change, error) {
+func (s *State) Outbox(ws string, after int64, limit int) ([]model.Change, error) {
 	var out []model.Change
 	err := s.base.Read(ws, func(r *records.Rtx) error {
 		c := r.WS.Outbox().Cursor()
@@ -31,7 +31,7 @@ func (s *Store) Outbox(ws string, after int64, limit int) ([]model.Change, error
 
 // AckOutbox removes the queued changes up to and including seq: the
 // remote has them.
-func (s *Store) AckOutbox(ws string, through int64) error {
+func (s *State) AckOutbox(ws string, through int64) error {
 	return s.base.Update(func(tx *records.Txn) error {
 		rec, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
@@ -42,7 +42,7 @@ func (s *Store) AckOutbox(ws string, through int64) error {
 }
 
 // OutboxLen counts the queued changes of a linked workspace.
-func (s *Store) OutboxLen(ws string) (int, error) {
+func (s *State) OutboxLen(ws string) (int, error) {
 	n := 0
 	err := s.base.Read(ws, func(r *records.Rtx) error {
 		c := r.WS.Outbox().Cursor()
@@ -56,7 +56,7 @@ func (s *Store) OutboxLen(ws string) (int, error) {
 
 // OutboxHolds says whether a change of the entity is queued: a local edit
 // the remote has not had yet.
-func (s *Store) OutboxHolds(ws, entity, id string) (bool, error) {
+func (s *State) OutboxHolds(ws, entity, id string) (bool, error) {
 	found := false
 	err := s.base.Read(ws, func(r *records.Rtx) error {
 		c := r.WS.Outbox().Cursor()

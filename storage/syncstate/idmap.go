@@ -1,11 +1,12 @@
-package storage
+package syncstate
 
 import (
+	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/internal/records"
 )
 
 // SyncRemoteID is the remote id of a local entity of kind k.
-func (s *Store) SyncRemoteID(ws string, k SyncKind, localID string) (remote string, ok bool, err error) {
+func (s *State) SyncRemoteID(ws string, k storage.SyncKind, localID string) (remote string, ok bool, err error) {
 	err = s.base.Read(ws, func(r *records.Rtx) error {
 		remote, ok = records.RemoteIDOf(r.WS, k, localID)
 		return nil
@@ -14,7 +15,7 @@ func (s *Store) SyncRemoteID(ws string, k SyncKind, localID string) (remote stri
 }
 
 // SyncLocalID is the local id of a remote entity of kind k.
-func (s *Store) SyncLocalID(ws string, k SyncKind, remoteID string) (local string, ok bool, err error) {
+func (s *State) SyncLocalID(ws string, k storage.SyncKind, remoteID string) (local string, ok bool, err error) {
 	err = s.base.Read(ws, func(r *records.Rtx) error {
 		local, ok = records.LocalIDOf(r.WS, k, remoteID)
 		return nil
@@ -23,7 +24,7 @@ func (s *Store) SyncLocalID(ws string, k SyncKind, remoteID string) (local strin
 }
 
 // SyncItemByRemoteRef is the local item a remote ref names.
-func (s *Store) SyncItemByRemoteRef(ws, ref string) (itemID string, ok bool, err error) {
+func (s *State) SyncItemByRemoteRef(ws, ref string) (itemID string, ok bool, err error) {
 	err = s.base.Read(ws, func(r *records.Rtx) error {
 		itemID, ok = records.ItemOfRemoteRef(r.WS, ref)
 		return nil
@@ -33,7 +34,7 @@ func (s *Store) SyncItemByRemoteRef(ws, ref string) (itemID string, ok bool, err
 
 // SyncMapped lists the remote ids of a kind's mapped entities, by local
 // id: what a resync checks against the remote's index.
-func (s *Store) SyncMapped(ws string, k SyncKind) (map[string]string, error) {
+func (s *State) SyncMapped(ws string, k storage.SyncKind) (map[string]string, error) {
 	out := map[string]string{}
 	err := s.base.Read(ws, func(r *records.Rtx) error {
 		prefix := []byte{byte(k), 'l'}
