@@ -126,7 +126,7 @@ var migrations = []func(tx *records.Txn) error{
 	// 4 -> 5: the (status, rank) pair streams next and ready read
 	// (index.go), for every stored item.
 	migratePairStreams,
-	// 5 -> 6: the sync buckets of every workspace (storage/synclink.go).
+	// 5 -> 6: the sync buckets of every workspace (storage/syncmigrate.go).
 	migrateSyncState,
 	// 6 -> 7: the mirror folders' bucket (storage/mirror.go).
 	migrateMirrors,

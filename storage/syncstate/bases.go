@@ -33,7 +33,8 @@ func (s *State) CommentBase(ws, commentID, body string) (same, known bool, err e
 	return same, known, err
 }
 
-// SyncRelationWaits lists the items marked by storage's SyncTx.SetRelationWait.
+// SyncRelationWaits lists the items marked by storage's
+// SyncTx.SetRelationWait.
 func (s *State) SyncRelationWaits(ws string) ([]string, error) {
 	var out []string
 	err := s.base.Read(ws, func(r *records.Rtx) error {
@@ -48,7 +49,8 @@ func (s *State) SyncRelationWaits(ws string) ([]string, error) {
 	return out, err
 }
 
-// SyncRelationWait says whether an item is marked by storage's SyncTx.SetRelationWait.
+// SyncRelationWait says whether an item is marked by storage's
+// SyncTx.SetRelationWait.
 func (s *State) SyncRelationWait(ws, itemID string) (bool, error) {
 	on := false
 	err := s.base.Read(ws, func(r *records.Rtx) error {
@@ -60,8 +62,8 @@ func (s *State) SyncRelationWait(ws, itemID string) (bool, error) {
 	return on, err
 }
 
-// SyncCollectionBase reads a collection's base; nil when it has none (it
-// was synced before padd kept one, or never).
+// SyncCollectionBase reads a collection's base; nil when it has none
+// (it was synced before padd kept one, or never).
 func (s *State) SyncCollectionBase(ws, collectionID string) (*storage.SyncCollectionBase, error) {
 	var out *storage.SyncCollectionBase
 	err := s.base.Read(ws, func(r *records.Rtx) error {

@@ -26,8 +26,8 @@ func (s *State) SyncConflicts(ws string, openOnly bool) ([]storage.SyncConflict,
 }
 
 // ResolveSyncConflict marks an entry settled. What the item becomes is
-// the engine's write (storage's SyncApply or a door's update); this records the
-// outcome.
+// the engine's write (storage's SyncApply or a door's update); this
+// records the outcome.
 func (s *State) ResolveSyncConflict(ws string, id int64, how storage.ConflictState) (*storage.SyncConflict, error) {
 	var out *storage.SyncConflict
 	err := s.syncUpdate(ws, func(b *records.Wsb) (err error) {

@@ -6,10 +6,11 @@ import (
 )
 
 // The sync outbox. While a workspace is linked to a remote Pad
-// (link.go), every local mutation's change-log entry is also queued
-// here, in the mutation's own transaction, so the sync engine can push it
-// after any crash. Changes that arrive from the remote (actor source
-// "sync") are not queued back. Unlinking drops the queue.
+// (link.go), every local mutation's change-log entry is also queued in
+// it by storage's stamp (storage/tx.go), in the mutation's own
+// transaction, so the sync engine can push it after any crash. Changes
+// that arrive from the remote (actor source "sync") are not queued back.
+// Unlinking drops the queue. Here are its reads and its acknowledgement.
 
 // Outbox returns up to limit queued changes after seq (exclusive), oldest
 // first.

@@ -45,8 +45,8 @@ var (
 	BPatches    = []byte("patches")        // patch id(16) -> patchRecord (storage/patch.go)
 	BOrigins    = []byte("builtin_origin") // item id(16) -> builtinOrigin (storage/library.go)
 
-	// Sync's durable state (storage/synclink.go, idmap.go, syncbase.go,
-	// syncstate.go, syncconflicts.go).
+	// Sync's durable state (synclink.go, syncids.go, syncbase.go,
+	// syncstate.go, syncconflicts.go; kept by storage/syncstate).
 	BSync          = []byte("sync")           // link record, cursors, in-flight record, conflict counters
 	BSyncIDs       = []byte("sync_ids")       // kind | direction | id -> the other side's id
 	BSyncBase      = []byte("sync_base")      // item id(16) -> base record

@@ -46,11 +46,11 @@ type SyncBase struct {
 	// within the limits takes it off.
 	Held []string
 	// Released names the held parts whose padd value the user chose
-	// (storage.LocalWrite.ReleaseHeld): the engine sends the item's value of each
-	// over the remote's, whatever the base holds, and a pull of a remote
-	// version still past the limits there holds it over as Held does,
-	// without setting it aside again. A remote version within the limits
-	// ends it.
+	// (storage's LocalWrite.ReleaseHeld): the engine sends the item's
+	// value of each over the remote's, whatever the base holds, and a
+	// pull of a remote version still past the limits there holds it over
+	// as Held does, without setting it aside again. A remote version
+	// within the limits ends it.
 	Released []string
 }
 
@@ -213,7 +213,8 @@ func CommentBaseKey(id []byte) []byte { return Cat([]byte{'c'}, id) }
 // 'w' and its id in the same bucket, written in the transaction that
 // makes it wait: the engine finds them again after a restart. The drain
 // pushes a marked item the remote has, so the mark also has an item
-// pushed once more after a restart: storage's LocalWrite.ReleaseHeld sets it.
+// pushed once more after a restart: storage's LocalWrite.ReleaseHeld
+// sets it.
 func RelationWaitKey(id []byte) []byte { return Cat([]byte{'w'}, id) }
 
 // SyncCollectionBase is the last version of a collection both sides

@@ -129,7 +129,7 @@ func openSetAside(b *Wsb, c SyncConflict) int64 {
 		n++
 		var e SyncConflict
 		if Decode(v, &e) != nil {
-			continue // an unreadable entry is no match (SyncConflicts reports it)
+			continue // an unreadable entry is no match (syncstate's SyncConflicts reports it)
 		}
 		if e.State == ConflictOpen && e.Kind == EntrySetAside && e.ItemID == c.ItemID && e.OutboxSeq == c.OutboxSeq &&
 			e.Reason == c.Reason {
@@ -154,7 +154,7 @@ func HeldSetAside(b *Wsb, itemID, part string, reasons []string, now time.Time) 
 	err := b.SyncConfl().ForEach(func(_, raw []byte) error {
 		var e SyncConflict
 		if Decode(raw, &e) != nil || e.Kind != EntrySetAside || e.ItemID != itemID || e.Part != part {
-			return nil // an unreadable entry is no match (SyncConflicts reports it)
+			return nil // an unreadable entry is no match (syncstate's SyncConflicts reports it)
 		}
 		switch {
 		case slices.Contains(reasons, e.Reason) && (e.State == ConflictOpen || e.State == ResolvedKeepRemote):
