@@ -73,15 +73,10 @@ func mustOutbox(t testing.TB, s *storage.Store, ws string) []model.Change {
 	return out
 }
 
-// openSyncConflicts is the count of open entries the store keeps beside
-// them, which must agree with the entries.
+// openSyncConflicts counts the open entries.
 func openSyncConflicts(s *storage.Store, ws string) (int, error) {
-	var n int
-	err := s.Base().Read(ws, func(r *records.Rtx) error {
-		n = int(records.GetU64(r.WS.Sync().Get(records.KOpenConflict)))
-		return nil
-	})
-	return n, err
+	open, err := Of(s).SyncConflicts(ws, true)
+	return len(open), err
 }
 
 // syncConflict reads one conflict or set-aside entry.

@@ -64,10 +64,7 @@ type SyncConflict struct {
 	ResolvedAt time.Time     `json:"resolved_at,omitzero"`
 }
 
-var (
-	kConflictSeq  = []byte("conflict_seq")
-	KOpenConflict = []byte("open_conflicts")
-)
+var kConflictSeq = []byte("conflict_seq")
 
 // AddConflict stores a new entry, open, and returns its id.
 func AddConflict(b *Wsb, c SyncConflict, now time.Time) (int64, error) {
@@ -110,9 +107,7 @@ func AddConflict(b *Wsb, c SyncConflict, now time.Time) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return id, FirstErr(sb.Put(kConflictSeq, U64(uint64(id))),
-		sb.Put(KOpenConflict, U64(GetU64(sb.Get(KOpenConflict))+1)),
-		b.SyncConfl().Put(U64(uint64(id)), raw))
+	return id, FirstErr(sb.Put(kConflictSeq, U64(uint64(id))), b.SyncConfl().Put(U64(uint64(id)), raw))
 }
 
 // setAsideLookback bounds how many of the newest entries openSetAside
@@ -215,10 +210,5 @@ func ResolveConflict(b *Wsb, id int64, how ConflictState, now time.Time) (*SyncC
 	if err != nil {
 		return nil, err
 	}
-	sb := b.Sync()
-	open := GetU64(sb.Get(KOpenConflict))
-	if open > 0 {
-		open--
-	}
-	return c, FirstErr(b.SyncConfl().Put(U64(uint64(id)), raw), sb.Put(KOpenConflict, U64(open)))
+	return c, b.SyncConfl().Put(U64(uint64(id)), raw)
 }
