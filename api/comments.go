@@ -23,6 +23,9 @@ type Comment struct {
 	ItemTitle string `json:"item_title,omitempty"`
 	ItemSlug  string `json:"item_slug,omitempty"`
 	Seq       int64  `json:"seq,omitempty"` // padd: the change-log position of the last write
+	// Replies are set only in an item's timeline: the replies read on
+	// the same page, oldest first (Pad's nesting).
+	Replies []Comment `json:"replies,omitempty"`
 }
 
 // CommentCreate is the body of POST .../items/{ref}/comments and of

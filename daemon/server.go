@@ -358,6 +358,7 @@ func (s *Server) routes() {
 	s.roleRoutes()
 	s.starRoutes()
 	s.historyRoutes()
+	s.timelineRoutes()
 	s.activityRoutes()
 	s.childrenRoutes()
 	s.tagRoutes()
