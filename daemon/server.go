@@ -361,6 +361,7 @@ func (s *Server) routes() {
 	s.timelineRoutes()
 	s.activityRoutes()
 	s.childrenRoutes()
+	s.collectionProgressRoutes()
 	s.tagRoutes()
 	s.feedRoutes()
 	s.sseRoutes()
