@@ -362,6 +362,7 @@ func (s *Server) routes() {
 	s.activityRoutes()
 	s.childrenRoutes()
 	s.collectionProgressRoutes()
+	s.graphRoutes()
 	s.tagRoutes()
 	s.feedRoutes()
 	s.sseRoutes()
