@@ -97,6 +97,7 @@ const (
 	CodeServerError                 = model.CodeServerError
 	CodeStateChangeRequiresValue    = model.CodeStateChangeRequiresValue
 	CodeStoredStateUnreadable       = model.CodeStoredStateUnreadable
+	CodeTooLarge                    = model.CodeTooLarge
 	CodeUnavailable                 = model.CodeUnavailable
 	CodeUnknownIntent               = model.CodeUnknownIntent
 	CodeUnknownRole                 = model.CodeUnknownRole
@@ -118,7 +119,6 @@ const (
 	CodePushUnconfirmed     = "push_unconfirmed"     // Pad's: a push no session confirmed, though one may have had it
 	CodeRequestTimeout      = "request_timeout"      // padd's own: a request body that did not arrive in time
 	CodeSSELimitExceeded    = "sse_limit_exceeded"
-	CodeTooLarge            = "too_large"
 	CodeUnauthorized        = "unauthorized"
 	CodeUpgradeRequired     = "upgrade_required"
 

@@ -356,6 +356,7 @@ func (s *Server) routes() {
 	s.commentRoutes()
 	s.linkRoutes()
 	s.roleRoutes()
+	s.roleBoardRoutes()
 	s.starRoutes()
 	s.historyRoutes()
 	s.timelineRoutes()

@@ -30,6 +30,7 @@ const (
 	CodeInvalidSince             = "invalid_since"
 	CodeServerError              = "server_error"
 	CodeInsufficientStorage      = "insufficient_storage"
+	CodeTooLarge                 = "too_large"
 	// CodeUnavailable: padd cannot answer the request now (a disk that
 	// failed to store a write, a search that could not run); the same
 	// request may succeed later.
