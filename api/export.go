@@ -55,6 +55,9 @@ type WorkspaceExportMeta struct {
 	Settings    string `json:"settings"`
 	// Template is padd's: the template the workspace was made from.
 	Template string `json:"template,omitempty"`
+	// ReportLayout is padd's: the report page's saved layout (Pad keeps
+	// one per user and leaves it out of its export).
+	ReportLayout *ReportLayout `json:"report_layout,omitempty"`
 }
 
 // CollectionExport is one collection; schema and settings are JSON text.

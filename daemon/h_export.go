@@ -191,8 +191,13 @@ func (e *exportWriter) finish() error {
 
 func (e *exportWriter) Workspace(ws *model.Workspace) error {
 	e.slug = ws.Slug
-	meta, err := json.Marshal(api.WorkspaceExportMeta{Name: ws.Name, Slug: ws.Slug, Description: ws.Description, Settings: "{}",
-		Template: ws.Template})
+	m := api.WorkspaceExportMeta{Name: ws.Name, Slug: ws.Slug, Description: ws.Description, Settings: "{}",
+		Template: ws.Template}
+	if l := ws.ReportLayout; l != nil {
+		rl := api.ReportLayout(*l)
+		m.ReportLayout = &rl
+	}
+	meta, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}

@@ -457,6 +457,13 @@ func importMeta(exp *api.WorkspaceExport, name string) (storage.ImportInput, map
 	if t, ok := model.TemplateByName(exp.Workspace.Template); ok && t.Name == exp.Workspace.Template {
 		in.Template = t.Name
 	}
+	if l := exp.Workspace.ReportLayout; l != nil {
+		clean, err := model.CleanReportLayout(model.ReportLayout(*l))
+		if err != nil {
+			return in, nil, bad("workspace", 0, "report_layout: %v", err)
+		}
+		in.ReportLayout = &clean
+	}
 	if n := strings.TrimSpace(name); n != "" {
 		in.Name, in.Slug = n, n
 	}

@@ -104,6 +104,7 @@ var cloneDiffers = []struct{ pattern, why string }{
 	{"* *: source", "the door of a write here: the sync engine's"},
 	{"version *", "a clone's history starts at the clone: the remote's versions are not pulled"},
 	{"workspace: template", "a clone's workspace is made blank and its collections pulled"},
+	{"workspace: report_layout", "not carried: Pad keeps a report layout per user and serves no other user's, so a clone starts with the defaults"},
 	{"collection *: is_default", "a pulled collection is not one of this padd's template's"},
 	{"collection *: sort_order", "not carried: a pulled collection is put after the others"},
 	{"collection *: created_at", "not carried: a pulled collection's times are the pull's"},

@@ -42,6 +42,8 @@ func fillEverything(h *harness) string {
 	h.mustJSON("PATCH", wsPath(""), map[string]any{"description": "everything a workspace holds"}, 200, nil)
 	h.mustJSON("POST", wsPath("/agent-roles"), map[string]any{"name": "Planner", "description": "plans", "icon": "🧭", "tools": "search, plan"}, 201, nil)
 	h.mustJSON("POST", wsPath("/agent-roles"), map[string]any{"name": "Builder", "sort_order": 2}, 201, nil)
+	h.mustJSON("PUT", wsPath("/report/layout"), map[string]any{"hidden_cards": []string{"wip"}, "default_window": "month",
+		"default_collections": []string{"tasks", "ideas"}}, 200, nil)
 
 	a := h.task("Alpha <&>", "content", "first body\nline two", "tags", []string{"x", "y"},
 		"fields", map[string]any{"priority": "high", "status": "in-progress"}, "role", "planner",

@@ -42,6 +42,7 @@ var modelTravels = map[string]map[string]string{
 		"Description": "workspace.description", "Template": "workspace.template",
 		"SortOrder": "- the importer's order", "CreatedAt": "- the import's time", "UpdatedAt": "- the import's time",
 		"DeletedAt": "- a deleted workspace is not exported", "Seq": "- renewed by the import",
+		"ReportLayout": "workspace.report_layout",
 	},
 	"Collection": {
 		"ID": "collections.id", "WorkspaceID": "- the import's", "Name": "collections.name", "Slug": "collections.slug",

@@ -364,6 +364,7 @@ func (s *Server) routes() {
 	s.childrenRoutes()
 	s.collectionProgressRoutes()
 	s.graphRoutes()
+	s.reportLayoutRoutes()
 	s.tagRoutes()
 	s.feedRoutes()
 	s.sseRoutes()

@@ -42,6 +42,8 @@ type Workspace struct {
 	UpdatedAt   time.Time  `json:"updated_at"`
 	DeletedAt   *time.Time `json:"deleted_at,omitempty"`
 	Seq         int64      `json:"seq"`
+	// ReportLayout is the report page's saved layout, nil until saved.
+	ReportLayout *ReportLayout `json:"report_layout,omitempty"`
 }
 
 // Collection is a typed collection of items.

@@ -37,6 +37,8 @@ type ImportInput struct {
 	Source ImportSource
 	// Attachments are rows of blobs already durable in place.
 	Attachments []ImportAttachment
+	// ReportLayout is the report page's layout, cleaned (nil: none).
+	ReportLayout *model.ReportLayout
 }
 
 // ImportSource gives an import its items, comments, links and versions
@@ -313,7 +315,7 @@ func (s *Store) ImportWorkspace(ctx context.Context, in ImportInput, actor model
 	}
 	now := s.base.Clock()
 	im := &importRun{s: s, ctx: ctx, in: in, src: src, plan: plan, actor: actor, now: now, progress: progress,
-		ws:  &model.Workspace{ID: records.NewID(), Name: name, Description: in.Description, Template: in.Template, CreatedAt: records.Tstamp(now), UpdatedAt: records.Tstamp(now)},
+		ws:  &model.Workspace{ID: records.NewID(), Name: name, Description: in.Description, Template: in.Template, ReportLayout: in.ReportLayout, CreatedAt: records.Tstamp(now), UpdatedAt: records.Tstamp(now)},
 		out: &ImportOutcome{Skipped: map[string]int{}}, colls: map[string]*model.Collection{}}
 	note, err := im.run()
 	if err != nil {
