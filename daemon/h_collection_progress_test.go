@@ -8,7 +8,7 @@ import (
 
 // The collection progress badges answer as Pad's did for the same items
 // (checked by hand on Pad's server): children done of children per plan,
-// cancelled ones done, a childless plan a row of zeros; boxes counted
+// cancelled ones done, an implementer a child; boxes counted
 // "- [ ]" and "- [x]", not "- [X]"; archived items only when asked.
 func TestCollectionProgress(t *testing.T) {
 	h := newHarness(t)
@@ -19,6 +19,8 @@ func TestCollectionProgress(t *testing.T) {
 	h.task("T2", "parent", a.Ref)
 	h.task("T3", "parent", a.Ref, "fields", map[string]any{"status": "cancelled"})
 	h.task("T4", "parent", old.Ref)
+	impl := h.task("Impl")
+	h.mustJSON("POST", wsPath("/items/"+impl.Ref+"/links"), map[string]any{"target_id": b.ID, "link_type": "implements"}, 201, nil)
 	h.mustJSON("DELETE", wsPath("/items/"+old.Ref), nil, 204, nil)
 
 	rows := func(path string) map[string]api.ItemProgress {
@@ -34,7 +36,7 @@ func TestCollectionProgress(t *testing.T) {
 	for _, path := range []string{"/plans-progress", "/collections/plans/child-progress"} {
 		got := rows(path)
 		if len(got) != 2 || got[a.ID] != (api.ItemProgress{ItemID: a.ID, Total: 3, Done: 2}) ||
-			got[b.ID] != (api.ItemProgress{ItemID: b.ID}) {
+			got[b.ID] != (api.ItemProgress{ItemID: b.ID, Total: 1}) {
 			t.Errorf("%s = %+v", path, got)
 		}
 	}

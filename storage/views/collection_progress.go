@@ -35,7 +35,7 @@ func collectionItems(b *records.Wsb, c *model.Collection, archived, withContent 
 }
 
 // ChildProgress counts, for every item of the collection, its live
-// children and how many of them are in a terminal state of their own
+// children (the items implementing it included, records.EachChild) and how many of them are in a terminal state of their own
 // collection (abandoned ones included), as Pad's parent progress does:
 // an item with no children is a row of zeros. A collection the
 // workspace does not have is not_found, unless orEmpty (Pad's

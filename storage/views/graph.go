@@ -104,7 +104,7 @@ func (g *graphRead) node(id []byte, force bool) (*GraphNode, error) {
 
 // children counts an item's live children by the parent-scoped counts:
 // per live collection its total, less its terminal values unless
-// terminal ones are shown.
+// terminal ones are shown; then the items that implement it.
 func (g *graphRead) children(id []byte) int {
 	n := int64(0)
 	for _, vc := range g.x.list {
@@ -115,6 +115,20 @@ func (g *graphRead) children(id []byte) int {
 		for _, t := range vc.terms {
 			n -= records.VcountOf(g.x.b, records.ScopeKey(records.KindParentValue, id, vc.key, vc.doneKey, t, records.LifeLive))
 		}
+	}
+	// An item that implements this one is its child too (as Pad counts
+	// it), unless it is one by its parent already.
+	self := records.IDString(id)
+	for _, imp := range records.Implementers(g.x.b, id) {
+		s, err := g.x.sums.Get(imp)
+		if err != nil || s == nil || s.Archived || s.ParentID == self {
+			continue
+		}
+		vc, _, st, err := g.x.classify(s)
+		if err != nil || vc == nil || st != model.StateOpen && !g.q.IncludeTerminal {
+			continue
+		}
+		n++
 	}
 	return int(max(n, 0))
 }

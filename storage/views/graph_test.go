@@ -45,6 +45,10 @@ func TestGraph(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	impl := mustCreate(t, s, ws, "tasks", "Impl", nil)
+	if _, err := s.AddLink(ws, impl.Ref, plan.Ref, model.LinkImplements, user); err != nil {
+		t.Fatal(err)
+	}
 	for _, l := range [][2]string{{a.Ref, c.Ref}, {c.Ref, far.Ref}} {
 		if _, err := s.AddLink(ws, l[0], l[1], model.LinkBlocks, user); err != nil {
 			t.Fatal(err)
@@ -52,10 +56,11 @@ func TestGraph(t *testing.T) {
 	}
 
 	g, nodes, edges := graphOf(t, s, ws, GraphQuery{})
-	if len(g.Nodes) != 4 || nodes[b.Ref].Ref != "" || nodes[plan.Ref].ChildCount != 1 || g.Truncated {
+	if len(g.Nodes) != 5 || nodes[b.Ref].Ref != "" || nodes[plan.Ref].ChildCount != 2 || g.Truncated {
 		t.Errorf("open graph nodes = %+v", g.Nodes)
 	}
-	if want := a.Ref + ">" + plan.Ref + ":parent " + a.Ref + ">" + c.Ref + ":blocks " + c.Ref + ">" + far.Ref + ":blocks"; edges != want {
+	if want := a.Ref + ">" + plan.Ref + ":parent " + a.Ref + ">" + c.Ref + ":blocks " + c.Ref + ">" + far.Ref + ":blocks " +
+		impl.Ref + ">" + plan.Ref + ":implements"; edges != want {
 		t.Errorf("edges = %s, want %s", edges, want)
 	}
 	if n := nodes[a.Ref]; n.Status != "open" || n.Collection != "tasks" || n.IsTerminal || n.ID != a.ID {
@@ -63,7 +68,7 @@ func TestGraph(t *testing.T) {
 	}
 
 	_, nodes, edges = graphOf(t, s, ws, GraphQuery{IncludeTerminal: true})
-	if len(nodes) != 5 || !nodes[b.Ref].IsTerminal || nodes[plan.Ref].ChildCount != 2 || !strings.Contains(edges, b.Ref+">"+plan.Ref+":parent") {
+	if len(nodes) != 6 || !nodes[b.Ref].IsTerminal || nodes[plan.Ref].ChildCount != 3 || !strings.Contains(edges, b.Ref+">"+plan.Ref+":parent") {
 		t.Errorf("with terminal = %v %s", nodes, edges)
 	}
 
@@ -72,7 +77,7 @@ func TestGraph(t *testing.T) {
 		t.Errorf("focus depth 1 = %v", nodes)
 	}
 	_, nodes, _ = graphOf(t, s, ws, GraphQuery{Focus: a.Ref, Depth: 2})
-	if len(nodes) != 4 || nodes[far.Ref].Ref == "" {
+	if len(nodes) != 5 || nodes[far.Ref].Ref == "" || nodes[impl.Ref].Ref == "" {
 		t.Errorf("focus depth 2 = %v", nodes)
 	}
 	_, nodes, _ = graphOf(t, s, ws, GraphQuery{Focus: b.Ref})
