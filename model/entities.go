@@ -112,6 +112,29 @@ type Comment struct {
 	UpdatedAt   time.Time  `json:"updated_at"`
 	DeletedAt   *time.Time `json:"deleted_at,omitempty"` // a tombstone kept while replies exist
 	Seq         int64      `json:"seq"`
+	// Reactions are the comment's emoji reactions, oldest first: at most
+	// one per person and emoji (storage/reactions.go).
+	Reactions []Reaction `json:"reactions,omitempty"`
+	// ReactionsGone are emoji this padd's person took back here while
+	// the linked remote still has them: sync removes them there, then
+	// forgets them (syncer/reactions.go).
+	ReactionsGone []string `json:"reactions_gone,omitempty"`
+}
+
+// Reaction is one emoji reaction on a comment. UserID is "" for this
+// padd's person (whoever made it here, or made it on the remote as the
+// user padd syncs as); a reaction someone else made on the remote keeps
+// their remote user id, and their name in Actor.
+type Reaction struct {
+	ID        string    `json:"id"`
+	Emoji     string    `json:"emoji"`
+	UserID    string    `json:"user_id,omitempty"`
+	Actor     Actor     `json:"actor"`
+	CreatedAt time.Time `json:"created_at"`
+	// Synced says the linked remote has the reaction (it was pulled
+	// from there, or pushed and answered): one that is not, sync leaves
+	// in place when the remote does not list it.
+	Synced bool `json:"synced,omitempty"`
 }
 
 // Link types between items. Related is Pad's default (a link made with no
@@ -283,6 +306,7 @@ const (
 	EntityRole       = "role"
 	EntityStar       = "star"
 	EntityAttachment = "attachment"
+	EntityReaction   = "reaction" // its change's ID is the comment's
 )
 
 // Change-log operations.

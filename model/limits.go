@@ -46,7 +46,8 @@ var (
 	LimitSchema      = Limit{"fields", 100_000, "a collection's fields, in the field DSL"}
 	LimitQuery       = Limit{"q", MaxQueryChars, "a search query"}
 	LimitMatchText   = Limit{"text", 10_000, "the text a playbook match is asked about"}
-	limitsTable      = []Limit{LimitTitle, LimitContent, LimitTag, LimitFieldKey, LimitFieldValue, LimitSlug, LimitName, LimitPrefix, LimitIcon, LimitDescription, LimitComment, LimitSchema, LimitQuery, LimitMatchText}
+	LimitEmoji       = Limit{"emoji", 32, "a comment reaction's emoji (no control characters)"}
+	limitsTable      = []Limit{LimitTitle, LimitContent, LimitTag, LimitFieldKey, LimitFieldValue, LimitSlug, LimitName, LimitPrefix, LimitIcon, LimitDescription, LimitComment, LimitSchema, LimitQuery, LimitMatchText, LimitEmoji}
 )
 
 // MaxQueryChars is LimitQuery's maximum.

@@ -296,6 +296,7 @@ func (w *wtx) deleteComment(itemRef, commentID string) (*CommentDeletion, error)
 	if replies[cm.ID] > 0 {
 		t := records.Tstamp(w.now)
 		cm.Body, cm.DeletedAt, cm.Seq = "", &t, seq
+		cm.Reactions, cm.ReactionsGone = nil, nil // a tombstone keeps no reactions, as Pad's deleted comment has none
 		d.Tombstoned = true
 		if err := putComment(b, cm); err != nil {
 			return nil, err
