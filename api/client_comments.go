@@ -19,3 +19,19 @@ func (c *Client) AddComment(ctx context.Context, ws, ref string, in CommentCreat
 	}
 	return &out, nil
 }
+
+// AddReaction sends POST /workspaces/{ws}/comments/{id}/reactions: this
+// user's emoji reaction on the comment (the one there already, if any).
+func (c *Client) AddReaction(ctx context.Context, ws, commentID, emoji string) (*Reaction, error) {
+	var out Reaction
+	if _, err := c.Do(ctx, "POST", wsPath(ws)+"/comments/"+PathEscape(commentID)+"/reactions", nil, ReactionCreate{Emoji: emoji}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RemoveReaction sends DELETE /workspaces/{ws}/comments/{id}/reactions/{emoji}.
+func (c *Client) RemoveReaction(ctx context.Context, ws, commentID, emoji string) error {
+	_, err := c.Do(ctx, "DELETE", wsPath(ws)+"/comments/"+PathEscape(commentID)+"/reactions/"+PathEscape(emoji), nil, nil, nil)
+	return err
+}

@@ -26,6 +26,28 @@ type Comment struct {
 	// Replies are set only in an item's timeline: the replies read on
 	// the same page, oldest first (Pad's nesting).
 	Replies []Comment `json:"replies,omitempty"`
+	// Reactions are the comment's emoji reactions, oldest first; none
+	// leaves the member out, as Pad does.
+	Reactions []Reaction `json:"reactions,omitempty"`
+}
+
+// Reaction is Pad's emoji reaction on a comment: the answer of POST
+// .../comments/{id}/reactions and an element of a comment's reactions.
+// Actor is "user" or "agent"; ActorName the reacting user's name (Pad
+// sends it in a comment's list, not in the POST's answer).
+type Reaction struct {
+	ID        string    `json:"id"`
+	CommentID string    `json:"comment_id"`
+	UserID    string    `json:"user_id,omitempty"`
+	Actor     string    `json:"actor"`
+	Emoji     string    `json:"emoji"`
+	CreatedAt time.Time `json:"created_at"`
+	ActorName string    `json:"actor_name,omitempty"`
+}
+
+// ReactionCreate is the body of POST .../comments/{id}/reactions.
+type ReactionCreate struct {
+	Emoji string `json:"emoji"`
 }
 
 // CommentCreate is the body of POST .../items/{ref}/comments and of

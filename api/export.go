@@ -135,6 +135,20 @@ type CommentExport struct {
 	UpdatedAt string `json:"updated_at"`
 	// ParentID is padd's: the comment this one replies to.
 	ParentID string `json:"parent_id,omitempty"`
+	// Reactions are padd's (Pad's export carries none): the comment's
+	// emoji reactions, oldest first.
+	Reactions []ReactionExport `json:"reactions,omitempty"`
+}
+
+// ReactionExport is one reaction of an exported comment. UserID is the
+// remote user's id of a reaction someone else made on a linked remote;
+// none for this padd's person's.
+type ReactionExport struct {
+	Emoji     string `json:"emoji"`
+	UserID    string `json:"user_id,omitempty"`
+	Actor     string `json:"actor"`
+	ActorName string `json:"actor_name,omitempty"`
+	CreatedAt string `json:"created_at"`
 }
 
 // ItemLinkExport is one link between items.

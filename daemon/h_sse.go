@@ -254,6 +254,11 @@ func eventType(entity, op string) string {
 		return "link_created"
 	case model.EntityRole:
 		return "role_updated"
+	case model.EntityReaction: // Pad's names; the entity id is the comment's
+		if op == model.OpDeleted {
+			return "reaction_removed"
+		}
+		return "reaction_added"
 	}
 	return entity + "_" + op
 }

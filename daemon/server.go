@@ -354,6 +354,7 @@ func (s *Server) routes() {
 	s.itemCopyRoutes()
 	s.searchRoutes()
 	s.commentRoutes()
+	s.reactionRoutes()
 	s.linkRoutes()
 	s.roleRoutes()
 	s.roleBoardRoutes()

@@ -38,7 +38,28 @@ func wireComment(c *model.Comment) api.Comment {
 		UserID: userIDOf(c.Author), Body: c.Body, CreatedBy: c.Author.Kind, Source: c.Author.Source,
 		ParentID: c.ParentID, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 		Edited:  model.Truncate1s(c.UpdatedAt).After(model.Truncate1s(c.CreatedAt)),
-		Deleted: c.DeletedAt != nil, Seq: c.Seq}
+		Deleted: c.DeletedAt != nil, Seq: c.Seq, Reactions: wireReactions(c)}
+}
+
+// wireReactions are a comment's reactions as Pad lists them (nil: the
+// member is left out, as Pad leaves it).
+func wireReactions(c *model.Comment) []api.Reaction {
+	var out []api.Reaction
+	for i := range c.Reactions {
+		out = append(out, wireReaction(c.ID, &c.Reactions[i]))
+	}
+	return out
+}
+
+// wireReaction is one reaction as Pad answers it: this padd's person's
+// carry the local user's id, as their comments do.
+func wireReaction(commentID string, r *model.Reaction) api.Reaction {
+	user := r.UserID
+	if user == "" {
+		user = localUserID
+	}
+	return api.Reaction{ID: r.ID, CommentID: commentID, UserID: user, Actor: r.Actor.Kind, Emoji: r.Emoji,
+		CreatedAt: r.CreatedAt, ActorName: r.Actor.Name}
 }
 
 // wireLinkType spells a stored link type as Pad does (split_from).
