@@ -51,3 +51,20 @@ func (c *Client) DeleteComment(ctx context.Context, ws, commentID string) error 
 	_, err := c.do(ctx, "DELETE", commentPath(ws, commentID), nil, nil, nil)
 	return err
 }
+
+// AddReaction reacts to a comment with emoji as the token's user. Pad
+// keeps one per user and emoji: the same one again answers the one
+// there, so a retry never makes two.
+func (c *Client) AddReaction(ctx context.Context, ws, commentID, emoji string) (*api.Reaction, error) {
+	var out api.Reaction
+	if _, err := c.do(ctx, "POST", commentPath(ws, commentID)+"/reactions", nil, api.ReactionCreate{Emoji: emoji}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// RemoveReaction takes back the token's user's emoji reaction.
+func (c *Client) RemoveReaction(ctx context.Context, ws, commentID, emoji string) error {
+	_, err := c.do(ctx, "DELETE", commentPath(ws, commentID)+"/reactions/"+url.PathEscape(emoji), nil, nil, nil)
+	return err
+}

@@ -295,6 +295,11 @@ func (w *worker) pullComments(ctx context.Context, c *remote.Client, link *stora
 	if err := w.applyComments(litem, rcs); err != nil {
 		return err
 	}
+	if mine := w.reactionsMine(ctx, c); mine != nil {
+		if err := w.applyReactions(litem, rcs, mine); err != nil {
+			return err
+		}
+	}
 	if links == noLinks {
 		return nil
 	}

@@ -139,6 +139,8 @@ func (w *worker) pushChange(ctx context.Context, c *remote.Client, link *storage
 		err = w.pushStar(ctx, c, link, ch)
 	case model.EntityAttachment:
 		acked, err = w.pushAttachment(ctx, c, link, ch)
+	case model.EntityReaction:
+		acked, err = w.pushReactions(ctx, c, link, ch)
 	default:
 		return false, nil // roles, leases, reminders stay local
 	}

@@ -34,6 +34,7 @@ type state struct {
 	Tags                 []string
 	Archived             bool
 	Comments             []string
+	Reactions            []string // "comment body:emoji", sorted
 	Links                []string // "type:title of the other end", outgoing
 	Starred              bool
 }
@@ -48,6 +49,7 @@ type side interface {
 	archive(t *testing.T, ref string)
 	link(t *testing.T, from, to string)
 	editComment(t *testing.T, ref, from, to string)
+	react(t *testing.T, ref, comment, emoji string, on bool)
 	star(t *testing.T, ref string, on bool)
 	note(t *testing.T, ref, summary string)
 	decide(t *testing.T, ref, decision string)
@@ -120,6 +122,27 @@ func (l *localSide) editComment(t *testing.T, ref, from, to string) {
 	t.Fatalf("padd has no comment %q on %s", from, ref)
 }
 
+func (l *localSide) react(t *testing.T, ref, comment, emoji string, on bool) {
+	cs, err := l.s.ListComments(l.ws, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Body == comment {
+			if on {
+				_, err = l.s.AddReaction(l.ws, c.ID, emoji, user)
+			} else {
+				_, err = l.s.RemoveReaction(l.ws, c.ID, emoji, user)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("padd has no comment %q on %s", comment, ref)
+}
+
 func (l *localSide) star(t *testing.T, ref string, on bool) {
 	set := l.s.Star
 	if !on {
@@ -158,6 +181,9 @@ func (l *localSide) get(t *testing.T, ref string) (state, error) {
 	for _, c := range cs {
 		if c.DeletedAt == nil {
 			st.Comments = append(st.Comments, c.Body)
+			for _, r := range c.Reactions {
+				st.Reactions = append(st.Reactions, c.Body+":"+r.Emoji)
+			}
 		}
 	}
 	ls, err := l.s.ListLinks(l.ws, v.ID)
@@ -170,6 +196,7 @@ func (l *localSide) get(t *testing.T, ref string) (state, error) {
 		}
 	}
 	slices.Sort(st.Links)
+	st.Reactions = sorted(st.Reactions)
 	return st, nil
 }
 
@@ -280,6 +307,28 @@ func (r *remoteSide) editComment(t *testing.T, ref, from, to string) {
 	t.Fatalf("the remote has no comment %q on %s", from, ref)
 }
 
+func (r *remoteSide) react(t *testing.T, ref, comment, emoji string, on bool) {
+	ctx := context.Background()
+	cs, err := r.c.ListComments(ctx, r.ws, r.key(ref))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Body == comment {
+			if on {
+				_, err = r.c.AddReaction(ctx, r.ws, c.ID, emoji)
+			} else {
+				err = r.c.RemoveReaction(ctx, r.ws, c.ID, emoji)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("the remote has no comment %q on %s", comment, ref)
+}
+
 func (r *remoteSide) star(t *testing.T, ref string, on bool) {
 	set := r.c.Star
 	if !on {
@@ -355,6 +404,9 @@ func (r *remoteSide) get(t *testing.T, ref string) (state, error) {
 	for _, c := range cs {
 		if !c.Deleted {
 			st.Comments = append(st.Comments, c.Body)
+			for _, r := range c.Reactions {
+				st.Reactions = append(st.Reactions, c.Body+":"+r.Emoji)
+			}
 		}
 	}
 	ls, err := r.c.ListLinks(ctx, r.ws, it.ID)
@@ -367,6 +419,7 @@ func (r *remoteSide) get(t *testing.T, ref string) (state, error) {
 		}
 	}
 	slices.Sort(st.Links)
+	st.Reactions = sorted(st.Reactions)
 	return st, nil
 }
 
@@ -563,6 +616,29 @@ var scenarios = []scenario{
 				want = "words of B"
 			}
 			wantEq(t, "comments", got.Comments, []string{want})
+		}},
+	{name: "offline reaction",
+		setup: func(t *testing.T, s side, ref string) { s.comment(t, ref, "react to me") },
+		a:     func(t *testing.T, s side, ref string) { s.react(t, ref, "react to me", "👍", true) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "reactions", got.Reactions, []string{"react to me:👍"})
+		}},
+	{name: "reaction taken back",
+		setup: func(t *testing.T, s side, ref string) {
+			s.comment(t, ref, "react to me")
+			s.react(t, ref, "react to me", "👍", true)
+		},
+		a:     func(t *testing.T, s side, ref string) { s.react(t, ref, "react to me", "👍", false) },
+		check: func(t *testing.T, got state, _ bool) { wantEq(t, "reactions", got.Reactions, []string(nil)) }},
+	{name: "reactions on both sides",
+		setup: func(t *testing.T, s side, ref string) { s.comment(t, ref, "react to me") },
+		a:     func(t *testing.T, s side, ref string) { s.react(t, ref, "react to me", "👍", true) },
+		b: func(t *testing.T, s side, ref string) {
+			s.react(t, ref, "react to me", "🎉", true)
+			s.react(t, ref, "react to me", "👍", true) // the same one as A's: one stays
+		},
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "reactions", got.Reactions, []string{"react to me:🎉", "react to me:👍"})
 		}},
 	{name: "offline star",
 		a: func(t *testing.T, s side, ref string) { s.star(t, ref, true) },

@@ -489,7 +489,7 @@ func (w *worker) heard(ev *remote.Event) {
 		w.want.stars = true
 	case strings.HasPrefix(ev.Name, "item_"):
 		w.want.items = true
-	case strings.HasPrefix(ev.Name, "comment_"):
+	case strings.HasPrefix(ev.Name, "comment_"), strings.HasPrefix(ev.Name, "reaction_"):
 		if ev.Data.ItemID != "" {
 			w.want.thread(ev.Data.ItemID)
 		} else {
