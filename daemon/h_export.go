@@ -255,7 +255,18 @@ func libraryOrigin(o *storage.LibraryOrigin) *api.LibraryOriginExport {
 func (e *exportWriter) Comment(c *model.Comment) error {
 	return e.put("comments", api.CommentExport{ID: c.ID, ItemID: c.ItemID, Author: c.Author.Name, Body: c.Body,
 		CreatedBy: c.Author.Kind, Source: c.Author.Source, CreatedAt: exportTime(c.CreatedAt),
-		UpdatedAt: exportTime(c.UpdatedAt), ParentID: c.ParentID})
+		UpdatedAt: exportTime(c.UpdatedAt), ParentID: c.ParentID, Reactions: exportReactions(c.Reactions)})
+}
+
+// exportReactions are a comment's reactions in padd's member of the
+// export (Pad's export carries none).
+func exportReactions(rs []model.Reaction) []api.ReactionExport {
+	var out []api.ReactionExport
+	for _, r := range rs {
+		out = append(out, api.ReactionExport{Emoji: r.Emoji, UserID: r.UserID, Actor: r.Actor.Kind,
+			ActorName: r.Actor.Name, CreatedAt: exportTime(r.CreatedAt)})
+	}
+	return out
 }
 
 func (e *exportWriter) Link(l *model.Link) error {

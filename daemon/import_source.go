@@ -385,6 +385,17 @@ func (s *exportSource) Comment(i int) (storage.ImportComment, error) {
 	if ic.UpdatedAt, err = importTime("comment", i, c.UpdatedAt); err != nil {
 		return storage.ImportComment{}, err
 	}
+	for _, r := range c.Reactions {
+		if err := storage.CheckEmoji(r.Emoji); err != nil {
+			return storage.ImportComment{}, withEntity(err, "comment", i)
+		}
+		at, err := importTime("comment", i, r.CreatedAt)
+		if err != nil {
+			return storage.ImportComment{}, err
+		}
+		ic.Reactions = append(ic.Reactions, model.Reaction{Emoji: r.Emoji, UserID: r.UserID,
+			Actor: exportActor(r.Actor, r.ActorName, model.SourceAPI), CreatedAt: at})
+	}
 	return ic, nil
 }
 

@@ -105,6 +105,8 @@ func fillEverything(h *harness) string {
 	var c, d, r api.Comment
 	h.mustJSON("POST", wsPath("/items/"+a.Ref+"/comments"), map[string]any{"body": "a comment"}, 201, &c)
 	h.mustJSON("POST", wsPath("/comments/"+c.ID+"/replies"), map[string]any{"body": "a reply"}, 201, nil)
+	h.mustJSON("POST", wsPath("/comments/"+c.ID+"/reactions"), map[string]any{"emoji": "👍"}, 201, nil)
+	h.mustJSON("POST", wsPath("/comments/"+c.ID+"/reactions"), map[string]any{"emoji": "🎉"}, 201, nil, "X-Pad-Agent", "robot")
 	h.mustJSON("POST", wsPath("/items/"+b.Ref+"/comments"), map[string]any{"body": "on beta"}, 201, nil, "X-Pad-Agent", "robot")
 	h.mustJSON("POST", wsPath("/items/"+g.Ref+"/comments"), map[string]any{"body": "said first"}, 201, &d)
 	h.clock.advance(1e9)

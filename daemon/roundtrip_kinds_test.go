@@ -66,7 +66,8 @@ var modelTravels = map[string]map[string]string{
 		"ID": "comments.id", "WorkspaceID": "- the import's", "ItemID": "comments.item_id", "ParentID": "comments.parent_id",
 		"Body": "comments.body", "Author": "comments.author", "CreatedAt": "comments.created_at", "UpdatedAt": "comments.updated_at",
 		"DeletedAt": "- a deleted comment is left out (no tombstones, as Pad); its replies go without their parent",
-		"Seq":       "- renewed by the import",
+		"Seq":       "- renewed by the import", "Reactions": "comments.reactions",
+		"ReactionsGone": "- sync's record of reactions to take back on the remote: an import is linked to none",
 	},
 	"Link": {
 		"ID": "item_links.id", "WorkspaceID": "- the import's", "SourceID": "item_links.source_id", "TargetID": "item_links.target_id",

@@ -154,6 +154,7 @@ type ImportComment struct {
 	Key, ItemKey, ParentKey, Body string
 	Author                        model.Actor
 	CreatedAt, UpdatedAt          time.Time
+	Reactions                     []model.Reaction // padd's export's; an import's are nobody's on a remote (not Synced)
 }
 
 // ImportLink is one link of an import.
@@ -645,6 +646,7 @@ func (im *importRun) addComment(w *wtx, i int, ic *ImportComment) error {
 	if !ic.UpdatedAt.IsZero() && ic.UpdatedAt.After(cm.CreatedAt) {
 		cm.UpdatedAt = records.Tstamp(ic.UpdatedAt)
 	}
+	cm.Reactions = importReactions(ic.Reactions)
 	if err := putComment(w.ws, cm); err != nil {
 		return err
 	}

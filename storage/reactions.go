@@ -268,3 +268,18 @@ func (t *SyncTx) ReactionsPushed(commentID string, posted, removed []string) err
 	cm.ReactionsGone = slices.DeleteFunc(cm.ReactionsGone, func(e string) bool { return slices.Contains(removed, e) })
 	return putComment(t.w.ws, cm)
 }
+
+// importReactions are an imported comment's reactions as stored: new
+// ids, one per person and emoji, at most MaxReactions (the import's
+// source checked each emoji).
+func importReactions(rs []model.Reaction) []model.Reaction {
+	var out []model.Reaction
+	for _, r := range rs {
+		if len(out) == MaxReactions || slices.ContainsFunc(out, func(o model.Reaction) bool { return o.UserID == r.UserID && o.Emoji == r.Emoji }) {
+			continue
+		}
+		r.ID, r.Synced, r.CreatedAt = records.NewID(), false, records.Tstamp(r.CreatedAt)
+		out = append(out, r)
+	}
+	return out
+}
