@@ -147,6 +147,9 @@ func (v commentsView) writeTable(w io.Writer, st Style) error {
 		for _, l := range strings.Split(sanitizeBlock(commentBody(e.c)), "\n") {
 			fmt.Fprintf(w, "%s  %s\n", indent, l)
 		}
+		if r := reactionLine(e.c); r != "" {
+			fmt.Fprintf(w, "%s  %s\n", indent, st.paint(ansiDim, clean(r)))
+		}
 	}
 	return nil
 }
@@ -166,6 +169,59 @@ func (v commentsView) writeMarkdown(w io.Writer) error {
 		for _, l := range strings.Split(sanitizeBlock(commentBody(e.c)), "\n") {
 			fmt.Fprintln(w, strings.TrimRight(quote+l, " "))
 		}
+		if r := reactionLine(e.c); r != "" {
+			fmt.Fprintf(w, "%s\n%s%s\n", strings.TrimRight(quote, " "), quote, mdCell(r))
+		}
 	}
 	return nil
+}
+
+// reactionLine sums a comment's reactions by emoji, in the order each
+// was first made: "👍 2 · 🎉 1"; "" for none.
+func reactionLine(c *api.Comment) string {
+	var order []string
+	n := map[string]int{}
+	for _, r := range c.Reactions {
+		if n[r.Emoji] == 0 {
+			order = append(order, r.Emoji)
+		}
+		n[r.Emoji]++
+	}
+	parts := make([]string, len(order))
+	for i, e := range order {
+		parts[i] = fmt.Sprintf("%s %d", e, n[e])
+	}
+	return strings.Join(parts, " · ")
+}
+
+// ItemReactCmd is `item react <comment-id> <emoji>`.
+type ItemReactCmd struct {
+	Comment string `arg:"" placeholder:"COMMENT-ID" help:"The comment (ids are in \"padctl item comments\")."`
+	Emoji   string `arg:"" help:"The emoji, e.g. 👍 (any short text without control characters)."`
+	Remove  bool   `help:"Take your reaction back instead."`
+}
+
+// Run adds (or removes) the reaction.
+func (c *ItemReactCmd) Run(ctx context.Context, a *App) error {
+	cl, ws, err := a.inWorkspace(ctx)
+	if err != nil {
+		return err
+	}
+	if c.Remove {
+		if err := cl.RemoveReaction(ctx, ws, c.Comment, c.Emoji); err != nil {
+			return err
+		}
+		return a.emit(map[string]any{"comment_id": c.Comment, "emoji": c.Emoji, "removed": true}, func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "Reaction %s taken back from comment %s\n", clean(c.Emoji), clean(c.Comment))
+			return err
+		}, nil)
+	}
+	r, err := cl.AddReaction(ctx, ws, c.Comment, c.Emoji)
+	if err != nil {
+		return err
+	}
+	return a.emit(r, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "Reacted %s to comment %s\n", clean(r.Emoji), clean(r.CommentID))
+		return err
+	}, nil)
 }

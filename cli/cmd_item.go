@@ -23,6 +23,7 @@ type ItemCmd struct {
 	BulkUpdate ItemBulkUpdateCmd `cmd:"" name:"bulk-update" help:"Set the status and/or priority of several items at once."`
 	Comment    ItemCommentCmd    `cmd:"" help:"Comment on an item (or reply to a comment)."`
 	Comments   ItemCommentsCmd   `cmd:"" help:"List an item's comments."`
+	React      ItemReactCmd      `cmd:"" help:"React to a comment with an emoji (--remove takes it back)."`
 	Link       ItemLinkCmd       `cmd:"" help:"Link two items: padctl item link TASK-1 blocks TASK-2."`
 	Unlink     ItemUnlinkCmd     `cmd:"" help:"Remove a link between two items."`
 	Links      ItemLinksCmd      `cmd:"" help:"List an item's links, both directions."`

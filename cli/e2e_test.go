@@ -704,6 +704,20 @@ func TestCommentsLinksWatch(t *testing.T) {
 		t.Errorf("empty comment: %s", r)
 	}
 
+	// Reactions: one, the same again (one stays), the sum under the
+	// comment, taken back, and one not there.
+	react := decode[api.Reaction](t, must("item", "react", first.ID, "👍", "--format", "json"))
+	if again := decode[api.Reaction](t, must("item", "react", first.ID, "👍", "--format", "json")); again.ID != react.ID || react.Emoji != "👍" {
+		t.Errorf("reactions %+v then %+v", react, again)
+	}
+	if r := must("item", "comments", "TASK-1"); !strings.Contains(r.stdout, "👍 1") {
+		t.Errorf("reaction not under its comment:\n%s", r.stdout)
+	}
+	must("item", "react", first.ID, "👍", "--remove")
+	if r := run("item", "react", first.ID, "👍", "--remove"); r.code == 0 || !strings.Contains(r.stderr, "Reaction not found") {
+		t.Errorf("taking back one not there: %s", r)
+	}
+
 	// Links: create, refuse a duplicate, list from both sides, remove by
 	// the inverse name.
 	l := decode[api.ItemLink](t, must("item", "link", "TASK-1", "blocks", "TASK-2", "--format", "json"))
