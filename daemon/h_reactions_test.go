@@ -56,3 +56,21 @@ func TestReactionsOverHTTP(t *testing.T) {
 	h.mustJSON("POST", base, map[string]any{"emoji": "a/b c"}, 201, nil)
 	h.mustJSON("DELETE", base+"/"+url.PathEscape("a/b c"), nil, 204, nil)
 }
+
+// A reaction is on the event stream under Pad's names, with its item's
+// id (Pad's syncer reads the item's comments on it) and the comment's.
+func TestReactionEvents(t *testing.T) {
+	h := newHarness(t)
+	s := h.openSSE("/api/v1/events?workspace=w")
+	s.connected()
+	it := h.task("React")
+	var c api.Comment
+	h.mustJSON("POST", wsPath("/items/TASK-1/comments"), map[string]any{"body": "nice"}, 201, &c)
+	h.mustJSON("POST", wsPath("/comments/"+c.ID+"/reactions"), map[string]any{"emoji": "👍"}, 201, nil)
+	h.mustJSON("DELETE", wsPath("/comments/"+c.ID+"/reactions/"+url.PathEscape("👍")), nil, 204, nil)
+	for _, typ := range []string{"item_created", "comment_created", "reaction_added", "reaction_removed"} {
+		if _, ev := s.change(); ev.Type != typ || ev.ItemID != it.ID || (typ != "item_created" && ev.EntityID != c.ID) {
+			t.Fatalf("event %+v, want %s on item %s", ev, typ, it.ID)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,4 +105,73 @@ func lastChange(s *Store, ws string) (model.Change, error) {
 		return err
 	})
 	return ch, err
+}
+
+// The merge of a remote's list on a linked workspace: others' are the
+// remote's; this person's the remote had and no longer lists go, ones
+// made here and not pushed stay, ones taken back here and not pushed are
+// not brought back; a refused remote reaction is answered, the rest
+// written.
+func TestMergeReactions(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Merge reactions").Slug
+	it := mustCreate(t, s, ws, "tasks", "React", nil)
+	c := mustComment(t, s, ws, it.ID, "nice", "")
+	mustSyncLink(t, s, ws)
+	me := func(r model.Reaction) bool { return r.UserID == "u-me" }
+	other := model.Actor{Kind: model.ActorUser, Name: "Ann"}
+	merge := func(rs ...model.Reaction) []error {
+		t.Helper()
+		var refused []error
+		if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) (err error) {
+			refused, err = tx.MergeReactions(c.ID, rs, me)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return refused
+	}
+	emoji := func() []string {
+		t.Helper()
+		got, err := s.GetComment(ws, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range got.Reactions {
+			out = append(out, r.UserID+":"+r.Emoji)
+		}
+		return out
+	}
+	want := func(w ...string) {
+		t.Helper()
+		if got := emoji(); !slices.Equal(got, w) {
+			t.Fatalf("reactions %v, want %v", got, w)
+		}
+	}
+
+	// Made here, not pushed: a remote list without it keeps it.
+	if _, err := s.AddReaction(ws, c.ID, "👍", user); err != nil {
+		t.Fatal(err)
+	}
+	merge(model.Reaction{Emoji: "🎉", UserID: "u-ann", Actor: other}, model.Reaction{Emoji: "🚀", UserID: "u-me"})
+	want(":👍", "u-ann:🎉", ":🚀")
+	// Taken back here (the remote has it): not brought back, and queued
+	// for removal there.
+	if _, err := s.RemoveReaction(ws, c.ID, "🚀", user); err != nil {
+		t.Fatal(err)
+	}
+	merge(model.Reaction{Emoji: "🎉", UserID: "u-ann", Actor: other}, model.Reaction{Emoji: "🚀", UserID: "u-me"})
+	want(":👍", "u-ann:🎉")
+	if got, _ := s.GetComment(ws, c.ID); !slices.Equal(got.ReactionsGone, []string{"🚀"}) {
+		t.Fatalf("reactions gone %v", got.ReactionsGone)
+	}
+	// Pushed, then removed there, with Ann's: both go here.
+	if err := s.SyncApply(ws, syncActor, func(tx *SyncTx) error { return tx.ReactionsPushed(c.ID, []string{"👍"}, []string{"🚀"}) }); err != nil {
+		t.Fatal(err)
+	}
+	if refused := merge(model.Reaction{Emoji: "bad\x07"}, model.Reaction{Emoji: "✅", UserID: "u-bob"}); len(refused) != 1 {
+		t.Fatalf("refused %v", refused)
+	}
+	want("u-bob:✅")
 }

@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
@@ -122,12 +123,12 @@ func (w *worker) applyReactions(litem string, rcs []api.Comment, mineOf func(mod
 	if err != nil {
 		return err
 	}
-	for _, r := range refusedAll {
-		if err := w.setAside(storage.SyncConflict{ItemID: litem, Reason: "padd refused a remote reaction: " + r.Error()}); err != nil {
-			return err
-		}
+	if len(refusedAll) == 0 {
+		return nil
 	}
-	return nil
+	// One record for the item's refusals, however many the remote sent.
+	return w.setAside(storage.SyncConflict{ItemID: litem,
+		Reason: fmt.Sprintf("padd refused %d remote reaction(s), the first: %v", len(refusedAll), refusedAll[0])})
 }
 
 // modelReactions are a remote comment's reactions as padd holds them,
