@@ -93,7 +93,7 @@ var jsonTagged = map[string]string{
 	"Link": "record", "Role": "record", "Activity": "record", "Version": "record", "Change": "record",
 	"FieldDef": "record", "Schema": "record", "Settings": "record", "QuickAction": "record",
 	"Lease": "record", "Reminder": "record", "PatchReply": "record", "PatchEdit": "record",
-	"AppliedEdit": "record", "Intervening": "record", "InterveningChange": "record", "ReportLayout": "record",
+	"AppliedEdit": "record", "Intervening": "record", "InterveningChange": "record", "ReportLayout": "record", "Reaction": "record",
 	// A playbook's stored arguments field, which ParseArgSpecs decodes.
 	"ArgSpec": "record",
 	// The item brief's budget is counted in characters of each part's JSON.
