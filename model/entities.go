@@ -44,6 +44,9 @@ type Workspace struct {
 	Seq         int64      `json:"seq"`
 	// ReportLayout is the report page's saved layout, nil until saved.
 	ReportLayout *ReportLayout `json:"report_layout,omitempty"`
+	// Context is what `pad workspace context set` keeps (model/wscontext.go);
+	// nil until one is set.
+	Context *WorkspaceContext `json:"context,omitempty"`
 }
 
 // Collection is a typed collection of items.
@@ -307,6 +310,7 @@ const (
 	EntityStar       = "star"
 	EntityAttachment = "attachment"
 	EntityReaction   = "reaction" // its change's ID is the comment's
+	EntitySavedView  = "saved_view"
 )
 
 // Change-log operations.

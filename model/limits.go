@@ -47,7 +47,9 @@ var (
 	LimitQuery       = Limit{"q", MaxQueryChars, "a search query"}
 	LimitMatchText   = Limit{"text", 10_000, "the text a playbook match is asked about"}
 	LimitEmoji       = Limit{"emoji", 32, "a comment reaction's emoji (no control characters)"}
-	limitsTable      = []Limit{LimitTitle, LimitContent, LimitTag, LimitFieldKey, LimitFieldValue, LimitSlug, LimitName, LimitPrefix, LimitIcon, LimitDescription, LimitComment, LimitSchema, LimitQuery, LimitMatchText, LimitEmoji}
+	LimitViewConfig  = Limit{"config", 64_000, "a saved view's config, as compact JSON text"}
+	LimitContextText = Limit{"context value", 2_000, "one string of a workspace's context"}
+	limitsTable      = []Limit{LimitTitle, LimitContent, LimitTag, LimitFieldKey, LimitFieldValue, LimitSlug, LimitName, LimitPrefix, LimitIcon, LimitDescription, LimitComment, LimitSchema, LimitQuery, LimitMatchText, LimitEmoji, LimitViewConfig, LimitContextText}
 )
 
 // MaxQueryChars is LimitQuery's maximum.

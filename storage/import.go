@@ -33,6 +33,10 @@ type ImportInput struct {
 	Template    string // a template's name, or ""
 	Collections []ImportCollection
 	Roles       []RoleCreate
+	// Context is the workspace's context (nil: none); SavedViews its
+	// collections' saved views (storage/savedviews.go).
+	Context    *model.WorkspaceContext
+	SavedViews []ImportSavedView
 	// Source gives the items, comments, links and versions (nil: none).
 	Source ImportSource
 	// Attachments are rows of blobs already durable in place.
@@ -304,6 +308,9 @@ func (s *Store) ImportWorkspace(ctx context.Context, in ImportInput, actor model
 	if name == "" {
 		return nil, model.Invalid("the workspace needs a name").With("entity", "workspace").With("field", "name")
 	}
+	if err := in.Context.Check(); err != nil {
+		return nil, refusal(err, "workspace", 0)
+	}
 	src := in.Source
 	if src == nil {
 		src = (&ImportEntities{}).Source()
@@ -316,7 +323,7 @@ func (s *Store) ImportWorkspace(ctx context.Context, in ImportInput, actor model
 	}
 	now := s.base.Clock()
 	im := &importRun{s: s, ctx: ctx, in: in, src: src, plan: plan, actor: actor, now: now, progress: progress,
-		ws:  &model.Workspace{ID: records.NewID(), Name: name, Description: in.Description, Template: in.Template, ReportLayout: in.ReportLayout, CreatedAt: records.Tstamp(now), UpdatedAt: records.Tstamp(now)},
+		ws:  &model.Workspace{ID: records.NewID(), Name: name, Description: in.Description, Template: in.Template, ReportLayout: in.ReportLayout, Context: in.Context, CreatedAt: records.Tstamp(now), UpdatedAt: records.Tstamp(now)},
 		out: &ImportOutcome{Skipped: map[string]int{}}, colls: map[string]*model.Collection{}}
 	note, err := im.run()
 	if err != nil {
@@ -457,7 +464,7 @@ func (im *importRun) stage() error {
 			}
 			im.out.Imported.Roles++
 		}
-		return nil
+		return w.importSavedViews(im.in.SavedViews, im.colls)
 	})
 }
 

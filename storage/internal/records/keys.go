@@ -57,7 +57,7 @@ var (
 		bCommentIdx, bLinks, bLinkSrc, bLinkDst, bRoles, bRoleSlugs, bStars, bStarOrder,
 		bIdem, BOutbox, bUnique, bTitles, BPatches, BOrigins,
 		BSums, BVCounts, BDue, BBlk, BLeases, BReminders, BRemItem, BRemFired, BSeen,
-		BSync, BSyncIDs, BSyncBase, BSyncConflicts}
+		BSync, BSyncIDs, BSyncBase, BSyncConflicts, BSavedViews}
 )
 
 // Counter keys.
