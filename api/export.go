@@ -45,6 +45,8 @@ type WorkspaceExport struct {
 	ItemVersions []ItemVersionExport `json:"item_versions,omitempty"`
 	// Roles are padd's: the workspace's agent roles.
 	Roles []RoleExport `json:"roles,omitempty"`
+	// SavedViews are padd's: its collections' saved views.
+	SavedViews []SavedViewExport `json:"saved_views,omitempty"`
 }
 
 // WorkspaceExportMeta is the workspace itself.

@@ -3,23 +3,30 @@ package api
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/padd/padd/model"
 )
 
 // Workspace is Pad's workspace shape.
 type Workspace struct {
-	ID          string     `json:"id"`
-	Name        string     `json:"name"`
-	Slug        string     `json:"slug"`
-	Description string     `json:"description"`
-	Settings    string     `json:"settings"`
-	OwnerID     string     `json:"owner_id,omitempty"`
-	Source      string     `json:"source,omitempty"`
-	SortOrder   int        `json:"sort_order"`
-	Template    string     `json:"template,omitempty"`
-	Seq         int64      `json:"seq"`
-	CreatedAt   time.Time  `json:"created_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
-	DeletedAt   *time.Time `json:"deleted_at,omitempty"`
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Slug        string `json:"slug"`
+	Description string `json:"description"`
+	// Settings is Pad's settings text: {"context": ...} when the
+	// workspace has a context, else {}.
+	Settings  string     `json:"settings"`
+	OwnerID   string     `json:"owner_id,omitempty"`
+	Source    string     `json:"source,omitempty"`
+	SortOrder int        `json:"sort_order"`
+	Template  string     `json:"template,omitempty"`
+	Seq       int64      `json:"seq"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Context is what `pad workspace context set` keeps, as Pad answers
+	// it; absent when none was set.
+	Context *model.WorkspaceContext `json:"context,omitempty"`
 }
 
 // DeletedWorkspace is an entry of GET /workspaces/deleted: when the
@@ -45,9 +52,11 @@ type WorkspaceUpdate struct {
 	Description       *string `json:"description,omitempty"`
 	SortOrder         *int    `json:"sort_order,omitempty"`
 	ClearImportStatus bool    `json:"clear_import_status,omitempty"`
-	// Context and Settings are Pad's workspace context (`pad workspace
-	// context set`) and settings, which padd does not keep: read only to
-	// refuse them, never dropped in silence.
+	// Context is Pad's workspace context (`pad workspace context set`):
+	// a JSON object replacing the one kept (null: left alone). Settings
+	// is Pad's settings text; padd keeps its "context" member only and
+	// refuses settings holding anything else, so nothing is dropped in
+	// silence.
 	Context  json.RawMessage `json:"context,omitempty"`
 	Settings json.RawMessage `json:"settings,omitempty"`
 }

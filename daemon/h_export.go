@@ -191,7 +191,7 @@ func (e *exportWriter) finish() error {
 
 func (e *exportWriter) Workspace(ws *model.Workspace) error {
 	e.slug = ws.Slug
-	m := api.WorkspaceExportMeta{Name: ws.Name, Slug: ws.Slug, Description: ws.Description, Settings: "{}",
+	m := api.WorkspaceExportMeta{Name: ws.Name, Slug: ws.Slug, Description: ws.Description, Settings: workspaceSettings(ws.Context),
 		Template: ws.Template}
 	if l := ws.ReportLayout; l != nil {
 		rl := api.ReportLayout(*l)
@@ -226,6 +226,11 @@ func (e *exportWriter) Collection(c *model.Collection) error {
 func (e *exportWriter) Role(r *model.Role) error {
 	return e.put("roles", api.RoleExport{Slug: r.Slug, Name: r.Name, Icon: r.Icon, Description: r.Description,
 		Tools: r.Tools, SortOrder: r.SortOrder})
+}
+
+func (e *exportWriter) SavedView(v *model.SavedView) error {
+	return e.put("saved_views", api.SavedViewExport{CollectionID: v.CollectionID, Name: v.Name, Slug: v.Slug,
+		ViewType: v.ViewType, Config: string(v.Config), SortOrder: v.SortOrder})
 }
 
 func (e *exportWriter) Item(it *model.Item, x storage.ItemExtras) error {

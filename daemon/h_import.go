@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -474,7 +475,10 @@ func importMeta(exp *api.WorkspaceExport, name string) (storage.ImportInput, map
 		return in, nil, err
 	}
 	if st := strings.TrimSpace(exp.Workspace.Settings); st != "" && st != "{}" && st != "null" {
-		nm["workspace_settings"]++
+		var err error
+		if in.Context, err = importSettings(st, nm); err != nil {
+			return in, nil, withEntity(err, "workspace", 0)
+		}
 	}
 	for i, c := range exp.Collections {
 		var schema model.Schema
@@ -529,7 +533,47 @@ func importMeta(exp *api.WorkspaceExport, name string) (storage.ImportInput, map
 		}
 		in.Roles = append(in.Roles, rc)
 	}
+	for _, v := range exp.SavedViews {
+		in.SavedViews = append(in.SavedViews, storage.ImportSavedView{CollectionKey: v.CollectionID,
+			Create: storage.SavedViewCreate{Name: v.Name, Slug: v.Slug, ViewType: v.ViewType,
+				Config: json.RawMessage(strconv.Quote(v.Config)), SortOrder: v.SortOrder}})
+	}
 	return in, nm, nil
+}
+
+// importSettings reads the workspace's context from an export's settings
+// text (Pad's, and padd's: {"context": ...}); every other setting is
+// counted as not modelled, under workspace_settings.
+func importSettings(text string, nm map[string]int) (*model.WorkspaceContext, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &members); err != nil {
+		return nil, model.Invalid("the workspace's settings are not a JSON object: %v", err).With("field", "settings")
+	}
+	var ctx *model.WorkspaceContext
+	for k, raw := range members {
+		if k != "context" || isJSONNull(raw) {
+			nm["workspace_settings"]++
+			continue
+		}
+		// Read as Pad reads it: a member padd does not know (a newer
+		// Pad's) is counted, not refused, so the import goes on.
+		var c model.WorkspaceContext
+		var known map[string]json.RawMessage
+		if json.Unmarshal(raw, &c) != nil || json.Unmarshal(raw, &known) != nil {
+			return nil, model.Invalid("the workspace's context is not Pad's object (repositories, paths, commands, stack, deployment, assumptions)").
+				With("field", "settings.context")
+		}
+		for m := range known {
+			if !slices.Contains(model.WorkspaceContextMembers, m) {
+				nm["workspace_context_members"]++
+			}
+		}
+		if err := c.Check(); err != nil {
+			return nil, err
+		}
+		ctx = &c
+	}
+	return ctx, nil
 }
 
 // importOrigin is an exported library origin as the import keeps it, or

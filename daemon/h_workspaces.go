@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -118,21 +119,74 @@ func (s *Server) updateWorkspace(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	for name, v := range map[string]json.RawMessage{"context": in.Context, "settings": in.Settings} {
-		if v != nil {
-			return model.BadRequest("padd keeps no workspace %s (Pad's `pad workspace context set` writes it); nothing was changed", name).With("field", name)
-		}
+	ctx, setCtx, err := workspaceContextOf(in.Context, in.Settings)
+	if err != nil {
+		return err
 	}
 	update := storage.WorkspaceUpdate{Name: in.Name, Description: in.Description, SortOrder: in.SortOrder}
 	if err := checkInput(update); err != nil {
 		return err
 	}
-	ws, err := s.store.UpdateWorkspace(r.PathValue("ws"), update, actor(r))
-	if err != nil {
-		return err
+	var ws *model.Workspace
+	if setCtx {
+		if ws, err = s.store.SetWorkspaceContext(r.PathValue("ws"), ctx, actor(r)); err != nil {
+			return err
+		}
+	}
+	if !setCtx || in.Name != nil || in.Description != nil || in.SortOrder != nil {
+		if ws, err = s.store.UpdateWorkspace(r.PathValue("ws"), update, actor(r)); err != nil {
+			return err
+		}
 	}
 	writeJSON(w, 200, wireWorkspace(ws))
 	return nil
+}
+
+// workspaceContextOf reads the context a workspace update sets: its
+// "context" member (Pad's `pad workspace context set`; null leaves the
+// context alone, as Pad does), else the "context" of its "settings" (a
+// JSON object or Pad's text of one), where no context clears it, as
+// Pad's settings are replaced whole. set says whether the update sets
+// one. Settings holding anything but a context are refused: padd keeps
+// no other setting, and drops nothing in silence.
+func workspaceContextOf(ctxRaw, settingsRaw json.RawMessage) (ctx *model.WorkspaceContext, set bool, err error) {
+	if isJSONNull(ctxRaw) && !isJSONNull(settingsRaw) {
+		raw := bytes.TrimSpace(settingsRaw)
+		if raw[0] == '"' {
+			var text string
+			if err := json.Unmarshal(raw, &text); err != nil {
+				return nil, false, model.BadRequest("settings must be a JSON object or Pad's text of one").With("field", "settings")
+			}
+			if raw = bytes.TrimSpace([]byte(text)); len(raw) == 0 {
+				raw = []byte("{}")
+			}
+		}
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &members); err != nil || members == nil {
+			return nil, false, model.BadRequest("settings must be a JSON object or Pad's text of one").With("field", "settings")
+		}
+		for k := range members {
+			if k != "context" {
+				return nil, false, model.BadRequest("padd keeps no workspace setting %q (only the context); nothing was changed", model.Excerpt(k)).
+					With("field", "settings."+k)
+			}
+		}
+		if isJSONNull(members["context"]) {
+			return nil, true, nil
+		}
+		ctxRaw = members["context"]
+	}
+	if isJSONNull(ctxRaw) {
+		return nil, false, nil
+	}
+	ctx, err = model.ParseWorkspaceContext(ctxRaw)
+	return ctx, err == nil, err
+}
+
+// isJSONNull says raw is absent or JSON null.
+func isJSONNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
 }
 
 func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) error {

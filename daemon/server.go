@@ -350,6 +350,7 @@ func (s *Server) routes() {
 
 	s.workspaceRoutes()
 	s.collectionRoutes()
+	s.savedViewRoutes() // saved views of a collection (h_savedviews.go)
 	s.itemRoutes()
 	s.itemCopyRoutes()
 	s.searchRoutes()

@@ -20,8 +20,17 @@ func jsonText(v any) string {
 
 func wireWorkspace(w *model.Workspace) api.Workspace {
 	return api.Workspace{ID: w.ID, Name: w.Name, Slug: w.Slug, Description: w.Description,
-		Settings: "{}", Source: "padd", SortOrder: w.SortOrder, Template: w.Template, Seq: w.Seq,
-		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, DeletedAt: w.DeletedAt}
+		Settings: workspaceSettings(w.Context), Source: "padd", SortOrder: w.SortOrder, Template: w.Template, Seq: w.Seq,
+		CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, DeletedAt: w.DeletedAt, Context: w.Context}
+}
+
+// workspaceSettings is Pad's settings text of a workspace: its context,
+// the one setting padd keeps, under "context"; {} when it has none.
+func workspaceSettings(c *model.WorkspaceContext) string {
+	if c == nil {
+		return "{}"
+	}
+	return jsonText(map[string]any{"context": c})
 }
 
 func wireCollection(c *model.Collection, itemCount, active int) api.Collection {

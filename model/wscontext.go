@@ -67,6 +67,9 @@ type WorkspaceDeployment struct {
 	Host    string `json:"host,omitempty"`
 }
 
+// WorkspaceContextMembers are a context's members, as Pad names them.
+var WorkspaceContextMembers = []string{"repositories", "paths", "commands", "stack", "deployment", "assumptions"}
+
 // MaxContextList bounds each list of a workspace context (repositories,
 // assumptions, each of the stack's lists).
 const MaxContextList = 100

@@ -6,15 +6,17 @@ import (
 )
 
 // ExportSink takes a workspace's records as ExportWorkspace reads them:
-// the workspace, then every collection (archived ones too), role, live
-// item, live comment of a live item, link between live items and
-// version of a live item, each kind after the one before, in a fixed
+// the workspace, then every collection (archived ones too), role, saved
+// view, live item, live comment of a live item, link between live items
+// and version of a live item, each kind after the one before, in a fixed
 // order (two exports of one workspace are the same). The records are
 // the sink's to keep; a sink error stops the export.
 type ExportSink interface {
 	Workspace(*model.Workspace) error
 	Collection(*model.Collection) error
 	Role(*model.Role) error
+	// SavedView gets each collection's saved views, in their order.
+	SavedView(*model.SavedView) error
 	// Item gets the item (with its body) and what travels beside it.
 	Item(it *model.Item, x ItemExtras) error
 	Comment(*model.Comment) error
@@ -72,6 +74,9 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 			if err := sink.Role(r); err != nil {
 				return err
 			}
+		}
+		if err := exportSavedViews(b, sink); err != nil {
+			return err
 		}
 		origins := b.Root.Bucket(records.BOrigins)
 		live := map[string]bool{}

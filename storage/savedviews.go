@@ -226,3 +226,17 @@ type ImportSavedView struct {
 	CollectionKey string
 	Create        SavedViewCreate
 }
+
+// exportSavedViews hands the workspace's saved views to an export.
+func exportSavedViews(b *records.Wsb, sink ExportSink) error {
+	all, err := records.AllSavedViews(b)
+	if err != nil {
+		return err
+	}
+	for _, sv := range all {
+		if err := sink.SavedView(sv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
