@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 )
 
@@ -247,23 +248,91 @@ func TestPullRequestLinkThroughFullFields(t *testing.T) {
 	}
 }
 
-// `pad workspace context set` sends the context in a workspace update;
-// padd keeps none, so it refuses the update rather than answer it as
-// done and drop the context.
-func TestWorkspaceContextIsRefusedNotDropped(t *testing.T) {
+// `pad workspace context set` sends the context in a workspace update
+// and `pad workspace context` reads it from the workspace: padd keeps
+// it, answers it on the workspace (and its list, and in Pad's settings
+// text), leaves it alone on a null, and refuses a member it does not
+// know rather than drop it.
+func TestWorkspaceContextIsKept(t *testing.T) {
 	h := newHarness(t)
+	ctx := map[string]any{
+		"repositories": []any{map[string]any{"name": "padd", "role": "primary", "path": ".", "repo": "padd/padd"}},
+		"paths":        map[string]any{"root": ".", "docs_repo": "../docs"},
+		"commands":     map[string]any{"test": "go test ./...", "build": "make"},
+		"stack":        map[string]any{"languages": []string{"go"}, "package_managers": []string{"go"}},
+		"deployment":   map[string]any{"mode": "local", "base_url": "http://127.0.0.1:7777"},
+		"assumptions":  []string{"one user"},
+	}
+	want, _ := json.Marshal(ctx)
+	var ws api.Workspace
+	h.mustJSON("PATCH", "/api/v1/workspaces/w", map[string]any{"context": ctx}, 200, &ws)
+	if got, _ := json.Marshal(ws.Context); !jsonSame(t, got, want) {
+		t.Fatalf("answered context %s, want %s", got, want)
+	}
+	if !jsonSame(t, []byte(ws.Settings), []byte(`{"context":`+string(want)+`}`)) {
+		t.Errorf("settings %s", ws.Settings)
+	}
+	ws = api.Workspace{}
+	h.mustJSON("PATCH", "/api/v1/workspaces/w", map[string]any{"name": "Renamed", "context": nil}, 200, &ws)
+	if got, _ := json.Marshal(ws.Context); ws.Name != "Renamed" || !jsonSame(t, got, want) {
+		t.Fatalf("a rename with a null context: %s, context %s", ws.Name, got)
+	}
+	var list []api.Workspace
+	h.mustJSON("GET", "/api/v1/workspaces", nil, 200, &list)
+	if got, _ := json.Marshal(list[0].Context); len(list) != 1 || !jsonSame(t, got, want) {
+		t.Errorf("list's context %s", got)
+	}
+
 	for _, body := range []map[string]any{
-		{"context": map[string]any{"commands": map[string]any{"test": "make test"}}},
-		{"name": "Renamed", "settings": `{"context":{}}`},
+		{"context": map[string]any{"commands": map[string]any{"test": "x"}, "owner": "me"}},
+		{"context": map[string]any{"commands": map[string]any{"tests": "x"}}},
+		{"context": map[string]any{"repositories": "x"}},
+		{"context": []int{1}},
+		{"name": "Again", "settings": `{"context":{},"theme":"dark"}`},
+		{"settings": 5},
 	} {
 		h.wantError("PATCH", "/api/v1/workspaces/w", body, 400, "bad_request")
 	}
-	var ws struct {
-		Name string `json:"name"`
+	long := make([]string, model.MaxContextList+1)
+	for _, body := range []map[string]any{
+		{"context": map[string]any{"assumptions": long}},
+		{"context": map[string]any{"commands": map[string]any{"test": strings.Repeat("x", model.LimitContextText.Max+1)}}},
+	} {
+		h.wantError("PATCH", "/api/v1/workspaces/w", body, 400, "validation_error")
 	}
+	ws = api.Workspace{}
 	h.mustJSON("GET", "/api/v1/workspaces/w", nil, 200, &ws)
-	if ws.Name != "Work" {
-		t.Errorf("a refused update renamed the workspace to %q", ws.Name)
+	if got, _ := json.Marshal(ws.Context); ws.Name != "Renamed" || !jsonSame(t, got, want) {
+		t.Fatalf("refused updates changed the workspace: %s, context %s", ws.Name, got)
 	}
-	h.mustJSON("PATCH", "/api/v1/workspaces/w", map[string]any{"name": "Renamed"}, 200, nil)
+
+	// Pad's settings text sets it too; settings without one clear it.
+	ws = api.Workspace{}
+	h.mustJSON("PATCH", "/api/v1/workspaces/w", map[string]any{"settings": `{"context":{"assumptions":["a"]}}`}, 200, &ws)
+	if ws.Context == nil || len(ws.Context.Assumptions) != 1 || ws.Context.Repositories != nil {
+		t.Fatalf("set by settings: %+v", ws.Context)
+	}
+	ws = api.Workspace{}
+	h.mustJSON("PATCH", "/api/v1/workspaces/w", map[string]any{"context": map[string]any{}}, 200, &ws)
+	if ws.Context == nil || ws.Settings != `{"context":{}}` {
+		t.Fatalf("an empty context, as Pad keeps it: %+v %s", ws.Context, ws.Settings)
+	}
+	ws = api.Workspace{}
+	h.mustJSON("PATCH", "/api/v1/workspaces/w", map[string]any{"settings": "{}"}, 200, &ws)
+	if ws.Context != nil || ws.Settings != "{}" {
+		t.Fatalf("cleared by settings: %+v %s", ws.Context, ws.Settings)
+	}
+}
+
+// jsonSame says a and b are the same JSON value.
+func jsonSame(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var va, vb any
+	if err := json.Unmarshal(a, &va); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &vb); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return reflect.DeepEqual(va, vb)
 }

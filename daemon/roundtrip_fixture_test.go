@@ -146,6 +146,23 @@ func fillEverything(h *harness) string {
 	h.create("notes", map[string]any{"title": "A note", "fields": map[string]any{"kind": "b"}})
 	h.mustJSON("DELETE", wsPath("/collections/notes"), nil, 204, nil)
 
+	// Saved views (one reordered, one of the archived collection) and
+	// the workspace's context.
+	var view api.SavedView
+	h.mustJSON("POST", wsPath("/collections/tasks/views"), map[string]any{"name": "Open work", "view_type": "board",
+		"config": map[string]any{"filters": []any{map[string]any{"field": "status", "op": "eq", "value": "open"}}, "sort": "priority:desc"}}, 201, &view)
+	h.mustJSON("PATCH", wsPath("/collections/tasks/views/"+view.ID), map[string]any{"sort_order": 2}, 200, nil)
+	h.mustJSON("POST", wsPath("/collections/specs/views"), map[string]any{"name": "Table", "slug": "spec-table", "view_type": "table",
+		"config": `{"columns":["title","points"]}`}, 201, nil)
+	h.mustJSON("PATCH", wsPath(""), map[string]any{"context": map[string]any{
+		"repositories": []any{map[string]any{"name": "app", "role": "primary", "path": ".", "repo": "o/app"}},
+		"paths":        map[string]any{"root": ".", "docs_repo": "../docs", "web": "web", "server": "srv", "skills": "skills", "config": "cfg", "install_root": "/opt"},
+		"commands":     map[string]any{"setup": "make setup", "build": "make", "test": "make test", "lint": "vet", "format": "fmt", "dev": "dev", "start": "run", "web": "npm run dev"},
+		"stack":        map[string]any{"languages": []string{"go"}, "frameworks": []string{"none"}, "package_managers": []string{"go"}},
+		"deployment":   map[string]any{"mode": "local", "base_url": "http://127.0.0.1:7777", "host": "laptop"},
+		"assumptions":  []string{"one user"},
+	}}, 200, nil)
+
 	bundle := h.mustJSON("GET", wsPath("/export?format=tar"), nil, 200, nil)
 	injected := injectNoDoorYet(h.t, bundle.body, a.ID, b.ID, g.ID)
 	var res api.ImportResult

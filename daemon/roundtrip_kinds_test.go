@@ -43,6 +43,13 @@ var modelTravels = map[string]map[string]string{
 		"SortOrder": "- the importer's order", "CreatedAt": "- the import's time", "UpdatedAt": "- the import's time",
 		"DeletedAt": "- a deleted workspace is not exported", "Seq": "- renewed by the import",
 		"ReportLayout": "workspace.report_layout",
+		"Context":      "workspace.settings",
+	},
+	"SavedView": {
+		"ID": "- renewed by the import", "WorkspaceID": "- the import's", "CollectionID": "saved_views.collection_id",
+		"Name": "saved_views.name", "Slug": "saved_views.slug", "ViewType": "saved_views.view_type", "Config": "saved_views.config",
+		"SortOrder": "saved_views.sort_order", "IsDefault": "- Pad's create never sets it, and padd has no door that does",
+		"CreatedAt": "- the import's time", "UpdatedAt": "- the import's time", "Seq": "- renewed by the import",
 	},
 	"Collection": {
 		"ID": "collections.id", "WorkspaceID": "- the import's", "Name": "collections.name", "Slug": "collections.slug",
@@ -112,6 +119,7 @@ func TestEveryModelFieldTravelsOrSaysWhy(t *testing.T) {
 		reflect.TypeFor[model.Workspace](), reflect.TypeFor[model.Collection](), reflect.TypeFor[model.Item](),
 		reflect.TypeFor[model.Comment](), reflect.TypeFor[model.Link](), reflect.TypeFor[model.Role](),
 		reflect.TypeFor[model.Version](), reflect.TypeFor[model.Actor](), reflect.TypeFor[storage.Attachment](),
+		reflect.TypeFor[model.SavedView](),
 	} {
 		rows, ok := modelTravels[typ.Name()]
 		if !ok {

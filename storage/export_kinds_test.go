@@ -25,6 +25,7 @@ var workspaceBuckets = map[string]string{
 	"comments":       "exported: comments (live ones of live items)",
 	"links":          "exported: item_links",
 	"roles":          "exported: roles",
+	"saved_views":    "exported: saved_views",
 	"builtin_origin": "exported: items' library_origin",
 	"attachments":    "exported: the bundle's manifest and blobs",
 	"counters":       "derived: the item numbers and seqs an import writes",
