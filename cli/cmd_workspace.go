@@ -15,6 +15,7 @@ type WorkspaceCmd struct {
 	Create  WorkspaceCreateCmd  `cmd:"" help:"Create a workspace."`
 	Show    WorkspaceShowCmd    `cmd:"" help:"Show a workspace (default: the current one)."`
 	Update  WorkspaceUpdateCmd  `cmd:"" help:"Rename or describe a workspace (default: the current one)."`
+	Context WorkspaceContextCmd `cmd:"" help:"Show or set the workspace's context for agents (repositories, paths, commands, stack...)."`
 	Delete  WorkspaceDeleteCmd  `cmd:"" aliases:"rm" help:"Delete a workspace (restorable for 30 days)."`
 	Restore WorkspaceRestoreCmd `cmd:"" help:"Restore a deleted workspace."`
 	Deleted WorkspaceDeletedCmd `cmd:"" help:"List deleted workspaces still in their restore window."`
