@@ -110,6 +110,8 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	must("POST", "/api/v1/workspaces/w/items/"+a.ID+"/reminders", map[string]any{"remind_at": "2030-01-01T09:00:00Z"}, &rem)
 	var role api.AgentRole
 	must("POST", "/api/v1/workspaces/w/agent-roles", map[string]any{"name": "Builder"}, &role)
+	var view api.SavedView
+	must("POST", "/api/v1/workspaces/w/collections/tasks/views", map[string]any{"name": "Open", "config": map[string]any{"sort": "title"}}, &view)
 	var pb api.Item
 	must("POST", "/api/v1/workspaces/w/library/activate", map[string]any{"key": "playbook/triage"}, &pb)
 	var versions []struct {
@@ -123,6 +125,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	fx.subst["{link}"] = l.ID
 	fx.subst["{reminder}"] = rem.ID
 	fx.subst["{role}"] = role.ID
+	fx.subst["{view}"] = view.ID
 	fx.subst["{playbook}"] = pb.ID
 	if len(versions) > 0 {
 		fx.subst["{version}"] = versions[len(versions)-1].ID
@@ -251,6 +254,8 @@ var bodyRoutes = []struct{ method, path string }{
 	{"PATCH", "/api/v1/workspaces/{ws}/reminders/{reminder}"},
 	{"POST", "/api/v1/workspaces/{ws}/agent-roles"},
 	{"PATCH", "/api/v1/workspaces/{ws}/agent-roles/{role}"},
+	{"POST", "/api/v1/workspaces/{ws}/collections/{coll}/views"},
+	{"PATCH", "/api/v1/workspaces/{ws}/collections/{coll}/views/{view}"},
 	{"POST", "/api/v1/workspaces/{ws}/library/activate"},
 	{"POST", "/api/v1/workspaces/{ws}/playbooks/match"},
 	{"POST", "/api/v1/workspaces/{ws}/playbooks/{playbook}/run"},
@@ -266,7 +271,11 @@ func FuzzRESTBody(f *testing.F) {
 	fx := newFuzzFixture(f)
 	seeds := []string{
 		`{"name":"Another","template":"startup"}`, `{"name":"Renamed","description":"d","settings":{"a":1}}`,
-		`{"name":"Bugs","fields":"severity:select:low,high;owner:relation:tasks"}`, `{"name":"Bugs","schema":{"fields":[{"key":"a","type":"number"}]}}`,
+		`{"name":"Bugs","fields":"severity:select:low,high;owner:relation:tasks"}`,
+		`{"name":"Board","view_type":"board","config":{"filters":[{"field":"status","op":"eq","value":"open"}]}}`,
+		`{"config":"{\"sort\":\"title\"}","sort_order":2,"view_type":"table"}`,
+		`{"context":{"commands":{"test":"make test"},"repositories":[{"name":"a"}],"assumptions":["x"]}}`,
+		`{"settings":"{\"context\":{\"paths\":{\"root\":\".\"}}}"}`, `{"name":"Bugs","schema":{"fields":[{"key":"a","type":"number"}]}}`,
 		`{"fields":"due:date","default_view":"board"}`,
 		`{"title":"New","content":"c","fields":{"status":"done","priority":"low","due":"2026-01-02"},"tags":["a","b"],"parent":"{other}"}`,
 		`{"title":"x","field":["status=done","priority=high"],"refuse_undeclared_fields":true,"op_key":"k1"}`,
