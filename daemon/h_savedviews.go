@@ -47,8 +47,11 @@ func (s *Server) createSavedView(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	v, err := s.store.CreateSavedView(r.PathValue("ws"), r.PathValue("coll"),
-		storage.SavedViewCreate{Name: in.Name, Slug: in.Slug, ViewType: in.ViewType, Config: in.Config}, actor(r))
+	create := storage.SavedViewCreate{Name: in.Name, Slug: in.Slug, ViewType: in.ViewType, Config: in.Config}
+	if err := checkInput(create); err != nil {
+		return err
+	}
+	v, err := s.store.CreateSavedView(r.PathValue("ws"), r.PathValue("coll"), create, actor(r))
 	if err != nil {
 		return err
 	}
@@ -61,8 +64,11 @@ func (s *Server) updateSavedView(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	v, err := s.store.UpdateSavedView(r.PathValue("ws"), r.PathValue("coll"), r.PathValue("id"),
-		storage.SavedViewUpdate{Name: in.Name, ViewType: in.ViewType, Config: in.Config, SortOrder: in.SortOrder}, actor(r))
+	update := storage.SavedViewUpdate{Name: in.Name, ViewType: in.ViewType, Config: in.Config, SortOrder: in.SortOrder}
+	if err := checkInput(update); err != nil {
+		return err
+	}
+	v, err := s.store.UpdateSavedView(r.PathValue("ws"), r.PathValue("coll"), r.PathValue("id"), update, actor(r))
 	if err != nil {
 		return err
 	}

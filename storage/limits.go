@@ -79,6 +79,11 @@ func CheckInput(v any) error {
 		return model.FirstError(model.LimitSlug.CheckPtr(in.Slug), model.LimitName.CheckPtr(in.Name),
 			model.LimitIcon.CheckPtr(in.Icon), model.LimitDescription.CheckPtr(in.Description),
 			model.LimitDescription.CheckPtr(in.Tools))
+	case SavedViewCreate:
+		// The config is bounded when parsed (model.ParseViewConfig).
+		return model.FirstError(model.LimitName.Check(in.Name), model.LimitSlug.Check(in.Slug))
+	case SavedViewUpdate:
+		return model.LimitName.CheckPtr(in.Name)
 	}
 	panic("checkInput: no limits for this input type")
 }

@@ -32,12 +32,6 @@ type SavedViewUpdate struct {
 	SortOrder *int
 }
 
-// CheckSavedView is CheckInput's for a saved view's name and slug; the
-// config is bounded when parsed.
-func checkSavedView(name, slug *string) error {
-	return model.FirstError(model.LimitName.CheckPtr(name), model.LimitSlug.CheckPtr(slug))
-}
-
 // CreateSavedView adds a saved view to collection coll (slug, alias or
 // id) of workspace ws.
 func (s *Store) CreateSavedView(ws, coll string, in SavedViewCreate, actor model.Actor) (*model.SavedView, error) {
@@ -54,7 +48,7 @@ func (s *Store) CreateSavedView(ws, coll string, in SavedViewCreate, actor model
 }
 
 func (w *wtx) createSavedView(c *model.Collection, in SavedViewCreate) (*model.SavedView, error) {
-	if err := checkSavedView(&in.Name, &in.Slug); err != nil {
+	if err := CheckInput(in); err != nil {
 		return nil, err
 	}
 	name := strings.TrimSpace(in.Name)
@@ -137,7 +131,7 @@ func savedViewOf(b *records.Wsb, coll, id string) (*model.SavedView, *model.Coll
 // UpdateSavedView changes saved view id of collection coll. An update
 // that changes nothing writes nothing.
 func (s *Store) UpdateSavedView(ws, coll, id string, in SavedViewUpdate, actor model.Actor) (*model.SavedView, error) {
-	if err := checkSavedView(in.Name, nil); err != nil {
+	if err := CheckInput(in); err != nil {
 		return nil, err
 	}
 	var out *model.SavedView

@@ -90,7 +90,6 @@ func AllSavedViews(b *Wsb) ([]*model.SavedView, error) {
 		}
 		out = append(out, sv)
 	}
-	slices.SortStableFunc(out, func(a, b *model.SavedView) int { return cmp.Compare(a.CollectionID, b.CollectionID) })
 	sortSavedViews(out)
 	return out, nil
 }
