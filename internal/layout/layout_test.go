@@ -94,6 +94,8 @@ var jsonTagged = map[string]string{
 	"FieldDef": "record", "Schema": "record", "Settings": "record", "QuickAction": "record",
 	"Lease": "record", "Reminder": "record", "PatchReply": "record", "PatchEdit": "record",
 	"AppliedEdit": "record", "Intervening": "record", "InterveningChange": "record", "ReportLayout": "record", "Reaction": "record",
+	"SavedView": "record", "WorkspaceContext": "record", "WorkspaceRepository": "record", "WorkspacePaths": "record",
+	"WorkspaceCommands": "record", "WorkspaceStack": "record", "WorkspaceDeployment": "record",
 	// A playbook's stored arguments field, which ParseArgSpecs decodes.
 	"ArgSpec": "record",
 	// The item brief's budget is counted in characters of each part's JSON.
