@@ -37,6 +37,7 @@ type state struct {
 	Reactions            []string // "comment body:emoji", sorted
 	Links                []string // "type:title of the other end", outgoing
 	Starred              bool
+	Parent               string // the parent's title: a parent, never an item it implements
 }
 
 // side is one end of the sync, driven as a user (or agent) would.
@@ -48,6 +49,10 @@ type side interface {
 	move(t *testing.T, ref, coll string)
 	archive(t *testing.T, ref string)
 	link(t *testing.T, from, to string)
+	// implement makes from implement to (by ref or id); setParent makes
+	// parent (by ref or id) child's parent.
+	implement(t *testing.T, from, to string)
+	setParent(t *testing.T, child, parent string)
 	editComment(t *testing.T, ref, from, to string)
 	react(t *testing.T, ref, comment, emoji string, on bool)
 	star(t *testing.T, ref string, on bool)
@@ -102,6 +107,18 @@ func (l *localSide) archive(t *testing.T, ref string) {
 
 func (l *localSide) link(t *testing.T, from, to string) {
 	if _, err := l.s.AddLink(l.ws, from, to, model.LinkBlocks, user); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (l *localSide) implement(t *testing.T, from, to string) {
+	if _, err := l.s.AddLink(l.ws, from, to, model.LinkImplements, user); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (l *localSide) setParent(t *testing.T, child, parent string) {
+	if _, err := l.s.UpdateItem(l.ws, child, storage.ItemUpdate{Parent: &parent}, user); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -171,6 +188,13 @@ func (l *localSide) get(t *testing.T, ref string) (state, error) {
 		return state{}, err
 	}
 	st := state{Title: v.Title, Content: v.Content, Coll: v.Collection.Slug, Fields: roundTrip(v.Fields), Tags: sorted(v.Tags), Archived: v.DeletedAt != nil}
+	if v.ParentID != "" {
+		p, err := l.s.GetItem(l.ws, v.ParentID)
+		if err != nil {
+			return st, err
+		}
+		st.Parent = p.Title
+	}
 	if st.Starred, err = l.s.IsStarred(l.ws, v.ID); err != nil {
 		return st, err
 	}
@@ -287,6 +311,28 @@ func (r *remoteSide) link(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	if _, err := r.c.AddLink(context.Background(), r.ws, r.key(from), api.ItemLinkCreate{TargetID: target.ID, LinkType: model.LinkBlocks}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *remoteSide) implement(t *testing.T, from, to string) {
+	target, err := r.c.GetItem(context.Background(), r.ws, r.key(to))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.c.AddLink(context.Background(), r.ws, r.key(from), api.ItemLinkCreate{TargetID: target.ID, LinkType: model.LinkImplements}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setParent writes the parent as Pad's clients do: fields_patch.parent.
+func (r *remoteSide) setParent(t *testing.T, child, parent string) {
+	p, err := r.c.GetItem(context.Background(), r.ws, r.key(parent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"parent": p.ID})
+	if _, err := r.c.UpdateItem(context.Background(), r.ws, r.key(child), api.ItemUpdate{FieldsPatch: api.Flex(b)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -413,10 +459,20 @@ func (r *remoteSide) get(t *testing.T, ref string) (state, error) {
 	if err != nil {
 		return st, err
 	}
+	// The parent as the server holds it, not as its item answer names
+	// it (Pad names an item the item implements there too): Pad's
+	// parent link, else padd's parent_id.
 	for _, l := range ls {
-		if l.SourceID == it.ID {
+		switch {
+		case l.SourceID != it.ID:
+		case l.LinkType == model.LinkParent:
+			st.Parent = l.TargetTitle
+		default:
 			st.Links = append(st.Links, l.LinkType+":"+l.TargetTitle)
 		}
+	}
+	if it.ParentID != nil && *it.ParentID != "" && st.Parent == "" {
+		st.Parent = it.ParentTitle
 	}
 	slices.Sort(st.Links)
 	st.Reactions = sorted(st.Reactions)
@@ -704,6 +760,54 @@ var scenarios = []scenario{
 		check: func(t *testing.T, got state, _ bool) {
 			// Both kept, the remote's first.
 			wantEq(t, "notes", entryTexts(got, model.FieldImplementationNotes, "summary"), []string{"noted on remote", "noted on padd"})
+		}},
+	// Pad counts an implements link as a child relation and its item
+	// answers name the implemented item as parent_link_id and
+	// parent_ref (so does padd's): the implements link stays a link and
+	// the parent a parent, on both sides. The implements link is made
+	// before the parent, so that Pad's read names the implemented item.
+	{name: "implements beside a parent",
+		setup: func(t *testing.T, s side, ref string) {
+			plan := s.create(t, "tasks", "Plan of "+ref, "")
+			parent := s.create(t, "tasks", "Parent of "+ref, "")
+			s.implement(t, ref, plan)
+			s.setParent(t, ref, parent)
+			child := s.create(t, "tasks", "Child of plan of "+ref, "")
+			s.setParent(t, child, plan)
+		},
+		a: func(t *testing.T, s side, ref string) { s.update(t, ref, strp("Implementer, renamed"), nil, nil) },
+		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("edited body\n"), nil) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "title", got.Title, "Implementer, renamed")
+			wantEq(t, "content", got.Content, "edited body\n")
+			wantEq(t, "parent", strings.HasPrefix(got.Parent, "Parent of "), true)
+			wantEq(t, "links", len(got.Links) == 1 && strings.HasPrefix(got.Links[0], "implements:Plan of "), true)
+		}},
+	{name: "implementer without a parent",
+		setup: func(t *testing.T, s side, ref string) { s.implement(t, ref, s.create(t, "tasks", "Plan of "+ref, "")) },
+		a:     func(t *testing.T, s side, ref string) { s.update(t, ref, strp("Implementer, renamed"), nil, nil) },
+		b:     func(t *testing.T, s side, ref string) { s.update(t, ref, nil, nil, map[string]any{"priority": "high"}) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "title", got.Title, "Implementer, renamed")
+			wantEq(t, "priority", got.Fields["priority"], any("high"))
+			wantEq(t, "parent", got.Parent, "")
+			wantEq(t, "links", len(got.Links) == 1 && strings.HasPrefix(got.Links[0], "implements:Plan of "), true)
+		}},
+	// An implements link made on one side while apart travels as a
+	// link: it becomes no parent either side.
+	{name: "offline implements",
+		setup: func(t *testing.T, s side, ref string) {
+			s.create(t, "tasks", "Plan of "+ref, "")
+			s.update(t, ref, strp("Implementer of the plan of "+ref), nil, nil) // padd has the plan once it has this
+		},
+		a: func(t *testing.T, s side, ref string) {
+			s.implement(t, ref, s.find(t, "Plan of "+ref))
+		},
+		b: func(t *testing.T, s side, ref string) { s.update(t, ref, nil, strp("edited body\n"), nil) },
+		check: func(t *testing.T, got state, _ bool) {
+			wantEq(t, "content", got.Content, "edited body\n")
+			wantEq(t, "parent", got.Parent, "")
+			wantEq(t, "links", len(got.Links) == 1 && strings.HasPrefix(got.Links[0], "implements:Plan of "), true)
 		}},
 	{name: "move against edit",
 		a: func(t *testing.T, s side, ref string) { s.move(t, ref, "ideas") },
