@@ -65,7 +65,16 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 			}
 		}
 	}
-	parents := parentIDs(all)
+	// The export, read once for the comments and links, also says which
+	// item a child's answer names is its parent (cloneParents).
+	th, err := w.readExport(ctx, c, link, "the clone reads each item's comments instead")
+	if err != nil {
+		return err
+	}
+	parents, err := w.cloneParents(ctx, c, link, all, th)
+	if err != nil {
+		return err
+	}
 	all = parentsFirst(all, parents)
 	for start := 0; start < len(all); start += cloneBatch {
 		if err := w.applyBatch(ctx, c, link, all[start:min(start+cloneBatch, len(all))], parents); err != nil {
@@ -80,7 +89,7 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 	if err := w.defaultsArrived(ctx, c, link); err != nil {
 		return err
 	}
-	if err := w.cloneThreads(ctx, c, link, all); err != nil {
+	if err := w.cloneThreads(ctx, c, link, all, th); err != nil {
 		return err
 	}
 	if err := w.asideIfRefused(w.pullAttachments(ctx, c, link, ""), "the remote's attachments"); err != nil {
@@ -110,11 +119,7 @@ func (w *worker) cloneAll(ctx context.Context, c *remote.Client, link *storage.R
 // thread the export flattens (Pad's export does not say which comment a
 // reply answers), and all of them when the export is refused (Pad
 // exports only to a workspace owner).
-func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *storage.RemoteLink, all []api.Item) error {
-	th, err := w.readExport(ctx, c, link, "the clone reads each item's comments instead")
-	if err != nil {
-		return err
-	}
+func (w *worker) cloneThreads(ctx context.Context, c *remote.Client, link *storage.RemoteLink, all []api.Item, th *remote.Threads) error {
 	if th != nil { // every link is read here: the stream's connect need not again
 		w.mu.Lock()
 		w.want.export, w.exportRead = false, time.Now()
@@ -209,10 +214,13 @@ func inParallel(ctx context.Context, workers, n int, f func(ctx context.Context,
 	return first
 }
 
-// parentIDs is each listed item's parent's remote id (remoteParentOf),
-// by the item's remote id; a parent named by ref is found among the
-// listed items.
-func parentIDs(items []api.Item) map[string]string {
+// cloneParents is each listed item's parent's remote id, by the item's
+// remote id: as its answer names it where that is sure (remoteParentOf),
+// else by its links, from the export (th, nil: not read) when it holds
+// the item, else read from the remote (an item that implements another
+// or has a parent, on a server whose answers do not say which). A parent
+// named by ref is found among the listed items.
+func (w *worker) cloneParents(ctx context.Context, c *remote.Client, link *storage.RemoteLink, items []api.Item, th *remote.Threads) (map[string]string, error) {
 	byRef := make(map[string]string, len(items))
 	for i := range items {
 		if items[i].Ref != "" {
@@ -220,8 +228,13 @@ func parentIDs(items []api.Item) map[string]string {
 		}
 	}
 	out := map[string]string{}
+	var unsure []int
 	for i := range items {
-		id, ref := remoteParentOf(&items[i])
+		id, ref, sure := remoteParentOf(&items[i])
+		if !sure {
+			unsure = append(unsure, i)
+			continue
+		}
 		if id == "" && ref != "" {
 			id = byRef[ref]
 		}
@@ -229,7 +242,38 @@ func parentIDs(items []api.Item) map[string]string {
 			out[items[i].ID] = id
 		}
 	}
-	return out
+	exported := map[string]string{} // the export's parent links, by child
+	if th != nil {
+		for i := range th.Links {
+			if l := &th.Links[i]; model.NormalizeLinkType(l.LinkType) == model.LinkParent {
+				exported[l.SourceID] = l.TargetID
+			}
+		}
+	}
+	var mu sync.Mutex
+	err := inParallel(ctx, cloneReaders, len(unsure), func(ctx context.Context, n int) error {
+		it := &items[unsure[n]]
+		p := column(it)
+		switch {
+		case th != nil && th.Items[it.ID]:
+			if x := exported[it.ID]; x != "" {
+				p = x
+			}
+		default:
+			links, err := c.ListLinks(ctx, link.RemoteWorkspaceID, it.ID)
+			if err != nil && (!remote.IsNotFound(err) || remote.IsWorkspaceGone(err)) {
+				return err // an item gone since is the pull's to find
+			}
+			p = parentOfLinks(it.ID, links, p)
+		}
+		if p != "" {
+			mu.Lock()
+			out[it.ID] = p
+			mu.Unlock()
+		}
+		return nil
+	})
+	return out, err
 }
 
 // applyBatch writes pulled items in one transaction, each under its

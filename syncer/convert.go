@@ -1,6 +1,7 @@
 package syncer
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/remote"
 	"github.com/padd/padd/remote/merge"
 	"github.com/padd/padd/storage"
 )
@@ -39,6 +41,9 @@ type remoteItem struct {
 	side         merge.Item
 	parentRemote string // the parent's remote id
 	parentRef    string // or, where the remote names it by ref only, its ref
+	// parentSure says the parent named is the item's parent, not maybe
+	// an item it implements (remoteParentOf, pinParent).
+	parentSure bool
 	// waiting are the relation values, as the remote sent them, that name
 	// an item padd has not got yet (relationsIn); dropped those that name
 	// no item either side has.
@@ -55,24 +60,113 @@ type remoteItem struct {
 	released []string
 }
 
-// remoteParentOf names a remote item's parent. Pad keeps a child's
+// remoteParentOf names a remote item's parent as its answer names it,
+// and says whether that is sure to be the parent. Pad keeps a child's
 // parent as an item link of type parent, which its item answers name as
 // parent_link_id (the parent's id) and parent_ref; its top-level
 // parent_id is a legacy column that only a write of parent_id itself
-// sets, and its UI shows the link. padd's own answers name the parent
-// in parent_id and parent_ref alike. So: the link's id, else its ref,
-// else parent_id. Pad's /changes rows and export items are not
-// enriched: they carry the column only (the export lists the links).
-func remoteParentOf(it *api.Item) (id, ref string) {
+// sets, and its UI shows the link. But Pad counts an implements link as
+// a child relation too, and names it the same way: an item that
+// implements another names that one as parent_link_id and parent_ref
+// where it has no parent, and where it has both, a read names the older
+// link and a list the newer. padd's own answers do the same (its
+// parent_id is always the parent). So the named item is sure only where
+// parent_id names it too, or where no link is named (parent_id, padd's
+// or Pad's column, or none); else it may be an implemented item, and
+// the item's links say (parentOfLinks). Pad's /changes rows and export
+// items are not enriched: they carry the column only.
+func remoteParentOf(it *api.Item) (id, ref string, sure bool) {
+	column := ""
+	if it.ParentID != nil {
+		column = *it.ParentID
+	}
 	switch {
 	case it.ParentLinkID != "":
-		return it.ParentLinkID, ""
+		return it.ParentLinkID, "", it.ParentLinkID == column
 	case it.ParentRef != "":
-		return "", it.ParentRef
-	case it.ParentID != nil:
-		return *it.ParentID, ""
+		return "", it.ParentRef, false
 	}
-	return "", ""
+	return column, "", true
+}
+
+// parentOfLinks is the parent of remote item itemID by its links on the
+// remote (links may hold other items' too): the target of its parent
+// link (Pad), else column (its parent_id: padd's parent, Pad's legacy
+// column), else none. An implements link is never its parent.
+func parentOfLinks(itemID string, links []api.ItemLink, column string) string {
+	for i := range links {
+		if l := &links[i]; l.SourceID == itemID && model.NormalizeLinkType(l.LinkType) == model.LinkParent {
+			return l.TargetID
+		}
+	}
+	return column
+}
+
+// column is the parent_id an answer carries ("": none).
+func column(it *api.Item) string {
+	if it.ParentID != nil {
+		return *it.ParentID
+	}
+	return ""
+}
+
+// pinParent makes a pulled item's parent sure (remoteParentOf): the
+// named item is kept where it is the base's parent and the item has no
+// implements link to it here; else the item's links on the remote are
+// read (a request, only for an item that implements another or whose
+// parent changed there) and name it (parentOfLinks).
+func (w *worker) pinParent(ctx context.Context, c *remote.Client, link *storage.RemoteLink, rem *remoteItem) error {
+	if rem.parentSure {
+		return nil
+	}
+	if local, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, rem.api.ID); err != nil {
+		return err
+	} else if ok {
+		b, err := w.m.sync.SyncBase(w.wsID, local)
+		if err != nil {
+			return err
+		}
+		named, known, err := w.localParent(rem)
+		if err != nil {
+			return err
+		}
+		if b != nil && known && named == b.ParentID {
+			if impl, err := w.implementsHere(local, named); err != nil || !impl {
+				rem.parentSure = err == nil
+				return err
+			}
+		}
+	}
+	ls, err := c.ListLinks(ctx, link.RemoteWorkspaceID, rem.api.ID)
+	if err != nil {
+		return err
+	}
+	rem.setParent(parentOfLinks(rem.api.ID, ls, column(rem.api)))
+	return nil
+}
+
+// setParent makes the remote item's parent the remote item id (""
+// none), as sure.
+func (r *remoteItem) setParent(id string) {
+	r.parentRemote, r.parentRef, r.parentSure = id, "", true
+}
+
+// implementsHere says local item id has an implements link to local
+// item target here.
+func (w *worker) implementsHere(id, target string) (bool, error) {
+	if target == "" {
+		return false, nil
+	}
+	ls, err := w.m.store.ListLinks(w.wsID, id)
+	if err != nil {
+		return false, err
+	}
+	for _, l := range ls {
+		if l.Link.SourceID == id && l.Link.TargetID == target && l.Link.Type == model.LinkImplements {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // hasParent says the remote item names a parent.
@@ -121,7 +215,7 @@ func decodeRemote(it *api.Item, ids func(string) (string, bool)) (*remoteItem, e
 	}
 	r := &remoteItem{api: it, side: merge.Item{Title: it.Title, Content: content, Fields: fields,
 		Tags: tags, Pinned: it.Pinned, Archived: it.DeletedAt != nil}}
-	r.parentRemote, r.parentRef = remoteParentOf(it)
+	r.parentRemote, r.parentRef, r.parentSure = remoteParentOf(it)
 	return r, nil
 }
 
@@ -158,15 +252,48 @@ func (w *worker) answered(it *api.Item, sent *merge.Item) (*remoteItem, error) {
 		rem.side.Collection = sent.Collection
 	}
 	if rem.hasParent() {
-		if id, ok, err := w.localParent(rem); err != nil {
+		id, ok, err := w.localParent(rem)
+		if err == nil && ok && !rem.parentSure {
+			id, err = w.answeredParent(it.ID, id, sent)
+		}
+		switch {
+		case err != nil:
 			return nil, err
-		} else if ok {
+		case ok:
 			rem.side.Parent = id
-		} else if sent != nil {
+		case sent != nil:
 			rem.side.Parent = sent.Parent
 		}
 	}
 	return rem, w.mapRelations(rem, nil)
+}
+
+// answeredParent is the parent of an answer that names local item named
+// but not surely as its parent (remoteParentOf), where no read is made:
+// named, unless the item implements named here and padd sent (sent), or
+// last agreed on (the base), another parent: that one then. A parent
+// changed there meanwhile to an item this one implements is read with
+// the item's next change.
+func (w *worker) answeredParent(remoteID, named string, sent *merge.Item) (string, error) {
+	local, ok, err := w.m.sync.SyncLocalID(w.wsID, storage.SyncItem, remoteID)
+	if err != nil || !ok {
+		return named, err
+	}
+	known := ""
+	if sent != nil {
+		known = sent.Parent
+	} else if b, err := w.m.sync.SyncBase(w.wsID, local); err != nil {
+		return "", err
+	} else if b != nil {
+		known = b.ParentID
+	}
+	if named == known {
+		return named, nil
+	}
+	if impl, err := w.implementsHere(local, named); err != nil || impl {
+		return known, err
+	}
+	return named, nil
 }
 
 // baseOf is the base recorded when both sides hold rem's side: the

@@ -232,6 +232,9 @@ func (w *worker) applyRemote(ctx context.Context, c *remote.Client, link *storag
 		return w.setAside(storage.SyncConflict{Reason: fmt.Sprintf("the remote item %s is in a collection (%s) the remote does not list", it.Ref, it.CollectionID)})
 	}
 	rem.side.Collection = coll
+	if err := w.pinParent(ctx, c, link, rem); err != nil {
+		return err
+	}
 	if rem.hasParent() {
 		p, ok, err := w.localParent(rem)
 		if err != nil {

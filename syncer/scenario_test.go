@@ -930,6 +930,11 @@ func runScenarios(t *testing.T, url, token string, rapi *api.Client, remoteSlug 
 				ref := rs.create(t, "tasks", title, body)
 				if sc.setup != nil {
 					sc.setup(t, rs, ref)
+					// Pad announces no link (an implements link only moves its
+					// item's seq): a full read brings the setup's.
+					if _, err := l.M.Now("team"); err != nil {
+						t.Fatal(err)
+					}
 				}
 				testwait.UntilOK(t, func() error {
 					x, err := ls.get(t, ref)

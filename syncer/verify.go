@@ -120,6 +120,9 @@ type verifier struct {
 	lcolls    map[string]*storage.CollectionInfo
 	litems    map[string]*storage.ItemView
 	localRefs map[string]string // local item id -> ref, for words
+	// unsureParents are the items whose parent is compared with their
+	// links (compareThreads).
+	unsureParents []unsureParent
 }
 
 // verifyReaders is how many item-by-item reads a verify has in flight;
@@ -505,24 +508,12 @@ func (v *verifier) compareItem(lv *storage.ItemView, ri *api.Item) {
 		}
 		part("collection", here, there, fmt.Sprintf("the collection differs: here %s, there %s", here, there))
 	}
-	// The remote's parent, by the id map (Pad's parent link, or
-	// parent_id), else by the map of remote refs.
-	rparent, ok := "", false
-	switch {
-	case rem.parentRemote != "":
-		rparent, ok = v.itemsIn[rem.parentRemote]
-	case rem.parentRef != "":
-		rparent, ok, _ = v.m.sync.SyncItemByRemoteRef(v.ws, rem.parentRef)
-	}
-	if rem.hasParent() && !ok {
-		rparent = "remote:" + rem.parentKey()
-	}
-	if rparent != lv.ParentID {
-		there := v.refOf(rparent)
-		if strings.HasPrefix(rparent, "remote:") {
-			there = firstNonEmpty(ri.ParentRef, rem.parentKey()) + " (not here)"
-		}
-		part("parent", v.refOf(lv.ParentID), there, fmt.Sprintf("the parent differs: here %s, there %s", v.refOf(lv.ParentID), there))
+	if !rem.parentSure {
+		// It may name an item this one implements: the item's links,
+		// read with the others', say (compareThreads).
+		v.unsureParents = append(v.unsureParents, unsureParent{lv, ri, rem, ref})
+	} else {
+		v.compareParent(lv, ri, rem, ref)
 	}
 	if lv.Pinned != rem.side.Pinned {
 		part("pinned", lv.Pinned, rem.side.Pinned, fmt.Sprintf("pinned here %s, there %s", yesNo(lv.Pinned), yesNo(rem.side.Pinned)))
@@ -577,6 +568,43 @@ type remoteThread struct {
 	comments []api.Comment
 	links    []api.ItemLink
 	read     bool // comments read item by item (else from the export)
+}
+
+// unsureParent is an item whose remote answer names a parent that may be
+// an item it implements (remoteParentOf): compared once its links are
+// read.
+type unsureParent struct {
+	lv  *storage.ItemView
+	ri  *api.Item
+	rem *remoteItem
+	ref string // the item as the words name it
+}
+
+// compareParent compares an item's parent (rem's, made sure).
+func (v *verifier) compareParent(lv *storage.ItemView, ri *api.Item, rem *remoteItem, ref string) {
+	// The remote's parent, by the id map (Pad's parent link, or
+	// parent_id), else by the map of remote refs.
+	rparent, ok := "", false
+	switch {
+	case rem.parentRemote != "":
+		rparent, ok = v.itemsIn[rem.parentRemote]
+	case rem.parentRef != "":
+		rparent, ok, _ = v.m.sync.SyncItemByRemoteRef(v.ws, rem.parentRef)
+	}
+	if rem.hasParent() && !ok {
+		rparent = "remote:" + rem.parentKey()
+	}
+	if rparent != lv.ParentID {
+		there := v.refOf(rparent)
+		if strings.HasPrefix(rparent, "remote:") {
+			there = rem.parentKey() + " (not here)"
+			if ri.ParentRef != "" && rem.parentRemote == ri.ParentLinkID {
+				there = ri.ParentRef + " (not here)"
+			}
+		}
+		v.add(lv.ID, "parent", api.SyncDifference{Kind: api.VerifyItem, Ref: lv.Ref, Part: "parent", Local: jsonOf(v.refOf(lv.ParentID)), Remote: jsonOf(there),
+			Words: ref + ": " + fmt.Sprintf("the parent differs: here %s, there %s", v.refOf(lv.ParentID), there)})
+	}
 }
 
 // compareThreads compares the comments and links of the items on both
@@ -677,6 +705,20 @@ func (v *verifier) compareThreads(ctx context.Context, pairs []itemPair, progres
 				}
 			}
 		}
+	}
+	parents := map[string]string{} // the remote's parent links, by child
+	for i := range rls {
+		if l := &rls[i]; model.NormalizeLinkType(l.LinkType) == model.LinkParent {
+			parents[l.SourceID] = l.TargetID
+		}
+	}
+	for _, u := range v.unsureParents {
+		p := parents[u.ri.ID]
+		if p == "" {
+			p = column(u.ri)
+		}
+		u.rem.setParent(p)
+		v.compareParent(u.lv, u.ri, u.rem, u.ref)
 	}
 	return v.compareLinks(pairs, rls)
 }

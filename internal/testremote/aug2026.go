@@ -297,6 +297,10 @@ func (p *proxy) augAnswer(resp *http.Response) error {
 		case ok && strings.HasSuffix(path, "/export"):
 			padExport(v)
 			padParents(v, false)
+		case ok && resp.Request.Method == http.MethodGet && strings.Contains(path, "/items/") && strings.HasSuffix(path, "/links"):
+			if v, err = p.withParentLink(resp.Request, v); err != nil {
+				return err
+			}
 		case ok && strings.Contains(path, "/items"):
 			if isItemWrite(resp.Request) {
 				written, _ := resp.Request.Context().Value(writtenKey{}).(map[string]any)
@@ -430,6 +434,44 @@ func withoutLinkActivity(v any) any {
 		kept = append(kept, row)
 	}
 	return kept
+}
+
+// withParentLink adds to an item's links (v, the answer to links) its
+// parent as Pad lists it there: a link of type parent from the item to
+// its parent, read from padd's item (its parent_id). Pad lists the
+// item's children's parent links too; those are not added.
+func (p *proxy) withParentLink(links *http.Request, v any) (any, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return v, nil
+	}
+	r := links.Clone(links.Context())
+	r.URL.Path = strings.TrimSuffix(r.URL.Path, "/links")
+	r.URL.RawPath, r.RequestURI = "", ""
+	resp, err := p.tr.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerRewriteBytes+1))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return v, err
+	}
+	var it struct {
+		ID          string `json:"id"`
+		Title       string `json:"title"`
+		Ref         string `json:"ref"`
+		ParentID    string `json:"parent_id"`
+		ParentTitle string `json:"parent_title"`
+		ParentRef   string `json:"parent_ref"`
+		CreatedAt   string `json:"created_at"`
+	}
+	if err := json.Unmarshal(raw, &it); err != nil || it.ParentID == "" {
+		return v, nil
+	}
+	return append(list, map[string]any{"id": "parent-" + it.ID, "source_id": it.ID, "target_id": it.ParentID,
+		"link_type": "parent", "created_by": "user", "created_at": it.CreatedAt, "source_title": it.Title,
+		"target_title": it.ParentTitle, "source_ref": it.Ref, "target_ref": it.ParentRef}), nil
 }
 
 // padExport takes padd's additive members out of a workspace export:
