@@ -40,7 +40,7 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request) error {
 	if actor == "" {
 		actor = q.Get("user")
 	}
-	page, err := views.Of(s.store).AuditLog(r.Context(), views.AuditQuery{Workspace: q.Get("workspace"), Action: q.Get("action"),
+	page, err := s.views.AuditLog(r.Context(), views.AuditQuery{Workspace: q.Get("workspace"), Action: q.Get("action"),
 		Actor: actor, Since: s.now().AddDate(0, 0, -days), Limit: limit, Offset: offset})
 	if err != nil {
 		return err
@@ -73,7 +73,7 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	query.Before = before
-	page, err := views.Of(s.store).ListActivity(r.Context(), ws, query)
+	page, err := s.views.ListActivity(r.Context(), ws, query)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func (s *Server) activityBefore(ctx context.Context, ws, itemRef, before, before
 func (s *Server) activitySeqOf(ctx context.Context, ws, itemRef, id string) (int64, error) {
 	var before int64
 	for {
-		page, err := views.Of(s.store).ListActivity(ctx, ws, views.ActivityQuery{ItemRef: itemRef, Before: before,
+		page, err := s.views.ListActivity(ctx, ws, views.ActivityQuery{ItemRef: itemRef, Before: before,
 			Limit: views.MaxActivityLimit})
 		if err != nil {
 			return 0, err

@@ -33,7 +33,7 @@ func (s *Server) exportArtifact(w http.ResponseWriter, r *http.Request) error {
 			"%s is in %s, whose items are not artifacts: only playbooks and conventions export as artifacts", v.Ref, v.Collection.Slug).
 			With("collection", v.Collection.Slug)
 	}
-	wsRec, err := s.store.GetWorkspace(ws)
+	wsRec, err := s.views.GetWorkspace(ws)
 	if err != nil {
 		return err
 	}

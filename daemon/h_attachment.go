@@ -194,7 +194,7 @@ func (s *Server) uploadAttachment(w http.ResponseWriter, r *http.Request) error 
 		if v.DeletedAt != nil || (v.Collection != nil && v.Collection.ArchivedAt != nil) {
 			return model.Errorf(model.CodeArchived, "Item %s is archived; restore it first (item restore) to attach files to it", v.Ref).With("ref", v.Ref)
 		}
-	} else if _, err := s.store.GetWorkspace(ws); err != nil {
+	} else if _, err := s.views.GetWorkspace(ws); err != nil {
 		return err
 	}
 	body := &importBody{r: r.Body, rc: http.NewResponseController(w)}

@@ -21,7 +21,7 @@ func (s *Server) children(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := views.Of(s.store).Children(r.PathValue("ws"), r.PathValue("ref"), limit, offset)
+	page, err := s.views.Children(r.PathValue("ws"), r.PathValue("ref"), limit, offset)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (s *Server) children(w http.ResponseWriter, r *http.Request) error {
 
 // progress counts the item's work children (HIE-03).
 func (s *Server) progress(w http.ResponseWriter, r *http.Request) error {
-	p, err := views.Of(s.store).Progress(r.PathValue("ws"), r.PathValue("ref"))
+	p, err := s.views.Progress(r.PathValue("ws"), r.PathValue("ref"))
 	if err != nil {
 		return err
 	}

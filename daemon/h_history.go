@@ -21,7 +21,7 @@ func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := views.Of(s.store).ListVersions(r.PathValue("ws"), r.PathValue("ref"), limit, r.URL.Query().Get("summary") == "true")
+	list, err := s.views.ListVersions(r.PathValue("ws"), r.PathValue("ref"), limit, r.URL.Query().Get("summary") == "true")
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) error {
 
 // getVersion takes a version's id or its version_seq.
 func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) error {
-	v, err := views.Of(s.store).GetVersion(r.PathValue("ws"), r.PathValue("ref"), r.PathValue("id"))
+	v, err := s.views.GetVersion(r.PathValue("ws"), r.PathValue("ref"), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) diffVersion(w http.ResponseWriter, r *http.Request) error {
-	d, err := views.Of(s.store).DiffVersion(r.PathValue("ws"), r.PathValue("ref"), r.PathValue("id"))
+	d, err := s.views.DiffVersion(r.PathValue("ws"), r.PathValue("ref"), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -176,7 +176,7 @@ func (s *Server) nameFree(name string) error {
 	if name == "" {
 		return nil
 	}
-	wss, err := s.store.ListWorkspaces()
+	wss, err := s.views.ListWorkspaces()
 	if err != nil {
 		return err
 	}

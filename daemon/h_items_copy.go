@@ -126,7 +126,7 @@ func (s *Server) copyItem(w http.ResponseWriter, r *http.Request) error {
 		if err := copyTargetsNamed(in); err != nil {
 			return err
 		}
-		dstWS, err := s.store.GetWorkspace(in.TargetWorkspace)
+		dstWS, err := s.views.GetWorkspace(in.TargetWorkspace)
 		if err != nil {
 			return err
 		}
@@ -191,7 +191,7 @@ func (s *Server) answerCopy(w http.ResponseWriter, r *http.Request, ws, ref stri
 	if warn.DroppedFields == nil {
 		warn.DroppedFields = []string{}
 	}
-	srcWS, err := s.store.GetWorkspace(ws)
+	srcWS, err := s.views.GetWorkspace(ws)
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func copyTargetsNamed(in api.ItemCopyRequest) error {
 func (s *Server) planCopy(ctx context.Context, ws, ref string, in api.ItemCopyRequest) (*copyPlan, error) {
 	p := &copyPlan{}
 	var err error
-	if p.srcWS, err = s.store.GetWorkspace(ws); err != nil {
+	if p.srcWS, err = s.views.GetWorkspace(ws); err != nil {
 		return nil, err
 	}
 	if p.src, err = s.store.GetItem(p.srcWS.ID, ref); err != nil {
@@ -269,7 +269,7 @@ func (s *Server) planCopy(ctx context.Context, ws, ref string, in api.ItemCopyRe
 	if err := copyTargetsNamed(in); err != nil {
 		return nil, err
 	}
-	if p.dstWS, err = s.store.GetWorkspace(in.TargetWorkspace); err != nil {
+	if p.dstWS, err = s.views.GetWorkspace(in.TargetWorkspace); err != nil {
 		return nil, err
 	}
 	if p.dst, err = s.store.GetCollection(p.dstWS.ID, in.TargetCollection); err != nil {
@@ -630,7 +630,7 @@ func (s *Server) planAttachments(p *copyPlan) error {
 // stays behind: its children, and its links by type and direction.
 func (s *Server) copyRelations(p *copyPlan, out *api.CopyPreflightWarnings) error {
 	for offset := 0; ; {
-		page, err := views.Of(s.store).Children(p.srcWS.ID, p.src.ID, views.DefaultChildrenLimit, offset)
+		page, err := s.views.Children(p.srcWS.ID, p.src.ID, views.DefaultChildrenLimit, offset)
 		if err != nil {
 			return err
 		}

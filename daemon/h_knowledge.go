@@ -152,7 +152,7 @@ func (s *Server) runPlaybook(w http.ResponseWriter, r *http.Request) error {
 // provider, so it answers as Pad does without one, once the text is one
 // Pad would send to a provider (PB-03).
 func (s *Server) matchPlaybook(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.store.GetWorkspace(r.PathValue("ws")); err != nil {
+	if _, err := s.views.GetWorkspace(r.PathValue("ws")); err != nil {
 		return err
 	}
 	var in api.PlaybookMatchRequest
@@ -176,7 +176,7 @@ func (s *Server) bootstrap(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, err := views.Of(s.store).Bootstrap(r.Context(), r.PathValue("ws"), views.DashboardParams{Now: s.now(), Who: who})
+	b, err := s.views.Bootstrap(r.Context(), r.PathValue("ws"), views.DashboardParams{Now: s.now(), Who: who})
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (s *Server) itemContext(w http.ResponseWriter, r *http.Request) error {
 		}
 		budget = n
 	}
-	brief, err := views.Of(s.store).ItemContext(r.PathValue("ws"), r.PathValue("ref"),
+	brief, err := s.views.ItemContext(r.PathValue("ws"), r.PathValue("ref"),
 		views.ContextQuery{Intent: q.Get("intent"), Role: q.Get("role"), Budget: budget})
 	if err != nil {
 		return err

@@ -113,7 +113,7 @@ func (s *Server) backlinks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := views.Of(s.store).Backlinks(r.PathValue("ws"), r.PathValue("ref"), limit, offset)
+	page, err := s.views.Backlinks(r.PathValue("ws"), r.PathValue("ref"), limit, offset)
 	if err != nil {
 		return err
 	}

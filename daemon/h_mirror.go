@@ -65,7 +65,7 @@ func (s *Server) mirrorList(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) wireMirror(st mirror.Status) api.Mirror {
 	out := api.Mirror{ID: st.ID, Workspace: st.WorkspaceID, Dir: st.Dir, State: st.State, Files: st.Files, Cursor: st.Cursor,
 		Errors: []api.MirrorFileError{}, Conflicts: append([]string{}, st.Conflicts...)}
-	if ws, err := s.store.GetWorkspace(st.WorkspaceID); err == nil {
+	if ws, err := s.views.GetWorkspace(st.WorkspaceID); err == nil {
 		out.Workspace = ws.Slug
 	}
 	for _, e := range st.Errors {

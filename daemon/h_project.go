@@ -49,7 +49,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := views.Of(s.store).Dashboard(r.Context(), r.PathValue("ws"), views.DashboardParams{Now: s.now(), Who: who})
+	d, err := s.views.Dashboard(r.Context(), r.PathValue("ws"), views.DashboardParams{Now: s.now(), Who: who})
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (s *Server) suggestions(w http.ResponseWriter, r *http.Request, def, ceilin
 	if err != nil {
 		return err
 	}
-	out, err := views.Of(s.store).Next(r.Context(), r.PathValue("ws"), views.NextParams{Now: s.now(), Who: who,
+	out, err := s.views.Next(r.Context(), r.PathValue("ws"), views.NextParams{Now: s.now(), Who: who,
 		Role: strings.TrimSpace(r.URL.Query().Get("role")), Limit: limit})
 	if err != nil {
 		return err
@@ -94,7 +94,7 @@ func (s *Server) stale(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := views.Of(s.store).Stale(r.Context(), r.PathValue("ws"), views.StaleParams{Now: s.now(), Days: days, Limit: limit,
+	out, err := s.views.Stale(r.Context(), r.PathValue("ws"), views.StaleParams{Now: s.now(), Days: days, Limit: limit,
 		Type: strings.TrimSpace(r.URL.Query().Get("type"))})
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func (s *Server) standup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := views.Of(s.store).Standup(r.Context(), r.PathValue("ws"), views.StandupParams{Now: s.now(), Days: days, Limit: limit})
+	out, err := s.views.Standup(r.Context(), r.PathValue("ws"), views.StandupParams{Now: s.now(), Days: days, Limit: limit})
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func (s *Server) changelog(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := views.Of(s.store).Changelog(r.Context(), r.PathValue("ws"), views.ChangelogParams{Now: s.now(), Since: q.Get("since"),
+	out, err := s.views.Changelog(r.Context(), r.PathValue("ws"), views.ChangelogParams{Now: s.now(), Since: q.Get("since"),
 		Until: q.Get("until"), Days: days, Parent: q.Get("parent"), Limit: limit})
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 			p.Collections = append(p.Collections, slug)
 		}
 	}
-	out, err := views.Of(s.store).Report(r.Context(), r.PathValue("ws"), p)
+	out, err := s.views.Report(r.Context(), r.PathValue("ws"), p)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) catchUp(w http.ResponseWriter, r *http.Request) error {
-	out, err := views.Of(s.store).CatchUp(r.Context(), r.PathValue("ws"), views.CatchUpParams{Now: s.now(), Caller: actor(r)})
+	out, err := s.views.CatchUp(r.Context(), r.PathValue("ws"), views.CatchUpParams{Now: s.now(), Caller: actor(r)})
 	if err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ func (s *Server) push(w http.ResponseWriter, r *http.Request) error {
 		return model.BadRequest("target_session_id must be %d characters or fewer (got %d)", api.MaxPushTargetSession, n).
 			With("field", "target_session_id").With("max", api.MaxPushTargetSession)
 	}
-	ws, err := s.store.GetWorkspace(r.PathValue("ws"))
+	ws, err := s.views.GetWorkspace(r.PathValue("ws"))
 	if err != nil {
 		return err
 	}

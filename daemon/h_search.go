@@ -50,13 +50,13 @@ func minSeq(r *http.Request) (int64, error) {
 func (s *Server) searchScope(ctx context.Context, wsRef, collection string, upTo int64, req *searchindex.Request) ([]*model.Workspace, error) {
 	var wss []*model.Workspace
 	if wsRef != "" {
-		ws, err := s.store.GetWorkspace(wsRef)
+		ws, err := s.views.GetWorkspace(wsRef)
 		if err != nil {
 			return nil, err
 		}
 		wss = append(wss, ws)
 	} else {
-		all, err := s.store.ListWorkspaces()
+		all, err := s.views.ListWorkspaces()
 		if err != nil {
 			return nil, err
 		}

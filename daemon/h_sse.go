@@ -14,7 +14,6 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
-	"github.com/padd/padd/storage/views"
 )
 
 // Server-sent events (EVT-01/02). Every event is a change-log entry, read
@@ -112,7 +111,7 @@ func (s *Server) workspaceEvents(w http.ResponseWriter, r *http.Request) error {
 	if slug == "" {
 		return model.BadRequest("workspace query parameter is required").With("param", "workspace")
 	}
-	ws, err := s.store.GetWorkspace(slug)
+	ws, err := s.views.GetWorkspace(slug)
 	if err != nil {
 		return err
 	}
@@ -154,7 +153,7 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
 	defer release()
 	ls, unregister := s.sse.register(sessionOf(r))
 	defer unregister()
-	wss, err := s.store.ListWorkspaces()
+	wss, err := s.views.ListWorkspaces()
 	if err != nil {
 		return err
 	}
@@ -195,7 +194,7 @@ func nextAfter(after, head int64, n int, last func() int64) int64 {
 // describeEvents turns log entries into events. global picks the id:
 // the journal position (all workspaces) or the workspace seq.
 func (s *Server) describeEvents(entries []storage.JournalEntry, global bool) ([]api.Event, error) {
-	subjects, err := views.Of(s.store).DescribeChanges(entries)
+	subjects, err := s.views.DescribeChanges(entries)
 	if err != nil {
 		return nil, err
 	}

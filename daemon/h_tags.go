@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/padd/padd/api"
-	"github.com/padd/padd/storage/views"
 )
 
 func (s *Server) tagRoutes() {
@@ -14,7 +13,7 @@ func (s *Server) tagRoutes() {
 // tags lists the tags of the workspace's live items, each with how many
 // carry it, the most used first (Pad's GET .../tags, a bare array).
 func (s *Server) tags(w http.ResponseWriter, r *http.Request) error {
-	tags, err := views.Of(s.store).Tags(r.PathValue("ws"))
+	tags, err := s.views.Tags(r.PathValue("ws"))
 	if err != nil {
 		return err
 	}

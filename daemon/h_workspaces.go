@@ -26,7 +26,7 @@ func (s *Server) workspaceRoutes() {
 }
 
 func (s *Server) listWorkspaces(w http.ResponseWriter, r *http.Request) error {
-	return writeWorkspaces(w)(s.store.ListWorkspaces())
+	return writeWorkspaces(w)(s.views.ListWorkspaces())
 }
 
 // maxReorder bounds a reorder's list: far more workspaces than one
@@ -55,7 +55,7 @@ func (s *Server) reorderWorkspaces(w http.ResponseWriter, r *http.Request) error
 }
 
 func (s *Server) listDeletedWorkspaces(w http.ResponseWriter, r *http.Request) error {
-	wss, err := s.store.ListDeletedWorkspaces()
+	wss, err := s.views.ListDeletedWorkspaces()
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (s *Server) createWorkspace(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getWorkspace(w http.ResponseWriter, r *http.Request) error {
-	ws, err := s.store.GetWorkspace(r.PathValue("ws"))
+	ws, err := s.views.GetWorkspace(r.PathValue("ws"))
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (s *Server) restoreWorkspace(w http.ResponseWriter, r *http.Request) error 
 
 // members answers with the one local user, in Pad's envelope.
 func (s *Server) members(w http.ResponseWriter, r *http.Request) error {
-	ws, err := s.store.GetWorkspace(r.PathValue("ws"))
+	ws, err := s.views.GetWorkspace(r.PathValue("ws"))
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,7 @@ func (s *Server) members(w http.ResponseWriter, r *http.Request) error {
 // workspaceMe is Pad's GET /workspaces/{ws}/me, the caller's access: padd's one
 // user owns every workspace and sees every collection.
 func (s *Server) workspaceMe(w http.ResponseWriter, r *http.Request) error {
-	if _, err := s.store.GetWorkspace(r.PathValue("ws")); err != nil {
+	if _, err := s.views.GetWorkspace(r.PathValue("ws")); err != nil {
 		return err
 	}
 	writeJSON(w, 200, api.WorkspaceAccess{Role: "owner", CollectionAccess: "all",

@@ -18,11 +18,13 @@ import (
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/searchindex"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // Server is padd's loopback HTTP API: Pad's /api/v1 over the store.
 type Server struct {
 	store *storage.Store
+	views *views.Views // the store's reads
 	index *searchindex.Index
 	token string
 	log   *slog.Logger
@@ -70,7 +72,7 @@ const (
 // NewServer builds the API over an open store. token is required on every
 // route but health.
 func NewServer(store *storage.Store, index *searchindex.Index, token string, log *slog.Logger) *Server {
-	s := &Server{store: store, index: index, token: token, log: log, mux: http.NewServeMux(), done: make(chan struct{}),
+	s := &Server{store: store, views: views.Of(store), index: index, token: token, log: log, mux: http.NewServeMux(), done: make(chan struct{}),
 		now: time.Now, started: time.Now().UTC(), limits: DefaultLimits()}
 	s.routes()
 	return s
@@ -420,7 +422,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	wss, err := s.store.ListWorkspaces()
+	wss, err := s.views.ListWorkspaces()
 	if err != nil {
 		return err
 	}

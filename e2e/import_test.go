@@ -17,6 +17,7 @@ import (
 	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // stopImportItems is the size of the imports stopped below: a hundred
@@ -105,7 +106,7 @@ func checkNoImport(t *testing.T, home string) {
 	if err := st.Check(); err != nil {
 		t.Errorf("database consistency check: %v", err)
 	}
-	if wss, err := st.ListWorkspaces(); err != nil || len(wss) != 1 {
+	if wss, err := views.Of(st).ListWorkspaces(); err != nil || len(wss) != 1 {
 		t.Errorf("the database holds %d workspaces (%v), want one", len(wss), err)
 	}
 }

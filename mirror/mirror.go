@@ -17,6 +17,7 @@ import (
 
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // Config is a Manager's.
@@ -53,8 +54,9 @@ type Event struct {
 
 // Manager runs every mirror of the store.
 type Manager struct {
-	cfg Config
-	log *slog.Logger
+	cfg   Config
+	views *views.Views // cfg.Store's reads
+	log   *slog.Logger
 
 	mu      sync.Mutex
 	ctx     context.Context
@@ -73,7 +75,7 @@ func New(cfg Config) *Manager {
 	if cfg.OnDelete == nil {
 		cfg.OnDelete = func() string { return "archive" }
 	}
-	return &Manager{cfg: cfg, log: cfg.Log, mirrors: map[string]*mirror{}}
+	return &Manager{cfg: cfg, views: views.Of(cfg.Store), log: cfg.Log, mirrors: map[string]*mirror{}}
 }
 
 // Run starts every recorded mirror and wakes each when its workspace is
@@ -136,7 +138,7 @@ func (m *Manager) start(d storage.MirrorDef) {
 
 // Add mirrors workspace ws into dir (made if missing) and starts it.
 func (m *Manager) Add(ws, dir string) (*Status, error) {
-	if _, err := m.cfg.Store.GetWorkspace(ws); err != nil {
+	if _, err := m.views.GetWorkspace(ws); err != nil {
 		return nil, err // before the folder is made
 	}
 	abs, err := filepath.Abs(dir)
@@ -184,7 +186,7 @@ func (m *Manager) find(ws, dir string) (*mirror, error) {
 	// A mirror of a workspace since deleted is still found (by its id),
 	// so that it can be removed.
 	wsID := ws
-	w, wsErr := m.cfg.Store.GetWorkspace(ws)
+	w, wsErr := m.views.GetWorkspace(ws)
 	if wsErr == nil {
 		wsID = w.ID
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	zap "github.com/blevesearch/zapx/v17"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 func init() {
@@ -69,6 +70,7 @@ type Status struct {
 type Index struct {
 	path  string
 	store *storage.Store
+	views *views.Views // the store's reads
 	log   *slog.Logger
 
 	// use is held (shared) while the Bleve index is searched or written,
@@ -98,7 +100,7 @@ type Index struct {
 // Open opens the index in dataDir, or prepares a rebuild when it is
 // missing, unreadable or of another format. Run does the work.
 func Open(dataDir string, store *storage.Store, log *slog.Logger) (*Index, error) {
-	x := &Index{path: filepath.Join(dataDir, Dir), store: store, log: log, wm: map[string]int64{},
+	x := &Index{path: filepath.Join(dataDir, Dir), store: store, views: views.Of(store), log: log, wm: map[string]int64{},
 		state: StateReady, kick: make(chan struct{}, 1), hurry: make(chan struct{}, 1),
 		coalesce: coalesceDelay}
 	x.changed = sync.NewCond(&x.mu)
@@ -155,7 +157,7 @@ func (x *Index) fresh(reason string, damaged bool) error {
 func (x *Index) building() string { return x.path + ".building" }
 
 func (x *Index) loadWatermarks() error {
-	wss, err := x.store.ListWorkspaces()
+	wss, err := x.views.ListWorkspaces()
 	if err != nil {
 		return err
 	}

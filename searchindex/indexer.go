@@ -123,7 +123,7 @@ func (x *Index) fail(err error, retryIn time.Duration) {
 func (x *Index) catchUp(ctx context.Context, all bool, dirty map[string]bool) error {
 	var ids []string
 	if all {
-		wss, err := x.store.ListWorkspaces()
+		wss, err := x.views.ListWorkspaces()
 		if err != nil {
 			return err
 		}

@@ -80,7 +80,7 @@ func closeQuietly(bi bleve.Index) {
 // changes made during the build are then replayed from the log.
 func (x *Index) rebuild(ctx context.Context) error {
 	start := time.Now()
-	wss, err := x.store.ListWorkspaces()
+	wss, err := x.views.ListWorkspaces()
 	if err != nil {
 		return err
 	}

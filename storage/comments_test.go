@@ -11,7 +11,7 @@ import (
 // wsSeq is the workspace's head seq.
 func wsSeq(t testing.TB, s *Store, ws string) int64 {
 	t.Helper()
-	w, err := s.GetWorkspace(ws)
+	w, err := rd(s).GetWorkspace(ws)
 	if err != nil {
 		t.Fatalf("get workspace: %v", err)
 	}
@@ -35,7 +35,7 @@ func lastLog(t testing.TB, s *Store, ws string) (model.Change, model.Activity) {
 	t.Helper()
 	var ch model.Change
 	var act model.Activity
-	w, err := s.GetWorkspace(ws)
+	w, err := rd(s).GetWorkspace(ws)
 	if err != nil {
 		t.Fatal(err)
 	}

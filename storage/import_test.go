@@ -65,11 +65,11 @@ func wsBuckets(t testing.TB, view func(fn func(tx *records.Txn) error) error) (a
 // journal entry, no import in progress.
 func wantNothingImported(t *testing.T, s *Store, global int64) {
 	t.Helper()
-	wss, err := s.ListWorkspaces()
+	wss, err := rd(s).ListWorkspaces()
 	if err != nil || len(wss) != 1 || wss[0].Slug != "keep" {
 		t.Errorf("workspaces %v, %v; want keep alone", wss, err)
 	}
-	if _, err := s.GetWorkspace("big"); !model.IsNotFound(err) {
+	if _, err := rd(s).GetWorkspace("big"); !model.IsNotFound(err) {
 		t.Errorf("the import's workspace resolves: %v", err)
 	}
 	if all, staged := wsBuckets(t, s.base.View); all != 1 || staged != 0 {
@@ -154,11 +154,11 @@ func TestReadsDuringAnImportSeeNoHalfWorkspace(t *testing.T) {
 	if len(im) != 1 || im[0].ItemsWritten == 0 || im[0].ItemsWritten >= importItems {
 		t.Fatalf("imports in progress: %+v; want one, part written", im)
 	}
-	wss, err := s.ListWorkspaces()
+	wss, err := rd(s).ListWorkspaces()
 	if err != nil || len(wss) != 1 {
 		t.Errorf("during the import the workspaces are %v, %v; want keep alone", wss, err)
 	}
-	if _, err := s.GetWorkspace("big"); !model.IsNotFound(err) {
+	if _, err := rd(s).GetWorkspace("big"); !model.IsNotFound(err) {
 		t.Errorf("during the import its workspace resolves: %v", err)
 	}
 	if entries, _, err := s.JournalSince(context.Background(), global, 100); err != nil || len(entries) != 0 {

@@ -104,7 +104,7 @@ func TestLimitsHeldOnEveryWritePath(t *testing.T) {
 			}
 		})
 	}
-	if wss, err := s.ListWorkspaces(); err != nil || len(wss) != 1 {
+	if wss, err := rd(s).ListWorkspaces(); err != nil || len(wss) != 1 {
 		t.Errorf("workspaces after a refused import: %d, %v", len(wss), err)
 	}
 	got, err := s.GetItem(ws, it.ID)

@@ -94,7 +94,7 @@ func TestReactionRefusals(t *testing.T) {
 
 // lastChange reads the newest change-log entry.
 func lastChange(s *Store, ws string) (model.Change, error) {
-	w, err := s.GetWorkspace(ws)
+	w, err := rd(s).GetWorkspace(ws)
 	if err != nil {
 		return model.Change{}, err
 	}

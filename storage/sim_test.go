@@ -418,7 +418,7 @@ func TestRandomOpsAgainstModel(t *testing.T) {
 				}
 				m.check(step)
 			}
-			w, err := s.GetWorkspace(m.ws)
+			w, err := rd(s).GetWorkspace(m.ws)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -283,7 +283,7 @@ func TestOpenCurrentLayoutWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wss, err := s.ListWorkspaces()
+	wss, err := rd(s).ListWorkspaces()
 	if err != nil || len(wss) != 1 {
 		t.Errorf("reopened: %d workspaces (%v), want the one written", len(wss), err)
 	}

@@ -12,7 +12,7 @@ import (
 // sweep does it again.
 func (s *Store) sweep(bucketOf func(*records.Wsb) *records.Bucket, stale func(k, v []byte, now time.Time) bool) (int, error) {
 	n := 0
-	wss, err := s.ListWorkspaces()
+	wss, err := records.Workspaces(&s.base, records.Live)
 	if err != nil {
 		return 0, err
 	}

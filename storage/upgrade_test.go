@@ -142,7 +142,7 @@ func dumpEntities(t *testing.T, s *Store) map[string]string {
 		}
 		out[k] = string(b)
 	}
-	wss, err := s.ListWorkspaces()
+	wss, err := rd(s).ListWorkspaces()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"sort"
 	"strings"
 	"time"
 
@@ -98,56 +97,6 @@ func (s *Store) CreateWorkspace(in WorkspaceCreate, actor model.Actor) (*model.W
 	}
 	s.publish(note)
 	return out, nil
-}
-
-// ListWorkspaces lists the live workspaces in their order.
-func (s *Store) ListWorkspaces() ([]model.Workspace, error) {
-	return s.listWorkspaces(func(w *model.Workspace) bool { return w.DeletedAt == nil })
-}
-
-// ListDeletedWorkspaces lists deleted workspaces still inside the
-// restore window, most recently deleted first.
-func (s *Store) ListDeletedWorkspaces() ([]model.Workspace, error) {
-	cutoff := s.base.Now().Add(-RestoreWindow)
-	out, err := s.listWorkspaces(func(w *model.Workspace) bool {
-		return w.DeletedAt != nil && w.DeletedAt.After(cutoff)
-	})
-	sort.SliceStable(out, func(i, j int) bool { return out[i].DeletedAt.After(*out[j].DeletedAt) })
-	return out, err
-}
-
-func (s *Store) listWorkspaces(keep func(*model.Workspace) bool) ([]model.Workspace, error) {
-	var out []model.Workspace
-	err := s.base.View(func(tx *records.Txn) error {
-		return tx.Bucket(records.BWorkspaces).ForEach(func(k, _ []byte) error {
-			w, err := records.GetWorkspace(tx, k)
-			if err != nil {
-				return err
-			}
-			if keep(w) {
-				out = append(out, *w)
-			}
-			return nil
-		})
-	})
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].SortOrder != out[j].SortOrder {
-			return out[i].SortOrder < out[j].SortOrder
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out, err
-}
-
-// GetWorkspace resolves a live workspace by slug or id.
-func (s *Store) GetWorkspace(ref string) (*model.Workspace, error) {
-	var out *model.Workspace
-	err := s.base.View(func(tx *records.Txn) error {
-		w, err := records.LiveWorkspace(tx, ref)
-		out = w
-		return err
-	})
-	return out, err
 }
 
 // UpdateWorkspace changes a workspace's name, description or order.

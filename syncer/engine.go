@@ -102,7 +102,7 @@ func (m *Manager) Clone(ctx context.Context, in api.SyncClone) (*api.SyncStatus,
 		// spaces); the local one is padd's canonical form of it.
 		slug = model.WorkspaceSlug(rw.Slug, rw.Name)
 	}
-	if _, err := m.store.GetWorkspace(slug); err == nil {
+	if _, err := m.views.GetWorkspace(slug); err == nil {
 		return nil, model.Conflict("a local workspace %q exists already; clone into a new one with --as <name>", slug).With("field", "as")
 	}
 	ws, err := m.store.CreateWorkspace(storage.WorkspaceCreate{Name: rw.Name, Slug: slug, Description: rw.Description, Template: "blank"},
@@ -118,7 +118,7 @@ func (m *Manager) Clone(ctx context.Context, in api.SyncClone) (*api.SyncStatus,
 // Link links a local workspace to an empty remote one; the worker pushes
 // everything. Two workspaces with items each are never merged.
 func (m *Manager) Link(ctx context.Context, in api.SyncLink) (*api.SyncStatus, error) {
-	ws, err := m.store.GetWorkspace(in.Workspace)
+	ws, err := m.views.GetWorkspace(in.Workspace)
 	if err != nil {
 		return nil, err
 	}

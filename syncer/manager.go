@@ -15,6 +15,7 @@ import (
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/syncstate"
+	"github.com/padd/padd/storage/views"
 )
 
 // Config is how the engine runs.
@@ -44,6 +45,7 @@ type Manager struct {
 	cfg   Config
 	store *storage.Store
 	sync  *syncstate.State // the store's sync bookkeeping
+	views *views.Views     // the store's reads
 	log   *slog.Logger
 
 	mu      sync.Mutex
@@ -73,7 +75,7 @@ func New(cfg Config) *Manager {
 	if cfg.MaxBackoff == 0 {
 		cfg.MaxBackoff = 5 * time.Minute
 	}
-	return &Manager{cfg: cfg, store: cfg.Store, sync: syncstate.Of(cfg.Store), log: cfg.Log, workers: map[string]*worker{}}
+	return &Manager{cfg: cfg, store: cfg.Store, sync: syncstate.Of(cfg.Store), views: views.Of(cfg.Store), log: cfg.Log, workers: map[string]*worker{}}
 }
 
 // NetworkChanged tells the engine the machine's network changed
@@ -179,7 +181,7 @@ func (m *Manager) publish(ev api.SyncEvent) { m.events.Publish(ev) }
 
 // linkedWorkspace resolves a local workspace (slug or id) and its link.
 func (m *Manager) linkedWorkspace(ws string) (*model.Workspace, *storage.RemoteLink, error) {
-	w, err := m.store.GetWorkspace(ws)
+	w, err := m.views.GetWorkspace(ws)
 	if err != nil {
 		return nil, nil, err
 	}

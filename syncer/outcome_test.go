@@ -17,6 +17,7 @@ import (
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/syncstate"
+	"github.com/padd/padd/storage/views"
 	"github.com/padd/padd/syncer"
 )
 
@@ -342,7 +343,7 @@ func TestCreateNotMadeIsNotLookedFor(t *testing.T) {
 			})
 			l.write(t, "turned away")
 			l.state(t, api.SyncOffline)
-			ws, err := l.Store.GetWorkspace("team")
+			ws, err := views.Of(l.Store).GetWorkspace("team")
 			if err != nil {
 				t.Fatal(err)
 			}

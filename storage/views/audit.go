@@ -59,14 +59,14 @@ func (s *Views) AuditLog(ctx context.Context, q AuditQuery) (*AuditPage, error) 
 	}
 	var wss []model.Workspace
 	if q.Workspace != "" {
-		w, err := s.st.GetWorkspace(q.Workspace)
+		w, err := s.GetWorkspace(q.Workspace)
 		if err != nil {
 			return nil, err
 		}
 		wss = []model.Workspace{*w}
 	} else {
 		var err error
-		if wss, err = s.st.ListWorkspaces(); err != nil {
+		if wss, err = s.ListWorkspaces(); err != nil {
 			return nil, err
 		}
 	}

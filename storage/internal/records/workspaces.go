@@ -1,6 +1,8 @@
 package records
 
 import (
+	"sort"
+
 	"github.com/padd/padd/model"
 )
 
@@ -49,4 +51,43 @@ func LiveWorkspace(tx *Txn, ref string) (*model.Workspace, error) {
 		return nil, model.WorkspaceNotFound(ref)
 	}
 	return w, nil
+}
+
+// Workspaces lists the workspace records keep accepts, in their order.
+func Workspaces(b *Base, keep func(*model.Workspace) bool) ([]model.Workspace, error) {
+	var out []model.Workspace
+	err := b.View(func(tx *Txn) error {
+		return tx.Bucket(BWorkspaces).ForEach(func(k, _ []byte) error {
+			w, err := GetWorkspace(tx, k)
+			if err != nil {
+				return err
+			}
+			if keep(w) {
+				out = append(out, *w)
+			}
+			return nil
+		})
+	})
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].SortOrder != out[j].SortOrder {
+			return out[i].SortOrder < out[j].SortOrder
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, err
+}
+
+// Live is the predicate of the workspaces not deleted.
+func Live(w *model.Workspace) bool { return w.DeletedAt == nil }
+
+// ReadLiveWorkspace resolves a live workspace by slug or id, in a read
+// of its own.
+func ReadLiveWorkspace(b *Base, ref string) (*model.Workspace, error) {
+	var out *model.Workspace
+	err := b.View(func(tx *Txn) error {
+		var err error
+		out, err = LiveWorkspace(tx, ref)
+		return err
+	})
+	return out, err
 }

@@ -1,0 +1,25 @@
+package storage
+
+import (
+	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage/internal/records"
+)
+
+// The entity reads are storage/views', which storage's own (internal)
+// tests cannot import: these read the same records through
+// storage/internal/records, where the logic of each read lives, so a
+// test checks what a write left without a second copy of a read.
+
+// testReads reads one store for its tests.
+type testReads struct{ base *records.Base }
+
+// rd is s's reads.
+func rd(s *Store) testReads { return testReads{&s.base} }
+
+func (t testReads) ListWorkspaces() ([]model.Workspace, error) {
+	return records.Workspaces(t.base, records.Live)
+}
+
+func (t testReads) GetWorkspace(ref string) (*model.Workspace, error) {
+	return records.ReadLiveWorkspace(t.base, ref)
+}
