@@ -154,8 +154,8 @@ func leaseMeta(seq int64, ref string, l *model.Lease) map[string]any {
 	return m
 }
 
-// GetLease reads an item's live lease (nil when there is none).
-func (s *Store) GetLease(ws, ref string) (*model.Lease, error) {
+// getLease reads an item's live lease (nil when there is none).
+func (s *Store) getLease(ws, ref string) (*model.Lease, error) {
 	var out *model.Lease
 	err := s.base.Read(ws, func(r *records.Rtx) error {
 		it, err := records.ItemByRef(r.WS, ref, false)

@@ -89,7 +89,7 @@ func TestClaimRenewRelease(t *testing.T) {
 	if wsSeq(t, s, ws) != head {
 		t.Fatal("a release with no lease wrote")
 	}
-	if l, _ := s.GetLease(ws, it.Ref); l != nil {
+	if l, _ := s.getLease(ws, it.Ref); l != nil {
 		t.Fatalf("lease after release: %+v", l)
 	}
 }
@@ -102,7 +102,7 @@ func TestLeaseExpiryIsAbsence(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.advance(time.Minute) // expires_at is exclusive
-	if l, _ := s.GetLease(ws, it.Ref); l != nil {
+	if l, _ := s.getLease(ws, it.Ref); l != nil {
 		t.Fatalf("expired lease reads %+v", l)
 	}
 	if got, _ := s.GetItem(ws, it.Ref); got.Lease != nil {
@@ -227,7 +227,7 @@ func TestSweepLeases(t *testing.T) {
 		t.Fatal("the sweep wrote a change: forgetting an expired lease changes nothing anyone can see")
 	}
 	for _, ref := range long {
-		if l, err := s.GetLease(ws, ref); err != nil || l == nil || l.Holder != "crashy" {
+		if l, err := s.getLease(ws, ref); err != nil || l == nil || l.Holder != "crashy" {
 			t.Fatalf("%s: a live lease after the sweep reads %+v, %v", ref, l, err)
 		}
 	}

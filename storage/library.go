@@ -177,9 +177,9 @@ func (w *wtx) widenLibraryOptions(c *model.Collection, fields map[string]any) (m
 		"options_added": added, "options_added_collection": c.Slug})
 }
 
-// BuiltinOrigin reports the library entry an item was activated from:
+// builtinOrigin reports the library entry an item was activated from:
 // its key and the version activated; ok is false for other items.
-func (s *Store) BuiltinOrigin(ws, ref string) (key, seedHash string, ok bool, err error) {
+func (s *Store) builtinOrigin(ws, ref string) (key, seedHash string, ok bool, err error) {
 	err = s.base.Read(ws, func(r *records.Rtx) error {
 		it, err := records.ItemByRef(r.WS, ref, false)
 		if err != nil {

@@ -42,7 +42,7 @@ func TestActivateConvention(t *testing.T) {
 	if !r.Warnings.Empty() || r.OptionsAdded != nil {
 		t.Fatalf("unexpected warnings %+v %v", r.Warnings, r.OptionsAdded)
 	}
-	key, hash, ok, err := s.BuiltinOrigin(ws, it.Ref)
+	key, hash, ok, err := s.builtinOrigin(ws, it.Ref)
 	if err != nil || !ok || key != "convention/commit-messages-say-why" || hash != r.Entry.Hash() {
 		t.Fatalf("origin %q %q %v %v", key, hash, ok, err)
 	}
@@ -50,7 +50,7 @@ func TestActivateConvention(t *testing.T) {
 	if again := activate(t, s, ws, "Commit messages say what and why"); again.Item.ID == it.ID {
 		t.Fatal("second activation returned the first item")
 	}
-	if _, _, ok, _ := s.BuiltinOrigin(ws, mustCreate(t, s, ws, "tasks", "plain", nil).Ref); ok {
+	if _, _, ok, _ := s.builtinOrigin(ws, mustCreate(t, s, ws, "tasks", "plain", nil).Ref); ok {
 		t.Fatal("a plain item has an origin")
 	}
 }

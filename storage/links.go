@@ -363,9 +363,9 @@ func (w *wtx) removeLinkByID(linkID string) (*model.Link, error) {
 	return l, w.removeLink(l)
 }
 
-// RemoveLinkBetween deletes the link "source type target", whichever way
+// removeLinkBetween deletes the link "source type target", whichever way
 // it is stored.
-func (s *Store) RemoveLinkBetween(ws, sourceRef, targetRef, linkType string, actor model.Actor) (*model.Link, error) {
+func (s *Store) removeLinkBetween(ws, sourceRef, targetRef, linkType string, actor model.Actor) (*model.Link, error) {
 	var out *model.Link
 	err := s.write(ws, actor, func(w *wtx) error {
 		b := w.ws

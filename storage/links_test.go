@@ -95,10 +95,10 @@ func TestLinkPerspective(t *testing.T) {
 	if got := linkRows(t, s, ws, "TASK-2"); len(got) != 0 {
 		t.Fatalf("after remove %v", got)
 	}
-	if _, err := s.RemoveLinkBetween(ws, "TASK-3", "TASK-1", "supersedes", user); !model.IsNotFound(err) {
+	if _, err := s.removeLinkBetween(ws, "TASK-3", "TASK-1", "supersedes", user); !model.IsNotFound(err) {
 		t.Fatalf("the reverse direction is not the link: %v", err)
 	}
-	if _, err := s.RemoveLinkBetween(ws, "TASK-1", "TASK-3", "supersedes", user); err != nil {
+	if _, err := s.removeLinkBetween(ws, "TASK-1", "TASK-3", "supersedes", user); err != nil {
 		t.Fatal(err)
 	}
 	if got := linkRows(t, s, ws, "TASK-1"); !reflect.DeepEqual(got, []string{"in implemented-by TASK-4", "in split-into TASK-5"}) {
@@ -137,11 +137,11 @@ func TestLinkRefusals(t *testing.T) {
 			return err
 		}},
 		{"remove missing link", model.CodeNotFound, "link_type", "blocks", func() error {
-			_, err := s.RemoveLinkBetween(ws, "TASK-1", "TASK-2", "blocks", user)
+			_, err := s.removeLinkBetween(ws, "TASK-1", "TASK-2", "blocks", user)
 			return err
 		}},
 		{"remove with bad type", model.CodeValidation, "field", "link_type", func() error {
-			_, err := s.RemoveLinkBetween(ws, "TASK-1", "TASK-2", "no such type!", user)
+			_, err := s.removeLinkBetween(ws, "TASK-1", "TASK-2", "no such type!", user)
 			return err
 		}},
 	} {
@@ -196,7 +196,7 @@ func TestPadLinkTypesAndForeignOnes(t *testing.T) {
 			t.Errorf("%s: %q, want %q", ref, got, rows)
 		}
 	}
-	if _, err := s.RemoveLinkBetween(ws, "TASK-2", "TASK-3", "depends_on", user); err != nil {
+	if _, err := s.removeLinkBetween(ws, "TASK-2", "TASK-3", "depends_on", user); err != nil {
 		t.Fatalf("removing the foreign link: %v", err)
 	}
 }
@@ -272,7 +272,7 @@ func TestImplementsUnparented(t *testing.T) {
 	if _, err := s.DeleteItem(ws, task.Ref, user); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.RemoveLinkBetween(ws, task.Ref, plan.Ref, "implements", user); err != nil {
+	if _, err := s.removeLinkBetween(ws, task.Ref, plan.Ref, "implements", user); err != nil {
 		t.Fatal(err)
 	}
 	res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Unparented: true, IncludeArchived: true})
@@ -397,18 +397,18 @@ func TestLinkBetweenHubs(t *testing.T) {
 		t.Fatal("a duplicate link wrote something")
 	}
 	// Between the two hubs: no link yet, then one, then none.
-	if _, err := s.RemoveLinkBetween(ws, hub.Ref, sink.Ref, "blocks", user); !model.IsNotFound(err) {
+	if _, err := s.removeLinkBetween(ws, hub.Ref, sink.Ref, "blocks", user); !model.IsNotFound(err) {
 		t.Fatalf("removing a link that is not there: %v", err)
 	}
 	r, err := s.AddLink(ws, hub.Ref, sink.Ref, "blocks", user)
 	if err != nil || r.Existing {
 		t.Fatalf("hub blocks sink: %+v %v", r, err)
 	}
-	if l, err := s.RemoveLinkBetween(ws, sink.Ref, hub.Ref, "blocked-by", user); err != nil || l.ID != r.Link.ID {
+	if l, err := s.removeLinkBetween(ws, sink.Ref, hub.Ref, "blocked-by", user); err != nil || l.ID != r.Link.ID {
 		t.Fatalf("removing hub blocks sink by its other spelling: %+v %v", l, err)
 	}
 	for _, e := range []end{links[n], links[n+1]} {
-		if l, err := s.RemoveLinkBetween(ws, e.src, e.dst, "blocks", user); err != nil || l.ID != e.link.ID {
+		if l, err := s.removeLinkBetween(ws, e.src, e.dst, "blocks", user); err != nil || l.ID != e.link.ID {
 			t.Fatalf("removing %s blocks %s: %+v %v", e.src, e.dst, l, err)
 		}
 	}
