@@ -90,7 +90,7 @@ func (s *Server) importArtifact(w http.ResponseWriter, r *http.Request) error {
 		return model.BadRequest("Title is required").With("field", "title")
 	}
 	slug := artifact.Collection(art.Kind)
-	coll, err := s.store.GetCollection(ws, slug)
+	coll, err := s.views.GetCollection(ws, slug)
 	if model.IsNotFound(err) {
 		return model.NotFound("this workspace has no collection that takes %q artifacts (%s)", art.Kind, slug).With("scope", "collection")
 	}

@@ -22,7 +22,7 @@ func (s *Server) collectionRoutes() {
 }
 
 func (s *Server) listCollections(w http.ResponseWriter, r *http.Request) error {
-	cs, err := s.store.ListCollections(r.PathValue("ws"))
+	cs, err := s.views.ListCollections(r.PathValue("ws"))
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (s *Server) listCollections(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listArchivedCollections(w http.ResponseWriter, r *http.Request) error {
-	cs, err := s.store.ListArchivedCollections(r.PathValue("ws"))
+	cs, err := s.views.ListArchivedCollections(r.PathValue("ws"))
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (s *Server) listArchivedCollections(w http.ResponseWriter, r *http.Request)
 }
 
 func (s *Server) getCollection(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.store.GetCollection(r.PathValue("ws"), r.PathValue("coll"))
+	c, err := s.views.GetCollection(r.PathValue("ws"), r.PathValue("coll"))
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func (s *Server) updateCollection(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	ci, err := s.store.GetCollectionAnyState(ws, c.ID)
+	ci, err := s.views.GetCollectionAnyState(ws, c.ID)
 	if err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ func (s *Server) restoreCollection(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	ci, err := s.store.GetCollection(ws, c.ID)
+	ci, err := s.views.GetCollection(ws, c.ID)
 	if err != nil {
 		return err
 	}

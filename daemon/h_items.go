@@ -197,7 +197,7 @@ func (s *Server) createItem(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.store.GetCollection(ws, coll)
+	c, err := s.views.GetCollection(ws, coll)
 	if err != nil {
 		return err
 	}
@@ -471,7 +471,7 @@ func (s *Server) moveItem(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(in.TargetCollection) == "" {
 		return model.BadRequest("target_collection is required")
 	}
-	dst, err := s.store.GetCollection(ws, in.TargetCollection)
+	dst, err := s.views.GetCollection(ws, in.TargetCollection)
 	if err != nil {
 		return err
 	}

@@ -272,7 +272,7 @@ func (s *Server) planCopy(ctx context.Context, ws, ref string, in api.ItemCopyRe
 	if p.dstWS, err = s.views.GetWorkspace(in.TargetWorkspace); err != nil {
 		return nil, err
 	}
-	if p.dst, err = s.store.GetCollection(p.dstWS.ID, in.TargetCollection); err != nil {
+	if p.dst, err = s.views.GetCollection(p.dstWS.ID, in.TargetCollection); err != nil {
 		return nil, err
 	}
 	dst, srcColl := &p.dst.Collection, p.src.Collection

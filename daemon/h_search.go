@@ -67,11 +67,11 @@ func (s *Server) searchScope(ctx context.Context, wsRef, collection string, upTo
 	for _, ws := range wss {
 		req.Workspaces = append(req.Workspaces, ws.ID)
 		if collection != "" {
-			if c, err := s.store.GetCollection(ws.ID, collection); err == nil {
+			if c, err := s.views.GetCollection(ws.ID, collection); err == nil {
 				req.Collections = appendNew(req.Collections, c.Slug)
 			}
 		}
-		if archived, err := s.store.ListArchivedCollections(ws.ID); err == nil {
+		if archived, err := s.views.ListArchivedCollections(ws.ID); err == nil {
 			for _, c := range archived {
 				req.HiddenCollections = append(req.HiddenCollections, c.ID)
 			}

@@ -524,7 +524,7 @@ func (mr *mirror) commit(cursor int64) error {
 
 // collections reads the workspace's live collections by folder.
 func (mr *mirror) loadCollections() error {
-	cs, err := mr.m.cfg.Store.ListCollections(mr.def.WorkspaceID)
+	cs, err := mr.m.views.ListCollections(mr.def.WorkspaceID)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // padd's own scoring of plain-word searches must give Bleve's answer to
@@ -34,7 +35,7 @@ func TestPlainAgreesWithBleve(t *testing.T) {
 	if _, err := f.store.CreateItems(other.Slug, in, user, len(in)); err != nil {
 		t.Fatal(err)
 	}
-	ideas, err := f.store.GetCollection(f.ws.Slug, "ideas")
+	ideas, err := views.Of(f.store).GetCollection(f.ws.Slug, "ideas")
 	if err != nil {
 		t.Fatal(err)
 	}

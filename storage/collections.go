@@ -53,19 +53,6 @@ func putCollection(b *records.Wsb, c *model.Collection) error {
 	return b.Colls().Put(records.MustID(c.ID), v)
 }
 
-// liveCollection is findCollection that refuses a missing or archived one
-// with Pad's message.
-func liveCollection(b *records.Wsb, ref string) (*model.Collection, error) {
-	c, err := records.FindCollection(b, ref)
-	if err != nil {
-		return nil, err
-	}
-	if c == nil || c.ArchivedAt != nil {
-		return nil, model.CollectionNotFound(ref)
-	}
-	return c, nil
-}
-
 // sameName refuses a new collection named like a live one.
 func sameName(b *records.Wsb, name string) error {
 	cs, err := records.CollectionsOf(b)
@@ -336,7 +323,7 @@ func orphans(b *records.Wsb, c *model.Collection, old, new model.Schema) []model
 // with it, until RestoreCollection.
 func (s *Store) ArchiveCollection(ws, ref string, actor model.Actor) error {
 	return s.write(ws, actor, func(w *wtx) error {
-		c, err := liveCollection(w.ws, ref)
+		c, err := records.LiveCollection(w.ws, ref)
 		if err != nil {
 			return err
 		}
@@ -384,83 +371,6 @@ func (s *Store) RestoreCollection(ws, ref string, actor model.Actor) (*model.Col
 			return err
 		}
 		return w.activity(seq, "", "collection_restored", map[string]any{"collection": c.Slug})
-	})
-	return out, err
-}
-
-// ListCollections lists a workspace's live collections with counts.
-func (s *Store) ListCollections(ws string) ([]CollectionInfo, error) {
-	return s.listCollections(ws, false)
-}
-
-// ListArchivedCollections lists archived collections with live item counts.
-func (s *Store) ListArchivedCollections(ws string) ([]CollectionInfo, error) {
-	return s.listCollections(ws, true)
-}
-
-func (s *Store) listCollections(ws string, archived bool) ([]CollectionInfo, error) {
-	var out []CollectionInfo
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		cs, err := records.CollectionsOf(r.WS)
-		if err != nil {
-			return err
-		}
-		for _, c := range cs {
-			if (c.ArchivedAt != nil) != archived {
-				continue
-			}
-			out = append(out, records.CollectionInfoOf(r.WS, c))
-		}
-		return nil
-	})
-	return out, err
-}
-
-// GetCollection resolves one collection (exact slug, then alias), with counts.
-func (s *Store) GetCollection(ws, ref string) (*CollectionInfo, error) {
-	return s.getCollectionInfo(ws, ref, liveCollection)
-}
-
-// GetCollectionAnyState is GetCollection that also answers for an
-// archived collection (an update or restore reports it back).
-func (s *Store) GetCollectionAnyState(ws, ref string) (*CollectionInfo, error) {
-	return s.getCollectionInfo(ws, ref, func(b *records.Wsb, ref string) (*model.Collection, error) {
-		c, err := records.FindCollection(b, ref)
-		if err == nil && c == nil {
-			err = model.CollectionNotFound(ref)
-		}
-		return c, err
-	})
-}
-
-// CollectionSchema is a collection's schema (archived too) by id or
-// slug: what the sync engine reads of one for each item it moves, with
-// none of GetCollection's counts.
-func (s *Store) CollectionSchema(ws, ref string) (model.Schema, error) {
-	var out model.Schema
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		c, err := records.FindCollection(r.WS, ref)
-		if err == nil && c == nil {
-			err = model.CollectionNotFound(ref)
-		}
-		if err == nil {
-			out = c.Schema
-		}
-		return err
-	})
-	return out, err
-}
-
-func (s *Store) getCollectionInfo(ws, ref string, find func(*records.Wsb, string) (*model.Collection, error)) (*CollectionInfo, error) {
-	var out *CollectionInfo
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		c, err := find(r.WS, ref)
-		if err != nil {
-			return err
-		}
-		ci := records.CollectionInfoOf(r.WS, c)
-		out = &ci
-		return nil
 	})
 	return out, err
 }

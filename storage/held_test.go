@@ -70,7 +70,7 @@ func TestBulkCreateHeldWrites(t *testing.T) {
 	// Inside one bulk write, a point read adds the held change and an
 	// ordered read flushes it first.
 	err = s.writeBulk(ws.Slug, user, func(w *wtx) error {
-		c, err := liveCollection(w.ws, "tasks")
+		c, err := records.LiveCollection(w.ws, "tasks")
 		if err != nil {
 			return err
 		}

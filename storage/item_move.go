@@ -34,7 +34,7 @@ func (w *wtx) moveItem(ref string, in MoveInput) (*ItemResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	dst, err := liveCollection(b, in.Target)
+	dst, err := records.LiveCollection(b, in.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -418,7 +418,7 @@ func (w *wtx) createItem(in ItemCreate) (*ItemResult, error) {
 		return nil, err
 	}
 	b := w.ws
-	c, err := liveCollection(b, in.Collection)
+	c, err := records.LiveCollection(b, in.Collection)
 	if err != nil {
 		return nil, err
 	}

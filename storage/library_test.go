@@ -123,7 +123,7 @@ func TestActivateWidensLibraryOptions(t *testing.T) {
 	if !reflect.DeepEqual(r.OptionsAdded, map[string][]string{"trigger": {"on-task-complete"}}) {
 		t.Fatalf("options added %v", r.OptionsAdded)
 	}
-	c, err := s.GetCollection(w.Slug, "conventions")
+	c, err := rd(s).GetCollection(w.Slug, "conventions")
 	if err != nil {
 		t.Fatal(err)
 	}

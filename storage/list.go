@@ -39,7 +39,7 @@ func (s *Store) ListItems(ctx context.Context, ws string, p ListParams) (*ListRe
 		}
 		var coll *model.Collection
 		if p.Collection != "" {
-			if coll, err = liveCollection(b, p.Collection); err != nil {
+			if coll, err = records.LiveCollection(b, p.Collection); err != nil {
 				return err
 			}
 		}

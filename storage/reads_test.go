@@ -23,3 +23,11 @@ func (t testReads) ListWorkspaces() ([]model.Workspace, error) {
 func (t testReads) GetWorkspace(ref string) (*model.Workspace, error) {
 	return records.ReadLiveWorkspace(t.base, ref)
 }
+
+func (t testReads) ListCollections(ws string) ([]CollectionInfo, error) {
+	return records.CollectionInfos(t.base, ws, false)
+}
+
+func (t testReads) GetCollection(ws, ref string) (*CollectionInfo, error) {
+	return records.ReadCollectionInfo(t.base, ws, ref, records.LiveCollection)
+}

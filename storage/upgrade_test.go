@@ -148,7 +148,7 @@ func dumpEntities(t *testing.T, s *Store) map[string]string {
 	}
 	for _, ws := range wss {
 		put("workspace "+ws.ID, ws)
-		colls, err := s.ListCollections(ws.Slug)
+		colls, err := rd(s).ListCollections(ws.Slug)
 		if err != nil {
 			t.Fatal(err)
 		}

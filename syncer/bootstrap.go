@@ -355,7 +355,7 @@ func parentsFirst(items []api.Item, parents map[string]string) []api.Item {
 // collections, its items in number order (parents first), the
 // attachments, then the items' comments and links.
 func (w *worker) pushAll(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
-	colls, err := w.m.store.ListCollections(w.wsID)
+	colls, err := w.m.views.ListCollections(w.wsID)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ const maxCollectionRetries = 3
 // on the remote (or mapping the remote's of the same slug, and merging
 // the two) when it has none yet.
 func (w *worker) remoteCollection(ctx context.Context, c *remote.Client, link *storage.RemoteLink, localID string) (string, error) {
-	lc, err := w.m.store.GetCollectionAnyState(w.wsID, localID)
+	lc, err := w.m.views.GetCollectionAnyState(w.wsID, localID)
 	if err != nil {
 		return "", err
 	}
@@ -72,7 +72,7 @@ func (w *worker) remoteCollection(ctx context.Context, c *remote.Client, link *s
 // pushCollection pushes a collection created or edited here: merged with
 // the remote's as it is now, and sent guarded by its updated_at.
 func (w *worker) pushCollection(ctx context.Context, c *remote.Client, link *storage.RemoteLink, ch model.Change) (bool, error) {
-	lc, err := w.m.store.GetCollectionAnyState(w.wsID, ch.ID)
+	lc, err := w.m.views.GetCollectionAnyState(w.wsID, ch.ID)
 	if model.IsNotFound(err) {
 		return false, nil
 	}
@@ -190,7 +190,7 @@ func (w *worker) pullCollections(ctx context.Context, c *remote.Client, link *st
 // never rolled back by a refusal.
 func (w *worker) reconcileCollection(ctx context.Context, c *remote.Client, link *storage.RemoteLink, localID string, rc *api.Collection, pushing bool) error {
 	for attempt := 0; ; attempt++ {
-		lc, err := w.m.store.GetCollectionAnyState(w.wsID, localID)
+		lc, err := w.m.views.GetCollectionAnyState(w.wsID, localID)
 		if model.IsNotFound(err) {
 			return nil
 		}

@@ -213,7 +213,7 @@ func (w *worker) remoteParent(ctx context.Context, c *remote.Client, link *stora
 // plan field keeps that key as a plain field on both, so there the
 // parent goes as top-level parent_id and clear_parent, which padd takes.
 func (w *worker) parentField(coll string) (bool, error) {
-	c, err := w.m.store.GetCollectionAnyState(w.wsID, coll)
+	c, err := w.m.views.GetCollectionAnyState(w.wsID, coll)
 	if err != nil {
 		return false, err
 	}

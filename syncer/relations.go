@@ -204,7 +204,7 @@ func (w *worker) mapRelations(rem *remoteItem, gone map[string]bool) error {
 	if rem.side.Collection == "" || len(rem.side.Fields) == 0 {
 		return nil
 	}
-	schema, err := w.m.store.CollectionSchema(w.wsID, rem.side.Collection)
+	schema, err := w.m.views.CollectionSchema(w.wsID, rem.side.Collection)
 	if model.IsNotFound(err) || err == nil && !hasRelations(schema) {
 		return nil
 	}
@@ -348,7 +348,7 @@ func (w *worker) onRemote(id string) bool {
 // the remote's change unseen). Such a key is sent as base has it (left
 // out without a base).
 func (w *worker) withhold(local, base *merge.Item, b *storage.SyncBase) ([]string, error) {
-	schema, err := w.m.store.CollectionSchema(w.wsID, local.Collection)
+	schema, err := w.m.views.CollectionSchema(w.wsID, local.Collection)
 	if model.IsNotFound(err) {
 		return nil, nil
 	}
@@ -418,7 +418,7 @@ func (w *worker) relationsOut(coll string, fields map[string]any) (map[string]an
 	if len(fields) == 0 {
 		return fields, nil
 	}
-	schema, err := w.m.store.CollectionSchema(w.wsID, coll)
+	schema, err := w.m.views.CollectionSchema(w.wsID, coll)
 	if model.IsNotFound(err) {
 		return fields, nil
 	}
@@ -497,7 +497,7 @@ func (w *worker) resolveWaiting(ctx context.Context, c *remote.Client, link *sto
 			}
 			continue
 		}
-		schema, err := w.m.store.CollectionSchema(w.wsID, b.CollectionID)
+		schema, err := w.m.views.CollectionSchema(w.wsID, b.CollectionID)
 		if model.IsNotFound(err) {
 			continue
 		}
@@ -648,7 +648,7 @@ func (w *worker) relationsOf(ctx context.Context, c *remote.Client, link *storag
 	if err := w.mapRelations(rem, nil); err != nil || len(rem.waiting) == 0 || depth > 0 {
 		return err
 	}
-	schema, err := w.m.store.CollectionSchema(w.wsID, rem.side.Collection)
+	schema, err := w.m.views.CollectionSchema(w.wsID, rem.side.Collection)
 	if err != nil {
 		return err
 	}
@@ -745,7 +745,7 @@ func (w *worker) remoteItemID(s string) bool {
 // collection's relation default still names an item as the remote has it
 // and that item is here now, so that the default is mapped.
 func (w *worker) defaultsArrived(ctx context.Context, c *remote.Client, link *storage.RemoteLink) error {
-	colls, err := w.m.store.ListCollections(w.wsID)
+	colls, err := w.m.views.ListCollections(w.wsID)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/syncstate"
+	"github.com/padd/padd/storage/views"
 )
 
 // Relation fields name items by id, and each side has its own ids: the
@@ -448,7 +449,7 @@ func TestRelationPushWaitsForItsItem(t *testing.T) {
 				}
 			}
 			// A relation default naming Beta: it goes once Beta is there.
-			lc, err := l.Store.GetCollection("team", "specs")
+			lc, err := views.Of(l.Store).GetCollection("team", "specs")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // Schema edits against the Pad of August 2026, which reads a
@@ -47,7 +48,7 @@ func withOption(t *testing.T, s model.Schema, opt string) model.Schema {
 
 func (l *local) tasksSchema(t *testing.T) model.Schema {
 	t.Helper()
-	c, err := l.Store.GetCollection("team", "tasks")
+	c, err := views.Of(l.Store).GetCollection("team", "tasks")
 	if err != nil {
 		t.Fatal(err)
 	}

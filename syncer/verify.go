@@ -250,7 +250,7 @@ func (v *verifier) readUnlisted(ctx context.Context) error {
 const verifyBatch = 500
 
 func (v *verifier) readLocal(ctx context.Context) error {
-	cs, err := v.m.store.ListCollections(v.ws)
+	cs, err := v.m.views.ListCollections(v.ws)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func TestDoorReads(t *testing.T) {
 	if _, err := s.RestoreItem(ws.Slug, "TASK-1", user); err != nil {
 		t.Fatal(err)
 	}
-	ideas, err := s.GetCollection(ws.Slug, "ideas")
+	ideas, err := Of(s).GetCollection(ws.Slug, "ideas")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -256,7 +256,7 @@ func TestStaleCategories(t *testing.T) {
 	f := newViewFixture(t)
 	// Take "blocked" out of the workflow: an option items hold that the
 	// schema no longer lists.
-	c, err := f.s.GetCollection(f.ws, "tasks")
+	c, err := Of(f.s).GetCollection(f.ws, "tasks")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,3 +90,62 @@ func (s *Base) Read(wsRef string, fn func(r *Rtx) error) error {
 		return fn(&Rtx{tx: tx, WS: b, WSRec: rec})
 	})
 }
+
+// LiveCollection is FindCollection that refuses a missing or archived
+// one with Pad's message.
+func LiveCollection(b *Wsb, ref string) (*model.Collection, error) {
+	c, err := FindCollection(b, ref)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil || c.ArchivedAt != nil {
+		return nil, model.CollectionNotFound(ref)
+	}
+	return c, nil
+}
+
+// AnyCollection is FindCollection that refuses a missing one, archived
+// or not.
+func AnyCollection(b *Wsb, ref string) (*model.Collection, error) {
+	c, err := FindCollection(b, ref)
+	if err == nil && c == nil {
+		err = model.CollectionNotFound(ref)
+	}
+	return c, err
+}
+
+// CollectionInfos lists a workspace's live (or archived) collections
+// with their counts, in a read of its own.
+func CollectionInfos(b *Base, ws string, archived bool) ([]CollectionInfo, error) {
+	var out []CollectionInfo
+	err := b.Read(ws, func(r *Rtx) error {
+		cs, err := CollectionsOf(r.WS)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			if (c.ArchivedAt != nil) != archived {
+				continue
+			}
+			out = append(out, CollectionInfoOf(r.WS, c))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ReadCollectionInfo is the collection find resolves ref to, with its
+// counts, in a read of its own.
+func ReadCollectionInfo(b *Base, ws, ref string, find func(*Wsb, string) (*model.Collection, error)) (*CollectionInfo, error) {
+	var out *CollectionInfo
+	err := b.Read(ws, func(r *Rtx) error {
+		c, err := find(r.WS, ref)
+		if err != nil {
+			return err
+		}
+		ci := CollectionInfoOf(r.WS, c)
+		out = &ci
+		return nil
+	})
+	return out, err
+}
