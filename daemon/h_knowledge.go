@@ -114,7 +114,7 @@ func (s *Server) libraryActivate(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.store.ListPlaybooks(r.PathValue("ws"))
+	list, err := s.views.ListPlaybooks(r.PathValue("ws"))
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (s *Server) listPlaybooks(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getPlaybook(w http.ResponseWriter, r *http.Request) error {
-	pb, err := s.store.GetPlaybook(r.PathValue("ws"), r.PathValue("ref"))
+	pb, err := s.views.GetPlaybook(r.PathValue("ws"), r.PathValue("ref"))
 	if err != nil {
 		return err
 	}

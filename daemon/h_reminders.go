@@ -35,7 +35,7 @@ func (s *Server) remind(w http.ResponseWriter, r *http.Request) error {
 // reminders lists an item's reminders with their states, as a bare
 // array.
 func (s *Server) reminders(w http.ResponseWriter, r *http.Request) error {
-	out, err := s.store.ListReminders(r.PathValue("ws"), r.PathValue("ref"))
+	out, err := s.views.ListReminders(r.PathValue("ws"), r.PathValue("ref"))
 	if err != nil {
 		return err
 	}

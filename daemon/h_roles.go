@@ -16,7 +16,7 @@ func (s *Server) roleRoutes() {
 }
 
 func (s *Server) listRoles(w http.ResponseWriter, r *http.Request) error {
-	roles, err := s.store.ListRoles(r.PathValue("ws"))
+	roles, err := s.views.ListRoles(r.PathValue("ws"))
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (s *Server) createRole(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getRole(w http.ResponseWriter, r *http.Request) error {
-	ri, err := s.store.GetRole(r.PathValue("ws"), r.PathValue("role"))
+	ri, err := s.views.GetRole(r.PathValue("ws"), r.PathValue("role"))
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (s *Server) updateRole(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ri, err := s.store.GetRole(ws, role.ID) // with its item count, as GET answers
+	ri, err := s.views.GetRole(ws, role.ID) // with its item count, as GET answers
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func (s *Server) starRoutes() {
 }
 
 func (s *Server) starState(w http.ResponseWriter, r *http.Request) error {
-	on, err := s.store.IsStarred(r.PathValue("ws"), r.PathValue("ref"))
+	on, err := s.views.IsStarred(r.PathValue("ws"), r.PathValue("ref"))
 	if err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func (s *Server) starred(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.store.Starred(r.PathValue("ws"), storage.StarredParams{
+	res, err := s.views.Starred(r.PathValue("ws"), storage.StarredParams{
 		IncludeTerminal: q.Get("include_terminal") == "true", Limit: limit, Offset: offset})
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // fakeClock is a Clock the test moves; timers fire when Advance passes
@@ -95,7 +96,7 @@ func waitState(t *testing.T, s *storage.Store, commits <-chan storage.Notificati
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
-		rs, err := s.ListReminders("w", ref)
+		rs, err := views.Of(s).ListReminders("w", ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +181,7 @@ func TestReminderLoop(t *testing.T) {
 	stop = startLoop(s, clk)
 	defer stop()
 	waitState(t, s, commits, ref, third.ID, model.ReminderFired)
-	pending, err := s.PendingReminders("w")
+	pending, err := views.Of(s).PendingReminders("w")
 	if err != nil || len(pending) != 3 {
 		t.Fatalf("pending = %+v, %v", pending, err)
 	}

@@ -111,7 +111,7 @@ func (x *Index) resolveNumbers(workspaces []string, p *Parsed) {
 			continue
 		}
 		for _, ws := range workspaces {
-			if ref, err := x.store.ItemRefByNumber(ws, n); err == nil && ref != "" {
+			if ref, err := x.views.ItemRefByNumber(ws, n); err == nil && ref != "" {
 				if p.numRefs == nil {
 					p.numRefs = map[string][]string{}
 				}

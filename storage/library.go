@@ -50,15 +50,6 @@ func ensureWSSubBuckets(tx *records.Txn) error {
 	})
 }
 
-// kindCollections lists the live collections holding a library kind,
-// system ones first, then in sort order. The kind is read from the
-// schema (model.CollectionKind), not the slug, so a renamed
-// conventions or playbooks collection keeps its role.
-func kindCollections(b *records.Wsb, kind string) ([]*model.Collection, error) {
-	cs, err := records.CollectionsOf(b)
-	return records.OfKind(cs, kind), err
-}
-
 // ActivateLibrary copies a library entry into the workspace as an item
 // of the collection holding its kind, in one transaction with the
 // item's origin record. A convention also gets its reserved convention
@@ -93,7 +84,7 @@ func (s *Store) ActivateLibrary(ws string, in LibraryActivate, actor model.Actor
 
 func (w *wtx) activate(entry model.LibraryEntry) (*ItemResult, map[string][]string, error) {
 	b := w.ws
-	dests, err := kindCollections(b, entry.Kind)
+	dests, err := records.KindCollections(b, entry.Kind)
 	if err != nil {
 		return nil, nil, err
 	}

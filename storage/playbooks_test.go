@@ -14,7 +14,7 @@ func TestPlaybooks(t *testing.T) {
 	plan := activate(t, s, ws, "Plan an initiative").Item
 	draft := mustCreate(t, s, ws, "playbooks", "Hand-written checklist", nil) // status defaults to draft
 
-	list, err := s.ListPlaybooks(ws)
+	list, err := rd(s).ListPlaybooks(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,15 +29,15 @@ func TestPlaybooks(t *testing.T) {
 	}
 
 	for _, ref := range []string{"ship", ship.Ref, ship.Slug, ship.ID} {
-		pb, err := s.GetPlaybook(ws, ref)
+		pb, err := rd(s).GetPlaybook(ws, ref)
 		if err != nil || pb.Item.ID != ship.ID || pb.Status != "active" || pb.Item.Content == "" {
 			t.Fatalf("get %q: %+v %v", ref, pb, err)
 		}
 	}
 	task := mustCreate(t, s, ws, "tasks", "not a playbook", nil)
-	_, err = s.GetPlaybook(ws, task.Ref)
+	_, err = rd(s).GetPlaybook(ws, task.Ref)
 	wantCode(t, err, model.CodeNotFound)
-	_, err = s.GetPlaybook(ws, "nope")
+	_, err = rd(s).GetPlaybook(ws, "nope")
 	wantCode(t, err, model.CodeNotFound)
 
 	run, err := s.RunPlaybook(ws, "plan", PlaybookRun{RawArgs: []string{"offline sync"}})

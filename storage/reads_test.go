@@ -31,3 +31,29 @@ func (t testReads) ListCollections(ws string) ([]CollectionInfo, error) {
 func (t testReads) GetCollection(ws, ref string) (*CollectionInfo, error) {
 	return records.ReadCollectionInfo(t.base, ws, ref, records.LiveCollection)
 }
+
+func (t testReads) ListRoles(ws string) ([]RoleInfo, error) { return records.ListRoles(t.base, ws) }
+
+func (t testReads) GetRole(ws, ref string) (*RoleInfo, error) {
+	return records.ReadRole(t.base, ws, ref)
+}
+
+func (t testReads) ListPlaybooks(ws string) ([]model.PlaybookMeta, error) {
+	return records.ReadPlaybooks(t.base, ws)
+}
+
+func (t testReads) GetPlaybook(ws, ref string) (*Playbook, error) {
+	return records.ReadPlaybook(t.base, ws, ref)
+}
+
+func (t testReads) ListReminders(ws, ref string) ([]ReminderView, error) {
+	return records.ReadReminders(t.base, ws, ref)
+}
+
+func (t testReads) PendingReminders(ws string) ([]ReminderView, error) {
+	return records.ReadPendingReminders(t.base, ws)
+}
+
+func (t testReads) Starred(ws string, p StarredParams) (*StarredResult, error) {
+	return records.ReadStarred(t.base, ws, p)
+}

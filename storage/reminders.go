@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 	"time"
@@ -102,42 +101,6 @@ func (s *Store) AddReminder(ws, ref string, at time.Time, actor model.Actor) (*R
 	return &out, err
 }
 
-// ListReminders lists an item's reminders (archived items too) by due
-// time.
-func (s *Store) ListReminders(ws, ref string) ([]ReminderView, error) {
-	out := []ReminderView{}
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		b := r.WS
-		it, err := records.ItemByRef(b, ref, false)
-		if err != nil {
-			return err
-		}
-		p := records.MustID(it.ID)
-		var rs []*model.Reminder
-		c := b.RemItem().Cursor()
-		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-			rem, err := records.GetReminder(b, k[16:])
-			if err != nil {
-				return err
-			}
-			if rem != nil {
-				rs = append(rs, rem)
-			}
-		}
-		records.SortReminders(rs)
-		colls := map[string]*model.Collection{}
-		for _, rem := range rs {
-			v, err := records.ReminderViewOf(b, rem, colls)
-			if err != nil {
-				return err
-			}
-			out = append(out, v)
-		}
-		return nil
-	})
-	return out, err
-}
-
 // AckReminder acknowledges a fired reminder; acknowledging it again
 // writes nothing. An armed reminder has nothing to acknowledge yet: 409
 // (unremind disarms it).
@@ -221,17 +184,6 @@ func (s *Store) reminderOp(ws, id string, actor model.Actor, fn func(w *wtx, r *
 		return err
 	})
 	return &out, err
-}
-
-// PendingReminders is pendingReminders for a workspace.
-func (s *Store) PendingReminders(ws string) ([]ReminderView, error) {
-	var out []ReminderView
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		var err error
-		out, err = records.PendingReminders(r.WS)
-		return err
-	})
-	return out, err
 }
 
 // FiredReminder names a reminder FireDueReminders fired.

@@ -10,7 +10,7 @@ import (
 
 func reminderStates(t *testing.T, s *Store, ws, ref string) []string {
 	t.Helper()
-	rs, err := s.ListReminders(ws, ref)
+	rs, err := rd(s).ListReminders(ws, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestReminderLifecycle(t *testing.T) {
 	if ch, act := lastLog(t, s, ws); ch.Op != model.OpFired || ch.Actor.Kind != "system" || act.Action != "reminder_fired" {
 		t.Fatalf("fire logged %+v / %+v", ch, act)
 	}
-	pending, err := s.PendingReminders(ws)
+	pending, err := rd(s).PendingReminders(ws)
 	if err != nil || len(pending) != 1 || pending[0].State != model.ReminderFired || pending[0].FiredAt == "" {
 		t.Fatalf("pending = %+v, %v", pending, err)
 	}
@@ -65,7 +65,7 @@ func TestReminderLifecycle(t *testing.T) {
 	if v, err = s.AckReminder(ws, r.ID, user); err != nil || v.State != model.ReminderAcknowledged || wsSeq(t, s, ws) != head {
 		t.Fatalf("second ack = %+v, %v (seq %d -> %d)", v, err, head, wsSeq(t, s, ws))
 	}
-	if pending, _ = s.PendingReminders(ws); len(pending) != 0 {
+	if pending, _ = rd(s).PendingReminders(ws); len(pending) != 0 {
 		t.Fatalf("acknowledged reminder still pending: %+v", pending)
 	}
 

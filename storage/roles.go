@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"sort"
 	"strings"
 
 	"github.com/padd/padd/model"
@@ -38,11 +37,8 @@ type RoleUpdate struct {
 	SortOrder   *int
 }
 
-// RoleInfo is a role with the number of live items assigned to it.
-type RoleInfo struct {
-	model.Role
-	ItemCount int
-}
+// RoleInfo is records.RoleInfo, the type storage's callers name.
+type RoleInfo = records.RoleInfo
 
 // RoleDeletion says what DeleteRole did.
 type RoleDeletion struct {
@@ -57,29 +53,6 @@ func putRole(b *records.Wsb, r *model.Role) error {
 		return err
 	}
 	return records.FirstErr(b.Roles().Put(records.MustID(r.ID), v), b.RoleSlugs().Put([]byte(r.Slug), records.MustID(r.ID)))
-}
-
-// findRole resolves a role by id or slug, refusing with Pad's not_found.
-func findRole(b *records.Wsb, ref string) (*model.Role, error) {
-	ref = strings.TrimSpace(ref)
-	id, ok := records.IDKey(ref)
-	if !ok {
-		id = b.RoleSlugs().Get([]byte(ref))
-		if id == nil {
-			id = b.RoleSlugs().Get([]byte(model.CanonicalSlug(ref)))
-		}
-	}
-	if id != nil {
-		r, err := records.GetRole(b, id)
-		if err != nil || r != nil {
-			return r, err
-		}
-	}
-	return nil, model.NotFound("Agent role not found: %s", ref).With("role", ref)
-}
-
-func roleInfo(b *records.Wsb, r *model.Role) RoleInfo {
-	return RoleInfo{Role: *r, ItemCount: int(records.CountOf(b, records.RoleStream(r.ID, records.LifeLive)))}
 }
 
 // claimRoleSlug checks that slug is free for role self ("" on create).
@@ -146,7 +119,7 @@ func (s *Store) UpdateRole(ws, ref string, in RoleUpdate, actor model.Actor) (*m
 	var out *model.Role
 	err := s.write(ws, actor, func(w *wtx) error {
 		b := w.ws
-		r, err := findRole(b, ref)
+		r, err := records.FindRole(b, ref)
 		if err != nil {
 			return err
 		}
@@ -205,7 +178,7 @@ func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, er
 	var out *RoleDeletion
 	err := s.write(ws, actor, func(w *wtx) error {
 		b := w.ws
-		r, err := findRole(b, ref)
+		r, err := records.FindRole(b, ref)
 		if err != nil {
 			return err
 		}
@@ -252,47 +225,6 @@ func (s *Store) DeleteRole(ws, ref string, actor model.Actor) (*RoleDeletion, er
 		}
 		out = d
 		return w.activity(seq, "", "role_deleted", map[string]any{"seq": seq, "role": r.Slug, "cleared_items": len(d.Cleared)})
-	})
-	return out, err
-}
-
-// ListRoles lists a workspace's roles by sort order, then name.
-func (s *Store) ListRoles(ws string) ([]RoleInfo, error) {
-	out := []RoleInfo{}
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		return r.WS.Roles().ForEach(func(k, _ []byte) error {
-			role, err := records.GetRole(r.WS, k)
-			if err != nil {
-				return err
-			}
-			out = append(out, roleInfo(r.WS, role))
-			return nil
-		})
-	})
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.SortOrder != b.SortOrder {
-			return a.SortOrder < b.SortOrder
-		}
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		return a.ID < b.ID
-	})
-	return out, err
-}
-
-// GetRole reads one role by slug or id.
-func (s *Store) GetRole(ws, ref string) (*RoleInfo, error) {
-	var out *RoleInfo
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		role, err := findRole(r.WS, ref)
-		if err != nil {
-			return err
-		}
-		ri := roleInfo(r.WS, role)
-		out = &ri
-		return nil
 	})
 	return out, err
 }

@@ -21,7 +21,7 @@ func mustRole(t testing.TB, s *Store, ws string, in RoleCreate) *model.Role {
 
 func roleSlugs(t testing.TB, s *Store, ws string) []string {
 	t.Helper()
-	list, err := s.ListRoles(ws)
+	list, err := rd(s).ListRoles(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestRoleCRUD(t *testing.T) {
 	}
 
 	for _, ref := range []string{"implementer", impl.ID, " Implementer "} {
-		r, err := s.GetRole(ws, ref)
+		r, err := rd(s).GetRole(ws, ref)
 		if err != nil || r.ID != impl.ID {
 			t.Fatalf("get %q: %+v %v", ref, r, err)
 		}
@@ -69,7 +69,7 @@ func TestRoleCRUD(t *testing.T) {
 	if _, act := lastLog(t, s, ws); act.Action != "role_updated" || act.Metadata["slug_from"] != "implementer" {
 		t.Fatalf("update activity %+v", act)
 	}
-	if _, err := s.GetRole(ws, "implementer"); !model.IsNotFound(err) {
+	if _, err := rd(s).GetRole(ws, "implementer"); !model.IsNotFound(err) {
 		t.Fatalf("the old slug is free: %v", err)
 	}
 	if got := roleSlugs(t, s, ws)[0]; got != "builder" {
@@ -158,7 +158,7 @@ func TestDeleteRoleClearsAssignments(t *testing.T) {
 	if got := byRole("planner", true); len(got) != 2 {
 		t.Fatalf("planner items %v", got)
 	}
-	if ri, _ := s.GetRole(ws, "planner"); ri.ItemCount != 1 {
+	if ri, _ := rd(s).GetRole(ws, "planner"); ri.ItemCount != 1 {
 		t.Fatalf("live item count %d", ri.ItemCount)
 	}
 

@@ -1,8 +1,6 @@
 package storage
 
 import (
-	"time"
-
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage/internal/records"
 )
@@ -16,7 +14,7 @@ import (
 // not an edit of the item: the item's seq and updated_at stay.
 
 // MaxStarredPage caps one Starred page (Pad's REST cap).
-const MaxStarredPage = 1000
+const MaxStarredPage = records.MaxStarredPage
 
 // StarResult answers Star and Unstar.
 type StarResult struct {
@@ -29,25 +27,14 @@ type StarResult struct {
 	Changed bool
 }
 
-// StarredParams page the starred list.
-type StarredParams struct {
-	IncludeTerminal bool // keep done/abandoned items
-	Limit           int  // default and cap MaxStarredPage
-	Offset          int
-}
+// StarredParams is records.StarredParams, the type storage's callers name.
+type StarredParams = records.StarredParams
 
-// StarredItem is one starred item.
-type StarredItem struct {
-	Item      *ItemView
-	StarredAt time.Time
-}
+// StarredItem is records.StarredItem, the type storage's callers name.
+type StarredItem = records.StarredItem
 
-// StarredResult is one page of starred items, newest star first.
-type StarredResult struct {
-	Items      []StarredItem
-	HasMore    bool
-	NextOffset int
-}
+// StarredResult is records.StarredResult, the type storage's callers name.
+type StarredResult = records.StarredResult
 
 func starOrderKey(at uint64, id []byte) []byte { return records.Cat(records.U64(^at), id) }
 
@@ -116,86 +103,5 @@ func (w *wtx) setStar(itemRef string, star bool) (*StarResult, error) {
 		}
 		return w.activity(seq, it.ID, action, map[string]any{"seq": seq, "ref": out.Ref})
 	}()
-	return out, err
-}
-
-// StarredIDs lists the ids of every starred item, archived ones too.
-func (s *Store) StarredIDs(ws string) ([]string, error) {
-	var out []string
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		return r.WS.Stars().ForEach(func(k, _ []byte) error {
-			out = append(out, records.IDString(k))
-			return nil
-		})
-	})
-	return out, err
-}
-
-// Starred lists starred items, most recently starred first. Archived
-// items (or items of archived collections) are left out, and so are
-// items in a terminal state unless IncludeTerminal.
-func (s *Store) Starred(ws string, p StarredParams) (*StarredResult, error) {
-	if p.Limit <= 0 || p.Limit > MaxStarredPage {
-		p.Limit = MaxStarredPage
-	}
-	if p.Offset < 0 {
-		p.Offset = 0
-	}
-	out := &StarredResult{Items: []StarredItem{}}
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		b := r.WS
-		colls := map[string]*model.Collection{}
-		skipped := 0
-		c := b.StarOrder().Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			if len(k) != 8+16 {
-				continue
-			}
-			it, err := records.GetItem(b, k[8:], false)
-			if err != nil {
-				return err
-			}
-			if it == nil || it.DeletedAt != nil {
-				continue
-			}
-			coll, err := records.CollOf(b, colls, it.CollectionID)
-			if err != nil {
-				return err
-			}
-			if coll.ArchivedAt != nil || !p.IncludeTerminal && coll.State(it.Fields) != model.StateOpen {
-				continue
-			}
-			if skipped < p.Offset {
-				skipped++
-				continue
-			}
-			if len(out.Items) == p.Limit {
-				out.HasMore = true
-				out.NextOffset = p.Offset + len(out.Items)
-				break
-			}
-			v, err := records.View(b, it, colls)
-			if err != nil {
-				return err
-			}
-			at := time.Unix(0, int64(^records.GetU64(k[:8]))).UTC()
-			out.Items = append(out.Items, StarredItem{Item: v, StarredAt: at})
-		}
-		return nil
-	})
-	return out, err
-}
-
-// IsStarred reports whether an item (archived ones too) is starred.
-func (s *Store) IsStarred(ws, itemRef string) (bool, error) {
-	var out bool
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		it, err := records.ItemByRef(r.WS, itemRef, false)
-		if err != nil {
-			return err
-		}
-		out = r.WS.Stars().Get(records.MustID(it.ID)) != nil
-		return nil
-	})
 	return out, err
 }

@@ -10,7 +10,7 @@ import (
 
 func starredRefs(t testing.TB, s *Store, ws string, p StarredParams) ([]string, *StarredResult) {
 	t.Helper()
-	res, err := s.Starred(ws, p)
+	res, err := rd(s).Starred(ws, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // The scenario table of docs/SYNC.md: each scenario edits one item (or
@@ -195,7 +196,7 @@ func (l *localSide) get(t *testing.T, ref string) (state, error) {
 		}
 		st.Parent = p.Title
 	}
-	if st.Starred, err = l.s.IsStarred(l.ws, v.ID); err != nil {
+	if st.Starred, err = views.Of(l.s).IsStarred(l.ws, v.ID); err != nil {
 		return st, err
 	}
 	cs, err := l.s.ListComments(l.ws, v.ID)

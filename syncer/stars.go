@@ -28,7 +28,7 @@ func (w *worker) pullStars(ctx context.Context, c *remote.Client, link *storage.
 			want[lid] = true
 		}
 	}
-	local, err := w.m.store.StarredIDs(w.wsID)
+	local, err := w.m.views.StarredIDs(w.wsID)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (w *worker) pushStar(ctx context.Context, c *remote.Client, link *storage.R
 	if err != nil || !ok {
 		return err
 	}
-	on, err := w.m.store.IsStarred(w.wsID, ch.ItemID)
+	on, err := w.m.views.IsStarred(w.wsID, ch.ItemID)
 	if model.IsNotFound(err) {
 		return nil
 	}

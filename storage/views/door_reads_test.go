@@ -18,7 +18,7 @@ func TestDoorReads(t *testing.T) {
 	}
 	wantCode(t, func() error { _, err := s.GetComment(ws.Slug, "nope"); return err }(), "not_found")
 
-	if on, err := s.IsStarred(ws.Slug, "TASK-1"); err != nil || on {
+	if on, err := Of(s).IsStarred(ws.Slug, "TASK-1"); err != nil || on {
 		t.Fatalf("IsStarred before = %v, %v", on, err)
 	}
 	if _, err := s.Star(ws.Slug, "TASK-1", user); err != nil {
@@ -27,7 +27,7 @@ func TestDoorReads(t *testing.T) {
 	if _, err := s.DeleteItem(ws.Slug, "TASK-1", user); err != nil {
 		t.Fatal(err)
 	}
-	if on, err := s.IsStarred(ws.Slug, "TASK-1"); err != nil || !on {
+	if on, err := Of(s).IsStarred(ws.Slug, "TASK-1"); err != nil || !on {
 		t.Fatalf("IsStarred of an archived starred item = %v, %v", on, err)
 	}
 

@@ -33,7 +33,7 @@ func (b *Wsb) Sub(name []byte) (*Bucket, error) {
 	return bk, nil
 }
 
-// OfKind is kindCollections over collections already read.
+// OfKind is KindCollections over collections already read.
 func OfKind(cs []*model.Collection, kind string) []*model.Collection {
 	var out []*model.Collection
 	for _, c := range cs {
@@ -88,4 +88,13 @@ func BuiltinUpdates(b *Wsb) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// KindCollections lists the live collections holding a library kind,
+// system ones first, then in sort order. The kind is read from the
+// schema (model.CollectionKind), not the slug, so a renamed
+// conventions or playbooks collection keeps its role.
+func KindCollections(b *Wsb, kind string) ([]*model.Collection, error) {
+	cs, err := CollectionsOf(b)
+	return OfKind(cs, kind), err
 }

@@ -2,12 +2,13 @@ package records
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/padd/padd/model"
 )
 
 // Playbook reads (Pad's PB-01/02). Playbooks are the items of the
-// collections holding the playbook kind (see kindCollections).
+// collections holding the playbook kind (see KindCollections).
 
 // FieldStream is the index prefix of a collection's live items holding
 // value in field key.
@@ -84,4 +85,83 @@ func PlaybooksOf(b *Wsb, cs []*model.Collection, keep func(*model.Item) bool) ([
 	}
 	sortPlaybooks(out)
 	return out, nil
+}
+
+// ResolvePlaybook finds a live playbook by invocation slug first (what
+// people type), then by ref, slug or id. An item that is not in a
+// playbook collection is not a playbook.
+func ResolvePlaybook(b *Wsb, ref string) (*model.Item, *model.Collection, error) {
+	ref = strings.TrimSpace(ref)
+	cs, err := KindCollections(b, model.KindPlaybook)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(cs) == 0 {
+		return nil, nil, model.NotFound("playbook %q not found: this workspace has no playbook collection", ref).With("ref", ref)
+	}
+	for _, c := range cs {
+		var hit *model.Item
+		err := EachInStreams(b, [][]byte{FieldStream(c.ID, "invocation_slug", ref)}, true, func(it *model.Item) (bool, error) {
+			hit = it
+			return false, nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if hit != nil {
+			return hit, c, nil
+		}
+	}
+	id := FindItem(b, ref)
+	if id == nil {
+		return nil, nil, model.NotFound("playbook %q not found", ref).With("ref", ref)
+	}
+	it, err := GetItem(b, id, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range cs {
+		if it != nil && it.CollectionID == c.ID && it.DeletedAt == nil {
+			return it, c, nil
+		}
+	}
+	return nil, nil, model.NotFound("%s is not a playbook", ref).With("ref", ref)
+}
+
+// Playbook is a playbook with its status (its done field's value).
+type Playbook struct {
+	Item   *ItemView
+	Status string
+}
+
+// ReadPlaybooks lists the workspace's playbooks as metadata.
+func ReadPlaybooks(b *Base, ws string) ([]model.PlaybookMeta, error) {
+	var out []model.PlaybookMeta
+	err := b.Read(ws, func(r *Rtx) error {
+		cs, err := CollectionsOf(r.WS)
+		if err != nil {
+			return err
+		}
+		out, err = PlaybooksOf(r.WS, cs, nil)
+		return err
+	})
+	return out, err
+}
+
+// ReadPlaybook reads one playbook by invocation slug, ref, slug or id.
+func ReadPlaybook(b *Base, ws, ref string) (*Playbook, error) {
+	var out *Playbook
+	err := b.Read(ws, func(r *Rtx) error {
+		it, c, err := ResolvePlaybook(r.WS, ref)
+		if err != nil {
+			return err
+		}
+		v, err := View(r.WS, it, map[string]*model.Collection{c.ID: c})
+		if err != nil {
+			return err
+		}
+		out = &Playbook{Item: v, Status: StrField(it.Fields, model.DoneField(c.Schema, c.Settings))}
+		return nil
+	})
+	return out, err
 }

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"bytes"
 	"sort"
 	"time"
 
@@ -105,4 +106,51 @@ func PendingReminders(b *Wsb) ([]ReminderView, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// ReadReminders lists an item's reminders (archived items too) by due
+// time.
+func ReadReminders(b *Base, ws, ref string) ([]ReminderView, error) {
+	out := []ReminderView{}
+	err := b.Read(ws, func(r *Rtx) error {
+		b := r.WS
+		it, err := ItemByRef(b, ref, false)
+		if err != nil {
+			return err
+		}
+		p := MustID(it.ID)
+		var rs []*model.Reminder
+		c := b.RemItem().Cursor()
+		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+			rem, err := GetReminder(b, k[16:])
+			if err != nil {
+				return err
+			}
+			if rem != nil {
+				rs = append(rs, rem)
+			}
+		}
+		SortReminders(rs)
+		colls := map[string]*model.Collection{}
+		for _, rem := range rs {
+			v, err := ReminderViewOf(b, rem, colls)
+			if err != nil {
+				return err
+			}
+			out = append(out, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ReadPendingReminders is pendingReminders for a workspace.
+func ReadPendingReminders(b *Base, ws string) ([]ReminderView, error) {
+	var out []ReminderView
+	err := b.Read(ws, func(r *Rtx) error {
+		var err error
+		out, err = PendingReminders(r.WS)
+		return err
+	})
+	return out, err
 }

@@ -1,4 +1,4 @@
-package storage
+package views
 
 import (
 	"github.com/padd/padd/storage/internal/records"
@@ -7,7 +7,7 @@ import (
 // ItemRefByNumber is the ref the workspace's item numbered n carries
 // now, whatever its collection (an item's number is the workspace's),
 // or "" when no item has that number.
-func (s *Store) ItemRefByNumber(ws string, n int64) (string, error) {
+func (s *Views) ItemRefByNumber(ws string, n int64) (string, error) {
 	ref := ""
 	err := s.base.Read(ws, func(r *records.Rtx) error {
 		if n <= 0 {
