@@ -19,6 +19,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/searchindex"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // The REST doors under fuzz: arbitrary bytes go to the real handlers
@@ -134,7 +135,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 		var it api.Item
 		must("POST", "/api/v1/workspaces/keep/collections/tasks/items", map[string]any{"title": fmt.Sprintf("kept %d", i),
 			"content": "do not touch", "fields": map[string]any{"priority": "low"}}, &it)
-		v, err := store.GetItem(keep.ID, it.ID)
+		v, err := views.Of(store).GetItem(keep.ID, it.ID)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -220,7 +221,7 @@ func (fx *fuzzFixture) check(t *testing.T, what string, status int, body []byte,
 		}
 	}
 	for id, want := range fx.kept {
-		got, err := fx.store.GetItem(fx.keep, id)
+		got, err := views.Of(fx.store).GetItem(fx.keep, id)
 		if err != nil || got.Title != want.Title || got.Content != want.Content || !reflect.DeepEqual(got.Fields, want.Fields) ||
 			!got.UpdatedAt.Equal(want.UpdatedAt) || got.DeletedAt != nil {
 			t.Fatalf("%s: an item of a workspace no request named changed: %v %+v", what, err, got)

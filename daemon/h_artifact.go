@@ -23,7 +23,7 @@ import (
 // the time.
 func (s *Server) exportArtifact(w http.ResponseWriter, r *http.Request) error {
 	ws := r.PathValue("ws")
-	v, err := s.store.GetItem(ws, r.PathValue("ref"))
+	v, err := s.views.GetItem(ws, r.PathValue("ref"))
 	if err != nil {
 		return err
 	}

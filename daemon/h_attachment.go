@@ -187,7 +187,7 @@ func (s *Server) uploadAttachment(w http.ResponseWriter, r *http.Request) error 
 	itemRef := strings.TrimSpace(q.Get("item_id"))
 	// Refuse a missing workspace or item before a byte is stored.
 	if itemRef != "" {
-		v, err := s.store.GetItem(ws, itemRef)
+		v, err := s.views.GetItem(ws, itemRef)
 		if err != nil {
 			return err
 		}

@@ -30,7 +30,7 @@ func commentOut(c *model.Comment, item *storage.ItemView) api.Comment {
 }
 
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.store.ListComments(r.PathValue("ws"), r.PathValue("ref"))
+	list, err := s.views.ListComments(r.PathValue("ws"), r.PathValue("ref"))
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (s *Server) replyComment(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	parent, err := s.store.GetComment(r.PathValue("ws"), r.PathValue("id"))
+	parent, err := s.views.GetComment(r.PathValue("ws"), r.PathValue("id"))
 	if err != nil {
 		if model.IsNotFound(err) && !isWorkspaceMiss(err) {
 			return model.NotFound("Parent comment not found").With("comment_id", r.PathValue("id"))
@@ -107,7 +107,7 @@ func (s *Server) addComment(w http.ResponseWriter, r *http.Request, itemRef, par
 	if res.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	item, _ := s.store.GetItem(ws, res.Comment.ItemID) // decoration only
+	item, _ := s.views.GetItem(ws, res.Comment.ItemID) // decoration only
 	writeJSON(w, 201, commentOut(res.Comment, item))
 	return nil
 }
@@ -130,7 +130,7 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	item, _ := s.store.GetItem(ws, c.ItemID) // decoration only
+	item, _ := s.views.GetItem(ws, c.ItemID) // decoration only
 	writeJSON(w, 200, commentOut(c, item))
 	return nil
 }

@@ -265,7 +265,7 @@ func (s *Server) getItem(w http.ResponseWriter, r *http.Request) error {
 	ws, ref := r.PathValue("ws"), r.PathValue("ref")
 	include := r.URL.Query().Get("include")
 	if include == "" {
-		v, err := s.store.GetItem(ws, ref)
+		v, err := s.views.GetItem(ws, ref)
 		if err != nil {
 			return err
 		}
@@ -286,7 +286,7 @@ func (s *Server) getItem(w http.ResponseWriter, r *http.Request) error {
 			return model.BadRequest("include takes comments and links, got %q", part).With("param", "include")
 		}
 	}
-	got, err := s.store.GetItemWith(ws, ref, comments, links)
+	got, err := s.views.GetItemWith(ws, ref, comments, links)
 	if err != nil {
 		return err
 	}
@@ -402,7 +402,7 @@ func (s *Server) itemUpdate(ws, ref string, in api.ItemUpdate) (*storage.ItemUpd
 		return nil, model.BadRequest("fields (a full replace) cannot be combined with fields_patch or field entries")
 	}
 	if patch != nil || len(in.Field) > 0 || full != nil {
-		item, err := s.store.GetItem(ws, ref)
+		item, err := s.views.GetItem(ws, ref)
 		if err != nil {
 			return nil, err
 		}
@@ -559,7 +559,7 @@ func (s *Server) listItems(w http.ResponseWriter, r *http.Request) error {
 	if text := strings.TrimSpace(q.Get("search")); text != "" {
 		res, err = s.listSearch(r, p, text)
 	} else {
-		res, err = s.store.ListItems(r.Context(), r.PathValue("ws"), p)
+		res, err = s.views.ListItems(r.Context(), r.PathValue("ws"), p)
 	}
 	if err != nil {
 		return err

@@ -195,7 +195,7 @@ func (s *Server) answerCopy(w http.ResponseWriter, r *http.Request, ws, ref stri
 	if err != nil {
 		return err
 	}
-	src, err := s.store.GetItem(srcWS.ID, ref)
+	src, err := s.views.GetItem(srcWS.ID, ref)
 	if err != nil {
 		return err
 	}
@@ -260,7 +260,7 @@ func (s *Server) planCopy(ctx context.Context, ws, ref string, in api.ItemCopyRe
 	if p.srcWS, err = s.views.GetWorkspace(ws); err != nil {
 		return nil, err
 	}
-	if p.src, err = s.store.GetItem(p.srcWS.ID, ref); err != nil {
+	if p.src, err = s.views.GetItem(p.srcWS.ID, ref); err != nil {
 		return nil, err
 	}
 	if p.src.DeletedAt != nil || p.src.Collection.ArchivedAt != nil {
@@ -447,7 +447,7 @@ func (s *Server) dropHeldUnique(ctx context.Context, p *copyPlan, migrated map[s
 		if !isStr || str == "" {
 			continue
 		}
-		held, err := s.store.ListItems(ctx, p.dstWS.ID, storage.ListParams{Collection: p.dst.ID,
+		held, err := s.views.ListItems(ctx, p.dstWS.ID, storage.ListParams{Collection: p.dst.ID,
 			Fields: map[string][]string{f.Key: {str}}, Limit: 1})
 		if err != nil {
 			return err
@@ -640,7 +640,7 @@ func (s *Server) copyRelations(p *copyPlan, out *api.CopyPreflightWarnings) erro
 		}
 		offset = page.NextOffset
 	}
-	links, err := s.store.ListLinks(p.srcWS.ID, p.src.ID)
+	links, err := s.views.ListLinks(p.srcWS.ID, p.src.ID)
 	if err != nil {
 		return err
 	}

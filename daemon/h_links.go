@@ -36,7 +36,7 @@ func linkTypeParam(raw string) (string, error) {
 }
 
 func (s *Server) listLinks(w http.ResponseWriter, r *http.Request) error {
-	got, err := s.store.GetItemWith(r.PathValue("ws"), r.PathValue("ref"), false, true)
+	got, err := s.views.GetItemWith(r.PathValue("ws"), r.PathValue("ref"), false, true)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (s *Server) createLink(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) describedLink(ws string, l *model.Link) (api.ItemLink, error) {
 	var ends [2]storage.ItemBrief
 	for i, id := range []string{l.SourceID, l.TargetID} {
-		v, err := s.store.GetItem(ws, id)
+		v, err := s.views.GetItem(ws, id)
 		if err != nil {
 			return api.ItemLink{}, err
 		}
@@ -129,7 +129,7 @@ func (s *Server) backlinks(w http.ResponseWriter, r *http.Request) error {
 // deps answers padd's GET .../items/{ref}/deps (api.Deps): the blocking
 // graph around the item, for the MCP deps action.
 func (s *Server) deps(w http.ResponseWriter, r *http.Request) error {
-	g, err := s.store.Deps(r.PathValue("ws"), r.PathValue("ref"))
+	g, err := s.views.Deps(r.PathValue("ws"), r.PathValue("ref"))
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func (s *Server) push(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	it, err := s.store.GetItem(ws.ID, r.PathValue("ref"))
+	it, err := s.views.GetItem(ws.ID, r.PathValue("ref"))
 	if err != nil {
 		return err
 	}

@@ -198,7 +198,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	views := make([]*storage.ItemView, len(res.Hits))
 	err = perWorkspace(res.Hits, all, func(ws string, ids []string, at []int) error {
-		vs, err := s.store.GetItems(ws, ids)
+		vs, err := s.views.GetItems(ws, ids)
 		for j, i := range at {
 			if err == nil {
 				views[i] = vs[j]
@@ -223,7 +223,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	err = perWorkspace(res.Hits, bare, func(ws string, ids []string, at []int) error {
-		lists, err := s.store.CommentsOfItems(ws, ids)
+		lists, err := s.views.CommentsOfItems(ws, ids)
 		for j, i := range at {
 			var cs []model.Comment
 			if err == nil {
@@ -330,7 +330,7 @@ func (s *Server) listSearch(r *http.Request, p storage.ListParams, text string) 
 	}
 	limit, offset := p.Limit, p.Offset
 	p.Limit, p.Offset = listSearchCap, 0
-	all, err := s.store.ListItems(r.Context(), r.PathValue("ws"), p)
+	all, err := s.views.ListItems(r.Context(), r.PathValue("ws"), p)
 	if err != nil {
 		return nil, err
 	}

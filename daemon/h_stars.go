@@ -67,7 +67,7 @@ func (s *Server) starred(w http.ResponseWriter, r *http.Request) error {
 		if !summary {
 			// The starred list reads no bodies (summary's answer); the
 			// page's are loaded here.
-			if v, err = s.store.GetItem(ws, v.ID); err != nil {
+			if v, err = s.views.GetItem(ws, v.ID); err != nil {
 				return err
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/padd/padd/daemon"
 	"github.com/padd/padd/internal/launch"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // crashSeed seeds the crash tests' kill points: fixed unless given, and
@@ -233,7 +234,7 @@ func checkStore(t *testing.T, home, ws string, want map[string]string) {
 		t.Fatalf("database consistency check: %v", err)
 	}
 	for id, title := range want {
-		v, err := st.GetItem(ws, id)
+		v, err := views.Of(st).GetItem(ws, id)
 		if err != nil {
 			t.Fatalf("storage has no acknowledged item %s (%q): %v", id, title, err)
 		}

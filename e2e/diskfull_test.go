@@ -19,6 +19,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // diskFull fills the disk under a padd and frees it again. On a tmpfs of
@@ -315,12 +316,12 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("bbolt check after the disk-full run: %v", err)
 	}
 	for id, content := range kept {
-		v, err := st.GetItem(ws, id)
+		v, err := views.Of(st).GetItem(ws, id)
 		if err != nil || v.Content != content {
 			t.Fatalf("storage lost acknowledged item %s: %v", id, err)
 		}
 	}
-	cs, err := st.ListComments(ws, first)
+	cs, err := views.Of(st).ListComments(ws, first)
 	if err != nil || len(cs) == 0 || cs[0].Body != "kept comment" {
 		t.Fatalf("the comment stored before the disk filled: %v %+v", err, cs)
 	}

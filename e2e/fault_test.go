@@ -24,6 +24,7 @@ import (
 	"github.com/padd/padd/daemon"
 	"github.com/padd/padd/internal/faultreport"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // The fault run: kill -9 at random points of a mixed write load, restart,
@@ -202,7 +203,7 @@ func TestFaultRun(t *testing.T) {
 	defer st.Close()
 	lost := 0
 	for id, it := range m.items {
-		v, err := st.GetItem(ws, id)
+		v, err := views.Of(st).GetItem(ws, id)
 		if err != nil || v.Title != it.title || v.Content != revContent(it.acked) {
 			lost++
 			if lost <= 10 {
@@ -211,7 +212,7 @@ func TestFaultRun(t *testing.T) {
 		}
 	}
 	for item, ids := range m.byItem {
-		cs, err := st.ListComments(ws, item)
+		cs, err := views.Of(st).ListComments(ws, item)
 		if err != nil {
 			t.Errorf("storage after the run: comments of %s: %v", item, err)
 			continue

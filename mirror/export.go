@@ -60,7 +60,7 @@ func (mr *mirror) exportChanges(ctx context.Context) error {
 // exportItems loads items with their content and writes their files.
 func (mr *mirror) exportItems(ids []string) error {
 	for start := 0; start < len(ids); start += getChunk {
-		views, err := mr.m.cfg.Store.GetItems(mr.def.WorkspaceID, ids[start:min(start+getChunk, len(ids))])
+		views, err := mr.m.views.GetItems(mr.def.WorkspaceID, ids[start:min(start+getChunk, len(ids))])
 		if err != nil {
 			return err
 		}

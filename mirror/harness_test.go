@@ -13,6 +13,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 func TestMain(m *testing.M) { leakcheck.VerifyTestMain(m) }
@@ -104,7 +105,7 @@ func (r *rig) create(coll, title string, fields map[string]any) *storage.ItemVie
 
 func (r *rig) item(ref string) *storage.ItemView {
 	r.t.Helper()
-	v, err := r.store.GetItem(r.ws, ref)
+	v, err := views.Of(r.store).GetItem(r.ws, ref)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func (r *rig) waitItem(ref, what string, ok func(v *storage.ItemView) bool) *sto
 	var v *storage.ItemView
 	testwait.Until(r.t, ref+": "+what, func() bool {
 		var err error
-		v, err = r.store.GetItem(r.ws, ref)
+		v, err = views.Of(r.store).GetItem(r.ws, ref)
 		return err == nil && ok(v)
 	})
 	return v

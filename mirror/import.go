@@ -115,7 +115,7 @@ func (mr *mirror) importFile(rel string, b []byte) error {
 		return mr.create(rel, h, doc, coll)
 	}
 	ws := mr.def.WorkspaceID
-	v, err := mr.m.cfg.Store.GetItem(ws, doc.Ref)
+	v, err := mr.m.views.GetItem(ws, doc.Ref)
 	if model.IsNotFound(err) {
 		mr.fileError(rel, bad("ref %s is not an item of this workspace (remove the ref line to create a new item)", doc.Ref))
 		return nil
@@ -236,7 +236,7 @@ func (mr *mirror) schemaFor(b []byte, coll *model.Collection) model.Schema {
 	if ref == "" {
 		return coll.Schema
 	}
-	v, err := mr.m.cfg.Store.GetItem(mr.def.WorkspaceID, ref)
+	v, err := mr.m.views.GetItem(mr.def.WorkspaceID, ref)
 	if err != nil || v.Collection.ID == coll.ID {
 		return coll.Schema
 	}

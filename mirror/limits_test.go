@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/storage/views"
 )
 
 // A file past the model's limits (a 2,000-character title, 3 MiB of
@@ -36,7 +37,7 @@ func TestFileOverTheLimitsIsReportedAndKept(t *testing.T) {
 	if r.item(a.Ref).Seq != before {
 		t.Errorf("a refused file changed %s", a.Ref)
 	}
-	if v, err := r.store.GetItem(r.ws, "TASK-2"); err == nil {
+	if v, err := views.Of(r.store).GetItem(r.ws, "TASK-2"); err == nil {
 		t.Errorf("a refused file made an item: %+v", v.Item)
 	}
 }

@@ -343,10 +343,10 @@ func TestEmptyFileMakesNoItemUntilWritten(t *testing.T) {
 		m, _ := filepath.Glob(filepath.Join(r.dir, "tasks", "TASK-2-*.md"))
 		return len(m) == 1
 	})
-	if v, err := r.store.GetItem(r.ws, "TASK-2"); err != nil || v.Title != "Other" {
+	if v, err := views.Of(r.store).GetItem(r.ws, "TASK-2"); err != nil || v.Title != "Other" {
 		t.Fatalf("TASK-2 is %+v (%v), want the other file's item: the empty file became an item", v, err)
 	}
-	if _, err := r.store.GetItem(r.ws, "TASK-3"); err == nil {
+	if _, err := views.Of(r.store).GetItem(r.ws, "TASK-3"); err == nil {
 		t.Fatal("an empty file became an item")
 	}
 	r.write("tasks/half-saved.md", "---\ntitle: Saved at last\n---\nbody\n")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // onlyItem waits for the one item made from a new file and checks that
@@ -20,7 +21,7 @@ func onlyItem(t *testing.T, r *rig, want string) {
 	if v.Title != "Two parts" {
 		t.Fatalf("title %q", v.Title)
 	}
-	if _, err := r.store.GetItem(r.ws, "TASK-3"); err == nil {
+	if _, err := views.Of(r.store).GetItem(r.ws, "TASK-3"); err == nil {
 		t.Fatal("a second item was made from the file")
 	}
 	testwait.Until(t, "the new file to carry its ref, and the original to go", func() bool {
@@ -56,7 +57,7 @@ func TestFileOpenForWritingIsLeftAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.Until(t, "the mirror to look at the file (and leave it, or apply it)", func() bool {
-		_, err := r.store.GetItem(r.ws, "TASK-2")
+		_, err := views.Of(r.store).GetItem(r.ws, "TASK-2")
 		return held.Load() || err == nil
 	})
 	if !held.Load() {

@@ -77,7 +77,7 @@ type Result struct {
 func (x *Index) resolveRefs(workspaces []string, p *Parsed) {
 	for _, ref := range p.Refs {
 		for _, ws := range workspaces {
-			v, err := x.store.GetItem(ws, ref)
+			v, err := x.views.GetItem(ws, ref)
 			if err != nil || v.Ref == ref || slices.Contains(p.refAlts[ref], v.Ref) {
 				continue
 			}

@@ -177,7 +177,7 @@ func BenchmarkGetByRef100k(b *testing.B) {
 	for b.Loop() {
 		ref := fmt.Sprintf("TASK-%d", 1+r.IntN(benchItems))
 		lat.time(func() {
-			if _, err := s.GetItem(ws, ref); err != nil && !model.IsNotFound(err) {
+			if _, err := rd(s).GetItem(ws, ref); err != nil && !model.IsNotFound(err) {
 				b.Fatal(err)
 			}
 		})
@@ -192,7 +192,7 @@ func BenchmarkListFilteredPage100k(b *testing.B) {
 	var lat latencies
 	for b.Loop() {
 		lat.time(func() {
-			res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Limit: 50, WithContent: true,
+			res, err := rd(s).ListItems(context.Background(), ws, ListParams{Collection: "tasks", Limit: 50, WithContent: true,
 				Fields: map[string][]string{"status": {"open", "in-progress"}, "priority": {"high"}}})
 			if err != nil || len(res.Items) != 50 {
 				b.Fatalf("%v %v", len(res.Items), err)
@@ -209,7 +209,7 @@ func BenchmarkListNonTerminalPage100k(b *testing.B) {
 	var lat latencies
 	for b.Loop() {
 		lat.time(func() {
-			res, err := s.ListItems(context.Background(), ws, ListParams{Limit: 50, NonTerminal: true, WithContent: true})
+			res, err := rd(s).ListItems(context.Background(), ws, ListParams{Limit: 50, NonTerminal: true, WithContent: true})
 			if err != nil || len(res.Items) != 50 {
 				b.Fatalf("%v %v", len(res.Items), err)
 			}
@@ -228,7 +228,7 @@ func BenchmarkListSorted100k(b *testing.B) {
 			var lat latencies
 			for b.Loop() {
 				lat.time(func() {
-					res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Limit: 10, Sort: sortBy,
+					res, err := rd(s).ListItems(context.Background(), ws, ListParams{Collection: "tasks", Limit: 10, Sort: sortBy,
 						Fields: map[string][]string{"status": {"done"}}})
 					if err != nil || len(res.Items) != 10 {
 						b.Fatalf("%v %v", len(res.Items), err)
@@ -249,7 +249,7 @@ func BenchmarkListSortedAll100k(b *testing.B) {
 			var lat latencies
 			for b.Loop() {
 				lat.time(func() {
-					res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Limit: 50, Sort: sortBy})
+					res, err := rd(s).ListItems(context.Background(), ws, ListParams{Collection: "tasks", Limit: 50, Sort: sortBy})
 					if err != nil || len(res.Items) != 50 {
 						b.Fatalf("%v %v", len(res.Items), err)
 					}

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/padd/padd/model"
@@ -61,20 +60,6 @@ func putComment(b *records.Wsb, c *model.Comment) error {
 
 func delComment(b *records.Wsb, c *model.Comment) error {
 	return records.FirstErr(b.Comments().Delete(commentKey(c)), b.CommentIdx().Delete(records.MustID(c.ID)))
-}
-
-// commentsOf reads an item's comments, oldest first.
-func commentsOf(b *records.Wsb, itemID []byte) ([]*model.Comment, error) {
-	var out []*model.Comment
-	c := b.Comments().Cursor()
-	for k, v := c.Seek(itemID); k != nil && bytes.HasPrefix(k, itemID); k, v = c.Next() {
-		var cm model.Comment
-		if err := records.Decode(v, &cm); err != nil {
-			return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored comment %s is unreadable: %v", records.IDString(k[16:]), err)
-		}
-		out = append(out, &cm)
-	}
-	return out, nil
 }
 
 func commentDeleted(id string) error {
@@ -165,47 +150,6 @@ func replayComment(b *records.Wsb, rec *idemRecord) (*CommentResult, error) {
 	return &CommentResult{Comment: c, Replayed: true}, nil
 }
 
-// ListComments lists an item's comments oldest first, replies flat with
-// their ParentID. Tombstones are included (empty body, DeletedAt set)
-// so a thread keeps its shape. Archived items can be read.
-func (s *Store) ListComments(ws, itemRef string) ([]model.Comment, error) {
-	var out []model.Comment
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		it, err := records.ItemByRef(r.WS, itemRef, false)
-		if err != nil {
-			return err
-		}
-		out, err = commentsOfItem(r.WS, it)
-		return err
-	})
-	return out, err
-}
-
-// CommentsOfItems lists the comments of several items of ws in one read,
-// as ListComments does each: out[i] are refs[i]'s, nil if it names none.
-func (s *Store) CommentsOfItems(ws string, refs []string) ([][]model.Comment, error) {
-	out := make([][]model.Comment, len(refs))
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		return eachItem(r.WS, refs, false, func(i int, it *model.Item) (err error) {
-			out[i], err = commentsOfItem(r.WS, it)
-			return err
-		})
-	})
-	return out, err
-}
-
-func commentsOfItem(b *records.Wsb, it *model.Item) ([]model.Comment, error) {
-	list, err := commentsOf(b, records.MustID(it.ID))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]model.Comment, 0, len(list))
-	for _, c := range list {
-		out = append(out, *c)
-	}
-	return out, nil
-}
-
 // EditComment replaces a comment's body. itemRef may be "" (the
 // workspace-scoped route); when given, the comment must be on that item.
 // The same body again changes nothing and writes nothing.
@@ -276,7 +220,7 @@ func (w *wtx) deleteComment(itemRef, commentID string) (*CommentDeletion, error)
 	if err != nil {
 		return nil, err
 	}
-	all, err := commentsOf(b, records.MustID(it.ID))
+	all, err := records.CommentsOf(b, records.MustID(it.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -320,15 +264,4 @@ func (w *wtx) deleteComment(itemRef, commentID string) (*CommentDeletion, error)
 	}
 	return d, w.activity(seq, it.ID, "comment_deleted", map[string]any{"seq": seq, "comment_id": cm.ID,
 		"tombstoned": d.Tombstoned, "removed": d.Removed})
-}
-
-// GetComment reads a comment by id, tombstones included.
-func (s *Store) GetComment(ws, commentID string) (*model.Comment, error) {
-	var out *model.Comment
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		c, err := records.FindComment(r.WS, "", commentID)
-		out = c
-		return err
-	})
-	return out, err
 }

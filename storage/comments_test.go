@@ -69,7 +69,7 @@ func mustComment(t testing.TB, s *Store, ws, ref, body, replyTo string) *model.C
 
 func commentIDs(t testing.TB, s *Store, ws, ref string) []string {
 	t.Helper()
-	list, err := s.ListComments(ws, ref)
+	list, err := rd(s).ListComments(ws, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestCommentLifecycle(t *testing.T) {
 	if err != nil || !d.Tombstoned || len(d.Removed) != 0 {
 		t.Fatalf("delete with reply: %+v %v", d, err)
 	}
-	list, _ := s.ListComments(ws, "TASK-1")
+	list, _ := rd(s).ListComments(ws, "TASK-1")
 	tomb := list[0]
 	if tomb.ID != a.ID || tomb.Body != "" || tomb.DeletedAt == nil || tomb.Author != user || !tomb.CreatedAt.Equal(a.CreatedAt) || !tomb.UpdatedAt.Equal(a.UpdatedAt) {
 		t.Fatalf("tombstone %+v", tomb)
@@ -161,7 +161,7 @@ func TestCommentLifecycle(t *testing.T) {
 	}
 
 	// Seven comment mutations, none of them an edit of the item.
-	after, err := s.GetItem(ws, "TASK-1")
+	after, err := rd(s).GetItem(ws, "TASK-1")
 	if err != nil || after.Seq != it.Seq {
 		t.Fatalf("item seq moved %d -> %d (%v)", it.Seq, after.Seq, err)
 	}

@@ -83,15 +83,15 @@ func TestWALReplaysAcknowledgedWrites(t *testing.T) {
 	if got, _ := r.Head(ws.Slug); got != head {
 		t.Fatalf("head after replay = %d, want %d", got, head)
 	}
-	v, err := r.GetItem(ws.Slug, refs[0])
+	v, err := rd(r).GetItem(ws.Slug, refs[0])
 	if err != nil || v.Title != "renamed before the crash" {
 		t.Fatalf("updated item after replay: %v %+v", err, v)
 	}
-	if v, err := r.GetItem(ws.Slug, refs[1]); err != nil || v.DeletedAt == nil {
+	if v, err := rd(r).GetItem(ws.Slug, refs[1]); err != nil || v.DeletedAt == nil {
 		t.Fatalf("deleted item after replay: %v %+v", err, v)
 	}
 	for _, ref := range refs[2:] {
-		if _, err := r.GetItem(ws.Slug, ref); err != nil {
+		if _, err := rd(r).GetItem(ws.Slug, ref); err != nil {
 			t.Fatalf("%s after replay: %v", ref, err)
 		}
 	}
@@ -118,10 +118,10 @@ func TestWALTornTail(t *testing.T) {
 	tearLastRecord(t, before, path)
 
 	r := reopen(t, path)
-	if _, err := r.GetItem(ws.Slug, a.Ref); err != nil {
+	if _, err := rd(r).GetItem(ws.Slug, a.Ref); err != nil {
 		t.Fatalf("record before the torn one: %v", err)
 	}
-	if _, err := r.GetItem(ws.Slug, b.Ref); !model.IsCode(err, model.CodeNotFound) {
+	if _, err := rd(r).GetItem(ws.Slug, b.Ref); !model.IsCode(err, model.CodeNotFound) {
 		t.Fatalf("torn record replayed: %v", err)
 	}
 	checkListIndex(t, r, ws.ID)
@@ -147,11 +147,11 @@ func TestRefusalInOpenBatchUndoesOnlyItself(t *testing.T) {
 	check := func(st *Store) {
 		t.Helper()
 		for _, ref := range []string{a.Ref, b.Ref} {
-			if _, err := st.GetItem(ws.Slug, ref); err != nil {
+			if _, err := rd(st).GetItem(ws.Slug, ref); err != nil {
 				t.Fatalf("%s: %v", ref, err)
 			}
 		}
-		page, err := st.ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks", Limit: 10})
+		page, err := rd(st).ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks", Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func TestReadsSeeOpenBatch(t *testing.T) {
 	if !s.base.DB.BatchOpen() {
 		t.Fatal("no open batch")
 	}
-	if v, err := s.GetItem(ws.Slug, it.Ref); err != nil || v.Title != "visible at once" {
+	if v, err := rd(s).GetItem(ws.Slug, it.Ref); err != nil || v.Title != "visible at once" {
 		t.Fatalf("read in the open batch: %v", err)
 	}
 	if err := s.Checkpoint(); err != nil {
@@ -191,7 +191,7 @@ func TestReadsSeeOpenBatch(t *testing.T) {
 	if s.base.DB.BatchOpen() {
 		t.Fatal("batch still open after the checkpoint")
 	}
-	if v, err := s.GetItem(ws.Slug, it.Ref); err != nil || v.Title != "visible at once" {
+	if v, err := rd(s).GetItem(ws.Slug, it.Ref); err != nil || v.Title != "visible at once" {
 		t.Fatalf("read after the checkpoint: %v", err)
 	}
 }
@@ -200,13 +200,13 @@ func TestReadsSeeOpenBatch(t *testing.T) {
 // fields, state and comments, and the change log.
 func walSnapshot(t *testing.T, s *Store, ws string) string {
 	t.Helper()
-	page, err := s.ListItems(context.Background(), ws, ListParams{IncludeArchived: true, Limit: 100000})
+	page, err := rd(s).ListItems(context.Background(), ws, ListParams{IncludeArchived: true, Limit: 100000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
 	for _, it := range page.Items {
-		cs, err := s.ListComments(ws, it.Ref)
+		cs, err := rd(s).ListComments(ws, it.Ref)
 		if err != nil {
 			t.Fatal(err)
 		}

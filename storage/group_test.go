@@ -41,7 +41,7 @@ func TestGroupCommitIsolatesRefusals(t *testing.T) {
 			ok++
 		}
 	}
-	res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", IncludeArchived: true})
+	res, err := rd(s).ListItems(context.Background(), ws, ListParams{Collection: "tasks", IncludeArchived: true})
 	if err != nil || len(res.Items) != ok {
 		t.Fatalf("listed %d items, %d writes succeeded (%v)", len(res.Items), ok, err)
 	}

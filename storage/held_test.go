@@ -58,7 +58,7 @@ func TestBulkCreateHeldWrites(t *testing.T) {
 		if v.ParentID == "" {
 			continue
 		}
-		p, err := s.GetItem(ws.Slug, v.ParentID)
+		p, err := rd(s).GetItem(ws.Slug, v.ParentID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -165,7 +165,7 @@ func TestReadsDuringAnImportSeeNoHalfWorkspace(t *testing.T) {
 		t.Errorf("during the import the journal holds %d entries (%v)", len(entries), err)
 	}
 	it := mustCreate(t, s, keep.Slug, "tasks", "Written beside the import", nil)
-	if got, err := s.GetItem(keep.Slug, it.ID); err != nil || got.Title != it.Title {
+	if got, err := rd(s).GetItem(keep.Slug, it.ID); err != nil || got.Title != it.Title {
 		t.Errorf("a read beside the import: %v, %v", got, err)
 	}
 	select {

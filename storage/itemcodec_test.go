@@ -145,7 +145,7 @@ func TestItemJSONRecordsStillRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.GetItem(ws.Slug, v.Ref)
+	got, err := rd(s).GetItem(ws.Slug, v.Ref)
 	if err != nil {
 		t.Fatalf("read a JSON record: %v", err)
 	}
@@ -249,7 +249,7 @@ func TestDamagedItemLeftOutOfIndexFeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.GetItem(ws.Slug, bad.ID)
+	_, err = rd(s).GetItem(ws.Slug, bad.ID)
 	wantCode(t, err, model.CodeStoredStateUnreadable)
 	docs, err := s.IndexDocs(ws.ID, []string{bad.ID, good.ID})
 	if err != nil {

@@ -40,7 +40,7 @@ func TestClaimRenewRelease(t *testing.T) {
 	if ch.Seq != head+1 || ch.Entity != model.EntityLease || ch.Op != model.OpClaimed || ch.ItemID != it.ID || act.Action != "claimed" {
 		t.Fatalf("log = %+v / %+v", ch, act)
 	}
-	got, err := s.GetItem(ws, it.Ref)
+	got, err := rd(s).GetItem(ws, it.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestLeaseExpiryIsAbsence(t *testing.T) {
 	if l, _ := s.getLease(ws, it.Ref); l != nil {
 		t.Fatalf("expired lease reads %+v", l)
 	}
-	if got, _ := s.GetItem(ws, it.Ref); got.Lease != nil {
+	if got, _ := rd(s).GetItem(ws, it.Ref); got.Lease != nil {
 		t.Fatal("item read shows an expired lease")
 	}
 	rel, err := s.Release(ws, it.Ref, model.Claimant{Holder: "claude"}, agent)

@@ -32,7 +32,7 @@ func TestActivateConvention(t *testing.T) {
 	want := map[string]any{"status": "active", "trigger": "on-commit", "scope": "all", "priority": "should",
 		model.FieldConvention: map[string]any{"category": "git", "trigger": "on-commit", "surfaces": []any{"all"},
 			"enforcement": "should", "commands": []any{`git commit -m "<type>(<area>): <what changed>" -m "<why>; refs <ITEM-REF>"`}}}
-	got, err := s.GetItem(ws, it.Ref)
+	got, err := rd(s).GetItem(ws, it.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestConventionCopyFollowsUpdates(t *testing.T) {
 	ws := mustWorkspace(t, s, "Lib").Slug
 	ref := activate(t, s, ws, "Keep changes small and reviewable").Item.Ref
 	conv := func() map[string]any {
-		v, err := s.GetItem(ws, ref)
+		v, err := rd(s).GetItem(ws, ref)
 		if err != nil {
 			t.Fatal(err)
 		}

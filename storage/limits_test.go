@@ -107,7 +107,7 @@ func TestLimitsHeldOnEveryWritePath(t *testing.T) {
 	if wss, err := rd(s).ListWorkspaces(); err != nil || len(wss) != 1 {
 		t.Errorf("workspaces after a refused import: %d, %v", len(wss), err)
 	}
-	got, err := s.GetItem(ws, it.ID)
+	got, err := rd(s).GetItem(ws, it.ID)
 	if err != nil || got.Title != "Within the limits" {
 		t.Fatalf("the item changed: %+v %v", got, err)
 	}

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"sort"
 	"strings"
 
 	"github.com/padd/padd/model"
@@ -21,15 +20,14 @@ import (
 
 // Link directions from one item's point of view.
 const (
-	DirOut = "out"
-	DirIn  = "in"
+	DirOut = records.DirOut
+	DirIn  = records.DirIn
 )
 
-// Bounds on the deps walk: the graph is acyclic, but one hub item can
-// still fan out to most of a workspace.
+// Bounds on the deps walk (records.MaxDepDepth's).
 const (
-	MaxDepDepth = 10
-	MaxDepNodes = 200
+	MaxDepDepth = records.MaxDepDepth
+	MaxDepNodes = records.MaxDepNodes
 )
 
 // LinkResult answers AddLink.
@@ -40,44 +38,14 @@ type LinkResult struct {
 	Existing bool
 }
 
-// LinkView is one link seen from one of its items.
-type LinkView struct {
-	Link      model.Link
-	Direction string // DirOut when the item is the stored source
-	Type      string // as seen from the item: "B blocks A" reads "blocked-by" from A
-	Other     ItemBrief
-}
+// LinkView is records.LinkView, the type storage's callers name.
+type LinkView = records.LinkView
 
-// DepNode is one item of the blocking graph around an item.
-type DepNode struct {
-	ItemBrief
-	Depth  int    // 1 for a direct blocker or blockee
-	Via    string // the ref of the item it was reached through; "" at depth 1
-	LinkID string // the blocks link that reached it
-}
+// DepNode is records.DepNode, the type storage's callers name.
+type DepNode = records.DepNode
 
-// DepGraph is the blocking graph around an item, walked both ways.
-type DepGraph struct {
-	Item      ItemBrief
-	Blocks    []DepNode // items this one blocks, nearest first
-	BlockedBy []DepNode // items blocking this one, nearest first
-	// Truncated says the walk stopped at MaxDepDepth or MaxDepNodes
-	// with more of the graph unread.
-	Truncated bool
-}
-
-// briefByID loads the item behind an edge; a dangling id is unreadable
-// state, not a miss.
-func briefByID(b *records.Wsb, id []byte, colls map[string]*model.Collection) (ItemBrief, error) {
-	it, err := records.GetItem(b, id, false)
-	if err != nil {
-		return ItemBrief{}, err
-	}
-	if it == nil {
-		return ItemBrief{}, model.Errorf(model.CodeStoredStateUnreadable, "a link names item %s, which does not exist", records.IDString(id))
-	}
-	return records.BriefOf(b, it, colls)
-}
+// DepGraph is records.DepGraph, the type storage's callers name.
+type DepGraph = records.DepGraph
 
 // linkTypeOf validates a caller's link type, accepting Pad's wire
 // spellings (split_from, BLOCKED_BY) for the model's hyphenated names.
@@ -138,49 +106,12 @@ func putLink(b *records.Wsb, l *model.Link, del bool) error {
 	return records.FirstErr(b.Links().Put(id, v), b.LinkSrc().Put(ks, dst), b.LinkDst().Put(kd, src))
 }
 
-// blockReach walks blocks edges breadth first from start: forward
-// follows "start blocks X", backward "X blocks start". visit sees each
-// newly reached item once, with the item it came from; returning false
-// stops the walk. maxDepth and maxNodes (0 = no bound) cut it short,
-// and truncated says whether anything was left unread.
-func blockReach(b *records.Wsb, start []byte, forward bool, maxDepth, maxNodes int,
-	visit func(id, from, linkID []byte, depth int) bool) (truncated bool) {
-	bk := b.LinkDst()
-	if forward {
-		bk = b.LinkSrc()
-	}
-	seen := map[string]bool{string(start): true}
-	frontier := [][]byte{start}
-	n := 0
-	for depth := 1; len(frontier) > 0; depth++ {
-		var next [][]byte
-		for _, from := range frontier {
-			for _, e := range records.EdgesOf(bk, from, model.LinkBlocks) {
-				if seen[string(e.Other)] {
-					continue
-				}
-				if maxDepth > 0 && depth > maxDepth || maxNodes > 0 && n == maxNodes {
-					return true
-				}
-				seen[string(e.Other)] = true
-				n++
-				if !visit(e.Other, from, e.LinkID, depth) {
-					return false
-				}
-				next = append(next, e.Other)
-			}
-		}
-		frontier = next
-	}
-	return false
-}
-
 // blockingCycle returns the items of the cycle that "src blocks dst"
 // would close (src, dst, ..., src), or nil.
 func blockingCycle(b *records.Wsb, src, dst []byte) [][]byte {
 	parent := map[string][]byte{}
 	found := false
-	blockReach(b, dst, true, 0, 0, func(id, from, _ []byte, _ int) bool {
+	records.BlockReach(b, dst, true, 0, 0, func(id, from, _ []byte, _ int) bool {
 		parent[string(id)] = from
 		found = bytes.Equal(id, src)
 		return !found
@@ -257,7 +188,7 @@ func (w *wtx) addLink(sourceRef, targetRef, linkType string, foreign bool) (*Lin
 		if cyc := blockingCycle(b, csKey, ctKey); cyc != nil {
 			refs := make([]string, 0, len(cyc))
 			for _, id := range cyc {
-				br, err := briefByID(b, id, colls)
+				br, err := records.BriefByID(b, id, colls)
 				if err != nil {
 					return nil, err
 				}
@@ -309,7 +240,7 @@ func (w *wtx) linkSideEffects(l *model.Link, source *model.Item, oldUnpar bool, 
 	}
 	meta := map[string]any{"seq": w.seq, "link_id": l.ID, "link_type": l.Type}
 	for key, id := range map[string]string{"source_ref": l.SourceID, "target_ref": l.TargetID} {
-		br, err := briefByID(b, records.MustID(id), colls)
+		br, err := records.BriefByID(b, records.MustID(id), colls)
 		if err != nil {
 			return err
 		}
@@ -394,101 +325,6 @@ func (s *Store) removeLinkBetween(ws, sourceRef, targetRef, linkType string, act
 		}
 		return model.NotFound("Link not found: %s %s %s", sourceRef, typ, targetRef).
 			With("source", sourceRef).With("target", targetRef).With("link_type", typ)
-	})
-	return out, err
-}
-
-// ListLinks lists an item's links both ways, oldest first, each typed
-// as the item sees it. Archived items answer too (reads are allowed).
-func (s *Store) ListLinks(ws, itemRef string) ([]LinkView, error) {
-	var out []LinkView
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		it, err := records.ItemByRef(r.WS, itemRef, false)
-		if err != nil {
-			return err
-		}
-		out, err = linksOfItem(r.WS, it)
-		return err
-	})
-	return out, err
-}
-
-func linksOfItem(b *records.Wsb, it *model.Item) ([]LinkView, error) {
-	var out []LinkView
-	colls := map[string]*model.Collection{}
-	id := records.MustID(it.ID)
-	for _, side := range []struct {
-		bk  *records.Bucket
-		dir string
-	}{{b.LinkSrc(), DirOut}, {b.LinkDst(), DirIn}} {
-		for _, e := range records.EdgesOf(side.bk, id, "") {
-			l, err := records.GetLink(b, e.LinkID)
-			if err != nil {
-				return nil, err
-			}
-			if l == nil {
-				continue
-			}
-			other, err := briefByID(b, e.Other, colls)
-			if err != nil {
-				return nil, err
-			}
-			typ := l.Type
-			if side.dir == DirIn {
-				typ = model.InverseLinkType(l.Type)
-			}
-			out = append(out, LinkView{Link: *l, Direction: side.dir, Type: typ, Other: other})
-		}
-	}
-	// Link ids are time-ordered (v7), so this is creation order.
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Link.ID < out[j].Link.ID })
-	return out, nil
-}
-
-// Deps walks the blocking graph around an item: what it blocks and what
-// blocks it, transitively, bounded by MaxDepDepth and MaxDepNodes per
-// direction.
-func (s *Store) Deps(ws, itemRef string) (*DepGraph, error) {
-	var out *DepGraph
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		b := r.WS
-		it, err := records.ItemByRef(b, itemRef, false)
-		if err != nil {
-			return err
-		}
-		colls := map[string]*model.Collection{}
-		self, err := records.BriefOf(b, it, colls)
-		if err != nil {
-			return err
-		}
-		g := &DepGraph{Item: self}
-		for _, dir := range []struct {
-			forward bool
-			into    *[]DepNode
-		}{{true, &g.Blocks}, {false, &g.BlockedBy}} {
-			refs := map[string]string{string(records.MustID(it.ID)): self.Ref}
-			var werr error
-			trunc := blockReach(b, records.MustID(it.ID), dir.forward, MaxDepDepth, MaxDepNodes, func(id, from, linkID []byte, depth int) bool {
-				br, err := briefByID(b, id, colls)
-				if err != nil {
-					werr = err
-					return false
-				}
-				refs[string(id)] = br.Ref
-				n := DepNode{ItemBrief: br, Depth: depth, LinkID: records.IDString(linkID)}
-				if depth > 1 {
-					n.Via = refs[string(from)]
-				}
-				*dir.into = append(*dir.into, n)
-				return true
-			})
-			if werr != nil {
-				return werr
-			}
-			g.Truncated = g.Truncated || trunc
-		}
-		out = g
-		return nil
 	})
 	return out, err
 }

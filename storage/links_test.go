@@ -23,7 +23,7 @@ func mustLink(t testing.TB, s *Store, ws, src, dst, typ string) *model.Link {
 // linkRows renders ListLinks as "dir type other-ref" lines.
 func linkRows(t testing.TB, s *Store, ws, ref string) []string {
 	t.Helper()
-	views, err := s.ListLinks(ws, ref)
+	views, err := rd(s).ListLinks(ws, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestLinkPerspective(t *testing.T) {
 	head := wsSeq(t, s, ws)
 	// Stored canonically: "TASK-2 blocked-by TASK-1" is "TASK-1 blocks TASK-2".
 	l := mustLink(t, s, ws, "TASK-2", "TASK-1", "blocked_by")
-	one, _ := s.GetItem(ws, "TASK-1")
+	one, _ := rd(s).GetItem(ws, "TASK-1")
 	if l.Type != model.LinkBlocks || l.SourceID != one.ID || l.Seq != head+1 {
 		t.Fatalf("stored %+v", l)
 	}
@@ -68,7 +68,7 @@ func TestLinkPerspective(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", ref, got, rows)
 		}
 	}
-	views, _ := s.ListLinks(ws, "TASK-2")
+	views, _ := rd(s).ListLinks(ws, "TASK-2")
 	if o := views[0].Other; o.Title != "A" || o.Status != "open" || o.State != model.StateOpen || o.CollectionSlug != "tasks" || o.ID != one.ID {
 		t.Fatalf("other side %+v", o)
 	}
@@ -239,7 +239,7 @@ func TestImplementsUnparented(t *testing.T) {
 	other := mustCreate(t, s, ws, "tasks", "Other", nil)
 	unparented := func() []string {
 		t.Helper()
-		res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Unparented: true})
+		res, err := rd(s).ListItems(context.Background(), ws, ListParams{Collection: "tasks", Unparented: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,7 +275,7 @@ func TestImplementsUnparented(t *testing.T) {
 	if _, err := s.removeLinkBetween(ws, task.Ref, plan.Ref, "implements", user); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.ListItems(context.Background(), ws, ListParams{Collection: "tasks", Unparented: true, IncludeArchived: true})
+	res, err := rd(s).ListItems(context.Background(), ws, ListParams{Collection: "tasks", Unparented: true, IncludeArchived: true})
 	if err != nil || len(res.Items) != 2 {
 		t.Fatalf("archived unparented %v %v", refs(res.Items), err)
 	}
@@ -317,7 +317,7 @@ func TestDeps(t *testing.T) {
 		{"TASK-3", nil, []row{{"TASK-2", 1, "", "open"}, {"TASK-1", 2, "TASK-2", "done"}, {"TASK-4", 2, "TASK-2", "open"}}},
 		{"TASK-5", nil, nil},
 	} {
-		g, err := s.Deps(ws, tc.ref)
+		g, err := rd(s).Deps(ws, tc.ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,14 +343,14 @@ func TestDepsBounded(t *testing.T) {
 			mustLink(t, s, ws, refOfN(i-1), refOfN(i), "blocks")
 		}
 	}
-	g, err := s.Deps(ws, "TASK-1")
+	g, err := rd(s).Deps(ws, "TASK-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !g.Truncated || len(g.Blocks) != MaxDepDepth || g.Blocks[len(g.Blocks)-1].Depth != MaxDepDepth {
 		t.Fatalf("walk of %d: %d nodes, truncated %v", n, len(g.Blocks), g.Truncated)
 	}
-	if g, _ = s.Deps(ws, refOfN(3)); g.Truncated || len(g.Blocks) != n-3 || len(g.BlockedBy) != 2 {
+	if g, _ = rd(s).Deps(ws, refOfN(3)); g.Truncated || len(g.Blocks) != n-3 || len(g.BlockedBy) != 2 {
 		t.Fatalf("a walk inside the bounds: %d/%d truncated %v", len(g.Blocks), len(g.BlockedBy), g.Truncated)
 	}
 }
@@ -457,13 +457,13 @@ func TestGetItemWithReadsWhatTheSeparateReadsRead(t *testing.T) {
 		}
 	}
 	for _, ref := range []string{"TASK-1", "TASK-2", "TASK-3"} {
-		got, err := s.GetItemWith(ws, ref, true, true)
+		got, err := rd(s).GetItemWith(ws, ref, true, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		item, _ := s.GetItem(ws, ref)
-		comments, _ := s.ListComments(ws, ref)
-		links, _ := s.ListLinks(ws, ref)
+		item, _ := rd(s).GetItem(ws, ref)
+		comments, _ := rd(s).ListComments(ws, ref)
+		links, _ := rd(s).ListLinks(ws, ref)
 		if !reflect.DeepEqual(got.Item, item) || !reflect.DeepEqual(got.Comments, comments) || !reflect.DeepEqual(got.Links, links) {
 			t.Errorf("%s: GetItemWith %+v\nseparately %+v %+v %+v", ref, got, item, comments, links)
 		}
@@ -471,19 +471,19 @@ func TestGetItemWithReadsWhatTheSeparateReadsRead(t *testing.T) {
 			t.Errorf("%s: %d comments, %d links", ref, len(got.Comments), len(got.Links))
 		}
 	}
-	lists, err := s.CommentsOfItems(ws, []string{"TASK-1", "TASK-9", "TASK-2"})
+	lists, err := rd(s).CommentsOfItems(ws, []string{"TASK-1", "TASK-9", "TASK-2"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, _ := s.ListComments(ws, "TASK-1")
-	second, _ := s.ListComments(ws, "TASK-2")
+	first, _ := rd(s).ListComments(ws, "TASK-1")
+	second, _ := rd(s).ListComments(ws, "TASK-2")
 	if len(lists) != 3 || !reflect.DeepEqual(lists[0], first) || lists[1] != nil || !reflect.DeepEqual(lists[2], second) {
 		t.Errorf("CommentsOfItems: %+v", lists)
 	}
-	if got, err := s.GetItemWith(ws, "TASK-1", false, false); err != nil || got.Comments != nil || got.Links != nil {
+	if got, err := rd(s).GetItemWith(ws, "TASK-1", false, false); err != nil || got.Comments != nil || got.Links != nil {
 		t.Errorf("no parts asked: %+v %v", got, err)
 	}
-	if _, err := s.GetItemWith(ws, "TASK-9", true, true); !model.IsNotFound(err) {
+	if _, err := rd(s).GetItemWith(ws, "TASK-9", true, true); !model.IsNotFound(err) {
 		t.Errorf("a missing item: %v", err)
 	}
 }

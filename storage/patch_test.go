@@ -147,13 +147,13 @@ func TestPatchUndo(t *testing.T) {
 	if u.UndoOf != p.PatchID || u.PatchID == p.PatchID {
 		t.Fatalf("undo reply %+v", u.PatchReply)
 	}
-	got, _ := s.GetItem(ws, doc.Ref)
+	got, _ := rd(s).GetItem(ws, doc.Ref)
 	if got.Content != orig+"\nNotes.\n" {
 		t.Fatalf("after undo %q", got.Content)
 	}
 	// The undo is a patch too: undoing it re-applies the original.
 	mustPatch(t, s, ws, doc.Ref, PatchRequest{Undo: u.PatchID})
-	got, _ = s.GetItem(ws, doc.Ref)
+	got, _ = rd(s).GetItem(ws, doc.Ref)
 	if got.Content != body {
 		t.Fatalf("undo of the undo %q", got.Content)
 	}

@@ -98,7 +98,7 @@ func TestViewDataFollowsWrites(t *testing.T) {
 			other := items[r.IntN(len(items))]
 			_, err = s.AddLink(ws.Slug, other, ref, model.LinkBlocks, user)
 		case 10:
-			links, lerr := s.ListLinks(ws.Slug, ref)
+			links, lerr := rd(s).ListLinks(ws.Slug, ref)
 			if lerr == nil && len(links) > 0 {
 				_, err = s.RemoveLink(ws.Slug, links[r.IntN(len(links))].Link.ID, user)
 			}

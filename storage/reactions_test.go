@@ -32,7 +32,7 @@ func TestReactionLifecycle(t *testing.T) {
 	if _, err := s.AddReaction(ws, c.ID, "🎉", user); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.GetComment(ws, c.ID)
+	got, err := rd(s).GetComment(ws, c.ID)
 	if err != nil || len(got.Reactions) != 2 || got.Reactions[0].Emoji != "👍" || got.Reactions[1].Emoji != "🎉" {
 		t.Fatalf("comment's reactions: %+v %v", got, err)
 	}
@@ -46,7 +46,7 @@ func TestReactionLifecycle(t *testing.T) {
 	if e.Message != "Reaction not found" {
 		t.Fatalf("absent reaction: %+v", e)
 	}
-	list, _ := s.ListComments(ws, "TASK-1")
+	list, _ := rd(s).ListComments(ws, "TASK-1")
 	if len(list[0].Reactions) != 1 || list[0].Reactions[0].Emoji != "🎉" || len(list[0].ReactionsGone) != 0 {
 		t.Fatalf("listed %+v", list[0].Reactions)
 	}
@@ -56,7 +56,7 @@ func TestReactionLifecycle(t *testing.T) {
 	if d, err := s.DeleteComment(ws, "", c.ID, user); err != nil || !d.Tombstoned {
 		t.Fatalf("tombstone: %+v %v", d, err)
 	}
-	if tomb, _ := s.GetComment(ws, c.ID); len(tomb.Reactions) != 0 {
+	if tomb, _ := rd(s).GetComment(ws, c.ID); len(tomb.Reactions) != 0 {
 		t.Fatalf("tombstone kept %+v", tomb.Reactions)
 	}
 	refused(t, s, ws, model.CodeCommentDeleted, func() error { _, err := s.AddReaction(ws, c.ID, "👍", user); return err })
@@ -80,7 +80,7 @@ func TestReactionRefusals(t *testing.T) {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
-	got, _ := s.GetComment(ws, c.ID)
+	got, _ := rd(s).GetComment(ws, c.ID)
 	for i := len(got.Reactions); i < MaxReactions; i++ {
 		if _, err := s.AddReaction(ws, c.ID, "e"+strings.Repeat("!", i%20)+string(rune('a'+i/20)), user); err != nil {
 			t.Fatalf("reaction %d: %v", i, err)
@@ -133,7 +133,7 @@ func TestMergeReactions(t *testing.T) {
 	}
 	emoji := func() []string {
 		t.Helper()
-		got, err := s.GetComment(ws, c.ID)
+		got, err := rd(s).GetComment(ws, c.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +163,7 @@ func TestMergeReactions(t *testing.T) {
 	}
 	merge(model.Reaction{Emoji: "🎉", UserID: "u-ann", Actor: other}, model.Reaction{Emoji: "🚀", UserID: "u-me"})
 	want(":👍", "u-ann:🎉")
-	if got, _ := s.GetComment(ws, c.ID); !slices.Equal(got.ReactionsGone, []string{"🚀"}) {
+	if got, _ := rd(s).GetComment(ws, c.ID); !slices.Equal(got.ReactionsGone, []string{"🚀"}) {
 		t.Fatalf("reactions gone %v", got.ReactionsGone)
 	}
 	// Pushed, then removed there, with Ann's: both go here.

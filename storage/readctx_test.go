@@ -65,7 +65,7 @@ func longReadFixture(t *testing.T, n int) (*Store, string, time.Time) {
 func TestShortReadIsNotStopped(t *testing.T) {
 	s, ws, _ := longReadFixture(t, 30)
 	p := &readProbe{}
-	res, err := s.ListItems(context.WithValue(context.Background(), readProbeKey{}, p), ws, ListParams{Limit: 20})
+	res, err := rd(s).ListItems(context.WithValue(context.Background(), readProbeKey{}, p), ws, ListParams{Limit: 20})
 	if err != nil || len(res.Items) != 20 || p.looks.Load() != 0 {
 		t.Fatalf("a page of 20: %v, %d looks", err, p.looks.Load())
 	}

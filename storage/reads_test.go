@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"context"
+
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage/internal/records"
 )
@@ -56,4 +58,40 @@ func (t testReads) PendingReminders(ws string) ([]ReminderView, error) {
 
 func (t testReads) Starred(ws string, p StarredParams) (*StarredResult, error) {
 	return records.ReadStarred(t.base, ws, p)
+}
+
+func (t testReads) ListLinks(ws, itemRef string) ([]LinkView, error) {
+	return records.ReadLinks(t.base, ws, itemRef)
+}
+
+func (t testReads) Deps(ws, itemRef string) (*DepGraph, error) {
+	return records.ReadDeps(t.base, ws, itemRef)
+}
+
+func (t testReads) GetComment(ws, commentID string) (*model.Comment, error) {
+	return records.ReadComment(t.base, ws, commentID)
+}
+
+func (t testReads) ListComments(ws, itemRef string) ([]model.Comment, error) {
+	return records.ReadComments(t.base, ws, itemRef)
+}
+
+func (t testReads) CommentsOfItems(ws string, refs []string) ([][]model.Comment, error) {
+	return records.ReadCommentsOfItems(t.base, ws, refs)
+}
+
+func (t testReads) GetItem(ws, ref string) (*ItemView, error) {
+	return records.ReadItem(t.base, ws, ref)
+}
+
+func (t testReads) GetItemWith(ws, ref string, comments, links bool) (*ItemWith, error) {
+	return records.ReadItemWith(t.base, ws, ref, comments, links)
+}
+
+func (t testReads) GetItems(ws string, refs []string) ([]*ItemView, error) {
+	return records.ReadItems(t.base, ws, refs)
+}
+
+func (t testReads) ListItems(ctx context.Context, ws string, p ListParams) (*ListResult, error) {
+	return records.ReadList(ctx, t.base, ws, p)
 }

@@ -149,7 +149,7 @@ func TestDeleteRoleClearsAssignments(t *testing.T) {
 	}
 	byRole := func(role string, archived bool) []string {
 		t.Helper()
-		res, err := s.ListItems(context.Background(), ws, ListParams{Role: role, IncludeArchived: archived})
+		res, err := rd(s).ListItems(context.Background(), ws, ListParams{Role: role, IncludeArchived: archived})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func TestDeleteRoleClearsAssignments(t *testing.T) {
 	}
 	itemSeqs := map[string]int64{changes[1].ItemID: changes[1].Seq, changes[2].ItemID: changes[2].Seq}
 	for _, it := range []*ItemView{a, b} {
-		got, err := s.GetItem(ws, it.ID)
+		got, err := rd(s).GetItem(ws, it.ID)
 		if err != nil || got.AgentRoleID != "" || got.Seq != itemSeqs[it.ID] || !got.UpdatedAt.Equal(it.UpdatedAt) || got.Content != "body of "+it.Title {
 			t.Fatalf("%s after delete: %+v %v", it.Ref, got, err)
 		}
@@ -199,7 +199,7 @@ func TestDeleteRoleClearsAssignments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ListItems(context.Background(), ws, ListParams{Role: "planner"}); !model.IsCode(err, model.CodeValidation) {
+	if _, err := rd(s).ListItems(context.Background(), ws, ListParams{Role: "planner"}); !model.IsCode(err, model.CodeValidation) {
 		t.Fatalf("the role is gone: %v", err)
 	}
 	if got := byRole("reviewer", true); !reflect.DeepEqual(got, []string{c.Ref}) {

@@ -68,7 +68,7 @@ func indexDoc(b *records.Wsb, id []byte, colls map[string]*model.Collection) (In
 	if err != nil {
 		return IndexDoc{}, err
 	}
-	cs, err := commentsOf(b, id)
+	cs, err := records.CommentsOf(b, id)
 	if err != nil {
 		return IndexDoc{}, err
 	}

@@ -158,7 +158,7 @@ func (m *sim) update() {
 	if len(patch) > 0 {
 		up.FieldsPatch = patch
 	}
-	stored, _ := m.s.GetItem(m.ws, it.id)
+	stored, _ := rd(m.s).GetItem(m.ws, it.id)
 	before := stored.UpdatedAt
 	now := m.tick()
 	r, err := m.s.UpdateItem(m.ws, it.id, up, user)
@@ -234,7 +234,7 @@ func (m *sim) refused() {
 	} {
 		if _, err := m.s.UpdateItem(m.ws, it.id, up, user); err == nil {
 			if up.ExpectedSeq != nil && m.s != nil {
-				if got, _ := m.s.GetItem(m.ws, it.id); got.Seq == 1 {
+				if got, _ := rd(m.s).GetItem(m.ws, it.id); got.Seq == 1 {
 					continue // seq 1 really is current: not stale
 				}
 			}
@@ -357,7 +357,7 @@ func simLess(spec string, a, b *simItem) bool {
 func (m *sim) check(step int) {
 	for range 3 {
 		p, want := m.query()
-		res, err := m.s.ListItems(context.Background(), m.ws, p)
+		res, err := rd(m.s).ListItems(context.Background(), m.ws, p)
 		if err != nil {
 			m.t.Fatalf("step %d: list %+v: %v", step, p, err)
 		}
@@ -370,7 +370,7 @@ func (m *sim) check(step int) {
 		}
 	}
 	if it := m.pick(m.r.IntN(4) != 0); it != nil {
-		got, err := m.s.GetItem(m.ws, it.id)
+		got, err := rd(m.s).GetItem(m.ws, it.id)
 		if err != nil {
 			m.t.Fatalf("step %d: get %s: %v", step, it.id, err)
 		}

@@ -65,9 +65,9 @@ func TestPageByUpdatedMatchesFullSort(t *testing.T) {
 				q := q
 				q.Sort, q.Offset, q.Limit = sort, page[0], page[1]
 				records.ByUpdatedFromIndex = true
-				fast, err := s.ListItems(context.Background(), ws.Slug, q)
+				fast, err := rd(s).ListItems(context.Background(), ws.Slug, q)
 				records.ByUpdatedFromIndex = false
-				slow, err2 := s.ListItems(context.Background(), ws.Slug, q)
+				slow, err2 := rd(s).ListItems(context.Background(), ws.Slug, q)
 				records.ByUpdatedFromIndex = true
 				if err != nil || err2 != nil {
 					t.Fatalf("%+v: %v / %v", q, err, err2)

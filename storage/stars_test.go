@@ -27,7 +27,7 @@ func TestStars(t *testing.T) {
 	for _, title := range []string{"A", "B", "C", "D"} {
 		mustCreate(t, s, ws, "tasks", title, nil)
 	}
-	before, _ := s.GetItem(ws, "TASK-1")
+	before, _ := rd(s).GetItem(ws, "TASK-1")
 	for _, ref := range []string{"TASK-1", "TASK-2", "TASK-3", "TASK-4"} {
 		clk.advance(time.Second)
 		head := wsSeq(t, s, ws)
@@ -39,7 +39,7 @@ func TestStars(t *testing.T) {
 	if ch, act := lastLog(t, s, ws); ch.Entity != model.EntityStar || ch.Op != model.OpCreated || act.Action != "starred" || act.Metadata["ref"] != "TASK-4" {
 		t.Fatalf("logged %+v / %+v", ch, act)
 	}
-	after, _ := s.GetItem(ws, "TASK-1")
+	after, _ := rd(s).GetItem(ws, "TASK-1")
 	if after.Seq != before.Seq || !after.UpdatedAt.Equal(before.UpdatedAt) {
 		t.Fatal("a star is not an edit of the item")
 	}

@@ -108,19 +108,19 @@ func TestCreateGetListUpdate(t *testing.T) {
 		t.Fatalf("numbers are workspace-wide: got %s", idea.Ref)
 	}
 	for _, ref := range []string{"TASK-1", "task-1", a.ID, a.Slug} {
-		got, err := s.GetItem(ws.Slug, ref)
+		got, err := rd(s).GetItem(ws.Slug, ref)
 		if err != nil || got.ID != a.ID {
 			t.Fatalf("get %q: %v %v", ref, got, err)
 		}
 	}
-	res, err := s.ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks"})
+	res, err := rd(s).ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Items) != 2 || res.Items[0].ID != b.ID {
 		t.Fatalf("default order is updated_at desc: %v", refs(res.Items))
 	}
-	res, err = s.ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks", Fields: map[string][]string{"priority": {"high", "critical"}}})
+	res, err = rd(s).ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks", Fields: map[string][]string{"priority": {"high", "critical"}}})
 	if err != nil || len(res.Items) != 1 || res.Items[0].ID != a.ID {
 		t.Fatalf("filter: %v %v", refs(res.Items), err)
 	}
@@ -134,7 +134,7 @@ func TestCreateGetListUpdate(t *testing.T) {
 	if e.Details["actual_seq"] != up.Item.Seq {
 		t.Fatalf("conflict details %v", e.Details)
 	}
-	res, _ = s.ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks", Fields: map[string][]string{"status": {"open"}}})
+	res, _ = rd(s).ListItems(context.Background(), ws.Slug, ListParams{Collection: "tasks", Fields: map[string][]string{"status": {"open"}}})
 	if len(res.Items) != 1 || res.Items[0].ID != b.ID {
 		t.Fatalf("index follows update: %v", refs(res.Items))
 	}
@@ -162,7 +162,7 @@ func TestGetItemsMatchesGetItem(t *testing.T) {
 	}
 	b := mustCreate(t, s, ws.Slug, "ideas", "Second", nil)
 	refs := []string{b.ID, a.Ref, "TASK-999", plan.ID, "not-a-ref"}
-	got, err := s.GetItems(ws.Slug, refs)
+	got, err := rd(s).GetItems(ws.Slug, refs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestGetItemsMatchesGetItem(t *testing.T) {
 		t.Fatalf("%d views for %d refs", len(got), len(refs))
 	}
 	for i, ref := range refs {
-		want, err := s.GetItem(ws.Slug, ref)
+		want, err := rd(s).GetItem(ws.Slug, ref)
 		if model.IsNotFound(err) {
 			if got[i] != nil {
 				t.Errorf("%s names nothing, GetItems gave %s", ref, got[i].Ref)
@@ -187,7 +187,7 @@ func TestGetItemsMatchesGetItem(t *testing.T) {
 	if got[1].ParentRef != plan.Ref {
 		t.Errorf("parent ref %q, want %s", got[1].ParentRef, plan.Ref)
 	}
-	if _, err := s.GetItems("nowhere", refs); !model.IsNotFound(err) {
+	if _, err := rd(s).GetItems("nowhere", refs); !model.IsNotFound(err) {
 		t.Errorf("GetItems of a missing workspace: %v, want not found", err)
 	}
 }
@@ -250,13 +250,13 @@ func TestReadInsideWriteIsRefused(t *testing.T) {
 	a := mustCreate(t, s, ws.Slug, "tasks", "exists", nil)
 	var inside error
 	err := s.write(ws.Slug, user, func(w *wtx) error {
-		_, inside = s.GetItem(ws.Slug, a.Ref)
+		_, inside = rd(s).GetItem(ws.Slug, a.Ref)
 		return inside
 	})
 	if !errors.Is(inside, engine.ErrReadInWrite) || !errors.Is(err, engine.ErrReadInWrite) {
 		t.Fatalf("a read inside a write answered %v, and the write %v; want engine.ErrReadInWrite", inside, err)
 	}
-	if _, err := s.GetItem(ws.Slug, a.Ref); err != nil {
+	if _, err := rd(s).GetItem(ws.Slug, a.Ref); err != nil {
 		t.Fatalf("the same read outside the write: %v", err)
 	}
 }

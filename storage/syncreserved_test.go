@@ -28,7 +28,7 @@ func TestSyncTxTakesTheRemotesReservedMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, err := s.GetItem(ws, "TASK-41")
+	it, err := rd(s).GetItem(ws, "TASK-41")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestSyncTxTakesTheRemotesReservedMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, _ = s.GetItem(ws, "TASK-41")
+	it, _ = rd(s).GetItem(ws, "TASK-41")
 	if it.Fields["status"] != "done" || !model.EqualJSON(it.Fields[model.FieldDecisionLog], decisions) ||
 		!model.EqualJSON(it.Fields[model.FieldGitHubPR], pr) || it.Fields[model.FieldImplementationNotes] != nil {
 		t.Errorf("fields after the pulled update: %v", it.Fields)

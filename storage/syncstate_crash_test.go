@@ -166,7 +166,7 @@ func TestMigrateSyncState(t *testing.T) {
 	if got := mustOutbox(t, s, ws.Slug); len(got) != 0 {
 		t.Fatalf("outbox after the migration = %+v", got)
 	}
-	if v, err := s.GetItem(ws.Slug, it.Ref); err != nil || v.ID != it.ID {
+	if v, err := rd(s).GetItem(ws.Slug, it.Ref); err != nil || v.ID != it.ID {
 		t.Fatalf("item after the migration: %+v %v", v, err)
 	}
 }

@@ -155,12 +155,12 @@ func dumpEntities(t *testing.T, s *Store) map[string]string {
 		for _, c := range colls {
 			put("collection "+ws.Slug+"/"+c.Slug, c)
 		}
-		items, err := s.ListItems(context.Background(), ws.Slug, ListParams{IncludeArchived: true, Limit: 1000})
+		items, err := rd(s).ListItems(context.Background(), ws.Slug, ListParams{IncludeArchived: true, Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, it := range items.Items {
-			full, err := s.GetItemWith(ws.Slug, it.Ref, true, true)
+			full, err := rd(s).GetItemWith(ws.Slug, it.Ref, true, true)
 			if err != nil {
 				t.Fatal(err)
 			}

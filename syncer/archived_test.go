@@ -9,6 +9,7 @@ import (
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // A child made on one side under an item the other side archived
@@ -34,7 +35,7 @@ func TestChildOfAnArchivedParent(t *testing.T) {
 			mine, theirs := parent("Archived there"), parent("Archived here")
 			testwait.UntilOK(t, func() error { // the remote's event brings them
 				for _, ref := range []string{mine, theirs} {
-					if _, err := l.Store.GetItem("team", ref); err != nil {
+					if _, err := views.Of(l.Store).GetItem("team", ref); err != nil {
 						return err
 					}
 				}
@@ -68,7 +69,7 @@ func TestChildOfAnArchivedParent(t *testing.T) {
 
 			testwait.UntilOK(t, func() error {
 				for ref, archived := range map[string]bool{mine: false, theirs: true} {
-					lv, err := l.Store.GetItem("team", ref)
+					lv, err := views.Of(l.Store).GetItem("team", ref)
 					if err != nil {
 						return err
 					}

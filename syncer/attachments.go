@@ -507,7 +507,7 @@ func (w *worker) pushAllAttachments(ctx context.Context, c *remote.Client, link 
 // resendRefs sends item id's content and fields again where they name
 // an attachment by padd's id that the remote knows by another.
 func (w *worker) resendRefs(ctx context.Context, c *remote.Client, link *storage.RemoteLink, id string) error {
-	v, err := w.m.store.GetItem(w.wsID, id)
+	v, err := w.m.views.GetItem(w.wsID, id)
 	if err != nil {
 		return ignoreNotFound(err)
 	}

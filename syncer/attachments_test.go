@@ -19,6 +19,7 @@ import (
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 	"github.com/padd/padd/syncer"
 )
 
@@ -137,7 +138,7 @@ func TestAttachmentsBothWays(t *testing.T) {
 				len(ras) != 1 || a.CreatedAt.Format(time.RFC3339) != ras[0].CreatedAt {
 				t.Errorf("the cloned attachment is on %q named %q uploaded at %s, want %s, shot.png and %+v", a.ItemRef, a.Filename, a.CreatedAt, it.Ref, ras)
 			}
-			if v, _ := l.Store.GetItem("team", it.Ref); v.Content != content {
+			if v, _ := views.Of(l.Store).GetItem("team", it.Ref); v.Content != content {
 				t.Errorf("the cloned content is %q, want %q", v.Content, content)
 			}
 
@@ -186,7 +187,7 @@ func TestAttachmentsBothWays(t *testing.T) {
 			if err != nil || len(cs) != 1 || cs[0].Body != "look: pad-attachment:"+rid {
 				t.Errorf("the remote's comments: %+v, %v", cs, err)
 			}
-			if v, _ := l.Store.GetItem("team", it.Ref); v.Content != local {
+			if v, _ := views.Of(l.Store).GetItem("team", it.Ref); v.Content != local {
 				t.Errorf("padd's content became %q, want %q", v.Content, local)
 			}
 
@@ -205,7 +206,7 @@ func TestAttachmentsBothWays(t *testing.T) {
 				if err != nil || !bytes.Equal(got, third) {
 					return fmt.Errorf("third.png here: %d bytes, %v", len(got), err)
 				}
-				v, err := l.Store.GetItem("team", it.Ref)
+				v, err := views.Of(l.Store).GetItem("team", it.Ref)
 				if err != nil {
 					return err
 				}
@@ -265,7 +266,7 @@ func TestAttachmentsBothWays(t *testing.T) {
 				t.Fatal(err)
 			}
 			testwait.UntilOK(t, func() error {
-				v, err := l.Store.GetItem("team", it.Ref)
+				v, err := views.Of(l.Store).GetItem("team", it.Ref)
 				if err != nil || v.Title != title {
 					return fmt.Errorf("the rename has not arrived (%v)", err)
 				}
@@ -292,7 +293,7 @@ func TestLostUploadAnswerMakesNoDuplicate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", it.Ref); return err })
+	testwait.UntilOK(t, func() error { _, err := views.Of(l.Store).GetItem("team", it.Ref); return err })
 	r.SetFault(testremote.Once(func(q *http.Request) bool {
 		return q.Method == "POST" && strings.HasSuffix(q.URL.Path, "/attachments")
 	}, testremote.Fault{Kind: testremote.DropAfter}))
@@ -327,7 +328,7 @@ func TestAttachmentsStayWhereTheRemoteKeepsNone(t *testing.T) {
 			if got := strings.Join(st.NotSynced, ","); (got == "attachments") != none {
 				t.Errorf("not_synced is %q", got)
 			}
-			v, err := l.Store.GetItem("team", res.Item.ID)
+			v, err := views.Of(l.Store).GetItem("team", res.Item.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -375,7 +376,7 @@ func TestLinkPushesAttachments(t *testing.T) {
 		t.Fatalf("the remote's attachments: %+v", ras)
 	}
 	rid := ras[0].ID
-	v, err := l.Store.GetItem("mine", res.Item.ID)
+	v, err := views.Of(l.Store).GetItem("mine", res.Item.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +412,7 @@ func TestAttachmentKeepsArchivedItemAlive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", it.Ref); return err })
+			testwait.UntilOK(t, func() error { _, err := views.Of(l.Store).GetItem("team", it.Ref); return err })
 			l.synced(t, "team")
 			if _, err := l.M.Pause("team"); err != nil {
 				t.Fatal(err)
@@ -425,7 +426,7 @@ func TestAttachmentKeepsArchivedItemAlive(t *testing.T) {
 			}
 			l.synced(t, "team")
 			testwait.UntilOK(t, func() error {
-				lv, err := l.Store.GetItem("team", it.Ref)
+				lv, err := views.Of(l.Store).GetItem("team", it.Ref)
 				if err != nil {
 					return err
 				}
@@ -553,7 +554,7 @@ func TestWhatPadDoesNotAnnounceArrivesWhileOnline(t *testing.T) {
 		if _, err := l.localBytes(t, "team", up.ID); err != nil {
 			return fmt.Errorf("the upload made there is not here: %v", err)
 		}
-		ls, err := l.Store.ListLinks("team", a.Ref)
+		ls, err := views.Of(l.Store).ListLinks("team", a.Ref)
 		if err != nil || len(ls) != 1 {
 			return fmt.Errorf("the link made there: %d here, %v", len(ls), err)
 		}

@@ -395,7 +395,7 @@ func (w *worker) pushAll(ctx context.Context, c *remote.Client, link *storage.Re
 		return err
 	}
 	for _, v := range ids {
-		lcs, err := w.m.store.ListComments(w.wsID, v.ID)
+		lcs, err := w.m.views.ListComments(w.wsID, v.ID)
 		if err != nil {
 			return err
 		}
@@ -415,7 +415,7 @@ func (w *worker) pushAll(ctx context.Context, c *remote.Client, link *storage.Re
 				}
 			}
 		}
-		links, err := w.m.store.ListLinks(w.wsID, v.ID)
+		links, err := w.m.views.ListLinks(w.wsID, v.ID)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // A clone takes comments and links from the remote's workspace export
@@ -101,7 +102,7 @@ func TestCloneTakesThreadsFromTheExport(t *testing.T) {
 				"Two":      {"first", "second"},
 				"Archived": {"said before the archive"},
 			} {
-				cs, err := l.Store.ListComments("team", refs[title])
+				cs, err := views.Of(l.Store).ListComments("team", refs[title])
 				if err != nil {
 					t.Fatalf("%s: %v", title, err)
 				}
@@ -126,7 +127,7 @@ func TestCloneTakesThreadsFromTheExport(t *testing.T) {
 				"Thread":   {"blocks " + refs["Archived"]},
 				"Archived": {"blocks " + refs["Two"]},
 			} {
-				views, err := l.Store.ListLinks("team", refs[title])
+				views, err := views.Of(l.Store).ListLinks("team", refs[title])
 				if err != nil {
 					t.Fatalf("%s: %v", title, err)
 				}
@@ -172,7 +173,7 @@ func TestMemberWithoutTheExportClonesAndSyncs(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.synced(t, "team")
-	cs, err := l.Store.ListComments("team", it.Ref)
+	cs, err := views.Of(l.Store).ListComments("team", it.Ref)
 	if err != nil || len(cs) != 1 {
 		t.Fatalf("comments here: %+v, %v", cs, err)
 	}

@@ -20,7 +20,7 @@ import (
 // pushComment pushes one comment change: a create (in flight first,
 // like an item's), an edit of its body, or a delete.
 func (w *worker) pushComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, ch model.Change) (bool, error) {
-	lc, err := w.m.store.GetComment(w.wsID, ch.ID)
+	lc, err := w.m.views.GetComment(w.wsID, ch.ID)
 	if model.IsNotFound(err) {
 		return false, nil
 	}
@@ -248,7 +248,7 @@ func (w *worker) keepAlive(ctx context.Context, c *remote.Client, link *storage.
 
 // localLink finds a link of an item by id (nil: gone since).
 func (w *worker) localLink(itemID, linkID string) (*model.Link, error) {
-	views, err := w.m.store.ListLinks(w.wsID, itemID)
+	views, err := w.m.views.ListLinks(w.wsID, itemID)
 	if model.IsNotFound(err) {
 		return nil, nil
 	}
@@ -353,7 +353,7 @@ func (w *worker) applyComments(litem string, rcs []api.Comment) error {
 	for i := range rcs {
 		rcs[i].Body = storage.RewriteAttachmentRefs(rcs[i].Body, w.inIDs(""))
 	}
-	lcs, err := w.m.store.ListComments(w.wsID, litem)
+	lcs, err := w.m.views.ListComments(w.wsID, litem)
 	if err != nil {
 		return err
 	}
@@ -604,7 +604,7 @@ func (w *worker) pullLinks(ctx context.Context, c *remote.Client, link *storage.
 			return err
 		}
 	}
-	views, err := w.m.store.ListLinks(w.wsID, litem)
+	views, err := w.m.views.ListLinks(w.wsID, litem)
 	if err != nil {
 		return err
 	}

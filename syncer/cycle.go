@@ -404,7 +404,7 @@ func (w *worker) resend(ctx context.Context, c *remote.Client, link *storage.Rem
 		if err != nil {
 			return w.resendFailed(err)
 		}
-		if _, err := w.m.store.GetItem(w.wsID, f.LocalID); model.IsNotFound(err) {
+		if _, err := w.m.views.GetItem(w.wsID, f.LocalID); model.IsNotFound(err) {
 			return w.clearInFlight() // gone here since: the remote's copy comes back as new
 		}
 		return w.adoptCreated(f.LocalID, req.Side, it, f.OutboxSeq)
@@ -413,7 +413,7 @@ func (w *worker) resend(ctx context.Context, c *remote.Client, link *storage.Rem
 		if err != nil {
 			return w.resendFailed(err)
 		}
-		if _, err := w.m.store.GetComment(w.wsID, f.LocalID); model.IsNotFound(err) {
+		if _, err := w.m.views.GetComment(w.wsID, f.LocalID); model.IsNotFound(err) {
 			return w.clearInFlight()
 		}
 		return w.adoptComment(f.LocalID, rc.ID, req.Local, f.OutboxSeq)
@@ -448,7 +448,7 @@ func (w *worker) resendAsNow(ctx context.Context, c *remote.Client, link *storag
 		_, err := w.pushItem(ctx, c, link, f.LocalID, f.OutboxSeq, 0)
 		return err
 	case model.EntityComment:
-		lc, err := w.m.store.GetComment(w.wsID, f.LocalID)
+		lc, err := w.m.views.GetComment(w.wsID, f.LocalID)
 		if model.IsNotFound(err) {
 			return w.clearInFlight()
 		}
@@ -701,7 +701,7 @@ func (w *worker) reconcileComments(ctx context.Context, c *remote.Client, link *
 		if there[rid] {
 			continue
 		}
-		lc, err := w.m.store.GetComment(w.wsID, local)
+		lc, err := w.m.views.GetComment(w.wsID, local)
 		if model.IsNotFound(err) {
 			continue
 		}

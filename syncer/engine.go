@@ -299,7 +299,7 @@ func (m *Manager) Resolve(ctx context.Context, ws string, in api.SyncResolve) ([
 	if in.Keep != api.KeepMerged && len(in.Value) > 0 {
 		return nil, model.Invalid("a value goes only with keep merged").With("field", "value")
 	}
-	item, err := m.store.GetItem(w.ID, in.Ref)
+	item, err := m.views.GetItem(w.ID, in.Ref)
 	if err != nil {
 		return nil, err
 	}

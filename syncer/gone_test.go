@@ -14,6 +14,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // purgingRemote is the remote behind a proxy that answers 404 for the
@@ -96,7 +97,7 @@ func TestDeletedForGoodOnTheRemote(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.UntilOK(t, func() error {
-		v, err := l.Store.GetItem("team", untouched.Ref)
+		v, err := views.Of(l.Store).GetItem("team", untouched.Ref)
 		if err != nil {
 			return err
 		}
@@ -120,7 +121,7 @@ func TestDeletedForGoodOnTheRemote(t *testing.T) {
 		return fmt.Errorf("the edited item is not on the remote again")
 	})
 	l.synced(t, "team")
-	v, err := l.Store.GetItem("team", edited.Ref)
+	v, err := views.Of(l.Store).GetItem("team", edited.Ref)
 	if err != nil || v.DeletedAt != nil || v.Content != content {
 		t.Fatalf("the edited item here: %+v, %v", v, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // TestUnseenRemoteEditIsNotOverwritten: a line written on the remote
@@ -52,7 +53,7 @@ func TestUnseenRemoteEditIsNotOverwritten(t *testing.T) {
 					time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
 				}
 				made := l.madeThere(t, r, api.ItemCreate{Title: "Shared", Content: "line 1\nline 2\nline 3\n"})[0]
-				local, err := l.Store.GetItem("team", made.Ref)
+				local, err := views.Of(l.Store).GetItem("team", made.Ref)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -101,7 +102,7 @@ func TestUnseenRemoteEditIsNotOverwritten(t *testing.T) {
 					t.Errorf("remote content = %q, want %q", got.Content, want)
 				}
 				testwait.UntilOK(t, func() error {
-					v, err := l.Store.GetItem("team", local.ID)
+					v, err := views.Of(l.Store).GetItem("team", local.ID)
 					if err != nil {
 						return err
 					}
@@ -142,7 +143,7 @@ func TestCoveredBaseIsNotReadAgain(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", other.Ref); return err })
+				testwait.UntilOK(t, func() error { _, err := views.Of(l.Store).GetItem("team", other.Ref); return err })
 				l.synced(t, "team")
 			}
 
@@ -180,7 +181,7 @@ func TestSameMoveOnBothSides(t *testing.T) {
 			r := testremote.Start(t, testremote.Options{Aug2026: aug2026})
 			l := cloned(t, r)
 			made := l.madeThere(t, r, api.ItemCreate{Title: "Moved twice", Content: "line 1\n"})[0]
-			local, err := l.Store.GetItem("team", made.Ref)
+			local, err := views.Of(l.Store).GetItem("team", made.Ref)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +247,7 @@ func TestRemoteMoveJustBeforeAPush(t *testing.T) {
 			r := testremote.Start(t, testremote.Options{Aug2026: tc.aug2026})
 			l := cloned(t, r)
 			made := l.madeThere(t, r, api.ItemCreate{Title: "Moved there", Content: "line 1\n"})[0]
-			local, err := l.Store.GetItem("team", made.Ref)
+			local, err := views.Of(l.Store).GetItem("team", made.Ref)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,7 +281,7 @@ func TestRemoteMoveJustBeforeAPush(t *testing.T) {
 				t.Errorf("remote: in %q, archived %v; want ideas, archived %v", got.CollectionSlug, got.DeletedAt != nil, tc.atWrite)
 			}
 			testwait.UntilOK(t, func() error {
-				v, err := l.Store.GetItem("team", local.ID)
+				v, err := views.Of(l.Store).GetItem("team", local.ID)
 				if err != nil {
 					return err
 				}

@@ -19,6 +19,7 @@ import (
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/syncstate"
+	"github.com/padd/padd/storage/views"
 )
 
 // trickleReader gives one byte every 20 ms until ctx ends: a remote that
@@ -76,7 +77,7 @@ func TestTricklingRemoteHoldsNoCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.synced(t, "team")
-	if _, err := l.Store.GetItem("team", first.Ref); err != nil {
+	if _, err := views.Of(l.Store).GetItem("team", first.Ref); err != nil {
 		t.Fatalf("the clone did not read %s past the trickled export: %v", first.Ref, err)
 	}
 
@@ -106,7 +107,7 @@ func TestTricklingRemoteHoldsNoCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.UntilOK(t, func() error {
-		it, err := l.Store.GetItem("team", slow.Ref)
+		it, err := views.Of(l.Store).GetItem("team", slow.Ref)
 		if err != nil {
 			return err
 		}
@@ -160,16 +161,16 @@ func TestDeepFieldsFromARemoteAreSetAside(t *testing.T) {
 	if st.SetAside != 2 {
 		t.Errorf("%d set aside, want 2: %+v", st.SetAside, st)
 	}
-	if v, err := l.Store.GetItem("team", bombs[0].Ref); err != nil {
+	if v, err := views.Of(l.Store).GetItem("team", bombs[0].Ref); err != nil {
 		t.Errorf("%s (%s) is not kept: %v", bombs[0].Ref, bombs[0].Title, err)
 	} else if _, ok := v.Fields["extra"]; ok {
 		t.Errorf("%s (%s) was stored with its deep field", bombs[0].Ref, bombs[0].Title)
 	}
 	wantEq(t, bombs[0].Ref+" set aside", heldParts(t, l, bombs[0].Ref), []string{"fields.extra"})
-	if _, err := l.Store.GetItem("team", bombs[1].Ref); err == nil {
+	if _, err := views.Of(l.Store).GetItem("team", bombs[1].Ref); err == nil {
 		t.Errorf("%s (%s) was stored", bombs[1].Ref, bombs[1].Title)
 	}
-	if _, err := l.Store.GetItem("team", fine.Ref); err != nil {
+	if _, err := views.Of(l.Store).GetItem("team", fine.Ref); err != nil {
 		t.Errorf("%s did not arrive: %v", fine.Ref, err)
 	}
 	if err := l.Store.Check(); err != nil {
@@ -217,12 +218,12 @@ func TestLargestRemoteValuesInBoundedMemory(t *testing.T) {
 	if st.SetAside != 2 {
 		t.Errorf("%d set aside, want 2 (the content, the comment): %+v", st.SetAside, st)
 	}
-	if v, err := l.Store.GetItem("team", big.Ref); err != nil {
+	if v, err := views.Of(l.Store).GetItem("team", big.Ref); err != nil {
 		t.Errorf("%s is not kept: %v", big.Ref, err)
 	} else if v.Content != "" {
 		t.Errorf("the 20 MiB content was stored (%d bytes)", len(v.Content))
 	}
-	if _, err := l.Store.GetItem("team", talked.Ref); err != nil {
+	if _, err := views.Of(l.Store).GetItem("team", talked.Ref); err != nil {
 		t.Errorf("%s did not arrive: %v", talked.Ref, err)
 	}
 	if used > bound {
@@ -292,7 +293,7 @@ func TestAnItemTheRemoteCannotServeInTimeDoesNotHoldThePush(t *testing.T) {
 		if _, err := l.M.Now("team"); err != nil {
 			return err
 		}
-		it, err := l.Store.GetItem("team", slow.Ref)
+		it, err := views.Of(l.Store).GetItem("team", slow.Ref)
 		if err != nil {
 			return err
 		}

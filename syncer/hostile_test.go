@@ -17,6 +17,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // A broken or hostile server cannot wedge the queue: an item whose answer
@@ -58,7 +59,7 @@ func TestBrokenRemoteItemsAreSetAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.UntilOK(t, func() error {
-		if _, err := l.Store.GetItem("team", good.Ref); err != nil {
+		if _, err := views.Of(l.Store).GetItem("team", good.Ref); err != nil {
 			return fmt.Errorf("the good item has not arrived: %v", err)
 		}
 		s, err := l.M.Status("team")
@@ -71,7 +72,7 @@ func TestBrokenRemoteItemsAreSetAside(t *testing.T) {
 		return nil
 	})
 	for _, ref := range []string{bad1.Ref, bad2.Ref} {
-		if _, err := l.Store.GetItem("team", ref); err == nil {
+		if _, err := views.Of(l.Store).GetItem("team", ref); err == nil {
 			t.Errorf("%s was applied from a broken answer", ref)
 		}
 	}
@@ -175,7 +176,7 @@ func TestUnreadableRemoteVersionDoesNotWedgeThePush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", it.Ref); return err })
+	testwait.UntilOK(t, func() error { _, err := views.Of(l.Store).GetItem("team", it.Ref); return err })
 	if _, err := l.M.Pause("team"); err != nil {
 		t.Fatal(err)
 	}

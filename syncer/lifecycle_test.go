@@ -13,6 +13,7 @@ import (
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 	"github.com/padd/padd/syncer"
 )
 
@@ -45,7 +46,7 @@ func (l *local) madeThere(t *testing.T, r *testremote.Remote, items ...api.ItemC
 	}
 	testwait.UntilOK(t, func() error {
 		for _, it := range made {
-			if _, err := l.Store.GetItem("team", it.Ref); err != nil {
+			if _, err := views.Of(l.Store).GetItem("team", it.Ref); err != nil {
 				return err
 			}
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // oversized is a proxy to the remote at remoteURL that swells each
@@ -123,14 +124,14 @@ func TestRemoteEntitiesPastTheLimitsAreSetAside(t *testing.T) {
 		t.Errorf("%d set aside after the clone, want 5 (four items, one comment): %+v", st.SetAside, st)
 	}
 	for _, it := range []*api.Item{before, after} {
-		if _, err := l.Store.GetItem("team", it.Ref); err != nil {
+		if _, err := views.Of(l.Store).GetItem("team", it.Ref); err != nil {
 			t.Errorf("%s (%s) did not arrive: %v", it.Ref, it.Title, err)
 		}
 	}
 	for _, it := range bombs {
 		withinLimits(t, l, it.Ref)
 	}
-	cs, err := l.Store.ListComments("team", before.Ref)
+	cs, err := views.Of(l.Store).ListComments("team", before.Ref)
 	if err != nil || len(cs) != 1 || cs[0].Body != "a fine comment" {
 		t.Errorf("comments of %s = %+v, %v; want the fine one only", before.Ref, cs, err)
 	}
@@ -155,7 +156,7 @@ func TestRemoteEntitiesPastTheLimitsAreSetAside(t *testing.T) {
 	// On the link: a pull meets another, the rest of it and a push flow.
 	bomb := create("zzlongtitlezz", "")
 	later := create("later", "")
-	testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", later.Ref); return err })
+	testwait.UntilOK(t, func() error { _, err := views.Of(l.Store).GetItem("team", later.Ref); return err })
 	l.write(t, "pushed past the refusal")
 	st = l.synced(t, "team")
 	withinLimits(t, l, bomb.Ref)
@@ -177,7 +178,7 @@ func TestRemoteEntitiesPastTheLimitsAreSetAside(t *testing.T) {
 // withinLimits checks that padd holds item ref, within its limits.
 func withinLimits(t *testing.T, l *local, ref string) {
 	t.Helper()
-	v, err := l.Store.GetItem("team", ref)
+	v, err := views.Of(l.Store).GetItem("team", ref)
 	if err != nil {
 		t.Errorf("%s is not kept: %v", ref, err)
 		return
@@ -295,7 +296,7 @@ func remotePartsOnClone(t *testing.T, r *testRemote) {
 	}
 	get := func(ref string) *storage.ItemView {
 		t.Helper()
-		v, err := l.Store.GetItem("team", ref)
+		v, err := views.Of(l.Store).GetItem("team", ref)
 		if err != nil {
 			t.Fatalf("%s is not kept: %v", ref, err)
 		}
@@ -452,7 +453,7 @@ func remotePartsOnPull(t *testing.T, r *testRemote) {
 	}
 	get := func() *storage.ItemView {
 		t.Helper()
-		v, err := l.Store.GetItem("team", ref)
+		v, err := views.Of(l.Store).GetItem("team", ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -588,7 +589,7 @@ func keepingPaddsValue(t *testing.T, r *testRemote) {
 	_, content, _, fields := remoteState(t, r, ref)
 	wantEq(t, "the remote's content", content, "zzlongcontentzz")
 	wantEq(t, "the remote's impact", fields["impact"], any("medium"))
-	v, err := l.Store.GetItem("team", ref)
+	v, err := views.Of(l.Store).GetItem("team", ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -607,7 +608,7 @@ func keepingPaddsValue(t *testing.T, r *testRemote) {
 		t.Fatal(err)
 	}
 	testwait.UntilOK(t, func() error {
-		if v, err := l.Store.GetItem("team", ref); err != nil || v.Fields["impact"] != "low" {
+		if v, err := views.Of(l.Store).GetItem("team", ref); err != nil || v.Fields["impact"] != "low" {
 			return fmt.Errorf("impact not pulled (%v)", err)
 		}
 		return nil
@@ -615,7 +616,7 @@ func keepingPaddsValue(t *testing.T, r *testRemote) {
 	if st := l.synced(t, "team"); st.SetAside != 0 || st.Conflicts != 0 {
 		t.Errorf("status after another version = %+v, want nothing open", st)
 	}
-	v, err = l.Store.GetItem("team", ref)
+	v, err = views.Of(l.Store).GetItem("team", ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -660,7 +661,7 @@ func TestRemotePartsPastTheLimitsRealPad(t *testing.T) {
 	}
 	get := func(ref string) *storage.ItemView {
 		t.Helper()
-		v, err := l.Store.GetItem("team", ref)
+		v, err := views.Of(l.Store).GetItem("team", ref)
 		if err != nil {
 			t.Fatalf("%s is not kept: %v", ref, err)
 		}

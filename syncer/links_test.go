@@ -13,6 +13,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // The Pad of August 2026 tells nobody of a blocks link made or deleted
@@ -26,7 +27,7 @@ func TestLinksWithoutSignalReachOnNow(t *testing.T) {
 	made := l.madeThere(t, r, api.ItemCreate{Title: "Blocker"}, api.ItemCreate{Title: "Blocked"})
 	a, b := made[0], made[1]
 	links := func() int {
-		views, err := l.Store.ListLinks("team", a.Ref)
+		views, err := views.Of(l.Store).ListLinks("team", a.Ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func TestLinkWaitsForItsEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testwait.UntilOK(t, func() error { _, err := l.Store.GetItem("team", a.Ref); return err })
+	testwait.UntilOK(t, func() error { _, err := views.Of(l.Store).GetItem("team", a.Ref); return err })
 	l.synced(t, "team")
 	var late atomic.Value
 	var done atomic.Bool
@@ -100,10 +101,10 @@ func TestLinkWaitsForItsEnd(t *testing.T) {
 		if ref == "" {
 			return fmt.Errorf("the export has not been read")
 		}
-		if _, err := l.Store.GetItem("team", ref); err != nil {
+		if _, err := views.Of(l.Store).GetItem("team", ref); err != nil {
 			return err
 		}
-		views, err := l.Store.ListLinks("team", a.Ref)
+		views, err := views.Of(l.Store).ListLinks("team", a.Ref)
 		if err != nil {
 			return err
 		}
@@ -148,7 +149,7 @@ func TestLinkToRestoredItemArrives(t *testing.T) {
 		t.Fatalf("the remote's %s = %+v, %v; want it alive with the edit", b.Ref, got, err)
 	}
 	testwait.UntilOK(t, func() error {
-		views, err := l.Store.ListLinks("team", a.Ref)
+		views, err := views.Of(l.Store).ListLinks("team", a.Ref)
 		if err != nil {
 			return err
 		}
@@ -197,7 +198,7 @@ func TestSameLinkOnBothSides(t *testing.T) {
 			if err != nil || len(there) != 1 {
 				t.Errorf("links there: %+v, %v; want one", there, err)
 			}
-			here, err := l.Store.ListLinks("team", from.Ref)
+			here, err := views.Of(l.Store).ListLinks("team", from.Ref)
 			if err != nil || len(here) != 1 {
 				t.Errorf("links here: %+v, %v; want one", here, err)
 			}
@@ -239,7 +240,7 @@ func TestEveryPadLinkTypeTravels(t *testing.T) {
 	}
 	l.synced(t, "team")
 	types := func(ref string) string {
-		views, err := l.Store.ListLinks("team", ref)
+		views, err := views.Of(l.Store).ListLinks("team", ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +259,7 @@ func TestEveryPadLinkTypeTravels(t *testing.T) {
 	if cs, err := l.M.Conflicts("team", true); err != nil || len(cs) != 0 {
 		t.Fatalf("set aside: %+v %v", cs, err)
 	}
-	child, err := l.Store.GetItem("team", made[2].Ref)
+	child, err := views.Of(l.Store).GetItem("team", made[2].Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func TestCommentsMadeWhileAwayAllArrive(t *testing.T) {
 	testwait.UntilOK(t, func() error {
 		n := 0
 		for _, it := range items {
-			cs, err := l.Store.ListComments("team", it.Ref)
+			cs, err := views.Of(l.Store).ListComments("team", it.Ref)
 			if err != nil {
 				return err
 			}

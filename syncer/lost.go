@@ -40,7 +40,7 @@ type lostCreate struct {
 // lostCreateOf reads what is known of in-flight item create f; nil when
 // the local item is gone since.
 func (w *worker) lostCreateOf(f *storage.SyncInFlight) (*lostCreate, error) {
-	v, err := w.m.store.GetItem(w.wsID, f.LocalID)
+	v, err := w.m.views.GetItem(w.wsID, f.LocalID)
 	if model.IsNotFound(err) {
 		return nil, nil
 	}
@@ -185,7 +185,7 @@ func (w *worker) findCreatedItem(ctx context.Context, c *remote.Client, link *st
 // padd looks is not recognised and is sent again: a duplicate is better
 // than a loss, and adopting another's would lose this one.
 func (w *worker) findCreatedComment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight, sent string) (*api.Comment, error) {
-	lc, err := w.m.store.GetComment(w.wsID, f.LocalID)
+	lc, err := w.m.views.GetComment(w.wsID, f.LocalID)
 	if model.IsNotFound(err) {
 		return nil, nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // noteTeam is a remote (padd as it is, or the Pad of August 2026) with
@@ -63,7 +64,7 @@ func entriesOf(t *testing.T, fields, key string) []map[string]any {
 
 func localEntries(t *testing.T, l *local, ref, key string) []map[string]any {
 	t.Helper()
-	v, err := l.Store.GetItem("team", ref)
+	v, err := views.Of(l.Store).GetItem("team", ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestNotesAndDecisionsReachTheRemote(t *testing.T) {
 			if aug && (len(notes) != 1 || !reflect.DeepEqual(notes[0], localNote)) {
 				t.Errorf("the Pad of August 2026 keeps a note as written: %v, padd wrote %v", notes, localNote)
 			}
-			v, err := l.Store.GetItem("team", made.Item.ID)
+			v, err := views.Of(l.Store).GetItem("team", made.Item.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -274,7 +275,7 @@ func TestRemovedNoteIsSetAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.synced(t, "team")
-	v, err := l.Store.GetItem("team", "TASK-1")
+	v, err := views.Of(l.Store).GetItem("team", "TASK-1")
 	if err != nil {
 		t.Fatal(err)
 	}

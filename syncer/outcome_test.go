@@ -61,7 +61,7 @@ func TestLostAnswerMakesNoDuplicate(t *testing.T) {
 				t.Fatal(err)
 			}
 			l.synced(t, "team")
-			v, err := l.Store.GetItem("team", res.Item.ID)
+			v, err := views.Of(l.Store).GetItem("team", res.Item.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,7 +229,7 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 			testwait.UntilOK(t, func() error {
 				n := 0
 				for _, c := range []string{"tasks", "ideas"} {
-					here, err := l.Store.ListItems(ctx, "team", storage.ListParams{Collection: c, WithContent: true})
+					here, err := views.Of(l.Store).ListItems(ctx, "team", storage.ListParams{Collection: c, WithContent: true})
 					if err != nil {
 						return err
 					}
@@ -242,7 +242,7 @@ func TestLostCreateEditedMeanwhileMakesNoDuplicate(t *testing.T) {
 				if n != 1 {
 					return fmt.Errorf("%d copies here, want 1", n)
 				}
-				v, err := l.Store.GetItem("team", localID.Load().(string))
+				v, err := views.Of(l.Store).GetItem("team", localID.Load().(string))
 				if err != nil {
 					return err
 				}
@@ -305,7 +305,7 @@ func lostCommentEditedMeanwhile(t *testing.T, aug bool) {
 	if st.SetAside > 0 {
 		t.Errorf("%d changes set aside, want none", st.SetAside)
 	}
-	it, err := l.Store.GetItem("team", made.Item.ID)
+	it, err := views.Of(l.Store).GetItem("team", made.Item.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func lostCommentEditedMeanwhile(t *testing.T, aug bool) {
 	if len(rcs) != 1 || rcs[0].Body != "said, then edited" {
 		t.Errorf("the remote's comments = %+v, want one, edited", rcs)
 	}
-	lcs, err := l.Store.ListComments("team", made.Item.ID)
+	lcs, err := views.Of(l.Store).ListComments("team", made.Item.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +516,7 @@ func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 				l.run(t)
 			}
 			testwait.UntilOK(t, func() error {
-				v, err := l.Store.GetItem("team", other.Ref)
+				v, err := views.Of(l.Store).GetItem("team", other.Ref)
 				if err != nil || v.Title != title {
 					return fmt.Errorf("the remote's edit has not arrived: %v, %v", v, err)
 				}
@@ -531,7 +531,7 @@ func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 				// settle time, and the remote's comment arrives beside it.
 				if tc.comment {
 					testwait.UntilOK(t, func() error {
-						lcs, err := l.Store.ListComments("team", commented.Ref)
+						lcs, err := views.Of(l.Store).ListComments("team", commented.Ref)
 						if err != nil || len(lcs) != 2 {
 							return fmt.Errorf("comments here before the settle time: %+v, %v; want ours and theirs", lcs, err)
 						}
@@ -572,7 +572,7 @@ func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 					}
 					return
 				}
-				lcs, err := l.Store.ListComments("team", commented.Ref)
+				lcs, err := views.Of(l.Store).ListComments("team", commented.Ref)
 				if err != nil || len(lcs) != 2 {
 					t.Errorf("comments here: %+v, %v; want ours and theirs", lcs, err)
 				}
@@ -585,7 +585,7 @@ func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 			// Without the rename the pull met the create's item and
 			// adopted it: the push goes on long before the settle time.
 			l.synced(t, "team")
-			here, err := l.Store.ListItems(ctx, "team", storage.ListParams{Collection: "tasks"})
+			here, err := views.Of(l.Store).ListItems(ctx, "team", storage.ListParams{Collection: "tasks"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -636,7 +636,7 @@ func TestTeammatesSameWordsAreNotTakenForPadds(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.synced(t, "team")
-	it, err := l.Store.GetItem("team", made.Item.ID)
+	it, err := views.Of(l.Store).GetItem("team", made.Item.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -672,7 +672,7 @@ func TestTeammatesSameWordsAreNotTakenForPadds(t *testing.T) {
 		if got := strings.Join(authors, ","); got != "local,"+testremote.TeammateUserID {
 			return fmt.Errorf("the remote's LGTMs are by %q, want padd's user's and the teammate's", got)
 		}
-		lcs, err := l.Store.ListComments("team", made.Item.ID)
+		lcs, err := views.Of(l.Store).ListComments("team", made.Item.ID)
 		if err != nil {
 			return err
 		}
@@ -702,7 +702,7 @@ func TestFastFailureSettlesQuickly(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.synced(t, "team")
-	it, err := l.Store.GetItem("team", made.Item.ID)
+	it, err := views.Of(l.Store).GetItem("team", made.Item.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -812,7 +812,7 @@ func TestKeyedCreateOlderThanTheKeysLifeIsLookedForFirst(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d copies on the remote, want 1", n)
 	}
-	if v, err := l.Store.GetItem("team", res.Item.ID); err != nil || v.Number <= 0 {
+	if v, err := views.Of(l.Store).GetItem("team", res.Item.ID); err != nil || v.Number <= 0 {
 		t.Errorf("padd's item was not adopted: %+v, %v", v, err)
 	}
 }

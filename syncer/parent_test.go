@@ -12,6 +12,7 @@ import (
 	"github.com/padd/padd/internal/testremote"
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // An item's parent travels both ways. Pad keeps a child's parent as an
@@ -67,7 +68,7 @@ func TestParentTravelsAsPadKeepsIt(t *testing.T) {
 			}
 			l.synced(t, "team")
 			parentHere := func(ref string) string {
-				v, err := l.Store.GetItem("team", ref)
+				v, err := views.Of(l.Store).GetItem("team", ref)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -88,7 +89,7 @@ func TestParentTravelsAsPadKeepsIt(t *testing.T) {
 			l.synced(t, "team")
 			mine := made.Item.ID
 			remoteRef := func() string {
-				v, err := l.Store.GetItem("team", mine)
+				v, err := views.Of(l.Store).GetItem("team", mine)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -188,7 +189,7 @@ func TestParentWithoutSeqFeed(t *testing.T) {
 			t.Fatal(err)
 		}
 		testwait.UntilOK(t, func() error {
-			v, err := l.Store.GetItem("team", ref)
+			v, err := views.Of(l.Store).GetItem("team", ref)
 			if err != nil {
 				return err
 			}
@@ -208,7 +209,7 @@ func TestParentWithoutSeqFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.UntilOK(t, func() error {
-		v, err := l.Store.GetItem("team", child.Ref)
+		v, err := views.Of(l.Store).GetItem("team", child.Ref)
 		if err != nil {
 			return err
 		}

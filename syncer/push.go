@@ -167,7 +167,7 @@ func opKey(localID string) string { return "padd-" + localID }
 // pushItem brings one local item to the remote: a create when the remote
 // does not have it yet, else the difference from its base.
 func (w *worker) pushItem(ctx context.Context, c *remote.Client, link *storage.RemoteLink, itemID string, seq int64, depth int) (bool, error) {
-	v, err := w.m.store.GetItem(w.wsID, itemID)
+	v, err := w.m.views.GetItem(w.wsID, itemID)
 	if model.IsNotFound(err) {
 		return false, nil
 	}
@@ -430,7 +430,7 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 			if err := w.applyRemote(ctx, c, link, u.it, depth); err != nil {
 				return false, err
 			}
-			if v, err = w.m.store.GetItem(w.wsID, v.ID); err != nil {
+			if v, err = w.m.views.GetItem(w.wsID, v.ID); err != nil {
 				return false, err
 			}
 			continue
@@ -447,7 +447,7 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 			if err := w.reconcile(ctx, c, link, rid); err != nil {
 				return false, err
 			}
-			if v, err = w.m.store.GetItem(w.wsID, v.ID); err != nil {
+			if v, err = w.m.views.GetItem(w.wsID, v.ID); err != nil {
 				return false, err
 			}
 			continue
@@ -458,7 +458,7 @@ func (w *worker) updateRemote(ctx context.Context, c *remote.Client, link *stora
 			if err := w.reconcile(ctx, c, link, rid); err != nil {
 				return false, err
 			}
-			if v, err = w.m.store.GetItem(w.wsID, v.ID); err != nil {
+			if v, err = w.m.views.GetItem(w.wsID, v.ID); err != nil {
 				return false, err
 			}
 			continue

@@ -25,7 +25,7 @@ import (
 // one (a Pad without the reaction routes, or a comment gone there) has
 // the change set aside with that reason; the reaction stays here.
 func (w *worker) pushReactions(ctx context.Context, c *remote.Client, link *storage.RemoteLink, ch model.Change) (bool, error) {
-	lc, err := w.m.store.GetComment(w.wsID, ch.ID)
+	lc, err := w.m.views.GetComment(w.wsID, ch.ID)
 	if model.IsNotFound(err) {
 		return false, nil
 	}

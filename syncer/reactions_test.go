@@ -13,6 +13,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // reactionSetup makes an item with one comment on the remote, and waits
@@ -30,7 +31,7 @@ func reactionSetup(t *testing.T, r *testremote.Remote, l *local) (api.Comment, m
 	}
 	var lc model.Comment
 	testwait.Until(t, "the comment here", func() bool {
-		cs, err := l.Store.ListComments("team", it.Ref)
+		cs, err := views.Of(l.Store).ListComments("team", it.Ref)
 		if err == nil && len(cs) == 1 {
 			lc = cs[0]
 		}
@@ -70,7 +71,7 @@ func TestReactionAnswerLostMakesNoDuplicate(t *testing.T) {
 		t.Fatalf("the remote holds %v, want one 👍", got)
 	}
 	testwait.UntilOK(t, func() error {
-		c, err := l.Store.GetComment("team", lc.ID)
+		c, err := views.Of(l.Store).GetComment("team", lc.ID)
 		if err != nil {
 			return err
 		}
@@ -112,7 +113,7 @@ func TestReactionRefusedByRemoteIsSetAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.synced(t, "team")
-	it, err := l.Store.GetItem("team", lc.ItemID)
+	it, err := views.Of(l.Store).GetItem("team", lc.ItemID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestReactionRefusedByRemoteIsSetAside(t *testing.T) {
 		}
 		return nil
 	})
-	c, err := l.Store.GetComment("team", lc.ID)
+	c, err := views.Of(l.Store).GetComment("team", lc.ID)
 	if err != nil || len(c.Reactions) != 1 || c.Reactions[0].Emoji != "👍" {
 		t.Fatalf("padd's reactions after the pull: %+v, %v", c, err)
 	}

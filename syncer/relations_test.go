@@ -129,12 +129,12 @@ func localRelations(l *local, ws, title string) (map[string]any, error) {
 	if id == "" {
 		return nil, fmt.Errorf("padd has no item %q", title)
 	}
-	v, err := l.Store.GetItem(ws, id)
+	v, err := views.Of(l.Store).GetItem(ws, id)
 	if err != nil {
 		return nil, err
 	}
 	return titled(v.Fields, func(id string) string {
-		x, err := l.Store.GetItem(ws, id)
+		x, err := views.Of(l.Store).GetItem(ws, id)
 		if err != nil {
 			return "?" + id
 		}
@@ -358,7 +358,7 @@ func TestRelationsPushed(t *testing.T) {
 			}
 			l.synced(t, "team")
 			for _, title := range []string{"Here A", "Here B"} {
-				it, err := l.Store.GetItem("team", ls.findT(title))
+				it, err := views.Of(l.Store).GetItem("team", ls.findT(title))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -125,7 +125,7 @@ func (l *localSide) setParent(t *testing.T, child, parent string) {
 }
 
 func (l *localSide) editComment(t *testing.T, ref, from, to string) {
-	cs, err := l.s.ListComments(l.ws, ref)
+	cs, err := views.Of(l.s).ListComments(l.ws, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func (l *localSide) editComment(t *testing.T, ref, from, to string) {
 }
 
 func (l *localSide) react(t *testing.T, ref, comment, emoji string, on bool) {
-	cs, err := l.s.ListComments(l.ws, ref)
+	cs, err := views.Of(l.s).ListComments(l.ws, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func (l *localSide) decide(t *testing.T, ref, decision string) {
 }
 
 func (l *localSide) get(t *testing.T, ref string) (state, error) {
-	v, err := l.s.GetItem(l.ws, ref)
+	v, err := views.Of(l.s).GetItem(l.ws, ref)
 	if err != nil {
 		return state{}, err
 	}
@@ -199,7 +199,7 @@ func (l *localSide) get(t *testing.T, ref string) (state, error) {
 	if st.Starred, err = views.Of(l.s).IsStarred(l.ws, v.ID); err != nil {
 		return st, err
 	}
-	cs, err := l.s.ListComments(l.ws, v.ID)
+	cs, err := views.Of(l.s).ListComments(l.ws, v.ID)
 	if err != nil {
 		return st, err
 	}
@@ -211,7 +211,7 @@ func (l *localSide) get(t *testing.T, ref string) (state, error) {
 			}
 		}
 	}
-	ls, err := l.s.ListLinks(l.ws, v.ID)
+	ls, err := views.Of(l.s).ListLinks(l.ws, v.ID)
 	if err != nil {
 		return st, err
 	}

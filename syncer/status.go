@@ -128,7 +128,7 @@ func (m *Manager) wireConflict(wsID string, c storage.SyncConflict) api.SyncConf
 		Remote: c.Remote, Truncated: c.Truncated, LocalVersion: c.LocalVersionSeq, Reason: c.Reason, At: c.At,
 		State: string(c.State), ResolvedAt: timep(c.ResolvedAt)}
 	if c.ItemID != "" {
-		if v, err := m.store.GetItem(wsID, c.ItemID); err == nil {
+		if v, err := m.views.GetItem(wsID, c.ItemID); err == nil {
 			out.Ref, out.Title = v.Ref, v.Title
 		}
 	}

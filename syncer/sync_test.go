@@ -9,6 +9,7 @@ import (
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 var user = model.UserActor(model.SourceCLI)
@@ -37,14 +38,14 @@ func TestCloneThenBothWays(t *testing.T) {
 	}
 	l.synced(t, "team")
 
-	got, err := l.Store.GetItem("team", first.Ref)
+	got, err := views.Of(l.Store).GetItem("team", first.Ref)
 	if err != nil {
 		t.Fatalf("the cloned item %s: %v", first.Ref, err)
 	}
 	if got.Title != "Remote one" || got.Content != "line\n" {
 		t.Errorf("cloned item = %q %q", got.Title, got.Content)
 	}
-	cs, err := l.Store.ListComments("team", first.Ref)
+	cs, err := views.Of(l.Store).ListComments("team", first.Ref)
 	if err != nil || len(cs) != 1 || cs[0].Body != "hello from the team" {
 		t.Fatalf("cloned comments = %+v, %v", cs, err)
 	}
@@ -56,7 +57,7 @@ func TestCloneThenBothWays(t *testing.T) {
 	}
 	provisional := mine.Item.Ref
 	l.synced(t, "team")
-	now, err := l.Store.GetItem("team", mine.Item.ID)
+	now, err := views.Of(l.Store).GetItem("team", mine.Item.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestCloneThenBothWays(t *testing.T) {
 	if err != nil || remoteCopy.Title != "Made here" {
 		t.Fatalf("the remote's %s = %+v, %v", now.Ref, remoteCopy, err)
 	}
-	if old, err := l.Store.GetItem("team", provisional); err != nil || old.ID != mine.Item.ID {
+	if old, err := views.Of(l.Store).GetItem("team", provisional); err != nil || old.ID != mine.Item.ID {
 		t.Errorf("the provisional ref %s no longer resolves: %v", provisional, err)
 	}
 
@@ -77,7 +78,7 @@ func TestCloneThenBothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.UntilOK(t, func() error {
-		v, err := l.Store.GetItem("team", first.Ref)
+		v, err := views.Of(l.Store).GetItem("team", first.Ref)
 		if err != nil {
 			return err
 		}
@@ -91,7 +92,7 @@ func TestCloneThenBothWays(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.UntilOK(t, func() error {
-		cs, err := l.Store.ListComments("team", first.Ref)
+		cs, err := views.Of(l.Store).ListComments("team", first.Ref)
 		if err != nil {
 			return err
 		}

@@ -39,6 +39,7 @@ import (
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/remote"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 	"github.com/padd/padd/syncer"
 )
 
@@ -320,7 +321,7 @@ func BenchmarkSyncPullLatency(b *testing.B) {
 			b.Fatal(err)
 		}
 		for {
-			if v, err := l.Store.GetItem("team", it.Ref); err == nil && v.Title == it.Title {
+			if v, err := views.Of(l.Store).GetItem("team", it.Ref); err == nil && v.Title == it.Title {
 				break
 			}
 			select {
@@ -443,7 +444,7 @@ func BenchmarkSyncClone10k(b *testing.B) {
 	}
 	got := 0
 	for _, it := range idx.Items {
-		cs, err := l.Store.ListComments("team", it.ID)
+		cs, err := views.Of(l.Store).ListComments("team", it.ID)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -650,7 +651,7 @@ func BenchmarkSyncAttachment10MB(b *testing.B) {
 	}
 	quantiles(b, "local-to-remote", up)
 
-	v, err := l.Store.GetItem("team", ref)
+	v, err := views.Of(l.Store).GetItem("team", ref)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/internal/testwait"
+	"github.com/padd/padd/storage/views"
 )
 
 // A server without the seq feed (/items-changes, /items-index: Pad
@@ -44,7 +45,7 @@ func TestServerWithoutSeqFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.synced(t, "team")
-	if _, err := l.Store.GetItem("team", first.Ref); err != nil {
+	if _, err := views.Of(l.Store).GetItem("team", first.Ref); err != nil {
 		t.Fatalf("the cloned item: %v", err)
 	}
 	title := "edited on the remote"
@@ -56,14 +57,14 @@ func TestServerWithoutSeqFeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.UntilOK(t, func() error {
-		v, err := l.Store.GetItem("team", first.Ref)
+		v, err := views.Of(l.Store).GetItem("team", first.Ref)
 		if err != nil {
 			return err
 		}
 		if v.Title != title {
 			return fmt.Errorf("the edit has not arrived: %q", v.Title)
 		}
-		_, err = l.Store.GetItem("team", second.Ref)
+		_, err = views.Of(l.Store).GetItem("team", second.Ref)
 		return err
 	})
 }

@@ -271,7 +271,7 @@ func (v *verifier) readLocal(ctx context.Context) error {
 	v.litems = make(map[string]*storage.ItemView, len(ids))
 	v.localRefs = make(map[string]string, len(ids))
 	for start := 0; start < len(ids); start += verifyBatch {
-		views, err := v.m.store.GetItems(v.ws, ids[start:min(start+verifyBatch, len(ids))])
+		views, err := v.m.views.GetItems(v.ws, ids[start:min(start+verifyBatch, len(ids))])
 		if err != nil {
 			return err
 		}
@@ -672,7 +672,7 @@ func (v *verifier) compareThreads(ctx context.Context, pairs []itemPair, progres
 	}
 	var lcomments [][]model.Comment
 	for start := 0; start < len(lids); start += verifyBatch {
-		cs, err := v.m.store.CommentsOfItems(v.ws, lids[start:min(start+verifyBatch, len(lids))])
+		cs, err := v.m.views.CommentsOfItems(v.ws, lids[start:min(start+verifyBatch, len(lids))])
 		if err != nil {
 			return err
 		}
@@ -855,7 +855,7 @@ func (v *verifier) compareLinks(pairs []itemPair, rls []api.ItemLink) error {
 		if !both[p.local] {
 			continue
 		}
-		views, err := v.m.store.ListLinks(v.ws, p.local)
+		views, err := v.m.views.ListLinks(v.ws, p.local)
 		if err != nil {
 			if model.IsNotFound(err) {
 				continue

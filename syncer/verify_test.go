@@ -17,6 +17,7 @@ import (
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/syncstate"
+	"github.com/padd/padd/storage/views"
 )
 
 // verified runs a verify of "team" and fails the test on an error.
@@ -165,7 +166,7 @@ func TestVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lcs, err := l.Store.ListComments("team", a.Ref)
+	lcs, err := views.Of(l.Store).ListComments("team", a.Ref)
 	if err != nil || len(lcs) != 2 {
 		t.Fatalf("padd's comments on %s: %+v, %v", a.Ref, lcs, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/internal/records"
+	"github.com/padd/padd/storage/views"
 )
 
 // testLink is a link to a remote the tests never reach.
@@ -126,7 +127,7 @@ func TestUnlinkKeepsLocalDataAndDropsSyncState(t *testing.T) {
 	if n, _ := openSyncConflicts(s, ws); n != 0 {
 		t.Fatalf("%d open conflicts after unlink", n)
 	}
-	if v, err := s.GetItem(ws, a.Ref); err != nil || v.ID != a.ID || v.Ref != a.Ref {
+	if v, err := views.Of(s).GetItem(ws, a.Ref); err != nil || v.ID != a.ID || v.Ref != a.Ref {
 		t.Fatalf("item after unlink: %+v %v", v, err)
 	}
 	if linked, _ := Of(s).LinkedWorkspaces(); len(linked) != 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/internal/records"
+	"github.com/padd/padd/storage/views"
 )
 
 // A base keeps the remote's relation values that wait for their items,
@@ -104,7 +105,7 @@ func TestSyncWriteTakesTheRemotesRelations(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ref := range []string{spec.ID, "SPEC-90"} {
-		v, err := s.GetItem(ws, ref)
+		v, err := views.Of(s).GetItem(ws, ref)
 		if err != nil || !model.EqualJSON(v.Fields["see"], task.ID) || !model.EqualJSON(v.Fields["also"], []any{gone.ID, spec.ID}) {
 			t.Errorf("%s: %v (%v)", ref, v.Fields, err)
 		}

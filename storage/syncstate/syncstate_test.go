@@ -9,6 +9,7 @@ import (
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/internal/records"
+	"github.com/padd/padd/storage/views"
 )
 
 func TestSyncIDMap(t *testing.T) {
@@ -121,7 +122,7 @@ func TestSyncApplyIsOneWrite(t *testing.T) {
 	if err != fail {
 		t.Fatalf("SyncApply = %v", err)
 	}
-	if _, err := s.GetItem(ws, made.Item.ID); !model.IsNotFound(err) {
+	if _, err := views.Of(s).GetItem(ws, made.Item.ID); !model.IsNotFound(err) {
 		t.Fatalf("the refused write's item is there: %v", err)
 	}
 	err = s.SyncApply(ws, syncActor, func(tx *storage.SyncTx) (err error) {
@@ -141,7 +142,7 @@ func TestSyncApplyIsOneWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := s.GetItem(ws, "TASK-3"); v == nil || v.CreatedBy.Source != model.SourceSync {
+	if v, _ := views.Of(s).GetItem(ws, "TASK-3"); v == nil || v.CreatedBy.Source != model.SourceSync {
 		t.Fatalf("pulled item = %+v", v)
 	}
 	if c, _ := Of(s).SyncCursors(ws); c.ItemsChangesSeq != 11 {
@@ -419,7 +420,7 @@ func TestSyncApplyUsesTheDoorsWrites(t *testing.T) {
 		link, err = tx.AddLink(a.Ref, b.Ref, model.LinkBlocks)
 		return err
 	})
-	if got, _ := s.ListComments(ws, a.Ref); len(got) != 1 || got[0].Body != "edited by the team" || got[0].Author.Source != model.SourceSync {
+	if got, _ := views.Of(s).ListComments(ws, a.Ref); len(got) != 1 || got[0].Body != "edited by the team" || got[0].Author.Source != model.SourceSync {
 		t.Fatalf("comments = %+v", got)
 	}
 	// A pulled change that fails validation refuses the whole write.
@@ -435,7 +436,7 @@ func TestSyncApplyUsesTheDoorsWrites(t *testing.T) {
 		_, err := tx.RemoveLink(link.Link.ID)
 		return err
 	})
-	if got, _ := s.ListLinks(ws, a.Ref); len(got) != 0 {
+	if got, _ := views.Of(s).ListLinks(ws, a.Ref); len(got) != 0 {
 		t.Fatalf("links after the remote removed it: %+v", got)
 	}
 	for _, ch := range mustOutbox(t, s, ws) {
@@ -476,7 +477,7 @@ func TestResolveSyncConflictWithIsOneWrite(t *testing.T) {
 	if n, _ := openSyncConflicts(s, ws); n != 1 {
 		t.Fatalf("open conflicts after a refused write = %d, want 1", n)
 	}
-	if v, _ := s.GetItem(ws, it.ID); v.Title != "theirs" {
+	if v, _ := views.Of(s).GetItem(ws, it.ID); v.Title != "theirs" {
 		t.Fatalf("title after a refused write = %q", v.Title)
 	}
 	if err := keep("mine"); err != nil {
@@ -485,7 +486,7 @@ func TestResolveSyncConflictWithIsOneWrite(t *testing.T) {
 	if n, _ := openSyncConflicts(s, ws); n != 0 {
 		t.Fatalf("open conflicts = %d, want 0", n)
 	}
-	if v, _ := s.GetItem(ws, it.ID); v.Title != "mine" {
+	if v, _ := views.Of(s).GetItem(ws, it.ID); v.Title != "mine" {
 		t.Fatalf("title = %q, want mine", v.Title)
 	}
 }

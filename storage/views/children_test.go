@@ -183,11 +183,11 @@ func TestImplementsCountsAsChild(t *testing.T) {
 	if err != nil || len(d.ActivePlans) != 1 || d.ActivePlans[0].TaskCount != 3 || d.ActivePlans[0].DoneCount != 1 {
 		t.Fatalf("active plans %+v %v", d.ActivePlans, err)
 	}
-	v, err := s.GetItem(ws, impl.Ref)
+	v, err := Of(s).GetItem(ws, impl.Ref)
 	if err != nil || v.ParentRef != plan.Ref || v.ParentTitle != "Plan" || v.ParentLinkID != plan.ID || v.ParentID != "" {
 		t.Fatalf("implementer's parent: ref %q title %q link %q id %q (%v)", v.ParentRef, v.ParentTitle, v.ParentLinkID, v.ParentID, err)
 	}
-	if pv, err := s.GetItem(ws, plan.Ref); err != nil || !pv.HasChildren {
+	if pv, err := Of(s).GetItem(ws, plan.Ref); err != nil || !pv.HasChildren {
 		t.Fatalf("plan has_children %v (%v)", pv.HasChildren, err)
 	}
 	// Closing the plan is refused while the implementer is open; the

@@ -72,7 +72,7 @@ func newContextFixture(t *testing.T, s *storage.Store) *contextFixture {
 	if _, err := s.UpdateItem(ws, f.task.Ref, storage.ItemUpdate{AppendDecision: &storage.Decision{Decision: "Use bbolt", Rationale: "one file"}}, user); err != nil {
 		t.Fatal(err)
 	}
-	if f.task, err = s.GetItem(ws, f.task.Ref); err != nil {
+	if f.task, err = Of(s).GetItem(ws, f.task.Ref); err != nil {
 		t.Fatal(err)
 	}
 	return f

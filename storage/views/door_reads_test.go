@@ -12,11 +12,11 @@ func TestDoorReads(t *testing.T) {
 	ws := mustWorkspace(t, s, "Doors")
 	mustCreate(t, s, ws.Slug, "tasks", "A", nil)
 	c := mustComment(t, s, ws.Slug, "TASK-1", "hi", "")
-	got, err := s.GetComment(ws.Slug, c.ID)
+	got, err := Of(s).GetComment(ws.Slug, c.ID)
 	if err != nil || got.ID != c.ID || got.Body != "hi" {
 		t.Fatalf("GetComment = %+v, %v", got, err)
 	}
-	wantCode(t, func() error { _, err := s.GetComment(ws.Slug, "nope"); return err }(), "not_found")
+	wantCode(t, func() error { _, err := Of(s).GetComment(ws.Slug, "nope"); return err }(), "not_found")
 
 	if on, err := Of(s).IsStarred(ws.Slug, "TASK-1"); err != nil || on {
 		t.Fatalf("IsStarred before = %v, %v", on, err)

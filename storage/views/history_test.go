@@ -172,7 +172,7 @@ func TestRestoreVersion(t *testing.T) {
 	if res.Item.Seq != headBefore+1 || res.Warnings.UnguardedContentWrite {
 		t.Fatalf("seq %d (head was %d), warnings %+v", res.Item.Seq, headBefore, res.Warnings)
 	}
-	got, _ := s.GetItem(ws, "TASK-1")
+	got, _ := Of(s).GetItem(ws, "TASK-1")
 	if got.Content != "first body" || got.Seq != res.Item.Seq {
 		t.Fatalf("stored: %+v", got)
 	}

@@ -49,7 +49,7 @@ func TestPatchWritesVersionActivityAndRecord(t *testing.T) {
 	if !strings.Contains(r.Diff, "\n-Use a queue.\n") || !strings.Contains(r.Diff, "\n+Use a log.\n") || !strings.HasPrefix(r.Diff, "--- a/"+doc.Ref) {
 		t.Fatalf("diff %q", r.Diff)
 	}
-	got, _ := s.GetItem(ws, doc.Ref)
+	got, _ := Of(s).GetItem(ws, doc.Ref)
 	if got.Content != "# Design\n\nUse a log.\nShip Monday.\n" || got.Seq != r.Seq {
 		t.Fatalf("body %q seq %d", got.Content, got.Seq)
 	}

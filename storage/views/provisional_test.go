@@ -32,7 +32,7 @@ func TestProvisionalRefsAndAdoption(t *testing.T) {
 	// A provisional ref resolves like any ref, in any case, and as a
 	// relation value and a parent.
 	for _, ref := range []string{"TASK-L1", "task-l1"} {
-		if v, err := s.GetItem(ws.Slug, ref); err != nil || v.ID != p1.ID {
+		if v, err := Of(s).GetItem(ws.Slug, ref); err != nil || v.ID != p1.ID {
 			t.Fatalf("GetItem(%s) = %+v %v", ref, v, err)
 		}
 	}
@@ -48,11 +48,11 @@ func TestProvisionalRefsAndAdoption(t *testing.T) {
 		t.Fatalf("adopt: %+v %v", v, err)
 	}
 	for _, ref := range []string{"TASK-7", "TASK-L1", p1.ID} {
-		if v, err := s.GetItem(ws.Slug, ref); err != nil || v.ID != p1.ID || v.Ref != "TASK-7" {
+		if v, err := Of(s).GetItem(ws.Slug, ref); err != nil || v.ID != p1.ID || v.Ref != "TASK-7" {
 			t.Fatalf("GetItem(%s) after adoption = %+v %v", ref, v, err)
 		}
 	}
-	if c, _ := s.GetItem(ws.Slug, child.Item.ID); c.ParentRef != "TASK-7" {
+	if c, _ := Of(s).GetItem(ws.Slug, child.Item.ID); c.ParentRef != "TASK-7" {
 		t.Fatalf("child's parent ref after adoption = %s", c.ParentRef)
 	}
 	// Adopting the same number again changes nothing.
@@ -83,7 +83,7 @@ func TestProvisionalRefsAndAdoption(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ref := range []string{"IDEA-L2", "TASK-L2", "TASK-8"} {
-		if v, err := s.GetItem(ws.Slug, ref); err != nil || v.ID != p2.ID {
+		if v, err := Of(s).GetItem(ws.Slug, ref); err != nil || v.ID != p2.ID {
 			t.Fatalf("GetItem(%s) after move and adoption = %+v %v", ref, v, err)
 		}
 	}
@@ -101,11 +101,11 @@ func TestProvisionalRefsAndAdoption(t *testing.T) {
 	if pulled.Item.Ref != "TASK-1" {
 		t.Fatalf("pulled item's ref = %s", pulled.Item.Ref)
 	}
-	moved, err := s.GetItem(ws.Slug, before.ID)
+	moved, err := Of(s).GetItem(ws.Slug, before.ID)
 	if err != nil || moved.Ref != "TASK-L4" {
 		t.Fatalf("the item that held TASK-1 is now %+v %v", moved, err)
 	}
-	if v, _ := s.GetItem(ws.Slug, "TASK-1"); v.ID != pulled.Item.ID {
+	if v, _ := Of(s).GetItem(ws.Slug, "TASK-1"); v.ID != pulled.Item.ID {
 		t.Fatalf("TASK-1 names %s, want the pulled item", v.ID)
 	}
 	wantCode(t, s.SyncApply(ws.Slug, syncActor, func(tx *storage.SyncTx) error {
@@ -120,7 +120,7 @@ func TestProvisionalRefsAndAdoption(t *testing.T) {
 	if after := mustCreate(t, s, ws.Slug, "tasks", "after unlinking", nil); after.Ref != "TASK-9" {
 		t.Fatalf("ref after unlinking = %s, want TASK-9", after.Ref)
 	}
-	if v, err := s.GetItem(ws.Slug, "TASK-L1"); err != nil || v.ID != p1.ID {
+	if v, err := Of(s).GetItem(ws.Slug, "TASK-L1"); err != nil || v.ID != p1.ID {
 		t.Fatalf("provisional ref after unlinking: %+v %v", v, err)
 	}
 	checkListIndex(t, s, ws.ID)

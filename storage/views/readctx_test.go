@@ -77,16 +77,16 @@ func longReads(s *storage.Store, ws string, now time.Time) []longRead {
 	ans := func(v any, err error) (any, error) { return v, err }
 	return []longRead{
 		{"list in index order", func(ctx context.Context) (any, error) {
-			return ans(s.ListItems(ctx, ws, storage.ListParams{Limit: 5000}))
+			return ans(Of(s).ListItems(ctx, ws, storage.ListParams{Limit: 5000}))
 		}},
 		{"list by updated_at", func(ctx context.Context) (any, error) {
-			return ans(s.ListItems(ctx, ws, storage.ListParams{Limit: 5000, Sort: "updated_at:asc"}))
+			return ans(Of(s).ListItems(ctx, ws, storage.ListParams{Limit: 5000, Sort: "updated_at:asc"}))
 		}},
 		{"list sorted by title", func(ctx context.Context) (any, error) {
-			return ans(s.ListItems(ctx, ws, storage.ListParams{Limit: 10, Sort: "title"}))
+			return ans(Of(s).ListItems(ctx, ws, storage.ListParams{Limit: 10, Sort: "title"}))
 		}},
 		{"list filtered", func(ctx context.Context) (any, error) {
-			return ans(s.ListItems(ctx, ws, storage.ListParams{Limit: 5000, NonTerminal: true, Fields: map[string][]string{"priority": {"medium"}}}))
+			return ans(Of(s).ListItems(ctx, ws, storage.ListParams{Limit: 5000, NonTerminal: true, Fields: map[string][]string{"priority": {"medium"}}}))
 		}},
 		{"items index", func(ctx context.Context) (any, error) { return ans(s.ItemsIndex(ctx, ws, "", true)) }},
 		{"items changed since", func(ctx context.Context) (any, error) { return ans(s.ItemsChangedSince(ctx, ws, 0, 0)) }},

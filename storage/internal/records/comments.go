@@ -1,6 +1,7 @@
 package records
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/padd/padd/model"
@@ -62,4 +63,71 @@ func FindComment(b *Wsb, itemRef, commentID string) (*model.Comment, error) {
 		return nil, CommentNotFound(commentID)
 	}
 	return c, nil
+}
+
+// CommentsOf reads an item's comments, oldest first.
+func CommentsOf(b *Wsb, itemID []byte) ([]*model.Comment, error) {
+	var out []*model.Comment
+	c := b.Comments().Cursor()
+	for k, v := c.Seek(itemID); k != nil && bytes.HasPrefix(k, itemID); k, v = c.Next() {
+		var cm model.Comment
+		if err := Decode(v, &cm); err != nil {
+			return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored comment %s is unreadable: %v", IDString(k[16:]), err)
+		}
+		out = append(out, &cm)
+	}
+	return out, nil
+}
+
+func CommentsOfItem(b *Wsb, it *model.Item) ([]model.Comment, error) {
+	list, err := CommentsOf(b, MustID(it.ID))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Comment, 0, len(list))
+	for _, c := range list {
+		out = append(out, *c)
+	}
+	return out, nil
+}
+
+// ReadComments lists an item's comments oldest first, replies flat with
+// their ParentID. Tombstones are included (empty body, DeletedAt set)
+// so a thread keeps its shape. Archived items can be read.
+func ReadComments(b *Base, ws, itemRef string) ([]model.Comment, error) {
+	var out []model.Comment
+	err := b.Read(ws, func(r *Rtx) error {
+		it, err := ItemByRef(r.WS, itemRef, false)
+		if err != nil {
+			return err
+		}
+		out, err = CommentsOfItem(r.WS, it)
+		return err
+	})
+	return out, err
+}
+
+// ReadCommentsOfItems lists the comments of several items of ws in one read,
+// as ListComments does each: out[i] are refs[i]'s, nil if it names none.
+func ReadCommentsOfItems(b *Base, ws string, refs []string) ([][]model.Comment, error) {
+	out := make([][]model.Comment, len(refs))
+	err := b.Read(ws, func(r *Rtx) error {
+		return EachItem(r.WS, refs, false, func(i int, it *model.Item) (err error) {
+			out[i], err = CommentsOfItem(r.WS, it)
+			return err
+		})
+	})
+	return out, err
+}
+
+// ReadComment reads a comment by id, tombstones included, in a read of
+// its own.
+func ReadComment(b *Base, ws, commentID string) (*model.Comment, error) {
+	var out *model.Comment
+	err := b.Read(ws, func(r *Rtx) error {
+		c, err := FindComment(r.WS, "", commentID)
+		out = c
+		return err
+	})
+	return out, err
 }

@@ -207,6 +207,90 @@ func ResolveRole(b *Wsb, ref string) (string, error) {
 	return "", model.Invalid("unknown role %q: create it first or pick one from the role list", ref).With("field", "role")
 }
 
+// EachItem calls fn with each item refs name, and its place in refs; a
+// ref that names no item is skipped.
+func EachItem(b *Wsb, refs []string, withContent bool, fn func(i int, it *model.Item) error) error {
+	for i, ref := range refs {
+		it, err := ItemByRef(b, ref, withContent)
+		if model.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(i, it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ItemWith is an item with the parts of it a caller asked for, read at
+// one instant.
+type ItemWith struct {
+	Item     *ItemView
+	Comments []model.Comment // as ListComments; nil unless asked for
+	Links    []LinkView      // as ListLinks; nil unless asked for
+}
+
+// ReadItem reads one item by UUID, ref (old refs too) or slug. Archived
+// items are served read-only, with DeletedAt set.
+func ReadItem(b *Base, ws, ref string) (*ItemView, error) {
+	var out *ItemView
+	err := b.Read(ws, func(r *Rtx) error {
+		it, err := ItemByRef(r.WS, ref, true)
+		if err != nil {
+			return err
+		}
+		out, err = View(r.WS, it, nil)
+		return err
+	})
+	return out, err
+}
+
+// ReadItemWith reads an item and, as asked, its comments and links in one
+// read: an agent's get, which under load would otherwise wait its turn
+// for the committer once per part.
+func ReadItemWith(b *Base, ws, ref string, comments, links bool) (*ItemWith, error) {
+	var out ItemWith
+	err := b.Read(ws, func(r *Rtx) error {
+		it, err := ItemByRef(r.WS, ref, true)
+		if err != nil {
+			return err
+		}
+		if out.Item, err = View(r.WS, it, nil); err != nil {
+			return err
+		}
+		if comments {
+			if out.Comments, err = CommentsOfItem(r.WS, it); err != nil {
+				return err
+			}
+		}
+		if links {
+			out.Links, err = LinksOfItem(r.WS, it)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ReadItems reads the items of ws that refs name (ids, refs or slugs), in
+// one read: out[i] is refs[i]'s item, nil if it names none.
+func ReadItems(b *Base, ws string, refs []string) ([]*ItemView, error) {
+	out := make([]*ItemView, len(refs))
+	err := b.Read(ws, func(r *Rtx) error {
+		colls := map[string]*model.Collection{}
+		return EachItem(r.WS, refs, true, func(i int, it *model.Item) (err error) {
+			out[i], err = View(r.WS, it, colls)
+			return err
+		})
+	})
+	return out, err
+}
+
 // implementsParent is the live item an item implements, by its oldest
 // implements link, or nil: the parent Pad names for an item without a
 // parent of its own.

@@ -3,6 +3,7 @@ package records
 import (
 	"bytes"
 	"encoding/binary"
+	"sort"
 	"time"
 
 	"github.com/padd/padd/model"
@@ -101,4 +102,188 @@ func GetLink(b *Wsb, id []byte) (*model.Link, error) {
 		return nil, model.Errorf(model.CodeStoredStateUnreadable, "stored link %s is unreadable: %v", IDString(id), err)
 	}
 	return &l, nil
+}
+
+// Link directions from one item's point of view.
+const (
+	DirOut = "out"
+	DirIn  = "in"
+)
+
+// Bounds on the deps walk: the graph is acyclic, but one hub item can
+// still fan out to most of a workspace.
+const (
+	MaxDepDepth = 10
+	MaxDepNodes = 200
+)
+
+// LinkView is one link seen from one of its items.
+type LinkView struct {
+	Link      model.Link
+	Direction string // DirOut when the item is the stored source
+	Type      string // as seen from the item: "B blocks A" reads "blocked-by" from A
+	Other     ItemBrief
+}
+
+// DepNode is one item of the blocking graph around an item.
+type DepNode struct {
+	ItemBrief
+	Depth  int    // 1 for a direct blocker or blockee
+	Via    string // the ref of the item it was reached through; "" at depth 1
+	LinkID string // the blocks link that reached it
+}
+
+// DepGraph is the blocking graph around an item, walked both ways.
+type DepGraph struct {
+	Item      ItemBrief
+	Blocks    []DepNode // items this one blocks, nearest first
+	BlockedBy []DepNode // items blocking this one, nearest first
+	// Truncated says the walk stopped at MaxDepDepth or MaxDepNodes
+	// with more of the graph unread.
+	Truncated bool
+}
+
+// BriefByID loads the item behind an edge; a dangling id is unreadable
+// state, not a miss.
+func BriefByID(b *Wsb, id []byte, colls map[string]*model.Collection) (ItemBrief, error) {
+	it, err := GetItem(b, id, false)
+	if err != nil {
+		return ItemBrief{}, err
+	}
+	if it == nil {
+		return ItemBrief{}, model.Errorf(model.CodeStoredStateUnreadable, "a link names item %s, which does not exist", IDString(id))
+	}
+	return BriefOf(b, it, colls)
+}
+
+// BlockReach walks blocks edges breadth first from start: forward
+// follows "start blocks X", backward "X blocks start". visit sees each
+// newly reached item once, with the item it came from; returning false
+// stops the walk. maxDepth and maxNodes (0 = no bound) cut it short,
+// and truncated says whether anything was left unread.
+func BlockReach(b *Wsb, start []byte, forward bool, maxDepth, maxNodes int,
+	visit func(id, from, linkID []byte, depth int) bool) (truncated bool) {
+	bk := b.LinkDst()
+	if forward {
+		bk = b.LinkSrc()
+	}
+	seen := map[string]bool{string(start): true}
+	frontier := [][]byte{start}
+	n := 0
+	for depth := 1; len(frontier) > 0; depth++ {
+		var next [][]byte
+		for _, from := range frontier {
+			for _, e := range EdgesOf(bk, from, model.LinkBlocks) {
+				if seen[string(e.Other)] {
+					continue
+				}
+				if maxDepth > 0 && depth > maxDepth || maxNodes > 0 && n == maxNodes {
+					return true
+				}
+				seen[string(e.Other)] = true
+				n++
+				if !visit(e.Other, from, e.LinkID, depth) {
+					return false
+				}
+				next = append(next, e.Other)
+			}
+		}
+		frontier = next
+	}
+	return false
+}
+
+func LinksOfItem(b *Wsb, it *model.Item) ([]LinkView, error) {
+	var out []LinkView
+	colls := map[string]*model.Collection{}
+	id := MustID(it.ID)
+	for _, side := range []struct {
+		bk  *Bucket
+		dir string
+	}{{b.LinkSrc(), DirOut}, {b.LinkDst(), DirIn}} {
+		for _, e := range EdgesOf(side.bk, id, "") {
+			l, err := GetLink(b, e.LinkID)
+			if err != nil {
+				return nil, err
+			}
+			if l == nil {
+				continue
+			}
+			other, err := BriefByID(b, e.Other, colls)
+			if err != nil {
+				return nil, err
+			}
+			typ := l.Type
+			if side.dir == DirIn {
+				typ = model.InverseLinkType(l.Type)
+			}
+			out = append(out, LinkView{Link: *l, Direction: side.dir, Type: typ, Other: other})
+		}
+	}
+	// Link ids are time-ordered (v7), so this is creation order.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Link.ID < out[j].Link.ID })
+	return out, nil
+}
+
+// ReadLinks lists an item's links both ways, oldest first, each typed
+// as the item sees it. Archived items answer too (reads are allowed).
+func ReadLinks(b *Base, ws, itemRef string) ([]LinkView, error) {
+	var out []LinkView
+	err := b.Read(ws, func(r *Rtx) error {
+		it, err := ItemByRef(r.WS, itemRef, false)
+		if err != nil {
+			return err
+		}
+		out, err = LinksOfItem(r.WS, it)
+		return err
+	})
+	return out, err
+}
+
+// ReadDeps walks the blocking graph around an item: what it blocks and what
+// blocks it, transitively, bounded by MaxDepDepth and MaxDepNodes per
+// direction.
+func ReadDeps(b *Base, ws, itemRef string) (*DepGraph, error) {
+	var out *DepGraph
+	err := b.Read(ws, func(r *Rtx) error {
+		b := r.WS
+		it, err := ItemByRef(b, itemRef, false)
+		if err != nil {
+			return err
+		}
+		colls := map[string]*model.Collection{}
+		self, err := BriefOf(b, it, colls)
+		if err != nil {
+			return err
+		}
+		g := &DepGraph{Item: self}
+		for _, dir := range []struct {
+			forward bool
+			into    *[]DepNode
+		}{{true, &g.Blocks}, {false, &g.BlockedBy}} {
+			refs := map[string]string{string(MustID(it.ID)): self.Ref}
+			var werr error
+			trunc := BlockReach(b, MustID(it.ID), dir.forward, MaxDepDepth, MaxDepNodes, func(id, from, linkID []byte, depth int) bool {
+				br, err := BriefByID(b, id, colls)
+				if err != nil {
+					werr = err
+					return false
+				}
+				refs[string(id)] = br.Ref
+				n := DepNode{ItemBrief: br, Depth: depth, LinkID: IDString(linkID)}
+				if depth > 1 {
+					n.Via = refs[string(from)]
+				}
+				*dir.into = append(*dir.into, n)
+				return true
+			})
+			if werr != nil {
+				return werr
+			}
+			g.Truncated = g.Truncated || trunc
+		}
+		out = g
+		return nil
+	})
+	return out, err
 }

@@ -2,6 +2,7 @@ package records
 
 import (
 	"bytes"
+	"context"
 	"sort"
 
 	"github.com/padd/padd/model"
@@ -405,4 +406,147 @@ func (g *pager) offer(suffix, collID []byte) (done bool, err error) {
 	}
 	g.out.Items = append(g.out.Items, v)
 	return false, nil
+}
+
+// ReadList answers a list from the index: it reads the smallest
+// matching stream in order and probes the others by key.
+func ReadList(ctx context.Context, b *Base, ws string, p ListParams) (*ListResult, error) {
+	if p.Limit <= 0 {
+		p.Limit = 1000
+	}
+	if p.Offset < 0 {
+		p.Offset = 0
+	}
+	if p.Unparented && p.Parent != "" {
+		return nil, model.Invalid("unparented cannot be combined with parent")
+	}
+	if len(p.Fields) > MaxFieldFilters {
+		return nil, model.Invalid("invalid list filter: %d field filters, at most %d", len(p.Fields), MaxFieldFilters)
+	}
+	out := &ListResult{}
+	err := b.ReadCtx(ctx, ws, func(r *Rtx) error {
+		b := r.WS
+		colls := map[string]*model.Collection{}
+		cs, err := CollectionsOf(b)
+		if err != nil {
+			return err
+		}
+		archivedColl := map[string]bool{}
+		for _, c := range cs {
+			colls[c.ID] = c
+			if c.ArchivedAt != nil {
+				archivedColl[c.ID] = true
+			}
+		}
+		var coll *model.Collection
+		if p.Collection != "" {
+			if coll, err = LiveCollection(b, p.Collection); err != nil {
+				return err
+			}
+		}
+		lives := []byte{LifeLive}
+		if p.IncludeArchived {
+			lives = []byte{LifeLive, LifeArchived}
+		}
+		terms, undeclared, err := BuildTerms(b, p, coll, cs, lives)
+		if err != nil {
+			return err
+		}
+		out.UndeclaredFilterKeys = undeclared
+
+		// The base stream: the collection or the workspace.
+		var base Term
+		for _, l := range lives {
+			if coll != nil {
+				base.Prefixes = append(base.Prefixes, CollPrefix(MustID(coll.ID), l))
+			} else {
+				base.Prefixes = append(base.Prefixes, []byte{KindAll, l})
+			}
+		}
+		base.CollScoped = true
+		for _, pr := range base.Prefixes {
+			base.Count += CountOf(b, pr)
+		}
+		driver := &base
+		for i := range terms {
+			if !terms[i].AbsentOK && terms[i].Count < driver.Count {
+				driver = &terms[i]
+			}
+		}
+		var only map[string]bool
+		if p.Only != nil {
+			only = map[string]bool{}
+			for _, id := range p.Only {
+				only[id] = true
+			}
+		}
+		terminal := map[string][][]byte{} // collection id -> terminal-value prefixes
+		if p.NonTerminal {
+			for _, c := range cs {
+				key, terms := model.TerminalOptions(c.Schema, c.Settings)
+				for _, t := range terms {
+					for _, l := range lives {
+						terminal[c.ID] = append(terminal[c.ID], Cat([]byte{KindField}, MustID(c.ID), Lstr(key), Lstr(t), []byte{l}))
+					}
+				}
+			}
+		}
+		accept := func(suffix []byte, collID []byte) (bool, error) {
+			cid := IDString(collID)
+			if coll != nil && cid != coll.ID {
+				return false, nil
+			}
+			if archivedColl[cid] && !p.IncludeArchived {
+				return false, nil
+			}
+			for _, pr := range terminal[cid] {
+				if b.Index().Get(Cat(pr, suffix)) != nil {
+					return false, nil
+				}
+			}
+			id := suffix[9:]
+			if only != nil && !only[IDString(id)] {
+				return false, nil
+			}
+			var loaded *model.Item
+			for i := range terms {
+				t := &terms[i]
+				if t == driver {
+					continue
+				}
+				hit := false
+				for _, pr := range t.Prefixes {
+					if b.Index().Get(Cat(pr, suffix)) != nil {
+						hit = true
+						break
+					}
+				}
+				if !hit && t.AbsentOK {
+					if loaded == nil {
+						var err error
+						if loaded, err = GetItem(b, id, false); err != nil || loaded == nil {
+							return false, err
+						}
+					}
+					hit = len(IndexValues(loaded.Fields[t.Key])) == 0
+				}
+				if !hit {
+					return false, nil
+				}
+			}
+			return true, nil
+		}
+
+		if p.Sort == "" {
+			return PageInIndexOrder(r, driver, accept, p, colls, out)
+		}
+		if parts := ParseSort(p.Sort); len(parts) == 1 && parts[0].Key == "updated_at" && ByUpdatedFromIndex {
+			return PageByUpdated(r, driver, accept, p, colls, out, parts[0].Desc)
+		}
+		return PageSorted(r, driver, accept, p, colls, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
