@@ -183,13 +183,13 @@ func (fx *fuzzFixture) heads(t *testing.T) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for _, ws := range []string{fx.subst["{ws}"], fx.keep} {
-		h, err := fx.store.Head(ws)
+		h, err := views.Of(fx.store).Head(ws)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out[ws] = h
 	}
-	g, err := fx.store.GlobalHead()
+	g, err := views.Of(fx.store).GlobalHead()
 	if err != nil {
 		t.Fatal(err)
 	}

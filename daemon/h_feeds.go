@@ -34,7 +34,7 @@ func (s *Server) changes(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.store.ChangesByTime(r.Context(), r.PathValue("ws"), since, cursor, limit)
+	res, err := s.views.ChangesByTime(r.Context(), r.PathValue("ws"), since, cursor, limit)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (s *Server) itemsChanges(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.store.ItemsChangedSince(r.Context(), r.PathValue("ws"), since, limit)
+	res, err := s.views.ItemsChangedSince(r.Context(), r.PathValue("ws"), since, limit)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (s *Server) itemsChanges(w http.ResponseWriter, r *http.Request) error {
 // /items-changes without a gap.
 func (s *Server) itemsIndex(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	res, err := s.store.ItemsIndex(r.Context(), r.PathValue("ws"), q.Get("collection"), q.Get("include_archived") == "true")
+	res, err := s.views.ItemsIndex(r.Context(), r.PathValue("ws"), q.Get("collection"), q.Get("include_archived") == "true")
 	if err != nil {
 		return err
 	}

@@ -96,7 +96,7 @@ func (s *Server) searchScope(ctx context.Context, wsRef, collection string, upTo
 	wctx, cancel := context.WithTimeout(ctx, readYourWrites)
 	defer cancel()
 	for _, ws := range wss {
-		head, err := s.store.Head(ws.ID)
+		head, err := s.views.Head(ws.ID)
 		if err != nil {
 			return nil, err
 		}

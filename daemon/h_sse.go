@@ -122,9 +122,9 @@ func (s *Server) workspaceEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	defer release()
 	feed := eventFeed{
-		head: func() (int64, error) { return s.store.Head(ws.ID) },
+		head: func() (int64, error) { return s.views.Head(ws.ID) },
 		read: func(after int64) ([]sseOut, int64, bool, error) {
-			chs, head, err := s.store.ChangesSince(r.Context(), ws.ID, after, ssePage)
+			chs, head, err := s.views.ChangesSince(r.Context(), ws.ID, after, ssePage)
 			if err != nil {
 				return nil, after, false, err
 			}
@@ -162,9 +162,9 @@ func (s *Server) allEvents(w http.ResponseWriter, r *http.Request) error {
 		list = append(list, map[string]string{"workspace": ws.Slug, "workspace_id": ws.ID})
 	}
 	feed := eventFeed{
-		head: s.store.GlobalHead,
+		head: s.views.GlobalHead,
 		read: func(after int64) ([]sseOut, int64, bool, error) {
-			entries, head, err := s.store.JournalSince(r.Context(), after, ssePage)
+			entries, head, err := s.views.JournalSince(r.Context(), after, ssePage)
 			if err != nil {
 				return nil, after, false, err
 			}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/padd/padd/api"
+	"github.com/padd/padd/storage/views"
 )
 
 // sseFrame is one frame of an event stream: an event, or a comment.
@@ -263,7 +264,7 @@ func TestEventsResumeReplaysExactlyTheMissed(t *testing.T) {
 func TestEventsSyncRequired(t *testing.T) {
 	h := newHarness(t)
 	h.task("A")
-	head, err := h.store.Head("w")
+	head, err := views.Of(h.store).Head("w")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +352,7 @@ func TestEventStreamAcrossWorkspaces(t *testing.T) {
 		evs[2].Seq != evs[0].Seq+1 || evs[1].Title != "in w2" || evs[1].Type != "item_created" {
 		t.Fatalf("stream events = %+v", evs)
 	}
-	global, err := h.store.GlobalHead()
+	global, err := views.Of(h.store).GlobalHead()
 	if err != nil || global != evs[2].ID {
 		t.Fatalf("global head %d (%v), last event id %d", global, err, evs[2].ID)
 	}

@@ -186,7 +186,7 @@ func TestReminderLoop(t *testing.T) {
 		t.Fatalf("pending = %+v, %v", pending, err)
 	}
 	// A fire is a change-log entry the event stream names reminder_fired.
-	chs, _, err := s.ChangesSince(t.Context(), "w", 0, 0)
+	chs, _, err := views.Of(s).ChangesSince(t.Context(), "w", 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

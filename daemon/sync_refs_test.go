@@ -7,6 +7,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/syncstate"
+	"github.com/padd/padd/storage/views"
 )
 
 // An item made while the workspace is linked answers with its provisional
@@ -42,7 +43,7 @@ func TestProvisionalRefResolvesAfterAdoption(t *testing.T) {
 	}
 
 	// The search index follows the renumbering: the server's ref finds it.
-	head, err := h.store.Head("w")
+	head, err := views.Of(h.store).Head("w")
 	if err != nil {
 		t.Fatal(err)
 	}

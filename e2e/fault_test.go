@@ -407,7 +407,7 @@ func offlineCheck(t *testing.T, home, ws string, seen map[int64]string) (head, g
 	}
 	var after int64
 	for {
-		chs, h, err := st.ChangesSince(t.Context(), ws, after, 0)
+		chs, h, err := views.Of(st).ChangesSince(t.Context(), ws, after, 0)
 		if err != nil {
 			t.Fatalf("read the change log after %d: %v", after, err)
 		}
@@ -435,7 +435,7 @@ func offlineCheck(t *testing.T, home, ws string, seen map[int64]string) (head, g
 	}
 	var g int64
 	for {
-		es, h, err := st.JournalSince(t.Context(), g, 0)
+		es, h, err := views.Of(st).JournalSince(t.Context(), g, 0)
 		if err != nil {
 			t.Fatalf("read the journal after %d: %v", g, err)
 		}

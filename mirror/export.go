@@ -22,7 +22,7 @@ const (
 // exportChanges brings every item changed since the cursor to its file.
 func (mr *mirror) exportChanges(ctx context.Context) error {
 	for ctx.Err() == nil {
-		page, err := mr.m.cfg.Store.ItemsChangedSince(ctx, mr.def.WorkspaceID, mr.def.Cursor, pageSize)
+		page, err := mr.m.views.ItemsChangedSince(ctx, mr.def.WorkspaceID, mr.def.Cursor, pageSize)
 		if err != nil {
 			return err
 		}

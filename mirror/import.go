@@ -309,7 +309,7 @@ func (mr *mirror) create(rel, h string, doc *Doc, coll *model.Collection) error 
 // read are left in held, read once settled.
 func (mr *mirror) reconcile(ctx context.Context) error {
 	ws := mr.def.WorkspaceID
-	idx, err := mr.m.cfg.Store.ItemsIndex(ctx, ws, "", false)
+	idx, err := mr.m.views.ItemsIndex(ctx, ws, "", false)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/blevesearch/bleve/v2/registry"
 	"github.com/padd/padd/bench"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // A 100k-item store for the search benchmarks.
@@ -54,7 +55,7 @@ func runIndex(b testing.TB, st *storage.Store, dir, ws string) (*Index, func()) 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { idx.Run(ctx); close(done) }()
-	head, _ := st.Head(ws)
+	head, _ := views.Of(st).Head(ws)
 	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer wcancel()
 	if err := idx.WaitFor(wctx, ws, head); err != nil {

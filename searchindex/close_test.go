@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"github.com/padd/padd/storage/views"
 	"path/filepath"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestCloseOfPersistedIndexSkipsFlush(t *testing.T) {
 	wantHits(t, "before", f.search("idle"), a.ID)
 	bi := f.current()
 	testwait.Until(t, "the persister to write the index's snapshot", func() bool { return persisted(bi) })
-	head, err := f.store.Head(f.ws.ID)
+	head, err := views.Of(f.store).Head(f.ws.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestCloseRightAfterWriteKeepsIt(t *testing.T) {
 	f.search("first")
 	a := f.create("tasks", "Written right before the stop", "", nil)
 	wantHits(t, "before", f.search("stop"), a.ID)
-	head, err := f.store.Head(f.ws.ID)
+	head, err := views.Of(f.store).Head(f.ws.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

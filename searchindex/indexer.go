@@ -152,7 +152,7 @@ func (x *Index) catchUpWorkspace(ctx context.Context, ws string) error {
 		x.mu.Lock()
 		from := x.wm[ws]
 		x.mu.Unlock()
-		changes, head, err := x.store.ChangesSince(ctx, ws, from, 2000)
+		changes, head, err := x.views.ChangesSince(ctx, ws, from, 2000)
 		if err != nil {
 			return err
 		}

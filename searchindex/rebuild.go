@@ -122,7 +122,7 @@ func (x *Index) rebuild(ctx context.Context) error {
 		return err
 	}
 	for _, ws := range wss {
-		if heads[ws.ID], err = x.store.Head(ws.ID); err != nil {
+		if heads[ws.ID], err = x.views.Head(ws.ID); err != nil {
 			return abandon(err)
 		}
 		for after := ""; ; {

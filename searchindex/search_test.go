@@ -18,6 +18,7 @@ import (
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/syncstate"
+	"github.com/padd/padd/storage/views"
 )
 
 var user = model.UserActor(model.SourceCLI)
@@ -106,7 +107,7 @@ func quietLog() *slog.Logger {
 // bounds only a failure).
 func (f *fixture) caughtUp(ws string) {
 	f.t.Helper()
-	head, err := f.store.Head(ws)
+	head, err := views.Of(f.store).Head(ws)
 	if err != nil {
 		f.t.Fatal(err)
 	}

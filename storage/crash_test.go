@@ -77,10 +77,10 @@ func TestWALReplaysAcknowledgedWrites(t *testing.T) {
 	if !s.base.DB.BatchOpen() {
 		t.Fatal("the writes were checkpointed: the test would not exercise the log")
 	}
-	head, _ := s.Head(ws.Slug)
+	head, _ := rd(s).Head(ws.Slug)
 
 	r := reopen(t, crashCopy(t, s))
-	if got, _ := r.Head(ws.Slug); got != head {
+	if got, _ := rd(r).Head(ws.Slug); got != head {
 		t.Fatalf("head after replay = %d, want %d", got, head)
 	}
 	v, err := rd(r).GetItem(ws.Slug, refs[0])
@@ -212,7 +212,7 @@ func walSnapshot(t *testing.T, s *Store, ws string) string {
 		}
 		fmt.Fprintf(&b, "%s %q %v deleted=%v comments=%d\n", it.Ref, it.Title, it.Fields, it.DeletedAt != nil, len(cs))
 	}
-	changes, head, err := s.ChangesSince(context.Background(), ws, 0, 1000000)
+	changes, head, err := rd(s).ChangesSince(context.Background(), ws, 0, 1000000)
 	if err != nil {
 		t.Fatal(err)
 	}

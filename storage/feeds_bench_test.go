@@ -27,7 +27,7 @@ func benchLog(b *testing.B, n int) (*Store, string) {
 		}
 	}
 	for round := 0; ; round++ {
-		head, err := s.Head(ws)
+		head, err := rd(s).Head(ws)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -52,12 +52,12 @@ func reportPerOp(b *testing.B) {
 
 func BenchmarkChangesSince1000(b *testing.B) {
 	s, ws := benchLog(b, 20000)
-	head, _ := s.Head(ws)
+	head, _ := rd(s).Head(ws)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		after := int64(i*997) % (head - 1000)
-		page, _, err := s.ChangesSince(context.Background(), ws, after, 1000)
+		page, _, err := rd(s).ChangesSince(context.Background(), ws, after, 1000)
 		if err != nil || len(page) != 1000 {
 			b.Fatalf("%d entries, %v", len(page), err)
 		}
@@ -67,12 +67,12 @@ func BenchmarkChangesSince1000(b *testing.B) {
 
 func BenchmarkJournalSince1000(b *testing.B) {
 	s, _ := benchLog(b, 20000)
-	head, _ := s.GlobalHead()
+	head, _ := rd(s).GlobalHead()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		after := int64(i*997) % (head - 1000)
-		page, _, err := s.JournalSince(context.Background(), after, 1000)
+		page, _, err := rd(s).JournalSince(context.Background(), after, 1000)
 		if err != nil || len(page) != 1000 {
 			b.Fatalf("%d entries, %v", len(page), err)
 		}
@@ -84,11 +84,11 @@ func BenchmarkJournalSince1000(b *testing.B) {
 // 20 times each) into one deduplicated page.
 func BenchmarkItemsChangedSince1000(b *testing.B) {
 	s, ws := benchLog(b, 20000)
-	head, _ := s.Head(ws)
+	head, _ := rd(s).Head(ws)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := s.ItemsChangedSince(context.Background(), ws, head-1000, 0)
+		res, err := rd(s).ItemsChangedSince(context.Background(), ws, head-1000, 0)
 		if err != nil || len(res.Changes) != 50 {
 			b.Fatalf("%d rows, %v", len(res.Changes), err)
 		}
@@ -102,7 +102,7 @@ func BenchmarkChangesByTimeSearch(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := s.ChangesByTime(context.Background(), ws, now, "", 0); err != nil {
+		if _, err := rd(s).ChangesByTime(context.Background(), ws, now, "", 0); err != nil {
 			b.Fatal(err)
 		}
 	}

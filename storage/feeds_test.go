@@ -22,14 +22,14 @@ func TestChangesSincePagesEverySeqOnce(t *testing.T) {
 	bulkUpdates(t, s, ws, "TASK-1", 500, func(i int) ItemUpdate {
 		return ItemUpdate{Content: ptrTo(strconv.Itoa(i)), Replace: true}
 	})
-	head, _ := s.Head(ws)
+	head, _ := rd(s).Head(ws)
 	var seen []int64
 	var after int64
 	for pages := 0; ; pages++ {
 		if int64(pages) > head/100+2 {
 			t.Fatal("paging does not end")
 		}
-		page, h, err := s.ChangesSince(context.Background(), ws, after, 100)
+		page, h, err := rd(s).ChangesSince(context.Background(), ws, after, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,26 +55,26 @@ func TestChangesSincePagesEverySeqOnce(t *testing.T) {
 			t.Fatalf("gap or repeat at %d: %d", i, seq)
 		}
 	}
-	last, _, _ := s.ChangesSince(context.Background(), ws, head-1, 0)
+	last, _, _ := rd(s).ChangesSince(context.Background(), ws, head-1, 0)
 	if len(last) != 1 || last[0].Entity != model.EntityItem || last[0].Op != model.OpUpdated || last[0].Actor.Kind != model.ActorUser {
 		t.Fatalf("last entry %+v", last)
 	}
-	if page, _, _ := s.ChangesSince(context.Background(), ws, head, 0); len(page) != 0 {
+	if page, _, _ := rd(s).ChangesSince(context.Background(), ws, head, 0); len(page) != 0 {
 		t.Fatalf("after head: %v", page)
 	}
-	if page, _, _ := s.ChangesSince(context.Background(), ws, -5, 3); len(page) != 3 || page[0].Seq != 1 {
+	if page, _, _ := rd(s).ChangesSince(context.Background(), ws, -5, 3); len(page) != 3 || page[0].Seq != 1 {
 		t.Fatalf("negative cursor reads from the start: %v", page)
 	}
 	bulkUpdates(t, s, ws, "TASK-1", DefaultChangesLimit, func(i int) ItemUpdate {
 		return ItemUpdate{SortOrder: ptrTo(int64(i + 1))}
 	})
-	if page, _, _ := s.ChangesSince(context.Background(), ws, 0, 0); len(page) != DefaultChangesLimit {
+	if page, _, _ := rd(s).ChangesSince(context.Background(), ws, 0, 0); len(page) != DefaultChangesLimit {
 		t.Fatalf("default page %d", len(page))
 	}
-	if page, _, _ := s.ChangesSince(context.Background(), ws, 0, 1<<30); len(page) != int(head)+DefaultChangesLimit {
+	if page, _, _ := rd(s).ChangesSince(context.Background(), ws, 0, 1<<30); len(page) != int(head)+DefaultChangesLimit {
 		t.Fatalf("a large limit reads to the head here: %d", len(page))
 	}
-	_, _, err := s.ChangesSince(context.Background(), "missing", 0, 0)
+	_, _, err := rd(s).ChangesSince(context.Background(), "missing", 0, 0)
 	wantCode(t, err, model.CodeNotFound)
 }
 
@@ -86,11 +86,11 @@ func TestJournalSinceAcrossWorkspacesSkipsPurged(t *testing.T) {
 		mustCreate(t, s, a.Slug, "tasks", "a"+strconv.Itoa(i), nil)
 		mustCreate(t, s, b.Slug, "tasks", "b"+strconv.Itoa(i), nil)
 	}
-	all, head, err := s.JournalSince(context.Background(), 0, MaxChangesLimit)
+	all, head, err := rd(s).JournalSince(context.Background(), 0, MaxChangesLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gh, _ := s.GlobalHead(); gh != head || int64(len(all)) != head {
+	if gh, _ := rd(s).GlobalHead(); gh != head || int64(len(all)) != head {
 		t.Fatalf("journal %d entries, head %d, global head %d", len(all), head, gh)
 	}
 	per := map[string][]int64{}
@@ -101,7 +101,7 @@ func TestJournalSinceAcrossWorkspacesSkipsPurged(t *testing.T) {
 		per[e.WorkspaceID] = append(per[e.WorkspaceID], e.Seq)
 	}
 	for _, w := range []*model.Workspace{a, b} {
-		log, wh, _ := s.ChangesSince(context.Background(), w.Slug, 0, 0)
+		log, wh, _ := rd(s).ChangesSince(context.Background(), w.Slug, 0, 0)
 		if int64(len(per[w.ID])) != wh || len(log) != len(per[w.ID]) {
 			t.Fatalf("workspace %s: journal has %d, log %d, head %d", w.Slug, len(per[w.ID]), len(log), wh)
 		}
@@ -123,7 +123,7 @@ func TestJournalSinceAcrossWorkspacesSkipsPurged(t *testing.T) {
 	var got []JournalEntry
 	var after int64
 	for {
-		page, h, err := s.JournalSince(context.Background(), after, 4)
+		page, h, err := rd(s).JournalSince(context.Background(), after, 4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestJournalSinceAcrossWorkspacesSkipsPurged(t *testing.T) {
 		got = append(got, page...)
 		after = page[len(page)-1].Global
 	}
-	bLog, bHead, _ := s.ChangesSince(context.Background(), b.Slug, 0, 0)
+	bLog, bHead, _ := rd(s).ChangesSince(context.Background(), b.Slug, 0, 0)
 	if len(got) != len(bLog) || int64(len(got)) != bHead {
 		t.Fatalf("after purge: %d journal entries, workspace B has %d", len(got), len(bLog))
 	}
@@ -143,7 +143,7 @@ func TestJournalSinceAcrossWorkspacesSkipsPurged(t *testing.T) {
 			t.Fatalf("entry %d: %+v", i, e)
 		}
 	}
-	if gh, _ := s.GlobalHead(); after != gh {
+	if gh, _ := rd(s).GlobalHead(); after != gh {
 		t.Fatalf("caught up at %d, head %d", after, gh)
 	}
 }
@@ -163,7 +163,7 @@ func rowRefs(rows []ItemChange) []string {
 func TestItemsChangedSince(t *testing.T) {
 	s, _ := openTest(t)
 	ws := mustWorkspace(t, s, "Delta").Slug
-	start, _ := s.Head(ws)
+	start, _ := rd(s).Head(ws)
 	mustCreate(t, s, ws, "tasks", "A", nil)
 	mustCreate(t, s, ws, "tasks", "B", nil)
 	mustCreate(t, s, ws, "tasks", "C", nil)
@@ -175,9 +175,9 @@ func TestItemsChangedSince(t *testing.T) {
 	if _, err := s.AddLink(ws, "TASK-3", "TASK-1", model.LinkBlocks, user); err != nil {
 		t.Fatal(err)
 	}
-	head, _ := s.Head(ws)
+	head, _ := rd(s).Head(ws)
 
-	res, err := s.ItemsChangedSince(context.Background(), ws, start, 0)
+	res, err := rd(s).ItemsChangedSince(context.Background(), ws, start, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,27 +200,27 @@ func TestItemsChangedSince(t *testing.T) {
 	}
 
 	// Pages: the cursor is the last row's seq; nothing is lost or repeated.
-	p1, _ := s.ItemsChangedSince(context.Background(), ws, start, 2)
+	p1, _ := rd(s).ItemsChangedSince(context.Background(), ws, start, 2)
 	if got := rowRefs(p1.Changes); len(got) != 2 || p1.Cursor != p1.Changes[1].Seq {
 		t.Fatalf("page 1 %v cursor %d", got, p1.Cursor)
 	}
-	p2, _ := s.ItemsChangedSince(context.Background(), ws, p1.Cursor, 2)
+	p2, _ := rd(s).ItemsChangedSince(context.Background(), ws, p1.Cursor, 2)
 	if got := rowRefs(p2.Changes); len(got) != 1 || got[0] != "TASK-2(deleted)" || p2.Cursor != head {
 		t.Fatalf("page 2 %v cursor %d", got, p2.Cursor)
 	}
-	empty, _ := s.ItemsChangedSince(context.Background(), ws, head, 0)
+	empty, _ := rd(s).ItemsChangedSince(context.Background(), ws, head, 0)
 	if len(empty.Changes) != 0 || empty.Cursor != head {
 		t.Fatalf("caught up: %+v", empty)
 	}
-	ahead, _ := s.ItemsChangedSince(context.Background(), ws, head+10, 0)
+	ahead, _ := rd(s).ItemsChangedSince(context.Background(), ws, head+10, 0)
 	if ahead.Cursor != head+10 {
 		t.Fatalf("a cursor past the head is kept: %d", ahead.Cursor)
 	}
 
 	// Many updates of one item: one row, at its latest seq.
 	bulkUpdates(t, s, ws, "TASK-1", 300, func(i int) ItemUpdate { return ItemUpdate{SortOrder: ptrTo(int64(i + 1))} })
-	res, _ = s.ItemsChangedSince(context.Background(), ws, head, 0)
-	h2, _ := s.Head(ws)
+	res, _ = rd(s).ItemsChangedSince(context.Background(), ws, head, 0)
+	h2, _ := rd(s).Head(ws)
 	if len(res.Changes) != 1 || res.Changes[0].Seq != h2 || res.Changes[0].SortOrder != 300 {
 		t.Fatalf("deduped: %v", rowRefs(res.Changes))
 	}
@@ -250,7 +250,7 @@ func TestItemsChangedSinceRewriteUnderOtherEntity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.ItemsChangedSince(context.Background(), ws, it.Seq-1, 0)
+	res, err := rd(s).ItemsChangedSince(context.Background(), ws, it.Seq-1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestItemsIndexThenChanges(t *testing.T) {
 	if _, err := s.DeleteItem(ws, "TASK-4", user); err != nil {
 		t.Fatal(err)
 	}
-	idx, err := s.ItemsIndex(context.Background(), ws, "", false)
+	idx, err := rd(s).ItemsIndex(context.Background(), ws, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,24 +289,24 @@ func TestItemsIndexThenChanges(t *testing.T) {
 	if len(got) != 3 || got[0] != "TASK-3" || got[1] != "IDEA-2" || got[2] != "TASK-1" {
 		t.Fatalf("index %v", got)
 	}
-	if head, _ := s.Head(ws); idx.Cursor != head {
+	if head, _ := rd(s).Head(ws); idx.Cursor != head {
 		t.Fatalf("cursor %d, head %d", idx.Cursor, head)
 	}
-	if all, _ := s.ItemsIndex(context.Background(), ws, "", true); len(all.Items) != 4 || all.Items[0].Ref != "TASK-4" || all.Items[0].DeletedAt == nil {
+	if all, _ := rd(s).ItemsIndex(context.Background(), ws, "", true); len(all.Items) != 4 || all.Items[0].Ref != "TASK-4" || all.Items[0].DeletedAt == nil {
 		t.Fatalf("with archived: %+v", all.Items)
 	}
-	if tasks, _ := s.ItemsIndex(context.Background(), ws, "task", false); len(tasks.Items) != 2 {
+	if tasks, _ := rd(s).ItemsIndex(context.Background(), ws, "task", false); len(tasks.Items) != 2 {
 		t.Fatalf("collection filter: %d", len(tasks.Items))
 	}
-	if none, err := s.ItemsIndex(context.Background(), ws, "no-such", false); err != nil || len(none.Items) != 0 || none.Cursor != idx.Cursor {
+	if none, err := rd(s).ItemsIndex(context.Background(), ws, "no-such", false); err != nil || len(none.Items) != 0 || none.Cursor != idx.Cursor {
 		t.Fatalf("unknown collection: %+v %v", none, err)
 	}
 	// A bootstrap then a delta: the delta starts exactly after the index.
-	if d, _ := s.ItemsChangedSince(context.Background(), ws, idx.Cursor, 0); len(d.Changes) != 0 {
+	if d, _ := rd(s).ItemsChangedSince(context.Background(), ws, idx.Cursor, 0); len(d.Changes) != 0 {
 		t.Fatalf("nothing after the index: %v", rowRefs(d.Changes))
 	}
 	mustUpdateItem(t, s, ws, "IDEA-2", ItemUpdate{Title: ptrTo("Idea 2")})
-	if d, _ := s.ItemsChangedSince(context.Background(), ws, idx.Cursor, 0); len(d.Changes) != 1 || d.Changes[0].Title != "Idea 2" {
+	if d, _ := rd(s).ItemsChangedSince(context.Background(), ws, idx.Cursor, 0); len(d.Changes) != 1 || d.Changes[0].Title != "Idea 2" {
 		t.Fatalf("delta after index: %v", rowRefs(d.Changes))
 	}
 }
@@ -335,7 +335,7 @@ func TestChangesByTimeBoundariesAndPaging(t *testing.T) {
 		return out
 	}
 	// since is truncated to whole seconds and inclusive: 11.9s reads from 11s.
-	tc, err := s.ChangesByTime(context.Background(), ws, ms(11900*time.Millisecond), "", 0)
+	tc, err := rd(s).ChangesByTime(context.Background(), ws, ms(11900*time.Millisecond), "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,19 +351,19 @@ func TestChangesByTimeBoundariesAndPaging(t *testing.T) {
 	if tc.Items[0].Content != "" {
 		t.Fatalf("C has no body: %q", tc.Items[0].Content)
 	}
-	if tc, _ = s.ChangesByTime(context.Background(), ws, ms(12*time.Second+999*time.Millisecond), "", 0); len(tc.Items) != 1 {
+	if tc, _ = rd(s).ChangesByTime(context.Background(), ws, ms(12*time.Second+999*time.Millisecond), "", 0); len(tc.Items) != 1 {
 		t.Fatalf("since 12.999s: %v", refsOf(tc))
 	}
-	if tc, _ = s.ChangesByTime(context.Background(), ws, ms(13*time.Second), "", 0); len(tc.Items) != 0 || tc.HasMore {
+	if tc, _ = rd(s).ChangesByTime(context.Background(), ws, ms(13*time.Second), "", 0); len(tc.Items) != 0 || tc.HasMore {
 		t.Fatalf("since 13s: %v", refsOf(tc))
 	}
-	if tc, _ = s.ChangesByTime(context.Background(), ws, 0, "", 0); len(tc.Items) != 3 {
+	if tc, _ = rd(s).ChangesByTime(context.Background(), ws, 0, "", 0); len(tc.Items) != 3 {
 		t.Fatalf("since 0: %v", refsOf(tc))
 	}
 
 	// Paging: limit 1 walks A, C, B(deleted) in write order with one
 	// server_time; writes during the walk wait for the next walk.
-	tc, _ = s.ChangesByTime(context.Background(), ws, ms(0), "", 1)
+	tc, _ = rd(s).ChangesByTime(context.Background(), ws, ms(0), "", 1)
 	server := tc.ServerTime
 	var walk []string
 	for pages := 0; ; pages++ {
@@ -381,20 +381,20 @@ func TestChangesByTimeBoundariesAndPaging(t *testing.T) {
 			clk.advance(time.Minute)
 			mustCreate(t, s, ws, "tasks", "D", nil)
 		}
-		if tc, err = s.ChangesByTime(context.Background(), ws, -1, tc.NextCursor, 1); err != nil {
+		if tc, err = rd(s).ChangesByTime(context.Background(), ws, -1, tc.NextCursor, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if len(walk) != 3 || walk[0] != "TASK-1" || walk[1] != "TASK-3" || walk[2] != "TASK-2" {
 		t.Fatalf("walk %v", walk)
 	}
-	next, _ := s.ChangesByTime(context.Background(), ws, server, "", 0)
+	next, _ := rd(s).ChangesByTime(context.Background(), ws, server, "", 0)
 	if got := refsOf(next); len(got) == 0 || got[len(got)-1] != "TASK-4" {
 		t.Fatalf("next walk from server_time misses the write made during the last one: %v", got)
 	}
 
 	// Refusals.
-	first, _ := s.ChangesByTime(context.Background(), ws, 0, "", 1)
+	first, _ := rd(s).ChangesByTime(context.Background(), ws, 0, "", 1)
 	for _, c := range []struct {
 		since  int64
 		cursor string
@@ -404,14 +404,14 @@ func TestChangesByTimeBoundariesAndPaging(t *testing.T) {
 		{-1, "garbage"},
 		{-1, "dDF8eHwxfDJ8M3w0"},
 	} {
-		_, err := s.ChangesByTime(context.Background(), ws, c.since, c.cursor, 0)
+		_, err := rd(s).ChangesByTime(context.Background(), ws, c.since, c.cursor, 0)
 		wantCode(t, err, model.CodeBadRequest)
 	}
-	if _, err := s.ChangesByTime(context.Background(), ws, 0, first.NextCursor, 1); err != nil {
+	if _, err := rd(s).ChangesByTime(context.Background(), ws, 0, first.NextCursor, 1); err != nil {
 		t.Fatalf("cursor with its own since: %v", err)
 	}
 	other := mustWorkspace(t, s, "Other").Slug
-	_, err = s.ChangesByTime(context.Background(), other, -1, first.NextCursor, 0)
+	_, err = rd(s).ChangesByTime(context.Background(), other, -1, first.NextCursor, 0)
 	wantCode(t, err, model.CodeBadRequest)
 }
 
@@ -424,11 +424,11 @@ func TestChangesByTimeLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tc, err := s.ChangesByTime(context.Background(), ws, 0, "", 5000)
+	tc, err := rd(s).ChangesByTime(context.Background(), ws, 0, "", 5000)
 	if err != nil || len(tc.Items) != DefaultTimeChangesLimit || !tc.HasMore {
 		t.Fatalf("capped page: %d more %v %v", len(tc.Items), tc.HasMore, err)
 	}
-	rest, _ := s.ChangesByTime(context.Background(), ws, -1, tc.NextCursor, 0)
+	rest, _ := rd(s).ChangesByTime(context.Background(), ws, -1, tc.NextCursor, 0)
 	if len(rest.Items) != 5 || rest.HasMore {
 		t.Fatalf("rest: %d more %v", len(rest.Items), rest.HasMore)
 	}
@@ -453,7 +453,7 @@ func TestChangesByTimeMatchesScan(t *testing.T) {
 		mustUpdateItem(t, s, ws, ref, ItemUpdate{SortOrder: ptrTo(int64(i))})
 	}
 	end := clk.t
-	all, _ := s.ItemsIndex(context.Background(), ws, "", true)
+	all, _ := rd(s).ItemsIndex(context.Background(), ws, "", true)
 	for since := t0.Add(-time.Second); !since.After(end.Add(time.Second)); since = since.Add(250 * time.Millisecond) {
 		cut := since.Truncate(time.Second)
 		var want []string
@@ -462,7 +462,7 @@ func TestChangesByTimeMatchesScan(t *testing.T) {
 				want = append(want, it.ID)
 			}
 		}
-		tc, err := s.ChangesByTime(context.Background(), ws, since.UnixMilli(), "", 0)
+		tc, err := rd(s).ChangesByTime(context.Background(), ws, since.UnixMilli(), "", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -501,7 +501,7 @@ func TestClockSeededFromLogOnOpen(t *testing.T) {
 	}
 	defer s.Close()
 	it := mustCreate(t, s, ws, "tasks", "After restart", nil)
-	log, _, _ := s.ChangesSince(context.Background(), ws, it.Seq-1, 1)
+	log, _, _ := rd(s).ChangesSince(context.Background(), ws, it.Seq-1, 1)
 	if len(log) != 1 || log[0].At.Before(late) {
 		t.Fatalf("change-log time went back: %+v", log)
 	}

@@ -75,7 +75,7 @@ func wantNothingImported(t *testing.T, s *Store, global int64) {
 	if all, staged := wsBuckets(t, s.base.View); all != 1 || staged != 0 {
 		t.Errorf("%d workspace bucket trees, %d staged; want keep's alone", all, staged)
 	}
-	if g, _ := s.GlobalHead(); g != global {
+	if g, _ := rd(s).GlobalHead(); g != global {
 		t.Errorf("the journal moved from %d to %d", global, g)
 	}
 	if im := s.Imports(); len(im) != 0 {
@@ -111,7 +111,7 @@ func TestImportRefusedInALaterChunkLeavesNothing(t *testing.T) {
 			chunks := 0
 			s, _ := openTestWith(t, Options{NoSync: true, ImportStep: func(context.Context, int) { chunks++ }})
 			mustCreate(t, s, mustWorkspace(t, s, "Keep").Slug, "tasks", "Kept", nil)
-			global, _ := s.GlobalHead()
+			global, _ := rd(s).GlobalHead()
 			_, err := s.ImportWorkspace(context.Background(), in(), user)
 			e := wantCode(t, err, model.CodeValidation)
 			if e.Details["entity"] != "item" || e.Details["index"] != at {
@@ -138,7 +138,7 @@ func TestReadsDuringAnImportSeeNoHalfWorkspace(t *testing.T) {
 		}
 	}})
 	keep := mustWorkspace(t, s, "Keep")
-	global, _ := s.GlobalHead()
+	global, _ := rd(s).GlobalHead()
 	type answer struct {
 		out *ImportOutcome
 		err error
@@ -161,7 +161,7 @@ func TestReadsDuringAnImportSeeNoHalfWorkspace(t *testing.T) {
 	if _, err := rd(s).GetWorkspace("big"); !model.IsNotFound(err) {
 		t.Errorf("during the import its workspace resolves: %v", err)
 	}
-	if entries, _, err := s.JournalSince(context.Background(), global, 100); err != nil || len(entries) != 0 {
+	if entries, _, err := rd(s).JournalSince(context.Background(), global, 100); err != nil || len(entries) != 0 {
 		t.Errorf("during the import the journal holds %d entries (%v)", len(entries), err)
 	}
 	it := mustCreate(t, s, keep.Slug, "tasks", "Written beside the import", nil)
@@ -187,7 +187,7 @@ func TestReadsDuringAnImportSeeNoHalfWorkspace(t *testing.T) {
 		t.Errorf("the imported workspace holds %d items (%v), want %d", n, err, importItems)
 	}
 	checkListIndex(t, s, a.out.Workspace.ID)
-	entries, _, err := s.JournalSince(context.Background(), global, 100)
+	entries, _, err := rd(s).JournalSince(context.Background(), global, 100)
 	if err != nil || len(entries) != 2 {
 		t.Fatalf("the journal after the import: %+v, %v; want the write beside it and the import", entries, err)
 	}
@@ -210,7 +210,7 @@ func TestImportStoppedLeavesNothing(t *testing.T) {
 		}
 	}})
 	mustWorkspace(t, s, "Keep")
-	global, _ := s.GlobalHead()
+	global, _ := rd(s).GlobalHead()
 	_, err := s.ImportWorkspace(ctx, bigImport(importItems), user)
 	if !IsImportStopped(err) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("a stopped import answered %v", err)
@@ -234,7 +234,7 @@ func TestInterruptedImportIsDroppedAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustWorkspace(t, s, "Keep")
-	global, _ := s.GlobalHead()
+	global, _ := rd(s).GlobalHead()
 	done := make(chan error, 1)
 	go func() {
 		_, err := s.ImportWorkspace(context.Background(), bigImport(importItems), user)

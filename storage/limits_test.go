@@ -91,7 +91,7 @@ func TestLimitsHeldOnEveryWritePath(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			head, _ := s.Head(ws)
+			head, _ := rd(s).Head(ws)
 			e := wantCode(t, tc.write(), model.CodeValidation)
 			if e.Details["field"] != tc.limit {
 				t.Fatalf("refusal names %v, want %q: %v", e.Details["field"], tc.limit, e)
@@ -99,7 +99,7 @@ func TestLimitsHeldOnEveryWritePath(t *testing.T) {
 			if len(e.Message) > 400 {
 				t.Fatalf("the refusal echoes the value: %d bytes", len(e.Message))
 			}
-			if h, _ := s.Head(ws); h != head {
+			if h, _ := rd(s).Head(ws); h != head {
 				t.Fatalf("a refused write moved the head from %d to %d", head, h)
 			}
 		})

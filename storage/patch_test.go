@@ -40,7 +40,7 @@ func TestPatchRefusalsWriteNothing(t *testing.T) {
 	doc := patchDoc(t, s, ws, "alpha beta alpha\n")
 	other := patchDoc(t, s, ws, "other body\n")
 	p := mustPatch(t, s, ws, other.Ref, PatchRequest{Edits: edits("other", "another")})
-	head, _ := s.Head(ws)
+	head, _ := rd(s).Head(ws)
 	cases := []struct {
 		name string
 		in   PatchRequest
@@ -63,7 +63,7 @@ func TestPatchRefusalsWriteNothing(t *testing.T) {
 			if tc.name == "no net change" && e.Details["ref"] != doc.Ref {
 				t.Fatalf("details %v", e.Details)
 			}
-			if h, _ := s.Head(ws); h != head {
+			if h, _ := rd(s).Head(ws); h != head {
 				t.Fatal("a refused patch moved the seq")
 			}
 		})

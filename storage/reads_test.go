@@ -95,3 +95,27 @@ func (t testReads) GetItems(ws string, refs []string) ([]*ItemView, error) {
 func (t testReads) ListItems(ctx context.Context, ws string, p ListParams) (*ListResult, error) {
 	return records.ReadList(ctx, t.base, ws, p)
 }
+
+func (t testReads) Head(ws string) (int64, error) { return records.ReadHead(t.base, ws) }
+
+func (t testReads) GlobalHead() (int64, error) { return records.ReadGlobalHead(t.base) }
+
+func (t testReads) ChangesSince(ctx context.Context, ws string, afterSeq int64, limit int) ([]model.Change, int64, error) {
+	return records.ChangesSince(ctx, t.base, ws, afterSeq, limit)
+}
+
+func (t testReads) JournalSince(ctx context.Context, afterGlobal int64, limit int) ([]JournalEntry, int64, error) {
+	return records.JournalSince(ctx, t.base, afterGlobal, limit)
+}
+
+func (t testReads) ItemsChangedSince(ctx context.Context, ws string, afterSeq int64, limit int) (*ItemChanges, error) {
+	return records.ItemsChangedSince(ctx, t.base, ws, afterSeq, limit)
+}
+
+func (t testReads) ItemsIndex(ctx context.Context, ws, collection string, includeArchived bool) (*ItemsIndexResult, error) {
+	return records.ItemsIndex(ctx, t.base, ws, collection, includeArchived)
+}
+
+func (t testReads) ChangesByTime(ctx context.Context, ws string, sinceUnixMs int64, cursor string, limit int) (*TimeChanges, error) {
+	return records.ChangesByTime(ctx, t.base, ws, sinceUnixMs, cursor, limit)
+}

@@ -172,7 +172,7 @@ func TestDeleteRoleClearsAssignments(t *testing.T) {
 	if got := wsSeq(t, s, ws); got != head+3 {
 		t.Fatalf("role + 2 items: head %d -> %d", head, got)
 	}
-	changes, _, err := s.ChangesSince(context.Background(), ws, head, 10)
+	changes, _, err := rd(s).ChangesSince(context.Background(), ws, head, 10)
 	if err != nil || len(changes) != 3 || changes[0].Entity != model.EntityRole || changes[0].Op != model.OpDeleted {
 		t.Fatalf("logged %+v %v", changes, err)
 	}

@@ -224,7 +224,7 @@ func (m *sim) refused() {
 	if it == nil {
 		return
 	}
-	head, _ := m.s.Head(m.ws)
+	head, _ := rd(m.s).Head(m.ws)
 	bad := "not-a-status"
 	stale := int64(1)
 	for _, up := range []ItemUpdate{
@@ -241,7 +241,7 @@ func (m *sim) refused() {
 			m.t.Fatalf("update %+v was accepted", up)
 		}
 	}
-	if h, _ := m.s.Head(m.ws); h != head {
+	if h, _ := rd(m.s).Head(m.ws); h != head {
 		m.t.Fatalf("refused writes moved the seq %d -> %d", head, h)
 	}
 }

@@ -151,7 +151,7 @@ func Open(path string, opt Options) (*Store, error) {
 	s.base.DB = db
 	// The clock starts at the newest change on file, so change-log times
 	// never go back across a restart (ChangesByTime relies on it).
-	_ = s.base.View(func(tx *records.Txn) error { s.base.StartClock(newestChangeTime(tx)); return nil })
+	_ = s.base.View(func(tx *records.Txn) error { s.base.StartClock(records.NewestChangeTime(tx)); return nil })
 	return s, nil
 }
 

@@ -107,11 +107,11 @@ func TestWatchNotesOfAMove(t *testing.T) {
 	if _, err := s.CreateWatch(ws.Slug, "IDEA-1", "status=open"); err != nil {
 		t.Fatal(err)
 	}
-	head, _ := s.GlobalHead()
+	head, _ := rd(s).GlobalHead()
 	if _, err := s.MoveItem(ws.Slug, "IDEA-1", MoveInput{Target: "tasks", Fields: map[string]any{"status": "open"}}, user); err != nil {
 		t.Fatal(err)
 	}
-	entries, _, err := s.JournalSince(context.Background(), head, 10)
+	entries, _, err := rd(s).JournalSince(context.Background(), head, 10)
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("journal: %+v %v", entries, err)
 	}

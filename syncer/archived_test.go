@@ -99,7 +99,7 @@ func TestChildOfAnArchivedParent(t *testing.T) {
 			if n := l.conflicts(t) - before; n != 1 {
 				t.Errorf("%d conflicts, want 1 (the parent kept alive)", n)
 			}
-			idx, err := l.Store.ItemsIndex(ctx, "team", "", true)
+			idx, err := views.Of(l.Store).ItemsIndex(ctx, "team", "", true)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -364,7 +364,7 @@ func (w *worker) pushAll(ctx context.Context, c *remote.Client, link *storage.Re
 			return refusedOr(w, err)
 		}
 	}
-	idx, err := w.m.store.ItemsIndex(ctx, w.wsID, "", true)
+	idx, err := w.m.views.ItemsIndex(ctx, w.wsID, "", true)
 	if err != nil {
 		return err
 	}

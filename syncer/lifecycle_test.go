@@ -166,7 +166,7 @@ func TestRemoteGoneThenUnlink(t *testing.T) {
 	if _, err := l.M.Status("team"); err == nil {
 		t.Error("an unlinked workspace still has a sync status")
 	}
-	idx, err := l.Store.ItemsIndex(t.Context(), "team", "", true)
+	idx, err := views.Of(l.Store).ItemsIndex(t.Context(), "team", "", true)
 	if err != nil || len(idx.Items) != 2 {
 		t.Fatalf("after unlink the local workspace has %d items (%v), want 2", len(idx.Items), err)
 	}

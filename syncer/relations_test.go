@@ -143,7 +143,7 @@ func localRelations(l *local, ws, title string) (map[string]any, error) {
 }
 
 func (l *localSide) findT(title string) string {
-	idx, err := l.s.ItemsIndex(context.Background(), l.ws, "", true)
+	idx, err := views.Of(l.s).ItemsIndex(context.Background(), l.ws, "", true)
 	if err != nil {
 		return ""
 	}

@@ -226,7 +226,7 @@ func (l *localSide) get(t *testing.T, ref string) (state, error) {
 }
 
 func (l *localSide) find(t *testing.T, title string) string {
-	idx, err := l.s.ItemsIndex(t.Context(), l.ws, "", true)
+	idx, err := views.Of(l.s).ItemsIndex(t.Context(), l.ws, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

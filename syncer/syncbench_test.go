@@ -438,7 +438,7 @@ func BenchmarkSyncClone10k(b *testing.B) {
 	b.ReportMetric(took.Seconds(), "clone-s")
 	b.Logf("clone of %d items and %d comments: %.2f s", items, comments, took.Seconds())
 	b.ReportMetric(float64(cnt.report(b)), "requests")
-	idx, err := l.Store.ItemsIndex(context.Background(), "team", "", true)
+	idx, err := views.Of(l.Store).ItemsIndex(context.Background(), "team", "", true)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -484,7 +484,7 @@ func backlog(b *testing.B, opts testremote.Options) {
 	if _, err := l.M.Pause("team"); err != nil {
 		b.Fatal(err)
 	}
-	idx, err := l.Store.ItemsIndex(context.Background(), "team", "", false)
+	idx, err := views.Of(l.Store).ItemsIndex(context.Background(), "team", "", false)
 	if err != nil || len(idx.Items) != edits {
 		b.Fatalf("the clone holds %d items (%v), want %d", len(idx.Items), err, edits)
 	}

@@ -260,7 +260,7 @@ func (v *verifier) readLocal(ctx context.Context) error {
 			v.lcolls[cs[i].ID] = &cs[i]
 		}
 	}
-	idx, err := v.m.store.ItemsIndex(ctx, v.ws, "", true)
+	idx, err := v.m.views.ItemsIndex(ctx, v.ws, "", true)
 	if err != nil {
 		return err
 	}

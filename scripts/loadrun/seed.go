@@ -12,6 +12,7 @@ import (
 	"github.com/padd/padd/bench"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // seeded is the workspace written before padd starts.
@@ -115,7 +116,7 @@ func seedWorkspace(home string, n int, seed uint64, maxComments int) (_ *seeded,
 		return nil, fmt.Errorf("seed counter: %w", err)
 	}
 	out.CounterRef = counter.Item.Ref
-	if out.Head, err = st.Head(ws.ID); err != nil {
+	if out.Head, err = views.Of(st).Head(ws.ID); err != nil {
 		return nil, err
 	}
 	out.Took = time.Since(start)

@@ -47,7 +47,7 @@ func TestDoorReads(t *testing.T) {
 	if err := s.DeleteWorkspace(ws.Slug, user); err != nil {
 		t.Fatal(err)
 	}
-	entries, _, err := s.JournalSince(context.Background(), 0, 0)
+	entries, _, err := Of(s).JournalSince(context.Background(), 0, 0)
 	if err != nil || len(entries) == 0 {
 		t.Fatalf("journal: %d entries, %v", len(entries), err)
 	}

@@ -160,7 +160,7 @@ func TestRestoreVersion(t *testing.T) {
 	s, clk, ws, created := versioned(t, "first body", "second body", "third body")
 	vs, _ := Of(s).ListVersions(ws, "TASK-1", 0, false)
 	target := vs[2] // "first body", the create
-	headBefore, _ := s.Head(ws)
+	headBefore, _ := Of(s).Head(ws)
 	clk.advance(time.Minute)
 	res, err := s.RestoreVersion(ws, "TASK-1", target.ID, model.Actor{Kind: model.ActorAgent, Name: "bot", Source: model.SourceMCP})
 	if err != nil {
@@ -195,12 +195,12 @@ func TestRestoreVersion(t *testing.T) {
 		t.Fatalf("restore activity: %+v", a)
 	}
 	// Restoring the body it already has writes nothing.
-	head, _ := s.Head(ws)
+	head, _ := Of(s).Head(ws)
 	res, err = s.RestoreVersion(ws, "TASK-1", target.ID, user)
 	if err != nil || res.Changed {
 		t.Fatalf("no-op restore: %+v %v", res, err)
 	}
-	if h, _ := s.Head(ws); h != head {
+	if h, _ := Of(s).Head(ws); h != head {
 		t.Fatalf("no-op restore moved the head %d -> %d", head, h)
 	}
 }
@@ -208,7 +208,7 @@ func TestRestoreVersion(t *testing.T) {
 func TestRestoreVersionRefusals(t *testing.T) {
 	s, _, ws, _ := versioned(t, "a", "b")
 	vs, _ := Of(s).ListVersions(ws, "TASK-1", 0, false)
-	head, _ := s.Head(ws)
+	head, _ := Of(s).Head(ws)
 	_, err := s.RestoreVersion(ws, "TASK-1", records.NewID(), user)
 	wantCode(t, err, model.CodeNotFound)
 	if _, err := s.DeleteItem(ws, "TASK-1", user); err != nil {
@@ -219,7 +219,7 @@ func TestRestoreVersionRefusals(t *testing.T) {
 	if e := wantCode(t, err, model.CodeArchived); e.Details["ref"] == nil {
 		t.Fatalf("archived refusal details %v", e.Details)
 	}
-	if h, _ := s.Head(ws); h != head {
+	if h, _ := Of(s).Head(ws); h != head {
 		t.Fatalf("a refused restore wrote: head %d -> %d", head, h)
 	}
 	// History of an archived item stays readable.

@@ -56,11 +56,11 @@ func TestProvisionalRefsAndAdoption(t *testing.T) {
 		t.Fatalf("child's parent ref after adoption = %s", c.ParentRef)
 	}
 	// Adopting the same number again changes nothing.
-	head, _ := s.Head(ws.Slug)
+	head, _ := Of(s).Head(ws.Slug)
 	if _, err := s.AdoptRemoteRef(ws.Slug, "TASK-L1", 7); err != nil {
 		t.Fatal(err)
 	}
-	if h, _ := s.Head(ws.Slug); h != head {
+	if h, _ := Of(s).Head(ws.Slug); h != head {
 		t.Fatalf("a second adoption wrote: head %d -> %d", head, h)
 	}
 	// The renumbering is in the change log (readers see the new ref) and

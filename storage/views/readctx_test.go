@@ -88,15 +88,15 @@ func longReads(s *storage.Store, ws string, now time.Time) []longRead {
 		{"list filtered", func(ctx context.Context) (any, error) {
 			return ans(Of(s).ListItems(ctx, ws, storage.ListParams{Limit: 5000, NonTerminal: true, Fields: map[string][]string{"priority": {"medium"}}}))
 		}},
-		{"items index", func(ctx context.Context) (any, error) { return ans(s.ItemsIndex(ctx, ws, "", true)) }},
-		{"items changed since", func(ctx context.Context) (any, error) { return ans(s.ItemsChangedSince(ctx, ws, 0, 0)) }},
-		{"changes by time", func(ctx context.Context) (any, error) { return ans(s.ChangesByTime(ctx, ws, 0, "", 0)) }},
+		{"items index", func(ctx context.Context) (any, error) { return ans(Of(s).ItemsIndex(ctx, ws, "", true)) }},
+		{"items changed since", func(ctx context.Context) (any, error) { return ans(Of(s).ItemsChangedSince(ctx, ws, 0, 0)) }},
+		{"changes by time", func(ctx context.Context) (any, error) { return ans(Of(s).ChangesByTime(ctx, ws, 0, "", 0)) }},
 		{"changes since", func(ctx context.Context) (any, error) {
-			chs, _, err := s.ChangesSince(ctx, ws, 0, storage.MaxChangesLimit)
+			chs, _, err := Of(s).ChangesSince(ctx, ws, 0, storage.MaxChangesLimit)
 			return chs, err
 		}},
 		{"journal since", func(ctx context.Context) (any, error) {
-			es, _, err := s.JournalSince(ctx, 0, storage.MaxChangesLimit)
+			es, _, err := Of(s).JournalSince(ctx, 0, storage.MaxChangesLimit)
 			return es, err
 		}},
 		{"activity", func(ctx context.Context) (any, error) {
