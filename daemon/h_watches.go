@@ -58,7 +58,7 @@ func (s *Server) unwatch(w http.ResponseWriter, r *http.Request) error {
 
 // watches lists every watch, across workspaces, as a bare array.
 func (s *Server) watches(w http.ResponseWriter, _ *http.Request) error {
-	list, err := s.store.ListWatches()
+	list, err := s.views.ListWatches()
 	if err != nil {
 		return err
 	}

@@ -273,7 +273,7 @@ func TestLinksOutOfTheTreeAreNotFollowed(t *testing.T) {
 	})
 	r.create("tasks", "Beta", nil)
 	r.fileOf("TASK-3")
-	if n, err := r.store.ItemCount(r.ws); err != nil || n != 3 {
+	if n, err := views.Of(r.store).ItemCount(r.ws); err != nil || n != 3 {
 		t.Fatalf("%d items (%v), want 3: a linked file was read as an item", n, err)
 	}
 	if _, err := os.Stat(secret); err != nil {

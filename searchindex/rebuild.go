@@ -86,7 +86,7 @@ func (x *Index) rebuild(ctx context.Context) error {
 	}
 	total := 0
 	for _, ws := range wss {
-		n, err := x.store.ItemCount(ws.ID)
+		n, err := x.views.ItemCount(ws.ID)
 		if err != nil {
 			return err
 		}

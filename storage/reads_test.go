@@ -119,3 +119,5 @@ func (t testReads) ItemsIndex(ctx context.Context, ws, collection string, includ
 func (t testReads) ChangesByTime(ctx context.Context, ws string, sinceUnixMs int64, cursor string, limit int) (*TimeChanges, error) {
 	return records.ChangesByTime(ctx, t.base, ws, sinceUnixMs, cursor, limit)
 }
+
+func (t testReads) ListWatches() ([]Watch, error) { return records.ReadWatches(t.base) }

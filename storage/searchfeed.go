@@ -119,13 +119,3 @@ func (s *Store) ScanItems(ctx context.Context, ws, after string, limit int) (doc
 	}
 	return docs, next, nil
 }
-
-// ItemCount is the number of items (live and archived) in a workspace.
-func (s *Store) ItemCount(ws string) (int, error) {
-	n := 0
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		n = int(records.CountOf(r.WS, []byte{records.KindAll, records.LifeLive}) + records.CountOf(r.WS, []byte{records.KindAll, records.LifeArchived}))
-		return nil
-	})
-	return n, err
-}

@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -14,14 +13,13 @@ import (
 // Item watches (Pad's EVT-02): the local user's durable subscriptions to
 // items, in one top-level records.Bucket, across workspaces:
 //
-//	watches  workspace id(16) | item id(16)  ->  watchRecord (JSON)
+//	watches  workspace id(16) | item id(16)  ->  records.WatchRecord (JSON)
 //
 // A watch is bookkeeping, not an edit: it takes no seq and no change-log
 // entry, and it is not synced (Pad keeps watches per user on its
 // server). It outlives an archive of its item, as Pad's does; it goes
 // with its item's workspace when that is purged (read past here, and
-// swept by the next CreateWatch).
-var bWatches = []byte("watches")
+// swept by the next CreateWatch). The bucket is records.BWatches.
 
 // MaxWatches is how many watches padd keeps; one more is refused.
 const MaxWatches = 1_000
@@ -41,24 +39,8 @@ const (
 // Pad's.
 const watchSummaryRunes = 120
 
-type watchRecord struct {
-	ID        string    `json:"id"`
-	Predicate string    `json:"predicate,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-// Watch is one watch with its item's names, as GET /watches lists it.
-type Watch struct {
-	ID            string
-	WorkspaceID   string
-	WorkspaceSlug string
-	ItemID        string
-	ItemRef       string
-	ItemTitle     string
-	ItemSlug      string
-	Predicate     string
-	CreatedAt     time.Time
-}
+// Watch is records.Watch, the type storage's callers name.
+type Watch = records.Watch
 
 // ParseWatchPredicate splits "field=value" as Pad's server does: the
 // whole is trimmed, and the field is what comes before the first '=',
@@ -109,14 +91,14 @@ func (s *Store) CreateWatch(ws, ref, predicate string) (*Watch, error) {
 		if err != nil {
 			return err
 		}
-		bk, err := tx.CreateBucketIfNotExists(bWatches)
+		bk, err := tx.CreateBucketIfNotExists(records.BWatches)
 		if err != nil {
 			return err
 		}
 		key := watchKey(rec.ID, it.ID)
-		w := watchRecord{ID: records.NewID(), Predicate: predicate, CreatedAt: records.Tstamp(s.base.Now())}
+		w := records.WatchRecord{ID: records.NewID(), Predicate: predicate, CreatedAt: records.Tstamp(s.base.Now())}
 		if raw := bk.Get(key); raw != nil {
-			var old watchRecord
+			var old records.WatchRecord
 			if records.Decode(raw, &old) == nil && old.ID != "" {
 				w.ID = old.ID // Pad's upsert keeps the watch, with the new predicate and time
 			}
@@ -158,7 +140,7 @@ func (s *Store) DeleteWatch(ws, ref string) (string, error) {
 			return err
 		}
 		out = records.RefOf(c, it.Number)
-		bk := tx.Bucket(bWatches)
+		bk := tx.Bucket(records.BWatches)
 		key := watchKey(rec.ID, it.ID)
 		if bk == nil || bk.Get(key) == nil {
 			return model.NotFound("No watch on this item").With("ref", out)
@@ -184,7 +166,7 @@ func countWatches(bk *records.Bucket) int {
 func sweepWatches(tx *records.Txn, bk *records.Bucket) error {
 	var dead [][]byte
 	err := bk.ForEach(func(k, _ []byte) error {
-		if len(k) != 32 || watchTarget(tx, k) == nil {
+		if len(k) != 32 || records.WatchTarget(tx, k) == nil {
 			dead = append(dead, bytes.Clone(k))
 		}
 		return nil
@@ -198,78 +180,6 @@ func sweepWatches(tx *records.Txn, bk *records.Bucket) error {
 		}
 	}
 	return nil
-}
-
-// watchTarget opens the workspace of a watch key whose item is still on
-// file (archived or not), or nil.
-func watchTarget(tx *records.Txn, k []byte) *records.Wsb {
-	if tx.Bucket(records.BWS).Bucket(k[:16]) == nil {
-		return nil
-	}
-	b := records.OpenWS(tx, records.IDString(k[:16]))
-	if b.Items().Get(k[16:]) == nil {
-		return nil
-	}
-	return b
-}
-
-// ListWatches lists every watch, newest first, with its item's names.
-// A watch of an archived item, or of a deleted workspace not yet purged,
-// is listed as Pad's server lists it; one whose workspace was purged is
-// not.
-func (s *Store) ListWatches() ([]Watch, error) {
-	out := []Watch{}
-	err := s.base.View(func(tx *records.Txn) error {
-		bk := tx.Bucket(bWatches)
-		if bk == nil {
-			return nil
-		}
-		spaces := map[string]*model.Workspace{}
-		return bk.ForEach(func(k, v []byte) error {
-			if len(k) != 32 {
-				return nil
-			}
-			b := watchTarget(tx, k)
-			if b == nil {
-				return nil
-			}
-			wsRec, seen := spaces[b.ID]
-			if !seen {
-				var err error
-				if wsRec, err = records.GetWorkspace(tx, k[:16]); err != nil {
-					return err
-				}
-				spaces[b.ID] = wsRec
-			}
-			if wsRec == nil {
-				return nil
-			}
-			it, err := records.GetItem(b, k[16:], false)
-			if err != nil || it == nil {
-				return err
-			}
-			c, err := records.GetCollection(b, records.MustID(it.CollectionID))
-			if err != nil || c == nil {
-				return err
-			}
-			var w watchRecord
-			if err := records.Decode(v, &w); err != nil {
-				return model.Errorf(model.CodeStoredStateUnreadable, "stored watch on %s is unreadable: %v", it.ID, err)
-			}
-			out = append(out, Watch{ID: w.ID, WorkspaceID: b.ID, WorkspaceSlug: wsRec.Slug, ItemID: it.ID,
-				ItemRef: records.RefOf(c, it.Number), ItemTitle: it.Title, ItemSlug: it.Slug, Predicate: w.Predicate, CreatedAt: w.CreatedAt})
-			return nil
-		})
-	})
-	// Within a second (Pad's resolution), the later watch first: ids are
-	// time-ordered.
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
-			return out[i].CreatedAt.After(out[j].CreatedAt)
-		}
-		return out[i].ID > out[j].ID
-	})
-	return out, err
 }
 
 // WatchNote is one notification for a watched item: a status change, an
@@ -293,7 +203,7 @@ type WatchNote struct {
 func (s *Store) WatchNotes(entries []JournalEntry) ([][]WatchNote, error) {
 	out := make([][]WatchNote, len(entries))
 	err := s.base.View(func(tx *records.Txn) error {
-		bk := tx.Bucket(bWatches)
+		bk := tx.Bucket(records.BWatches)
 		if bk == nil {
 			return nil
 		}
@@ -315,11 +225,11 @@ func (s *Store) WatchNotes(entries []JournalEntry) ([][]WatchNote, error) {
 			if raw == nil {
 				continue
 			}
-			var w watchRecord
+			var w records.WatchRecord
 			if err := records.Decode(raw, &w); err != nil {
 				return model.Errorf(model.CodeStoredStateUnreadable, "stored watch on %s is unreadable: %v", ch.ItemID, err)
 			}
-			b := watchTarget(tx, records.Cat(wk, ik))
+			b := records.WatchTarget(tx, records.Cat(wk, ik))
 			if b == nil {
 				continue
 			}

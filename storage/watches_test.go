@@ -36,7 +36,7 @@ func TestWatchesSurviveRestartAndPurge(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	list, err := s.ListWatches()
+	list, err := rd(s).ListWatches()
 	if err != nil || len(list) != 2 || list[0].WorkspaceSlug != "beta" || list[1].Predicate != "status=done" || list[1].ItemRef != "TASK-1" {
 		t.Fatalf("after a restart: %+v, %v", list, err)
 	}
@@ -44,14 +44,14 @@ func TestWatchesSurviveRestartAndPurge(t *testing.T) {
 	if err := s.DeleteWorkspace(b.Slug, user); err != nil {
 		t.Fatal(err)
 	}
-	if list, _ = s.ListWatches(); len(list) != 2 {
+	if list, _ = rd(s).ListWatches(); len(list) != 2 {
 		t.Fatalf("a deleted workspace's watch is no longer listed: %+v", list)
 	}
 	clk.advance(RestoreWindow + time.Hour)
 	if purged, err := s.PurgeWorkspaces(); err != nil || len(purged) != 1 {
 		t.Fatalf("purge: %v %v", purged, err)
 	}
-	if list, _ = s.ListWatches(); len(list) != 1 || list[0].WorkspaceSlug != "alpha" {
+	if list, _ = rd(s).ListWatches(); len(list) != 1 || list[0].WorkspaceSlug != "alpha" {
 		t.Fatalf("after the purge: %+v", list)
 	}
 }
@@ -93,7 +93,7 @@ func TestWatchesBounded(t *testing.T) {
 	if _, err := s.CreateWatch(a.Slug, last, ""); err != nil {
 		t.Fatalf("after the purge freed one: %v", err)
 	}
-	if list, err := s.ListWatches(); err != nil || len(list) != MaxWatches {
+	if list, err := rd(s).ListWatches(); err != nil || len(list) != MaxWatches {
 		t.Fatalf("listed %d watches, %v", len(list), err)
 	}
 }

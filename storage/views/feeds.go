@@ -63,3 +63,13 @@ func (s *Views) ItemsIndex(ctx context.Context, ws, collection string, includeAr
 func (s *Views) ChangesByTime(ctx context.Context, ws string, sinceUnixMs int64, cursor string, limit int) (*storage.TimeChanges, error) {
 	return records.ChangesByTime(ctx, s.base, ws, sinceUnixMs, cursor, limit)
 }
+
+// ItemCount is the number of items (live and archived) in a workspace.
+func (s *Views) ItemCount(ws string) (int, error) {
+	n := 0
+	err := s.base.Read(ws, func(r *records.Rtx) error {
+		n = int(records.CountOf(r.WS, []byte{records.KindAll, records.LifeLive}) + records.CountOf(r.WS, []byte{records.KindAll, records.LifeArchived}))
+		return nil
+	})
+	return n, err
+}
