@@ -17,6 +17,7 @@ import (
 	"github.com/padd/padd/images"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // Attachments (docs/ATTACHMENTS.md): the bytes are blobs in BlobDir
@@ -68,7 +69,7 @@ func SweepOrphanBlobs(dataDir string, store *storage.Store, log *slog.Logger) {
 		log.Warn("attachment sweep skipped: cannot open the blob directory", "err", err)
 		return
 	}
-	named, err := store.AttachmentHashes()
+	named, err := views.Of(store).AttachmentHashes()
 	if err != nil {
 		log.Warn("attachment sweep skipped: cannot read the attachment rows", "err", err)
 		return
@@ -95,7 +96,7 @@ func (s *Server) attachmentRoutes() {
 // storageUsage answers what the workspace's attachments take, as Pad's
 // does for an owner with no plan limit (WS-07).
 func (s *Server) storageUsage(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.store.AttachmentUsage(r.PathValue("ws"))
+	u, err := s.views.AttachmentUsage(r.PathValue("ws"))
 	if err != nil {
 		return err
 	}
@@ -353,7 +354,7 @@ func (s *Server) downloadAttachment(w http.ResponseWriter, r *http.Request) erro
 	if err := checkVariant(variant); err != nil {
 		return err
 	}
-	a, err := s.store.GetAttachment(r.PathValue("ws"), r.PathValue("id"))
+	a, err := s.views.GetAttachment(r.PathValue("ws"), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -600,7 +600,7 @@ func (s *Server) planAttachments(p *copyPlan) error {
 	}
 	newIDs := map[string]string{}
 	for _, id := range ids {
-		a, err := s.store.GetAttachment(p.srcWS.ID, id)
+		a, err := s.views.GetAttachment(p.srcWS.ID, id)
 		if model.IsNotFound(err) {
 			p.warn.UnresolvableRefCount++
 			continue

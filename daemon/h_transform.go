@@ -31,7 +31,7 @@ func (s *Server) transformAttachment(w http.ResponseWriter, r *http.Request) err
 	if err := checkTransform(&req); err != nil {
 		return err
 	}
-	a, err := s.store.GetAttachment(ws, id)
+	a, err := s.views.GetAttachment(ws, id)
 	if err != nil {
 		return err
 	}

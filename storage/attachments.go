@@ -14,7 +14,7 @@ import (
 // database) by their sha256. Two per-workspace buckets, made on the first
 // attachment (so no layout migration: a database without them has none):
 //
-//	attachments   attachment id(16)            -> attachmentRecord (JSON)
+//	attachments   attachment id(16)            -> records.AttachmentRecord (JSON)
 //	att_item      item id(16) | attachment id(16) -> nothing
 //
 // A row is written only after its blob is durable (the caller's part, in
@@ -22,10 +22,7 @@ import (
 // keeps every blob some row of any workspace names (AttachmentHashes).
 // Each change is stamped as entity "attachment" with the item it is on,
 // so the search index re-reads that item (its filenames are searchable).
-var (
-	bAttachments = []byte("attachments")
-	bAttItem     = []byte("att_item")
-)
+// The buckets are records.BAttachments and records.BAttItem.
 
 // Limits of an attachment row.
 const (
@@ -34,42 +31,8 @@ const (
 	MaxAttachmentPage     = 200 // Pad's cap
 )
 
-// attachmentRecord is the stored row.
-type attachmentRecord struct {
-	ItemID         string      `json:"item_id,omitempty"`
-	Filename       string      `json:"filename"`
-	FilenameSource string      `json:"filename_source,omitempty"`
-	MIME           string      `json:"mime"`
-	Size           int64       `json:"size"`
-	Hash           string      `json:"hash"`
-	Width          int         `json:"w,omitempty"`
-	Height         int         `json:"h,omitempty"`
-	UploadedBy     model.Actor `json:"by"`
-	CreatedAt      time.Time   `json:"at"`
-	Imported       bool        `json:"imported,omitempty"`
-}
-
-// Attachment is one row as readers see it.
-type Attachment struct {
-	ID          string
-	WorkspaceID string
-	ItemID      string // "" when unattached
-	// Filename is the name to show and to offer on download; never a path.
-	Filename string
-	// FilenameSource says where Filename came from: caller, normalised,
-	// substituted, derived (Pad's vocabulary, ATT-01).
-	FilenameSource string
-	MIME           string
-	Size           int64
-	Hash           string // sha256 hex of the bytes: the blob's name and the ETag
-	Width, Height  int    // images whose header was readable; 0 otherwise
-	UploadedBy     model.Actor
-	CreatedAt      time.Time
-	Imported       bool
-	// Of the item, when attached: its ref, title, collection, archived.
-	ItemRef, ItemTitle, CollectionSlug string
-	ItemArchived                       bool
-}
+// Attachment is records.Attachment, the type storage's callers name.
+type Attachment = records.Attachment
 
 // NewAttachment is what CreateAttachment stores. The blob named by Hash
 // must already be durable.
@@ -178,40 +141,7 @@ func lastRune(s string) (rune, int) {
 	return 0, len(s)
 }
 
-func attachmentNotFound(id string) error {
-	return model.NotFound("Attachment not found: %s", id).With("attachment_id", id)
-}
-
-// attBuckets opens (in a write, creating) the attachment buckets; nil
-// in a read of a workspace that has never had an attachment.
-func attBuckets(b *records.Wsb) (rows, byItem *records.Bucket, err error) {
-	if b.Writable {
-		if rows, err = b.Root.CreateBucketIfNotExists(bAttachments); err != nil {
-			return nil, nil, err
-		}
-		byItem, err = b.Root.CreateBucketIfNotExists(bAttItem)
-		return rows, byItem, err
-	}
-	return b.Root.Bucket(bAttachments), b.Root.Bucket(bAttItem), nil
-}
-
-func getAttachmentRecord(rows *records.Bucket, id string) (*attachmentRecord, []byte, error) {
-	k, ok := records.IDKey(id)
-	if !ok || rows == nil {
-		return nil, nil, attachmentNotFound(id)
-	}
-	raw := rows.Get(k)
-	if raw == nil {
-		return nil, nil, attachmentNotFound(id)
-	}
-	var rec attachmentRecord
-	if err := records.Decode(raw, &rec); err != nil {
-		return nil, nil, records.ErrInternal("attachment %s unreadable: %v", id, err)
-	}
-	return &rec, k, nil
-}
-
-func putAttachment(rows *records.Bucket, k []byte, rec *attachmentRecord) error {
+func putAttachment(rows *records.Bucket, k []byte, rec *records.AttachmentRecord) error {
 	raw, err := records.Encode(rec)
 	if err != nil {
 		return err
@@ -246,7 +176,7 @@ func (w *wtx) createAttachment(id string, in NewAttachment) (*Attachment, error)
 			return nil, err
 		}
 	}
-	rows, byItem, err := attBuckets(w.ws)
+	rows, byItem, err := records.AttBuckets(w.ws)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +195,7 @@ func (w *wtx) createAttachment(id string, in NewAttachment) (*Attachment, error)
 	if in.FilenameSource != "" && src == "caller" {
 		src = in.FilenameSource
 	}
-	rec := &attachmentRecord{Filename: name, FilenameSource: src, MIME: in.MIME, Size: in.Size, Hash: in.Hash,
+	rec := &records.AttachmentRecord{Filename: name, FilenameSource: src, MIME: in.MIME, Size: in.Size, Hash: in.Hash,
 		Width: in.Width, Height: in.Height, UploadedBy: w.actor, CreatedAt: records.Tstamp(w.now)}
 	if w.replica && !in.CreatedAt.IsZero() {
 		rec.CreatedAt = records.Tstamp(in.CreatedAt)
@@ -283,7 +213,7 @@ func (w *wtx) createAttachment(id string, in NewAttachment) (*Attachment, error)
 	if err := putAttachment(rows, k, rec); err != nil {
 		return nil, err
 	}
-	a := rec.view(id, w.ws.ID)
+	a := rec.View(id, w.ws.ID)
 	if it != nil {
 		a.ItemRef, a.ItemTitle, a.CollectionSlug = records.RefOf(c, it.Number), it.Title, c.Slug
 	}
@@ -302,56 +232,6 @@ func (w *wtx) attachmentLogged(op, action string, a *Attachment, collID string) 
 		meta["ref"] = a.ItemRef
 	}
 	return w.activity(seq, a.ItemID, action, meta)
-}
-
-func (rec *attachmentRecord) view(id, wsID string) Attachment {
-	return Attachment{ID: id, WorkspaceID: wsID, ItemID: rec.ItemID, Filename: rec.Filename, FilenameSource: rec.FilenameSource,
-		MIME: rec.MIME, Size: rec.Size, Hash: rec.Hash, Width: rec.Width, Height: rec.Height, UploadedBy: rec.UploadedBy,
-		CreatedAt: rec.CreatedAt, Imported: rec.Imported}
-}
-
-// decorate fills the item's ref, title and collection of an attached row.
-func decorateAttachment(b *records.Wsb, a *Attachment, colls map[string]*model.Collection) error {
-	if a.ItemID == "" {
-		return nil
-	}
-	k, ok := records.IDKey(a.ItemID)
-	if !ok {
-		return nil
-	}
-	it, err := records.GetItem(b, k, false)
-	if err != nil || it == nil {
-		return err
-	}
-	c := colls[it.CollectionID]
-	if c == nil {
-		if c, err = records.GetCollection(b, records.MustID(it.CollectionID)); err != nil || c == nil {
-			return err
-		}
-		colls[it.CollectionID] = c
-	}
-	a.ItemRef, a.ItemTitle, a.CollectionSlug = records.RefOf(c, it.Number), it.Title, c.Slug
-	a.ItemArchived = it.DeletedAt != nil || c.ArchivedAt != nil
-	return nil
-}
-
-// GetAttachment reads one row.
-func (s *Store) GetAttachment(ws, id string) (*Attachment, error) {
-	var out *Attachment
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		rows, _, _ := attBuckets(r.WS)
-		rec, _, err := getAttachmentRecord(rows, id)
-		if err != nil {
-			return err
-		}
-		a := rec.view(id, r.WS.ID)
-		if err := decorateAttachment(r.WS, &a, map[string]*model.Collection{}); err != nil {
-			return err
-		}
-		out = &a
-		return nil
-	})
-	return out, err
 }
 
 // ListAttachments lists a workspace's attachments, filtered, sorted and
@@ -379,7 +259,7 @@ func (s *Store) ListAttachments(ws string, f AttachmentFilter) (*AttachmentPage,
 	f.Offset = max(f.Offset, 0)
 	out := &AttachmentPage{Attachments: []Attachment{}, Limit: f.Limit, Offset: f.Offset}
 	err := s.base.Read(ws, func(r *records.Rtx) error {
-		rows, byItem, _ := attBuckets(r.WS)
+		rows, byItem, _ := records.AttBuckets(r.WS)
 		if rows == nil {
 			if f.ItemRef != "" {
 				_, err := records.ItemByRef(r.WS, f.ItemRef, false)
@@ -397,7 +277,7 @@ func (s *Store) ListAttachments(ws string, f AttachmentFilter) (*AttachmentPage,
 		}
 		var all []Attachment
 		add := func(k, raw []byte) error {
-			var rec attachmentRecord
+			var rec records.AttachmentRecord
 			if err := records.Decode(raw, &rec); err != nil {
 				return records.ErrInternal("attachment %s unreadable: %v", records.IDString(k), err)
 			}
@@ -407,8 +287,8 @@ func (s *Store) ListAttachments(ws string, f AttachmentFilter) (*AttachmentPage,
 			case f.Category != "" && AttachmentCategory(rec.MIME) != f.Category:
 				return nil
 			}
-			a := rec.view(records.IDString(k), r.WS.ID)
-			if err := decorateAttachment(r.WS, &a, colls); err != nil {
+			a := rec.View(records.IDString(k), r.WS.ID)
+			if err := records.DecorateAttachment(r.WS, &a, colls); err != nil {
 				return err
 			}
 			if coll != nil && a.CollectionSlug != coll.Slug {
@@ -455,31 +335,6 @@ type AttachmentUsage struct {
 	Count int
 }
 
-// AttachmentUsage sums the sizes of the workspace's attachment rows. It
-// reads every row, as an attachment list does, and no item.
-func (s *Store) AttachmentUsage(ws string) (*AttachmentUsage, error) {
-	out := &AttachmentUsage{}
-	err := s.base.Read(ws, func(r *records.Rtx) error {
-		rows, _, _ := attBuckets(r.WS)
-		if rows == nil {
-			return nil
-		}
-		return rows.ForEach(func(k, raw []byte) error {
-			var rec attachmentRecord
-			if err := records.Decode(raw, &rec); err != nil {
-				return records.ErrInternal("attachment %s unreadable: %v", records.IDString(k), err)
-			}
-			out.Bytes += rec.Size
-			out.Count++
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 func sortAttachments(all []Attachment, by string) {
 	field, desc := strings.CutSuffix(by, "_desc")
 	slices.SortStableFunc(all, func(a, b Attachment) int {
@@ -516,17 +371,17 @@ func (s *Store) AttachAttachment(ws, id, itemRef string, actor model.Actor) (*At
 }
 
 func (w *wtx) attachAttachment(id, itemRef string) (*Attachment, error) {
-	rows, byItem, err := attBuckets(w.ws)
+	rows, byItem, err := records.AttBuckets(w.ws)
 	if err != nil {
 		return nil, err
 	}
-	rec, k, err := getAttachmentRecord(rows, id)
+	rec, k, err := records.GetAttachmentRecord(rows, id)
 	if err != nil {
 		return nil, err
 	}
 	if rec.ItemID != "" {
-		a := rec.view(id, w.ws.ID)
-		_ = decorateAttachment(w.ws, &a, map[string]*model.Collection{})
+		a := rec.View(id, w.ws.ID)
+		_ = records.DecorateAttachment(w.ws, &a, map[string]*model.Collection{})
 		return nil, model.Conflict("Attachment %s is already attached to %s; attach is never a move: upload it again for another item",
 			id, cmp.Or(a.ItemRef, rec.ItemID)).With("attachment_id", id).With("item_ref", a.ItemRef)
 	}
@@ -538,7 +393,7 @@ func (w *wtx) attachAttachment(id, itemRef string) (*Attachment, error) {
 	if err := records.FirstErr(putAttachment(rows, k, rec), byItem.Put(records.Cat(records.MustID(it.ID), k), nil)); err != nil {
 		return nil, err
 	}
-	a := rec.view(records.IDString(k), w.ws.ID)
+	a := rec.View(records.IDString(k), w.ws.ID)
 	a.ItemRef, a.ItemTitle, a.CollectionSlug = records.RefOf(c, it.Number), it.Title, c.Slug
 	return &a, w.attachmentLogged(model.OpUpdated, "attachment_attached", &a, c.ID)
 }
@@ -556,16 +411,16 @@ func (s *Store) DeleteAttachment(ws, id string, actor model.Actor) (*Attachment,
 }
 
 func (w *wtx) deleteAttachment(id string) (*Attachment, error) {
-	rows, byItem, err := attBuckets(w.ws)
+	rows, byItem, err := records.AttBuckets(w.ws)
 	if err != nil {
 		return nil, err
 	}
-	rec, k, err := getAttachmentRecord(rows, id)
+	rec, k, err := records.GetAttachmentRecord(rows, id)
 	if err != nil {
 		return nil, err
 	}
-	a := rec.view(records.IDString(k), w.ws.ID)
-	if err := decorateAttachment(w.ws, &a, map[string]*model.Collection{}); err != nil {
+	a := rec.View(records.IDString(k), w.ws.ID)
+	if err := records.DecorateAttachment(w.ws, &a, map[string]*model.Collection{}); err != nil {
 		return nil, err
 	}
 	collID := ""
@@ -583,44 +438,17 @@ func (w *wtx) deleteAttachment(id string) (*Attachment, error) {
 	return &a, w.attachmentLogged(model.OpDeleted, "attachment_deleted", &a, collID)
 }
 
-// AttachmentHashes is the set of blob hashes some row of any workspace
-// (archived ones too) names: what the sweep keeps.
-func (s *Store) AttachmentHashes() (map[string]bool, error) {
-	out := map[string]bool{}
-	err := s.base.View(func(tx *records.Txn) error {
-		root := tx.Bucket(records.BWS)
-		if root == nil {
-			return nil
-		}
-		return root.ForEachBucket(func(wsID []byte) error {
-			rows := root.Bucket(wsID).Bucket(bAttachments)
-			if rows == nil {
-				return nil
-			}
-			return rows.ForEach(func(k, raw []byte) error {
-				var rec attachmentRecord
-				if err := records.Decode(raw, &rec); err != nil {
-					return records.ErrInternal("attachment %s unreadable: %v", records.IDString(k), err)
-				}
-				out[rec.Hash] = true
-				return nil
-			})
-		})
-	})
-	return out, err
-}
-
 // itemAttachmentNames are the filenames of an item's attachments, for
 // its search document.
 func itemAttachmentNames(b *records.Wsb, itemID []byte) []string {
-	rows, byItem := b.Root.Bucket(bAttachments), b.Root.Bucket(bAttItem)
+	rows, byItem := b.Root.Bucket(records.BAttachments), b.Root.Bucket(records.BAttItem)
 	if rows == nil || byItem == nil {
 		return nil
 	}
 	var out []string
 	c := byItem.Cursor()
 	for k, _ := c.Seek(itemID); k != nil && len(k) == 32 && string(k[:16]) == string(itemID); k, _ = c.Next() {
-		var rec attachmentRecord
+		var rec records.AttachmentRecord
 		if raw := rows.Get(k[16:]); raw != nil && records.Decode(raw, &rec) == nil {
 			out = append(out, rec.Filename)
 		}

@@ -52,7 +52,7 @@ func TestAttachmentRows(t *testing.T) {
 	if ch, _ := lastLog(t, s, ws); ch.Entity != model.EntityAttachment || ch.Op != model.OpCreated {
 		t.Fatalf("logged %+v", ch)
 	}
-	got, err := s.GetAttachment(ws, shot.ID)
+	got, err := rd(s).GetAttachment(ws, shot.ID)
 	if err != nil || got.Hash != shot.Hash || got.ItemRef != "TASK-1" || got.ItemTitle != "Fix login" {
 		t.Fatalf("get: %+v %v", got, err)
 	}
@@ -116,9 +116,9 @@ func TestAttachmentRows(t *testing.T) {
 	if _, err := s.DeleteAttachment(ws, shot.ID, user); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.GetAttachment(ws, shot.ID)
+	_, err = rd(s).GetAttachment(ws, shot.ID)
 	wantCode(t, err, model.CodeNotFound)
-	if hs, err := s.AttachmentHashes(); err != nil || !hs[shot.Hash] {
+	if hs, err := rd(s).AttachmentHashes(); err != nil || !hs[shot.Hash] {
 		t.Fatalf("hashes %v %v: three rows still name it", hs, err)
 	}
 	if got := list(AttachmentFilter{ItemRef: "TASK-1"}); !reflect.DeepEqual(got, []string{"trace.log"}) {
@@ -178,7 +178,7 @@ func TestCrashBetweenBlobAndRowLeavesOnlyAnOrphan(t *testing.T) {
 	mustAttach(t, s, ws, NewAttachment{ItemRef: "TASK-1", Filename: "lost.txt", Hash: lost.Hash, Size: lost.Size})
 
 	after := reopen(t, crashed)
-	hashes, err := after.AttachmentHashes()
+	hashes, err := rd(after).AttachmentHashes()
 	if err != nil {
 		t.Fatal(err)
 	}

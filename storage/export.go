@@ -148,20 +148,20 @@ func (s *Store) ExportWorkspace(ws string, sink ExportSink) error {
 				return err
 			}
 		}
-		rows, _, _ := attBuckets(b)
+		rows, _, _ := records.AttBuckets(b)
 		if rows == nil {
 			return nil
 		}
 		cur = rows.Cursor()
 		for k, v := cur.First(); k != nil; k, v = cur.Next() {
-			var rec attachmentRecord
+			var rec records.AttachmentRecord
 			if err := records.Decode(v, &rec); err != nil {
 				return model.Errorf(model.CodeStoredStateUnreadable, "stored attachment %s is unreadable: %v", records.IDString(k), err)
 			}
 			if rec.ItemID != "" && !live[string(records.MustID(rec.ItemID))] {
 				continue
 			}
-			a := rec.view(records.IDString(k), b.ID)
+			a := rec.View(records.IDString(k), b.ID)
 			if err := sink.Attachment(&a); err != nil {
 				return err
 			}

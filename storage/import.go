@@ -955,7 +955,7 @@ func (w *wtx) importAttachments(in []ImportAttachment, first int, attIDs []strin
 	if len(in) == 0 {
 		return nil
 	}
-	rows, byItem, err := attBuckets(w.ws)
+	rows, byItem, err := records.AttBuckets(w.ws)
 	if err != nil {
 		return err
 	}
@@ -965,7 +965,7 @@ func (w *wtx) importAttachments(in []ImportAttachment, first int, attIDs []strin
 			return refusal(model.Invalid("attachment %d has no valid sha256 or size", i), "attachment", i)
 		}
 		name, src := CleanFilename(ia.Filename)
-		rec := &attachmentRecord{Filename: name, FilenameSource: src, MIME: ia.MIME, Size: ia.Size, Hash: ia.Hash,
+		rec := &records.AttachmentRecord{Filename: name, FilenameSource: src, MIME: ia.MIME, Size: ia.Size, Hash: ia.Hash,
 			Width: ia.Width, Height: ia.Height, UploadedBy: ia.UploadedBy, CreatedAt: records.Tstamp(ia.CreatedAt), Imported: true}
 		if rec.UploadedBy.Kind == "" {
 			rec.UploadedBy = w.actor

@@ -121,3 +121,11 @@ func (t testReads) ChangesByTime(ctx context.Context, ws string, sinceUnixMs int
 }
 
 func (t testReads) ListWatches() ([]Watch, error) { return records.ReadWatches(t.base) }
+
+func (t testReads) GetAttachment(ws, id string) (*Attachment, error) {
+	return records.ReadAttachment(t.base, ws, id)
+}
+
+func (t testReads) AttachmentHashes() (map[string]bool, error) {
+	return records.ReadAttachmentHashes(t.base)
+}

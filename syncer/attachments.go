@@ -86,7 +86,7 @@ func (w *worker) inIDs(remoteItem string) func(string) (string, bool) {
 			return "", false
 		}
 		if !ok && remoteItem != "" {
-			if _, gerr := w.m.store.GetAttachment(w.wsID, id); model.IsNotFound(gerr) {
+			if _, gerr := w.m.views.GetAttachment(w.wsID, id); model.IsNotFound(gerr) {
 				w.mu.Lock()
 				w.attachItems[remoteItem] = true
 				w.mu.Unlock()
@@ -115,7 +115,7 @@ func (w *worker) pushAttachment(ctx context.Context, c *remote.Client, link *sto
 	if err != nil {
 		return false, err
 	}
-	a, err := w.m.store.GetAttachment(w.wsID, ch.ID)
+	a, err := w.m.views.GetAttachment(w.wsID, ch.ID)
 	if model.IsNotFound(err) {
 		if !mapped {
 			return false, nil
@@ -235,7 +235,7 @@ func (w *worker) adoptAttachment(localID, remoteID string, seq int64) error {
 // the same bytes on the same item, not yet mapped, is it; with none, the
 // record is dropped and the outbox sends it again.
 func (w *worker) settleAttachment(ctx context.Context, c *remote.Client, link *storage.RemoteLink, f *storage.SyncInFlight) error {
-	a, err := w.m.store.GetAttachment(w.wsID, f.LocalID)
+	a, err := w.m.views.GetAttachment(w.wsID, f.LocalID)
 	if model.IsNotFound(err) {
 		return w.clearInFlight()
 	}
@@ -370,7 +370,7 @@ func (w *worker) pullAttachment(ctx context.Context, c *remote.Client, link *sto
 		return err
 	}
 	if mapped {
-		a, err := w.m.store.GetAttachment(w.wsID, local)
+		a, err := w.m.views.GetAttachment(w.wsID, local)
 		if err != nil || a.ItemID != "" || litem == "" {
 			return ignoreNotFound(err)
 		}

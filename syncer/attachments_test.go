@@ -58,7 +58,7 @@ func (l *local) attachLocal(t testing.TB, ws, item, name string, data []byte) *s
 // localBytes reads a local attachment's bytes.
 func (l *local) localBytes(t *testing.T, ws, id string) ([]byte, error) {
 	t.Helper()
-	a, err := l.Store.GetAttachment(ws, id)
+	a, err := views.Of(l.Store).GetAttachment(ws, id)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func TestAttachmentsBothWays(t *testing.T) {
 				t.Fatalf("the cloned attachment %s: %d bytes, %v", up.ID, len(got), err)
 			}
 			ras := remoteAttachments(t, rapi, "team")
-			if a, _ := l.Store.GetAttachment("team", up.ID); a.ItemRef != it.Ref || a.Filename != "shot.png" ||
+			if a, _ := views.Of(l.Store).GetAttachment("team", up.ID); a.ItemRef != it.Ref || a.Filename != "shot.png" ||
 				len(ras) != 1 || a.CreatedAt.Format(time.RFC3339) != ras[0].CreatedAt {
 				t.Errorf("the cloned attachment is on %q named %q uploaded at %s, want %s, shot.png and %+v", a.ItemRef, a.Filename, a.CreatedAt, it.Ref, ras)
 			}
@@ -227,7 +227,7 @@ func TestAttachmentsBothWays(t *testing.T) {
 				t.Fatal(err)
 			}
 			testwait.UntilOK(t, func() error {
-				if _, err := l.Store.GetAttachment("team", up.ID); err == nil {
+				if _, err := views.Of(l.Store).GetAttachment("team", up.ID); err == nil {
 					return fmt.Errorf("shot.png is still here")
 				}
 				for _, ra := range remoteAttachments(t, rapi, "team") {
@@ -507,12 +507,12 @@ func TestUploadThereArrivesWhileOnline(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.UntilOK(t, func() error {
-		if a, err := l.Store.GetAttachment("team", up.ID); err == nil && a != nil {
+		if a, err := views.Of(l.Store).GetAttachment("team", up.ID); err == nil && a != nil {
 			return fmt.Errorf("the attachment deleted there is still here")
 		}
 		return nil
 	})
-	if a, err := l.Store.GetAttachment("team", mine.ID); err != nil || a == nil {
+	if a, err := views.Of(l.Store).GetAttachment("team", mine.ID); err != nil || a == nil {
 		t.Errorf("padd's own upload is gone: %v", err)
 	}
 }

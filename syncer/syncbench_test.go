@@ -670,7 +670,7 @@ func BenchmarkSyncAttachment10MB(b *testing.B) {
 			b.Fatal(err)
 		}
 		for {
-			if _, err := l.Store.GetAttachment("team", ra.ID); err == nil {
+			if _, err := views.Of(l.Store).GetAttachment("team", ra.ID); err == nil {
 				break
 			}
 			select {

@@ -532,7 +532,7 @@ func (w *worker) knownAttachment(remoteID string) bool {
 	if err != nil || !ok {
 		return false
 	}
-	a, err := w.m.store.GetAttachment(w.wsID, local)
+	a, err := w.m.views.GetAttachment(w.wsID, local)
 	return err == nil && a.ItemID != ""
 }
 
