@@ -37,7 +37,7 @@ type SavedViewUpdate struct {
 func (s *Store) CreateSavedView(ws, coll string, in SavedViewCreate, actor model.Actor) (*model.SavedView, error) {
 	var out *model.SavedView
 	err := s.write(ws, actor, func(w *wtx) (err error) {
-		c, err := liveCollection(w.ws, coll)
+		c, err := records.LiveCollection(w.ws, coll)
 		if err != nil {
 			return err
 		}
@@ -112,7 +112,7 @@ func savedViewSlugs(b *records.Wsb) (map[string]bool, error) {
 // savedViewOf finds saved view id of collection coll, refusing one that
 // is missing or another collection's with Pad's not_found.
 func savedViewOf(b *records.Wsb, coll, id string) (*model.SavedView, *model.Collection, error) {
-	c, err := liveCollection(b, coll)
+	c, err := records.LiveCollection(b, coll)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -157,7 +157,7 @@ func (w *worker) implementsHere(id, target string) (bool, error) {
 	if target == "" {
 		return false, nil
 	}
-	ls, err := w.m.store.ListLinks(w.wsID, id)
+	ls, err := w.m.views.ListLinks(w.wsID, id)
 	if err != nil {
 		return false, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/views"
 )
 
 // Saved views and the workspace's context stay local (docs/SYNC.md):
@@ -40,7 +41,7 @@ func TestSavedViewsAndContextStayLocal(t *testing.T) {
 	if st.Pending != 0 || st.Conflicts != 0 {
 		t.Fatalf("status %+v", st)
 	}
-	now, err := l.Store.GetItem("team", made.Item.ID)
+	now, err := views.Of(l.Store).GetItem("team", made.Item.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

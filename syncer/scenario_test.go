@@ -190,7 +190,7 @@ func (l *localSide) get(t *testing.T, ref string) (state, error) {
 	}
 	st := state{Title: v.Title, Content: v.Content, Coll: v.Collection.Slug, Fields: roundTrip(v.Fields), Tags: sorted(v.Tags), Archived: v.DeletedAt != nil}
 	if v.ParentID != "" {
-		p, err := l.s.GetItem(l.ws, v.ParentID)
+		p, err := views.Of(l.s).GetItem(l.ws, v.ParentID)
 		if err != nil {
 			return st, err
 		}

@@ -39,7 +39,7 @@ func TestSavedViewsAndContextPersist(t *testing.T) {
 	if _, err := s.SetWorkspaceContext(ws.Slug, ctx, user); err != nil {
 		t.Fatal(err)
 	}
-	changes, _, err := s.ChangesSince(context.Background(), ws.Slug, v.Seq-1, 10)
+	changes, _, err := Of(s).ChangesSince(context.Background(), ws.Slug, v.Seq-1, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestSavedViewsAndContextPersist(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].ID != v.ID || string(got[0].Config) != `{"sort":"title"}` || got[0].ViewType != "board" {
 		t.Fatalf("after reopening: %+v, %v", got, err)
 	}
-	w, err := s.GetWorkspace(ws.Slug)
+	w, err := Of(s).GetWorkspace(ws.Slug)
 	if err != nil || w.Context == nil || w.Context.Commands.Test != "make test" || len(w.Context.Assumptions) != 1 {
 		t.Fatalf("context after reopening: %+v, %v", w, err)
 	}
