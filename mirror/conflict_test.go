@@ -9,6 +9,7 @@ import (
 
 	"github.com/padd/padd/internal/testwait"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/mirrorstate"
 )
 
 // A save padd cannot apply, then a change to the item from another door
@@ -123,17 +124,18 @@ func TestOldNamesKeptAfterUpgrade(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defs, err := st.Mirrors()
+		ms := mirrorstate.Of(st)
+		defs, err := ms.Mirrors()
 		if err != nil || len(defs) != 1 {
 			t.Fatal(defs, err)
 		}
-		files, err := st.MirrorFiles(defs[0].ID)
+		files, err := ms.MirrorFiles(defs[0].ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		f := files[a.ID]
 		f.Path = old
-		if err := st.MirrorSave(defs[0].ID, []storage.MirrorFile{f}, nil, -1); err != nil {
+		if err := ms.MirrorSave(defs[0].ID, []mirrorstate.File{f}, nil, -1); err != nil {
 			t.Fatal(err)
 		}
 		st.Close()

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/mirrorstate"
 )
 
 // pageSize is how many changed items one read of the change log yields,
@@ -128,7 +129,7 @@ func (mr *mirror) exportItem(v *storage.ItemView) {
 	if disk != h {
 		mr.writes = append(mr.writes, pendingWrite{rel: want, body: body, hash: h, itemID: v.ID, prev: rec, had: has})
 	}
-	mr.record(storage.MirrorFile{ItemID: v.ID, Path: want, Hash: h, Seq: v.Seq})
+	mr.record(mirrorstate.File{ItemID: v.ID, Path: want, Hash: h, Seq: v.Seq})
 }
 
 // ours reports whether the file at rel holds bytes the mirror itself

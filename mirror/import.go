@@ -13,6 +13,7 @@ import (
 	"github.com/padd/padd/config"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/mirrorstate"
 )
 
 // importFiles applies settled files to the workspace: files that exist
@@ -222,7 +223,7 @@ func (mr *mirror) flushUpdates() error {
 				continue
 			}
 			mr.clearError(u.rel)
-			mr.record(storage.MirrorFile{ItemID: u.itemID, Path: u.rel, Hash: u.hash, Seq: o.Item.Seq})
+			mr.record(mirrorstate.File{ItemID: u.itemID, Path: u.rel, Hash: u.hash, Seq: o.Item.Seq})
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/mirrorstate"
 	"github.com/padd/padd/storage/views"
 )
 
@@ -55,7 +56,8 @@ type Event struct {
 // Manager runs every mirror of the store.
 type Manager struct {
 	cfg   Config
-	views *views.Views // cfg.Store's reads
+	views *views.Views       // cfg.Store's reads
+	state *mirrorstate.State // cfg.Store's mirror records
 	log   *slog.Logger
 
 	mu      sync.Mutex
@@ -75,7 +77,7 @@ func New(cfg Config) *Manager {
 	if cfg.OnDelete == nil {
 		cfg.OnDelete = func() string { return "archive" }
 	}
-	return &Manager{cfg: cfg, views: views.Of(cfg.Store), log: cfg.Log, mirrors: map[string]*mirror{}}
+	return &Manager{cfg: cfg, views: views.Of(cfg.Store), state: mirrorstate.Of(cfg.Store), log: cfg.Log, mirrors: map[string]*mirror{}}
 }
 
 // Run starts every recorded mirror and wakes each when its workspace is
@@ -86,7 +88,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.mu.Lock()
 	m.ctx = ctx
 	m.mu.Unlock()
-	defs, err := m.cfg.Store.Mirrors()
+	defs, err := m.state.Mirrors()
 	if err != nil {
 		m.log.Error("mirror: the mirrors could not be read; mirrors are off until padd restarts", "err", err)
 	}
@@ -121,7 +123,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 }
 
-func (m *Manager) start(d storage.MirrorDef) {
+func (m *Manager) start(d mirrorstate.Def) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.ctx == nil || m.mirrors[d.ID] != nil {
@@ -151,7 +153,7 @@ func (m *Manager) Add(ws, dir string) (*Status, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	d, _, err := m.cfg.Store.AddMirror(ws, abs)
+	d, _, err := m.state.AddMirror(ws, abs)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +181,7 @@ func (m *Manager) Remove(ws, dir string) error {
 	m.mu.Lock()
 	delete(m.mirrors, mr.def.ID)
 	m.mu.Unlock()
-	return m.cfg.Store.RemoveMirror(mr.def.ID)
+	return m.state.RemoveMirror(mr.def.ID)
 }
 
 func (m *Manager) find(ws, dir string) (*mirror, error) {

@@ -18,7 +18,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/padd/padd/internal/atomicfile"
 	"github.com/padd/padd/model"
-	"github.com/padd/padd/storage"
+	"github.com/padd/padd/storage/mirrorstate"
 )
 
 // actor is who a file's edits are made by.
@@ -26,15 +26,15 @@ var actor = model.UserActor("mirror")
 
 type mirror struct {
 	m      *Manager
-	def    storage.MirrorDef
+	def    mirrorstate.Def
 	cancel context.CancelFunc
 	done   chan struct{}
 	wake   chan struct{}
 	fw     *fsnotify.Watcher
 
 	// Owned by run's goroutine.
-	files  map[string]storage.MirrorFile // by item id
-	stamps map[string]stamp              // by rel path
+	files  map[string]mirrorstate.File // by item id
+	stamps map[string]stamp            // by rel path
 	// rescan are folders a bulk write left unwatched: run watches them
 	// again and compares their files.
 	rescan []string
@@ -51,7 +51,7 @@ type mirror struct {
 	// removals are old files to remove once the batch's writes are done
 	// (a renamed or moved item's old name), skipped when its write failed.
 	removals []removal
-	puts     map[string]storage.MirrorFile
+	puts     map[string]mirrorstate.File
 	drops    map[string]bool
 
 	mu             sync.Mutex
@@ -71,11 +71,11 @@ type pendingWrite struct {
 	// itemID's record before this batch (had: it had one), put back
 	// when the write fails so the record never claims a file not written.
 	itemID string
-	prev   storage.MirrorFile
+	prev   mirrorstate.File
 	had    bool
 }
 
-func newMirror(m *Manager, d storage.MirrorDef, cancel context.CancelFunc) *mirror {
+func newMirror(m *Manager, d mirrorstate.Def, cancel context.CancelFunc) *mirror {
 	return &mirror{m: m, def: d, cancel: cancel, done: make(chan struct{}), wake: make(chan struct{}, 1),
 		errs: map[string]FileError{}, state: "starting"}
 }
@@ -151,7 +151,7 @@ func (mr *mirror) run(ctx context.Context) {
 	}
 	defer fw.Close()
 	mr.fw = fw
-	files, err := mr.m.cfg.Store.MirrorFiles(mr.def.ID)
+	files, err := mr.m.state.MirrorFiles(mr.def.ID)
 	if err != nil {
 		mr.setState("stopped: " + err.Error())
 		log.Error("mirror: its records could not be read; this mirror is stopped", "err", err)
@@ -441,7 +441,7 @@ func (mr *mirror) readStat(rel string) ([]byte, os.FileInfo, error) {
 }
 
 // record notes what was exchanged with an item's file.
-func (mr *mirror) record(f storage.MirrorFile) {
+func (mr *mirror) record(f mirrorstate.File) {
 	if old, ok := mr.files[f.ItemID]; ok && mr.byPath[old.Path] == f.ItemID {
 		delete(mr.byPath, old.Path)
 	}
@@ -477,7 +477,7 @@ func (mr *mirror) forget(itemID string) {
 }
 
 func (mr *mirror) begin() {
-	mr.puts, mr.drops, mr.writes, mr.removals, mr.updates = map[string]storage.MirrorFile{}, map[string]bool{}, nil, nil, nil
+	mr.puts, mr.drops, mr.writes, mr.removals, mr.updates = map[string]mirrorstate.File{}, map[string]bool{}, nil, nil, nil
 }
 
 // commit writes the batch's files, then records the batch (and cursor,
@@ -496,7 +496,7 @@ func (mr *mirror) commit(cursor int64) error {
 		}
 	}
 	mr.removals = nil
-	puts := make([]storage.MirrorFile, 0, len(mr.puts))
+	puts := make([]mirrorstate.File, 0, len(mr.puts))
 	for _, f := range mr.puts {
 		puts = append(puts, f)
 	}
@@ -508,7 +508,7 @@ func (mr *mirror) commit(cursor int64) error {
 		cursor = -1 // not every change reached its file: the pass is repeated
 	}
 	if len(puts) > 0 || len(drops) > 0 || cursor >= 0 {
-		if err := mr.m.cfg.Store.MirrorSave(mr.def.ID, puts, drops, cursor); err != nil {
+		if err := mr.m.state.MirrorSave(mr.def.ID, puts, drops, cursor); err != nil {
 			return err
 		}
 	}

@@ -128,8 +128,11 @@ var migrations = []func(tx *records.Txn) error{
 	migratePairStreams,
 	// 5 -> 6: the sync buckets of every workspace (storage/syncmigrate.go).
 	migrateSyncState,
-	// 6 -> 7: the mirror folders' bucket (storage/mirror.go).
-	migrateMirrors,
+	// 6 -> 7: the mirror folders' bucket (storage/mirrorstate).
+	func(tx *records.Txn) error {
+		_, err := tx.CreateBucketIfNotExists(records.BMirrors)
+		return err
+	},
 }
 
 // Open opens (creating if needed) the database at path. It fails with

@@ -10,8 +10,6 @@ import (
 	"github.com/padd/padd/model"
 )
 
-// The top-level mirrors bucket is in storage/mirror.go.
-
 // Per-workspace sub-buckets, under ws/<workspace id>.
 var (
 	bCounters   = []byte("counters")

@@ -34,6 +34,9 @@ var (
 	BWSSlugs    = []byte("ws_slugs")
 	BJournal    = []byte("journal")
 	BWS         = []byte("ws")
+	// BMirrors is the mirror folders' state (storage/mirrorstate):
+	// bookkeeping outside any workspace's seq, like sync's.
+	BMirrors = []byte("mirrors")
 )
 
 // Base is what every job of storage reads and writes through: the

@@ -1,4 +1,9 @@
-package storage
+// Package mirrorstate keeps the mirror folders' state: which folder
+// mirrors which workspace, and what each file held when last written.
+// It lives in storage's top-level mirrors bucket (storage/internal/records),
+// bookkeeping outside any workspace's seq, like sync's; the mirror
+// package (mirror/, docs/MIRROR.md) reads and keeps it here.
+package mirrorstate
 
 import (
 	"encoding/json"
@@ -7,21 +12,27 @@ import (
 	"time"
 
 	"github.com/padd/padd/model"
+	"github.com/padd/padd/storage"
 	"github.com/padd/padd/storage/internal/records"
 )
 
-// Mirror folders' durable state (mirror/, docs/MIRROR.md): a top-level
-// bucket, one sub-bucket per mirror holding its definition and, per item,
-// what was last exchanged with its file. It is bookkeeping outside any
-// workspace's seq, like sync's.
+// Under the mirrors bucket, one sub-bucket per mirror holding its
+// definition and, per item, what was last exchanged with its file.
 var (
-	bMirrors     = []byte("mirrors")
-	bMirrorFiles = []byte("files")
-	kMirrorDef   = []byte("def")
+	bFiles = []byte("files")
+	kDef   = []byte("def")
 )
 
-// MirrorDef is one mirror: a workspace written as files under Dir.
-type MirrorDef struct {
+// State is the mirror folders' state of one store.
+type State struct {
+	base *records.Base
+}
+
+// Of is the mirror folders' state of st.
+func Of(st *storage.Store) *State { return &State{base: st.Base()} }
+
+// Def is one mirror: a workspace written as files under Dir.
+type Def struct {
 	ID          string    `json:"id"`
 	WorkspaceID string    `json:"workspace_id"`
 	Dir         string    `json:"dir"` // absolute and clean
@@ -31,38 +42,33 @@ type MirrorDef struct {
 	Cursor int64 `json:"cursor"`
 }
 
-// MirrorFile is what a mirror last exchanged with an item's file: the
+// File is what a mirror last exchanged with an item's file: the
 // path it wrote or read (relative to the mirror, slash-separated), the
 // hash of those bytes, and the item's seq then. A file whose bytes hash
 // otherwise was changed by someone else; an item whose seq is higher was
 // changed in padd.
-type MirrorFile struct {
+type File struct {
 	ItemID string `json:"-"`
 	Path   string `json:"p"`
 	Hash   string `json:"h"`
 	Seq    int64  `json:"s"`
 }
 
-func migrateMirrors(tx *records.Txn) error {
-	_, err := tx.CreateBucketIfNotExists(bMirrors)
-	return err
-}
-
 // AddMirror records a mirror of a live workspace in dir (absolute). The
 // same workspace and directory twice is the first record.
-func (s *Store) AddMirror(ws, dir string) (*MirrorDef, bool, error) {
+func (s *State) AddMirror(ws, dir string) (*Def, bool, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, false, model.Invalid("a mirror's directory must be absolute, not %q", dir)
 	}
 	dir = filepath.Clean(dir)
-	var out *MirrorDef
+	var out *Def
 	created := false
 	err := s.base.Update(func(tx *records.Txn) error {
 		w, err := records.LiveWorkspace(tx, ws)
 		if err != nil {
 			return err
 		}
-		defs, err := mirrorDefs(tx)
+		defs, err := defs(tx)
 		if err != nil {
 			return err
 		}
@@ -75,17 +81,17 @@ func (s *Store) AddMirror(ws, dir string) (*MirrorDef, bool, error) {
 				return model.Errorf(model.CodeConflict, "%s overlaps the mirror in %s: a folder holds one mirror", dir, d.Dir)
 			}
 		}
-		d := MirrorDef{ID: records.NewID(), WorkspaceID: w.ID, Dir: dir, CreatedAt: s.base.Now().UTC()}
-		b, err := tx.Bucket(bMirrors).CreateBucket([]byte(d.ID))
+		d := Def{ID: records.NewID(), WorkspaceID: w.ID, Dir: dir, CreatedAt: s.base.Now().UTC()}
+		b, err := tx.Bucket(records.BMirrors).CreateBucket([]byte(d.ID))
 		if err != nil {
 			return err
 		}
-		if _, err := b.CreateBucket(bMirrorFiles); err != nil {
+		if _, err := b.CreateBucket(bFiles); err != nil {
 			return err
 		}
 		v, _ := json.Marshal(d)
 		out, created = &d, true
-		return b.Put(kMirrorDef, v)
+		return b.Put(kDef, v)
 	})
 	return out, created, err
 }
@@ -97,35 +103,35 @@ func within(dir, path string) bool {
 }
 
 // RemoveMirror forgets a mirror (its files stay where they are).
-func (s *Store) RemoveMirror(id string) error {
+func (s *State) RemoveMirror(id string) error {
 	return s.base.Update(func(tx *records.Txn) error {
-		if tx.Bucket(bMirrors).Bucket([]byte(id)) == nil {
+		if tx.Bucket(records.BMirrors).Bucket([]byte(id)) == nil {
 			return model.NotFound("no mirror %s", id)
 		}
-		return tx.Bucket(bMirrors).DeleteBucket([]byte(id))
+		return tx.Bucket(records.BMirrors).DeleteBucket([]byte(id))
 	})
 }
 
 // Mirrors lists every mirror, by directory.
-func (s *Store) Mirrors() ([]MirrorDef, error) {
-	var out []MirrorDef
+func (s *State) Mirrors() ([]Def, error) {
+	var out []Def
 	err := s.base.View(func(tx *records.Txn) error {
 		var err error
-		out, err = mirrorDefs(tx)
+		out, err = defs(tx)
 		return err
 	})
 	return out, err
 }
 
-func mirrorDefs(tx *records.Txn) ([]MirrorDef, error) {
-	root := tx.Bucket(bMirrors)
+func defs(tx *records.Txn) ([]Def, error) {
+	root := tx.Bucket(records.BMirrors)
 	if root == nil {
 		return nil, nil
 	}
-	var out []MirrorDef
+	var out []Def
 	err := root.ForEachBucket(func(k []byte) error {
-		var d MirrorDef
-		if err := json.Unmarshal(root.Bucket(k).Get(kMirrorDef), &d); err != nil {
+		var d Def
+		if err := json.Unmarshal(root.Bucket(k).Get(kDef), &d); err != nil {
 			return model.Errorf(model.CodeStoredStateUnreadable, "stored mirror %s is unreadable: %v", k, err)
 		}
 		out = append(out, d)
@@ -136,15 +142,15 @@ func mirrorDefs(tx *records.Txn) ([]MirrorDef, error) {
 }
 
 // MirrorFiles reads a mirror's per-item records, by item id.
-func (s *Store) MirrorFiles(id string) (map[string]MirrorFile, error) {
-	out := map[string]MirrorFile{}
+func (s *State) MirrorFiles(id string) (map[string]File, error) {
+	out := map[string]File{}
 	err := s.base.View(func(tx *records.Txn) error {
-		b := tx.Bucket(bMirrors).Bucket([]byte(id))
+		b := tx.Bucket(records.BMirrors).Bucket([]byte(id))
 		if b == nil {
 			return model.NotFound("no mirror %s", id)
 		}
-		return b.Bucket(bMirrorFiles).ForEach(func(k, v []byte) error {
-			var f MirrorFile
+		return b.Bucket(bFiles).ForEach(func(k, v []byte) error {
+			var f File
 			if err := json.Unmarshal(v, &f); err != nil {
 				return model.Errorf(model.CodeStoredStateUnreadable, "stored mirror file record %s is unreadable: %v", k, err)
 			}
@@ -159,13 +165,13 @@ func (s *Store) MirrorFiles(id string) (map[string]MirrorFile, error) {
 // MirrorSave records, in one durable write, the files a mirror exchanged
 // (put), the items it no longer holds a file for (drop) and, when cursor
 // is not negative, its new cursor.
-func (s *Store) MirrorSave(id string, put []MirrorFile, drop []string, cursor int64) error {
+func (s *State) MirrorSave(id string, put []File, drop []string, cursor int64) error {
 	return s.base.Update(func(tx *records.Txn) error {
-		b := tx.Bucket(bMirrors).Bucket([]byte(id))
+		b := tx.Bucket(records.BMirrors).Bucket([]byte(id))
 		if b == nil {
 			return model.NotFound("no mirror %s", id)
 		}
-		files := b.Bucket(bMirrorFiles)
+		files := b.Bucket(bFiles)
 		for _, f := range put {
 			v, _ := json.Marshal(f)
 			if err := files.Put([]byte(f.ItemID), v); err != nil {
@@ -180,12 +186,12 @@ func (s *Store) MirrorSave(id string, put []MirrorFile, drop []string, cursor in
 		if cursor < 0 {
 			return nil
 		}
-		var d MirrorDef
-		if err := json.Unmarshal(b.Get(kMirrorDef), &d); err != nil {
+		var d Def
+		if err := json.Unmarshal(b.Get(kDef), &d); err != nil {
 			return err
 		}
 		d.Cursor = cursor
 		v, _ := json.Marshal(d)
-		return b.Put(kMirrorDef, v)
+		return b.Put(kDef, v)
 	})
 }
