@@ -152,7 +152,7 @@ func (s *Server) listAttachments(w http.ResponseWriter, r *http.Request) error {
 	if f.Limit, f.Offset, err = pageParams(r, storage.DefaultAttachmentPage, storage.MaxAttachmentPage); err != nil {
 		return err
 	}
-	page, err := s.store.ListAttachments(r.PathValue("ws"), f)
+	page, err := s.views.ListAttachments(r.PathValue("ws"), f)
 	if err != nil {
 		return err
 	}

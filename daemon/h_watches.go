@@ -154,7 +154,7 @@ func (a *sseState) register(ss api.LiveSession) (*liveSession, func()) {
 // withNotifications adds after each change event the notifications its
 // change makes for watched items, with the same id.
 func (s *Server) withNotifications(entries []storage.JournalEntry, evs []api.Event) ([]sseOut, error) {
-	notes, err := s.store.WatchNotes(entries)
+	notes, err := s.views.WatchNotes(entries)
 	if err != nil {
 		return nil, err
 	}

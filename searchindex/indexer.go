@@ -193,7 +193,7 @@ func (x *Index) index(ws string, items []string, seq int64) error {
 	var docs []storage.IndexDoc
 	size := 0
 	for start := 0; start < len(items); start += readChunk {
-		chunk, err := x.store.IndexDocs(ws, items[start:min(start+readChunk, len(items))])
+		chunk, err := x.views.IndexDocs(ws, items[start:min(start+readChunk, len(items))])
 		if err != nil {
 			return err
 		}

@@ -129,7 +129,7 @@ func (x *Index) rebuild(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return abandon(ctx.Err())
 			}
-			docs, next, err := x.store.ScanItems(ctx, ws.ID, after, batchSize)
+			docs, next, err := x.views.ScanItems(ctx, ws.ID, after, batchSize)
 			if err != nil {
 				return abandon(err)
 			}

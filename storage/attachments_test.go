@@ -59,7 +59,7 @@ func TestAttachmentRows(t *testing.T) {
 
 	list := func(f AttachmentFilter) []string {
 		t.Helper()
-		p, err := s.ListAttachments(ws, f)
+		p, err := rd(s).ListAttachments(ws, f)
 		if err != nil {
 			t.Fatalf("list %+v: %v", f, err)
 		}
@@ -86,15 +86,15 @@ func TestAttachmentRows(t *testing.T) {
 			t.Errorf("list %+v: %v, want %v", c.f, got, c.want)
 		}
 	}
-	if p, _ := s.ListAttachments(ws, AttachmentFilter{Limit: 1}); p.Total != 4 || len(p.Attachments) != 1 {
+	if p, _ := rd(s).ListAttachments(ws, AttachmentFilter{Limit: 1}); p.Total != 4 || len(p.Attachments) != 1 {
 		t.Fatalf("total %d of a page of %d", p.Total, len(p.Attachments))
 	}
 	for _, f := range []AttachmentFilter{{Attached: true, Unattached: true}, {ItemRef: "TASK-1", Unattached: true}, {Sort: "name"}, {Category: "pictures"}} {
-		if _, err := s.ListAttachments(ws, f); err == nil {
+		if _, err := rd(s).ListAttachments(ws, f); err == nil {
 			t.Errorf("list %+v was not refused", f)
 		}
 	}
-	_, err = s.ListAttachments(ws, AttachmentFilter{ItemRef: "TASK-9"})
+	_, err = rd(s).ListAttachments(ws, AttachmentFilter{ItemRef: "TASK-9"})
 	wantCode(t, err, model.CodeNotFound)
 
 	// Attach binds an unattached row; an attached one is 409, never moved.
@@ -192,7 +192,7 @@ func TestCrashBetweenBlobAndRowLeavesOnlyAnOrphan(t *testing.T) {
 	if res.Orphans != 1 || blobs.Has(lost.Hash) || !blobs.Has(kept.Hash) {
 		t.Fatalf("sweep %+v: lost there %v, kept there %v", res, blobs.Has(lost.Hash), blobs.Has(kept.Hash))
 	}
-	p, err := after.ListAttachments(ws, AttachmentFilter{})
+	p, err := rd(after).ListAttachments(ws, AttachmentFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestItemIndexDocHoldsAttachmentNames(t *testing.T) {
 	it := mustCreate(t, s, ws.Slug, "tasks", "T", nil)
 	mustAttach(t, s, ws.Slug, NewAttachment{ItemRef: "TASK-1", Filename: "quarterly-figures.xlsx"})
 	mustAttach(t, s, ws.Slug, NewAttachment{Filename: "unattached.txt"})
-	docs, err := s.IndexDocs(ws.ID, []string{it.ID})
+	docs, err := rd(s).IndexDocs(ws.ID, []string{it.ID})
 	if err != nil || len(docs) != 1 {
 		t.Fatal(docs, err)
 	}

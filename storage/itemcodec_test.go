@@ -251,14 +251,14 @@ func TestDamagedItemLeftOutOfIndexFeed(t *testing.T) {
 	}
 	_, err = rd(s).GetItem(ws.Slug, bad.ID)
 	wantCode(t, err, model.CodeStoredStateUnreadable)
-	docs, err := s.IndexDocs(ws.ID, []string{bad.ID, good.ID})
+	docs, err := rd(s).IndexDocs(ws.ID, []string{bad.ID, good.ID})
 	if err != nil {
 		t.Fatalf("IndexDocs with one damaged record: %v", err)
 	}
 	if len(docs) != 2 || !docs[0].Gone || docs[1].Gone || docs[1].Item.Title != good.Title {
 		t.Fatalf("docs %+v: want the damaged one gone and the sound one indexed", docs)
 	}
-	scanned, _, err := s.ScanItems(context.Background(), ws.ID, "", 100)
+	scanned, _, err := rd(s).ScanItems(context.Background(), ws.ID, "", 100)
 	if err != nil {
 		t.Fatalf("ScanItems with one damaged record: %v", err)
 	}

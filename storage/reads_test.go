@@ -129,3 +129,19 @@ func (t testReads) GetAttachment(ws, id string) (*Attachment, error) {
 func (t testReads) AttachmentHashes() (map[string]bool, error) {
 	return records.ReadAttachmentHashes(t.base)
 }
+
+func (t testReads) ListAttachments(ws string, f AttachmentFilter) (*AttachmentPage, error) {
+	return records.ReadAttachments(t.base, ws, f)
+}
+
+func (t testReads) IndexDocs(ws string, ids []string) ([]IndexDoc, error) {
+	return records.ReadIndexDocs(t.base, ws, ids)
+}
+
+func (t testReads) ScanItems(ctx context.Context, ws, after string, limit int) ([]IndexDoc, string, error) {
+	return records.ScanIndexDocs(ctx, t.base, ws, after, limit)
+}
+
+func (t testReads) WatchNotes(entries []JournalEntry) ([][]WatchNote, error) {
+	return records.ReadWatchNotes(t.base, entries)
+}

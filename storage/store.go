@@ -145,7 +145,7 @@ func Open(path string, opt Options) (*Store, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	s := &Store{base: records.Base{Now: opt.Now, ReadCheck: opt.ReadCheck}, log: opt.Logger, importStep: opt.ImportStep}
+	s := &Store{base: records.Base{Now: opt.Now, ReadCheck: opt.ReadCheck, Log: opt.Logger}, log: opt.Logger, importStep: opt.ImportStep}
 	db, err := engine.Open(path, engine.Options{Timeout: opt.Timeout, Logger: opt.Logger, NoSync: opt.NoSync, LogSync: opt.LogSync,
 		CheckpointAge: opt.checkpointAge, FillPercent: records.ReplayFill, Setup: s.setup})
 	if err != nil {

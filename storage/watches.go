@@ -2,9 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"fmt"
-	"strings"
-	"time"
 
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage/internal/records"
@@ -30,28 +27,17 @@ var LimitPredicate = model.Limit{Name: "predicate", Max: model.LimitFieldKey.Max
 
 // Notification kinds, Pad's names.
 const (
-	WatchKindStatus     = "status-change"
-	WatchKindAssignment = "assignment"
-	WatchKindComment    = "comment"
+	WatchKindStatus     = records.WatchKindStatus
+	WatchKindAssignment = records.WatchKindAssignment
+	WatchKindComment    = records.WatchKindComment
 )
-
-// watchSummaryRunes is how much of a comment a notification carries, as
-// Pad's.
-const watchSummaryRunes = 120
 
 // Watch is records.Watch, the type storage's callers name.
 type Watch = records.Watch
 
-// ParseWatchPredicate splits "field=value" as Pad's server does: the
-// whole is trimmed, and the field is what comes before the first '=',
-// which must not be empty.
+// ParseWatchPredicate splits "field=value" as Pad's server does.
 func ParseWatchPredicate(raw string) (field, value string, ok bool) {
-	raw = strings.TrimSpace(raw)
-	i := strings.IndexByte(raw, '=')
-	if i <= 0 {
-		return "", "", false
-	}
-	return raw[:i], raw[i+1:], true
+	return records.ParseWatchPredicate(raw)
 }
 
 // checkPredicate refuses a predicate Pad refuses (bad_request) or one
@@ -182,180 +168,9 @@ func sweepWatches(tx *records.Txn, bk *records.Bucket) error {
 	return nil
 }
 
-// WatchNote is one notification for a watched item: a status change, an
-// assignment or a comment, as Pad's stream names them.
-type WatchNote struct {
-	Kind      string
-	ItemRef   string
-	Workspace string // slug
-	Actor     model.Actor
-	Summary   string
-	At        time.Time
-}
-
-// WatchNotes gives, for each journal entry, the notifications it makes
-// for the watched items (none for most): a status change of the item's
-// done field and an assignment change (from an update's or a move's
-// activity), and a comment added. A watch with a predicate field=value
-// hears only the status change of that field to that value, as Pad's.
-// The watches are read as they stand now, so a resume replays with the
-// watches of the moment.
-func (s *Store) WatchNotes(entries []JournalEntry) ([][]WatchNote, error) {
-	out := make([][]WatchNote, len(entries))
-	err := s.base.View(func(tx *records.Txn) error {
-		bk := tx.Bucket(records.BWatches)
-		if bk == nil {
-			return nil
-		}
-		if k, _ := bk.Cursor().First(); k == nil {
-			return nil
-		}
-		for i, e := range entries {
-			ch := e.Change
-			if ch.ItemID == "" || !(ch.Entity == model.EntityItem && (ch.Op == model.OpUpdated || ch.Op == model.OpMoved) ||
-				ch.Entity == model.EntityComment && ch.Op == model.OpCreated) {
-				continue
-			}
-			wk, ok1 := records.IDKey(e.WorkspaceID)
-			ik, ok2 := records.IDKey(ch.ItemID)
-			if !ok1 || !ok2 {
-				continue
-			}
-			raw := bk.Get(records.Cat(wk, ik))
-			if raw == nil {
-				continue
-			}
-			var w records.WatchRecord
-			if err := records.Decode(raw, &w); err != nil {
-				return model.Errorf(model.CodeStoredStateUnreadable, "stored watch on %s is unreadable: %v", ch.ItemID, err)
-			}
-			b := records.WatchTarget(tx, records.Cat(wk, ik))
-			if b == nil {
-				continue
-			}
-			notes, err := watchNotesOf(tx, b, ik, ch)
-			if err != nil {
-				return err
-			}
-			out[i] = filterByPredicate(notes, w.Predicate)
-		}
-		return nil
-	})
-	return out, err
-}
-
-// noteCandidate is a notification with what a predicate is matched on.
-type noteCandidate struct {
-	WatchNote
-	field, to string // a status change's done field and new value
-}
-
-func filterByPredicate(notes []noteCandidate, predicate string) []WatchNote {
-	var out []WatchNote
-	field, value, ok := ParseWatchPredicate(predicate)
-	for _, n := range notes {
-		if predicate != "" && ok && !(n.Kind == WatchKindStatus && n.field == field && n.to == value) {
-			continue
-		}
-		out = append(out, n.WatchNote)
-	}
-	return out
-}
-
-// watchNotesOf reads what one change of a watched item says.
-func watchNotesOf(tx *records.Txn, b *records.Wsb, itemKey []byte, ch model.Change) ([]noteCandidate, error) {
-	it, err := records.GetItem(b, itemKey, false)
-	if err != nil || it == nil {
-		return nil, err
-	}
-	c, err := records.GetCollection(b, records.MustID(it.CollectionID))
-	if err != nil || c == nil {
-		return nil, err
-	}
-	wsRec, err := records.GetWorkspace(tx, records.MustID(b.ID))
-	if err != nil || wsRec == nil {
-		return nil, err
-	}
-	base := WatchNote{ItemRef: records.RefOf(c, it.Number), Workspace: wsRec.Slug, Actor: ch.Actor, At: ch.At}
-	if ch.Entity == model.EntityComment {
-		cm, err := records.FindComment(b, "", ch.ID)
-		if err != nil {
-			if model.IsNotFound(err) {
-				return nil, nil
-			}
-			return nil, err
-		}
-		n := base
-		n.Kind, n.Summary = WatchKindComment, commentSummary(cm.Body)
-		return []noteCandidate{{WatchNote: n}}, nil
-	}
-	raw := b.Activity().Get(records.SeqKey(ch.Seq))
-	if raw == nil {
-		return nil, nil
-	}
-	a, err := records.DecodeActivity(b, raw)
-	if err != nil {
-		return nil, err
-	}
-	var out []noteCandidate
-	var status, assign any
-	switch a.Action {
-	case "updated":
-		changes, _ := a.Metadata["changes"].(map[string]any)
-		status = changes["fields."+model.DoneField(c.Schema, c.Settings)]
-		assign = changes["assigned_user_id"]
-	case "moved":
-		status = a.Metadata["status"]
-	}
-	if st, ok := status.(map[string]any); ok {
-		from, to := fieldText(st["from"]), fieldText(st["to"])
-		if from != to {
-			key, _ := st["key"].(string)
-			if key == "" {
-				key = model.DoneField(c.Schema, c.Settings)
-			}
-			n := base
-			n.Kind, n.Summary = WatchKindStatus, orNone(from)+" → "+orNone(to)
-			out = append(out, noteCandidate{WatchNote: n, field: key, to: to})
-		}
-	}
-	if as, ok := assign.(map[string]any); ok {
-		n := base
-		n.Kind, n.Summary = WatchKindAssignment, "unassigned"
-		if to := fieldText(as["to"]); to != "" {
-			n.Summary = "assigned to " + to
-		}
-		out = append(out, noteCandidate{WatchNote: n})
-	}
-	return out, nil
-}
-
-// fieldText is a done-field value as text ("" for none).
-func fieldText(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return t
-	}
-	return fmt.Sprint(v)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
-// commentSummary is a comment on one line, cut to watchSummaryRunes.
-func commentSummary(body string) string {
-	body = strings.Join(strings.Fields(body), " ")
-	if r := []rune(body); len(r) > watchSummaryRunes {
-		return string(r[:watchSummaryRunes]) + "…"
-	}
-	return body
-}
+// WatchNote is records.WatchNote, the type storage's callers name: one
+// notification for a watched item.
+type WatchNote = records.WatchNote
 
 // withMoveStatus adds to a move's activity the change of the
 // destination's done field, when the move changed it, as
@@ -363,7 +178,7 @@ func commentSummary(body string) string {
 // publishes the same status change).
 func withMoveStatus(meta map[string]any, before, after map[string]any, dst *model.Collection) map[string]any {
 	key := model.DoneField(dst.Schema, dst.Settings)
-	if from, to := fieldText(before[key]), fieldText(after[key]); from != to {
+	if from, to := records.FieldText(before[key]), records.FieldText(after[key]); from != to {
 		meta["status"] = map[string]any{"key": key, "from": from, "to": to}
 	}
 	return meta

@@ -115,7 +115,7 @@ func TestWatchNotesOfAMove(t *testing.T) {
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("journal: %+v %v", entries, err)
 	}
-	notes, err := s.WatchNotes(entries)
+	notes, err := rd(s).WatchNotes(entries)
 	if err != nil || len(notes) != 1 || len(notes[0]) != 1 {
 		t.Fatalf("notes = %+v, %v", notes, err)
 	}

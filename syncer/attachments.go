@@ -471,7 +471,7 @@ func (w *worker) pushAllAttachments(ctx context.Context, c *remote.Client, link 
 		return err
 	}
 	for offset := 0; ; {
-		page, err := w.m.store.ListAttachments(w.wsID, storage.AttachmentFilter{Sort: "created_at", Limit: storage.MaxAttachmentPage, Offset: offset})
+		page, err := w.m.views.ListAttachments(w.wsID, storage.AttachmentFilter{Sort: "created_at", Limit: storage.MaxAttachmentPage, Offset: offset})
 		if err != nil {
 			return err
 		}

@@ -136,7 +136,7 @@ func TestLyingAttachmentIsSetAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := l.synced(t, "team")
-	page, err := l.Store.ListAttachments("team", storage.AttachmentFilter{})
+	page, err := views.Of(l.Store).ListAttachments("team", storage.AttachmentFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

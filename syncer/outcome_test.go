@@ -566,7 +566,7 @@ func TestPullGoesOnWhileALostCreateSettles(t *testing.T) {
 							n++
 						}
 					}
-					here, err := l.Store.ListAttachments("team", storage.AttachmentFilter{})
+					here, err := views.Of(l.Store).ListAttachments("team", storage.AttachmentFilter{})
 					if n != 1 || err != nil || len(here.Attachments) != 1 {
 						t.Errorf("%d copies of the upload there, %d here (%v), want 1 and 1", n, len(here.Attachments), err)
 					}

@@ -926,7 +926,7 @@ func (v *verifier) compareAttachments(ctx context.Context) error {
 	}
 	locals := map[string]*storage.Attachment{}
 	for offset := 0; ; {
-		page, err := v.m.store.ListAttachments(v.ws, storage.AttachmentFilter{Sort: "created_at", Limit: storage.MaxAttachmentPage, Offset: offset})
+		page, err := v.m.views.ListAttachments(v.ws, storage.AttachmentFilter{Sort: "created_at", Limit: storage.MaxAttachmentPage, Offset: offset})
 		if err != nil {
 			return err
 		}

@@ -40,3 +40,9 @@ func (s *Views) AttachmentUsage(ws string) (*storage.AttachmentUsage, error) {
 	}
 	return out, nil
 }
+
+// ListAttachments lists a workspace's attachments, filtered, sorted and
+// paged (ATT-01). Total counts every row the filter selects.
+func (s *Views) ListAttachments(ws string, f storage.AttachmentFilter) (*storage.AttachmentPage, error) {
+	return records.ReadAttachments(s.base, ws, f)
+}

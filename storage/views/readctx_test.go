@@ -104,7 +104,7 @@ func longReads(s *storage.Store, ws string, now time.Time) []longRead {
 			return ans(Of(s).ListActivity(ctx, ws, ActivityQuery{Actor: model.ActorUser}))
 		}},
 		{"scan items", func(ctx context.Context) (any, error) {
-			docs, _, err := s.ScanItems(ctx, ws, "", 5000)
+			docs, _, err := Of(s).ScanItems(ctx, ws, "", 5000)
 			return docs, err
 		}},
 		{"stale", func(ctx context.Context) (any, error) { return ans(Of(s).Stale(ctx, ws, StaleParams{Now: later})) }},

@@ -12,6 +12,7 @@ package records
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -40,11 +41,13 @@ var (
 )
 
 // Base is what every job of storage reads and writes through: the
-// engine, the clock, and the hook long reads call.
+// engine, the clock, the hook long reads call, and the logger of the
+// reads that skip a damaged record and say so.
 type Base struct {
 	DB        *engine.DB
 	Now       func() time.Time      // Options.Now
 	ReadCheck func(context.Context) // Options.ReadCheck
+	Log       *slog.Logger          // Options.Logger
 
 	clockMu sync.Mutex
 	last    time.Time
