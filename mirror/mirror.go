@@ -63,6 +63,9 @@ type Manager struct {
 	mu      sync.Mutex
 	ctx     context.Context
 	mirrors map[string]*mirror // by id
+	// pending are mirrors added before Run started, which Run starts;
+	// List shows them as starting meanwhile.
+	pending map[string]mirrorstate.Def
 	wg      sync.WaitGroup
 }
 
@@ -77,7 +80,7 @@ func New(cfg Config) *Manager {
 	if cfg.OnDelete == nil {
 		cfg.OnDelete = func() string { return "archive" }
 	}
-	return &Manager{cfg: cfg, views: views.Of(cfg.Store), state: mirrorstate.Of(cfg.Store), log: cfg.Log, mirrors: map[string]*mirror{}}
+	return &Manager{cfg: cfg, views: views.Of(cfg.Store), state: mirrorstate.Of(cfg.Store), log: cfg.Log, mirrors: map[string]*mirror{}, pending: map[string]mirrorstate.Def{}}
 }
 
 // Run starts every recorded mirror and wakes each when its workspace is
@@ -132,6 +135,7 @@ func (m *Manager) start(d mirrorstate.Def) {
 	ctx, cancel := context.WithCancel(m.ctx)
 	mr := newMirror(m, d, cancel)
 	m.mirrors[d.ID] = mr
+	delete(m.pending, d.ID)
 	m.wg.Go(func() {
 		defer close(mr.done)
 		mr.run(ctx)
@@ -160,11 +164,15 @@ func (m *Manager) Add(ws, dir string) (*Status, error) {
 	m.start(*d)
 	m.mu.Lock()
 	mr := m.mirrors[d.ID]
-	m.mu.Unlock()
 	if mr == nil {
 		// padd is still starting: Run starts every recorded mirror once
 		// it runs (it is running before it reads them), this one too.
-		return &Status{ID: d.ID, WorkspaceID: d.WorkspaceID, Dir: d.Dir, State: "starting"}, nil
+		m.pending[d.ID] = *d
+	}
+	m.mu.Unlock()
+	if mr == nil {
+		st := startingStatus(*d)
+		return &st, nil
 	}
 	st := mr.status()
 	return &st, nil
@@ -219,13 +227,21 @@ func (m *Manager) List() []Status {
 	for _, mr := range m.mirrors {
 		all = append(all, mr)
 	}
+	out := make([]Status, 0, len(all)+len(m.pending))
+	for _, d := range m.pending {
+		out = append(out, startingStatus(d))
+	}
 	m.mu.Unlock()
-	out := make([]Status, 0, len(all))
 	for _, mr := range all {
 		out = append(out, mr.status())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
 	return out
+}
+
+// startingStatus is a mirror added while padd starts, before Run starts it.
+func startingStatus(d mirrorstate.Def) Status {
+	return Status{ID: d.ID, WorkspaceID: d.WorkspaceID, Dir: d.Dir, State: "starting"}
 }
 
 // Status is one mirror's state, for `padctl mirror status`.

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -351,4 +352,38 @@ func TestEmptyFileMakesNoItemUntilWritten(t *testing.T) {
 	}
 	r.write("tasks/half-saved.md", "---\ntitle: Saved at last\n---\nbody\n")
 	r.waitItem("TASK-3", "the saved file's item", func(v *storage.ItemView) bool { return v.Title == "Saved at last" })
+}
+
+// A mirror added while padd starts, before the manager runs, is listed
+// as starting at once (a status right after the add names it), and is
+// the one mirror listed once the manager has started it.
+func TestMirrorAddedBeforeRunIsListed(t *testing.T) {
+	r := &rig{t: t, dbPath: filepath.Join(t.TempDir(), "padd.db"), dir: filepath.Join(t.TempDir(), "mirror"), settle: testSettle}
+	r.open()
+	defer r.store.Close()
+	if _, err := r.store.CreateWorkspace(storage.WorkspaceCreate{Name: "Mine", Slug: "mine"}, user); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Config{Store: r.store, Log: testLog(), Settle: r.settle})
+	st, err := m.Add("mine", r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != "starting" {
+		t.Fatalf("added before run: state %q, want starting", st.State)
+	}
+	if l := m.List(); len(l) != 1 || l[0].ID != st.ID || l[0].State != "starting" {
+		t.Fatalf("listed before run: %+v", l)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	testwait.Until(t, "the mirror started", func() bool {
+		l := m.List()
+		return len(l) == 1 && l[0].State != "starting"
+	})
+	if l := m.List(); len(l) != 1 || l[0].ID != st.ID {
+		t.Fatalf("listed after run: %+v", l)
+	}
 }
