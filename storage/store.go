@@ -7,11 +7,12 @@
 // answered once the engine has it durable. Readers that need to follow
 // changes read the change log; Subscribe only says that it grew.
 //
-// storage holds the store's life (open, migrations, close), the entity
-// writes and the reads callers make beside them, the change-log feeds,
-// sync's state, import and export. The read models (project views, an
-// item's context, the activity and version feeds) are in storage/views;
-// what both build on (transactions, keys, codecs, the list index, the
+// storage holds the store's life (open, migrations, close) and the
+// writes: the entities', a pull's (SyncApply), an import's; and the
+// export. The reads (entity reads, the change-log feeds, the read models)
+// are in storage/views, a linked workspace's sync bookkeeping in
+// storage/syncstate, the mirror folders' state in storage/mirrorstate;
+// what they all build on (transactions, keys, codecs, the list index, the
 // readers of single records) is in storage/internal/records.
 package storage
 
