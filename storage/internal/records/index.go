@@ -262,6 +262,62 @@ func FieldValueCounts(b *Wsb, collID, key string) map[string]int {
 	return out
 }
 
+// CollFieldCounts returns, for live items of a collection, how many hold
+// each value of each field key, the assignment pseudo keys (KeyRole,
+// KeyAssignee) included: a list field counts once per element. It reads
+// the collection's entries of the counts bucket, one per distinct (key,
+// value, life) its items hold, and no item.
+func CollFieldCounts(b *Wsb, collID string) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	p := Cat([]byte{KindField}, MustID(collID))
+	c := b.Counts().Cursor()
+	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		key, rest, ok := cutLstr(k[len(p):])
+		if !ok {
+			continue
+		}
+		value, rest, ok := cutLstr(rest)
+		if !ok || len(rest) != 1 || rest[0] != LifeLive {
+			continue
+		}
+		if out[key] == nil {
+			out[key] = map[string]int{}
+		}
+		out[key][value] = int(GetU64(v))
+	}
+	return out
+}
+
+// FieldHolders counts the live items of a collection holding any of
+// values under key, each item once, from the list index's entries of
+// those values (no item is read): for a list field, whose items count
+// once per element in the counts.
+func FieldHolders(b *Wsb, collID, key string, values []string) int {
+	seen := map[string]bool{}
+	c := b.Index().Cursor()
+	for _, v := range values {
+		p := Cat([]byte{KindField}, MustID(collID), Lstr(key), Lstr(v), []byte{LifeLive})
+		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+			if len(k) == len(p)+SuffixLen {
+				seen[string(k[len(k)-16:])] = true
+			}
+		}
+	}
+	return len(seen)
+}
+
+// cutLstr splits an Lstr off the front of b.
+func cutLstr(b []byte) (s string, rest []byte, ok bool) {
+	if len(b) < 2 {
+		return "", nil, false
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	if len(b) < 2+n {
+		return "", nil, false
+	}
+	return string(b[2 : 2+n]), b[2+n:], true
+}
+
 // keyInUse reports whether any item (live or archived) in scope stores
 // a value under key; coll nil means the whole workspace.
 func keyInUse(b *Wsb, coll []byte, key string) bool {
