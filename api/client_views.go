@@ -31,6 +31,11 @@ func (c *Client) CheckboxProgress(ctx context.Context, ws, coll string, archived
 	return c.progressRows(ctx, wsPath(ws)+"/collections/"+PathEscape(coll)+"/checkbox-progress", archived)
 }
 
+// FieldUsage reads a collection's field usage census.
+func (c *Client) FieldUsage(ctx context.Context, ws, coll string) (*FieldUsage, error) {
+	return call[FieldUsage](ctx, c, "GET", wsPath(ws)+"/collections/"+PathEscape(coll)+"/field-usage", nil, nil)
+}
+
 // PlansProgress reads the plans' children-done rows.
 func (c *Client) PlansProgress(ctx context.Context, ws string) ([]ItemProgress, error) {
 	return c.progressRows(ctx, wsPath(ws)+"/plans-progress", false)

@@ -367,6 +367,7 @@ func (s *Server) routes() {
 	s.activityRoutes()
 	s.childrenRoutes()
 	s.collectionProgressRoutes()
+	s.fieldUsageRoutes()
 	s.graphRoutes()
 	s.reportLayoutRoutes()
 	s.tagRoutes()
