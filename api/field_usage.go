@@ -6,13 +6,17 @@ package api
 // no such route, so the shape is padd's own.
 type FieldUsage struct {
 	Fields []FieldUsageRow `json:"fields"`
+	// Truncated says keys past padd's bound (500) were left out.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // FieldUsageRow is one field key's census: how many live items hold a
-// value under it, and per value (numbers canonical, a list element by
-// element) how many hold that value.
+// value under it, how many distinct values they hold, and per value
+// (numbers canonical, a list element by element; the first 100 in the
+// index's order) how many hold that value.
 type FieldUsageRow struct {
-	Key    string         `json:"key"`
-	Items  int            `json:"items"`
-	Values map[string]int `json:"values"`
+	Key      string         `json:"key"`
+	Items    int            `json:"items"`
+	Distinct int            `json:"distinct"`
+	Values   map[string]int `json:"values"`
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/padd/padd/api"
-	"github.com/padd/padd/storage/views"
 )
 
 func (s *Server) fieldUsageRoutes() {
@@ -14,11 +13,11 @@ func (s *Server) fieldUsageRoutes() {
 // fieldUsage answers the collection's field usage census: per field key
 // how many live items hold a value, and per value how many hold it.
 func (s *Server) fieldUsage(w http.ResponseWriter, r *http.Request) error {
-	list, err := views.Of(s.store).FieldUsage(r.Context(), r.PathValue("ws"), r.PathValue("coll"))
+	list, more, err := s.views.FieldUsage(r.Context(), r.PathValue("ws"), r.PathValue("coll"))
 	if err != nil {
 		return err
 	}
-	out := api.FieldUsage{Fields: make([]api.FieldUsageRow, 0, len(list))}
+	out := api.FieldUsage{Fields: make([]api.FieldUsageRow, 0, len(list)), Truncated: more}
 	for _, u := range list {
 		out.Fields = append(out.Fields, api.FieldUsageRow(u))
 	}

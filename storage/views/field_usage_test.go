@@ -66,19 +66,47 @@ func TestFieldUsageMatchesItems(t *testing.T) {
 			want[k] = u
 		}
 	}
-	got, err := Of(s).FieldUsage(context.Background(), ws, "tasks")
-	if err != nil {
-		t.Fatal(err)
+	got, more, err := Of(s).FieldUsage(context.Background(), ws, "tasks")
+	if err != nil || more {
+		t.Fatal(more, err)
 	}
 	if len(got) != len(want) {
 		t.Fatalf("census %+v, want %+v", got, want)
 	}
 	for _, u := range got {
-		if w := want[u.Key]; u.Items != w.Items || !maps.Equal(u.Values, w.Values) {
+		if w := want[u.Key]; u.Items != w.Items || !maps.Equal(u.Values, w.Values) || u.Distinct != len(w.Values) {
 			t.Errorf("%s = %d %v, want %d %v", u.Key, u.Items, u.Values, w.Items, w.Values)
 		}
 	}
-	if _, err := Of(s).FieldUsage(context.Background(), ws, "nope"); err == nil {
+	if _, _, err := Of(s).FieldUsage(context.Background(), ws, "nope"); err == nil {
 		t.Error("unknown collection answered")
 	}
+}
+
+// The census is bounded: a text field whose every item holds its own
+// value names FieldUsageValues of them and counts them all; keys past
+// FieldUsageKeys are left out and the answer says so.
+func TestFieldUsageIsBounded(t *testing.T) {
+	s, _ := openTest(t)
+	ws := mustWorkspace(t, s, "Census").Slug
+	n := FieldUsageKeys + 10
+	for i := range n {
+		mustCreate(t, s, ws, "tasks", "T"+strconv.Itoa(i), map[string]any{"n": "value " + strconv.Itoa(i), "k" + strconv.Itoa(i): "x"})
+	}
+	got, more, err := Of(s).FieldUsage(context.Background(), ws, "tasks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !more || len(got) != FieldUsageKeys {
+		t.Fatalf("%d keys, more %v: want %d and more", len(got), more, FieldUsageKeys)
+	}
+	for _, u := range got {
+		if u.Key == "n" { // the index orders keys by length first: "n" is in
+			if u.Items != n || u.Distinct != n || len(u.Values) != FieldUsageValues {
+				t.Fatalf("n: %d items, %d distinct, %d values; want %d, %d, %d", u.Items, u.Distinct, len(u.Values), n, n, FieldUsageValues)
+			}
+			return
+		}
+	}
+	t.Fatal("the census has no row for n")
 }

@@ -262,16 +262,32 @@ func FieldValueCounts(b *Wsb, collID, key string) map[string]int {
 	return out
 }
 
-// CollFieldCounts returns, for live items of a collection, how many hold
-// each value of each field key, the assignment pseudo keys (KeyRole,
-// KeyAssignee) included: a list field counts once per element. It reads
-// the collection's entries of the counts bucket, one per distinct (key,
-// value, life) its items hold, and no item.
-func CollFieldCounts(b *Wsb, collID string) map[string]map[string]int {
-	out := map[string]map[string]int{}
+// KeyCounts is one field key's counts over a collection's live items.
+type KeyCounts struct {
+	Key string
+	// Total sums the counts of every value: the holders of a scalar key;
+	// a list key counts an item once per element.
+	Total int
+	// Distinct is how many values the items hold under Key.
+	Distinct int
+	// Values are the counts of the first values in the index's order,
+	// at most the read's bound.
+	Values map[string]int
+}
+
+// CollFieldCounts reads, for the live items of a collection, the counts
+// of each value of each field key, the assignment pseudo keys (KeyRole,
+// KeyAssignee) included. It reads the collection's entries of the
+// counts bucket, one per distinct (key, value, life) its items hold, and
+// no item; it keeps at most maxKeys keys (more says so) and maxValues
+// values a key (Distinct and Total count them all).
+func CollFieldCounts(b *Wsb, collID string, maxKeys, maxValues int) (keys []KeyCounts, more bool, err error) {
 	p := Cat([]byte{KindField}, MustID(collID))
 	c := b.Counts().Cursor()
 	for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
+		if err := b.Check(); err != nil {
+			return nil, false, err
+		}
 		key, rest, ok := cutLstr(k[len(p):])
 		if !ok {
 			continue
@@ -280,30 +296,41 @@ func CollFieldCounts(b *Wsb, collID string) map[string]map[string]int {
 		if !ok || len(rest) != 1 || rest[0] != LifeLive {
 			continue
 		}
-		if out[key] == nil {
-			out[key] = map[string]int{}
+		if len(keys) == 0 || keys[len(keys)-1].Key != key {
+			if len(keys) == maxKeys {
+				return keys, true, nil
+			}
+			keys = append(keys, KeyCounts{Key: key, Values: map[string]int{}})
 		}
-		out[key][value] = int(GetU64(v))
+		kc := &keys[len(keys)-1]
+		n := int(GetU64(v))
+		kc.Total += n
+		kc.Distinct++
+		if len(kc.Values) < maxValues {
+			kc.Values[value] = n
+		}
 	}
-	return out
+	return keys, false, nil
 }
 
-// FieldHolders counts the live items of a collection holding any of
-// values under key, each item once, from the list index's entries of
-// those values (no item is read): for a list field, whose items count
-// once per element in the counts.
-func FieldHolders(b *Wsb, collID, key string, values []string) int {
+// FieldHolders counts the live items of a collection holding a value
+// under key, each item once, from the list index's entries of the key
+// (no item is read): for a list field, whose items count once per
+// element in the counts.
+func FieldHolders(b *Wsb, collID, key string) (int, error) {
 	seen := map[string]bool{}
+	p := Cat([]byte{KindField}, MustID(collID), Lstr(key))
 	c := b.Index().Cursor()
-	for _, v := range values {
-		p := Cat([]byte{KindField}, MustID(collID), Lstr(key), Lstr(v), []byte{LifeLive})
-		for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
-			if len(k) == len(p)+SuffixLen {
-				seen[string(k[len(k)-16:])] = true
-			}
+	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+		if err := b.Check(); err != nil {
+			return 0, err
+		}
+		_, rest, ok := cutLstr(k[len(p):])
+		if ok && len(rest) == 1+SuffixLen && rest[0] == LifeLive {
+			seen[string(k[len(k)-16:])] = true
 		}
 	}
-	return len(seen)
+	return len(seen), nil
 }
 
 // cutLstr splits an Lstr off the front of b.
