@@ -26,8 +26,8 @@ type Dashboard struct {
 }
 
 // DashboardRecent is a recent feed entry as the dashboard shows it.
-// ReorderCount is how many rows a collapsed reorder batch stood for;
-// padd writes no reorder batches, so it is 0.
+// ReorderCount is how many rows a collapsed reorder batch (PUT
+// .../items/sort-order) stood for; 0 for any other entry.
 type DashboardRecent struct {
 	DashboardActivity
 	Metadata     string `json:"metadata,omitempty"`

@@ -52,11 +52,11 @@ func (s *Server) roleBoardReorder(w http.ResponseWriter, r *http.Request) error 
 	if err := decodeArray(r, &in); err != nil {
 		return err
 	}
-	ups := make([]storage.RoleSortUpdate, 0, len(in))
+	ups := make([]storage.ItemOrderUpdate, 0, len(in))
 	for _, u := range in {
-		ups = append(ups, storage.RoleSortUpdate(u))
+		ups = append(ups, storage.ItemOrderUpdate{ItemID: u.ItemID, Order: u.RoleSortOrder})
 	}
-	if err := s.store.ReorderRoleBoard(r.PathValue("ws"), ups, actor(r)); err != nil {
+	if _, err := s.store.ReorderItems(r.PathValue("ws"), storage.RoleLaneOrder, ups, actor(r)); err != nil {
 		return err
 	}
 	writeJSON(w, 200, api.Status{Status: "ok"})

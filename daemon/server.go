@@ -361,6 +361,7 @@ func (s *Server) routes() {
 	s.linkRoutes()
 	s.roleRoutes()
 	s.roleBoardRoutes()
+	s.itemSortOrderRoutes()
 	s.starRoutes()
 	s.historyRoutes()
 	s.timelineRoutes()
@@ -395,7 +396,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) error {
 // 2026 does not (docs/SYNC.md): a client that sees neither falls back.
 // export_comment_parents: the workspace export names each reply's parent.
 // attachment_attach: POST .../attachments/{id}/attach (ATT-03).
-var capabilities = []string{"attachment_attach", "changes_paged", "expected_seq", "export_comment_parents", "idempotency_keys", "item_field_append", "item_patch",
+// item_sort_order_bulk: PUT .../items/sort-order (ITM-10).
+var capabilities = []string{"attachment_attach", "changes_paged", "expected_seq", "export_comment_parents", "idempotency_keys", "item_field_append", "item_patch", "item_sort_order_bulk",
 	"item_scoped_comment_writes", "library_activate", "search_collection_resolution"}
 
 func (s *Server) capabilities(w http.ResponseWriter, r *http.Request) error {

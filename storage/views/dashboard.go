@@ -97,8 +97,9 @@ type DashboardActivity struct {
 }
 
 // DashboardRecent is a recent feed entry as the dashboard shows it.
-// ReorderCount is how many rows a collapsed reorder batch stood for;
-// padd writes no reorder batches, so it is 0.
+// ReorderCount is how many rows a collapsed reorder batch stood for
+// (the newest row of a run of "reordered" rows sharing a reorder_batch
+// stands for them all); 0 for any other entry.
 type DashboardRecent struct {
 	DashboardActivity
 	Metadata     string
@@ -639,6 +640,7 @@ func (x *projectCtx) blocked(limit int) ([]WorkItem, int, error) {
 // them.
 func (x *projectCtx) recentActivity(n int) ([]DashboardRecent, error) {
 	out := []DashboardRecent{}
+	lastBatch := "" // the reorder_batch of out's last entry, when it is one
 	en := newEnricher(x.b)
 	err := x.b.EachReverse(x.b.Activity().Cursor(), nil, nil, func(_, raw []byte) (bool, error) {
 		a, err := records.DecodeActivity(x.b, raw)
@@ -659,6 +661,14 @@ func (x *projectCtx) recentActivity(n int) ([]DashboardRecent, error) {
 			if b, err := records.Encode(a.Metadata); err == nil {
 				e.Metadata = string(b)
 			}
+		}
+		if a.Action == storage.ActionReordered {
+			batch, _ := a.Metadata["reorder_batch"].(string)
+			if last := len(out) - 1; batch != "" && last >= 0 && out[last].ReorderCount > 0 && batch == lastBatch {
+				out[last].ReorderCount++
+				return true, nil
+			}
+			e.ReorderCount, lastBatch = 1, batch
 		}
 		out = append(out, e)
 		return len(out) < n, nil
