@@ -84,6 +84,9 @@ func (r *rig) restart(between func()) {
 	}
 	r.open()
 	r.start()
+	// Run starts the recorded mirror after it runs: wait for it, as a
+	// user's status would show it once padd is up.
+	testwait.Until(r.t, "the mirror started again", func() bool { return len(r.m.List()) > 0 })
 }
 
 func (r *rig) close() {
