@@ -17,7 +17,7 @@ func (s *Server) collectionProgressRoutes() {
 // too with ?include_archived=true): its children, and how many are done.
 func (s *Server) childProgress(w http.ResponseWriter, r *http.Request) error {
 	archived := r.URL.Query().Get("include_archived") == "true"
-	list, err := views.Of(s.store).ChildProgress(r.Context(), r.PathValue("ws"), r.PathValue("coll"), archived, false)
+	list, err := s.views.ChildProgress(r.Context(), r.PathValue("ws"), r.PathValue("coll"), archived, false)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (s *Server) childProgress(w http.ResponseWriter, r *http.Request) error {
 // only, and [] when the workspace has no plans collection (Pad's older
 // route, which reads no parameter).
 func (s *Server) plansProgress(w http.ResponseWriter, r *http.Request) error {
-	list, err := views.Of(s.store).ChildProgress(r.Context(), r.PathValue("ws"), "plans", false, true)
+	list, err := s.views.ChildProgress(r.Context(), r.PathValue("ws"), "plans", false, true)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (s *Server) plansProgress(w http.ResponseWriter, r *http.Request) error {
 // has Markdown task boxes.
 func (s *Server) checkboxProgress(w http.ResponseWriter, r *http.Request) error {
 	archived := r.URL.Query().Get("include_archived") == "true"
-	list, err := views.Of(s.store).CheckboxProgress(r.Context(), r.PathValue("ws"), r.PathValue("coll"), archived)
+	list, err := s.views.CheckboxProgress(r.Context(), r.PathValue("ws"), r.PathValue("coll"), archived)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) error {
 		}
 		q.Depth = n
 	}
-	g, err := views.Of(s.store).Graph(r.Context(), r.PathValue("ws"), q)
+	g, err := s.views.Graph(r.Context(), r.PathValue("ws"), q)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
-	"github.com/padd/padd/storage/views"
 )
 
 func (s *Server) reportLayoutRoutes() {
@@ -15,7 +14,7 @@ func (s *Server) reportLayoutRoutes() {
 }
 
 func (s *Server) getReportLayout(w http.ResponseWriter, r *http.Request) error {
-	l, err := views.Of(s.store).ReportLayout(r.PathValue("ws"))
+	l, err := s.views.ReportLayout(r.PathValue("ws"))
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
-	"github.com/padd/padd/storage/views"
 )
 
 func (s *Server) roleBoardRoutes() {
@@ -20,7 +19,7 @@ func (s *Server) roleBoardRoutes() {
 // keeps one user's); more than views.MaxRoleBoardItems open items is
 // too_large.
 func (s *Server) roleBoard(w http.ResponseWriter, r *http.Request) error {
-	lanes, err := views.Of(s.store).RoleBoard(r.Context(), r.PathValue("ws"), r.URL.Query().Get("assigned_user_id"))
+	lanes, err := s.views.RoleBoard(r.Context(), r.PathValue("ws"), r.URL.Query().Get("assigned_user_id"))
 	if err != nil {
 		return err
 	}

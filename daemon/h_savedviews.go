@@ -6,7 +6,6 @@ import (
 	"github.com/padd/padd/api"
 	"github.com/padd/padd/model"
 	"github.com/padd/padd/storage"
-	"github.com/padd/padd/storage/views"
 )
 
 // Saved views of a collection, Pad's routes (storage/savedviews.go).
@@ -30,7 +29,7 @@ func wireSavedView(v *model.SavedView) api.SavedView {
 
 // listSavedViews answers a collection's saved views as a bare array.
 func (s *Server) listSavedViews(w http.ResponseWriter, r *http.Request) error {
-	vs, err := views.Of(s.store).SavedViews(r.PathValue("ws"), r.PathValue("coll"))
+	vs, err := s.views.SavedViews(r.PathValue("ws"), r.PathValue("coll"))
 	if err != nil {
 		return err
 	}

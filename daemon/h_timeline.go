@@ -32,7 +32,7 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) error {
 		}
 		q.Before, q.BeforeID = t, r.URL.Query().Get("before_id")
 	}
-	page, err := views.Of(s.store).Timeline(r.Context(), r.PathValue("ws"), r.PathValue("ref"), q)
+	page, err := s.views.Timeline(r.Context(), r.PathValue("ws"), r.PathValue("ref"), q)
 	if err != nil {
 		return err
 	}
